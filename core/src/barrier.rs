@@ -1,0 +1,98 @@
+//! The write barrier: how a store into an old object is remembered.
+//!
+//! A minor GC traces only the young generations, so it must learn of every
+//! pointer from an older generation into a younger one. Objects can only
+//! come to hold such pointers by mutation after they were promoted (a new
+//! object is young, and the GC never leaves an old-to-young pointer behind
+//! without recording it), so the barrier sits on the three kinds of store:
+//! writing a mutable variable, writing an element of a mutable array, and
+//! updating a thunk with its value.
+//!
+//! A mutable object is *clean* or *dirty* (two info tables, as in GHC).
+//! The first store into a clean object makes it dirty and, if it lives in
+//! an old generation, pushes it on its capability's mutable list for that
+//! generation; later stores cost only the dirty check. The GC makes an
+//! object clean again once it holds no young pointer.
+//!
+//! Note [Card marking]
+//! ~~~~~~~~~~~~~~~~~~~
+//! A large mutable array in an old generation may be written a few
+//! elements at a time; rescanning all of it at every minor GC would cost
+//! its whole length. So each array carries a card table after its elements,
+//! one byte per 128 elements, and a store marks the card of the element it
+//! wrote. A minor GC that finds the array on a mutable list scans only the
+//! marked cards, and afterwards marks exactly the cards that still hold a
+//! young pointer. A full scan (when the array itself is copied or its
+//! generation collected) recomputes every card.
+
+use crate::bdescr::BlockDesc;
+use crate::capability::Capability;
+use crate::constants::Word;
+use crate::generation::ObjPtr;
+use crate::info::{ClosureType, InfoTable, IND_INFO, MUT_ARR_DIRTY_INFO, MUT_VAR_DIRTY_INFO};
+use crate::object::{info_of_header, Layout, CARD_BITS};
+
+/// The generation of the object at `obj`.
+#[inline(always)]
+pub fn generation_of(obj: *const Word) -> usize {
+    // SAFETY: `obj` is a heap object, so its block descriptor is a live
+    // descriptor in a megablock the heap owns.
+    unsafe { (*BlockDesc::of(obj)).gen_no as usize }
+}
+
+#[inline(always)]
+fn remember(cap: &mut Capability, obj: *mut Word) {
+    let gen = generation_of(obj);
+    if gen > 0 {
+        cap.mut_lists[gen].push(ObjPtr(obj));
+    }
+}
+
+/// Store `value` into the mutable variable `var`.
+///
+/// # Safety
+/// `var` must be a live heap object of type MUT_VAR (clean or dirty) and
+/// `value` a valid object address.
+#[inline(always)]
+pub unsafe fn write_mut_var(cap: &mut Capability, layout: Layout, var: *mut Word, value: Word) {
+    *layout.payload(var) = value;
+    let info: &InfoTable = info_of_header(*var);
+    if info.closure_type == ClosureType::MutVarClean {
+        *var = MUT_VAR_DIRTY_INFO.header();
+        remember(cap, var);
+    }
+}
+
+/// Store `value` into element `i` of the mutable array `arr`, marking its card.
+///
+/// # Safety
+/// `arr` must be a live mutable pointer array with more than `i` elements,
+/// and `value` a valid object address.
+#[inline(always)]
+pub unsafe fn write_array(cap: &mut Capability, layout: Layout, arr: *mut Word, i: usize, value: Word) {
+    let payload = layout.payload(arr);
+    let n = *payload;
+    debug_assert!(i < n);
+    *payload.add(1 + i) = value;
+    *layout.card_table(arr, n).add(i >> CARD_BITS) = 1;
+    let info: &InfoTable = info_of_header(*arr);
+    if info.closure_type == ClosureType::MutArrClean {
+        *arr = MUT_ARR_DIRTY_INFO.header();
+        remember(cap, arr);
+    }
+}
+
+/// Overwrite the thunk at `thunk` (of `size` words) with an indirection to
+/// `value`, zeroing the rest (See Note [Slop is zeroed] in `object`).
+///
+/// # Safety
+/// `thunk` must be a live heap thunk of `size` words; `value` a valid object.
+pub unsafe fn update_thunk(cap: &mut Capability, layout: Layout, thunk: *mut Word, size: usize, value: Word) {
+    let payload = layout.payload(thunk);
+    *payload = value;
+    for k in (layout.hdr + 1)..size {
+        *thunk.add(k) = 0;
+    }
+    *thunk = IND_INFO.header();
+    remember(cap, thunk);
+}

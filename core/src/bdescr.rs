@@ -1,0 +1,174 @@
+//! Block descriptors: the metadata of every 4 KiB block.
+//!
+//! Each megablock begins with an array of 256 descriptors, one per block, so
+//! the descriptor of any heap address is `megablock base + block index * 64`:
+//! two masks and a shift, no lookup (GHC's `Bdescr`). Only the head block of
+//! a group carries the group's real description; every other block of the
+//! group has `blocks == 0` and `link` pointing back at the head, so an
+//! address anywhere in a group can still find it (See Note [Group tails]).
+//!
+//! Note [Group tails]
+//! ~~~~~~~~~~~~~~~~~~
+//! Objects are only ever addressed at their start, and every object starts
+//! in the head block of a single-block group or is a large object that
+//! starts its group, so the collectors never need the tail link. Two other
+//! parties do: the block allocator, which coalesces a freed group with the
+//! free group before it by reading the descriptor just below it, and the
+//! sanity checker, which resolves arbitrary addresses. So a group's tails
+//! (for groups inside one megablock) point at the head; for a free group
+//! the last tail is the one that matters.
+
+use crate::constants::{Word, BDESCR_SIZE, BLOCK_SHIFT, BLOCK_SIZE, MBLOCK_MASK};
+
+/// The block is on a free list.
+pub const BF_FREE: u32 = 1 << 0;
+/// Objects in this block are not to be copied in the current GC: the block
+/// is to-space, or belongs to a generation that is not being collected.
+pub const BF_EVACUATED: u32 = 1 << 1;
+/// The group holds one large object, which is never copied.
+pub const BF_LARGE: u32 = 1 << 2;
+/// A nursery block (allocation area).
+pub const BF_NURSERY: u32 = 1 << 3;
+/// The group is a megablock group (spans several megablocks).
+pub const BF_MEGA: u32 = 1 << 4;
+/// Marked live by a marking collector.
+pub const BF_MARKED: u32 = 1 << 5;
+/// Being compacted in place.
+pub const BF_COMPACTING: u32 = 1 << 6;
+
+/// One block's descriptor: exactly 64 bytes, laid out in the megablock's
+/// first 16 KiB.
+#[repr(C)]
+#[derive(Debug)]
+pub struct BlockDesc {
+    /// First word of the block (of the group, for a head).
+    pub start: *mut Word,
+    /// First free word: objects lie in `[start, free)`.
+    pub free: *mut Word,
+    /// Next descriptor in whatever list holds this group; for a tail, the
+    /// head (See Note [Group tails]).
+    pub link: *mut BlockDesc,
+    /// Previous descriptor in a doubly linked list (free lists).
+    pub back: *mut BlockDesc,
+    /// Cheney scan pointer while this block is to-space.
+    pub scan: *mut Word,
+    /// Blocks in the group (head only; 0 for a tail).
+    pub blocks: u32,
+    /// BF_* flags.
+    pub flags: u32,
+    /// Generation the objects in this block belong to.
+    pub gen_no: u16,
+    /// Generation the survivors of this block are copied to (aging).
+    pub dest_no: u16,
+    /// Index of the free-list bucket holding this group, while free.
+    pub bucket: u16,
+    _pad0: u16,
+    _pad: u64,
+}
+
+const _: () = assert!(std::mem::size_of::<BlockDesc>() == BDESCR_SIZE);
+
+impl BlockDesc {
+    /// The descriptor that covers `addr` (not resolved to a group head).
+    #[inline(always)]
+    pub fn of_raw(addr: usize) -> *mut BlockDesc {
+        let mblock = addr & !MBLOCK_MASK;
+        let index = (addr & MBLOCK_MASK) >> BLOCK_SHIFT;
+        (mblock + index * BDESCR_SIZE) as *mut BlockDesc
+    }
+
+    /// The descriptor of the block that holds the object at `addr`. Objects
+    /// start in head blocks, so this is a head (See Note [Group tails]).
+    #[inline(always)]
+    pub fn of(addr: *const Word) -> *mut BlockDesc {
+        BlockDesc::of_raw(addr as usize)
+    }
+
+    /// The first word of the block that `bd` (a descriptor inside a
+    /// megablock's descriptor array) describes.
+    #[inline(always)]
+    pub fn block_start(bd: *const BlockDesc) -> *mut Word {
+        let addr = bd as usize;
+        let mblock = addr & !MBLOCK_MASK;
+        let index = (addr & MBLOCK_MASK) / BDESCR_SIZE;
+        (mblock + index * BLOCK_SIZE) as *mut Word
+    }
+
+    /// One past the last word of the group.
+    #[inline(always)]
+    pub fn end(&self) -> *mut Word {
+        (self.start as usize + self.blocks as usize * BLOCK_SIZE) as *mut Word
+    }
+
+    /// Words in use: `free - start`.
+    #[inline(always)]
+    pub fn used_words(&self) -> usize {
+        (self.free as usize - self.start as usize) / crate::constants::WORD_SIZE
+    }
+
+    /// Words still free: `end - free`.
+    #[inline(always)]
+    pub fn free_words(&self) -> usize {
+        (self.end() as usize - self.free as usize) / crate::constants::WORD_SIZE
+    }
+
+    /// Is a flag set?
+    #[inline(always)]
+    pub fn has(&self, flag: u32) -> bool {
+        self.flags & flag != 0
+    }
+
+    /// Reset every field: used when a group is carved out or handed out.
+    pub fn reset(&mut self, start: *mut Word, blocks: u32) {
+        self.start = start;
+        self.free = start;
+        self.link = std::ptr::null_mut();
+        self.back = std::ptr::null_mut();
+        self.scan = start;
+        self.blocks = blocks;
+        self.flags = 0;
+        self.gen_no = 0;
+        self.dest_no = 0;
+        self.bucket = 0;
+    }
+}
+
+/// A descriptor pointer that may cross threads: the heap's lists hold these.
+/// Which thread may touch the descriptor is the heap's protocol, not the
+/// type's (GC threads own their to-space blocks; mutators their nurseries).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct BlockPtr(pub *mut BlockDesc);
+
+// SAFETY: a BlockPtr is an address; access to the descriptor behind it is
+// governed by the heap's ownership protocol described above.
+unsafe impl Send for BlockPtr {}
+// SAFETY: as for Send: sharing the address is harmless by itself.
+unsafe impl Sync for BlockPtr {}
+
+impl BlockPtr {
+    /// The descriptor.
+    #[inline(always)]
+    pub fn get(self) -> &'static mut BlockDesc {
+        // SAFETY: a BlockPtr is only made for descriptors inside megablocks
+        // the heap owns; they outlive every list that holds the pointer, and
+        // the heap's protocol gives one party access at a time.
+        unsafe { &mut *self.0 }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::constants::{FIRST_BLOCK, MBLOCK_SIZE};
+
+    #[test]
+    fn address_to_descriptor_and_back() {
+        let mblock = 7 * MBLOCK_SIZE;
+        for index in [FIRST_BLOCK, 100, 255] {
+            let addr = mblock + index * BLOCK_SIZE + 123 * 8;
+            let bd = BlockDesc::of_raw(addr);
+            assert_eq!(bd as usize, mblock + index * 64);
+            assert_eq!(BlockDesc::block_start(bd) as usize, mblock + index * BLOCK_SIZE);
+        }
+    }
+}

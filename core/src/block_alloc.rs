@@ -1,0 +1,399 @@
+//! The block allocator: groups of contiguous blocks carved out of megablocks.
+//!
+//! Free groups sit on doubly linked free lists bucketed by size: bucket `k`
+//! holds groups of `2^k ..= 2^(k+1) - 1` blocks. Allocation takes the first
+//! group that fits from the smallest bucket that can hold the request and
+//! splits off the rest; freeing coalesces with both neighbours in the same
+//! megablock, and a megablock whose 252 blocks are all free again goes back
+//! to the megablock pool (and from there, by `release`, to the OS).
+//! Requests above one megablock's worth get a megablock group of their own.
+//!
+//! Invariants kept (and checked by `check`): the groups of every megablock
+//! in use tile its data blocks; every free group is on the bucket its size
+//! names, with `BF_FREE` on its head and its last descriptor linking back to
+//! the head; no two free groups are adjacent; the block counts add up.
+
+use crate::bdescr::{BlockDesc, BlockPtr, BF_FREE, BF_MEGA};
+use crate::constants::*;
+use crate::mblock::{MBlockPool, OutOfMemory};
+
+/// Buckets: groups of 1 block up to 252 blocks fall in buckets 0..=7.
+const NUM_BUCKETS: usize = 8;
+
+/// The heap's block allocator.
+#[derive(Debug)]
+pub struct BlockAllocator {
+    mblocks: MBlockPool,
+    buckets: [*mut BlockDesc; NUM_BUCKETS],
+    free_blocks: usize,
+    used_blocks: usize,
+    peak_used_blocks: usize,
+}
+
+// SAFETY: the allocator owns its megablocks and the free lists threaded
+// through their descriptors; moving it to another thread moves all of that.
+unsafe impl Send for BlockAllocator {}
+
+impl Default for BlockAllocator {
+    fn default() -> Self {
+        BlockAllocator::new()
+    }
+}
+
+fn bucket_of(blocks: usize) -> usize {
+    debug_assert!(blocks >= 1);
+    (usize::BITS - 1 - blocks.leading_zeros()) as usize
+}
+
+fn desc_at(mblock: usize, index: usize) -> *mut BlockDesc {
+    (mblock + index * BDESCR_SIZE) as *mut BlockDesc
+}
+
+fn index_of(bd: *const BlockDesc) -> usize {
+    (bd as usize & MBLOCK_MASK) / BDESCR_SIZE
+}
+
+fn mblock_of(bd: *const BlockDesc) -> usize {
+    bd as usize & !MBLOCK_MASK
+}
+
+impl BlockAllocator {
+    /// An allocator holding no memory yet.
+    pub fn new() -> BlockAllocator {
+        BlockAllocator {
+            mblocks: MBlockPool::new(),
+            buckets: [std::ptr::null_mut(); NUM_BUCKETS],
+            free_blocks: 0,
+            used_blocks: 0,
+            peak_used_blocks: 0,
+        }
+    }
+
+    /// A group of `n` contiguous blocks, described by its head.
+    pub fn alloc_group(&mut self, n: usize) -> Result<BlockPtr, OutOfMemory> {
+        assert!(n >= 1, "a block group has at least one block");
+        if n > BLOCKS_PER_MBLOCK {
+            return self.alloc_mega_group(n);
+        }
+        let bd = match self.take_free(n) {
+            Some(bd) => bd,
+            None => self.fresh_mblock()?,
+        };
+        // SAFETY: `bd` heads a free group of at least `n` blocks that we just
+        // unlinked; nobody else refers to it.
+        unsafe {
+            let have = (*bd).blocks as usize;
+            if have > n {
+                let rest = desc_at(mblock_of(bd), index_of(bd) + n);
+                self.insert_free(rest, have - n);
+            }
+            self.init_group(bd, n);
+        }
+        self.note_used(n as isize);
+        Ok(BlockPtr(bd))
+    }
+
+    /// One block.
+    #[inline]
+    pub fn alloc_block(&mut self) -> Result<BlockPtr, OutOfMemory> {
+        self.alloc_group(1)
+    }
+
+    /// Return a group to the free lists, coalescing with its neighbours.
+    pub fn free_group(&mut self, group: BlockPtr) {
+        let mut bd = group.0;
+        // SAFETY: `group` heads a group the caller allocated from us and no
+        // longer uses; its neighbours' descriptors lie in the same megablock.
+        unsafe {
+            debug_assert!(!(*bd).has(BF_FREE), "double free of a block group");
+            let blocks = (*bd).blocks as usize;
+            if (*bd).has(BF_MEGA) {
+                self.note_used(-(blocks as isize));
+                let mblocks = mblocks_for_blocks(blocks);
+                self.mblocks.free_group(mblock_of(bd), mblocks);
+                return;
+            }
+            self.note_used(-(blocks as isize));
+            let mut size = blocks;
+            // Coalesce with the group after us.
+            let next_index = index_of(bd) + size;
+            if next_index < BLOCKS_PER_MBLOCK_TOTAL {
+                let next = desc_at(mblock_of(bd), next_index);
+                if (*next).has(BF_FREE) {
+                    size += (*next).blocks as usize;
+                    self.unlink_free(next);
+                }
+            }
+            // Coalesce with the group before us (found through its last
+            // descriptor: See Note [Group tails] in bdescr).
+            if index_of(bd) > FIRST_BLOCK {
+                let before = desc_at(mblock_of(bd), index_of(bd) - 1);
+                let head = if (*before).blocks == 0 { (*before).link } else { before };
+                if (*head).has(BF_FREE) {
+                    size += (*head).blocks as usize;
+                    self.unlink_free(head);
+                    bd = head;
+                }
+            }
+            if size == BLOCKS_PER_MBLOCK {
+                self.mblocks.free_group(mblock_of(bd), 1);
+            } else {
+                self.insert_free(bd, size);
+            }
+        }
+    }
+
+    /// Hand free megablocks back to the OS, keeping `keep` for reuse.
+    pub fn release(&mut self, keep: usize) -> usize {
+        self.mblocks.return_to_os(keep)
+    }
+
+    /// Blocks handed out and not yet freed.
+    pub fn used_blocks(&self) -> usize {
+        self.used_blocks
+    }
+
+    /// The most blocks handed out at once.
+    pub fn peak_used_blocks(&self) -> usize {
+        self.peak_used_blocks
+    }
+
+    /// Blocks on the free lists (not counting whole free megablocks).
+    pub fn free_blocks(&self) -> usize {
+        self.free_blocks
+    }
+
+    /// The megablock pool underneath.
+    pub fn mblocks(&self) -> &MBlockPool {
+        &self.mblocks
+    }
+
+    /// Is `addr` inside memory this allocator owns?
+    pub fn owns(&self, addr: usize) -> bool {
+        self.mblocks.contains(addr)
+    }
+
+    /// Check every invariant in the module doc; `Err` names the first broken.
+    pub fn check(&self) -> Result<(), String> {
+        let mut counted = 0;
+        for (k, &first) in self.buckets.iter().enumerate() {
+            let mut bd = first;
+            let mut prev: *mut BlockDesc = std::ptr::null_mut();
+            while !bd.is_null() {
+                // SAFETY: free-list entries are descriptors in megablocks we own.
+                let d = unsafe { &*bd };
+                let n = d.blocks as usize;
+                if !d.has(BF_FREE) {
+                    return Err(format!("free list {k}: group at {:p} lacks BF_FREE", d.start));
+                }
+                if bucket_of(n) != k || d.bucket as usize != k {
+                    return Err(format!("group of {n} blocks on free list {k}"));
+                }
+                if d.back != prev {
+                    return Err(format!("free list {k}: broken back link at {:p}", d.start));
+                }
+                if n > 1 {
+                    let last = desc_at(mblock_of(bd), index_of(bd) + n - 1);
+                    // SAFETY: the group's last descriptor is in the same megablock.
+                    if unsafe { (*last).link } != bd {
+                        return Err(format!("free group at {:p}: last block does not link to head", d.start));
+                    }
+                }
+                let next_index = index_of(bd) + n;
+                if next_index < BLOCKS_PER_MBLOCK_TOTAL {
+                    // SAFETY: as above.
+                    if unsafe { (*desc_at(mblock_of(bd), next_index)).has(BF_FREE) } {
+                        return Err(format!("free group at {:p} not coalesced with its successor", d.start));
+                    }
+                }
+                if !self.mblocks.contains(d.start as usize) {
+                    return Err(format!("free group at {:p} outside our megablocks", d.start));
+                }
+                counted += n;
+                prev = bd;
+                bd = d.link;
+            }
+        }
+        if counted != self.free_blocks {
+            return Err(format!("free lists hold {counted} blocks, counter says {}", self.free_blocks));
+        }
+        Ok(())
+    }
+
+    fn note_used(&mut self, delta: isize) {
+        self.used_blocks = (self.used_blocks as isize + delta) as usize;
+        self.peak_used_blocks = self.peak_used_blocks.max(self.used_blocks);
+    }
+
+    fn alloc_mega_group(&mut self, n: usize) -> Result<BlockPtr, OutOfMemory> {
+        let mblocks = mblocks_for_blocks(n);
+        let base = self.mblocks.alloc_group(mblocks)?;
+        let bd = desc_at(base, FIRST_BLOCK);
+        let blocks = mblock_group_blocks(mblocks);
+        // SAFETY: the first megablock of a fresh mapping; its descriptor
+        // array is ours to write.
+        unsafe {
+            (*bd).reset(BlockDesc::block_start(bd), blocks as u32);
+            (*bd).flags = BF_MEGA;
+        }
+        self.note_used(blocks as isize);
+        Ok(BlockPtr(bd))
+    }
+
+    /// A fresh megablock as one free group of 252 blocks, not on any list.
+    fn fresh_mblock(&mut self) -> Result<*mut BlockDesc, OutOfMemory> {
+        let base = self.mblocks.alloc_one()?;
+        let bd = desc_at(base, FIRST_BLOCK);
+        // SAFETY: a megablock we own and nobody uses; we write its head
+        // descriptor only (the group is about to be split or handed out).
+        unsafe {
+            (*bd).reset(BlockDesc::block_start(bd), BLOCKS_PER_MBLOCK as u32);
+        }
+        Ok(bd)
+    }
+
+    /// Unlink and return the first free group of at least `n` blocks.
+    fn take_free(&mut self, n: usize) -> Option<*mut BlockDesc> {
+        for k in bucket_of(n)..NUM_BUCKETS {
+            let mut bd = self.buckets[k];
+            while !bd.is_null() {
+                // SAFETY: free-list entries are live descriptors we own.
+                let size = unsafe { (*bd).blocks as usize };
+                if size >= n {
+                    // SAFETY: as above.
+                    unsafe { self.unlink_free(bd) };
+                    return Some(bd);
+                }
+                // SAFETY: as above.
+                bd = unsafe { (*bd).link };
+            }
+        }
+        None
+    }
+
+    /// Make `bd` the head of a free group of `n` blocks and push it on its bucket.
+    unsafe fn insert_free(&mut self, bd: *mut BlockDesc, n: usize) {
+        let k = bucket_of(n);
+        (*bd).reset(BlockDesc::block_start(bd), n as u32);
+        (*bd).flags = BF_FREE;
+        (*bd).bucket = k as u16;
+        if n > 1 {
+            let last = desc_at(mblock_of(bd), index_of(bd) + n - 1);
+            (*last).blocks = 0;
+            (*last).flags = 0;
+            (*last).link = bd;
+        }
+        (*bd).link = self.buckets[k];
+        if !self.buckets[k].is_null() {
+            (*self.buckets[k]).back = bd;
+        }
+        self.buckets[k] = bd;
+        self.free_blocks += n;
+    }
+
+    unsafe fn unlink_free(&mut self, bd: *mut BlockDesc) {
+        let k = (*bd).bucket as usize;
+        let (prev, next) = ((*bd).back, (*bd).link);
+        if prev.is_null() {
+            self.buckets[k] = next;
+        } else {
+            (*prev).link = next;
+        }
+        if !next.is_null() {
+            (*next).back = prev;
+        }
+        (*bd).flags &= !BF_FREE;
+        self.free_blocks -= (*bd).blocks as usize;
+    }
+
+    /// Describe a freshly carved group of `n` blocks: head and tails.
+    unsafe fn init_group(&mut self, bd: *mut BlockDesc, n: usize) {
+        (*bd).reset(BlockDesc::block_start(bd), n as u32);
+        for i in 1..n {
+            let tail = desc_at(mblock_of(bd), index_of(bd) + i);
+            (*tail).blocks = 0;
+            (*tail).flags = 0;
+            (*tail).link = bd;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn alloc_free_coalesce_round_trip() {
+        let mut ba = BlockAllocator::new();
+        let groups: Vec<BlockPtr> = [1, 2, 3, 5, 8, 13, 1, 1].iter().map(|&n| ba.alloc_group(n).unwrap()).collect();
+        assert_eq!(ba.used_blocks(), 34);
+        ba.check().unwrap();
+        // Free every other group, then the rest: the megablock must come back whole.
+        for g in groups.iter().step_by(2) {
+            ba.free_group(*g);
+            ba.check().unwrap();
+        }
+        for g in groups.iter().skip(1).step_by(2) {
+            ba.free_group(*g);
+            ba.check().unwrap();
+        }
+        assert_eq!(ba.used_blocks(), 0);
+        assert_eq!(ba.free_blocks(), 0, "fully coalesced back into a free megablock");
+        assert_eq!(ba.mblocks().free_count(), 1);
+    }
+
+    #[test]
+    fn descriptor_lookup_finds_group_head() {
+        let mut ba = BlockAllocator::new();
+        let g = ba.alloc_group(4).unwrap();
+        let d = g.get();
+        assert_eq!(d.blocks, 4);
+        assert_eq!(BlockDesc::of(d.start), g.0);
+        // A word in the third block of the group maps to a tail linking to the head.
+        let inside = d.start as usize + 2 * BLOCK_SIZE + 16;
+        let tail = BlockDesc::of_raw(inside);
+        // SAFETY: the tail descriptor is in a megablock the allocator owns.
+        unsafe {
+            assert_eq!((*tail).blocks, 0);
+            assert_eq!((*tail).link, g.0);
+        }
+    }
+
+    #[test]
+    fn split_reuses_freed_space_first_fit() {
+        let mut ba = BlockAllocator::new();
+        let a = ba.alloc_group(10).unwrap();
+        let _b = ba.alloc_group(1).unwrap();
+        ba.free_group(a);
+        let c = ba.alloc_group(3).unwrap();
+        assert_eq!(c.get().start, a.get().start, "the freed 10-block hole is reused");
+        assert_eq!(ba.mblocks().mapped(), 1);
+        ba.check().unwrap();
+    }
+
+    #[test]
+    fn mega_groups_for_huge_requests() {
+        let mut ba = BlockAllocator::new();
+        let g = ba.alloc_group(600).unwrap();
+        assert!(g.get().blocks as usize >= 600);
+        assert!(g.get().has(BF_MEGA));
+        assert_eq!(ba.mblocks().mapped(), 3);
+        ba.free_group(g);
+        assert_eq!(ba.mblocks().mapped(), 0);
+        assert_eq!(ba.used_blocks(), 0);
+    }
+
+    #[test]
+    fn fills_many_megablocks_and_releases_them() {
+        let mut ba = BlockAllocator::new();
+        let blocks: Vec<BlockPtr> = (0..1000).map(|_| ba.alloc_block().unwrap()).collect();
+        assert_eq!(ba.mblocks().mapped(), 4); // ceil(1000 / 252)
+        for b in blocks {
+            ba.free_group(b);
+        }
+        ba.check().unwrap();
+        assert_eq!(ba.mblocks().free_count(), 4);
+        assert_eq!(ba.release(1), 3);
+        assert_eq!(ba.mblocks().mapped(), 1);
+    }
+}

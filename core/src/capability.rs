@@ -1,0 +1,135 @@
+//! Capabilities: the per-mutator-thread half of the runtime.
+//!
+//! A capability owns what its mutator touches on every allocation and
+//! store, so that the fast paths take no lock: the bump pointer into its
+//! current nursery block, its root stack (the handles of its mutator), its
+//! mutable lists (one per generation: objects of that generation that may
+//! point into a younger one), the large objects and weak pointers it made
+//! since the last GC, and its allocation counters. Outside a GC only its own
+//! mutator touches it; during a GC (every mutator stopped) the collector
+//! does.
+
+use crate::bdescr::{BlockDesc, BlockPtr};
+use crate::constants::Word;
+use crate::generation::ObjPtr;
+
+/// One capability.
+#[derive(Debug)]
+pub struct Capability {
+    /// Its number (0 .. -N).
+    pub no: usize,
+    /// Next free word in the current nursery block.
+    pub hp: *mut Word,
+    /// Allocation fails over to the slow path past this. Normally the end
+    /// of the current block; the start of it under `-Z` (See Note [Forced
+    /// GCs] in `mutator`).
+    pub hp_lim: *mut Word,
+    /// The real end of the current block.
+    pub block_end: *mut Word,
+    /// The current nursery block (None before the first allocation).
+    pub current: Option<BlockPtr>,
+    /// Which nursery chunk it allocates from.
+    pub chunk: usize,
+    /// Index of the next unused block in that chunk.
+    pub next_block: usize,
+    /// The root stack: every handle of this capability's mutator is an
+    /// index into it. The GC updates it in place.
+    pub roots: Vec<Word>,
+    /// Mutable list per generation: objects that may point to a younger
+    /// generation (generation 0's stays empty: it is always collected).
+    pub mut_lists: Vec<Vec<ObjPtr>>,
+    /// Large objects allocated since the last GC (they belong to
+    /// generation 0, and are moved to its list at the GC).
+    pub new_large: Vec<BlockPtr>,
+    /// Words of large objects allocated since the last GC.
+    pub new_large_words: usize,
+    /// Weak pointers made since the last GC.
+    pub new_weaks: Vec<ObjPtr>,
+    /// Dead weak pointers whose finalisers the mutator has yet to run
+    /// (roots until then).
+    pub pending_finalizers: Vec<Word>,
+    /// Words allocated in nursery blocks already left behind since the last GC.
+    pub retired_words: u64,
+    /// Words allocated over the whole run (updated at every GC).
+    pub total_allocated_words: u64,
+    /// Allocations since the last forced GC (`-Z`).
+    pub allocs_since_forced_gc: u64,
+    /// Set when this capability asks for a GC at its next allocation.
+    pub gc_wanted: bool,
+}
+
+// SAFETY: the raw pointers are into the nursery block this capability owns;
+// the runtime's protocol gives one thread access at a time.
+unsafe impl Send for Capability {}
+
+impl Capability {
+    /// A fresh capability with empty mutable lists for `generations`.
+    pub fn new(no: usize, generations: usize) -> Capability {
+        Capability {
+            no,
+            hp: std::ptr::null_mut(),
+            hp_lim: std::ptr::null_mut(),
+            block_end: std::ptr::null_mut(),
+            current: None,
+            chunk: no,
+            next_block: 0,
+            roots: Vec::with_capacity(1024),
+            mut_lists: (0..generations).map(|_| Vec::new()).collect(),
+            new_large: Vec::new(),
+            new_large_words: 0,
+            new_weaks: Vec::new(),
+            pending_finalizers: Vec::new(),
+            retired_words: 0,
+            total_allocated_words: 0,
+            allocs_since_forced_gc: 0,
+            gc_wanted: false,
+        }
+    }
+
+    /// Close the current block: record its fill level and the words
+    /// allocated in it.
+    pub fn retire_current_block(&mut self) {
+        if let Some(bd) = self.current.take() {
+            let d = bd.get();
+            d.free = self.hp;
+            self.retired_words += d.used_words() as u64;
+        }
+        self.hp = std::ptr::null_mut();
+        self.hp_lim = std::ptr::null_mut();
+        self.block_end = std::ptr::null_mut();
+    }
+
+    /// Make `bd` (an empty nursery block) the current block.
+    pub fn enter_block(&mut self, bd: BlockPtr, forced_gcs: bool) {
+        let d = bd.get();
+        self.hp = d.free;
+        self.block_end = d.end();
+        self.hp_lim = if forced_gcs { self.hp } else { self.block_end };
+        self.current = Some(bd);
+    }
+
+    /// Words allocated since the last GC (closing the current block's
+    /// count) and move them into the run's total. Called by the GC.
+    pub fn take_allocation(&mut self) -> u64 {
+        self.retire_current_block();
+        let words = self.retired_words + self.new_large_words as u64;
+        self.retired_words = 0;
+        self.new_large_words = 0;
+        self.total_allocated_words += words;
+        words
+    }
+
+    /// Words allocated so far in the run, the current cycle included.
+    pub fn allocated_words_now(&self) -> u64 {
+        let current = match self.current {
+            Some(bd) => (self.hp as usize - bd.get().start as usize) as u64 / 8,
+            None => 0,
+        };
+        self.total_allocated_words + self.retired_words + self.new_large_words as u64 + current
+    }
+
+    /// Is `addr` the descriptor of the current block?
+    pub fn is_current(&self, bd: *const BlockDesc) -> bool {
+        self.current.map(|c| c.0 as *const _ == bd).unwrap_or(false)
+    }
+}

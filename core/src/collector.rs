@@ -1,0 +1,101 @@
+//! The `Collector` trait: what a garbage collector is to the runtime.
+//!
+//! The runtime decides *when* to collect and *which* generations (the
+//! policy, in `policy`), stops the mutators, and hands the collector a
+//! request and a context: the heap (blocks, generations, nurseries), every
+//! capability (roots, mutable lists), the stable pointer table and the
+//! flags. The collector decides *how*: it must leave every object reachable
+//! from the roots in the generations' block lists, with every root and
+//! pointer updated, the mutable lists of uncollected generations complete
+//! (the remembered-set invariant), dead weak pointers queued for
+//! finalisation, and from-space freed. It reports what it did. Afterwards
+//! the runtime resets the nurseries, resizes, records statistics, and runs
+//! the sanity checker under `-DS`.
+//!
+//! A new collector is a type implementing this trait in one module of the
+//! collectors crate, plus one line in that crate's registry.
+
+use crate::capability::Capability;
+use crate::flags::RtsFlags;
+use crate::heap::Heap;
+use crate::stable_ptr::StablePtrTable;
+
+/// Why a GC happens.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum GcReason {
+    /// The allocation area is full.
+    HeapExhausted,
+    /// Large objects allocated since the last GC reached the nursery's size.
+    LargeAllocation,
+    /// `-Z`: a forced GC every n allocations.
+    Forced,
+    /// The program asked (`perform_gc`, the `Gc` API).
+    Explicit,
+}
+
+/// What to collect.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct GcRequest {
+    /// Collect generations `0..=collect_gen`.
+    pub collect_gen: usize,
+    /// Why.
+    pub reason: GcReason,
+    /// The policy asks that the oldest generation be compacted in place
+    /// (`-c`, or `-c<n>` past its threshold). Collectors that cannot
+    /// compact copy instead.
+    pub compact_oldest: bool,
+}
+
+impl GcRequest {
+    /// Is the oldest generation of `heap` collected?
+    pub fn is_major(&self, heap: &Heap) -> bool {
+        self.collect_gen == heap.oldest()
+    }
+}
+
+/// Everything a collector may touch, held exclusively for the GC.
+pub struct GcContext<'a> {
+    /// The run's settings.
+    pub flags: &'a RtsFlags,
+    /// The heap.
+    pub heap: &'a mut Heap,
+    /// Every capability: roots, mutable lists, dead weak queues.
+    pub caps: &'a mut [Capability],
+    /// Global roots.
+    pub stable_ptrs: &'a mut StablePtrTable,
+}
+
+/// What one GC thread did.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct ThreadWork {
+    /// Words it copied (or, compacting, moved).
+    pub copied_words: usize,
+    /// Objects it scavenged.
+    pub scanned_objects: usize,
+}
+
+/// What the collector did.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct GcOutcome {
+    /// Words copied to to-space, all threads together.
+    pub copied_words: usize,
+    /// Per GC thread (one entry for a sequential collector).
+    pub threads: Vec<ThreadWork>,
+    /// Was the oldest generation compacted rather than copied?
+    pub compacted: bool,
+}
+
+impl GcOutcome {
+    /// Did more than one thread take part?
+    pub fn parallel(&self) -> bool {
+        self.threads.len() > 1
+    }
+}
+
+/// A garbage collector.
+pub trait Collector: Send + Sync {
+    /// Its name in the registry, `--collector`, results and reports.
+    fn name(&self) -> &'static str;
+    /// Collect as `req` asks. See the module doc for what must hold after.
+    fn collect(&self, req: &GcRequest, ctx: &mut GcContext<'_>) -> GcOutcome;
+}

@@ -1,0 +1,498 @@
+//! RTS flags: GHC's `+RTS ... -RTS` options, parsed by hand.
+//!
+//! This module owns the `RtsFlags` record and its parser. It keeps one
+//! invariant: a flags record that parsed is consistent (every size in range,
+//! no contradiction such as `-M` below `-A`), so nothing downstream checks
+//! again. Errors name the flag and say what was wrong.
+//!
+//! Note [Size suffixes]
+//! ~~~~~~~~~~~~~~~~~~~~
+//! GHC's user's guide says that `k`, `m` and `g` multiply by 1000, 10^6 and
+//! 10^9, but GHC's code (`decodeSize` in `rts/RtsFlags.c`) multiplies by
+//! 1024, 1024^2 and 1024^3, and reads `w` as words. gclab follows the code,
+//! since that is what the numbers in GHC's own output reflect: `-A1m` is 256
+//! blocks. A fractional number is allowed (`-A1.5m`), as GHC reads it with
+//! `strtod`; unlike GHC, trailing junk after the suffix is an error.
+
+use crate::constants::{BLOCK_SIZE, WORD_SIZE};
+use std::fmt;
+use std::path::PathBuf;
+
+/// Where a statistics report goes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum StatsTarget {
+    /// Standard error (the default).
+    Stderr,
+    /// A file.
+    File(PathBuf),
+}
+
+/// How much the run reports about itself at the end (`-t`, `-s`, `-S`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum StatsLevel {
+    /// Nothing (or `-T`: collect, print nothing).
+    None,
+    /// `-t`: one line.
+    OneLine,
+    /// `-s`: the summary.
+    Summary,
+    /// `-S`: a line per GC, then the summary.
+    Verbose,
+}
+
+/// Every RTS setting of a run. Sizes are in bytes, rounded as GHC rounds them.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RtsFlags {
+    /// `-A`: allocation area per capability, in blocks.
+    pub alloc_area_blocks: usize,
+    /// `-n`: allocation-area chunk size in blocks (0: no chunks).
+    pub chunk_blocks: usize,
+    /// `-F`: old generation size factor.
+    pub old_gen_factor: f64,
+    /// `-G`: number of generations.
+    pub generations: usize,
+    /// `-H`: suggested heap size in blocks (0: none).
+    pub heap_suggestion_blocks: usize,
+    /// `-H` with no size: use the heap size at the previous GC.
+    pub heap_suggestion_auto: bool,
+    /// `-M`: maximum heap size in blocks (0: unlimited).
+    pub max_heap_blocks: usize,
+    /// `-m`: minimum % of the heap kept free for allocation.
+    pub pc_free_heap: f64,
+    /// `-O`: minimum old generation size in blocks.
+    pub min_old_gen_blocks: usize,
+    /// `-c`: compact the oldest generation always.
+    pub compact: bool,
+    /// `-c<n>`: compact when live data exceeds n% of `-M`.
+    pub compact_threshold: f64,
+    /// `-N`: capabilities.
+    pub capabilities: usize,
+    /// `-s`, `-S`, `-t`.
+    pub stats: StatsLevel,
+    /// Where the report goes.
+    pub stats_target: StatsTarget,
+    /// `--machine-readable` (with `-t`).
+    pub machine_readable: bool,
+    /// `-T`: collect statistics even if none is printed.
+    pub collect_stats: bool,
+    /// `-DS`: run the heap sanity checker after every GC.
+    pub sanity: bool,
+    /// `-Z<n>` (gclab): force a GC every n allocations (stress testing).
+    pub gc_every_allocs: u64,
+    /// Objects carry the two-word profiling header (switched on by
+    /// profiling flags; tests may also switch it on).
+    pub profiling_header: bool,
+    /// `-?` was given: print the flags and stop.
+    pub help: bool,
+}
+
+impl Default for RtsFlags {
+    fn default() -> RtsFlags {
+        RtsFlags {
+            alloc_area_blocks: (1 << 20) / BLOCK_SIZE,
+            chunk_blocks: 0,
+            old_gen_factor: 2.0,
+            generations: 2,
+            heap_suggestion_blocks: 0,
+            heap_suggestion_auto: false,
+            max_heap_blocks: 0,
+            pc_free_heap: 3.0,
+            min_old_gen_blocks: (1 << 20) / BLOCK_SIZE,
+            compact: false,
+            compact_threshold: 30.0,
+            capabilities: 1,
+            stats: StatsLevel::None,
+            stats_target: StatsTarget::Stderr,
+            machine_readable: false,
+            collect_stats: false,
+            sanity: false,
+            gc_every_allocs: 0,
+            profiling_header: false,
+            help: false,
+        }
+    }
+}
+
+/// A bad RTS option: which one, and why.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FlagError {
+    /// The option as given.
+    pub flag: String,
+    /// What is wrong with it.
+    pub reason: String,
+}
+
+impl fmt::Display for FlagError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "bad RTS option `{}': {}", self.flag, self.reason)
+    }
+}
+
+impl std::error::Error for FlagError {}
+
+fn bad(flag: &str, reason: impl Into<String>) -> FlagError {
+    FlagError { flag: flag.to_string(), reason: reason.into() }
+}
+
+/// Read a size as GHC's `decodeSize` does (See Note [Size suffixes]),
+/// checking it lies in `min..=max` bytes.
+pub fn decode_size(flag: &str, text: &str, min: u64, max: u64) -> Result<u64, FlagError> {
+    let split = text.find(|c: char| !(c.is_ascii_digit() || c == '.' || c == 'e' || c == 'E' || c == '+' || c == '-')).unwrap_or(text.len());
+    // An 'e' directly before a suffix-less end is part of the number; a
+    // suffix letter is never 'e', so this split is unambiguous.
+    let (num, suffix) = text.split_at(split);
+    let value: f64 = num.parse().map_err(|_| bad(flag, format!("`{text}' is not a size (a number with an optional k, m, g or w suffix)")))?;
+    let multiplier: f64 = match suffix {
+        "" => 1.0,
+        "k" | "K" => 1024.0,
+        "m" | "M" => 1024.0 * 1024.0,
+        "g" | "G" => 1024.0 * 1024.0 * 1024.0,
+        "w" | "W" => WORD_SIZE as f64,
+        _ => return Err(bad(flag, format!("unknown size suffix `{suffix}' (use k, m, g or w)"))),
+    };
+    let bytes = value * multiplier;
+    if !(bytes.is_finite()) || value < 0.0 || bytes < min as f64 || bytes > max as f64 {
+        return Err(bad(flag, format!("size outside allowed range ({min} - {max})")));
+    }
+    Ok(bytes as u64)
+}
+
+fn decode_blocks(flag: &str, text: &str, min_bytes: u64) -> Result<usize, FlagError> {
+    Ok((decode_size(flag, text, min_bytes, i64::MAX as u64)? as usize) / BLOCK_SIZE)
+}
+
+fn decode_float(flag: &str, text: &str, what: &str) -> Result<f64, FlagError> {
+    text.parse::<f64>().ok().filter(|v| v.is_finite()).ok_or_else(|| bad(flag, format!("`{text}' is not {what}")))
+}
+
+fn decode_count(flag: &str, text: &str, what: &str) -> Result<usize, FlagError> {
+    text.parse::<usize>().map_err(|_| bad(flag, format!("`{text}' is not {what}")))
+}
+
+fn stats_target(rest: &str) -> StatsTarget {
+    if rest.is_empty() || rest == "stderr" {
+        StatsTarget::Stderr
+    } else {
+        StatsTarget::File(PathBuf::from(rest))
+    }
+}
+
+/// Options that belong to later parts of gclab: parsed so that they are
+/// refused clearly rather than mistaken for unknown ones.
+const NOT_YET: &[(&str, &str)] = &[
+    ("-qg", "parallel GC options"),
+    ("-qb", "parallel GC options"),
+    ("-qn", "parallel GC options"),
+    ("-h", "heap profiling"),
+    ("-i", "heap profiling intervals"),
+    ("-l", "the eventlog"),
+    ("-v", "the eventlog"),
+];
+
+impl RtsFlags {
+    /// Parse RTS options (the words between `+RTS` and `-RTS`), on top of
+    /// the current settings, then check the whole record.
+    pub fn parse(&mut self, args: &[String]) -> Result<(), FlagError> {
+        for arg in args {
+            self.parse_one(arg)?;
+        }
+        self.validate()
+    }
+
+    /// Flags from the environment variable's value then the command line's
+    /// RTS options: the command line wins because it is parsed last.
+    pub fn from_env_and_args(env: Option<&str>, args: &[String]) -> Result<RtsFlags, FlagError> {
+        let mut flags = RtsFlags::default();
+        if let Some(env) = env {
+            let words: Vec<String> = env.split_whitespace().map(str::to_string).collect();
+            for w in &words {
+                flags.parse_one(w)?;
+            }
+        }
+        flags.parse(args)?;
+        Ok(flags)
+    }
+
+    fn parse_one(&mut self, arg: &str) -> Result<(), FlagError> {
+        if arg == "-?" {
+            self.help = true;
+            return Ok(());
+        }
+        if arg == "--machine-readable" {
+            self.machine_readable = true;
+            return Ok(());
+        }
+        if let Some(rest) = arg.strip_prefix("-DS") {
+            if !rest.is_empty() {
+                return Err(bad(arg, "debug flag -DS takes no argument"));
+            }
+            self.sanity = true;
+            return Ok(());
+        }
+        for (prefix, what) in NOT_YET {
+            if arg.starts_with(prefix) {
+                return Err(bad(arg, format!("{what} are not yet available in this build of gclab")));
+            }
+        }
+        let Some(body) = arg.strip_prefix('-') else {
+            return Err(bad(arg, "RTS options start with `-'"));
+        };
+        let mut chars = body.chars();
+        let Some(letter) = chars.next() else {
+            return Err(bad(arg, "empty option"));
+        };
+        let rest = chars.as_str();
+        match letter {
+            'A' => self.alloc_area_blocks = decode_blocks(arg, rest, 2 * BLOCK_SIZE as u64)?,
+            'n' => self.chunk_blocks = if rest.is_empty() { 0 } else { decode_blocks(arg, rest, BLOCK_SIZE as u64)? },
+            'F' => {
+                let f = decode_float(arg, rest, "a factor")?;
+                if f < 0.0 {
+                    return Err(bad(arg, "the old generation factor must not be negative"));
+                }
+                self.old_gen_factor = f;
+            }
+            'G' => {
+                let g = decode_count(arg, rest, "a number of generations")?;
+                if g < 1 {
+                    return Err(bad(arg, "there must be at least one generation"));
+                }
+                self.generations = g;
+            }
+            'H' => {
+                if rest.is_empty() {
+                    self.heap_suggestion_auto = true;
+                } else {
+                    self.heap_suggestion_blocks = decode_blocks(arg, rest, BLOCK_SIZE as u64)?;
+                }
+            }
+            'M' => self.max_heap_blocks = decode_blocks(arg, rest, BLOCK_SIZE as u64)?,
+            'm' => {
+                let pc = decode_float(arg, rest, "a percentage")?;
+                if !(0.0..=100.0).contains(&pc) {
+                    return Err(bad(arg, "the minimum free heap must be a percentage from 0 to 100"));
+                }
+                self.pc_free_heap = pc;
+            }
+            'O' => self.min_old_gen_blocks = decode_blocks(arg, rest, BLOCK_SIZE as u64)?,
+            'c' => {
+                if rest.is_empty() {
+                    self.compact = true;
+                } else {
+                    let pc = decode_float(arg, rest, "a percentage")?;
+                    if !(0.0..=100.0).contains(&pc) {
+                        return Err(bad(arg, "the compaction threshold must be a percentage from 0 to 100"));
+                    }
+                    self.compact_threshold = pc;
+                }
+            }
+            'N' => {
+                self.capabilities = if rest.is_empty() {
+                    std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1)
+                } else {
+                    let n = decode_count(arg, rest, "a number of capabilities")?;
+                    if n < 1 {
+                        return Err(bad(arg, "there must be at least one capability"));
+                    }
+                    n
+                };
+            }
+            's' => self.set_stats(StatsLevel::Summary, rest),
+            'S' => self.set_stats(StatsLevel::Verbose, rest),
+            't' => self.set_stats(StatsLevel::OneLine, rest),
+            'T' => {
+                if !rest.is_empty() {
+                    return Err(bad(arg, "-T takes no argument"));
+                }
+                self.collect_stats = true;
+            }
+            'Z' => {
+                let n = decode_count(arg, rest, "a number of allocations")?;
+                if n < 1 {
+                    return Err(bad(arg, "-Z needs a positive number of allocations between forced GCs"));
+                }
+                self.gc_every_allocs = n as u64;
+            }
+            _ => return Err(bad(arg, "unknown RTS option (try +RTS -?)")),
+        }
+        Ok(())
+    }
+
+    fn set_stats(&mut self, level: StatsLevel, rest: &str) {
+        self.stats = self.stats.max(level);
+        self.stats_target = stats_target(rest);
+        self.collect_stats = true;
+    }
+
+    /// Check the record as a whole: contradictions between flags.
+    pub fn validate(&self) -> Result<(), FlagError> {
+        if self.max_heap_blocks != 0 && self.max_heap_blocks < self.alloc_area_blocks {
+            return Err(bad(
+                &format!("-M{}", self.max_heap_blocks * BLOCK_SIZE),
+                format!("the maximum heap size is smaller than the allocation area (-A{})", self.alloc_area_blocks * BLOCK_SIZE),
+            ));
+        }
+        if self.chunk_blocks > self.alloc_area_blocks {
+            return Err(bad(&format!("-n{}", self.chunk_blocks * BLOCK_SIZE), "the chunk size is larger than the allocation area (-A)"));
+        }
+        Ok(())
+    }
+
+    /// Allocation area per capability in bytes.
+    pub fn alloc_area_bytes(&self) -> usize {
+        self.alloc_area_blocks * BLOCK_SIZE
+    }
+}
+
+/// Split a command line into the program's arguments and the RTS options,
+/// GHC's way: `+RTS` starts RTS options, `-RTS` ends them, and `--RTS` makes
+/// everything after it the program's.
+pub fn split_rts_args(args: &[String]) -> (Vec<String>, Vec<String>) {
+    let mut program = Vec::new();
+    let mut rts = Vec::new();
+    let mut in_rts = false;
+    let mut iter = args.iter();
+    while let Some(arg) = iter.next() {
+        match arg.as_str() {
+            "--RTS" => {
+                program.extend(iter.by_ref().cloned());
+                break;
+            }
+            "+RTS" => in_rts = true,
+            "-RTS" => in_rts = false,
+            _ if in_rts => rts.push(arg.clone()),
+            _ => program.push(arg.clone()),
+        }
+    }
+    (program, rts)
+}
+
+/// The text `+RTS -?` prints. `collectors` lists (name, description).
+pub fn usage(collectors: &[(&str, &str)]) -> String {
+    let mut s = String::from(
+        "Usage: gclab run [--collector NAME] [--json FILE] WORKLOAD [args] +RTS <rts options> -RTS\n\n\
+RTS options may also be given in the GCLABRTS environment variable\n\
+(the command line wins). Sizes take GHC's suffixes: k, m, g (powers of\n\
+1024, as GHC's code reads them) and w (words).\n\n\
+  -?        Print this message and exit\n\
+  -A<size>  Allocation area size per capability (default 1m; at least 8k, two blocks)\n\
+  -n<size>  Split the allocation area into chunks of this size (default 0: no chunks)\n\
+  -F<n>     Old generation size factor (default 2); with -G1, the allocation\n\
+            area is resized to F x live data\n\
+  -G<n>     Number of generations (default 2); -G1 is a two-space collector\n\
+  -H[<size>] Suggested heap size: spare room goes to the allocation area;\n\
+            with no size, the heap size at the previous GC\n\
+  -M<size>  Maximum heap size (default unlimited); past it the run stops\n\
+            with \"Heap exhausted\" and exit code 251\n\
+  -m<n>     Minimum % of the heap that must be free for allocation (default 3)\n\
+  -O<size>  Minimum old generation size (default 1m)\n\
+  -c        Compact the oldest generation in place (compacting collector)\n\
+  -c<n>     Compact automatically when live data exceeds n% of -M (default 30);\n\
+            without -M there is no maximum, so this has no effect (as in GHC)\n\
+  -N[<n>]   Capabilities (mutator threads); -N alone: the number of cores\n\
+  -s[<file>] Summary statistics at exit (to stderr, or the file)\n\
+  -S[<file>] A line per GC, then the summary\n\
+  -t[<file>] One line of statistics; with --machine-readable, GHC's key/value list\n\
+  --machine-readable  Statistics as a list of key/value pairs\n\
+  -T        Collect statistics (for the JSON record) without printing them\n\
+  -DS       Run the heap sanity checker after every GC\n\
+  -Z<n>     (gclab) Force a GC every n allocations, for stress tests\n\n\
+Collectors (select with --collector NAME; GHC's flags pick the built-in ones):\n",
+    );
+    for (name, desc) in collectors {
+        s.push_str(&format!("  {name:<12} {desc}\n"));
+    }
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(args: &[&str]) -> Result<RtsFlags, FlagError> {
+        let args: Vec<String> = args.iter().map(|s| s.to_string()).collect();
+        RtsFlags::from_env_and_args(None, &args)
+    }
+
+    fn err(args: &[&str]) -> FlagError {
+        parse(args).expect_err("expected a bad flag")
+    }
+
+    #[test]
+    fn sizes_follow_ghc_code() {
+        assert_eq!(decode_size("-A", "1m", 0, u64::MAX).unwrap(), 1 << 20);
+        assert_eq!(decode_size("-A", "64k", 0, u64::MAX).unwrap(), 64 * 1024);
+        assert_eq!(decode_size("-A", "2G", 0, u64::MAX).unwrap(), 2 << 30);
+        assert_eq!(decode_size("-A", "100w", 0, u64::MAX).unwrap(), 800);
+        assert_eq!(decode_size("-A", "1.5m", 0, u64::MAX).unwrap(), 3 << 19);
+        assert_eq!(decode_size("-A", "4096", 0, u64::MAX).unwrap(), 4096);
+    }
+
+    #[test]
+    fn good_flags() {
+        let f = parse(&["-A8k", "-n4k", "-F1.5", "-G3", "-H64m", "-M1g", "-m5", "-O2m", "-c", "-s", "-DS", "-Z1"]).unwrap();
+        assert_eq!(f.alloc_area_blocks, 2);
+        assert_eq!(f.chunk_blocks, 1);
+        assert_eq!(f.old_gen_factor, 1.5);
+        assert_eq!(f.generations, 3);
+        assert_eq!(f.heap_suggestion_blocks, 64 * 256);
+        assert_eq!(f.max_heap_blocks, 256 * 1024);
+        assert_eq!(f.pc_free_heap, 5.0);
+        assert_eq!(f.min_old_gen_blocks, 512);
+        assert!(f.compact && f.sanity);
+        assert_eq!(f.stats, StatsLevel::Summary);
+        assert_eq!(f.gc_every_allocs, 1);
+        let f = parse(&["-c50", "-Sgc.log", "-H"]).unwrap();
+        assert_eq!(f.compact_threshold, 50.0);
+        assert!(!f.compact);
+        assert!(f.heap_suggestion_auto);
+        assert_eq!(f.stats_target, StatsTarget::File("gc.log".into()));
+    }
+
+    #[test]
+    fn bad_flags_name_the_flag() {
+        for (args, needle) in [
+            (&["-A0"][..], "-A0"),
+            (&["-A4k"][..], "-A4k"),
+            (&["-Gx"][..], "-Gx"),
+            (&["-G0"][..], "-G0"),
+            (&["-F-1"][..], "-F-1"),
+            (&["-Q"][..], "-Q"),
+            (&["-c101"][..], "-c101"),
+            (&["-m101"][..], "-m101"),
+            (&["-A1q"][..], "-A1q"),
+            (&["-N0"][..], "-N0"),
+            (&["-Ax"][..], "-Ax"),
+            (&["-qg1"][..], "-qg1"),
+            (&["-hT"][..], "-hT"),
+            (&["nonsense"][..], "nonsense"),
+        ] {
+            let e = err(args);
+            assert_eq!(e.flag, needle, "{e}");
+            assert!(e.to_string().contains(needle));
+        }
+    }
+
+    #[test]
+    fn max_heap_below_alloc_area_is_refused() {
+        let e = err(&["-A4m", "-M1m"]);
+        assert!(e.to_string().contains("smaller than the allocation area"), "{e}");
+    }
+
+    #[test]
+    fn environment_then_command_line() {
+        let args: Vec<String> = vec!["-A2m".into()];
+        let f = RtsFlags::from_env_and_args(Some("-A4m -G3"), &args).unwrap();
+        assert_eq!(f.alloc_area_blocks, 512, "the command line wins");
+        assert_eq!(f.generations, 3, "the environment still counts");
+        assert!(RtsFlags::from_env_and_args(Some("-Gx"), &[]).is_err());
+    }
+
+    #[test]
+    fn split_args() {
+        let a: Vec<String> = ["x", "+RTS", "-s", "-A1m", "-RTS", "y", "+RTS", "-G3", "--RTS", "+RTS", "z"].iter().map(|s| s.to_string()).collect();
+        let (prog, rts) = split_rts_args(&a);
+        assert_eq!(prog, vec!["x", "y", "+RTS", "z"]);
+        assert_eq!(rts, vec!["-s", "-A1m", "-G3"]);
+    }
+}

@@ -1,0 +1,87 @@
+//! Generations: where objects live once they survive their first GC.
+//!
+//! A generation owns the block groups of its objects, its large objects
+//! (each in a group of its own, moved between generations by relinking) and
+//! its weak pointers. Between collections `blocks` holds every object of the
+//! generation; during a collection of it the collector moves that list to
+//! `old_blocks` (from-space) and builds a new one.
+//!
+//! Aging: survivors of a nursery block are copied to generation 0's blocks,
+//! and survivors of generation g's blocks to g+1 (the oldest to itself), so
+//! an object is copied at least twice before reaching generation 1. Each
+//! block says where its survivors go in its `dest_no` (GHC's scheme).
+
+use crate::bdescr::BlockPtr;
+use crate::constants::{Word, BLOCK_SIZE, WORD_SIZE};
+
+/// A heap object's address, as held in the heap's own lists (weak lists,
+/// mutable lists). Plain data: the lists' owner decides who may read it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct ObjPtr(pub *mut Word);
+
+// SAFETY: an ObjPtr is an address; the heap's stop-the-world protocol
+// decides who dereferences it.
+unsafe impl Send for ObjPtr {}
+// SAFETY: as for Send.
+unsafe impl Sync for ObjPtr {}
+
+/// One generation.
+#[derive(Debug, Default)]
+pub struct Generation {
+    /// Its number: 0 is the youngest.
+    pub no: usize,
+    /// Block groups holding its (small) objects.
+    pub blocks: Vec<BlockPtr>,
+    /// Words of objects in `blocks` (copied words, after a GC of it).
+    pub n_words: usize,
+    /// Its large objects, one group each.
+    pub large_objects: Vec<BlockPtr>,
+    /// Blocks in `large_objects`.
+    pub n_large_blocks: usize,
+    /// Words of the large objects themselves.
+    pub n_large_words: usize,
+    /// Its weak pointers.
+    pub weak_ptrs: Vec<ObjPtr>,
+    /// Collect this generation when it holds more blocks than this.
+    pub max_blocks: usize,
+    /// Collections of this generation (as the oldest collected).
+    pub collections: u64,
+    /// Of which parallel.
+    pub par_collections: u64,
+    /// Set by the policy: compact this generation rather than copy it.
+    pub compact: bool,
+    /// From-space during a collection of this generation.
+    pub old_blocks: Vec<BlockPtr>,
+    /// Large objects not yet found live during a collection.
+    pub old_large_objects: Vec<BlockPtr>,
+    /// Weak pointers not yet judged during a collection.
+    pub old_weak_ptrs: Vec<ObjPtr>,
+}
+
+impl Generation {
+    /// An empty generation number `no`.
+    pub fn new(no: usize, max_blocks: usize) -> Generation {
+        Generation { no, max_blocks, ..Generation::default() }
+    }
+
+    /// Blocks of small objects.
+    pub fn n_blocks(&self) -> usize {
+        self.blocks.iter().map(|b| b.get().blocks as usize).sum()
+    }
+
+    /// Blocks it occupies, large objects included: what the policy weighs
+    /// against `max_blocks`.
+    pub fn occupied_blocks(&self) -> usize {
+        self.n_blocks() + self.n_large_blocks
+    }
+
+    /// Bytes of live data it holds (exact after it was collected).
+    pub fn live_bytes(&self) -> usize {
+        (self.n_words + self.n_large_words) * WORD_SIZE
+    }
+
+    /// Bytes of block space it holds.
+    pub fn occupied_bytes(&self) -> usize {
+        self.occupied_blocks() * BLOCK_SIZE
+    }
+}

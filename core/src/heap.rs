@@ -1,0 +1,145 @@
+//! The heap: what every collector shares.
+//!
+//! `Heap` gathers the block allocator, the generations and the nurseries.
+//! The block allocator is behind a lock because mutators take blocks from
+//! it between GCs (large objects); the generations and nurseries change only
+//! during a GC, when every mutator is stopped and the collector holds the
+//! heap exclusively.
+//!
+//! Nurseries: the allocation area is a list of nursery *chunks*. Without
+//! `-n` there is one chunk of `-A` blocks per capability; with `-n` the
+//! `-A x -N` blocks are cut into chunks of `-n` blocks, and a capability that
+//! fills its chunk takes the next unused one, until none is left and a GC
+//! follows (See the `-n` entry of GHC's user's guide).
+
+use crate::bdescr::{BlockPtr, BF_NURSERY};
+use crate::block_alloc::BlockAllocator;
+use crate::constants::{BLOCK_SIZE, Word};
+use crate::flags::RtsFlags;
+use crate::generation::Generation;
+use crate::mblock::OutOfMemory;
+use crate::object::Layout;
+use std::sync::Mutex;
+
+/// The shared heap.
+#[derive(Debug)]
+pub struct Heap {
+    /// Object layout of this run (profiling header or not).
+    pub layout: Layout,
+    /// Blocks and megablocks.
+    pub blocks: Mutex<BlockAllocator>,
+    /// Generations, youngest first.
+    pub gens: Vec<Generation>,
+    /// Nursery chunks (See the module doc).
+    pub nurseries: Vec<Vec<BlockPtr>>,
+    /// Index of the next chunk no capability has taken yet.
+    pub next_chunk: usize,
+    /// Blocks in one nursery chunk.
+    pub chunk_blocks: usize,
+}
+
+impl Heap {
+    /// An empty heap laid out as `flags` say, with nurseries for `caps`
+    /// capabilities.
+    pub fn new(flags: &RtsFlags, caps: usize) -> Result<Heap, OutOfMemory> {
+        let layout = Layout::new(flags.profiling_header);
+        let gens = (0..flags.generations).map(|g| Generation::new(g, flags.min_old_gen_blocks)).collect();
+        let mut heap = Heap {
+            layout,
+            blocks: Mutex::new(BlockAllocator::new()),
+            gens,
+            nurseries: Vec::new(),
+            next_chunk: 0,
+            chunk_blocks: 0,
+        };
+        heap.resize_nurseries(flags.alloc_area_blocks * caps, flags.chunk_blocks, caps)?;
+        Ok(heap)
+    }
+
+    /// The block allocator, for the exclusive holder of the heap (the GC).
+    pub fn blocks_mut(&mut self) -> &mut BlockAllocator {
+        self.blocks.get_mut().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// The oldest generation's number.
+    pub fn oldest(&self) -> usize {
+        self.gens.len() - 1
+    }
+
+    /// Blocks in all nurseries.
+    pub fn nursery_blocks(&self) -> usize {
+        self.nurseries.iter().map(Vec::len).sum()
+    }
+
+    /// Re-cut the allocation area into `total` blocks: one chunk per
+    /// capability, or chunks of `chunk` blocks when `chunk` is non-zero.
+    /// Existing nursery blocks are reused; surplus ones freed.
+    pub fn resize_nurseries(&mut self, total: usize, chunk: usize, caps: usize) -> Result<(), OutOfMemory> {
+        let mut pool: Vec<BlockPtr> = self.nurseries.drain(..).flatten().collect();
+        let (chunks, per_chunk) = if chunk == 0 {
+            (caps, total.div_ceil(caps).max(1))
+        } else {
+            (total.div_ceil(chunk).max(caps), chunk)
+        };
+        let blocks = self.blocks.get_mut().unwrap_or_else(|e| e.into_inner());
+        while pool.len() > chunks * per_chunk {
+            blocks.free_group(pool.pop().expect("pool is non-empty"));
+        }
+        while pool.len() < chunks * per_chunk {
+            let bd = blocks.alloc_block()?;
+            let d = bd.get();
+            d.flags = BF_NURSERY;
+            pool.push(bd);
+        }
+        self.nurseries = pool.chunks(per_chunk).map(<[BlockPtr]>::to_vec).collect();
+        self.chunk_blocks = per_chunk;
+        self.reset_nurseries(caps);
+        Ok(())
+    }
+
+    /// Empty every nursery block and hand capability `i` chunk `i`.
+    pub fn reset_nurseries(&mut self, caps: usize) {
+        for chunk in &self.nurseries {
+            for bd in chunk {
+                let d = bd.get();
+                d.free = d.start;
+                d.flags = BF_NURSERY;
+                d.gen_no = 0;
+                d.dest_no = 0;
+            }
+        }
+        self.next_chunk = caps;
+    }
+
+    /// Take the next unused nursery chunk, if any is left.
+    pub fn take_chunk(&mut self) -> Option<usize> {
+        if self.next_chunk < self.nurseries.len() {
+            self.next_chunk += 1;
+            Some(self.next_chunk - 1)
+        } else {
+            None
+        }
+    }
+
+    /// Bytes of live data in every generation (exact right after a major GC).
+    pub fn live_bytes(&self) -> usize {
+        self.gens.iter().map(Generation::live_bytes).sum()
+    }
+
+    /// Blocks the generations occupy.
+    pub fn generation_blocks(&self) -> usize {
+        self.gens.iter().map(Generation::occupied_blocks).sum()
+    }
+
+    /// Words of large objects in all generations.
+    pub fn large_object_words(&self) -> usize {
+        self.gens.iter().map(|g| g.n_large_words).sum()
+    }
+
+    /// Bytes of slop: block space the generations hold beyond their objects.
+    pub fn slop_bytes(&self) -> usize {
+        let blocks: usize = self.gens.iter().map(|g| g.n_blocks()).sum();
+        let words: usize = self.gens.iter().map(|g| g.n_words).sum();
+        (blocks * BLOCK_SIZE).saturating_sub(words * std::mem::size_of::<Word>())
+    }
+}

@@ -1,0 +1,221 @@
+//! Info tables: the static description every heap object's header points at.
+//!
+//! As in GHC, an object's first word is the address of a static `InfoTable`
+//! that says what kind of closure it is, how many pointer and non-pointer
+//! payload words it has, and what to call it in profiles (constructor name,
+//! type name, module). Workloads declare their own constructors, functions
+//! and thunks as `static` info tables; core declares the built-in kinds
+//! (mutable variables and arrays, byte arrays, weak pointers, indirections).
+//!
+//! Info tables are at least 8-byte aligned, so a header word with its low bit
+//! set cannot be one: that bit marks a forwarding pointer (See Note
+//! [Forwarding pointers] in `object`).
+
+use crate::constants::Word;
+use crate::mutator::{Handle, Mutator};
+
+/// The code of a thunk: computes its value from the thunk's payload. The
+/// mutator then overwrites the thunk with an indirection to the result.
+pub type ThunkCode = for<'a, 'b> fn(&'b mut Mutator<'a>, Handle) -> Handle;
+
+/// Magic number in every info table, checked by the sanity checker.
+pub const INFO_MAGIC: u32 = 0x6763_6c62; // "gclb"
+
+/// What kind of closure an object is. The variants the collectors treat
+/// differently; constructors, functions and thunks differ only in name and
+/// in what the mutator does with them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[repr(u8)]
+pub enum ClosureType {
+    /// A data constructor: `ptrs` pointers then `nptrs` words.
+    Constr,
+    /// A nullary constructor outside the heap (such as `Nil`): never copied.
+    ConstrStatic,
+    /// A function closure with its free variables.
+    Fun,
+    /// An unevaluated expression; updated to an `Ind` once evaluated.
+    Thunk,
+    /// An evaluated thunk pointing at its value; the GC removes it.
+    Ind,
+    /// A mutable reference with no young pointer recorded.
+    MutVarClean,
+    /// A mutable reference on its generation's mutable list.
+    MutVarDirty,
+    /// A mutable pointer array with no young pointer recorded.
+    MutArrClean,
+    /// A mutable pointer array on its generation's mutable list.
+    MutArrDirty,
+    /// An immutable (frozen) pointer array.
+    Arr,
+    /// An array of raw bytes: length in bytes, then the data.
+    ArrWords,
+    /// A weak pointer: key, value, finaliser, then link and finaliser id.
+    Weak,
+    /// A weak pointer whose key has died.
+    DeadWeak,
+}
+
+impl ClosureType {
+    /// Every variant, in declaration order (for profiles and tests).
+    pub const ALL: [ClosureType; 13] = [
+        ClosureType::Constr,
+        ClosureType::ConstrStatic,
+        ClosureType::Fun,
+        ClosureType::Thunk,
+        ClosureType::Ind,
+        ClosureType::MutVarClean,
+        ClosureType::MutVarDirty,
+        ClosureType::MutArrClean,
+        ClosureType::MutArrDirty,
+        ClosureType::Arr,
+        ClosureType::ArrWords,
+        ClosureType::Weak,
+        ClosureType::DeadWeak,
+    ];
+
+    /// GHC's name for the closure type, as `-hT` profiles print it.
+    pub fn ghc_name(self) -> &'static str {
+        match self {
+            ClosureType::Constr => "CONSTR",
+            ClosureType::ConstrStatic => "CONSTR_NOCAF",
+            ClosureType::Fun => "FUN",
+            ClosureType::Thunk => "THUNK",
+            ClosureType::Ind => "IND",
+            ClosureType::MutVarClean => "MUT_VAR_CLEAN",
+            ClosureType::MutVarDirty => "MUT_VAR_DIRTY",
+            ClosureType::MutArrClean => "MUT_ARR_PTRS_CLEAN",
+            ClosureType::MutArrDirty => "MUT_ARR_PTRS_DIRTY",
+            ClosureType::Arr => "MUT_ARR_PTRS_FROZEN_CLEAN",
+            ClosureType::ArrWords => "ARR_WORDS",
+            ClosureType::Weak => "WEAK",
+            ClosureType::DeadWeak => "DEAD_WEAK",
+        }
+    }
+
+    /// Pointer arrays: length word, elements, card table.
+    pub fn is_pointer_array(self) -> bool {
+        matches!(self, ClosureType::MutArrClean | ClosureType::MutArrDirty | ClosureType::Arr)
+    }
+
+    /// Objects the mutator may write pointers into after allocation.
+    pub fn is_mutable(self) -> bool {
+        matches!(
+            self,
+            ClosureType::MutVarClean | ClosureType::MutVarDirty | ClosureType::MutArrClean | ClosureType::MutArrDirty
+        )
+    }
+}
+
+/// A static description of a family of objects.
+#[derive(Debug)]
+#[repr(C, align(8))]
+pub struct InfoTable {
+    /// Always `INFO_MAGIC`.
+    pub magic: u32,
+    /// What kind of closure.
+    pub closure_type: ClosureType,
+    /// Pointer words at the start of the payload (fixed-layout kinds).
+    pub ptrs: u32,
+    /// Non-pointer words after them.
+    pub nptrs: u32,
+    /// Constructor or closure name (`-hd`).
+    pub name: &'static str,
+    /// Type name (`-hy`).
+    pub type_name: &'static str,
+    /// Module (`-hm`).
+    pub module: &'static str,
+    /// For thunks: the code that evaluates it.
+    pub entry: Option<ThunkCode>,
+}
+
+impl InfoTable {
+    const fn new(closure_type: ClosureType, ptrs: u32, nptrs: u32, name: &'static str, type_name: &'static str, module: &'static str) -> InfoTable {
+        InfoTable { magic: INFO_MAGIC, closure_type, ptrs, nptrs, name, type_name, module, entry: None }
+    }
+
+    /// A data constructor with `ptrs` pointer fields and `nptrs` words.
+    pub const fn constr(name: &'static str, type_name: &'static str, module: &'static str, ptrs: u32, nptrs: u32) -> InfoTable {
+        InfoTable::new(ClosureType::Constr, ptrs, nptrs, name, type_name, module)
+    }
+
+    /// A nullary constructor that lives outside the heap (see `StaticObject`).
+    pub const fn static_constr(name: &'static str, type_name: &'static str, module: &'static str) -> InfoTable {
+        InfoTable::new(ClosureType::ConstrStatic, 0, 0, name, type_name, module)
+    }
+
+    /// A function closure capturing `ptrs` pointers and `nptrs` words.
+    pub const fn fun(name: &'static str, module: &'static str, ptrs: u32, nptrs: u32) -> InfoTable {
+        InfoTable::new(ClosureType::Fun, ptrs, nptrs, name, "->", module)
+    }
+
+    /// A thunk whose value `entry` computes from its `ptrs` + `nptrs` free
+    /// variables. A thunk has at least one payload word, so that it can be
+    /// overwritten by an indirection.
+    pub const fn thunk(name: &'static str, type_name: &'static str, module: &'static str, ptrs: u32, nptrs: u32, entry: ThunkCode) -> InfoTable {
+        let mut it = InfoTable::new(ClosureType::Thunk, ptrs, nptrs, name, type_name, module);
+        it.entry = Some(entry);
+        it
+    }
+
+    /// The header word that points at this table.
+    #[inline(always)]
+    pub fn header(&'static self) -> Word {
+        self as *const InfoTable as Word
+    }
+
+    /// Objects outside the heap.
+    #[inline(always)]
+    pub fn is_static(&self) -> bool {
+        self.closure_type == ClosureType::ConstrStatic
+    }
+}
+
+const CORE: &str = "GHC.Prim";
+
+/// An indirection left by an updated thunk.
+pub static IND_INFO: InfoTable = InfoTable::new(ClosureType::Ind, 1, 0, "IND", "IND", CORE);
+/// `MutVar#`, clean.
+pub static MUT_VAR_CLEAN_INFO: InfoTable = InfoTable::new(ClosureType::MutVarClean, 1, 0, "MUT_VAR_CLEAN", "MutVar#", CORE);
+/// `MutVar#`, dirty (on a mutable list).
+pub static MUT_VAR_DIRTY_INFO: InfoTable = InfoTable::new(ClosureType::MutVarDirty, 1, 0, "MUT_VAR_DIRTY", "MutVar#", CORE);
+/// `MutableArray#`, clean.
+pub static MUT_ARR_CLEAN_INFO: InfoTable = InfoTable::new(ClosureType::MutArrClean, 0, 0, "MUT_ARR_PTRS_CLEAN", "MutableArray#", CORE);
+/// `MutableArray#`, dirty.
+pub static MUT_ARR_DIRTY_INFO: InfoTable = InfoTable::new(ClosureType::MutArrDirty, 0, 0, "MUT_ARR_PTRS_DIRTY", "MutableArray#", CORE);
+/// `Array#` (frozen).
+pub static ARR_INFO: InfoTable = InfoTable::new(ClosureType::Arr, 0, 0, "MUT_ARR_PTRS_FROZEN", "Array#", CORE);
+/// `ByteArray#`.
+pub static ARR_WORDS_INFO: InfoTable = InfoTable::new(ClosureType::ArrWords, 0, 0, "ARR_WORDS", "ByteArray#", CORE);
+/// `Weak#`.
+pub static WEAK_INFO: InfoTable = InfoTable::new(ClosureType::Weak, 3, 2, "WEAK", "Weak#", CORE);
+/// A `Weak#` whose key died.
+pub static DEAD_WEAK_INFO: InfoTable = InfoTable::new(ClosureType::DeadWeak, 3, 2, "DEAD_WEAK", "Weak#", CORE);
+
+/// A nullary constructor outside the heap: one header word. Declare one as
+/// `static NIL: StaticObject = StaticObject::new(&NIL_INFO);` with an info
+/// table from `InfoTable::static_constr`.
+#[derive(Debug)]
+#[repr(C, align(8))]
+pub struct StaticObject {
+    header: &'static InfoTable,
+}
+
+impl StaticObject {
+    /// A static object described by `info`, which must be a static constructor.
+    pub const fn new(info: &'static InfoTable) -> StaticObject {
+        assert!(matches!(info.closure_type, ClosureType::ConstrStatic), "static objects need a static_constr info table");
+        StaticObject { header: info }
+    }
+
+    /// The object's address, as stored in pointer fields.
+    #[inline(always)]
+    pub fn addr(&'static self) -> Word {
+        self as *const StaticObject as Word
+    }
+}
+
+/// A static object that stands for "no object" (an empty weak key, a cleared
+/// field): pointer fields are never null.
+pub static NULL_INFO: InfoTable = InfoTable::static_constr("NULL", "NULL", CORE);
+/// The object behind `NULL_INFO`.
+pub static NULL_OBJECT: StaticObject = StaticObject::new(&NULL_INFO);

@@ -1,0 +1,245 @@
+//! Megablocks: the heap's unit of memory from the operating system.
+//!
+//! A megablock is 1 MiB aligned to 1 MiB, so that any heap address finds its
+//! megablock (and from there its block descriptor) by masking. The OS gives
+//! no alignment guarantee beyond a page, so we over-map by one megablock and
+//! trim the unaligned ends (See Note [Over-map and trim]).
+//!
+//! This module owns the set of megablocks the heap holds and the pool of
+//! free ones kept for reuse; it keeps the invariant that every address in
+//! `owned` is the base of a live, aligned mapping.
+//!
+//! Note [Over-map and trim]
+//! ~~~~~~~~~~~~~~~~~~~~~~~~
+//! To get `n` aligned megablocks we ask mmap for `n + 1` megablocks of
+//! address space. Somewhere inside lies an aligned run of `n`; we unmap the
+//! slack before and after it. This costs three system calls per request but
+//! no wasted memory, and it is what GHC's `osGetMBlocks` does when the first
+//! attempt is unaligned.
+
+use crate::constants::{MBLOCK_MASK, MBLOCK_SIZE};
+use std::collections::BTreeMap;
+
+/// The megablocks of one heap.
+#[derive(Debug, Default)]
+pub struct MBlockPool {
+    /// Base address -> number of megablocks in the mapping that starts there.
+    owned: BTreeMap<usize, usize>,
+    /// Single free megablocks kept mapped for reuse.
+    free: Vec<usize>,
+    /// Megablocks mapped now (owned, free ones included).
+    mapped: usize,
+    /// The most megablocks ever mapped at once.
+    peak: usize,
+    /// Megablocks handed back to the OS so far.
+    returned: usize,
+}
+
+/// The OS refused memory.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct OutOfMemory {
+    /// Bytes asked for.
+    pub bytes: usize,
+}
+
+impl MBlockPool {
+    /// An empty pool.
+    pub fn new() -> MBlockPool {
+        MBlockPool::default()
+    }
+
+    /// One aligned megablock, from the free pool if it has one.
+    pub fn alloc_one(&mut self) -> Result<usize, OutOfMemory> {
+        if let Some(base) = self.free.pop() {
+            return Ok(base);
+        }
+        self.map(1)
+    }
+
+    /// `n` contiguous aligned megablocks (a megablock group for a large
+    /// object). Always a fresh mapping, so that freeing it unmaps it whole.
+    pub fn alloc_group(&mut self, n: usize) -> Result<usize, OutOfMemory> {
+        if n == 1 {
+            return self.alloc_one();
+        }
+        self.map(n)
+    }
+
+    /// Give back a megablock group. Single megablocks go to the free pool;
+    /// groups are unmapped at once (they are rarely the right size again).
+    pub fn free_group(&mut self, base: usize, n: usize) {
+        debug_assert_eq!(base & MBLOCK_MASK, 0);
+        debug_assert_eq!(self.owned.get(&base), Some(&n), "freeing a megablock we do not own");
+        if n == 1 {
+            self.free.push(base);
+        } else {
+            self.unmap(base, n);
+        }
+    }
+
+    /// Unmap free megablocks until at most `keep` remain in the pool.
+    /// Returns how many went back to the OS.
+    pub fn return_to_os(&mut self, keep: usize) -> usize {
+        let mut count = 0;
+        while self.free.len() > keep {
+            let base = self.free.pop().expect("free pool is non-empty");
+            self.unmap(base, 1);
+            count += 1;
+        }
+        count
+    }
+
+    /// Megablocks mapped now.
+    pub fn mapped(&self) -> usize {
+        self.mapped
+    }
+
+    /// Free megablocks held for reuse.
+    pub fn free_count(&self) -> usize {
+        self.free.len()
+    }
+
+    /// The most megablocks ever mapped at once.
+    pub fn peak(&self) -> usize {
+        self.peak
+    }
+
+    /// Megablocks returned to the OS so far.
+    pub fn returned(&self) -> usize {
+        self.returned
+    }
+
+    /// Is `addr` inside a megablock this pool owns (free ones included)?
+    /// A range query over the owned mappings: for checkers, not hot paths.
+    pub fn contains(&self, addr: usize) -> bool {
+        match self.owned.range(..=addr).next_back() {
+            Some((&base, &n)) => addr < base + n * MBLOCK_SIZE,
+            None => false,
+        }
+    }
+
+    /// Is `base` a free megablock in the pool?
+    pub fn is_free(&self, base: usize) -> bool {
+        self.free.contains(&base)
+    }
+
+    /// Every owned mapping as (base, megablocks).
+    pub fn mappings(&self) -> impl Iterator<Item = (usize, usize)> + '_ {
+        self.owned.iter().map(|(&b, &n)| (b, n))
+    }
+
+    fn map(&mut self, n: usize) -> Result<usize, OutOfMemory> {
+        let bytes = n * MBLOCK_SIZE;
+        let base = os::map_aligned(bytes).ok_or(OutOfMemory { bytes })?;
+        self.owned.insert(base, n);
+        self.mapped += n;
+        self.peak = self.peak.max(self.mapped);
+        Ok(base)
+    }
+
+    fn unmap(&mut self, base: usize, n: usize) {
+        self.owned.remove(&base);
+        os::unmap(base, n * MBLOCK_SIZE);
+        self.mapped -= n;
+        self.returned += n;
+    }
+}
+
+impl Drop for MBlockPool {
+    fn drop(&mut self) {
+        for (&base, &n) in &self.owned {
+            os::unmap(base, n * MBLOCK_SIZE);
+        }
+    }
+}
+
+/// The two system calls, kept apart so the unsafe code is in one place.
+mod os {
+    use crate::constants::MBLOCK_SIZE;
+
+    /// Map `bytes` (a multiple of the megablock size) of zeroed memory at a
+    /// megablock-aligned address. See Note [Over-map and trim].
+    pub fn map_aligned(bytes: usize) -> Option<usize> {
+        let span = bytes + MBLOCK_SIZE;
+        // SAFETY: an anonymous private mapping at no fixed address touches no
+        // existing memory; failure is reported as MAP_FAILED and checked.
+        let raw = unsafe {
+            libc::mmap(
+                std::ptr::null_mut(),
+                span,
+                libc::PROT_READ | libc::PROT_WRITE,
+                libc::MAP_PRIVATE | libc::MAP_ANONYMOUS | libc::MAP_NORESERVE,
+                -1,
+                0,
+            )
+        };
+        if raw == libc::MAP_FAILED {
+            return None;
+        }
+        let start = raw as usize;
+        let aligned = (start + MBLOCK_SIZE - 1) & !(MBLOCK_SIZE - 1);
+        let head = aligned - start;
+        let tail = span - head - bytes;
+        if head > 0 {
+            unmap(start, head);
+        }
+        if tail > 0 {
+            unmap(aligned + bytes, tail);
+        }
+        Some(aligned)
+    }
+
+    /// Unmap a range this module mapped.
+    pub fn unmap(addr: usize, bytes: usize) {
+        // SAFETY: callers pass only ranges carved out of our own mappings,
+        // and nothing refers to them any more (the pool forgot them first).
+        let rc = unsafe { libc::munmap(addr as *mut libc::c_void, bytes) };
+        debug_assert_eq!(rc, 0, "munmap failed");
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn megablocks_are_aligned_and_reused() {
+        let mut pool = MBlockPool::new();
+        let a = pool.alloc_one().unwrap();
+        assert_eq!(a & MBLOCK_MASK, 0);
+        assert!(pool.contains(a) && pool.contains(a + MBLOCK_SIZE - 1));
+        assert!(!pool.contains(a + MBLOCK_SIZE));
+        pool.free_group(a, 1);
+        assert_eq!(pool.free_count(), 1);
+        let b = pool.alloc_one().unwrap();
+        assert_eq!(a, b, "a free megablock is reused before mapping a new one");
+        assert_eq!(pool.mapped(), 1);
+    }
+
+    #[test]
+    fn groups_are_contiguous_and_unmapped_on_free() {
+        let mut pool = MBlockPool::new();
+        let g = pool.alloc_group(3).unwrap();
+        assert_eq!(g & MBLOCK_MASK, 0);
+        assert!(pool.contains(g + 3 * MBLOCK_SIZE - 1));
+        // The memory is really there: write to its last byte.
+        // SAFETY: the group is a live mapping of 3 MiB that we own.
+        unsafe { *((g + 3 * MBLOCK_SIZE - 1) as *mut u8) = 7 };
+        pool.free_group(g, 3);
+        assert_eq!(pool.mapped(), 0);
+        assert_eq!(pool.returned(), 3);
+        assert_eq!(pool.peak(), 3);
+    }
+
+    #[test]
+    fn return_to_os_keeps_the_requested_number() {
+        let mut pool = MBlockPool::new();
+        let blocks: Vec<usize> = (0..5).map(|_| pool.alloc_one().unwrap()).collect();
+        for b in blocks {
+            pool.free_group(b, 1);
+        }
+        assert_eq!(pool.return_to_os(2), 3);
+        assert_eq!(pool.free_count(), 2);
+        assert_eq!(pool.mapped(), 2);
+    }
+}

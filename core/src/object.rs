@@ -1,0 +1,223 @@
+//! The object model: how an object's words are laid out, and how big it is.
+//!
+//! An object is a header then a payload of words:
+//!
+//! ```text
+//!   [ info | (ccs | trav) | ptr_0 .. ptr_{p-1} | word_0 .. word_{n-1} ]
+//!     ^ header word          ^ payload: pointers first, then non-pointers
+//! ```
+//!
+//! The two profiling words exist only when profiling is switched on for the
+//! run (`Layout::profiling`); then every object carries them and
+//! `Layout::hdr` is 3 instead of 1. Pointer arrays keep their length in the
+//! first payload word, then the elements, then a card table (one byte per
+//! 128 elements, See Note [Card marking] in `barrier`). Byte arrays keep
+//! their length in bytes, then the data.
+//!
+//! Note [Forwarding pointers]
+//! ~~~~~~~~~~~~~~~~~~~~~~~~~~
+//! When a copying collector moves an object it overwrites the old copy's
+//! header with the new address plus one. Info tables and objects are
+//! word-aligned, so a header with its low bit set is a forwarding pointer
+//! and cannot be an info table. The parallel collector claims an object by
+//! a compare-and-swap on this same word.
+//!
+//! Note [Slop is zeroed]
+//! ~~~~~~~~~~~~~~~~~~~~~
+//! A thunk updated to an indirection keeps only two words (header and
+//! indirectee) of what may have been a larger object. The words after it
+//! are set to zero, and a zero header word is read as one word of slop by
+//! every linear walk of a block (sanity checking, heap census). No info
+//! table lives at address zero, so this is unambiguous.
+
+use crate::constants::{Word, WORD_SIZE};
+use crate::info::{ClosureType, InfoTable};
+
+/// Elements covered by one card of a pointer array (2^7, as in GHC).
+pub const CARD_BITS: usize = 7;
+/// Elements per card.
+pub const CARD_SIZE: usize = 1 << CARD_BITS;
+
+/// Cards for an array of `n` elements.
+#[inline(always)]
+pub const fn cards_for(n: usize) -> usize {
+    n.div_ceil(CARD_SIZE)
+}
+
+/// Words that hold the card table of an array of `n` elements.
+#[inline(always)]
+pub const fn card_words(n: usize) -> usize {
+    cards_for(n).div_ceil(WORD_SIZE)
+}
+
+/// Is this header word a forwarding pointer?
+#[inline(always)]
+pub fn is_forwarded(header: Word) -> bool {
+    header & 1 == 1
+}
+
+/// The new address encoded in a forwarding header.
+#[inline(always)]
+pub fn forward_target(header: Word) -> *mut Word {
+    (header & !1) as *mut Word
+}
+
+/// The forwarding header that points at `to`.
+#[inline(always)]
+pub fn forwarding_header(to: *mut Word) -> Word {
+    to as Word | 1
+}
+
+/// The info table of a header word that is not a forwarding pointer.
+#[inline(always)]
+pub fn info_of_header(header: Word) -> &'static InfoTable {
+    debug_assert!(header != 0 && !is_forwarded(header));
+    // SAFETY: header words of live objects are written only from
+    // `&'static InfoTable` (InfoTable::header); callers rule out forwarding
+    // pointers and slop first.
+    unsafe { &*(header as *const InfoTable) }
+}
+
+/// Header size: does every object carry the two profiling words?
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Layout {
+    /// Words before the payload: 1, or 3 when profiling.
+    pub hdr: usize,
+}
+
+impl Layout {
+    /// The layout of a run with or without the profiling header.
+    pub const fn new(profiling: bool) -> Layout {
+        Layout { hdr: if profiling { 3 } else { 1 } }
+    }
+
+    /// Is the profiling header present?
+    pub const fn profiling(self) -> bool {
+        self.hdr == 3
+    }
+
+    /// Words of an object with fixed layout `ptrs` + `nptrs`.
+    #[inline(always)]
+    pub fn fixed_size(self, info: &InfoTable) -> usize {
+        let payload = (info.ptrs + info.nptrs) as usize;
+        match info.closure_type {
+            // A thunk keeps room for the indirectee (See InfoTable::thunk).
+            ClosureType::Thunk => self.hdr + payload.max(1),
+            _ => self.hdr + payload,
+        }
+    }
+
+    /// Words of a pointer array of `n` elements.
+    #[inline(always)]
+    pub fn array_size(self, n: usize) -> usize {
+        self.hdr + 1 + n + card_words(n)
+    }
+
+    /// Words of a byte array of `bytes` bytes.
+    #[inline(always)]
+    pub fn byte_array_size(self, bytes: usize) -> usize {
+        self.hdr + 1 + bytes.div_ceil(WORD_SIZE)
+    }
+
+    /// Size in words of the object at `p`, whose header is `info`.
+    ///
+    /// # Safety
+    /// `p` must point at a live object whose header is `info`.
+    #[inline(always)]
+    pub unsafe fn size_of(self, p: *const Word, info: &InfoTable) -> usize {
+        match info.closure_type {
+            ClosureType::MutArrClean | ClosureType::MutArrDirty | ClosureType::Arr => self.array_size(*p.add(self.hdr)),
+            ClosureType::ArrWords => self.byte_array_size(*p.add(self.hdr)),
+            ClosureType::Ind => self.hdr + 1,
+            _ => self.fixed_size(info),
+        }
+    }
+
+    /// The first payload word of the object at `p`.
+    #[inline(always)]
+    pub fn payload(self, p: *mut Word) -> *mut Word {
+        // SAFETY: every object has at least `hdr` words; the result may be
+        // one past the end for an empty payload, which is never read.
+        unsafe { p.add(self.hdr) }
+    }
+
+    /// The slots that the collectors trace in the object at `p`: a start
+    /// address and a count. Weak pointers' fields are not here: they are
+    /// traced by weak-pointer processing (See Note [Weak fields]).
+    ///
+    /// # Safety
+    /// `p` must point at a live object whose header is `info`.
+    #[inline(always)]
+    pub unsafe fn pointer_slots(self, p: *mut Word, info: &InfoTable) -> (*mut Word, usize) {
+        let payload = p.add(self.hdr);
+        match info.closure_type {
+            ClosureType::MutArrClean | ClosureType::MutArrDirty | ClosureType::Arr => (payload.add(1), *payload),
+            ClosureType::ArrWords | ClosureType::ConstrStatic | ClosureType::Weak | ClosureType::DeadWeak => (payload, 0),
+            ClosureType::Ind => (payload, 1),
+            _ => (payload, info.ptrs as usize),
+        }
+    }
+
+    /// The card table of the pointer array at `p` (of `n` elements).
+    #[inline(always)]
+    pub fn card_table(self, p: *mut Word, n: usize) -> *mut u8 {
+        // SAFETY: the card table lies inside the array object (array_size).
+        unsafe { p.add(self.hdr + 1 + n) as *mut u8 }
+    }
+}
+
+/// Weak pointer payload word offsets. See Note [Weak fields].
+pub mod weak_field {
+    /// The key: the weak is alive while the key is reachable.
+    pub const KEY: usize = 0;
+    /// The value returned by dereferencing while the key lives.
+    pub const VALUE: usize = 1;
+    /// A heap object handed to the finaliser (or NULL_OBJECT).
+    pub const FINALIZER: usize = 2;
+    /// Link to the next weak of the same generation (not a heap pointer:
+    /// the generations keep their own lists; kept for eventlog tools).
+    pub const LINK: usize = 3;
+    /// Id of the Rust finaliser callback, 0 for none.
+    pub const FINALIZER_ID: usize = 4;
+}
+
+// Note [Weak fields]
+// ~~~~~~~~~~~~~~~~~~
+// A weak pointer's key must not be kept alive by the weak pointer itself, so
+// the ordinary scavenger does not trace a WEAK's fields at all. Instead every
+// generation keeps a list of its weak pointers, and after the ordinary
+// transitive closure the collector examines them (`weak_ptrs` in the
+// collectors crate): a weak whose key was reached is kept and its value and
+// finaliser traced; one whose key was not becomes DEAD_WEAK, its finaliser
+// is queued for the mutator, and its value kept alive for that finaliser.
+// Weak pointers of generations not being collected have all three fields
+// traced strongly, so that their keys, which may be younger, stay valid; a
+// key is only judged when its weak pointer's own generation is collected.
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::info::*;
+
+    #[test]
+    fn forwarding_round_trip() {
+        let to = 0x1000_0008 as *mut Word;
+        let h = forwarding_header(to);
+        assert!(is_forwarded(h));
+        assert_eq!(forward_target(h), to);
+        assert!(!is_forwarded(IND_INFO.header()));
+    }
+
+    #[test]
+    fn sizes() {
+        static PAIR: InfoTable = InfoTable::constr("Pair", "Pair", "Test", 2, 1);
+        let plain = Layout::new(false);
+        let prof = Layout::new(true);
+        assert_eq!(plain.fixed_size(&PAIR), 4);
+        assert_eq!(prof.fixed_size(&PAIR), 6);
+        assert_eq!(plain.array_size(0), 2);
+        assert_eq!(plain.array_size(128), 2 + 128 + 1);
+        assert_eq!(plain.array_size(129 * 8), 2 + 1032 + 2);
+        assert_eq!(plain.byte_array_size(9), 4);
+    }
+}

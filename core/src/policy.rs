@@ -1,0 +1,229 @@
+//! The sizing policy: which generations to collect, and how big things grow.
+//!
+//! This is GHC's policy (`rts/sm/GC.c`: `calcNeeded`, `resize_generations`,
+//! `resize_nursery`; `rts/sm/Storage.c`), shared by every collector:
+//!
+//! - Generation 0 is collected at every GC; generation g > 0 too when it
+//!   occupies more than its `max_blocks`, and then every younger one.
+//! - After a major GC every generation's `max_blocks` becomes
+//!   `max(live x F, -O)`, where live is the oldest generation's blocks. With
+//!   `-M`, that size is cut so that the generations (twice over, since
+//!   copying needs to-space; once for the oldest when compacting) plus the
+//!   minimum allocation area fit; if even the live data does not fit, the
+//!   heap has overflowed.
+//! - Compaction of the oldest generation is asked for with `-c`, or when
+//!   the oldest generation exceeds `-c<n>`% of `-M`.
+//! - The allocation area is `-A` per capability, except with one
+//!   generation (two-space: `F x live`, at least `-A`; near `-M`, what
+//!   is left) or with `-H` (what the suggested heap size leaves after the
+//!   generations' needs, at least `-A`).
+//! - Free megablocks beyond what the live data, its growth by `F` and the
+//!   nursery need are returned to the OS after a major GC.
+
+use crate::collector::{GcReason, GcRequest};
+use crate::constants::{Word, BLOCKS_PER_MBLOCK, BLOCK_SIZE};
+use crate::flags::RtsFlags;
+use crate::heap::Heap;
+use crate::mblock::OutOfMemory;
+
+/// The heap cannot be kept within `-M`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct HeapOverflow {
+    /// The limit, in bytes.
+    pub max_heap_bytes: usize,
+}
+
+/// Why the heap could not grow: the `-M` limit, or the OS.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum HeapExhausted {
+    /// `-M` is exceeded.
+    Overflow(HeapOverflow),
+    /// The OS refused memory.
+    OutOfMemory(OutOfMemory),
+}
+
+impl From<OutOfMemory> for HeapExhausted {
+    fn from(e: OutOfMemory) -> Self {
+        HeapExhausted::OutOfMemory(e)
+    }
+}
+
+/// What the policy wants of the next GC.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct PolicyState {
+    /// The next GC must be major (the heap is near `-M`).
+    pub force_major: bool,
+    /// Nursery survival rate of the last minor GC, in percent (for `-H`).
+    pub g0_pct_kept: usize,
+    /// Heap size at the previous GC, in blocks (for `-H` with no size).
+    pub last_heap_blocks: usize,
+}
+
+/// Choose what to collect: GHC's `calcNeeded`.
+pub fn plan_collection(heap: &Heap, flags: &RtsFlags, state: &PolicyState, reason: GcReason, force_major: bool) -> GcRequest {
+    let mut collect_gen = 0;
+    for (g, gen) in heap.gens.iter().enumerate().skip(1) {
+        if gen.occupied_blocks() > gen.max_blocks {
+            collect_gen = g;
+        }
+    }
+    if force_major || state.force_major {
+        collect_gen = heap.oldest();
+    }
+    let compact_oldest = collect_gen == heap.oldest() && heap.gens.len() > 1 && wants_compaction(heap, flags);
+    GcRequest { collect_gen, reason, compact_oldest }
+}
+
+/// `-c`, or `-c<n>` past its threshold of `-M`.
+fn wants_compaction(heap: &Heap, flags: &RtsFlags) -> bool {
+    if flags.compact {
+        return true;
+    }
+    let max = flags.max_heap_blocks;
+    max > 0 && (heap.gens[heap.oldest()].occupied_blocks() as f64) > flags.compact_threshold * max as f64 / 100.0
+}
+
+fn min_alloc_blocks(flags: &RtsFlags, caps: usize) -> usize {
+    let by_pc = (flags.pc_free_heap * flags.max_heap_blocks as f64 / 200.0) as usize;
+    by_pc.max(flags.alloc_area_blocks * caps)
+}
+
+/// After a GC: resize the generations and the nursery, and decide whether
+/// the heap has overflowed `-M`.
+pub fn after_gc(heap: &mut Heap, flags: &RtsFlags, state: &mut PolicyState, req: &GcRequest, copied_words: usize, caps: usize) -> Result<(), HeapExhausted> {
+    let major = req.collect_gen == heap.oldest();
+    if major {
+        resize_generations(heap, flags, caps, req.compact_oldest)?;
+    }
+    resize_nursery(heap, flags, state, req, copied_words, caps)?;
+    check_max_heap(heap, flags, state, major, caps)?;
+    if major {
+        return_memory(heap, flags);
+    }
+    state.last_heap_blocks = heap.generation_blocks() + heap.nursery_blocks();
+    Ok(())
+}
+
+/// GHC's `resize_generations`.
+fn resize_generations(heap: &mut Heap, flags: &RtsFlags, caps: usize, compacting: bool) -> Result<(), HeapExhausted> {
+    let gens = heap.gens.len();
+    if gens == 1 {
+        return Ok(());
+    }
+    let oldest = &heap.gens[heap.oldest()];
+    let live = oldest.n_words.div_ceil(BLOCK_SIZE / std::mem::size_of::<Word>()) + oldest.n_large_blocks;
+    let mut size = ((live as f64 * flags.old_gen_factor) as usize).max(flags.min_old_gen_blocks);
+    let max = flags.max_heap_blocks;
+    if max != 0 {
+        let min_alloc = min_alloc_blocks(flags, caps);
+        if max < min_alloc {
+            return Err(overflow(flags));
+        }
+        if compacting {
+            if size + (size.saturating_sub(1)) * (gens - 2) * 2 + min_alloc > max {
+                size = (max - min_alloc) / ((gens - 1) * 2 - 1);
+            }
+        } else if size * (gens - 1) * 2 + min_alloc > max {
+            size = (max - min_alloc) / ((gens - 1) * 2);
+        }
+        if size < live {
+            return Err(overflow(flags));
+        }
+    }
+    for gen in &mut heap.gens {
+        gen.max_blocks = size;
+    }
+    Ok(())
+}
+
+/// GHC's `resize_nursery`.
+fn resize_nursery(heap: &mut Heap, flags: &RtsFlags, state: &mut PolicyState, req: &GcRequest, copied_words: usize, caps: usize) -> Result<(), HeapExhausted> {
+    let min_nursery = flags.alloc_area_blocks * caps;
+    let wanted = if heap.gens.len() == 1 {
+        two_space_nursery(heap, flags, min_nursery)?
+    } else if flags.heap_suggestion_blocks > 0 || flags.heap_suggestion_auto {
+        let suggestion = if flags.heap_suggestion_blocks > 0 { flags.heap_suggestion_blocks } else { state.last_heap_blocks };
+        if req.collect_gen == 0 {
+            let nursery = heap.nursery_blocks().max(1);
+            state.g0_pct_kept = (copied_words / (BLOCK_SIZE / 8 - 10)) * 100 / nursery;
+        }
+        let needed = needed_blocks(heap);
+        let blocks = (suggestion as i64 - needed as i64) * 100 / (100 + state.g0_pct_kept as i64);
+        (blocks.max(0) as usize).max(min_nursery)
+    } else {
+        min_nursery
+    };
+    if wanted != heap.nursery_blocks() {
+        heap.resize_nurseries(wanted, flags.chunk_blocks, caps)?;
+    }
+    Ok(())
+}
+
+/// Two-space sizing: the allocation area is `F x live`, at least `-A`; near
+/// `-M`, whatever is left after the live data and its copy.
+fn two_space_nursery(heap: &Heap, flags: &RtsFlags, min_nursery: usize) -> Result<usize, HeapExhausted> {
+    let live = heap.gens[0].occupied_blocks();
+    let max = flags.max_heap_blocks;
+    if max != 0 && (live as f64 * flags.old_gen_factor * 2.0) as usize > max {
+        let adjusted = max as i64 - 2 * live as i64;
+        let pc_free = adjusted * 100 / max as i64;
+        if adjusted <= 0 || (pc_free as f64) < flags.pc_free_heap {
+            return Err(overflow(flags));
+        }
+        return Ok((adjusted as usize).max(1));
+    }
+    Ok(((live as f64 * flags.old_gen_factor) as usize).max(min_nursery))
+}
+
+/// Blocks the next GC will need for live data and its copies (GHC's
+/// `calcNeeded`, without choosing the generations).
+fn needed_blocks(heap: &Heap) -> usize {
+    let mut needed = 0;
+    for (g, gen) in heap.gens.iter().enumerate() {
+        let blocks = gen.occupied_blocks();
+        needed += blocks;
+        if g == 0 || blocks > gen.max_blocks {
+            needed += gen.n_blocks();
+        }
+    }
+    needed
+}
+
+/// Past `-M` after a GC: a minor GC asks for a major one next; after a
+/// major one it is an overflow.
+fn check_max_heap(heap: &Heap, flags: &RtsFlags, state: &mut PolicyState, major: bool, caps: usize) -> Result<(), HeapExhausted> {
+    let max = flags.max_heap_blocks;
+    if max == 0 {
+        return Ok(());
+    }
+    let in_use = heap.generation_blocks() + heap.nursery_blocks();
+    let min_alloc = min_alloc_blocks(flags, caps);
+    if in_use > max || heap.generation_blocks() + min_alloc > max {
+        if major {
+            return Err(overflow(flags));
+        }
+        state.force_major = true;
+    } else if major {
+        state.force_major = false;
+    }
+    Ok(())
+}
+
+/// Return free megablocks beyond what the heap needs to the OS.
+fn return_memory(heap: &mut Heap, flags: &RtsFlags) {
+    let live = heap.generation_blocks();
+    let mut need = (live as f64 * (1.0 + flags.old_gen_factor)) as usize + heap.nursery_blocks();
+    need = need.max(flags.heap_suggestion_blocks);
+    if flags.max_heap_blocks > 0 {
+        need = need.min(flags.max_heap_blocks);
+    }
+    let need_mblocks = need.div_ceil(BLOCKS_PER_MBLOCK);
+    let blocks = heap.blocks_mut();
+    let in_use = blocks.mblocks().mapped() - blocks.mblocks().free_count();
+    let keep = need_mblocks.saturating_sub(in_use);
+    blocks.release(keep);
+}
+
+fn overflow(flags: &RtsFlags) -> HeapExhausted {
+    HeapExhausted::Overflow(HeapOverflow { max_heap_bytes: flags.max_heap_blocks * BLOCK_SIZE })
+}

@@ -1,0 +1,243 @@
+//! GHC's statistics text: `+RTS -S` lines, the `-s` summary, `-t` and
+//! `-t --machine-readable`, with GHC 9.0's labels and layout
+//! (`rts/Stats.c`), so that a gclab report reads beside GHC's own.
+//!
+//! One deliberate difference: GHC 9.0's non-threaded runtime prints
+//! `%GC time 0.0%` (a known quirk); gclab prints the real figure.
+
+use crate::stats::{GcRecord, Stats};
+use std::fmt::Write;
+
+/// `1234567` as `1,234,567`, as GHC's `showStgWord64` writes it.
+pub fn with_commas(n: u64) -> String {
+    let digits = n.to_string();
+    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// The two header lines of `-S`.
+pub fn gc_table_header() -> String {
+    "    Alloc    Copied     Live     GC     GC      TOT      TOT  Page Flts\n    bytes     bytes     bytes   user   elap     user     elap\n".to_string()
+}
+
+/// One `-S` line.
+pub fn gc_table_line(r: &GcRecord) -> String {
+    format!(
+        "{:9} {:9} {:9} {:6.3} {:6.3} {:8.3} {:8.3} {:4} {:4}  (Gen: {:2})\n",
+        r.allocated_bytes, r.copied_bytes, r.live_bytes, r.gc_cpu, r.gc_elapsed, r.total_cpu, r.total_elapsed, r.gc_faults, r.mut_faults, r.gen
+    )
+}
+
+fn pct(part: f64, whole: f64) -> f64 {
+    if whole > 0.0 {
+        100.0 * part / whole
+    } else {
+        0.0
+    }
+}
+
+/// The `-s` summary. `capabilities` > 1 adds the work balance line.
+pub fn summary(s: &Stats, capabilities: usize) -> String {
+    let mut o = String::new();
+    let mib = 1024 * 1024;
+    let _ = writeln!(o, "{:>16} bytes allocated in the heap", with_commas(s.allocated_bytes));
+    let _ = writeln!(o, "{:>16} bytes copied during GC", with_commas(s.copied_bytes));
+    let _ = writeln!(o, "{:>16} bytes maximum residency ({} sample(s))", with_commas(s.max_live_bytes), s.major_gcs);
+    let _ = writeln!(o, "{:>16} bytes maximum slop", with_commas(s.max_slop_bytes));
+    let _ = writeln!(
+        o,
+        "{:16} MiB total memory in use ({} MB lost due to fragmentation)\n",
+        s.max_mem_in_use_bytes / mib,
+        s.fragmentation_bytes / mib
+    );
+    o.push_str("                                     Tot time (elapsed)  Avg pause  Max pause\n");
+    for (g, gen) in s.gens.iter().enumerate() {
+        let avg = if gen.collections > 0 { gen.elapsed / gen.collections as f64 } else { 0.0 };
+        let _ = writeln!(
+            o,
+            "  Gen {:2}     {:5} colls, {:5} par   {:6.3}s  {:6.3}s     {:3.4}s    {:3.4}s",
+            g, gen.collections, gen.par_collections, gen.cpu, gen.elapsed, avg, gen.max_pause
+        );
+    }
+    o.push('\n');
+    if s.gc_threads > 1 {
+        let _ = writeln!(o, "  Parallel GC work balance: {:.2}% (serial 0%, perfect 100%)\n", s.work_balance_percent());
+    }
+    if capabilities > 1 {
+        let _ = writeln!(o, "  TASKS: {} (1 bound, {} peak workers ({} total), using -N{})\n", capabilities + 1, capabilities, capabilities, capabilities);
+    }
+    let line = |o: &mut String, name: &str, cpu: f64, wall: f64| {
+        let _ = writeln!(o, "  {name:<7} time  {cpu:7.3}s  ({wall:7.3}s elapsed)");
+    };
+    line(&mut o, "INIT", s.init_cpu, s.init_elapsed);
+    line(&mut o, "MUT", s.mut_cpu(), s.mut_elapsed());
+    line(&mut o, "GC", s.gc_cpu, s.gc_elapsed);
+    line(&mut o, "EXIT", s.exit_cpu, s.exit_elapsed);
+    line(&mut o, "Total", s.total_cpu, s.total_elapsed);
+    o.push('\n');
+    let _ = writeln!(o, "  %GC     time     {:5.1}%  ({:.1}% elapsed)\n", pct(s.gc_cpu, s.total_cpu), pct(s.gc_elapsed, s.total_elapsed));
+    let _ = writeln!(o, "  Alloc rate    {} bytes per MUT second\n", with_commas(alloc_rate(s)));
+    let _ = writeln!(
+        o,
+        "  Productivity {:5.1}% of total user, {:.1}% of total elapsed\n",
+        pct(s.mut_cpu(), s.total_cpu),
+        pct(s.mut_elapsed(), s.total_elapsed)
+    );
+    o
+}
+
+fn alloc_rate(s: &Stats) -> u64 {
+    let mut_cpu = s.mut_cpu();
+    if mut_cpu > 0.0 {
+        (s.allocated_bytes as f64 / mut_cpu) as u64
+    } else {
+        0
+    }
+}
+
+fn average_live(s: &Stats) -> u64 {
+    s.cumulative_live_bytes.checked_div(s.major_gcs).unwrap_or(0)
+}
+
+/// The `-t` line.
+pub fn one_line(s: &Stats) -> String {
+    format!(
+        "<<ghc: {} bytes, {} GCs, {}/{} avg/max bytes residency ({} samples), {}M in use, {:.3} INIT ({:.3} elapsed), {:.3} MUT ({:.3} elapsed), {:.3} GC ({:.3} elapsed) :ghc>>\n",
+        s.allocated_bytes,
+        s.gcs,
+        average_live(s),
+        s.max_live_bytes,
+        s.major_gcs,
+        s.max_mem_in_use_bytes / (1024 * 1024),
+        s.init_cpu,
+        s.init_elapsed,
+        s.mut_cpu(),
+        s.mut_elapsed(),
+        s.gc_cpu,
+        s.gc_elapsed
+    )
+}
+
+/// GHC's `--machine-readable` key/value list, with its keys.
+pub fn machine_readable(s: &Stats) -> String {
+    let mut kv: Vec<(String, String)> = vec![
+        ("bytes allocated".into(), s.allocated_bytes.to_string()),
+        ("num_GCs".into(), s.gcs.to_string()),
+        ("average_bytes_used".into(), average_live(s).to_string()),
+        ("max_bytes_used".into(), s.max_live_bytes.to_string()),
+        ("num_byte_usage_samples".into(), s.major_gcs.to_string()),
+        ("peak_megabytes_allocated".into(), (s.max_mem_in_use_bytes / (1024 * 1024)).to_string()),
+        ("init_cpu_seconds".into(), format!("{:.6}", s.init_cpu)),
+        ("init_wall_seconds".into(), format!("{:.6}", s.init_elapsed)),
+        ("mut_cpu_seconds".into(), format!("{:.6}", s.mut_cpu())),
+        ("mut_wall_seconds".into(), format!("{:.6}", s.mut_elapsed())),
+        ("GC_cpu_seconds".into(), format!("{:.6}", s.gc_cpu)),
+        ("GC_wall_seconds".into(), format!("{:.6}", s.gc_elapsed)),
+        ("exit_cpu_seconds".into(), format!("{:.6}", s.exit_cpu)),
+        ("exit_wall_seconds".into(), format!("{:.6}", s.exit_elapsed)),
+        ("total_cpu_seconds".into(), format!("{:.6}", s.total_cpu)),
+        ("total_wall_seconds".into(), format!("{:.6}", s.total_elapsed)),
+        ("major_gcs".into(), s.major_gcs.to_string()),
+        ("allocated_bytes".into(), s.allocated_bytes.to_string()),
+        ("max_live_bytes".into(), s.max_live_bytes.to_string()),
+        ("max_large_objects_bytes".into(), s.max_large_objects_bytes.to_string()),
+        ("max_compact_bytes".into(), "0".into()),
+        ("max_slop_bytes".into(), s.max_slop_bytes.to_string()),
+        ("max_mem_in_use_bytes".into(), s.max_mem_in_use_bytes.to_string()),
+        ("cumulative_live_bytes".into(), s.cumulative_live_bytes.to_string()),
+        ("copied_bytes".into(), s.copied_bytes.to_string()),
+        ("par_copied_bytes".into(), s.par_copied_bytes.to_string()),
+        ("cumulative_par_max_copied_bytes".into(), s.cumulative_par_max_copied_bytes.to_string()),
+        ("cumulative_par_balanced_copied_bytes".into(), s.cumulative_par_balanced_copied_bytes.to_string()),
+        ("gc_cpu_percent".into(), format!("{:.6}", pct(s.gc_cpu, s.total_cpu) / 100.0)),
+        ("gc_wall_percent".into(), format!("{:.6}", pct(s.gc_elapsed, s.total_elapsed) / 100.0)),
+        ("fragmentation_bytes".into(), s.fragmentation_bytes.to_string()),
+        ("alloc_rate".into(), alloc_rate(s).to_string()),
+        ("productivity_cpu_percent".into(), format!("{:.6}", pct(s.mut_cpu(), s.total_cpu) / 100.0)),
+        ("productivity_wall_percent".into(), format!("{:.6}", pct(s.mut_elapsed(), s.total_elapsed) / 100.0)),
+    ];
+    for (g, gen) in s.gens.iter().enumerate() {
+        let avg = if gen.collections > 0 { gen.elapsed / gen.collections as f64 } else { 0.0 };
+        kv.push((format!("gen_{g}_collections"), gen.collections.to_string()));
+        kv.push((format!("gen_{g}_par_collections"), gen.par_collections.to_string()));
+        kv.push((format!("gen_{g}_cpu_seconds"), format!("{:.6}", gen.cpu)));
+        kv.push((format!("gen_{g}_wall_seconds"), format!("{:.6}", gen.elapsed)));
+        kv.push((format!("gen_{g}_max_pause_seconds"), format!("{:.6}", gen.max_pause)));
+        kv.push((format!("gen_{g}_avg_pause_seconds"), format!("{:.6}", avg)));
+    }
+    let mut o = String::new();
+    for (i, (k, v)) in kv.iter().enumerate() {
+        let lead = if i == 0 { " [" } else { " ," };
+        let _ = writeln!(o, "{lead}(\"{k}\", \"{v}\")");
+    }
+    o.push_str(" ]\n");
+    o
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn commas() {
+        assert_eq!(with_commas(0), "0");
+        assert_eq!(with_commas(999), "999");
+        assert_eq!(with_commas(1000), "1,000");
+        assert_eq!(with_commas(7331740696), "7,331,740,696");
+    }
+
+    #[test]
+    fn gc_line_matches_ghc_layout() {
+        let r = GcRecord {
+            gen: 0,
+            allocated_bytes: 1062752,
+            copied_bytes: 1028224,
+            live_bytes: 1052856,
+            slop_bytes: 0,
+            gc_cpu: 0.002,
+            gc_elapsed: 0.004,
+            total_cpu: 0.003,
+            total_elapsed: 0.006,
+            gc_faults: 0,
+            mut_faults: 0,
+            thread_copied_bytes: vec![],
+            compacted: false,
+        };
+        // A line of GHC 9.0's own -S output (shared/reference/ghc-S-depth16.txt).
+        assert_eq!(gc_table_line(&r), "  1062752   1028224   1052856  0.002  0.004    0.003    0.006    0    0  (Gen:  0)\n");
+    }
+
+    #[test]
+    fn summary_lines_match_ghc_layout() {
+        let mut s = Stats::new(2, 1);
+        s.allocated_bytes = 7331740696;
+        s.copied_bytes = 6331560600;
+        s.max_live_bytes = 100278280;
+        s.major_gcs = 266;
+        s.max_slop_bytes = 417784;
+        s.max_mem_in_use_bytes = 197 * 1024 * 1024;
+        s.gens[0].collections = 6754;
+        s.gens[0].cpu = 2.132;
+        s.gens[0].elapsed = 2.137;
+        s.gens[0].max_pause = 0.0028;
+        s.total_cpu = 6.38;
+        s.total_elapsed = 6.397;
+        let text = summary(&s, 1);
+        let lines: Vec<&str> = text.lines().collect();
+        // Lines of GHC 9.0's own -s output (shared/reference/ghc-s-depth20-default.txt).
+        assert_eq!(lines[0], "   7,331,740,696 bytes allocated in the heap");
+        assert_eq!(lines[1], "   6,331,560,600 bytes copied during GC");
+        assert_eq!(lines[2], "     100,278,280 bytes maximum residency (266 sample(s))");
+        assert_eq!(lines[3], "         417,784 bytes maximum slop");
+        assert_eq!(lines[4], "             197 MiB total memory in use (0 MB lost due to fragmentation)");
+        assert_eq!(lines[6], "                                     Tot time (elapsed)  Avg pause  Max pause");
+        assert_eq!(lines[7], "  Gen  0      6754 colls,     0 par    2.132s   2.137s     0.0003s    0.0028s");
+        assert!(text.contains("  Total   time    6.380s  (  6.397s elapsed)"));
+    }
+}

@@ -1,0 +1,428 @@
+//! The runtime: one heap, its capabilities, a collector, and the GC entry.
+//!
+//! `Rts` owns everything a run needs and is the only place that turns the
+//! runtime's shared state into exclusive access for a GC (See Note [Who
+//! touches what]). `Rts::run` runs a mutator program on capability 0 and
+//! turns a heap overflow into an error value; `Rts::finish` closes the
+//! statistics and prints the reports the flags asked for.
+//!
+//! Note [Who touches what]
+//! ~~~~~~~~~~~~~~~~~~~~~~~
+//! Between GCs each capability is touched only by its own mutator, and the
+//! generations only by nobody (mutators reach the block allocator through
+//! its lock, and nursery chunks are handed out under the same rule). A GC
+//! starts with every mutator stopped at an allocation point, holding no
+//! reference into its capability; the collecting thread then has all of
+//! the heap and every capability to itself until the GC ends. With one
+//! capability, "every mutator stopped" is simply the caller, which calls in
+//! from its allocation slow path. The cells below are `UnsafeCell`s because
+//! that protocol, not the borrow checker, is what makes access exclusive.
+//!
+//! Note [Heap overflow unwinds]
+//! ~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+//! GHC throws a `HeapOverflow` exception to the program when `-M` cannot be
+//! respected. A mutator here is plain Rust code that calls `alloc` without
+//! checking a result, so the runtime unwinds out of the allocation with a
+//! private payload type, and `Rts::run` catches exactly that payload and
+//! returns `RunError::HeapOverflow`. A panic hook keeps the payload from
+//! being printed as a panic; any other panic passes through untouched.
+
+use crate::capability::Capability;
+use crate::collector::{Collector, GcContext, GcReason};
+use crate::constants::{BLOCK_SIZE, BLOCKS_PER_MBLOCK, MBLOCK_SIZE, WORD_SIZE};
+use crate::flags::{RtsFlags, StatsLevel, StatsTarget};
+use crate::heap::Heap;
+use crate::mblock::OutOfMemory;
+use crate::mutator::{Finalizer, Mutator};
+use crate::policy::{self, HeapExhausted, PolicyState};
+use crate::report;
+use crate::sanity;
+use crate::stable_ptr::StablePtrTable;
+use crate::stats::{major_page_faults, max_rss_bytes, GcRecord, Stamp, Stats};
+use std::cell::UnsafeCell;
+use std::collections::HashMap;
+use std::fmt;
+use std::io::Write;
+use std::sync::{Mutex, Once};
+
+/// Why a run failed.
+#[derive(Debug)]
+pub enum RunError {
+    /// `-M` could not be respected (GHC's "heap overflow").
+    HeapOverflow {
+        /// The limit in bytes.
+        max_heap_bytes: usize,
+    },
+    /// The OS refused memory.
+    OutOfMemory {
+        /// The request in bytes.
+        bytes: usize,
+    },
+    /// The statistics file could not be written.
+    Io(std::io::Error),
+}
+
+impl fmt::Display for RunError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            RunError::HeapOverflow { max_heap_bytes } => write!(
+                f,
+                "Heap exhausted;\nCurrent maximum heap size is {} bytes ({} MB).\nUse `+RTS -M<size>' to increase it.",
+                max_heap_bytes,
+                max_heap_bytes / (1024 * 1024)
+            ),
+            RunError::OutOfMemory { bytes } => write!(f, "out of memory (requested {bytes} bytes)"),
+            RunError::Io(e) => write!(f, "cannot write statistics: {e}"),
+        }
+    }
+}
+
+impl std::error::Error for RunError {}
+
+impl RunError {
+    /// The process exit code GHC uses for this failure (251 for heap overflow).
+    pub fn exit_code(&self) -> i32 {
+        match self {
+            RunError::HeapOverflow { .. } => 251,
+            RunError::OutOfMemory { .. } => 251,
+            RunError::Io(_) => 1,
+        }
+    }
+}
+
+/// The unwinding payload of Note [Heap overflow unwinds].
+struct HeapExhaustedUnwind(HeapExhausted);
+
+/// Mutable run state that only the GC (or the single mutator between GCs) touches.
+struct RunState {
+    stats: Stats,
+    policy: PolicyState,
+    start: Stamp,
+    faults_at_last_gc: u64,
+    sanity_checks: u64,
+    stats_out: Option<Box<dyn Write + Send>>,
+    next_finalizer_id: u64,
+}
+
+/// A runtime instance: one heap, its capabilities and its collector.
+pub struct Rts {
+    flags: RtsFlags,
+    heap: UnsafeCell<Heap>,
+    caps: Box<[UnsafeCell<Capability>]>,
+    stable_ptrs: Mutex<StablePtrTable>,
+    finalizers: Mutex<HashMap<u64, Finalizer>>,
+    collector: Box<dyn Collector>,
+    state: UnsafeCell<RunState>,
+}
+
+// SAFETY: shared access follows Note [Who touches what]: capabilities are
+// per-thread between GCs, the heap and run state are touched by the GC
+// holder only, and the rest is behind locks.
+unsafe impl Sync for Rts {}
+
+impl Rts {
+    /// A runtime with `flags`, collecting with `collector`.
+    pub fn new(flags: RtsFlags, collector: Box<dyn Collector>) -> Result<Rts, RunError> {
+        let start = Stamp::now();
+        let caps = flags.capabilities;
+        let heap = Heap::new(&flags, caps).map_err(|e: OutOfMemory| RunError::OutOfMemory { bytes: e.bytes })?;
+        let mut stats_out = open_stats_target(&flags)?;
+        if flags.stats == StatsLevel::Verbose {
+            if let Some(out) = stats_out.as_mut() {
+                out.write_all(report::gc_table_header().as_bytes()).map_err(RunError::Io)?;
+            }
+        }
+        let mut stats = Stats::new(flags.generations, caps);
+        let (init_cpu, init_elapsed) = Stamp::now().since(&start);
+        stats.init_cpu = init_cpu;
+        stats.init_elapsed = init_elapsed;
+        let generations = flags.generations;
+        Ok(Rts {
+            heap: UnsafeCell::new(heap),
+            caps: (0..caps).map(|i| UnsafeCell::new(Capability::new(i, generations))).collect(),
+            stable_ptrs: Mutex::new(StablePtrTable::new()),
+            finalizers: Mutex::new(HashMap::new()),
+            collector,
+            state: UnsafeCell::new(RunState {
+                stats,
+                policy: PolicyState::default(),
+                start,
+                faults_at_last_gc: major_page_faults(),
+                sanity_checks: 0,
+                stats_out,
+                next_finalizer_id: 1,
+            }),
+            flags,
+        })
+    }
+
+    /// The run's flags.
+    pub fn flags(&self) -> &RtsFlags {
+        &self.flags
+    }
+
+    /// The collector's name.
+    pub fn collector_name(&self) -> &'static str {
+        self.collector.name()
+    }
+
+    /// Run `program` as the mutator of capability 0. A heap overflow ends
+    /// it with `Err` (See Note [Heap overflow unwinds]); any other panic
+    /// propagates.
+    pub fn run<R>(&self, program: impl FnOnce(&mut Mutator<'_>) -> R) -> Result<R, RunError> {
+        install_quiet_hook();
+        let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            let mut m = Mutator::new(self, 0);
+            let r = program(&mut m);
+            m.run_finalizers();
+            r
+        }));
+        match result {
+            Ok(r) => Ok(r),
+            Err(payload) => match payload.downcast::<HeapExhaustedUnwind>() {
+                Ok(e) => Err(match e.0 {
+                    HeapExhausted::Overflow(o) => RunError::HeapOverflow { max_heap_bytes: o.max_heap_bytes },
+                    HeapExhausted::OutOfMemory(o) => RunError::OutOfMemory { bytes: o.bytes },
+                }),
+                Err(other) => std::panic::resume_unwind(other),
+            },
+        }
+    }
+
+    /// Close the run: account the last allocation, fill in the totals and
+    /// print the reports `-s/-S/-t` asked for. Returns the statistics.
+    pub fn finish(&self) -> Result<Stats, RunError> {
+        let exit_start = Stamp::now();
+        // SAFETY: the mutator has returned; nothing else touches the state.
+        let st = unsafe { &mut *self.state.get() };
+        let caps = self.caps_mut();
+        for (i, cap) in caps.iter_mut().enumerate() {
+            let words = cap.take_allocation();
+            st.stats.cap_allocated_bytes[i] += words * WORD_SIZE as u64;
+            st.stats.allocated_bytes += words * WORD_SIZE as u64;
+        }
+        self.note_memory_in_use(st);
+        let end = Stamp::now();
+        let (exit_cpu, exit_elapsed) = end.since(&exit_start);
+        st.stats.exit_cpu = exit_cpu;
+        st.stats.exit_elapsed = exit_elapsed;
+        let (total_cpu, total_elapsed) = end.since(&st.start);
+        st.stats.total_cpu = total_cpu;
+        st.stats.total_elapsed = total_elapsed;
+        st.stats.max_rss_bytes = max_rss_bytes();
+        let text = match self.flags.stats {
+            StatsLevel::None => String::new(),
+            StatsLevel::OneLine if self.flags.machine_readable => report::machine_readable(&st.stats),
+            StatsLevel::OneLine => report::one_line(&st.stats),
+            StatsLevel::Summary | StatsLevel::Verbose => {
+                let mut t = report::summary(&st.stats, self.flags.capabilities);
+                if self.flags.machine_readable {
+                    t.push_str(&report::machine_readable(&st.stats));
+                }
+                t
+            }
+        };
+        if let Some(out) = st.stats_out.as_mut() {
+            out.write_all(text.as_bytes()).map_err(RunError::Io)?;
+            out.flush().map_err(RunError::Io)?;
+        }
+        Ok(st.stats.clone())
+    }
+
+    /// A copy of the statistics so far.
+    pub fn stats(&self) -> Stats {
+        // SAFETY: read by the single mutator between GCs.
+        unsafe { (*self.state.get()).stats.clone() }
+    }
+
+    /// Number of heap sanity checks run so far (`-DS`).
+    pub fn sanity_checks(&self) -> u64 {
+        // SAFETY: as for `stats`.
+        unsafe { (*self.state.get()).sanity_checks }
+    }
+
+    /// Run the sanity checker now; returns the words of live objects it walked.
+    pub fn check_heap(&self) -> Result<sanity::SanityReport, Vec<String>> {
+        let stable = self.stable_ptrs.lock().unwrap_or_else(|e| e.into_inner());
+        sanity::check(self.heap_ref(), self.caps_ref(), &stable)
+    }
+
+    pub(crate) fn heap_ref(&self) -> &Heap {
+        // SAFETY: Note [Who touches what]: read between GCs by the mutator.
+        unsafe { &*self.heap.get() }
+    }
+
+    pub(crate) fn heap_mut(&self) -> &mut Heap {
+        // SAFETY: Note [Who touches what]: callers are the GC holder or the
+        // single mutator in its slow path, holding no other heap reference.
+        unsafe { &mut *self.heap.get() }
+    }
+
+    pub(crate) fn cap_ptr(&self, no: usize) -> *mut Capability {
+        self.caps[no].get()
+    }
+
+    fn caps_ref(&self) -> &[Capability] {
+        // SAFETY: UnsafeCell<T> has T's layout; shared reads between GCs.
+        unsafe { std::slice::from_raw_parts(self.caps.as_ptr() as *const Capability, self.caps.len()) }
+    }
+
+    fn caps_mut(&self) -> &mut [Capability] {
+        // SAFETY: UnsafeCell<T> has T's layout; exclusive per Note [Who
+        // touches what] (the GC, or the end of the run).
+        unsafe { std::slice::from_raw_parts_mut(self.caps.as_ptr() as *mut Capability, self.caps.len()) }
+    }
+
+    pub(crate) fn stable_ptrs(&self) -> std::sync::MutexGuard<'_, StablePtrTable> {
+        self.stable_ptrs.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    pub(crate) fn register_finalizer(&self, f: Finalizer) -> u64 {
+        // SAFETY: the id counter is touched by the single mutator.
+        let st = unsafe { &mut *self.state.get() };
+        let id = st.next_finalizer_id;
+        st.next_finalizer_id += 1;
+        self.finalizers.lock().unwrap_or_else(|e| e.into_inner()).insert(id, f);
+        id
+    }
+
+    pub(crate) fn take_finalizer(&self, id: u64) -> Option<Finalizer> {
+        self.finalizers.lock().unwrap_or_else(|e| e.into_inner()).remove(&id)
+    }
+
+    /// Unwind with a heap-exhausted payload (See Note [Heap overflow unwinds]).
+    pub(crate) fn exhausted(e: HeapExhausted) -> ! {
+        std::panic::panic_any(HeapExhaustedUnwind(e))
+    }
+
+    /// Stop the world and collect. Called by a mutator from its slow path,
+    /// holding no reference into its capability.
+    pub(crate) fn collect(&self, reason: GcReason, force_major: bool) {
+        let gc_start = Stamp::now();
+        // SAFETY: Note [Who touches what]: with every mutator stopped (one
+        // capability: the caller), the GC holds all of it exclusively.
+        let st = unsafe { &mut *self.state.get() };
+        let heap = self.heap_mut();
+        let caps = self.caps_mut();
+        let allocated_words = absorb_capability_allocation(heap, caps, &mut st.stats);
+
+        let req = policy::plan_collection(heap, &self.flags, &st.policy, reason, force_major);
+        let outcome = {
+            let mut stable = self.stable_ptrs.lock().unwrap_or_else(|e| e.into_inner());
+            let mut ctx = GcContext { flags: &self.flags, heap, caps, stable_ptrs: &mut stable };
+            self.collector.collect(&req, &mut ctx)
+        };
+        let heap = self.heap_mut();
+        heap.reset_nurseries(self.caps.len());
+        for (i, cap) in self.caps_mut().iter_mut().enumerate() {
+            cap.chunk = i;
+            cap.next_block = 0;
+        }
+        let major = req.is_major(heap);
+        heap.gens[req.collect_gen].collections += 1;
+        let resized = policy::after_gc(heap, &self.flags, &mut st.policy, &req, outcome.copied_words, self.caps.len());
+
+        let end = Stamp::now();
+        let (gc_cpu, gc_elapsed) = end.since(&gc_start);
+        let (total_cpu, total_elapsed) = end.since(&st.start);
+        let faults = major_page_faults();
+        let record = GcRecord {
+            gen: req.collect_gen,
+            allocated_bytes: allocated_words * WORD_SIZE as u64,
+            copied_bytes: (outcome.copied_words * WORD_SIZE) as u64,
+            live_bytes: heap.live_bytes() as u64,
+            slop_bytes: heap.slop_bytes() as u64,
+            gc_cpu,
+            gc_elapsed,
+            total_cpu,
+            total_elapsed,
+            gc_faults: faults.saturating_sub(st.faults_at_last_gc),
+            mut_faults: 0,
+            thread_copied_bytes: outcome.threads.iter().map(|t| (t.copied_words * WORD_SIZE) as u64).collect(),
+            compacted: outcome.compacted,
+        };
+        st.faults_at_last_gc = faults;
+        st.stats.max_large_objects_bytes = st.stats.max_large_objects_bytes.max((heap.large_object_words() * WORD_SIZE) as u64);
+        st.stats.gc_threads = st.stats.gc_threads.max(outcome.threads.len());
+        self.note_memory_in_use(st);
+        if self.flags.stats == StatsLevel::Verbose {
+            if let Some(out) = st.stats_out.as_mut() {
+                let _ = out.write_all(report::gc_table_line(&record).as_bytes());
+            }
+        }
+        st.stats.record_gc(record, major, outcome.parallel());
+
+        if self.flags.sanity {
+            st.sanity_checks += 1;
+            if let Err(violations) = self.check_heap() {
+                panic!(
+                    "heap sanity check failed after GC {} (collector {}, generation {}): {} violation(s):\n  {}",
+                    st.stats.gcs,
+                    self.collector.name(),
+                    req.collect_gen,
+                    violations.len(),
+                    violations.iter().take(20).cloned().collect::<Vec<_>>().join("\n  ")
+                );
+            }
+        }
+        if let Err(e) = resized {
+            Rts::exhausted(e);
+        }
+    }
+
+    fn note_memory_in_use(&self, st: &mut RunState) {
+        let heap = self.heap_ref();
+        let blocks = heap.blocks.lock().unwrap_or_else(|e| e.into_inner());
+        let peak_mblocks = blocks.mblocks().peak();
+        st.stats.max_mem_in_use_bytes = (peak_mblocks * MBLOCK_SIZE) as u64;
+        st.stats.mblocks_returned = blocks.mblocks().returned() as u64;
+        let capacity = peak_mblocks * BLOCKS_PER_MBLOCK * BLOCK_SIZE;
+        let used = blocks.peak_used_blocks() * BLOCK_SIZE;
+        st.stats.fragmentation_bytes = capacity.saturating_sub(used) as u64 / 1024 / 1024 * 1024 * 1024;
+    }
+}
+
+/// Fold each capability's allocation since the last GC into the totals,
+/// and hand its new large objects and weak pointers to generation 0.
+/// Returns the words allocated since the last GC.
+fn absorb_capability_allocation(heap: &mut Heap, caps: &mut [Capability], stats: &mut Stats) -> u64 {
+    let mut total = 0;
+    for (i, cap) in caps.iter_mut().enumerate() {
+        let words = cap.take_allocation();
+        stats.cap_allocated_bytes[i] += words * WORD_SIZE as u64;
+        total += words;
+        let g0 = &mut heap.gens[0];
+        for bd in cap.new_large.drain(..) {
+            let d = bd.get();
+            g0.n_large_blocks += d.blocks as usize;
+            g0.n_large_words += d.used_words();
+            g0.large_objects.push(bd);
+        }
+        g0.weak_ptrs.append(&mut cap.new_weaks);
+        cap.gc_wanted = false;
+    }
+    total
+}
+
+fn open_stats_target(flags: &RtsFlags) -> Result<Option<Box<dyn Write + Send>>, RunError> {
+    if flags.stats == StatsLevel::None {
+        return Ok(None);
+    }
+    Ok(Some(match &flags.stats_target {
+        StatsTarget::Stderr => Box::new(std::io::stderr()),
+        StatsTarget::File(path) => Box::new(std::io::BufWriter::new(std::fs::File::create(path).map_err(RunError::Io)?)),
+    }))
+}
+
+/// Keep heap-overflow unwinds out of the panic output (Note [Heap overflow unwinds]).
+fn install_quiet_hook() {
+    static ONCE: Once = Once::new();
+    ONCE.call_once(|| {
+        let previous = std::panic::take_hook();
+        std::panic::set_hook(Box::new(move |info| {
+            if info.payload().downcast_ref::<HeapExhaustedUnwind>().is_none() {
+                previous(info);
+            }
+        }));
+    });
+}

@@ -1,0 +1,329 @@
+//! The heap sanity checker (GHC's `-DS`): every invariant the collectors
+//! promise, checked by walking the whole heap.
+//!
+//! It checks, and reports every violation it finds (not just the first):
+//! - the block allocator's own invariants (free lists, coalescing, counts);
+//! - every block of every generation: a head descriptor, not free, of that
+//!   generation, its objects tiling `[start, free)` exactly (zero words are
+//!   slop, See Note [Slop is zeroed]), each with a valid info table;
+//! - every large object: alone in its group, flagged large, of its generation;
+//! - every pointer field, root, stable pointer, mutable-list entry and weak
+//!   pointer: it is a static object or the start of a live heap object (so
+//!   never into a free block, from-space, or the middle of an object), and
+//!   no forwarding pointer is left anywhere;
+//! - the remembered-set invariant: an object of generation g that points
+//!   into a younger generation is on a mutable list of generation g, and,
+//!   for a pointer array, the card of that element is marked (See Note
+//!   [Card marking] in `barrier`); weak pointers' fields are exempt (See
+//!   Note [Weak fields] in `object`);
+//! - each generation's word and block counts match what the walk found.
+//!
+//! Note [Checking info pointers]
+//! ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+//! A header word is accepted as an info table if it is non-zero, 8-aligned,
+//! not inside the heap and the table behind it carries `INFO_MAGIC`. The
+//! last test reads memory outside the heap: a wild header can crash the
+//! checker rather than be reported. That is acceptable for a debugging aid
+//! (the run fails either way), and it avoids a registry of info tables.
+
+use crate::bdescr::{BlockDesc, BlockPtr, BF_EVACUATED, BF_FREE, BF_LARGE};
+use crate::block_alloc::BlockAllocator;
+use crate::capability::Capability;
+use crate::constants::{Word, WORD_SIZE};
+use crate::heap::Heap;
+use crate::info::{ClosureType, InfoTable, INFO_MAGIC};
+use crate::object::{is_forwarded, weak_field, Layout, CARD_BITS};
+use crate::stable_ptr::StablePtrTable;
+use std::collections::{HashMap, HashSet};
+
+/// What a clean check walked.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct SanityReport {
+    /// Objects in the heap.
+    pub objects: usize,
+    /// Words of those objects (profiling header words included).
+    pub words: usize,
+    /// Words of those objects less their profiling header words: the live
+    /// bytes GHC's profiles report, over 8.
+    pub words_without_profiling: usize,
+    /// Pointers checked.
+    pub pointers: usize,
+}
+
+struct Walk<'a> {
+    layout: Layout,
+    blocks: &'a BlockAllocator,
+    /// Object start -> its generation.
+    objects: HashMap<usize, usize>,
+    /// (object, generation) pairs on mutable lists.
+    remembered: HashSet<usize>,
+    errors: Vec<String>,
+    report: SanityReport,
+}
+
+fn valid_info(blocks: &BlockAllocator, header: Word) -> Option<&'static InfoTable> {
+    if header == 0 || header % 8 != 0 || blocks.owns(header) {
+        return None;
+    }
+    // SAFETY: See Note [Checking info pointers].
+    let info = unsafe { &*(header as *const InfoTable) };
+    (info.magic == INFO_MAGIC).then_some(info)
+}
+
+/// Check the whole heap; `Err` lists every violation found.
+pub fn check(heap: &Heap, caps: &[Capability], stable: &StablePtrTable) -> Result<SanityReport, Vec<String>> {
+    let blocks = heap.blocks.lock().unwrap_or_else(|e| e.into_inner());
+    let mut w = Walk { layout: heap.layout, blocks: &blocks, objects: HashMap::new(), remembered: HashSet::new(), errors: Vec::new(), report: SanityReport::default() };
+    if let Err(e) = blocks.check() {
+        w.errors.push(format!("block allocator: {e}"));
+    }
+    w.collect_objects(heap, caps);
+    w.collect_remembered(heap, caps);
+    w.check_fields();
+    w.check_roots(heap, caps, stable);
+    if w.errors.is_empty() {
+        Ok(w.report)
+    } else {
+        Err(w.errors)
+    }
+}
+
+impl Walk<'_> {
+    fn collect_objects(&mut self, heap: &Heap, caps: &[Capability]) {
+        for (g, gen) in heap.gens.iter().enumerate() {
+            let mut words = 0;
+            for &bd in &gen.blocks {
+                words += self.walk_block(bd, g, Some(BF_EVACUATED), cap_hp(caps, bd));
+            }
+            if words != gen.n_words {
+                self.errors.push(format!("generation {g}: counts {} words, its blocks hold {words}", gen.n_words));
+            }
+            let (mut lwords, mut lblocks) = (0, 0);
+            for &bd in &gen.large_objects {
+                lwords += self.walk_large(bd, g);
+                lblocks += bd.get().blocks as usize;
+            }
+            if lwords != gen.n_large_words || lblocks != gen.n_large_blocks {
+                self.errors.push(format!(
+                    "generation {g}: counts {} large words in {} blocks, its large objects hold {lwords} in {lblocks}",
+                    gen.n_large_words, gen.n_large_blocks
+                ));
+            }
+            if !gen.old_blocks.is_empty() || !gen.old_large_objects.is_empty() {
+                self.errors.push(format!("generation {g}: from-space left behind after GC"));
+            }
+        }
+        for chunk in &heap.nurseries {
+            for &bd in chunk {
+                self.walk_block(bd, 0, None, cap_hp(caps, bd));
+            }
+        }
+        for cap in caps {
+            for &bd in &cap.new_large {
+                self.walk_large(bd, 0);
+            }
+        }
+    }
+
+    /// Walk the objects of one block; returns the words it holds.
+    fn walk_block(&mut self, bd: BlockPtr, gen: usize, want_flag: Option<u32>, hp: Option<*mut Word>) -> usize {
+        let d = bd.get();
+        let at = d.start;
+        if d.blocks == 0 || d.has(BF_FREE) || BlockDesc::of(d.start) != bd.0 {
+            self.errors.push(format!("block at {at:p} of generation {gen}: not a live group head"));
+            return 0;
+        }
+        if d.gen_no as usize != gen {
+            self.errors.push(format!("block at {at:p}: in generation {gen}'s list but says generation {}", d.gen_no));
+        }
+        if let Some(flag) = want_flag {
+            if !d.has(flag) {
+                self.errors.push(format!("block at {at:p} of generation {gen}: lacks BF_EVACUATED"));
+            }
+        }
+        let end = hp.unwrap_or(d.free);
+        if end > d.end() || end < d.start {
+            self.errors.push(format!("block at {at:p}: free pointer outside the block"));
+            return 0;
+        }
+        let mut p = d.start;
+        let mut words = 0;
+        while p < end {
+            // SAFETY: `p` lies inside the block's used part.
+            let header = unsafe { *p };
+            if header == 0 {
+                p = p.wrapping_add(1);
+                words += 1;
+                continue;
+            }
+            let Some(size) = self.object_at(p, gen) else { return words };
+            words += size;
+            p = p.wrapping_add(size);
+        }
+        if p != end {
+            self.errors.push(format!("block at {at:p}: last object overruns the free pointer"));
+        }
+        words
+    }
+
+    fn walk_large(&mut self, bd: BlockPtr, gen: usize) -> usize {
+        let d = bd.get();
+        if !d.has(BF_LARGE) || d.gen_no as usize != gen || d.has(BF_FREE) {
+            self.errors.push(format!("large object at {:p}: flags {:#x}, generation {} (expected {gen})", d.start, d.flags, d.gen_no));
+        }
+        let size = self.object_at(d.start, gen).unwrap_or(0);
+        if size > d.blocks as usize * crate::constants::BLOCK_WORDS {
+            self.errors.push(format!("large object at {:p}: {size} words overrun its group", d.start));
+        }
+        size
+    }
+
+    /// Record the object at `p`; returns its size, or None if its header is bad.
+    fn object_at(&mut self, p: *mut Word, gen: usize) -> Option<usize> {
+        // SAFETY: callers pass addresses inside live blocks.
+        let header = unsafe { *p };
+        if is_forwarded(header) {
+            self.errors.push(format!("object at {p:p} (generation {gen}): forwarding pointer left after GC"));
+            return None;
+        }
+        let Some(info) = valid_info(self.blocks, header) else {
+            self.errors.push(format!("object at {p:p} (generation {gen}): header {header:#x} is not an info table"));
+            return None;
+        };
+        if info.is_static() {
+            self.errors.push(format!("object at {p:p}: a static constructor ({}) inside the heap", info.name));
+        }
+        // SAFETY: the header is a valid info table for this object.
+        let size = unsafe { self.layout.size_of(p, info) };
+        self.objects.insert(p as usize, gen);
+        self.report.objects += 1;
+        self.report.words += size;
+        self.report.words_without_profiling += size - (self.layout.hdr - 1);
+        Some(size)
+    }
+
+    fn collect_remembered(&mut self, heap: &Heap, caps: &[Capability]) {
+        for cap in caps {
+            for (g, list) in cap.mut_lists.iter().enumerate() {
+                for obj in list {
+                    let addr = obj.0 as usize;
+                    match self.objects.get(&addr) {
+                        Some(&og) if og == g => {
+                            self.remembered.insert(addr);
+                        }
+                        Some(&og) => self.errors.push(format!("mutable list of generation {g} holds an object of generation {og} at {addr:#x}")),
+                        None => self.errors.push(format!("mutable list of generation {g}: {addr:#x} is not an object")),
+                    }
+                }
+            }
+        }
+        let _ = heap;
+    }
+
+    fn check_pointer(&mut self, what: &dyn Fn() -> String, v: Word) -> Option<usize> {
+        self.report.pointers += 1;
+        if let Some(&g) = self.objects.get(&v) {
+            return Some(g);
+        }
+        if self.blocks.owns(v) {
+            self.errors.push(format!("{}: {v:#x} points into the heap but not at a live object", what()));
+            return None;
+        }
+        // SAFETY: a non-heap pointer must be a static object; See Note
+        // [Checking info pointers] for why reading it is tolerated.
+        let ok = v != 0 && v % 8 == 0 && valid_info(self.blocks, unsafe { *(v as *const Word) }).map(|i| i.is_static()).unwrap_or(false);
+        if !ok {
+            self.errors.push(format!("{}: {v:#x} is neither a heap object nor a static object", what()));
+        }
+        None
+    }
+
+    fn check_fields(&mut self) {
+        let objects: Vec<(usize, usize)> = self.objects.iter().map(|(&a, &g)| (a, g)).collect();
+        for (addr, gen) in objects {
+            let p = addr as *mut Word;
+            // SAFETY: `p` is an object start recorded by the walk.
+            let info = unsafe { valid_info(self.blocks, *p) }.expect("recorded objects have valid headers");
+            // SAFETY: as above.
+            let (slots, n) = unsafe { self.layout.pointer_slots(p, info) };
+            for i in 0..n {
+                // SAFETY: pointer slots lie inside the object.
+                let v = unsafe { *slots.add(i) };
+                let target = self.check_pointer(&|| format!("field {i} of {} at {addr:#x} (generation {gen})", info.name), v);
+                if let Some(tg) = target {
+                    if tg < gen && !self.is_remembered(p, info, i) {
+                        self.errors.push(format!(
+                            "{} at {addr:#x} (generation {gen}) points to generation {tg} through field {i} but is not remembered",
+                            info.name
+                        ));
+                    }
+                }
+            }
+            if matches!(info.closure_type, ClosureType::Weak | ClosureType::DeadWeak) {
+                for f in [weak_field::KEY, weak_field::VALUE, weak_field::FINALIZER] {
+                    // SAFETY: weak objects have their three pointer-like fields.
+                    let v = unsafe { *self.layout.payload(p).add(f) };
+                    self.check_pointer(&|| format!("weak field {f} of WEAK at {addr:#x}"), v);
+                }
+            }
+        }
+    }
+
+    /// Is this old-to-young pointer covered by the remembered set?
+    fn is_remembered(&self, p: *mut Word, info: &InfoTable, field: usize) -> bool {
+        if !self.remembered.contains(&(p as usize)) {
+            return false;
+        }
+        if info.closure_type.is_pointer_array() && info.closure_type != ClosureType::Arr {
+            // SAFETY: `p` is a pointer array; its cards follow its elements.
+            unsafe {
+                let n = *self.layout.payload(p);
+                return *self.layout.card_table(p, n).add(field >> CARD_BITS) != 0;
+            }
+        }
+        true
+    }
+
+    fn check_roots(&mut self, heap: &Heap, caps: &[Capability], stable: &StablePtrTable) {
+        for cap in caps {
+            for (i, &r) in cap.roots.iter().enumerate() {
+                self.check_pointer(&|| format!("root {i} of capability {}", cap.no), r);
+            }
+            for &r in &cap.pending_finalizers {
+                self.check_pointer(&|| format!("pending finaliser of capability {}", cap.no), r);
+            }
+            for w in &cap.new_weaks {
+                self.check_pointer(&|| format!("new weak pointer of capability {}", cap.no), w.0 as Word);
+            }
+        }
+        for (i, r) in stable.roots().enumerate() {
+            self.check_pointer(&|| format!("stable pointer {i}"), r);
+        }
+        for (g, gen) in heap.gens.iter().enumerate() {
+            for w in &gen.weak_ptrs {
+                let addr = w.0 as usize;
+                match self.objects.get(&addr) {
+                    Some(&wg) if wg == g => {
+                        // SAFETY: a recorded object.
+                        let t = unsafe { valid_info(self.blocks, *w.0) }.map(|i| i.closure_type);
+                        if t != Some(ClosureType::Weak) {
+                            self.errors.push(format!("weak list of generation {g}: {addr:#x} is not a live WEAK"));
+                        }
+                    }
+                    Some(&wg) => self.errors.push(format!("weak list of generation {g} holds a weak of generation {wg}")),
+                    None => self.errors.push(format!("weak list of generation {g}: {addr:#x} is not an object")),
+                }
+            }
+        }
+    }
+}
+
+/// The allocation pointer of the capability whose current block is `bd`.
+fn cap_hp(caps: &[Capability], bd: BlockPtr) -> Option<*mut Word> {
+    caps.iter().find(|c| c.is_current(bd.0)).map(|c| c.hp)
+}
+
+/// Bytes of the live objects a report counts, without profiling headers.
+pub fn live_bytes_without_profiling(report: &SanityReport) -> usize {
+    report.words_without_profiling * WORD_SIZE
+}

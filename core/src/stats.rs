@@ -1,0 +1,266 @@
+//! Statistics: what the run measures about itself.
+//!
+//! Counters follow GHC's `RTSStats` (`rts/include/RtsAPI.h`) so that every
+//! figure of `+RTS -s/-S/-t` has a field here with the same meaning:
+//! allocation is counted per capability and the total is their sum (seed
+//! 002); residency is sampled at major GCs; times are process CPU time and
+//! wall-clock time. `report` turns them into GHC's text.
+
+use serde::Serialize;
+use std::time::Instant;
+
+/// Process CPU time in seconds.
+pub fn process_cpu_seconds() -> f64 {
+    let mut ts = libc::timespec { tv_sec: 0, tv_nsec: 0 };
+    // SAFETY: clock_gettime writes one timespec that we own.
+    unsafe { libc::clock_gettime(libc::CLOCK_PROCESS_CPUTIME_ID, &mut ts) };
+    ts.tv_sec as f64 + ts.tv_nsec as f64 * 1e-9
+}
+
+/// Major page faults of the process so far.
+pub fn major_page_faults() -> u64 {
+    // SAFETY: getrusage fills a zeroed rusage that we own.
+    unsafe {
+        let mut ru: libc::rusage = std::mem::zeroed();
+        libc::getrusage(libc::RUSAGE_SELF, &mut ru);
+        ru.ru_majflt as u64
+    }
+}
+
+/// Peak resident set size of the process, in bytes.
+pub fn max_rss_bytes() -> u64 {
+    // SAFETY: as above.
+    unsafe {
+        let mut ru: libc::rusage = std::mem::zeroed();
+        libc::getrusage(libc::RUSAGE_SELF, &mut ru);
+        ru.ru_maxrss as u64 * 1024
+    }
+}
+
+/// A point in time on both clocks.
+#[derive(Debug, Clone, Copy)]
+pub struct Stamp {
+    /// Process CPU seconds.
+    pub cpu: f64,
+    /// Wall-clock instant.
+    pub wall: Instant,
+}
+
+impl Stamp {
+    /// Now.
+    pub fn now() -> Stamp {
+        Stamp { cpu: process_cpu_seconds(), wall: Instant::now() }
+    }
+
+    /// (CPU, elapsed) seconds since `earlier`.
+    pub fn since(&self, earlier: &Stamp) -> (f64, f64) {
+        (self.cpu - earlier.cpu, self.wall.duration_since(earlier.wall).as_secs_f64())
+    }
+}
+
+/// One GC, as a `-S` line and a JSON record entry.
+#[derive(Debug, Clone, Serialize)]
+pub struct GcRecord {
+    /// The oldest generation collected.
+    pub gen: usize,
+    /// Bytes allocated since the previous GC.
+    pub allocated_bytes: u64,
+    /// Bytes copied by this GC.
+    pub copied_bytes: u64,
+    /// Bytes live in the heap after it.
+    pub live_bytes: u64,
+    /// Slop after it.
+    pub slop_bytes: u64,
+    /// CPU seconds of this GC.
+    pub gc_cpu: f64,
+    /// Elapsed seconds of this GC.
+    pub gc_elapsed: f64,
+    /// CPU seconds since the start, at its end.
+    pub total_cpu: f64,
+    /// Elapsed seconds since the start, at its end.
+    pub total_elapsed: f64,
+    /// Major page faults during the GC.
+    pub gc_faults: u64,
+    /// Major page faults in the mutator since the previous GC.
+    pub mut_faults: u64,
+    /// Bytes copied by each GC thread.
+    pub thread_copied_bytes: Vec<u64>,
+    /// Compacted rather than copied.
+    pub compacted: bool,
+}
+
+/// Totals for one generation (the `-s` per-generation table).
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct GenStats {
+    /// Collections in which it was the oldest collected.
+    pub collections: u64,
+    /// Of those, parallel ones.
+    pub par_collections: u64,
+    /// Of those, compactions.
+    pub compactions: u64,
+    /// CPU seconds.
+    pub cpu: f64,
+    /// Elapsed seconds.
+    pub elapsed: f64,
+    /// Longest pause, elapsed seconds.
+    pub max_pause: f64,
+}
+
+/// The run's statistics.
+#[derive(Debug, Clone, Serialize)]
+pub struct Stats {
+    /// GCs so far.
+    pub gcs: u64,
+    /// Major GCs (residency samples).
+    pub major_gcs: u64,
+    /// Bytes allocated (sum over capabilities).
+    pub allocated_bytes: u64,
+    /// Bytes allocated per capability.
+    pub cap_allocated_bytes: Vec<u64>,
+    /// Bytes copied.
+    pub copied_bytes: u64,
+    /// Bytes copied in parallel GCs.
+    pub par_copied_bytes: u64,
+    /// Sum over parallel GCs of the most any one thread copied.
+    pub cumulative_par_max_copied_bytes: u64,
+    /// Sum over parallel GCs of the balanced share (GHC's definition).
+    pub cumulative_par_balanced_copied_bytes: u64,
+    /// Largest live data seen at a major GC.
+    pub max_live_bytes: u64,
+    /// Sum of live bytes over major GCs (for the average).
+    pub cumulative_live_bytes: u64,
+    /// Largest large-object total seen.
+    pub max_large_objects_bytes: u64,
+    /// Largest slop seen.
+    pub max_slop_bytes: u64,
+    /// Peak memory mapped for the heap.
+    pub max_mem_in_use_bytes: u64,
+    /// Space lost to fragmentation at the peak.
+    pub fragmentation_bytes: u64,
+    /// GC CPU seconds.
+    pub gc_cpu: f64,
+    /// GC elapsed seconds.
+    pub gc_elapsed: f64,
+    /// INIT phase.
+    pub init_cpu: f64,
+    /// INIT phase, elapsed.
+    pub init_elapsed: f64,
+    /// EXIT phase.
+    pub exit_cpu: f64,
+    /// EXIT phase, elapsed.
+    pub exit_elapsed: f64,
+    /// Whole run (set at exit).
+    pub total_cpu: f64,
+    /// Whole run, elapsed.
+    pub total_elapsed: f64,
+    /// Per generation.
+    pub gens: Vec<GenStats>,
+    /// Megablocks returned to the OS.
+    pub mblocks_returned: u64,
+    /// Every GC (kept for `-S`, JSON and the eventlog).
+    #[serde(skip)]
+    pub records: Vec<GcRecord>,
+    /// Peak resident set size of the process (set at exit).
+    pub max_rss_bytes: u64,
+    /// GC threads used.
+    pub gc_threads: usize,
+}
+
+impl Stats {
+    /// Zeroed statistics for `gens` generations and `caps` capabilities.
+    pub fn new(gens: usize, caps: usize) -> Stats {
+        Stats {
+            gcs: 0,
+            major_gcs: 0,
+            allocated_bytes: 0,
+            cap_allocated_bytes: vec![0; caps],
+            copied_bytes: 0,
+            par_copied_bytes: 0,
+            cumulative_par_max_copied_bytes: 0,
+            cumulative_par_balanced_copied_bytes: 0,
+            max_live_bytes: 0,
+            cumulative_live_bytes: 0,
+            max_large_objects_bytes: 0,
+            max_slop_bytes: 0,
+            max_mem_in_use_bytes: 0,
+            fragmentation_bytes: 0,
+            gc_cpu: 0.0,
+            gc_elapsed: 0.0,
+            init_cpu: 0.0,
+            init_elapsed: 0.0,
+            exit_cpu: 0.0,
+            exit_elapsed: 0.0,
+            total_cpu: 0.0,
+            total_elapsed: 0.0,
+            gens: vec![GenStats::default(); gens],
+            mblocks_returned: 0,
+            records: Vec::new(),
+            max_rss_bytes: 0,
+            gc_threads: 1,
+        }
+    }
+
+    /// Mutator CPU seconds: total less INIT, GC and EXIT.
+    pub fn mut_cpu(&self) -> f64 {
+        (self.total_cpu - self.init_cpu - self.gc_cpu - self.exit_cpu).max(0.0)
+    }
+
+    /// Mutator elapsed seconds.
+    pub fn mut_elapsed(&self) -> f64 {
+        (self.total_elapsed - self.init_elapsed - self.gc_elapsed - self.exit_elapsed).max(0.0)
+    }
+
+    /// Account one GC.
+    pub fn record_gc(&mut self, rec: GcRecord, major: bool, parallel: bool) {
+        self.gcs += 1;
+        self.allocated_bytes += rec.allocated_bytes;
+        self.copied_bytes += rec.copied_bytes;
+        self.gc_cpu += rec.gc_cpu;
+        self.gc_elapsed += rec.gc_elapsed;
+        self.max_slop_bytes = self.max_slop_bytes.max(rec.slop_bytes);
+        if major {
+            self.major_gcs += 1;
+            self.max_live_bytes = self.max_live_bytes.max(rec.live_bytes);
+            self.cumulative_live_bytes += rec.live_bytes;
+        }
+        if parallel {
+            let max = rec.thread_copied_bytes.iter().copied().max().unwrap_or(0);
+            self.par_copied_bytes += rec.copied_bytes;
+            self.cumulative_par_max_copied_bytes += max;
+            self.cumulative_par_balanced_copied_bytes += balanced_copied(&rec.thread_copied_bytes);
+        }
+        let g = &mut self.gens[rec.gen];
+        g.collections += 1;
+        g.par_collections += parallel as u64;
+        g.compactions += rec.compacted as u64;
+        g.cpu += rec.gc_cpu;
+        g.elapsed += rec.gc_elapsed;
+        g.max_pause = g.max_pause.max(rec.gc_elapsed);
+        self.records.push(rec);
+    }
+
+    /// GHC's parallel work balance in percent: 0 for serial work, 100 for
+    /// perfectly balanced (See `balanced_copied`).
+    pub fn work_balance_percent(&self) -> f64 {
+        let threads = self.gc_threads as f64;
+        if self.par_copied_bytes == 0 || threads <= 1.0 {
+            return 0.0;
+        }
+        let ratio = self.cumulative_par_balanced_copied_bytes as f64 / self.par_copied_bytes as f64;
+        100.0 * (ratio - 1.0 / threads) / (1.0 - 1.0 / threads)
+    }
+}
+
+/// GHC's "balanced" copied bytes of one parallel GC: each thread's work
+/// capped at the perfectly even share, summed (`rts/sm/GC.c`). Equal to the
+/// total when the work is perfectly even, and to one share when one thread
+/// did it all.
+pub fn balanced_copied(per_thread: &[u64]) -> u64 {
+    let n = per_thread.len() as u64;
+    if n == 0 {
+        return 0;
+    }
+    let total: u64 = per_thread.iter().sum();
+    let share = total.div_ceil(n);
+    per_thread.iter().map(|&c| c.min(share)).sum()
+}
