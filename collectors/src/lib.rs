@@ -1,1 +1,136 @@
-//! x
+//! gclab-collectors: the collectors, the pieces they share, and the registry.
+//!
+//! Shared pieces, one mechanism each: `gc_thread` (a GC thread's to-space
+//! and evacuation state), `evacuate` (copy one object), `scavenge` (Cheney
+//! scan), `weak_ptrs` (roots, mutable lists and weak pointers), `from_space`
+//! (preparing and freeing from-space). Collectors: `copying`, `two_space`.
+//!
+//! To add a collector: write one module with a type implementing
+//! `gclab_core::Collector` and an `ENTRY`, and add that entry to
+//! `COLLECTORS` below. Nothing in core changes.
+
+#![warn(missing_docs)]
+
+pub mod copying;
+pub mod evacuate;
+pub mod from_space;
+pub mod gc_thread;
+pub mod scavenge;
+pub mod two_space;
+pub mod weak_ptrs;
+
+use gclab_core::{Collector, RtsFlags};
+use std::fmt;
+
+/// A registered collector: its name, a line about it, and how to make one.
+#[derive(Debug, Clone, Copy)]
+pub struct CollectorEntry {
+    /// The name `--collector` takes.
+    pub name: &'static str,
+    /// One line for `gclab list` and `+RTS -?`.
+    pub description: &'static str,
+    /// A fresh instance.
+    pub make: fn() -> Box<dyn Collector>,
+}
+
+/// Every collector, by name. One line per collector.
+pub const COLLECTORS: &[CollectorEntry] = &[copying::ENTRY, two_space::ENTRY];
+
+/// The registered collector called `name`.
+pub fn by_name(name: &str) -> Option<&'static CollectorEntry> {
+    COLLECTORS.iter().find(|c| c.name == name)
+}
+
+/// (name, description) of every collector, for usage texts.
+pub fn descriptions() -> Vec<(&'static str, &'static str)> {
+    COLLECTORS.iter().map(|c| (c.name, c.description)).collect()
+}
+
+/// The collector a run gets cannot be decided.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SelectError(pub String);
+
+impl fmt::Display for SelectError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for SelectError {}
+
+/// The built-in collector GHC's flags select, and the flag that selects it.
+fn implied_by_flags(flags: &RtsFlags) -> Result<(&'static str, Option<&'static str>), SelectError> {
+    if flags.compact && flags.generations == 1 {
+        return Err(SelectError("bad RTS option `-c': compaction is not supported with a single generation (-G1), as in GHC".into()));
+    }
+    if flags.compact {
+        return Ok(("compacting", Some("-c")));
+    }
+    if flags.generations == 1 {
+        return Ok(("two-space", Some("-G1")));
+    }
+    if flags.capabilities > 1 {
+        return Err(SelectError(format!(
+            "bad RTS option `-N{}': several capabilities need the parallel collector, which is not yet available in this build",
+            flags.capabilities
+        )));
+    }
+    Ok(("copying", None))
+}
+
+/// Choose the collector for a run: `explicit` (from `--collector`) if
+/// given, else what GHC's flags select. A contradiction between the two,
+/// or a collector that is not registered, is an error naming both.
+pub fn select(flags: &RtsFlags, explicit: Option<&str>) -> Result<&'static CollectorEntry, SelectError> {
+    let (implied, by_flag) = implied_by_flags(flags)?;
+    let name = match (explicit, by_flag) {
+        (Some(e), Some(flag)) if e != implied => {
+            return Err(SelectError(format!("--collector {e} contradicts the RTS option `{flag}', which selects the {implied} collector")));
+        }
+        (Some(e), _) => e,
+        (None, _) => implied,
+    };
+    if name == "two-space" && flags.generations != 1 {
+        return Err(SelectError(format!("--collector two-space needs +RTS -G1 (one generation), not -G{}", flags.generations)));
+    }
+    by_name(name).ok_or_else(|| match by_flag {
+        Some(flag) if explicit.is_none() => {
+            SelectError(format!("bad RTS option `{flag}': the {name} collector is not yet available in this build"))
+        }
+        _ => SelectError(format!(
+            "unknown collector `{name}' (known: {})",
+            COLLECTORS.iter().map(|c| c.name).collect::<Vec<_>>().join(", ")
+        )),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn flags(args: &[&str]) -> RtsFlags {
+        let a: Vec<String> = args.iter().map(|s| s.to_string()).collect();
+        RtsFlags::from_env_and_args(None, &a).unwrap()
+    }
+
+    #[test]
+    fn flags_select_builtin_collectors() {
+        assert_eq!(select(&flags(&[]), None).unwrap().name, "copying");
+        assert_eq!(select(&flags(&["-G1"]), None).unwrap().name, "two-space");
+        assert_eq!(select(&flags(&["-G3"]), Some("copying")).unwrap().name, "copying");
+    }
+
+    #[test]
+    fn contradictions_and_unknowns_are_errors() {
+        let e = select(&flags(&["-G1"]), Some("copying")).unwrap_err();
+        assert!(e.0.contains("contradicts") && e.0.contains("-G1"), "{e}");
+        let e = select(&flags(&["-c", "-G1"]), None).unwrap_err();
+        assert!(e.0.contains("-c") && e.0.contains("-G1"), "{e}");
+        let e = select(&flags(&["-c"]), None).unwrap_err();
+        assert!(e.0.contains("not yet available"), "{e}");
+        let e = select(&flags(&[]), Some("nope")).unwrap_err();
+        assert!(e.0.contains("unknown collector `nope'"), "{e}");
+        let e = select(&flags(&[]), Some("two-space")).unwrap_err();
+        assert!(e.0.contains("-G1"), "{e}");
+    }
+}

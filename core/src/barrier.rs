@@ -15,7 +15,7 @@
 //! object clean again once it holds no young pointer.
 //!
 //! Note [Card marking]
-//! ~~~~~~~~~~~~~~~~~~~
+//! ----------------------------------------
 //! A large mutable array in an old generation may be written a few
 //! elements at a time; rescanning all of it at every minor GC would cost
 //! its whole length. So each array carries a card table after its elements,

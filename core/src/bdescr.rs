@@ -8,7 +8,7 @@
 //! address anywhere in a group can still find it (See Note [Group tails]).
 //!
 //! Note [Group tails]
-//! ~~~~~~~~~~~~~~~~~~
+//! ----------------------------------------
 //! Objects are only ever addressed at their start, and every object starts
 //! in the head block of a single-block group or is a large object that
 //! starts its group, so the collectors never need the tail link. Two other

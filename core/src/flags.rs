@@ -6,7 +6,7 @@
 //! again. Errors name the flag and say what was wrong.
 //!
 //! Note [Size suffixes]
-//! ~~~~~~~~~~~~~~~~~~~~
+//! ----------------------------------------
 //! GHC's user's guide says that `k`, `m` and `g` multiply by 1000, 10^6 and
 //! 10^9, but GHC's code (`decodeSize` in `rts/RtsFlags.c`) multiplies by
 //! 1024, 1024^2 and 1024^3, and reads `w` as words. gclab follows the code,

@@ -10,7 +10,7 @@
 //! `owned` is the base of a live, aligned mapping.
 //!
 //! Note [Over-map and trim]
-//! ~~~~~~~~~~~~~~~~~~~~~~~~
+//! ----------------------------------------
 //! To get `n` aligned megablocks we ask mmap for `n + 1` megablocks of
 //! address space. Somewhere inside lies an aligned run of `n`; we unmap the
 //! slack before and after it. This costs three system calls per request but

@@ -15,14 +15,14 @@
 //! panics (or names another live root), it never reads freed memory.
 //!
 //! Note [Allocation fast path]
-//! ~~~~~~~~~~~~~~~~~~~~~~~~~~~
+//! ----------------------------------------
 //! `alloc_words` is a bump of the capability's `hp` checked against
 //! `hp_lim`, inlined into every allocation site; everything else (moving to
 //! the next nursery block, taking a chunk, GC, large objects, forced GCs)
 //! is in the cold `alloc_slow`.
 //!
 //! Note [Forced GCs]
-//! ~~~~~~~~~~~~~~~~~
+//! ----------------------------------------
 //! `-Z<n>` (a stress setting) forces a GC every n allocations. Rather than
 //! count in the fast path, the capability's `hp_lim` is set to the start of
 //! each block, so every allocation takes the slow path, which counts and

@@ -15,7 +15,7 @@
 //! their length in bytes, then the data.
 //!
 //! Note [Forwarding pointers]
-//! ~~~~~~~~~~~~~~~~~~~~~~~~~~
+//! ----------------------------------------
 //! When a copying collector moves an object it overwrites the old copy's
 //! header with the new address plus one. Info tables and objects are
 //! word-aligned, so a header with its low bit set is a forwarding pointer
@@ -23,7 +23,7 @@
 //! a compare-and-swap on this same word.
 //!
 //! Note [Slop is zeroed]
-//! ~~~~~~~~~~~~~~~~~~~~~
+//! ----------------------------------------
 //! A thunk updated to an indirection keeps only two words (header and
 //! indirectee) of what may have been a larger object. The words after it
 //! are set to zero, and a zero header word is read as one word of slop by
@@ -182,7 +182,7 @@ pub mod weak_field {
 }
 
 // Note [Weak fields]
-// ~~~~~~~~~~~~~~~~~~
+// ----------------------------------------
 // A weak pointer's key must not be kept alive by the weak pointer itself, so
 // the ordinary scavenger does not trace a WEAK's fields at all. Instead every
 // generation keeps a list of its weak pointers, and after the ordinary

@@ -7,7 +7,7 @@
 //! statistics and prints the reports the flags asked for.
 //!
 //! Note [Who touches what]
-//! ~~~~~~~~~~~~~~~~~~~~~~~
+//! ----------------------------------------
 //! Between GCs each capability is touched only by its own mutator, and the
 //! generations only by nobody (mutators reach the block allocator through
 //! its lock, and nursery chunks are handed out under the same rule). A GC
@@ -19,7 +19,7 @@
 //! that protocol, not the borrow checker, is what makes access exclusive.
 //!
 //! Note [Heap overflow unwinds]
-//! ~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+//! ----------------------------------------
 //! GHC throws a `HeapOverflow` exception to the program when `-M` cannot be
 //! respected. A mutator here is plain Rust code that calls `alloc` without
 //! checking a result, so the runtime unwinds out of the allocation with a

@@ -19,7 +19,7 @@
 //! - each generation's word and block counts match what the walk found.
 //!
 //! Note [Checking info pointers]
-//! ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+//! ----------------------------------------
 //! A header word is accepted as an info table if it is non-zero, 8-aligned,
 //! not inside the heap and the table behind it carries `INFO_MAGIC`. The
 //! last test reads memory outside the heap: a wild header can crash the

@@ -1,1 +1,99 @@
-//! x
+//! gclab-workloads: deterministic mutator programs that every collector runs.
+//!
+//! Each workload builds and mutates a heap through the `Mutator` interface,
+//! prints what it computed, and returns a checksum that depends on the heap
+//! contents it read back, so a collector that loses, duplicates or corrupts
+//! an object changes the checksum. Randomness comes from a fixed-seed
+//! generator (`rng`), so every run of a workload does the same work.
+
+#![warn(missing_docs)]
+
+pub mod binary_trees;
+pub mod gcbench;
+pub mod large_arrays;
+pub mod lru;
+pub mod mutable_graph;
+pub mod rng;
+pub mod thunks;
+
+use gclab_core::Mutator;
+use std::fmt;
+use std::io::Write;
+
+/// Bad workload arguments.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct WorkloadError(pub String);
+
+impl fmt::Display for WorkloadError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for WorkloadError {}
+
+/// A workload's entry point: runs on a mutator with its arguments, writes
+/// its output, returns its checksum.
+pub type WorkloadFn = fn(&mut Mutator<'_>, &[usize], &mut dyn Write) -> u64;
+
+/// A registered workload.
+#[derive(Debug, Clone, Copy)]
+pub struct Workload {
+    /// Its name on the command line.
+    pub name: &'static str,
+    /// One line for `gclab list`.
+    pub description: &'static str,
+    /// Names of its size arguments, in order.
+    pub params: &'static [&'static str],
+    /// Defaults of those arguments.
+    pub defaults: &'static [usize],
+    /// Small arguments for tests (seconds at most under stress settings).
+    pub small: &'static [usize],
+    /// The program.
+    pub run: WorkloadFn,
+}
+
+impl Workload {
+    /// Its arguments: `given` (numbers) over the defaults.
+    pub fn parse_args(&self, given: &[String]) -> Result<Vec<usize>, WorkloadError> {
+        if given.len() > self.params.len() {
+            return Err(WorkloadError(format!(
+                "{} takes at most {} argument(s) ({}), got {}",
+                self.name,
+                self.params.len(),
+                self.params.join(", "),
+                given.len()
+            )));
+        }
+        let mut args = self.defaults.to_vec();
+        for (i, g) in given.iter().enumerate() {
+            args[i] = g.parse().map_err(|_| WorkloadError(format!("{}: argument {} ({}) must be a non-negative whole number, not `{g}'", self.name, i + 1, self.params[i])))?;
+        }
+        Ok(args)
+    }
+}
+
+/// Every workload.
+pub const WORKLOADS: &[Workload] = &[
+    binary_trees::WORKLOAD,
+    gcbench::WORKLOAD,
+    lru::WORKLOAD,
+    mutable_graph::WORKLOAD,
+    large_arrays::WORKLOAD,
+    thunks::WORKLOAD,
+];
+
+/// The workload called `name`.
+pub fn by_name(name: &str) -> Option<&'static Workload> {
+    WORKLOADS.iter().find(|w| w.name == name)
+}
+
+/// Fold a value into a running checksum (FNV-1a over the value's bytes).
+pub fn mix(acc: u64, v: u64) -> u64 {
+    let mut h = acc ^ 0xcbf2_9ce4_8422_2325;
+    for b in v.to_le_bytes() {
+        h ^= b as u64;
+        h = h.wrapping_mul(0x0100_0000_01b3);
+    }
+    h
+}

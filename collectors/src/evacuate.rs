@@ -1,0 +1,113 @@
+//! Evacuate: move one object to to-space and update the slot that pointed
+//! to it (GHC's `rts/sm/Evac.c`).
+//!
+//! Given a slot holding a pointer, `evacuate` leaves in it the object's
+//! to-space address, copying the object the first time it is reached and
+//! leaving a forwarding pointer behind (See Note [Forwarding pointers] in
+//! core's `object`). Objects that must not move are left alone: static
+//! objects, objects in to-space or in a generation not being collected
+//! (`BF_EVACUATED`), and large objects, which are instead relinked into
+//! their destination generation's large-object list. Indirections left by
+//! updated thunks are removed on the way: the slot is pointed straight at
+//! the value.
+//!
+//! Invariant kept: after `evacuate(slot)`, `*slot` is a static object or an
+//! object that will survive this GC, never a from-space address; and if
+//! that object is younger than `evac_gen`, `failed_to_evac` is set.
+
+use crate::gc_thread::GcThread;
+use gclab_core::bdescr::{BlockDesc, BF_EVACUATED, BF_LARGE};
+use gclab_core::constants::Word;
+use gclab_core::info::ClosureType;
+use gclab_core::object::{forward_target, forwarding_header, info_of_header, is_forwarded};
+
+/// Evacuate the object `*slot` points to. See the module doc.
+///
+/// # Safety
+/// `slot` must hold the address of a valid object (heap or static), and the
+/// caller must hold the heap exclusively for this GC.
+#[inline]
+pub unsafe fn evacuate(gct: &mut GcThread<'_>, slot: *mut Word) {
+    let mut p = *slot as *mut Word;
+    loop {
+        let header = *p;
+        if is_forwarded(header) {
+            let to = forward_target(header);
+            *slot = to as Word;
+            if ((*BlockDesc::of(to)).gen_no as usize) < gct.evac_gen {
+                gct.failed_to_evac = true;
+            }
+            return;
+        }
+        let info = info_of_header(header);
+        if info.is_static() {
+            return;
+        }
+        let bd = BlockDesc::of(p);
+        let flags = (*bd).flags;
+        if flags & BF_EVACUATED != 0 {
+            if ((*bd).gen_no as usize) < gct.evac_gen {
+                gct.failed_to_evac = true;
+            }
+            return;
+        }
+        if flags & BF_LARGE != 0 {
+            evacuate_large(gct, bd);
+            return;
+        }
+        if info.closure_type == ClosureType::Ind {
+            // Short-cut the indirection and evacuate its value instead.
+            p = *gct.layout.payload(p) as *mut Word;
+            *slot = p as Word;
+            continue;
+        }
+        let size = gct.layout.size_of(p, info);
+        let dest = gct.destination((*bd).dest_no as usize);
+        let to = gct.alloc_to(dest, size);
+        std::ptr::copy_nonoverlapping(p, to, size);
+        *p = forwarding_header(to);
+        *slot = to as Word;
+        return;
+    }
+}
+
+/// A large object is live: relink its block group into its destination
+/// generation instead of copying it, and queue it for scavenging.
+///
+/// # Safety
+/// `bd` must head a large object's group in a generation being collected.
+unsafe fn evacuate_large(gct: &mut GcThread<'_>, bd: *mut BlockDesc) {
+    let dest = gct.destination((*bd).dest_no as usize);
+    (*bd).flags |= BF_EVACUATED;
+    (*bd).gen_no = dest as u16;
+    (*bd).dest_no = (dest + 1).min(gct.oldest) as u16;
+    let group = gclab_core::bdescr::BlockPtr(bd);
+    gct.to[dest].large.push(group);
+    gct.large_todo.push(group);
+}
+
+/// Has the object at `p` survived the GC so far (been evacuated, or does it
+/// live where the GC does not move things)? Used to judge weak keys.
+///
+/// # Safety
+/// `p` must be a valid object address.
+pub unsafe fn is_alive(p: *const Word) -> bool {
+    let header = *p;
+    if is_forwarded(header) || info_of_header(header).is_static() {
+        return true;
+    }
+    (*BlockDesc::of(p)).flags & BF_EVACUATED != 0
+}
+
+/// The current address of a live object (following its forwarding pointer).
+///
+/// # Safety
+/// `p` must be a valid object address.
+pub unsafe fn current_address(p: *mut Word) -> *mut Word {
+    let header = *p;
+    if is_forwarded(header) {
+        forward_target(header)
+    } else {
+        p
+    }
+}

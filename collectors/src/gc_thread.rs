@@ -1,0 +1,162 @@
+//! A GC thread's private state: its to-space blocks and its bookkeeping.
+//!
+//! Each GC thread copies into blocks of its own, one "todo" block per
+//! generation (GHC's `gc_thread` and its `gen_workspace`s), so copying
+//! takes no lock except when a block fills and a fresh one is needed. Full
+//! blocks whose objects are not yet scanned wait on `pending`; scanned ones
+//! on `done`. A block's Cheney scan pointer is its descriptor's `scan`
+//! field, so a block can be scanned a piece at a time while it is still
+//! being filled.
+//!
+//! Also here: the evacuation state (`evac_gen`, `eager_promotion`,
+//! `failed_to_evac`, See Note [Eager promotion]), the large objects found
+//! live, the weak pointers kept, the new mutable lists, and the counters
+//! that become the thread's `ThreadWork`.
+//!
+//! Note [Eager promotion]
+//! ----------------------------------------
+//! When the scavenger scans an object that lives in generation g, the
+//! objects it points to are copied to generation g at least (`evac_gen`),
+//! even if their own age would put them younger: otherwise g would point
+//! into a younger generation and the object would need a mutable-list
+//! entry. If a child cannot be moved that far (it was already copied
+//! younger, or it lives in a generation not being collected), the scan sets
+//! `failed_to_evac` and the object goes on g's mutable list. Mutable
+//! objects are scanned without eager promotion: they are likely to be
+//! written again soon, so promoting what they point to now is often wasted
+//! (GHC does the same).
+
+use gclab_core::bdescr::{BlockPtr, BF_EVACUATED};
+use gclab_core::block_alloc::BlockAllocator;
+use gclab_core::constants::Word;
+use gclab_core::generation::ObjPtr;
+use gclab_core::object::Layout;
+use gclab_core::ThreadWork;
+use std::sync::Mutex;
+
+/// To-space of one generation, for one GC thread.
+#[derive(Debug, Default)]
+pub struct ToSpace {
+    /// The block being filled.
+    pub current: Option<BlockPtr>,
+    /// Full blocks not yet completely scanned.
+    pub pending: Vec<BlockPtr>,
+    /// Full, scanned blocks.
+    pub done: Vec<BlockPtr>,
+    /// Words copied into this generation.
+    pub words: usize,
+    /// Large objects that survived into this generation.
+    pub large: Vec<BlockPtr>,
+    /// Weak pointers kept in this generation.
+    pub weak_ptrs: Vec<ObjPtr>,
+    /// Objects of this generation that point into a younger one.
+    pub mut_list: Vec<ObjPtr>,
+}
+
+/// A GC thread.
+pub struct GcThread<'h> {
+    /// Object layout.
+    pub layout: Layout,
+    /// Generations `0..=collect_gen` are being collected.
+    pub collect_gen: usize,
+    /// The oldest generation's number.
+    pub oldest: usize,
+    /// See Note [Eager promotion].
+    pub evac_gen: usize,
+    /// See Note [Eager promotion].
+    pub eager_promotion: bool,
+    /// See Note [Eager promotion].
+    pub failed_to_evac: bool,
+    /// To-space per generation.
+    pub to: Vec<ToSpace>,
+    /// Large objects evacuated but not yet scavenged.
+    pub large_todo: Vec<BlockPtr>,
+    /// Where fresh blocks come from.
+    blocks: &'h Mutex<BlockAllocator>,
+    /// Counters.
+    pub work: ThreadWork,
+}
+
+/// Thrown (as an unwind) when the OS refuses to-space memory.
+#[derive(Debug)]
+pub struct ToSpaceExhausted;
+
+impl<'h> GcThread<'h> {
+    /// A thread for a collection of `0..=collect_gen` in a heap of `gens`.
+    pub fn new(layout: Layout, collect_gen: usize, gens: usize, blocks: &'h Mutex<BlockAllocator>) -> GcThread<'h> {
+        GcThread {
+            layout,
+            collect_gen,
+            oldest: gens - 1,
+            evac_gen: 0,
+            eager_promotion: true,
+            failed_to_evac: false,
+            to: (0..gens).map(|_| ToSpace::default()).collect(),
+            large_todo: Vec::new(),
+            blocks,
+            work: ThreadWork::default(),
+        }
+    }
+
+    /// Room for `words` words in generation `gen`'s to-space.
+    #[inline(always)]
+    pub fn alloc_to(&mut self, gen: usize, words: usize) -> *mut Word {
+        self.to[gen].words += words;
+        self.work.copied_words += words;
+        if let Some(bd) = self.to[gen].current {
+            let d = bd.get();
+            let p = d.free;
+            if p.wrapping_add(words) <= d.end() {
+                d.free = p.wrapping_add(words);
+                return p;
+            }
+        }
+        self.alloc_to_slow(gen, words)
+    }
+
+    #[cold]
+    fn alloc_to_slow(&mut self, gen: usize, words: usize) -> *mut Word {
+        let ts = &mut self.to[gen];
+        if let Some(old) = ts.current.take() {
+            let d = old.get();
+            if d.scan < d.free {
+                ts.pending.push(old);
+            } else {
+                ts.done.push(old);
+            }
+        }
+        let bd = self.blocks.lock().unwrap_or_else(|e| e.into_inner()).alloc_block().unwrap_or_else(|_| std::panic::panic_any(ToSpaceExhausted));
+        let d = bd.get();
+        d.flags = BF_EVACUATED;
+        d.gen_no = gen as u16;
+        d.dest_no = (gen + 1).min(self.oldest) as u16;
+        d.scan = d.start;
+        let p = d.free;
+        d.free = p.wrapping_add(words);
+        self.to[gen].current = Some(bd);
+        p
+    }
+
+    /// Generation an object evacuated from a block with `dest_no` goes to,
+    /// given the current `evac_gen` (See Note [Eager promotion]).
+    #[inline(always)]
+    pub fn destination(&mut self, dest_no: usize) -> usize {
+        if dest_no >= self.evac_gen {
+            dest_no
+        } else if self.eager_promotion {
+            self.evac_gen
+        } else {
+            self.failed_to_evac = true;
+            dest_no
+        }
+    }
+
+    /// Every to-space block of generation `gen`, scanned or not.
+    pub fn take_blocks(&mut self, gen: usize) -> Vec<BlockPtr> {
+        let ts = &mut self.to[gen];
+        let mut all = std::mem::take(&mut ts.done);
+        all.append(&mut ts.pending);
+        all.extend(ts.current.take());
+        all
+    }
+}

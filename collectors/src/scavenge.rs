@@ -1,0 +1,163 @@
+//! Scavenge: scan copied objects and evacuate what they point to (GHC's
+//! `rts/sm/Scav.c`).
+//!
+//! Cheney's algorithm over blocks: every to-space block has a scan pointer
+//! chasing its free pointer; scanning an object evacuates its children,
+//! which lands them further along in some to-space block, to be scanned in
+//! turn. `scavenge_loop` runs until no block has unscanned objects and no
+//! large object awaits scanning: then everything reachable from what was
+//! evacuated so far has been copied.
+//!
+//! Objects are scanned with `evac_gen` set to their own generation (See
+//! Note [Eager promotion] in `gc_thread`); one that still points younger
+//! afterwards is put on its generation's new mutable list. Mutable
+//! variables and arrays become clean or dirty accordingly, and arrays get
+//! their cards recomputed (See Note [Card marking] in core's `barrier`).
+
+use crate::evacuate::evacuate;
+use crate::gc_thread::GcThread;
+use gclab_core::bdescr::BlockPtr;
+use gclab_core::constants::Word;
+use gclab_core::generation::ObjPtr;
+use gclab_core::info::*;
+use gclab_core::object::{info_of_header, CARD_SIZE};
+
+/// Scan the object at `p`, which lives in generation `gen`; returns its size.
+///
+/// # Safety
+/// `p` must be a live, already evacuated (or never-moving) object, and the
+/// GC must hold the heap.
+#[inline]
+pub unsafe fn scavenge_object(gct: &mut GcThread<'_>, p: *mut Word, gen: usize) -> usize {
+    let info = info_of_header(*p);
+    let layout = gct.layout;
+    gct.evac_gen = gen;
+    gct.failed_to_evac = false;
+    gct.work.scanned_objects += 1;
+    match info.closure_type {
+        ClosureType::MutVarClean | ClosureType::MutVarDirty => {
+            gct.eager_promotion = false;
+            evacuate(gct, layout.payload(p));
+            gct.eager_promotion = true;
+            *p = if gct.failed_to_evac { MUT_VAR_DIRTY_INFO.header() } else { MUT_VAR_CLEAN_INFO.header() };
+        }
+        ClosureType::MutArrClean | ClosureType::MutArrDirty | ClosureType::Arr => {
+            let mutable = info.closure_type != ClosureType::Arr;
+            gct.eager_promotion = !mutable;
+            let n = *layout.payload(p);
+            let any_young = scan_array_cards(gct, p, n, 0..n.div_ceil(CARD_SIZE));
+            gct.eager_promotion = true;
+            gct.failed_to_evac = any_young;
+            if mutable {
+                *p = if any_young { MUT_ARR_DIRTY_INFO.header() } else { MUT_ARR_CLEAN_INFO.header() };
+            }
+        }
+        ClosureType::Weak | ClosureType::DeadWeak | ClosureType::ArrWords | ClosureType::ConstrStatic => {}
+        ClosureType::Constr | ClosureType::Fun | ClosureType::Thunk | ClosureType::Ind => {
+            let (slots, n) = layout.pointer_slots(p, info);
+            for i in 0..n {
+                evacuate(gct, slots.add(i));
+            }
+        }
+    }
+    if gct.failed_to_evac && gen > 0 {
+        gct.to[gen].mut_list.push(ObjPtr(p));
+    }
+    gct.failed_to_evac = false;
+    layout.size_of(p, info)
+}
+
+/// Scan the elements of the cards in `cards` of array `p` (`n` elements),
+/// setting each card's mark to whether it still holds a young pointer.
+/// Returns whether any card does.
+unsafe fn scan_array_cards(gct: &mut GcThread<'_>, p: *mut Word, n: usize, cards: std::ops::Range<usize>) -> bool {
+    let elems = gct.layout.payload(p).add(1);
+    let table = gct.layout.card_table(p, n);
+    let mut any = false;
+    for c in cards {
+        gct.failed_to_evac = false;
+        for i in c * CARD_SIZE..((c + 1) * CARD_SIZE).min(n) {
+            evacuate(gct, elems.add(i));
+        }
+        *table.add(c) = gct.failed_to_evac as u8;
+        any |= gct.failed_to_evac;
+    }
+    any
+}
+
+/// Scan an entry of generation `gen`'s mutable list (an object that does
+/// not move in this GC). Arrays have only their marked cards scanned.
+///
+/// # Safety
+/// As for `scavenge_object`; `p` lives in an uncollected generation `gen`.
+pub unsafe fn scavenge_mut_list_entry(gct: &mut GcThread<'_>, p: *mut Word, gen: usize) {
+    let info = info_of_header(*p);
+    if !info.closure_type.is_pointer_array() {
+        scavenge_object(gct, p, gen);
+        return;
+    }
+    let layout = gct.layout;
+    let n = *layout.payload(p);
+    let table = layout.card_table(p, n);
+    gct.evac_gen = gen;
+    let mutable = info.closure_type != ClosureType::Arr;
+    gct.eager_promotion = !mutable;
+    let mut any = false;
+    for c in 0..n.div_ceil(CARD_SIZE) {
+        if *table.add(c) != 0 {
+            any |= scan_array_cards(gct, p, n, c..c + 1);
+        }
+    }
+    gct.eager_promotion = true;
+    gct.failed_to_evac = false;
+    if mutable {
+        *p = if any { MUT_ARR_DIRTY_INFO.header() } else { MUT_ARR_CLEAN_INFO.header() };
+    }
+    if any {
+        gct.to[gen].mut_list.push(ObjPtr(p));
+    }
+}
+
+/// Scan block `bd` of generation `gen` from its scan pointer to its free
+/// pointer (which may move on while we scan: objects copied into this very
+/// block are scanned in the same call).
+unsafe fn scavenge_block(gct: &mut GcThread<'_>, bd: BlockPtr, gen: usize) {
+    let d = bd.get();
+    while d.scan < d.free {
+        let p = d.scan;
+        let size = scavenge_object(gct, p, gen);
+        d.scan = p.add(size);
+    }
+}
+
+/// Scan until no to-space block and no large object has unscanned objects.
+///
+/// # Safety
+/// The GC must hold the heap; every object in to-space is a valid copy.
+pub unsafe fn scavenge_loop(gct: &mut GcThread<'_>) {
+    loop {
+        let mut progress = false;
+        for gen in 0..gct.to.len() {
+            while let Some(bd) = gct.to[gen].pending.pop() {
+                scavenge_block(gct, bd, gen);
+                gct.to[gen].done.push(bd);
+                progress = true;
+            }
+            if let Some(bd) = gct.to[gen].current {
+                let d = bd.get();
+                if d.scan < d.free {
+                    scavenge_block(gct, bd, gen);
+                    progress = true;
+                }
+            }
+        }
+        while let Some(bd) = gct.large_todo.pop() {
+            let d = bd.get();
+            scavenge_object(gct, d.start, d.gen_no as usize);
+            progress = true;
+        }
+        if !progress {
+            return;
+        }
+    }
+}

@@ -1,0 +1,137 @@
+//! Weak pointers during a GC (GHC's `rts/sm/MarkWeak.c`), and the roots.
+//!
+//! After the transitive closure from the roots, a weak pointer of a
+//! collected generation is judged by its key: if the key was reached, the
+//! weak is kept (copied, moved to its new generation's list) and its value
+//! and finaliser become reachable, which may reach more keys, so this
+//! alternates with scavenging until nothing changes. Weak pointers whose
+//! keys were never reached are then dead: each becomes DEAD_WEAK, its key
+//! field is cleared, its value is kept for the finaliser, and it is queued
+//! on capability 0 for the mutator to finalise after the GC. Weak pointers
+//! of generations not being collected trace their fields strongly (See
+//! Note [Weak fields] in core's `object`).
+
+use crate::evacuate::{current_address, evacuate, is_alive};
+use crate::gc_thread::GcThread;
+use crate::scavenge::scavenge_loop;
+use gclab_core::barrier::generation_of;
+use gclab_core::capability::Capability;
+use gclab_core::constants::Word;
+use gclab_core::generation::{Generation, ObjPtr};
+use gclab_core::info::{DEAD_WEAK_INFO, NULL_OBJECT};
+use gclab_core::object::weak_field;
+use gclab_core::stable_ptr::StablePtrTable;
+
+/// Evacuate every root: each capability's root stack and pending
+/// finalisers, and the stable pointer table.
+///
+/// # Safety
+/// The GC must hold the heap; roots hold valid object addresses.
+pub unsafe fn evacuate_roots(gct: &mut GcThread<'_>, caps: &mut [Capability], stable: &mut StablePtrTable) {
+    gct.evac_gen = 0;
+    for cap in caps.iter_mut() {
+        for r in cap.roots.iter_mut() {
+            evacuate(gct, r as *mut Word);
+        }
+        for r in cap.pending_finalizers.iter_mut() {
+            evacuate(gct, r as *mut Word);
+        }
+    }
+    for r in stable.roots_mut() {
+        evacuate(gct, r as *mut Word);
+    }
+}
+
+/// Scan the mutable lists of the generations not being collected; each
+/// entry that still points young goes on the new list.
+///
+/// # Safety
+/// As for `evacuate_roots`.
+pub unsafe fn scavenge_mut_lists(gct: &mut GcThread<'_>, caps: &mut [Capability]) {
+    for cap in caps.iter_mut() {
+        for gen in 0..cap.mut_lists.len() {
+            let list = std::mem::take(&mut cap.mut_lists[gen]);
+            if gen <= gct.collect_gen {
+                continue; // collected generations are rescanned in to-space
+            }
+            for obj in list {
+                crate::scavenge::scavenge_mut_list_entry(gct, obj.0, gen);
+            }
+        }
+    }
+}
+
+/// Trace the fields of the weak pointers of uncollected generations strongly.
+///
+/// # Safety
+/// As for `evacuate_roots`.
+pub unsafe fn trace_uncollected_weaks(gct: &mut GcThread<'_>, gens: &[Generation]) {
+    for (g, gen) in gens.iter().enumerate().skip(gct.collect_gen + 1) {
+        for w in &gen.weak_ptrs {
+            trace_weak_fields(gct, w.0, g);
+        }
+    }
+}
+
+unsafe fn trace_weak_fields(gct: &mut GcThread<'_>, w: *mut Word, gen: usize) {
+    let payload = gct.layout.payload(w);
+    gct.evac_gen = gen;
+    for f in [weak_field::KEY, weak_field::VALUE, weak_field::FINALIZER] {
+        evacuate(gct, payload.add(f));
+    }
+    gct.failed_to_evac = false;
+}
+
+/// Judge the weak pointers of the collected generations, alternating with
+/// scavenging until no more keys become reachable; then finalise the rest.
+///
+/// # Safety
+/// As for `evacuate_roots`; called after the first `scavenge_loop`.
+pub unsafe fn process_weak_ptrs(gct: &mut GcThread<'_>, gens: &mut [Generation], caps: &mut [Capability]) {
+    let mut pending: Vec<ObjPtr> = Vec::new();
+    for gen in gens.iter_mut().take(gct.collect_gen + 1) {
+        pending.append(&mut gen.old_weak_ptrs);
+    }
+    loop {
+        let before = pending.len();
+        let mut still_pending = Vec::with_capacity(pending.len());
+        for w in pending {
+            let key = *gct.layout.payload(current_address(w.0)).add(weak_field::KEY) as *const Word;
+            if is_alive(key) {
+                let kept = keep_weak(gct, w.0, true);
+                let g = generation_of(kept);
+                gct.to[g].weak_ptrs.push(ObjPtr(kept));
+            } else {
+                still_pending.push(w);
+            }
+        }
+        pending = still_pending;
+        scavenge_loop(gct);
+        if pending.len() == before {
+            break;
+        }
+    }
+    for w in pending {
+        let dead = keep_weak(gct, w.0, false);
+        *dead = DEAD_WEAK_INFO.header();
+        if *gct.layout.payload(dead).add(weak_field::FINALIZER_ID) != 0 {
+            caps[0].pending_finalizers.push(dead as Word);
+        }
+    }
+    scavenge_loop(gct);
+}
+
+/// Evacuate a weak pointer object and trace its fields; returns its new
+/// address. A dead one (`key_alive` false) has its key cleared first, so
+/// that the key is not kept alive by its own weak pointer.
+unsafe fn keep_weak(gct: &mut GcThread<'_>, w: *mut Word, key_alive: bool) -> *mut Word {
+    let mut slot = w as Word;
+    gct.evac_gen = 0;
+    evacuate(gct, &mut slot as *mut Word);
+    let kept = slot as *mut Word;
+    if !key_alive {
+        *gct.layout.payload(kept).add(weak_field::KEY) = NULL_OBJECT.addr();
+    }
+    trace_weak_fields(gct, kept, generation_of(kept));
+    kept
+}

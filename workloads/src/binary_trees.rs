@@ -1,0 +1,79 @@
+//! `binary-trees N`: the Benchmarks Game program, as GHC's and OCaml's
+//! versions do it. A stretch tree of depth N+1 is built and checked; a
+//! long-lived tree of depth N is built and kept; then for d = 4, 6, .. N,
+//! 2^(N-d+4) trees of depth d are built and checked; finally the long-lived
+//! tree is checked. `check` counts the nodes of a tree.
+
+use crate::{mix, Workload};
+use gclab_core::{Handle, InfoTable, Mutator, ObjRef, StaticObject};
+use std::io::Write;
+
+static NIL_INFO: InfoTable = InfoTable::static_constr("Nil", "Tree", "BinaryTrees");
+static NIL: StaticObject = StaticObject::new(&NIL_INFO);
+static NODE: InfoTable = InfoTable::constr("Node", "Tree", "BinaryTrees", 2, 0);
+
+const MIN_DEPTH: usize = 4;
+
+/// The registry entry.
+pub const WORKLOAD: Workload = Workload {
+    name: "binary-trees",
+    description: "Benchmarks Game binary-trees: many short-lived trees beside a long-lived one",
+    params: &["depth"],
+    defaults: &[16],
+    small: &[8],
+    run,
+};
+
+/// A complete tree of depth `d`, built bottom-up.
+pub fn make(m: &mut Mutator<'_>, nil: Handle, d: usize) -> Handle {
+    if d == 0 {
+        return m.alloc(&NODE, &[nil, nil], &[]);
+    }
+    let base = m.depth();
+    let l = make(m, nil, d - 1);
+    let r = make(m, nil, d - 1);
+    let n = m.alloc(&NODE, &[l, r], &[]);
+    m.ret(base, n)
+}
+
+/// Nodes in a tree.
+pub fn check(t: ObjRef<'_>) -> u64 {
+    if t.is_static() {
+        0
+    } else {
+        1 + check(t.field(0)) + check(t.field(1))
+    }
+}
+
+fn make_check(m: &mut Mutator<'_>, nil: Handle, d: usize) -> u64 {
+    let base = m.depth();
+    let t = make(m, nil, d);
+    let c = check(m.view().get(t));
+    m.truncate(base);
+    c
+}
+
+fn run(m: &mut Mutator<'_>, args: &[usize], out: &mut dyn Write) -> u64 {
+    let n = args[0];
+    let max_depth = n.max(MIN_DEPTH + 2);
+    let nil = m.static_obj(&NIL);
+    let mut sum = 0;
+
+    let stretch = make_check(m, nil, max_depth + 1);
+    let _ = writeln!(out, "stretch tree of depth {}\t check: {}", max_depth + 1, stretch);
+    sum = mix(sum, stretch);
+
+    let long_lived = make(m, nil, max_depth);
+    for d in (MIN_DEPTH..=max_depth).step_by(2) {
+        let iterations = 1u64 << (max_depth - d + MIN_DEPTH);
+        let mut c = 0;
+        for _ in 0..iterations {
+            c += make_check(m, nil, d);
+        }
+        let _ = writeln!(out, "{}\t trees of depth {}\t check: {}", iterations, d, c);
+        sum = mix(sum, c);
+    }
+    let ll = check(m.view().get(long_lived));
+    let _ = writeln!(out, "long lived tree of depth {}\t check: {}", max_depth, ll);
+    mix(sum, ll)
+}

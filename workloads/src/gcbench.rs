@@ -1,0 +1,121 @@
+//! `gcbench D`: the Ellis/Kovac/Boehm GCBench. A stretch tree of depth D
+//! is built and dropped; a long-lived tree of depth D-2 (built top-down)
+//! and a long-lived array of doubles stay live throughout; then for each
+//! depth d = 4, 6, .. D-2, as many trees as make up twice the stretch
+//! tree's size are built top-down and then bottom-up and dropped. With the
+//! classic sizes (D = 18) the array has 500,000 elements; it scales with
+//! 2^(D-18).
+//!
+//! Top-down construction allocates a node and then stores freshly allocated
+//! children into it, as the Java original does: nodes are mutable
+//! two-element arrays, so that stores into an already promoted parent go
+//! through the write barrier. Bottom-up trees are immutable constructors.
+
+use crate::{mix, Workload};
+use gclab_core::{Handle, InfoTable, Mutator, ObjRef, StaticObject};
+use std::io::Write;
+
+static EMPTY_INFO: InfoTable = InfoTable::static_constr("Empty", "Node", "GCBench");
+static EMPTY: StaticObject = StaticObject::new(&EMPTY_INFO);
+static NODE: InfoTable = InfoTable::constr("Node", "Node", "GCBench", 2, 2);
+
+const MIN_DEPTH: usize = 4;
+
+/// The registry entry.
+pub const WORKLOAD: Workload = Workload {
+    name: "gcbench",
+    description: "Ellis/Kovac/Boehm GCBench: top-down and bottom-up trees beside a long-lived tree and array",
+    params: &["stretch-depth"],
+    defaults: &[18],
+    small: &[10],
+    run,
+};
+
+fn tree_size(d: usize) -> u64 {
+    (1u64 << (d + 1)) - 1
+}
+
+/// Bottom-up: children first, then the immutable node.
+fn make_tree(m: &mut Mutator<'_>, empty: Handle, d: usize) -> Handle {
+    if d == 0 {
+        return m.alloc(&NODE, &[empty, empty], &[0, 0]);
+    }
+    let base = m.depth();
+    let l = make_tree(m, empty, d - 1);
+    let r = make_tree(m, empty, d - 1);
+    let n = m.alloc(&NODE, &[l, r], &[d, 0]);
+    m.ret(base, n)
+}
+
+/// Top-down: `node` (a mutable two-element array) gets new children.
+fn populate(m: &mut Mutator<'_>, empty: Handle, d: usize, node: Handle) {
+    if d == 0 {
+        return;
+    }
+    let base = m.depth();
+    let l = m.new_array(2, empty);
+    m.array_set(node, 0, l);
+    let r = m.new_array(2, empty);
+    m.array_set(node, 1, r);
+    populate(m, empty, d - 1, l);
+    populate(m, empty, d - 1, r);
+    m.truncate(base);
+}
+
+/// Nodes of a tree of either kind.
+fn count(t: ObjRef<'_>) -> u64 {
+    if t.is_static() {
+        0
+    } else if t.info().closure_type.is_pointer_array() {
+        1 + count(t.array_get(0)) + count(t.array_get(1))
+    } else {
+        1 + count(t.field(0)) + count(t.field(1))
+    }
+}
+
+fn run(m: &mut Mutator<'_>, args: &[usize], out: &mut dyn Write) -> u64 {
+    let stretch_depth = args[0].max(MIN_DEPTH + 2);
+    let long_lived_depth = stretch_depth - 2;
+    let max_depth = stretch_depth - 2;
+    let array_size = if stretch_depth >= 18 { 500_000 << (stretch_depth - 18) } else { (500_000 >> (18 - stretch_depth)).max(1000) };
+    let empty = m.static_obj(&EMPTY);
+    let mut sum = 0;
+
+    let base = m.depth();
+    let stretch = make_tree(m, empty, stretch_depth);
+    let c = count(m.view().get(stretch));
+    m.truncate(base);
+    let _ = writeln!(out, "stretch tree of depth {stretch_depth}: {c} nodes");
+    sum = mix(sum, c);
+
+    let long_lived = m.new_array(2, empty);
+    populate(m, empty, long_lived_depth, long_lived);
+    let array = m.new_byte_array(array_size * 8);
+    for i in 0..array_size / 2 {
+        m.byte_array_write(array, i, (1.0f64 / (i + 1) as f64).to_bits());
+    }
+
+    for d in (MIN_DEPTH..=max_depth).step_by(2) {
+        let iterations = 2 * tree_size(stretch_depth) / tree_size(d);
+        let mut nodes = 0;
+        for _ in 0..iterations {
+            let base = m.depth();
+            let t = m.new_array(2, empty);
+            populate(m, empty, d, t);
+            nodes += count(m.view().get(t));
+            m.truncate(base);
+        }
+        for _ in 0..iterations {
+            let base = m.depth();
+            let t = make_tree(m, empty, d);
+            nodes += count(m.view().get(t));
+            m.truncate(base);
+        }
+        let _ = writeln!(out, "{iterations} top-down and bottom-up trees of depth {d}: {nodes} nodes");
+        sum = mix(sum, nodes);
+    }
+    let ll = count(m.view().get(long_lived));
+    let probe = (1..array_size / 2).step_by(997).map(|i| m.byte_array_read(array, i)).fold(0u64, |a, b| a ^ b);
+    let _ = writeln!(out, "long-lived tree of depth {long_lived_depth}: {ll} nodes; array of {array_size} doubles intact: {}", m.byte_array_read(array, 1000.min(array_size / 2 - 1)) == (1.0f64 / (1000.min(array_size / 2 - 1) + 1) as f64).to_bits());
+    mix(mix(sum, ll), probe)
+}
