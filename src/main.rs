@@ -7,7 +7,7 @@
 
 use clap::{Parser, Subcommand};
 use gclab_core::flags::{split_rts_args, usage};
-use gclab_core::{RtsFlags, Rts};
+use gclab_core::RtsFlags;
 use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -86,16 +86,11 @@ fn run(collector: Option<&str>, json: Option<PathBuf>, rest: &[String]) -> Resul
     let args = workload.parse_args(args).map_err(|e| (1, e.to_string()))?;
     let entry = gclab_collectors::select(&flags, collector).map_err(|e| (1, e.to_string()))?;
 
-    let rts = Rts::new(flags.clone(), (entry.make)()).map_err(|e| (e.exit_code() as u8, e.to_string()))?;
     let stdout = std::io::stdout();
-    let result = rts.run(|m| {
-        let mut out = stdout.lock();
-        let checksum = (workload.run)(m, &args, &mut out);
-        let _ = out.flush();
-        checksum
-    });
-    let checksum = result.map_err(|e| (e.exit_code() as u8, e.to_string()))?;
-    let stats = rts.finish().map_err(|e| (e.exit_code() as u8, e.to_string()))?;
+    let mut out = stdout.lock();
+    let outcome = gclab::run_workload(workload, &args, flags, (entry.make)(), &mut out).map_err(|e| (e.exit_code() as u8, e.to_string()))?;
+    let _ = out.flush();
+    let (checksum, stats) = (outcome.checksum, outcome.stats);
     if let Some(path) = json {
         let record = serde_json::json!({
             "workload": workload.name,

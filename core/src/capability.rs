@@ -99,6 +99,14 @@ impl Capability {
         self.block_end = std::ptr::null_mut();
     }
 
+    /// Record the current block's fill level in its descriptor without
+    /// leaving it (so that heap walks between GCs see its objects).
+    pub fn retire_current_block_keeping_position(&mut self) {
+        if let Some(bd) = self.current {
+            bd.get().free = self.hp;
+        }
+    }
+
     /// Make `bd` (an empty nursery block) the current block.
     pub fn enter_block(&mut self, bd: BlockPtr, forced_gcs: bool) {
         let d = bd.get();

@@ -643,6 +643,21 @@ impl<'rt> Mutator<'rt> {
         self.run_finalizers();
     }
 
+    /// Run the heap sanity checker now (between GCs); `Err` lists violations.
+    pub fn check_heap(&mut self) -> Result<crate::sanity::SanityReport, Vec<String>> {
+        self.cap_mut().retire_current_block_keeping_position();
+        self.rts.check_heap()
+    }
+
+    /// Forget every mutable-list entry: breaks the remembered-set
+    /// invariant on purpose, so tests can show the sanity checker catches it.
+    #[doc(hidden)]
+    pub fn debug_forget_remembered_set(&mut self) {
+        for list in self.cap_mut().mut_lists.iter_mut() {
+            list.clear();
+        }
+    }
+
     /// Is the object behind `h` in the heap's large-object space?
     pub fn is_large(&self, h: Handle) -> bool {
         let p = self.obj(h);
@@ -744,6 +759,12 @@ impl<'m> ObjRef<'m> {
             assert!(i < len.div_ceil(WORD_SIZE));
             *self.p.add(self.layout.hdr + 1 + i) as u64
         }
+    }
+
+    /// The object's address: an identity for the life of the view (tools
+    /// that build maps of the heap use it; it changes when the GC moves).
+    pub fn addr(self) -> usize {
+        self.p as usize
     }
 
     /// Same object?

@@ -322,6 +322,19 @@ impl Rts {
         heap.gens[req.collect_gen].collections += 1;
         let resized = policy::after_gc(heap, &self.flags, &mut st.policy, &req, outcome.copied_words, self.caps.len());
 
+        if self.flags.sanity {
+            st.sanity_checks += 1;
+            if let Err(violations) = self.check_heap() {
+                panic!(
+                    "heap sanity check failed after GC {} (collector {}, generation {}): {} violation(s):\n  {}",
+                    st.stats.gcs + 1,
+                    self.collector.name(),
+                    req.collect_gen,
+                    violations.len(),
+                    violations.iter().take(20).cloned().collect::<Vec<_>>().join("\n  ")
+                );
+            }
+        }
         let end = Stamp::now();
         let (gc_cpu, gc_elapsed) = end.since(&gc_start);
         let (total_cpu, total_elapsed) = end.since(&st.start);
@@ -352,19 +365,6 @@ impl Rts {
         }
         st.stats.record_gc(record, major, outcome.parallel());
 
-        if self.flags.sanity {
-            st.sanity_checks += 1;
-            if let Err(violations) = self.check_heap() {
-                panic!(
-                    "heap sanity check failed after GC {} (collector {}, generation {}): {} violation(s):\n  {}",
-                    st.stats.gcs,
-                    self.collector.name(),
-                    req.collect_gen,
-                    violations.len(),
-                    violations.iter().take(20).cloned().collect::<Vec<_>>().join("\n  ")
-                );
-            }
-        }
         if let Err(e) = resized {
             Rts::exhausted(e);
         }

@@ -1,0 +1,43 @@
+//! gclab: run a workload under a collector with GHC's RTS flags.
+//!
+//! The one function here, `run_workload`, is what `gclab run`, the tests
+//! and the benches all call, so that they measure and check the same thing.
+
+use gclab_core::{Collector, RtsFlags, Rts, RunError, Stats};
+use gclab_workloads::Workload;
+use std::io::Write;
+
+/// What a finished run produced.
+#[derive(Debug, Clone)]
+pub struct RunOutcome {
+    /// The workload's checksum.
+    pub checksum: u64,
+    /// The run's statistics (after `finish`, so totals are set).
+    pub stats: Stats,
+    /// Heap sanity checks performed (`-DS`).
+    pub sanity_checks: u64,
+    /// The collector's name.
+    pub collector: &'static str,
+}
+
+/// Run `workload` with `args` under `collector`, its output to `out`, and
+/// print the statistics the flags ask for.
+pub fn run_workload(workload: &Workload, args: &[usize], flags: RtsFlags, collector: Box<dyn Collector>, out: &mut dyn Write) -> Result<RunOutcome, RunError> {
+    let rts = Rts::new(flags, collector)?;
+    let checksum = match rts.run(|m| (workload.run)(m, args, out)) {
+        Ok(c) => c,
+        Err(e) => {
+            // GHC still prints its statistics when the heap overflows.
+            let _ = rts.finish();
+            return Err(e);
+        }
+    };
+    let stats = rts.finish()?;
+    Ok(RunOutcome { checksum, stats, sanity_checks: rts.sanity_checks(), collector: rts.collector_name() })
+}
+
+/// Parse RTS options given as one string (`"-A8k -G3 -DS"`).
+pub fn flags(rts: &str) -> Result<RtsFlags, gclab_core::FlagError> {
+    let args: Vec<String> = rts.split_whitespace().map(str::to_string).collect();
+    RtsFlags::from_env_and_args(None, &args)
+}
