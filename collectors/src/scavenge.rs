@@ -52,8 +52,9 @@ pub unsafe fn scavenge_object(gct: &mut GcThread<'_>, p: *mut Word, gen: usize) 
                 *p = if any_young { MUT_ARR_DIRTY_INFO.header() } else { MUT_ARR_CLEAN_INFO.header() };
             }
         }
-        ClosureType::Weak | ClosureType::DeadWeak | ClosureType::ArrWords | ClosureType::ConstrStatic => {}
-        ClosureType::Constr | ClosureType::Fun | ClosureType::Thunk | ClosureType::Ind => {
+        // A live weak's fields are traced by weak-pointer processing only.
+        ClosureType::Weak | ClosureType::ArrWords | ClosureType::ConstrStatic => {}
+        ClosureType::Constr | ClosureType::Fun | ClosureType::Thunk | ClosureType::Ind | ClosureType::DeadWeak => {
             let (slots, n) = layout.pointer_slots(p, info);
             for i in 0..n {
                 evacuate(gct, slots.add(i));

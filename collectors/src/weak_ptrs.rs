@@ -13,7 +13,7 @@
 
 use crate::evacuate::{current_address, evacuate, is_alive};
 use crate::gc_thread::GcThread;
-use crate::scavenge::scavenge_loop;
+use crate::scavenge::{scavenge_loop, scavenge_object};
 use gclab_core::barrier::generation_of;
 use gclab_core::capability::Capability;
 use gclab_core::constants::Word;
@@ -98,7 +98,7 @@ pub unsafe fn process_weak_ptrs(gct: &mut GcThread<'_>, gens: &mut [Generation],
         for w in pending {
             let key = *gct.layout.payload(current_address(w.0)).add(weak_field::KEY) as *const Word;
             if is_alive(key) {
-                let kept = keep_weak(gct, w.0, true);
+                let kept = keep_weak(gct, w.0);
                 let g = generation_of(kept);
                 gct.to[g].weak_ptrs.push(ObjPtr(kept));
             } else {
@@ -112,26 +112,40 @@ pub unsafe fn process_weak_ptrs(gct: &mut GcThread<'_>, gens: &mut [Generation],
         }
     }
     for w in pending {
-        let dead = keep_weak(gct, w.0, false);
-        *dead = DEAD_WEAK_INFO.header();
-        if *gct.layout.payload(dead).add(weak_field::FINALIZER_ID) != 0 {
-            caps[0].pending_finalizers.push(dead as Word);
-        }
+        kill_weak(gct, w.0, caps);
     }
     scavenge_loop(gct);
 }
 
-/// Evacuate a weak pointer object and trace its fields; returns its new
-/// address. A dead one (`key_alive` false) has its key cleared first, so
-/// that the key is not kept alive by its own weak pointer.
-unsafe fn keep_weak(gct: &mut GcThread<'_>, w: *mut Word, key_alive: bool) -> *mut Word {
+/// Evacuate a live weak pointer object and trace its fields; returns its
+/// new address.
+unsafe fn keep_weak(gct: &mut GcThread<'_>, w: *mut Word) -> *mut Word {
     let mut slot = w as Word;
     gct.evac_gen = 0;
     evacuate(gct, &mut slot as *mut Word);
     let kept = slot as *mut Word;
-    if !key_alive {
-        *gct.layout.payload(kept).add(weak_field::KEY) = NULL_OBJECT.addr();
-    }
     trace_weak_fields(gct, kept, generation_of(kept));
     kept
+}
+
+/// A weak pointer whose key died: keep the object (the mutator may still
+/// hold it), clear its key, make it DEAD_WEAK and queue its finaliser. Its
+/// value and finaliser stay reachable through it until the finaliser runs
+/// (See Note [Weak fields] in core's `object`); with no finaliser they are
+/// dropped now.
+unsafe fn kill_weak(gct: &mut GcThread<'_>, w: *mut Word, caps: &mut [Capability]) {
+    let mut slot = w as Word;
+    gct.evac_gen = 0;
+    evacuate(gct, &mut slot as *mut Word);
+    let dead = slot as *mut Word;
+    let payload = gct.layout.payload(dead);
+    *payload.add(weak_field::KEY) = NULL_OBJECT.addr();
+    *dead = DEAD_WEAK_INFO.header();
+    if *payload.add(weak_field::FINALIZER_ID) == 0 {
+        *payload.add(weak_field::VALUE) = NULL_OBJECT.addr();
+        *payload.add(weak_field::FINALIZER) = NULL_OBJECT.addr();
+    } else {
+        caps[0].pending_finalizers.push(dead as Word);
+    }
+    scavenge_object(gct, dead, generation_of(dead));
 }

@@ -603,9 +603,14 @@ impl<'rt> Mutator<'rt> {
             let w = self.push(weak);
             let p = self.obj(w);
             // SAFETY: pending entries are DEAD_WEAK objects kept alive as roots.
+            // The finaliser gets the value; the dead weak lets go of it.
             let (value, id) = unsafe {
                 let payload = self.layout.payload(p);
-                (*payload.add(weak_field::VALUE), *payload.add(weak_field::FINALIZER_ID) as u64)
+                let taken = (*payload.add(weak_field::VALUE), *payload.add(weak_field::FINALIZER_ID) as u64);
+                *payload.add(weak_field::VALUE) = NULL_OBJECT.addr();
+                *payload.add(weak_field::FINALIZER) = NULL_OBJECT.addr();
+                *payload.add(weak_field::FINALIZER_ID) = 0;
+                taken
             };
             if let Some(f) = self.rts.take_finalizer(id) {
                 let v = self.push(value);

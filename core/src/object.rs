@@ -152,7 +152,9 @@ impl Layout {
         let payload = p.add(self.hdr);
         match info.closure_type {
             ClosureType::MutArrClean | ClosureType::MutArrDirty | ClosureType::Arr => (payload.add(1), *payload),
-            ClosureType::ArrWords | ClosureType::ConstrStatic | ClosureType::Weak | ClosureType::DeadWeak => (payload, 0),
+            ClosureType::ArrWords | ClosureType::ConstrStatic | ClosureType::Weak => (payload, 0),
+            // A dead weak keeps its value and finaliser for the finaliser's run.
+            ClosureType::DeadWeak => (payload.add(weak_field::VALUE), 2),
             ClosureType::Ind => (payload, 1),
             _ => (payload, info.ptrs as usize),
         }
@@ -189,7 +191,10 @@ pub mod weak_field {
 // transitive closure the collector examines them (`weak_ptrs` in the
 // collectors crate): a weak whose key was reached is kept and its value and
 // finaliser traced; one whose key was not becomes DEAD_WEAK, its finaliser
-// is queued for the mutator, and its value kept alive for that finaliser.
+// is queued for the mutator, and its value kept alive for that finaliser:
+// a DEAD_WEAK's value and finaliser fields are ordinary strong pointers
+// until the finaliser has run, when the mutator clears them (a weak with
+// no finaliser has them cleared as it dies).
 // Weak pointers of generations not being collected have all three fields
 // traced strongly, so that their keys, which may be younger, stay valid; a
 // key is only judged when its weak pointer's own generation is collected.

@@ -1,0 +1,116 @@
+//! The `gclab` command as a user meets it: flags, errors, exit codes, reports.
+
+use std::process::{Command, Output};
+
+fn gclab(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_gclab")).args(args).env_remove("GCLABRTS").output().expect("gclab runs")
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+#[test]
+fn bad_flags_name_the_flag_exit_nonzero_and_do_no_work() {
+    for (flag, needle) in [
+        ("-A0", "-A0"),
+        ("-Gx", "-Gx"),
+        ("-F-1", "-F-1"),
+        ("-Q", "-Q"),
+        ("-c101", "-c101"),
+        ("-N2", "-N2"),
+        ("-c", "not yet available"),
+        ("-qg1", "-qg1"),
+    ] {
+        let o = gclab(&["run", "binary-trees", "10", "+RTS", flag, "-RTS"]);
+        assert!(!o.status.success(), "{flag} was accepted");
+        assert!(stderr(&o).contains(needle), "{flag}: stderr does not name it: {}", stderr(&o));
+        assert!(stdout(&o).is_empty(), "{flag}: the workload ran anyway");
+    }
+    let o = gclab(&["run", "binary-trees", "10", "+RTS", "-A4m", "-M1m"]);
+    assert!(!o.status.success() && stderr(&o).contains("smaller than the allocation area"), "{}", stderr(&o));
+    let o = gclab(&["run", "binary-trees", "10", "+RTS", "-c", "-G1"]);
+    assert!(!o.status.success() && stderr(&o).contains("-G1"), "{}", stderr(&o));
+}
+
+#[test]
+fn bad_workloads_and_collectors_are_errors() {
+    let o = gclab(&["run", "no-such-workload"]);
+    assert!(!o.status.success() && stderr(&o).contains("unknown workload `no-such-workload'"));
+    let o = gclab(&["run", "binary-trees", "ten"]);
+    assert!(!o.status.success() && stderr(&o).contains("`ten'"));
+    let o = gclab(&["run", "--collector", "nope", "binary-trees", "6"]);
+    assert!(!o.status.success() && stderr(&o).contains("unknown collector `nope'"));
+    let o = gclab(&["run", "--collector", "copying", "binary-trees", "6", "+RTS", "-G1"]);
+    assert!(!o.status.success() && stderr(&o).contains("contradicts"), "{}", stderr(&o));
+}
+
+#[test]
+fn heap_overflow_is_ghcs_message_and_exit_code() {
+    let o = gclab(&["run", "binary-trees", "18", "+RTS", "-M4m", "-s"]);
+    assert_eq!(o.status.code(), Some(251));
+    let e = stderr(&o);
+    assert!(e.contains("gclab: Heap exhausted;"), "{e}");
+    assert!(e.contains("Current maximum heap size is 4194304 bytes (4 MB)."), "{e}");
+    assert!(e.contains("Use `+RTS -M<size>' to increase it."), "{e}");
+    assert!(!e.contains("panicked"), "a panic leaked out: {e}");
+    assert!(e.contains("bytes allocated in the heap"), "the -s report is still printed: {e}");
+}
+
+#[test]
+fn statistics_reports_have_ghcs_shape() {
+    let o = gclab(&["run", "binary-trees", "12", "+RTS", "-S", "-A64k"]);
+    assert!(o.status.success());
+    let e = stderr(&o);
+    let lines: Vec<&str> = e.lines().collect();
+    assert_eq!(lines[0], "    Alloc    Copied     Live     GC     GC      TOT      TOT  Page Flts");
+    assert!(lines[2].ends_with("(Gen:  0)") || lines[2].ends_with("(Gen:  1)"), "{}", lines[2]);
+    for label in ["bytes allocated in the heap", "bytes copied during GC", "bytes maximum residency", "MiB total memory in use", "Gen  0", "Gen  1", "INIT    time", "MUT     time", "GC      time", "Total   time", "%GC     time", "Alloc rate", "Productivity"] {
+        assert!(e.contains(label), "-S output lacks `{label}'");
+    }
+    let o = gclab(&["run", "binary-trees", "10", "+RTS", "-t"]);
+    assert!(stderr(&o).starts_with("<<ghc: ") && stderr(&o).trim_end().ends_with(":ghc>>"), "{}", stderr(&o));
+    let o = gclab(&["run", "binary-trees", "10", "+RTS", "-t", "--machine-readable"]);
+    let e = stderr(&o);
+    assert!(e.starts_with(" [(\"bytes allocated\", \""), "{e}");
+    for key in ["num_GCs", "max_bytes_used", "gen_0_collections", "gen_1_max_pause_seconds", "copied_bytes"] {
+        assert!(e.contains(&format!("(\"{key}\", ")), "machine-readable lacks {key}");
+    }
+}
+
+#[test]
+fn rts_options_come_from_the_environment_and_the_command_line_wins() {
+    let o = Command::new(env!("CARGO_BIN_EXE_gclab")).args(["run", "binary-trees", "6"]).env("GCLABRTS", "-Gx").output().unwrap();
+    assert!(!o.status.success() && stderr(&o).contains("-Gx"));
+    let o = Command::new(env!("CARGO_BIN_EXE_gclab")).args(["run", "binary-trees", "10", "+RTS", "-G3", "-t", "--machine-readable"]).env("GCLABRTS", "-G2").output().unwrap();
+    assert!(stderr(&o).contains("gen_2_collections"), "the command line's -G3 did not win");
+}
+
+#[test]
+fn help_list_and_json_record() {
+    let o = gclab(&["run", "+RTS", "-?"]);
+    assert!(o.status.success());
+    for text in ["-A<size>", "-M<size>", "-DS", "copying", "two-space", "1024"] {
+        assert!(stdout(&o).contains(text), "+RTS -? lacks {text}");
+    }
+    let o = gclab(&["list"]);
+    for name in ["copying", "two-space", "binary-trees", "gcbench", "lru", "mutable-graph", "large-arrays", "thunks"] {
+        assert!(stdout(&o).contains(name), "gclab list lacks {name}");
+    }
+    let dir = std::env::temp_dir().join(format!("gclab-json-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("run.json");
+    let o = gclab(&["run", "--json", path.to_str().unwrap(), "binary-trees", "10", "+RTS", "-A64k"]);
+    assert!(o.status.success());
+    let v: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    assert_eq!(v["workload"], "binary-trees");
+    assert_eq!(v["collector"], "copying");
+    assert!(v["stats"]["gcs"].as_u64().unwrap() > 0);
+    assert_eq!(v["stats"]["allocated_bytes"], v["stats"]["cap_allocated_bytes"][0]);
+    assert_eq!(v["checksum"].as_str().unwrap().len(), 16);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
