@@ -1,0 +1,36 @@
+//! Every workload, under stress settings and the sanity checker, run by
+//! valgrind's memcheck: no invalid read or write, no use of uninitialised
+//! memory, no leak of the process's own allocations. Valgrind is installed
+//! by `.ci/run`; without it this test fails rather than skips.
+
+use std::process::Command;
+
+fn memcheck(args: &[&str]) {
+    let out = Command::new("valgrind")
+        .args(["--tool=memcheck", "--error-exitcode=99", "--leak-check=full", "--errors-for-leak-kinds=definite", "-q"])
+        .arg(env!("CARGO_BIN_EXE_gclab"))
+        .args(args)
+        .output()
+        .expect("valgrind is installed (.ci/run installs it)");
+    assert!(out.status.success(), "memcheck found errors in gclab {}:\n{}", args.join(" "), String::from_utf8_lossy(&out.stderr));
+}
+
+#[test]
+fn workloads_are_clean_under_memcheck() {
+    for (workload, args) in [
+        ("binary-trees", &["8"][..]),
+        ("gcbench", &["8"][..]),
+        ("lru", &["200", "2000", "64"][..]),
+        ("mutable-graph", &["200", "2000"][..]),
+        ("large-arrays", &["30", "8192"][..]),
+        ("thunks", &["2000"][..]),
+    ] {
+        for rts in [&["-A8k", "-DS", "-G3"][..], &["-A8k", "-DS", "-G1"][..]] {
+            let mut a = vec!["run", workload];
+            a.extend_from_slice(args);
+            a.push("+RTS");
+            a.extend_from_slice(rts);
+            memcheck(&a);
+        }
+    }
+}
