@@ -57,7 +57,7 @@ pub fn copy_collect(req: &GcRequest, ctx: &mut GcContext<'_>) -> GcOutcome {
         }
         std::panic::resume_unwind(payload);
     }
-    let work = gct.work;
     from_space::install(gens, ctx.caps, blocks, std::slice::from_mut(&mut gct), n);
+    let work = gct.work;
     GcOutcome { copied_words: work.copied_words, threads: vec![work], compacted: false }
 }

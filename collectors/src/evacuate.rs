@@ -26,7 +26,7 @@ use gclab_core::object::{forward_target, forwarding_header, info_of_header, is_f
 /// # Safety
 /// `slot` must hold the address of a valid object (heap or static), and the
 /// caller must hold the heap exclusively for this GC.
-#[inline]
+#[inline(always)]
 pub unsafe fn evacuate(gct: &mut GcThread<'_>, slot: *mut Word) {
     let mut p = *slot as *mut Word;
     loop {
@@ -64,10 +64,34 @@ pub unsafe fn evacuate(gct: &mut GcThread<'_>, slot: *mut Word) {
         let size = gct.layout.size_of(p, info);
         let dest = gct.destination((*bd).dest_no as usize);
         let to = gct.alloc_to(dest, size);
-        std::ptr::copy_nonoverlapping(p, to, size);
+        copy_words(p, to, size);
         *p = forwarding_header(to);
         *slot = to as Word;
         return;
+    }
+}
+
+/// Copy an object's words. Most objects are a handful of words, for which a
+/// call to `memcpy` costs more than the copy: those are copied inline.
+#[inline(always)]
+unsafe fn copy_words(from: *const Word, to: *mut Word, size: usize) {
+    match size {
+        2 => {
+            *to = *from;
+            *to.add(1) = *from.add(1);
+        }
+        3 => {
+            *to = *from;
+            *to.add(1) = *from.add(1);
+            *to.add(2) = *from.add(2);
+        }
+        4 => {
+            *to = *from;
+            *to.add(1) = *from.add(1);
+            *to.add(2) = *from.add(2);
+            *to.add(3) = *from.add(3);
+        }
+        _ => std::ptr::copy_nonoverlapping(from, to, size),
     }
 }
 

@@ -24,6 +24,7 @@ pub fn prepare(gens: &mut [Generation], collect_gen: usize) {
         for bd in gen.old_blocks.iter().chain(gen.old_large_objects.iter()) {
             bd.get().flags &= !BF_EVACUATED;
         }
+        gen.n_blocks = 0;
         gen.n_words = 0;
         gen.n_large_blocks = 0;
         gen.n_large_words = 0;
@@ -45,10 +46,14 @@ pub fn install(gens: &mut [Generation], caps: &mut [Capability], blocks: &Mutex<
     }
     for gct in threads.iter_mut() {
         for (g, gen) in gens.iter_mut().enumerate() {
-            let to_blocks = gct.take_blocks(g);
-            gen.blocks.extend(to_blocks);
+            for bd in gct.take_blocks(g) {
+                let d = bd.get();
+                gen.n_blocks += d.blocks as usize;
+                gen.n_words += d.used_words();
+                gct.work.copied_words += d.used_words();
+                gen.blocks.push(bd);
+            }
             let ts = &mut gct.to[g];
-            gen.n_words += ts.words;
             for bd in ts.large.drain(..) {
                 let d = bd.get();
                 gen.n_large_blocks += d.blocks as usize;

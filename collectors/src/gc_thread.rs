@@ -4,7 +4,8 @@
 //! generation (GHC's `gc_thread` and its `gen_workspace`s), so copying
 //! takes no lock except when a block fills and a fresh one is needed. Full
 //! blocks whose objects are not yet scanned wait on `pending`; scanned ones
-//! on `done`. A block's Cheney scan pointer is its descriptor's `scan`
+//! on `done`. The bump pointer of the block being filled lives here, not
+//! in its descriptor, to keep the copy loop's state in one cache line. A block's Cheney scan pointer is its descriptor's `scan`
 //! field, so a block can be scanned a piece at a time while it is still
 //! being filled.
 //!
@@ -35,22 +36,41 @@ use gclab_core::ThreadWork;
 use std::sync::Mutex;
 
 /// To-space of one generation, for one GC thread.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub struct ToSpace {
+    /// Next free word of the block being filled (its descriptor's `free`
+    /// is brought up to date only when the block is left: See
+    /// `limit_of`).
+    pub hp: *mut Word,
+    /// End of the block being filled.
+    pub lim: *mut Word,
     /// The block being filled.
     pub current: Option<BlockPtr>,
     /// Full blocks not yet completely scanned.
     pub pending: Vec<BlockPtr>,
     /// Full, scanned blocks.
     pub done: Vec<BlockPtr>,
-    /// Words copied into this generation.
-    pub words: usize,
     /// Large objects that survived into this generation.
     pub large: Vec<BlockPtr>,
     /// Weak pointers kept in this generation.
     pub weak_ptrs: Vec<ObjPtr>,
     /// Objects of this generation that point into a younger one.
     pub mut_list: Vec<ObjPtr>,
+}
+
+impl Default for ToSpace {
+    fn default() -> ToSpace {
+        ToSpace {
+            hp: std::ptr::null_mut(),
+            lim: std::ptr::null_mut(),
+            current: None,
+            pending: Vec::new(),
+            done: Vec::new(),
+            large: Vec::new(),
+            weak_ptrs: Vec::new(),
+            mut_list: Vec::new(),
+        }
+    }
 }
 
 /// A GC thread.
@@ -101,17 +121,26 @@ impl<'h> GcThread<'h> {
     /// Room for `words` words in generation `gen`'s to-space.
     #[inline(always)]
     pub fn alloc_to(&mut self, gen: usize, words: usize) -> *mut Word {
-        self.to[gen].words += words;
-        self.work.copied_words += words;
-        if let Some(bd) = self.to[gen].current {
-            let d = bd.get();
-            let p = d.free;
-            if p.wrapping_add(words) <= d.end() {
-                d.free = p.wrapping_add(words);
-                return p;
-            }
+        let ts = &mut self.to[gen];
+        let p = ts.hp;
+        let new_hp = p.wrapping_add(words);
+        if new_hp <= ts.lim && !p.is_null() {
+            ts.hp = new_hp;
+            return p;
         }
         self.alloc_to_slow(gen, words)
+    }
+
+    /// Where the objects of to-space block `bd` of generation `gen` end
+    /// now: the bump pointer if it is the block being filled.
+    #[inline(always)]
+    pub fn limit_of(&self, gen: usize, bd: BlockPtr) -> *mut Word {
+        let ts = &self.to[gen];
+        if ts.current == Some(bd) {
+            ts.hp
+        } else {
+            bd.get().free
+        }
     }
 
     #[cold]
@@ -119,6 +148,7 @@ impl<'h> GcThread<'h> {
         let ts = &mut self.to[gen];
         if let Some(old) = ts.current.take() {
             let d = old.get();
+            d.free = ts.hp;
             if d.scan < d.free {
                 ts.pending.push(old);
             } else {
@@ -131,10 +161,11 @@ impl<'h> GcThread<'h> {
         d.gen_no = gen as u16;
         d.dest_no = (gen + 1).min(self.oldest) as u16;
         d.scan = d.start;
-        let p = d.free;
-        d.free = p.wrapping_add(words);
-        self.to[gen].current = Some(bd);
-        p
+        let ts = &mut self.to[gen];
+        ts.current = Some(bd);
+        ts.hp = d.start.wrapping_add(words);
+        ts.lim = d.end();
+        d.start
     }
 
     /// Generation an object evacuated from a block with `dest_no` goes to,
@@ -154,9 +185,14 @@ impl<'h> GcThread<'h> {
     /// Every to-space block of generation `gen`, scanned or not.
     pub fn take_blocks(&mut self, gen: usize) -> Vec<BlockPtr> {
         let ts = &mut self.to[gen];
+        if let Some(bd) = ts.current.take() {
+            bd.get().free = ts.hp;
+            ts.done.push(bd);
+        }
+        ts.hp = std::ptr::null_mut();
+        ts.lim = std::ptr::null_mut();
         let mut all = std::mem::take(&mut ts.done);
         all.append(&mut ts.pending);
-        all.extend(ts.current.take());
         all
     }
 }

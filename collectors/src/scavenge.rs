@@ -124,7 +124,7 @@ pub unsafe fn scavenge_mut_list_entry(gct: &mut GcThread<'_>, p: *mut Word, gen:
 /// block are scanned in the same call).
 unsafe fn scavenge_block(gct: &mut GcThread<'_>, bd: BlockPtr, gen: usize) {
     let d = bd.get();
-    while d.scan < d.free {
+    while d.scan < gct.limit_of(gen, bd) {
         let p = d.scan;
         let size = scavenge_object(gct, p, gen);
         d.scan = p.add(size);
@@ -145,8 +145,7 @@ pub unsafe fn scavenge_loop(gct: &mut GcThread<'_>) {
                 progress = true;
             }
             if let Some(bd) = gct.to[gen].current {
-                let d = bd.get();
-                if d.scan < d.free {
+                if bd.get().scan < gct.to[gen].hp {
                     scavenge_block(gct, bd, gen);
                     progress = true;
                 }

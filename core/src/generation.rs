@@ -32,6 +32,9 @@ pub struct Generation {
     pub no: usize,
     /// Block groups holding its (small) objects.
     pub blocks: Vec<BlockPtr>,
+    /// Blocks in `blocks` (kept by whoever changes the list, checked by
+    /// the sanity checker), so the policy need not walk the list.
+    pub n_blocks: usize,
     /// Words of objects in `blocks` (copied words, after a GC of it).
     pub n_words: usize,
     /// Its large objects, one group each.
@@ -64,15 +67,10 @@ impl Generation {
         Generation { no, max_blocks, ..Generation::default() }
     }
 
-    /// Blocks of small objects.
-    pub fn n_blocks(&self) -> usize {
-        self.blocks.iter().map(|b| b.get().blocks as usize).sum()
-    }
-
     /// Blocks it occupies, large objects included: what the policy weighs
     /// against `max_blocks`.
     pub fn occupied_blocks(&self) -> usize {
-        self.n_blocks() + self.n_large_blocks
+        self.n_blocks + self.n_large_blocks
     }
 
     /// Bytes of live data it holds (exact after it was collected).

@@ -138,7 +138,7 @@ impl Heap {
 
     /// Bytes of slop: block space the generations hold beyond their objects.
     pub fn slop_bytes(&self) -> usize {
-        let blocks: usize = self.gens.iter().map(|g| g.n_blocks()).sum();
+        let blocks: usize = self.gens.iter().map(|g| g.n_blocks).sum();
         let words: usize = self.gens.iter().map(|g| g.n_words).sum();
         (blocks * BLOCK_SIZE).saturating_sub(words * std::mem::size_of::<Word>())
     }

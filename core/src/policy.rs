@@ -183,7 +183,7 @@ fn needed_blocks(heap: &Heap) -> usize {
         let blocks = gen.occupied_blocks();
         needed += blocks;
         if g == 0 || blocks > gen.max_blocks {
-            needed += gen.n_blocks();
+            needed += gen.n_blocks;
         }
     }
     needed

@@ -92,8 +92,13 @@ impl Walk<'_> {
     fn collect_objects(&mut self, heap: &Heap, caps: &[Capability]) {
         for (g, gen) in heap.gens.iter().enumerate() {
             let mut words = 0;
+            let mut blocks = 0;
             for &bd in &gen.blocks {
                 words += self.walk_block(bd, g, Some(BF_EVACUATED), cap_hp(caps, bd));
+                blocks += bd.get().blocks as usize;
+            }
+            if blocks != gen.n_blocks {
+                self.errors.push(format!("generation {g}: counts {} blocks, its list holds {blocks}", gen.n_blocks));
             }
             if words != gen.n_words {
                 self.errors.push(format!("generation {g}: counts {} words, its blocks hold {words}", gen.n_words));
