@@ -43,7 +43,10 @@ impl Heap {
     /// capabilities.
     pub fn new(flags: &RtsFlags, caps: usize) -> Result<Heap, OutOfMemory> {
         let layout = Layout::new(flags.profiling_header);
-        let gens = (0..flags.generations).map(|g| Generation::new(g, flags.min_old_gen_blocks)).collect();
+        // GHC's initGeneration starts every limit at 0: the first GC after
+        // anything is promoted collects generation 1 too, and sets the real
+        // limits (`policy::resize_generations`).
+        let gens = (0..flags.generations).map(|g| Generation::new(g, 0)).collect();
         let mut heap = Heap {
             layout,
             blocks: Mutex::new(BlockAllocator::new()),

@@ -1,0 +1,23 @@
+(* binary-trees for OCaml, the peer gclab's binary-trees is compared with
+   (see scripts/compare-peers). *)
+type tree = Nil | Node of tree * tree
+
+let rec make d = if d = 0 then Node (Nil, Nil) else Node (make (d - 1), make (d - 1))
+
+let rec check = function Nil -> 0 | Node (l, r) -> 1 + check l + check r
+
+let () =
+  let min_depth = 4 in
+  let max_depth = max (min_depth + 2) (int_of_string Sys.argv.(1)) in
+  let stretch = max_depth + 1 in
+  Printf.printf "stretch tree of depth %d\t check: %d\n" stretch (check (make stretch));
+  let long = make max_depth in
+  let d = ref min_depth in
+  while !d <= max_depth do
+    let iterations = 1 lsl (max_depth - !d + min_depth) in
+    let c = ref 0 in
+    for _ = 1 to iterations do c := !c + check (make !d) done;
+    Printf.printf "%d\t trees of depth %d\t check: %d\n" iterations !d !c;
+    d := !d + 2
+  done;
+  Printf.printf "long lived tree of depth %d\t check: %d\n" max_depth (check long)
