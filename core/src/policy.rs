@@ -17,8 +17,8 @@
 //!   generation (two-space: `F x live`, at least `-A`; near `-M`, what
 //!   is left) or with `-H` (what the suggested heap size leaves after the
 //!   generations' needs, at least `-A`).
-//! - Free megablocks beyond what the live data, its growth by `F` and the
-//!   nursery need are returned to the OS after a major GC.
+//! - Free megablocks beyond `(F + 2) x live` plus the nursery are returned
+//!   to the OS after a major GC.
 
 use crate::collector::{GcReason, GcRequest};
 use crate::constants::{Word, BLOCKS_PER_MBLOCK, BLOCK_SIZE};
@@ -209,10 +209,14 @@ fn check_max_heap(heap: &Heap, flags: &RtsFlags, state: &mut PolicyState, major:
     Ok(())
 }
 
-/// Return free megablocks beyond what the heap needs to the OS.
+/// Return free megablocks beyond what the heap needs to the OS. If the live
+/// data stays the same, the next major GC needs `(F + 1) x live` plus the
+/// nursery; like GHC (`GC.c`, after GHC #14702) we keep `(F + 2) x live`,
+/// so that a program whose live data swings a little does not unmap and
+/// re-fault the same memory at every major GC.
 fn return_memory(heap: &mut Heap, flags: &RtsFlags) {
     let live = heap.generation_blocks();
-    let mut need = (live as f64 * (1.0 + flags.old_gen_factor)) as usize + heap.nursery_blocks();
+    let mut need = (live as f64 * (2.0 + flags.old_gen_factor)) as usize + heap.nursery_blocks();
     need = need.max(flags.heap_suggestion_blocks);
     if flags.max_heap_blocks > 0 {
         need = need.min(flags.max_heap_blocks);
