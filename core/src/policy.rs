@@ -231,3 +231,95 @@ fn return_memory(heap: &mut Heap, flags: &RtsFlags) {
 fn overflow(flags: &RtsFlags) -> HeapExhausted {
     HeapExhausted::Overflow(HeapOverflow { max_heap_bytes: flags.max_heap_blocks * BLOCK_SIZE })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn flags(args: &[&str]) -> RtsFlags {
+        let a: Vec<String> = args.iter().map(|s| s.to_string()).collect();
+        RtsFlags::from_env_and_args(None, &a).unwrap()
+    }
+
+    /// A heap whose oldest generation claims `blocks` blocks of live data.
+    fn heap_with_old_data(f: &RtsFlags, blocks: usize) -> Heap {
+        let mut heap = Heap::new(f, 1).unwrap();
+        let oldest = heap.oldest();
+        let gen = &mut heap.gens[oldest];
+        gen.n_blocks = blocks;
+        gen.n_words = blocks * BLOCK_SIZE / 8;
+        heap
+    }
+
+    /// A major GC of a two-generation heap (of a one-generation heap too:
+    /// generation 0 is then the oldest).
+    const MAJOR: GcRequest = GcRequest { collect_gen: 1, reason: GcReason::Explicit, compact_oldest: false };
+    const MAJOR_G1: GcRequest = GcRequest { collect_gen: 0, reason: GcReason::Explicit, compact_oldest: false };
+
+    #[test]
+    fn old_generation_limit_is_f_times_live_at_least_o() {
+        let f = flags(&["-F3", "-O4m"]);
+        let mut heap = heap_with_old_data(&f, 2000);
+        let mut st = PolicyState::default();
+        after_gc(&mut heap, &f, &mut st, &MAJOR, 0, 1).unwrap();
+        assert_eq!(heap.gens[1].max_blocks, 6000);
+        let mut small = heap_with_old_data(&f, 10);
+        after_gc(&mut small, &f, &mut st, &MAJOR, 0, 1).unwrap();
+        assert_eq!(small.gens[1].max_blocks, 1024, "-O4m is 1024 blocks");
+    }
+
+    #[test]
+    fn max_heap_cuts_the_limit_then_overflows() {
+        // -M64m = 16384 blocks; live 4100 blocks x F2 x 2 (copying) + 256 > 16384.
+        let f = flags(&["-M64m"]);
+        let mut heap = heap_with_old_data(&f, 4100);
+        let mut st = PolicyState::default();
+        after_gc(&mut heap, &f, &mut st, &MAJOR, 0, 1).unwrap();
+        let min_alloc = (3.0 * 16384.0 / 200.0) as usize;
+        assert_eq!(heap.gens[1].max_blocks, (16384 - min_alloc.max(256)) / 2);
+        let mut full = heap_with_old_data(&f, 9000);
+        let e = after_gc(&mut full, &f, &mut st, &MAJOR, 0, 1).unwrap_err();
+        assert_eq!(e, HeapExhausted::Overflow(HeapOverflow { max_heap_bytes: 64 << 20 }));
+    }
+
+    #[test]
+    fn two_space_nursery_is_f_times_live_at_least_a() {
+        let f = flags(&["-G1", "-F2", "-A64k"]);
+        let mut heap = heap_with_old_data(&f, 100);
+        let mut st = PolicyState::default();
+        after_gc(&mut heap, &f, &mut st, &MAJOR_G1, 0, 1).unwrap();
+        assert_eq!(heap.nursery_blocks(), 200);
+        let mut tiny = heap_with_old_data(&f, 3);
+        after_gc(&mut tiny, &f, &mut st, &MAJOR_G1, 0, 1).unwrap();
+        assert_eq!(tiny.nursery_blocks(), 16, "-A64k is the minimum");
+    }
+
+    #[test]
+    fn older_generations_are_collected_past_their_limit() {
+        let f = flags(&["-G3"]);
+        let mut heap = Heap::new(&f, 1).unwrap();
+        let st = PolicyState::default();
+        for g in &mut heap.gens {
+            g.max_blocks = 100;
+        }
+        assert_eq!(plan_collection(&heap, &f, &st, GcReason::HeapExhausted, false).collect_gen, 0);
+        heap.gens[1].n_blocks = 101;
+        assert_eq!(plan_collection(&heap, &f, &st, GcReason::HeapExhausted, false).collect_gen, 1);
+        heap.gens[2].n_large_blocks = 101;
+        assert_eq!(plan_collection(&heap, &f, &st, GcReason::HeapExhausted, false).collect_gen, 2);
+        assert_eq!(plan_collection(&Heap::new(&f, 1).unwrap(), &f, &st, GcReason::Explicit, true).collect_gen, 2);
+    }
+
+    #[test]
+    fn compaction_is_asked_for_by_c_or_past_the_threshold() {
+        let st = PolicyState::default();
+        let f = flags(&["-c"]);
+        let heap = Heap::new(&f, 1).unwrap();
+        assert!(plan_collection(&heap, &f, &st, GcReason::Explicit, true).compact_oldest);
+        let f = flags(&["-M100m", "-c30"]);
+        let mut heap = heap_with_old_data(&f, 1000);
+        assert!(!plan_collection(&heap, &f, &st, GcReason::Explicit, true).compact_oldest);
+        heap.gens[1].n_blocks = 25600 * 31 / 100;
+        assert!(plan_collection(&heap, &f, &st, GcReason::Explicit, true).compact_oldest);
+    }
+}

@@ -1,0 +1,54 @@
+//! Memory goes back to the OS: megablocks freed by a shrinking heap are
+//! unmapped after a major GC, and large objects' megablock groups as soon
+//! as they die.
+
+use gclab::flags;
+use gclab_core::{InfoTable, Mutator, Rts, StaticObject};
+
+static NIL_INFO: InfoTable = InfoTable::static_constr("Nil", "List", "Memory");
+static NIL: StaticObject = StaticObject::new(&NIL_INFO);
+static CONS: InfoTable = InfoTable::constr("Cons", "List", "Memory", 1, 1);
+
+fn build_list(m: &mut Mutator<'_>, n: usize) {
+    let list = m.static_obj(&NIL);
+    for i in 0..n {
+        let cell = m.alloc(&CONS, &[list], &[i]);
+        m.set(list, cell);
+        m.truncate(list.index() + 1);
+    }
+}
+
+#[test]
+fn a_shrinking_heap_returns_megablocks() {
+    for (rts_flags, collector) in [("-A64k -DS", "copying"), ("-A64k -G1 -DS", "two-space")] {
+        let rts = Rts::new(flags(rts_flags).unwrap(), (gclab_collectors::by_name(collector).unwrap().make)()).unwrap();
+        rts.run(|m| {
+            let base = m.depth();
+            build_list(m, 1_000_000); // 24 MB live
+            m.perform_gc(true);
+            m.truncate(base);
+            m.perform_gc(true);
+            m.perform_gc(true);
+        })
+        .unwrap();
+        let stats = rts.finish().unwrap();
+        assert!(stats.max_mem_in_use_bytes >= 24 << 20, "{rts_flags}: peak {} below the list's size", stats.max_mem_in_use_bytes);
+        assert!(stats.mblocks_returned >= 20, "{rts_flags}: only {} megablocks returned after the 24 MB list died", stats.mblocks_returned);
+    }
+}
+
+#[test]
+fn dead_huge_objects_unmap_their_megablock_groups() {
+    let rts = Rts::new(flags("-A64k -DS").unwrap(), (gclab_collectors::by_name("copying").unwrap().make)()).unwrap();
+    rts.run(|m| {
+        for _ in 0..4 {
+            let base = m.depth();
+            m.new_byte_array(3 << 20); // a 3-megablock group
+            m.truncate(base);
+            m.perform_gc(true);
+        }
+    })
+    .unwrap();
+    let stats = rts.finish().unwrap();
+    assert!(stats.mblocks_returned >= 4 * 4, "megablock groups of dead arrays were not unmapped ({} returned)", stats.mblocks_returned);
+}
