@@ -47,18 +47,12 @@ pub fn install(gens: &mut [Generation], caps: &mut [Capability], blocks: &Mutex<
     for gct in threads.iter_mut() {
         for (g, gen) in gens.iter_mut().enumerate() {
             for bd in gct.take_blocks(g) {
-                let d = bd.get();
-                gen.n_blocks += d.blocks as usize;
-                gen.n_words += d.used_words();
-                gct.work.copied_words += d.used_words();
-                gen.blocks.push(bd);
+                gct.work.copied_words += bd.get().used_words();
+                gen.add_block(bd);
             }
             let ts = &mut gct.to[g];
             for bd in ts.large.drain(..) {
-                let d = bd.get();
-                gen.n_large_blocks += d.blocks as usize;
-                gen.n_large_words += d.used_words();
-                gen.large_objects.push(bd);
+                gen.add_large_object(bd);
             }
             gen.weak_ptrs.append(&mut ts.weak_ptrs);
             caps[0].mut_lists[g].append(&mut ts.mut_list);

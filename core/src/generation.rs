@@ -67,6 +67,22 @@ impl Generation {
         Generation { no, max_blocks, ..Generation::default() }
     }
 
+    /// Take a block group of objects into this generation, with its counts.
+    pub fn add_block(&mut self, bd: BlockPtr) {
+        let d = bd.get();
+        self.n_blocks += d.blocks as usize;
+        self.n_words += d.used_words();
+        self.blocks.push(bd);
+    }
+
+    /// Take a large object's group into this generation, with its counts.
+    pub fn add_large_object(&mut self, bd: BlockPtr) {
+        let d = bd.get();
+        self.n_large_blocks += d.blocks as usize;
+        self.n_large_words += d.used_words();
+        self.large_objects.push(bd);
+    }
+
     /// Blocks it occupies, large objects included: what the policy weighs
     /// against `max_blocks`.
     pub fn occupied_blocks(&self) -> usize {

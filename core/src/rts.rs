@@ -393,10 +393,7 @@ fn absorb_capability_allocation(heap: &mut Heap, caps: &mut [Capability], stats:
         total += words;
         let g0 = &mut heap.gens[0];
         for bd in cap.new_large.drain(..) {
-            let d = bd.get();
-            g0.n_large_blocks += d.blocks as usize;
-            g0.n_large_words += d.used_words();
-            g0.large_objects.push(bd);
+            g0.add_large_object(bd);
         }
         g0.weak_ptrs.append(&mut cap.new_weaks);
         cap.gc_wanted = false;
