@@ -2,6 +2,10 @@
 //!
 //! The one function here, `run_workload`, is what `gclab run`, the tests
 //! and the benches all call, so that they measure and check the same thing.
+//! `conformance` checks any collector against every workload under stress
+//! settings with the sanity checker on.
+
+pub mod conformance;
 
 use gclab_core::{Collector, RtsFlags, Rts, RunError, Stats};
 use gclab_workloads::Workload;

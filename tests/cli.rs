@@ -23,7 +23,6 @@ fn bad_flags_name_the_flag_exit_nonzero_and_do_no_work() {
         ("-Q", "-Q"),
         ("-c101", "-c101"),
         ("-N2", "-N2"),
-        ("-c", "not yet available"),
         ("-qg1", "-qg1"),
     ] {
         let o = gclab(&["run", "binary-trees", "10", "+RTS", flag, "-RTS"]);

@@ -7,8 +7,8 @@
 //! model side by side; after every GC and at the end, the graphs reachable
 //! from the roots are encoded canonically (depth-first, nodes numbered at
 //! first visit, indirections transparent) and must be identical. Each
-//! program runs under every collector configuration with the sanity
-//! checker on.
+//! program runs under every registered collector, in several settings,
+//! with the sanity checker on.
 
 use gclab::flags;
 use gclab_core::{ClosureType, Handle, InfoTable, Mutator, ObjRef, Rts, StaticObject};
@@ -249,9 +249,9 @@ fn encode_heap(o: ObjRef<'_>, seen: &mut HashMap<usize, u64>, out: &mut Vec<u64>
     }
 }
 
-fn run_program(ops: &[Op], rts_flags: &str, collector: &str) {
+fn run_program(ops: &[Op], rts_flags: &str, entry: &gclab_collectors::CollectorEntry) {
     let f = flags(rts_flags).unwrap();
-    let rts = Rts::new(f, (gclab_collectors::by_name(collector).unwrap().make)()).unwrap();
+    let rts = Rts::new(f, (entry.make)()).unwrap();
     rts.run(|m| {
         let nil = m.static_obj(&NIL);
         let mut both = Both { m, nil, nodes: Vec::new(), roots: Vec::new() };
@@ -271,14 +271,10 @@ proptest! {
 
     #[test]
     fn collected_graph_equals_model(ops in proptest::collection::vec(op(), 1..160)) {
-        for (rts_flags, collector) in [
-            ("-A8k -DS", "copying"),
-            ("-A8k -G3 -DS", "copying"),
-            ("-Z3 -A8k -G2 -O8k -DS", "copying"),
-            ("-A8k -G1 -DS", "two-space"),
-            ("-Z2 -G1 -DS", "two-space"),
-        ] {
-            run_program(&ops, rts_flags, collector);
+        for entry in gclab_collectors::COLLECTORS {
+            for setting in ["-A8k -DS", "-A8k -G3 -DS", "-Z3 -A8k -G2 -O8k -DS", "-Z2 -DS"] {
+                run_program(&ops, &format!("{setting} {}", entry.flags), entry);
+            }
         }
     }
 }

@@ -20,7 +20,7 @@ fn build_list(m: &mut Mutator<'_>, n: usize) {
 
 #[test]
 fn a_shrinking_heap_returns_megablocks() {
-    for (rts_flags, collector) in [("-A1m", "copying"), ("-A1m -G1", "two-space")] {
+    for (rts_flags, collector) in [("-A1m", "copying"), ("-A1m -G1", "two-space"), ("-A1m -c", "compacting")] {
         let rts = Rts::new(flags(rts_flags).unwrap(), (gclab_collectors::by_name(collector).unwrap().make)()).unwrap();
         rts.run(|m| {
             let base = m.depth();

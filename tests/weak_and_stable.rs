@@ -22,7 +22,13 @@ fn boxed(m: &mut Mutator<'_>, v: usize) -> Handle {
     m.ret(base, b)
 }
 
-const CONFIGS: [(&str, &str); 3] = [("-A8k -DS", "copying"), ("-A8k -G3 -DS", "copying"), ("-A8k -G1 -DS", "two-space")];
+const CONFIGS: [(&str, &str); 5] = [
+    ("-A8k -DS", "copying"),
+    ("-A8k -G3 -DS", "copying"),
+    ("-A8k -G1 -DS", "two-space"),
+    ("-A8k -c -DS", "compacting"),
+    ("-A8k -c -G3 -DS", "compacting"),
+];
 
 #[test]
 fn weak_pointer_lives_while_its_key_does_then_finalises_once() {

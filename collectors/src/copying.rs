@@ -18,6 +18,7 @@ use gclab_core::{Collector, GcContext, GcOutcome, GcRequest};
 pub const ENTRY: CollectorEntry = CollectorEntry {
     name: "copying",
     description: "generational copying with aging, Cheney scan over to-space blocks (GHC's default)",
+    flags: "",
     make: || Box::new(Copying),
 };
 

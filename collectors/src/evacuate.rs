@@ -7,7 +7,9 @@
 //! core's `object`). Objects that must not move are left alone: static
 //! objects, objects in to-space or in a generation not being collected
 //! (`BF_EVACUATED`), and large objects, which are instead relinked into
-//! their destination generation's large-object list. Indirections left by
+//! their destination generation's large-object list, and objects in blocks
+//! being compacted (`BF_COMPACTING`), which are marked in place for the
+//! compacting collector to move later. Indirections left by
 //! updated thunks are removed on the way: the slot is pointed straight at
 //! the value.
 //!
@@ -16,7 +18,7 @@
 //! that object is younger than `evac_gen`, `failed_to_evac` is set.
 
 use crate::gc_thread::GcThread;
-use gclab_core::bdescr::{BlockDesc, BF_EVACUATED, BF_LARGE};
+use gclab_core::bdescr::{BlockDesc, BF_COMPACTING, BF_EVACUATED, BF_LARGE};
 use gclab_core::constants::Word;
 use gclab_core::info::ClosureType;
 use gclab_core::object::{forward_target, forwarding_header, info_of_header, is_forwarded};
@@ -60,6 +62,15 @@ pub unsafe fn evacuate(gct: &mut GcThread<'_>, slot: *mut Word) {
             p = *gct.layout.payload(p) as *mut Word;
             *slot = p as Word;
             continue;
+        }
+        if flags & BF_COMPACTING != 0 {
+            // Being compacted in place: mark it, scan it later, move it
+            // (and fix this slot) in the compaction's own phases.
+            let size = gct.layout.size_of(p, info);
+            if gct.marks.mark(p, size) {
+                gct.mark_stack.push(p);
+            }
+            return;
         }
         let size = gct.layout.size_of(p, info);
         let dest = gct.destination((*bd).dest_no as usize);
@@ -110,17 +121,22 @@ unsafe fn evacuate_large(gct: &mut GcThread<'_>, bd: *mut BlockDesc) {
     gct.large_todo.push(group);
 }
 
-/// Has the object at `p` survived the GC so far (been evacuated, or does it
-/// live where the GC does not move things)? Used to judge weak keys.
+/// Has the object at `p` survived the GC so far (been evacuated or marked,
+/// or does it live where the GC does not move things)? Used to judge weak
+/// keys.
 ///
 /// # Safety
 /// `p` must be a valid object address.
-pub unsafe fn is_alive(p: *const Word) -> bool {
+pub unsafe fn is_alive(gct: &mut GcThread<'_>, p: *const Word) -> bool {
     let header = *p;
     if is_forwarded(header) || info_of_header(header).is_static() {
         return true;
     }
-    (*BlockDesc::of(p)).flags & BF_EVACUATED != 0
+    let flags = (*BlockDesc::of(p)).flags;
+    if flags & BF_COMPACTING != 0 {
+        return gct.marks.is_marked(p);
+    }
+    flags & BF_EVACUATED != 0
 }
 
 /// The current address of a live object (following its forwarding pointer).

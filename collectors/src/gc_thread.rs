@@ -9,7 +9,8 @@
 //! field, so a block can be scanned a piece at a time while it is still
 //! being filled.
 //!
-//! Also here: the evacuation state (`evac_gen`, `eager_promotion`,
+//! Also here: the mark bits and mark stack for objects that a compacting
+//! collection marks in place instead of copying; the evacuation state (`evac_gen`, `eager_promotion`,
 //! `failed_to_evac`, See Note [Eager promotion]), the large objects found
 //! live, the weak pointers kept, the new mutable lists, and the counters
 //! that become the thread's `ThreadWork`.
@@ -33,6 +34,7 @@ use gclab_core::constants::Word;
 use gclab_core::generation::ObjPtr;
 use gclab_core::object::Layout;
 use gclab_core::ThreadWork;
+use crate::mark::MarkBitmap;
 use std::sync::Mutex;
 
 /// To-space of one generation, for one GC thread.
@@ -91,6 +93,10 @@ pub struct GcThread<'h> {
     pub to: Vec<ToSpace>,
     /// Large objects evacuated but not yet scavenged.
     pub large_todo: Vec<BlockPtr>,
+    /// Mark bits of the blocks being compacted in place (if any).
+    pub marks: MarkBitmap,
+    /// Objects marked in place but not yet scavenged.
+    pub mark_stack: Vec<*mut Word>,
     /// Where fresh blocks come from.
     blocks: &'h Mutex<BlockAllocator>,
     /// Counters.
@@ -113,6 +119,8 @@ impl<'h> GcThread<'h> {
             failed_to_evac: false,
             to: (0..gens).map(|_| ToSpace::default()).collect(),
             large_todo: Vec::new(),
+            marks: MarkBitmap::new(),
+            mark_stack: Vec::new(),
             blocks,
             work: ThreadWork::default(),
         }

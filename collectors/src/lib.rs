@@ -7,14 +7,19 @@
 //!
 //! To add a collector: write one module with a type implementing
 //! `gclab_core::Collector` and an `ENTRY`, and add that entry to
-//! `COLLECTORS` below. Nothing in core changes.
+//! `COLLECTORS` below. Nothing in core changes. `docs/adding-a-collector.md`
+//! walks through it; a collector kept outside this crate is added to a
+//! `Registry` at run time instead.
 
 #![warn(missing_docs)]
 
+pub mod compact;
+pub mod compacting;
 pub mod copying;
 pub mod evacuate;
 pub mod from_space;
 pub mod gc_thread;
+pub mod mark;
 pub mod scavenge;
 pub mod two_space;
 pub mod weak_ptrs;
@@ -29,19 +34,88 @@ pub struct CollectorEntry {
     pub name: &'static str,
     /// One line for `gclab list` and `+RTS -?`.
     pub description: &'static str,
+    /// RTS flags a run of this collector needs (`-G1` for two-space, `-c`
+    /// for compacting): tests and sweeps add them to every setting.
+    pub flags: &'static str,
     /// A fresh instance.
     pub make: fn() -> Box<dyn Collector>,
 }
 
-/// Every collector, by name. One line per collector.
-pub const COLLECTORS: &[CollectorEntry] = &[copying::ENTRY, two_space::ENTRY];
+/// Every built-in collector, by name. One line per collector.
+pub const COLLECTORS: &[CollectorEntry] = &[copying::ENTRY, compacting::ENTRY, two_space::ENTRY];
 
-/// The registered collector called `name`.
+/// The collectors a program can choose from: the built-in ones, plus any
+/// registered at run time (a research collector in its own crate, or one
+/// defined in a test).
+#[derive(Debug, Clone)]
+pub struct Registry {
+    entries: Vec<CollectorEntry>,
+}
+
+impl Default for Registry {
+    fn default() -> Registry {
+        Registry::builtin()
+    }
+}
+
+impl Registry {
+    /// The built-in collectors.
+    pub fn builtin() -> Registry {
+        Registry { entries: COLLECTORS.to_vec() }
+    }
+
+    /// Add a collector; its name must be new.
+    pub fn register(&mut self, entry: CollectorEntry) -> Result<(), SelectError> {
+        if self.by_name(entry.name).is_some() {
+            return Err(SelectError(format!("a collector named `{}' is already registered", entry.name)));
+        }
+        self.entries.push(entry);
+        Ok(())
+    }
+
+    /// Every registered collector.
+    pub fn entries(&self) -> &[CollectorEntry] {
+        &self.entries
+    }
+
+    /// The collector called `name`.
+    pub fn by_name(&self, name: &str) -> Option<&CollectorEntry> {
+        self.entries.iter().find(|c| c.name == name)
+    }
+
+    /// Choose the collector for a run: `explicit` (from `--collector`) if
+    /// given, else what GHC's flags select. A contradiction between the
+    /// two, or an unknown name, is an error naming both.
+    pub fn select(&self, flags: &RtsFlags, explicit: Option<&str>) -> Result<&CollectorEntry, SelectError> {
+        let (implied, by_flag) = implied_by_flags(flags)?;
+        let name = match (explicit, by_flag) {
+            (Some(e), Some(flag)) if e != implied => {
+                return Err(SelectError(format!("--collector {e} contradicts the RTS option `{flag}', which selects the {implied} collector")));
+            }
+            (Some(e), _) => e,
+            (None, _) => implied,
+        };
+        if name == "two-space" && flags.generations != 1 {
+            return Err(SelectError(format!("--collector two-space needs +RTS -G1 (one generation), not -G{}", flags.generations)));
+        }
+        self.by_name(name).ok_or_else(|| match by_flag {
+            Some(flag) if explicit.is_none() => {
+                SelectError(format!("bad RTS option `{flag}': the {name} collector is not available in this build"))
+            }
+            _ => SelectError(format!(
+                "unknown collector `{name}' (known: {})",
+                self.entries.iter().map(|c| c.name).collect::<Vec<_>>().join(", ")
+            )),
+        })
+    }
+}
+
+/// The built-in collector called `name`.
 pub fn by_name(name: &str) -> Option<&'static CollectorEntry> {
     COLLECTORS.iter().find(|c| c.name == name)
 }
 
-/// (name, description) of every collector, for usage texts.
+/// (name, description) of every built-in collector, for usage texts.
 pub fn descriptions() -> Vec<(&'static str, &'static str)> {
     COLLECTORS.iter().map(|c| (c.name, c.description)).collect()
 }
@@ -69,6 +143,11 @@ fn implied_by_flags(flags: &RtsFlags) -> Result<(&'static str, Option<&'static s
     if flags.generations == 1 {
         return Ok(("two-space", Some("-G1")));
     }
+    if flags.max_heap_blocks > 0 && flags.capabilities == 1 {
+        // With -M, GHC compacts automatically past -c<n> (default 30%) of it.
+        // Only a default: --collector may still name another collector.
+        return Ok(("compacting", None));
+    }
     if flags.capabilities > 1 {
         return Err(SelectError(format!(
             "bad RTS option `-N{}': several capabilities need the parallel collector, which is not yet available in this build",
@@ -78,30 +157,11 @@ fn implied_by_flags(flags: &RtsFlags) -> Result<(&'static str, Option<&'static s
     Ok(("copying", None))
 }
 
-/// Choose the collector for a run: `explicit` (from `--collector`) if
-/// given, else what GHC's flags select. A contradiction between the two,
-/// or a collector that is not registered, is an error naming both.
+/// Choose among the built-in collectors (See `Registry::select`).
 pub fn select(flags: &RtsFlags, explicit: Option<&str>) -> Result<&'static CollectorEntry, SelectError> {
-    let (implied, by_flag) = implied_by_flags(flags)?;
-    let name = match (explicit, by_flag) {
-        (Some(e), Some(flag)) if e != implied => {
-            return Err(SelectError(format!("--collector {e} contradicts the RTS option `{flag}', which selects the {implied} collector")));
-        }
-        (Some(e), _) => e,
-        (None, _) => implied,
-    };
-    if name == "two-space" && flags.generations != 1 {
-        return Err(SelectError(format!("--collector two-space needs +RTS -G1 (one generation), not -G{}", flags.generations)));
-    }
-    by_name(name).ok_or_else(|| match by_flag {
-        Some(flag) if explicit.is_none() => {
-            SelectError(format!("bad RTS option `{flag}': the {name} collector is not yet available in this build"))
-        }
-        _ => SelectError(format!(
-            "unknown collector `{name}' (known: {})",
-            COLLECTORS.iter().map(|c| c.name).collect::<Vec<_>>().join(", ")
-        )),
-    })
+    let builtin = Registry::builtin();
+    let name = builtin.select(flags, explicit)?.name;
+    Ok(by_name(name).expect("selected from the built-in collectors"))
 }
 
 #[cfg(test)]
@@ -118,6 +178,9 @@ mod tests {
         assert_eq!(select(&flags(&[]), None).unwrap().name, "copying");
         assert_eq!(select(&flags(&["-G1"]), None).unwrap().name, "two-space");
         assert_eq!(select(&flags(&["-G3"]), Some("copying")).unwrap().name, "copying");
+        assert_eq!(select(&flags(&["-c"]), None).unwrap().name, "compacting");
+        assert_eq!(select(&flags(&["-M64m"]), None).unwrap().name, "compacting");
+        assert_eq!(select(&flags(&["-M64m"]), Some("copying")).unwrap().name, "copying");
     }
 
     #[test]
@@ -126,11 +189,21 @@ mod tests {
         assert!(e.0.contains("contradicts") && e.0.contains("-G1"), "{e}");
         let e = select(&flags(&["-c", "-G1"]), None).unwrap_err();
         assert!(e.0.contains("-c") && e.0.contains("-G1"), "{e}");
-        let e = select(&flags(&["-c"]), None).unwrap_err();
-        assert!(e.0.contains("not yet available"), "{e}");
+        let e = select(&flags(&["-c"]), Some("copying")).unwrap_err();
+        assert!(e.0.contains("contradicts") && e.0.contains("-c"), "{e}");
         let e = select(&flags(&[]), Some("nope")).unwrap_err();
         assert!(e.0.contains("unknown collector `nope'"), "{e}");
         let e = select(&flags(&[]), Some("two-space")).unwrap_err();
         assert!(e.0.contains("-G1"), "{e}");
+    }
+
+    #[test]
+    fn registering_a_collector() {
+        let mut r = Registry::builtin();
+        let mine = CollectorEntry { name: "mine", description: "a test collector", flags: "", make: || Box::new(copying::Copying) };
+        r.register(mine).unwrap();
+        assert_eq!(r.select(&flags(&[]), Some("mine")).unwrap().name, "mine");
+        assert!(r.register(mine).unwrap_err().0.contains("already registered"));
+        assert!(select(&flags(&[]), Some("mine")).is_err(), "the built-in registry is unchanged");
     }
 }

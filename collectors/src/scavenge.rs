@@ -16,7 +16,7 @@
 
 use crate::evacuate::evacuate;
 use crate::gc_thread::GcThread;
-use gclab_core::bdescr::BlockPtr;
+use gclab_core::bdescr::{BlockDesc, BlockPtr};
 use gclab_core::constants::Word;
 use gclab_core::generation::ObjPtr;
 use gclab_core::info::*;
@@ -154,6 +154,10 @@ pub unsafe fn scavenge_loop(gct: &mut GcThread<'_>) {
         while let Some(bd) = gct.large_todo.pop() {
             let d = bd.get();
             scavenge_object(gct, d.start, d.gen_no as usize);
+            progress = true;
+        }
+        while let Some(p) = gct.mark_stack.pop() {
+            scavenge_object(gct, p, (*BlockDesc::of(p)).gen_no as usize);
             progress = true;
         }
         if !progress {

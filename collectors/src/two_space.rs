@@ -14,6 +14,7 @@ use gclab_core::{Collector, GcContext, GcOutcome, GcRequest};
 pub const ENTRY: CollectorEntry = CollectorEntry {
     name: "two-space",
     description: "one generation copied whole at every GC; allocation area = -F x live (GHC's -G1)",
+    flags: "-G1",
     make: || Box::new(TwoSpace),
 };
 

@@ -97,7 +97,7 @@ pub unsafe fn process_weak_ptrs(gct: &mut GcThread<'_>, gens: &mut [Generation],
         let mut still_pending = Vec::with_capacity(pending.len());
         for w in pending {
             let key = *gct.layout.payload(current_address(w.0)).add(weak_field::KEY) as *const Word;
-            if is_alive(key) {
+            if is_alive(gct, key) {
                 let kept = keep_weak(gct, w.0);
                 let g = generation_of(kept);
                 gct.to[g].weak_ptrs.push(ObjPtr(kept));

@@ -63,7 +63,9 @@ pub struct BlockDesc {
     /// Index of the free-list bucket holding this group, while free.
     pub bucket: u16,
     _pad0: u16,
-    _pad: u64,
+    /// A word for the collector holding the block during a GC (an index
+    /// into its own per-block table, say); meaningless between GCs.
+    pub aux: u64,
 }
 
 const _: () = assert!(std::mem::size_of::<BlockDesc>() == BDESCR_SIZE);
@@ -130,6 +132,7 @@ impl BlockDesc {
         self.gen_no = 0;
         self.dest_no = 0;
         self.bucket = 0;
+        self.aux = 0;
     }
 }
 

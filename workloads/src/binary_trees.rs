@@ -21,6 +21,7 @@ pub const WORKLOAD: Workload = Workload {
     params: &["depth"],
     defaults: &[16],
     small: &[8],
+    tiny: &[6],
     run,
 };
 

@@ -28,6 +28,7 @@ pub const WORKLOAD: Workload = Workload {
     params: &["stretch-depth"],
     defaults: &[18],
     small: &[10],
+    tiny: &[7],
     run,
 };
 

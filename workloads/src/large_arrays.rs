@@ -24,6 +24,7 @@ pub const WORKLOAD: Workload = Workload {
     params: &["count", "bytes"],
     defaults: &[4_000, 65_536],
     small: &[60, 8_192],
+    tiny: &[20, 4096],
     run,
 };
 

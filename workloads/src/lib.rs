@@ -49,6 +49,9 @@ pub struct Workload {
     pub defaults: &'static [usize],
     /// Small arguments for tests (seconds at most under stress settings).
     pub small: &'static [usize],
+    /// Tiny arguments, for a GC at every allocation with a full sanity
+    /// check after each.
+    pub tiny: &'static [usize],
     /// The program.
     pub run: WorkloadFn,
 }

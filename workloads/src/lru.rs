@@ -27,6 +27,7 @@ pub const WORKLOAD: Workload = Workload {
     params: &["capacity", "ops", "value-bytes"],
     defaults: &[50_000, 1_000_000, 128],
     small: &[500, 5_000, 64],
+    tiny: &[60, 600, 32],
     run,
 };
 

@@ -27,6 +27,7 @@ pub const WORKLOAD: Workload = Workload {
     params: &["nodes", "steps"],
     defaults: &[20_000, 2_000_000],
     small: &[300, 5_000],
+    tiny: &[40, 600],
     run,
 };
 

@@ -30,6 +30,7 @@ pub const WORKLOAD: Workload = Workload {
     params: &["n"],
     defaults: &[1_000_000],
     small: &[3_000],
+    tiny: &[400],
     run,
 };
 

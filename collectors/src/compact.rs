@@ -1,0 +1,240 @@
+//! Compaction in place: slide the marked objects of a generation's blocks
+//! down to the start of those blocks, and fix every pointer to them.
+//!
+//! Three phases after marking (the objects were marked by `evacuate` and
+//! scanned by `scavenge_loop` like any other live object):
+//!
+//! 1. **Plan.** Walk the blocks in list order with a destination cursor
+//!    that starts at the first block; give each block a plan saying where
+//!    its live words go (See Note [Compaction by counting]).
+//! 2. **Update.** Visit every pointer slot that may point into the blocks
+//!    being compacted, everywhere in the heap, and replace each such
+//!    pointer by the object's new address.
+//! 3. **Slide.** Move each marked object to its new address, in list order;
+//!    the destination never overtakes the source (See Note [Sliding is
+//!    safe]), so a `memmove` per object suffices. Blocks left empty are
+//!    freed.
+//!
+//! Note [Compaction by counting]
+//! ----------------------------------------
+//! An object never straddles blocks, so a block's live data may not fit in
+//! the rest of the destination block: the plan then sends the first
+//! `split` live words (whole objects) to `first` and the rest to the start
+//! of the next destination block, `second`. A block's live data is at most
+//! one block, so two destinations always suffice. Since the mark bitmap
+//! marks every word of every live object, the new address of an object
+//! `p` is `first + before(p)` or `second + before(p) - split`, where
+//! `before(p)` is the popcount of marked words before `p` in its block.
+//! No forwarding word is stored anywhere and no object header is
+//! disturbed, unlike GHC's threading compactor (`rts/sm/Compact.c`),
+//! which reverses pointer chains through the info pointers; counting is
+//! simpler, costs 64 bytes of bitmap per block, and leaves the heap
+//! walkable at every step (the sanity checker's friend).
+//!
+//! Note [Sliding is safe]
+//! ----------------------------------------
+//! The destination cursor starts where the source does and only moves past
+//! an object's source position if that object fits below it, so after
+//! placing any object the cursor is at or before that object's source end.
+//! Sliding objects in the same order therefore only ever writes over words
+//! whose objects have already moved.
+
+use crate::gc_thread::GcThread;
+use crate::mark::MarkBitmap;
+use gclab_core::bdescr::{BlockDesc, BlockPtr, BF_COMPACTING, BF_EVACUATED};
+use gclab_core::block_alloc::BlockAllocator;
+use gclab_core::capability::Capability;
+use gclab_core::constants::{Word, BLOCK_WORDS};
+use gclab_core::info::ClosureType;
+use gclab_core::object::{info_of_header, weak_field, Layout};
+use gclab_core::stable_ptr::StablePtrTable;
+
+/// Where one block's live words go.
+#[derive(Debug, Clone, Copy)]
+struct BlockPlan {
+    first: *mut Word,
+    split: usize,
+    second: *mut Word,
+}
+
+/// The compaction of one list of blocks.
+pub struct Compaction {
+    blocks: Vec<BlockPtr>,
+    plans: Vec<BlockPlan>,
+    /// Where each destination block's objects end after the slide.
+    ends: Vec<*mut Word>,
+    /// Live words found.
+    pub live_words: usize,
+}
+
+impl Compaction {
+    /// Plan the compaction of `blocks` (single blocks, attached to the
+    /// bitmap in `gct.marks`, in this order).
+    pub fn plan(gct: &mut GcThread<'_>, blocks: Vec<BlockPtr>) -> Compaction {
+        let layout = gct.layout;
+        let mut plans = vec![BlockPlan { first: std::ptr::null_mut(), split: 0, second: std::ptr::null_mut() }; blocks.len()];
+        let mut ends = vec![std::ptr::null_mut(); blocks.len()];
+        let mut dest = 0;
+        let mut cursor = blocks.first().map(|b| b.get().start).unwrap_or(std::ptr::null_mut());
+        let mut live_words = 0;
+        for (i, &bd) in blocks.iter().enumerate() {
+            plans[i] = BlockPlan { first: cursor, split: usize::MAX, second: std::ptr::null_mut() };
+            let mut before = 0;
+            for (_, size) in marked_objects(&mut gct.marks, bd, layout) {
+                let dest_end = blocks[dest].get().start.wrapping_add(BLOCK_WORDS);
+                if cursor.wrapping_add(size) > dest_end {
+                    ends[dest] = cursor;
+                    dest += 1;
+                    cursor = blocks[dest].get().start;
+                    if before == 0 {
+                        plans[i].first = cursor;
+                    } else {
+                        plans[i].split = before;
+                        plans[i].second = cursor;
+                    }
+                }
+                cursor = cursor.wrapping_add(size);
+                before += size;
+            }
+            live_words += before;
+        }
+        if !blocks.is_empty() {
+            ends[dest] = cursor;
+        }
+        Compaction { blocks, plans, ends, live_words }
+    }
+
+    /// The address the object at `p` (in a block being compacted) will have.
+    #[inline]
+    fn forward(&self, marks: &mut MarkBitmap, p: *mut Word) -> *mut Word {
+        // SAFETY: `p` is in an attached block, whose aux word is its index.
+        let i = unsafe { (*BlockDesc::of(p)).aux } as usize;
+        let plan = self.plans[i];
+        let before = marks.live_words_before(p);
+        if before < plan.split {
+            plan.first.wrapping_add(before)
+        } else {
+            plan.second.wrapping_add(before - plan.split)
+        }
+    }
+
+    /// Fix one slot: if it points into a block being compacted, point it
+    /// at the object's new address.
+    ///
+    /// # Safety
+    /// `slot` holds a valid object address (heap or static).
+    #[inline]
+    unsafe fn fix(&self, marks: &mut MarkBitmap, slot: *mut Word) {
+        let p = *slot as *mut Word;
+        if info_of_header(*p).is_static() {
+            return;
+        }
+        if (*BlockDesc::of(p)).flags & BF_COMPACTING != 0 {
+            *slot = self.forward(marks, p) as Word;
+        }
+    }
+
+    /// Fix every pointer slot of the object at `p`, weak fields included.
+    unsafe fn fix_object(&self, marks: &mut MarkBitmap, layout: Layout, p: *mut Word) -> usize {
+        let info = info_of_header(*p);
+        let (slots, n) = layout.pointer_slots(p, info);
+        for k in 0..n {
+            self.fix(marks, slots.add(k));
+        }
+        if info.closure_type == ClosureType::Weak {
+            for f in [weak_field::KEY, weak_field::VALUE, weak_field::FINALIZER] {
+                self.fix(marks, layout.payload(p).add(f));
+            }
+        }
+        layout.size_of(p, info)
+    }
+
+    /// Phase 2: fix every pointer into the compacted blocks: roots, stable
+    /// pointers, every object copied to to-space, every large object,
+    /// every marked object, and the GC's own lists of objects.
+    ///
+    /// # Safety
+    /// Called once, after marking and weak processing, before `slide`.
+    pub unsafe fn update_pointers(&self, gct: &mut GcThread<'_>, caps: &mut [Capability], stable: &mut StablePtrTable) {
+        let layout = gct.layout;
+        let marks = &mut gct.marks;
+        for cap in caps.iter_mut() {
+            for r in cap.roots.iter_mut().chain(cap.pending_finalizers.iter_mut()) {
+                self.fix(marks, r as *mut Word);
+            }
+        }
+        for r in stable.roots_mut() {
+            self.fix(marks, r as *mut Word);
+        }
+        for g in 0..gct.to.len() {
+            let ts = &gct.to[g];
+            let mut to_blocks: Vec<(BlockPtr, *mut Word)> = ts.done.iter().chain(ts.pending.iter()).map(|b| (*b, b.get().free)).collect();
+            to_blocks.extend(ts.current.map(|b| (b, ts.hp)));
+            for (bd, end) in to_blocks {
+                let mut p = bd.get().start;
+                while p < end {
+                    p = p.add(self.fix_object(marks, layout, p));
+                }
+            }
+            for &bd in &gct.to[g].large {
+                self.fix_object(marks, layout, bd.get().start);
+            }
+            let ts = &mut gct.to[g];
+            for obj in ts.weak_ptrs.iter_mut().chain(ts.mut_list.iter_mut()) {
+                self.fix(marks, &mut obj.0 as *mut *mut Word as *mut Word);
+            }
+        }
+        for &bd in &self.blocks {
+            for (p, _) in marked_objects(marks, bd, layout) {
+                self.fix_object(marks, layout, p);
+            }
+        }
+    }
+
+    /// Phase 3: move every marked object to its new address, then return
+    /// the blocks that are left, with their new fill levels. Empty blocks
+    /// are freed.
+    ///
+    /// # Safety
+    /// Called once, after `update_pointers`.
+    pub unsafe fn slide(self, gct: &mut GcThread<'_>, blocks: &mut BlockAllocator) -> Vec<BlockPtr> {
+        let layout = gct.layout;
+        for &bd in &self.blocks {
+            for (p, size) in marked_objects(&mut gct.marks, bd, layout) {
+                let to = self.forward(&mut gct.marks, p);
+                if to != p {
+                    std::ptr::copy(p, to, size);
+                }
+            }
+        }
+        let mut kept = Vec::new();
+        for (i, bd) in self.blocks.into_iter().enumerate() {
+            let d = bd.get();
+            d.flags = (d.flags & !BF_COMPACTING) | BF_EVACUATED;
+            if self.ends[i].is_null() || self.ends[i] == d.start {
+                blocks.free_group(bd);
+            } else {
+                d.free = self.ends[i];
+                kept.push(bd);
+            }
+        }
+        kept
+    }
+}
+
+/// The marked objects of block `bd` as (address, size), in address order.
+/// Read before anything in the block moves.
+fn marked_objects(marks: &mut MarkBitmap, bd: BlockPtr, layout: Layout) -> Vec<(*mut Word, usize)> {
+    let start = bd.get().start;
+    let mut objects = Vec::new();
+    let mut w = 0;
+    while let Some(first) = marks.next_marked(bd, w) {
+        let p = start.wrapping_add(first);
+        // SAFETY: a marked word at an object boundary is a live object's
+        // header (objects are marked whole and walked from their starts).
+        let size = unsafe { layout.size_of(p, info_of_header(*p)) };
+        objects.push((p, size));
+        w = first + size;
+    }
+    objects
+}

@@ -1,0 +1,70 @@
+//! Conformance: what every collector must do, checked the same way for
+//! each (mmtk-core's habit of running its tests under every plan).
+//!
+//! `check_collector` runs every workload under a list of RTS settings with
+//! the sanity checker after every GC (`-DS`), and compares each checksum
+//! with the one the `copying` collector gets under default settings. Stress
+//! settings (`-Z<n>`, a GC every n allocations) use each workload's tiny
+//! size, the others its small size. The collector's own required flags
+//! (`CollectorEntry::flags`) are added last, so they win.
+
+use crate::run_workload;
+use gclab_collectors::CollectorEntry;
+use gclab_workloads::{Workload, WORKLOADS};
+use std::collections::HashMap;
+
+/// Settings every collector is checked under: the smallest allocation area
+/// GHC allows, several generation counts and old-generation sizes, and a
+/// GC at every (or every 7th) allocation.
+pub const STRESS_SETTINGS: &[&str] = &[
+    "-A8k -DS",
+    "-A8k -G3 -DS",
+    "-A8k -G2 -O8k -F1 -DS",
+    "-Z1 -A8k -DS",
+    "-Z7 -A8k -G3 -O8k -DS",
+];
+
+/// What a clean check did.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct Conformance {
+    /// Runs made.
+    pub runs: usize,
+    /// GCs, each followed by a sanity check.
+    pub gcs: u64,
+}
+
+/// Run `w` with `args` under `rts` (plus nothing else) with `entry`.
+pub fn run_with(entry: &CollectorEntry, w: &Workload, args: &[usize], rts: &str) -> Result<crate::RunOutcome, String> {
+    let flags = crate::flags(rts).map_err(|e| format!("+RTS {rts}: {e}"))?;
+    run_workload(w, args, flags, (entry.make)(), &mut std::io::sink()).map_err(|e| format!("{} {args:?} +RTS {rts} ({}): {e}", w.name, entry.name))
+}
+
+/// Check `entry` on every workload under every setting. See the module doc.
+pub fn check_collector(entry: &CollectorEntry, settings: &[&str]) -> Result<Conformance, String> {
+    let baseline_collector = gclab_collectors::by_name("copying").expect("copying is built in");
+    let mut baselines: HashMap<(&str, Vec<usize>), u64> = HashMap::new();
+    let mut result = Conformance::default();
+    for w in WORKLOADS {
+        for setting in settings {
+            let args = if setting.contains("-Z") { w.tiny } else { w.small };
+            let key = (w.name, args.to_vec());
+            if !baselines.contains_key(&key) {
+                baselines.insert(key.clone(), run_with(baseline_collector, w, args, "")?.checksum);
+            }
+            let rts = format!("{setting} {}", entry.flags);
+            let r = run_with(entry, w, args, &rts)?;
+            if r.checksum != baselines[&key] {
+                return Err(format!("{} {args:?} +RTS {rts} ({}): checksum {:016x}, copying's is {:016x}", w.name, entry.name, r.checksum, baselines[&key]));
+            }
+            if rts.contains("-DS") && r.sanity_checks != r.stats.gcs {
+                return Err(format!("{} +RTS {rts} ({}): {} GCs but {} sanity checks", w.name, entry.name, r.stats.gcs, r.sanity_checks));
+            }
+            if r.stats.gcs == 0 {
+                return Err(format!("{} +RTS {rts} ({}): no GC happened; the setting does not stress anything", w.name, entry.name));
+            }
+            result.runs += 1;
+            result.gcs += r.stats.gcs;
+        }
+    }
+    Ok(result)
+}
