@@ -86,5 +86,5 @@ fn compact_collect(req: &GcRequest, ctx: &mut GcContext<'_>) -> GcOutcome {
     }
     from_space::install(gens, ctx.caps, blocks, std::slice::from_mut(&mut gct), n);
     let work = gct.work;
-    GcOutcome { copied_words: work.copied_words, threads: vec![work], compacted: true }
+    GcOutcome { collected_gen: n, copied_words: work.copied_words, threads: vec![work], compacted: true }
 }

@@ -60,5 +60,5 @@ pub fn copy_collect(req: &GcRequest, ctx: &mut GcContext<'_>) -> GcOutcome {
     }
     from_space::install(gens, ctx.caps, blocks, std::slice::from_mut(&mut gct), n);
     let work = gct.work;
-    GcOutcome { copied_words: work.copied_words, threads: vec![work], compacted: false }
+    GcOutcome { collected_gen: n, copied_words: work.copied_words, threads: vec![work], compacted: false }
 }

@@ -77,6 +77,9 @@ pub struct ThreadWork {
 /// What the collector did.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct GcOutcome {
+    /// The oldest generation it actually collected (a collector may
+    /// collect more than asked; statistics and the policy follow this).
+    pub collected_gen: usize,
     /// Words copied to to-space, all threads together.
     pub copied_words: usize,
     /// Per GC thread (one entry for a sequential collector).

@@ -28,7 +28,7 @@
 //! being printed as a panic; any other panic passes through untouched.
 
 use crate::capability::Capability;
-use crate::collector::{Collector, GcContext, GcReason};
+use crate::collector::{Collector, GcContext, GcReason, GcRequest};
 use crate::constants::{BLOCK_SIZE, BLOCKS_PER_MBLOCK, MBLOCK_SIZE, WORD_SIZE};
 use crate::flags::{RtsFlags, StatsLevel, StatsTarget};
 use crate::heap::Heap;
@@ -312,6 +312,7 @@ impl Rts {
             let mut ctx = GcContext { flags: &self.flags, heap, caps, stable_ptrs: &mut stable };
             self.collector.collect(&req, &mut ctx)
         };
+        let req = GcRequest { collect_gen: outcome.collected_gen, ..req };
         let heap = self.heap_mut();
         heap.reset_nurseries(self.caps.len());
         for (i, cap) in self.caps_mut().iter_mut().enumerate() {
