@@ -89,11 +89,14 @@ fn min_alloc_blocks(flags: &RtsFlags, caps: usize) -> usize {
 }
 
 /// After a GC: resize the generations and the nursery, and decide whether
-/// the heap has overflowed `-M`.
-pub fn after_gc(heap: &mut Heap, flags: &RtsFlags, state: &mut PolicyState, req: &GcRequest, copied_words: usize, caps: usize) -> Result<(), HeapExhausted> {
+/// the heap has overflowed `-M`. `req` is what was collected and
+/// `compacted` whether the oldest generation was compacted: the sizing
+/// follows what the collector did, not what the policy asked (a collector
+/// that cannot compact copies, and then needs room for a copy).
+pub fn after_gc(heap: &mut Heap, flags: &RtsFlags, state: &mut PolicyState, req: &GcRequest, compacted: bool, copied_words: usize, caps: usize) -> Result<(), HeapExhausted> {
     let major = req.collect_gen == heap.oldest();
     if major {
-        resize_generations(heap, flags, caps, req.compact_oldest)?;
+        resize_generations(heap, flags, caps, compacted)?;
     }
     resize_nursery(heap, flags, state, req, copied_words, caps)?;
     check_max_heap(heap, flags, state, major, caps)?;
@@ -261,10 +264,10 @@ mod tests {
         let f = flags(&["-F3", "-O4m"]);
         let mut heap = heap_with_old_data(&f, 2000);
         let mut st = PolicyState::default();
-        after_gc(&mut heap, &f, &mut st, &MAJOR, 0, 1).unwrap();
+        after_gc(&mut heap, &f, &mut st, &MAJOR, false, 0, 1).unwrap();
         assert_eq!(heap.gens[1].max_blocks, 6000);
         let mut small = heap_with_old_data(&f, 10);
-        after_gc(&mut small, &f, &mut st, &MAJOR, 0, 1).unwrap();
+        after_gc(&mut small, &f, &mut st, &MAJOR, false, 0, 1).unwrap();
         assert_eq!(small.gens[1].max_blocks, 1024, "-O4m is 1024 blocks");
     }
 
@@ -274,11 +277,11 @@ mod tests {
         let f = flags(&["-M64m"]);
         let mut heap = heap_with_old_data(&f, 4100);
         let mut st = PolicyState::default();
-        after_gc(&mut heap, &f, &mut st, &MAJOR, 0, 1).unwrap();
+        after_gc(&mut heap, &f, &mut st, &MAJOR, false, 0, 1).unwrap();
         let min_alloc = (3.0 * 16384.0 / 200.0) as usize;
         assert_eq!(heap.gens[1].max_blocks, (16384 - min_alloc.max(256)) / 2);
         let mut full = heap_with_old_data(&f, 9000);
-        let e = after_gc(&mut full, &f, &mut st, &MAJOR, 0, 1).unwrap_err();
+        let e = after_gc(&mut full, &f, &mut st, &MAJOR, false, 0, 1).unwrap_err();
         assert_eq!(e, HeapExhausted::Overflow(HeapOverflow { max_heap_bytes: 64 << 20 }));
     }
 
@@ -287,10 +290,10 @@ mod tests {
         let f = flags(&["-G1", "-F2", "-A64k"]);
         let mut heap = heap_with_old_data(&f, 100);
         let mut st = PolicyState::default();
-        after_gc(&mut heap, &f, &mut st, &MAJOR_G1, 0, 1).unwrap();
+        after_gc(&mut heap, &f, &mut st, &MAJOR_G1, false, 0, 1).unwrap();
         assert_eq!(heap.nursery_blocks(), 200);
         let mut tiny = heap_with_old_data(&f, 3);
-        after_gc(&mut tiny, &f, &mut st, &MAJOR_G1, 0, 1).unwrap();
+        after_gc(&mut tiny, &f, &mut st, &MAJOR_G1, false, 0, 1).unwrap();
         assert_eq!(tiny.nursery_blocks(), 16, "-A64k is the minimum");
     }
 

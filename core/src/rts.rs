@@ -321,7 +321,7 @@ impl Rts {
         }
         let major = req.is_major(heap);
         heap.gens[req.collect_gen].collections += 1;
-        let resized = policy::after_gc(heap, &self.flags, &mut st.policy, &req, outcome.copied_words, self.caps.len());
+        let resized = policy::after_gc(heap, &self.flags, &mut st.policy, &req, outcome.compacted, outcome.copied_words, self.caps.len());
 
         if self.flags.sanity {
             st.sanity_checks += 1;
