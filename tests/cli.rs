@@ -76,7 +76,7 @@ fn statistics_reports_have_ghcs_shape() {
     let o = gclab(&["run", "binary-trees", "10", "+RTS", "-t", "--machine-readable"]);
     let e = stderr(&o);
     assert!(e.starts_with(" [(\"bytes allocated\", \""), "{e}");
-    for key in ["num_GCs", "max_bytes_used", "gen_0_collections", "gen_1_max_pause_seconds", "copied_bytes"] {
+    for key in ["num_GCs", "max_bytes_used", "gen_0_collections", "gen_1_max_pause_seconds", "copied_bytes", "gen_1_compactions"] {
         assert!(e.contains(&format!("(\"{key}\", ")), "machine-readable lacks {key}");
     }
 }

@@ -170,6 +170,8 @@ pub fn machine_readable(s: &Stats) -> String {
         kv.push((format!("gen_{g}_wall_seconds"), format!("{:.6}", gen.elapsed)));
         kv.push((format!("gen_{g}_max_pause_seconds"), format!("{:.6}", gen.max_pause)));
         kv.push((format!("gen_{g}_avg_pause_seconds"), format!("{:.6}", avg)));
+        // gclab's addition (OCaml's `compactions`): GHC prints no such key.
+        kv.push((format!("gen_{g}_compactions"), gen.compactions.to_string()));
     }
     let mut o = String::new();
     for (i, (k, v)) in kv.iter().enumerate() {
