@@ -7,7 +7,7 @@ fn binary_trees(c: &mut Criterion) {
     let w = gclab_workloads::by_name("binary-trees").unwrap();
     let mut group = c.benchmark_group("binary-trees-16");
     group.sample_size(10);
-    for setting in ["-A1m", "-A4m", "-A64m", "-G1", "-G3"] {
+    for setting in ["-A1m", "-A4m", "-A64m", "-G1", "-G3", "-c"] {
         let flags = gclab::flags(setting).unwrap();
         let entry = gclab_collectors::select(&flags, None).unwrap();
         group.bench_function(BenchmarkId::new(entry.name, setting), |b| {
