@@ -63,8 +63,6 @@ pub struct Compaction {
     plans: Vec<BlockPlan>,
     /// Where each destination block's objects end after the slide.
     ends: Vec<*mut Word>,
-    /// Live words found.
-    pub live_words: usize,
 }
 
 impl Compaction {
@@ -76,7 +74,6 @@ impl Compaction {
         let mut ends = vec![std::ptr::null_mut(); blocks.len()];
         let mut dest = 0;
         let mut cursor = blocks.first().map(|b| b.get().start).unwrap_or(std::ptr::null_mut());
-        let mut live_words = 0;
         for (i, &bd) in blocks.iter().enumerate() {
             plans[i] = BlockPlan { first: cursor, split: usize::MAX, second: std::ptr::null_mut() };
             let mut before = 0;
@@ -96,12 +93,11 @@ impl Compaction {
                 cursor = cursor.wrapping_add(size);
                 before += size;
             }
-            live_words += before;
         }
         if !blocks.is_empty() {
             ends[dest] = cursor;
         }
-        Compaction { blocks, plans, ends, live_words }
+        Compaction { blocks, plans, ends }
     }
 
     /// The address the object at `p` (in a block being compacted) will have.

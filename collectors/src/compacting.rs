@@ -12,8 +12,8 @@
 
 use crate::compact::Compaction;
 use crate::copying::copy_collect;
-use crate::gc_thread::{GcThread, ToSpaceExhausted};
-use crate::{from_space, scavenge, weak_ptrs, CollectorEntry};
+use crate::gc_thread::GcThread;
+use crate::{from_space, weak_ptrs, CollectorEntry};
 use gclab_core::bdescr::{BF_COMPACTING, BF_EVACUATED};
 use gclab_core::heap::Heap;
 use gclab_core::{Collector, GcContext, GcOutcome, GcRequest};
@@ -59,27 +59,14 @@ fn compact_collect(req: &GcRequest, ctx: &mut GcContext<'_>) -> GcOutcome {
         gct.marks.attach(bd);
     }
     // SAFETY: as in `copy_collect`: the collector holds the heap, and every
-    // root and slot holds a valid object address.
-    let run = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| unsafe {
-        weak_ptrs::evacuate_roots(&mut gct, ctx.caps, ctx.stable_ptrs);
-        weak_ptrs::scavenge_mut_lists(&mut gct, ctx.caps);
-        weak_ptrs::trace_uncollected_weaks(&mut gct, gens);
-        scavenge::scavenge_loop(&mut gct);
-        weak_ptrs::process_weak_ptrs(&mut gct, gens, ctx.caps);
+    // root and slot holds a valid object address; the compaction phases run
+    // once each, in order, after tracing.
+    let kept = unsafe {
+        weak_ptrs::trace_live(&mut gct, gens, ctx.caps, ctx.stable_ptrs);
         let compaction = Compaction::plan(&mut gct, in_place);
         compaction.update_pointers(&mut gct, ctx.caps, ctx.stable_ptrs);
-        let live = compaction.live_words;
         let mut ba = blocks.lock().unwrap_or_else(|e| e.into_inner());
-        (compaction.slide(&mut gct, &mut ba), live)
-    }));
-    let (kept, _live) = match run {
-        Ok(r) => r,
-        Err(payload) => {
-            if payload.downcast_ref::<ToSpaceExhausted>().is_some() {
-                panic!("the OS refused memory for to-space during a GC");
-            }
-            std::panic::resume_unwind(payload);
-        }
+        compaction.slide(&mut gct, &mut ba)
     };
     for bd in kept {
         gens[n].add_block(bd);

@@ -9,8 +9,8 @@
 //! collectors (two-space, the young generations of compacting) can reuse
 //! the whole sequence.
 
-use crate::gc_thread::{GcThread, ToSpaceExhausted};
-use crate::{from_space, scavenge, weak_ptrs, CollectorEntry};
+use crate::gc_thread::GcThread;
+use crate::{from_space, weak_ptrs, CollectorEntry};
 use gclab_core::heap::Heap;
 use gclab_core::{Collector, GcContext, GcOutcome, GcRequest};
 
@@ -44,20 +44,8 @@ pub fn copy_collect(req: &GcRequest, ctx: &mut GcContext<'_>) -> GcOutcome {
     let mut gct = GcThread::new(*layout, n, gens.len(), blocks);
     // SAFETY: the runtime gives the collector the heap exclusively (core's
     // Note [Who touches what]); every root and heap slot holds a valid
-    // object address, which is what the phases below require.
-    let run = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| unsafe {
-        weak_ptrs::evacuate_roots(&mut gct, ctx.caps, ctx.stable_ptrs);
-        weak_ptrs::scavenge_mut_lists(&mut gct, ctx.caps);
-        weak_ptrs::trace_uncollected_weaks(&mut gct, gens);
-        scavenge::scavenge_loop(&mut gct);
-        weak_ptrs::process_weak_ptrs(&mut gct, gens, ctx.caps);
-    }));
-    if let Err(payload) = run {
-        if payload.downcast_ref::<ToSpaceExhausted>().is_some() {
-            panic!("the OS refused memory for to-space during a GC");
-        }
-        std::panic::resume_unwind(payload);
-    }
+    // object address, which is what tracing requires.
+    unsafe { weak_ptrs::trace_live(&mut gct, gens, ctx.caps, ctx.stable_ptrs) };
     from_space::install(gens, ctx.caps, blocks, std::slice::from_mut(&mut gct), n);
     let work = gct.work;
     GcOutcome { collected_gen: n, copied_words: work.copied_words, threads: vec![work], compacted: false }

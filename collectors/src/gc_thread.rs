@@ -33,7 +33,7 @@ use gclab_core::block_alloc::BlockAllocator;
 use gclab_core::constants::Word;
 use gclab_core::generation::ObjPtr;
 use gclab_core::object::Layout;
-use gclab_core::ThreadWork;
+use gclab_core::{Rts, ThreadWork};
 use crate::mark::MarkBitmap;
 use std::sync::Mutex;
 
@@ -103,10 +103,6 @@ pub struct GcThread<'h> {
     pub work: ThreadWork,
 }
 
-/// Thrown (as an unwind) when the OS refuses to-space memory.
-#[derive(Debug)]
-pub struct ToSpaceExhausted;
-
 impl<'h> GcThread<'h> {
     /// A thread for a collection of `0..=collect_gen` in a heap of `gens`.
     pub fn new(layout: Layout, collect_gen: usize, gens: usize, blocks: &'h Mutex<BlockAllocator>) -> GcThread<'h> {
@@ -163,7 +159,7 @@ impl<'h> GcThread<'h> {
                 ts.done.push(old);
             }
         }
-        let bd = self.blocks.lock().unwrap_or_else(|e| e.into_inner()).alloc_block().unwrap_or_else(|_| std::panic::panic_any(ToSpaceExhausted));
+        let bd = self.blocks.lock().unwrap_or_else(|e| e.into_inner()).alloc_block().unwrap_or_else(|e| Rts::out_of_memory(e));
         let d = bd.get();
         d.flags = BF_EVACUATED;
         d.gen_no = gen as u16;

@@ -22,6 +22,21 @@ use gclab_core::info::{DEAD_WEAK_INFO, NULL_OBJECT};
 use gclab_core::object::weak_field;
 use gclab_core::stable_ptr::StablePtrTable;
 
+/// Everything live, traced: the roots, the mutable lists and weak pointers
+/// of the generations not being collected, the transitive closure, then the
+/// weak pointers of the collected generations. What every tracing
+/// collector does between preparing from-space and installing to-space.
+///
+/// # Safety
+/// The GC must hold the heap; roots and slots hold valid object addresses.
+pub unsafe fn trace_live(gct: &mut GcThread<'_>, gens: &mut [Generation], caps: &mut [Capability], stable: &mut StablePtrTable) {
+    evacuate_roots(gct, caps, stable);
+    scavenge_mut_lists(gct, caps);
+    trace_uncollected_weaks(gct, gens);
+    scavenge_loop(gct);
+    process_weak_ptrs(gct, gens, caps);
+}
+
 /// Evacuate every root: each capability's root stack and pending
 /// finalisers, and the stable pointer table.
 ///

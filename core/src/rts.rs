@@ -295,6 +295,13 @@ impl Rts {
         std::panic::panic_any(HeapExhaustedUnwind(e))
     }
 
+    /// The OS refused memory during a GC: end the run with
+    /// `RunError::OutOfMemory` (the heap is not consistent afterwards, but
+    /// nothing but the statistics is read after it).
+    pub fn out_of_memory(e: OutOfMemory) -> ! {
+        Rts::exhausted(HeapExhausted::OutOfMemory(e))
+    }
+
     /// Stop the world and collect. Called by a mutator from its slow path,
     /// holding no reference into its capability.
     pub(crate) fn collect(&self, reason: GcReason, force_major: bool) {
