@@ -35,6 +35,10 @@ impl Collector for Compacting {
         "compacting"
     }
 
+    fn can_compact(&self) -> bool {
+        true
+    }
+
     fn collect(&self, req: &GcRequest, ctx: &mut GcContext<'_>) -> GcOutcome {
         if req.compact_oldest && req.is_major(ctx.heap) && ctx.heap.gens.len() > 1 {
             compact_collect(req, ctx)

@@ -74,6 +74,9 @@ pub unsafe fn evacuate(gct: &mut GcThread<'_>, slot: *mut Word) {
         }
         let size = gct.layout.size_of(p, info);
         let dest = gct.destination((*bd).dest_no as usize);
+        if dest > (*bd).gen_no as usize && (*bd).gen_no == 0 {
+            gct.work.promoted_words += size;
+        }
         let to = gct.alloc_to(dest, size);
         copy_words(p, to, size);
         *p = forwarding_header(to);
@@ -113,6 +116,9 @@ unsafe fn copy_words(from: *const Word, to: *mut Word, size: usize) {
 /// `bd` must head a large object's group in a generation being collected.
 unsafe fn evacuate_large(gct: &mut GcThread<'_>, bd: *mut BlockDesc) {
     let dest = gct.destination((*bd).dest_no as usize);
+    if dest > 0 && (*bd).gen_no == 0 {
+        gct.work.promoted_words += (*bd).used_words();
+    }
     (*bd).flags |= BF_EVACUATED;
     (*bd).gen_no = dest as u16;
     (*bd).dest_no = (dest + 1).min(gct.oldest) as u16;

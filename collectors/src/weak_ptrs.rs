@@ -126,6 +126,10 @@ pub unsafe fn process_weak_ptrs(gct: &mut GcThread<'_>, gens: &mut [Generation],
             break;
         }
     }
+    // Queue them in registration order (finaliser ids grow with it): the
+    // mutator runs them newest first (core's Note [Finaliser order]).
+    let layout = gct.layout;
+    pending.sort_by_key(|w| *layout.payload(current_address(w.0)).add(weak_field::FINALIZER_ID));
     for w in pending {
         kill_weak(gct, w.0, caps);
     }

@@ -163,6 +163,24 @@ impl BlockAllocator {
         self.free_blocks
     }
 
+    /// Sizes in blocks of every free group, whole free megablocks included
+    /// (252 blocks each).
+    pub fn free_group_sizes(&self) -> Vec<usize> {
+        let mut sizes = Vec::new();
+        for &first in &self.buckets {
+            let mut bd = first;
+            while !bd.is_null() {
+                // SAFETY: free-list entries are live descriptors we own.
+                unsafe {
+                    sizes.push((*bd).blocks as usize);
+                    bd = (*bd).link;
+                }
+            }
+        }
+        sizes.extend(std::iter::repeat_n(BLOCKS_PER_MBLOCK, self.mblocks.free_count()));
+        sizes
+    }
+
     /// The megablock pool underneath.
     pub fn mblocks(&self) -> &MBlockPool {
         &self.mblocks

@@ -72,6 +72,9 @@ pub struct ThreadWork {
     pub copied_words: usize,
     /// Objects it scavenged.
     pub scanned_objects: usize,
+    /// Words it moved from generation 0 (nursery included) into an older
+    /// generation: OCaml's "promoted words".
+    pub promoted_words: usize,
 }
 
 /// What the collector did.
@@ -101,4 +104,9 @@ pub trait Collector: Send + Sync {
     fn name(&self) -> &'static str;
     /// Collect as `req` asks. See the module doc for what must hold after.
     fn collect(&self, req: &GcRequest, ctx: &mut GcContext<'_>) -> GcOutcome;
+    /// Does it compact the oldest generation when `compact_oldest` asks?
+    /// (`Gc.compact` and a finite `max_overhead` need one that does.)
+    fn can_compact(&self) -> bool {
+        false
+    }
 }

@@ -84,6 +84,14 @@ pub struct RtsFlags {
     pub profiling_header: bool,
     /// `-?` was given: print the flags and stop.
     pub help: bool,
+    /// OCaml's `verbose` bits (set through the `gc` API's `set`): GC
+    /// messages on stderr. See `gc::Control::verbose`.
+    pub verbose: u32,
+    /// OCaml's `max_overhead` (set through the `gc` API): compact the
+    /// oldest generation when its wasted space exceeds this % of its live
+    /// data; 0 at every major GC, 1000000 or more never. None: GHC's
+    /// `-c`/`-c<n>` rule.
+    pub compact_overhead: Option<usize>,
 }
 
 impl Default for RtsFlags {
@@ -109,6 +117,8 @@ impl Default for RtsFlags {
             gc_every_allocs: 0,
             profiling_header: false,
             help: false,
+            verbose: 0,
+            compact_overhead: None,
         }
     }
 }

@@ -41,6 +41,7 @@ use crate::policy::{HeapExhausted, HeapOverflow};
 use crate::rts::Rts;
 use crate::stable_ptr::StablePtr;
 use crate::stats::Stats;
+use crate::memprof::{AllocationInfo, AllocationSource, Memprof, PendingSample, Tracked, Tracker};
 use std::marker::PhantomData;
 
 /// A root: an index into the capability's root stack.
@@ -58,13 +59,43 @@ impl Handle {
 /// pointer's key dead, with a handle to the weak pointer's value.
 pub type Finalizer = Box<dyn for<'a, 'b> FnOnce(&'b mut Mutator<'a>, Handle) + Send>;
 
+/// A finaliser that gets no value (OCaml's `finalise_last`).
+pub type LastFinalizer = Box<dyn for<'a, 'b> FnOnce(&'b mut Mutator<'a>) + Send>;
+
+/// An alarm: run on the mutator after every major GC.
+pub type Alarm = Box<dyn for<'a, 'b> FnMut(&'b mut Mutator<'a>) + Send>;
+
+/// The two kinds of finaliser. See Note [Finaliser order].
+pub enum FinalizerKind {
+    /// Gets the value (GHC's weak finalisers, OCaml's `finalise`).
+    Value(Finalizer),
+    /// Gets nothing; runs after every `Value` one of the same GC
+    /// (OCaml's `finalise_last`).
+    Last(LastFinalizer),
+}
+
+// Note [Finaliser order]
+// ----------------------------------------
+// Finalisers run on the mutator after the GC that found their keys dead,
+// never inside it. Of the values that die in one GC, the `Value`
+// finalisers run in the reverse order of their registration (the GC
+// queues dead weak pointers in registration order, by finaliser id, and
+// the mutator pops from the end), then the `Last` ones, likewise: OCaml's
+// documented order. A finaliser may allocate and so cause further GCs;
+// the finalisers those find dead wait until the running ones are done,
+// unless a finaliser calls `gc::finalise_release`.
+
 /// A mutator thread's view of the runtime, bound to one capability.
 pub struct Mutator<'rt> {
     rts: &'rt Rts,
     cap: *mut Capability,
     layout: Layout,
     forced_gcs: bool,
-    running_finalizers: bool,
+    pub(crate) running_finalizers: bool,
+    running_alarms: bool,
+    seen_major_gcs: u64,
+    memprof: Option<Box<Memprof>>,
+    sample_pending: bool,
 }
 
 /// Follow indirections (updated thunks) from the object at `p`.
@@ -85,7 +116,17 @@ fn deref_ind(mut p: Word, layout: Layout) -> Word {
 impl<'rt> Mutator<'rt> {
     pub(crate) fn new(rts: &'rt Rts, cap_no: usize) -> Mutator<'rt> {
         let layout = rts.heap_ref().layout;
-        Mutator { rts, cap: rts.cap_ptr(cap_no), layout, forced_gcs: rts.flags().gc_every_allocs > 0, running_finalizers: false }
+        Mutator {
+            rts,
+            cap: rts.cap_ptr(cap_no),
+            layout,
+            forced_gcs: rts.flags().gc_every_allocs > 0,
+            running_finalizers: false,
+            running_alarms: false,
+            seen_major_gcs: 0,
+            memprof: None,
+            sample_pending: false,
+        }
     }
 
     #[inline(always)]
@@ -133,6 +174,18 @@ impl<'rt> Mutator<'rt> {
     #[inline(always)]
     fn obj(&self, h: Handle) -> *mut Word {
         deref_ind(self.root(h), self.layout) as *mut Word
+    }
+
+    /// Root a freshly initialised object; report it to Memprof if one of
+    /// its words was sampled (See Note [Sampling without a fast-path test]
+    /// in `memprof`).
+    #[inline(always)]
+    fn finish(&mut self, p: *mut Word) -> Handle {
+        let h = self.push(p as Word);
+        if self.sample_pending {
+            self.memprof_sampled(h);
+        }
+        h
     }
 
     #[inline(always)]
@@ -219,9 +272,7 @@ impl<'rt> Mutator<'rt> {
     #[cold]
     #[inline(never)]
     fn alloc_slow(&mut self, words: usize) -> *mut Word {
-        if !self.running_finalizers && !self.cap().pending_finalizers.is_empty() {
-            self.run_finalizers();
-        }
+        self.run_gc_hooks();
         if words * WORD_SIZE >= LARGE_OBJECT_THRESHOLD {
             return self.alloc_large(words);
         }
@@ -241,7 +292,9 @@ impl<'rt> Mutator<'rt> {
             let cap = self.cap_mut();
             let p = cap.hp;
             if !p.is_null() && p.wrapping_add(words) <= cap.block_end {
-                cap.hp = p.wrapping_add(words);
+                self.memprof_account(p, words, false);
+                self.cap_mut().hp = p.wrapping_add(words);
+                self.refresh_limit();
                 return p;
             }
             if !self.next_nursery_block() {
@@ -250,9 +303,139 @@ impl<'rt> Mutator<'rt> {
         }
     }
 
+    /// Set the fast path's limit: the block's end, the block's start under
+    /// `-Z`, or the next sampled word under Memprof.
+    fn refresh_limit(&mut self) {
+        // SAFETY: as in `cap_mut`; `self.memprof` is a different field.
+        let cap = unsafe { &mut *self.cap };
+        cap.hp_lim = if self.forced_gcs { cap.hp } else { cap.block_end };
+        if let Some(mp) = self.memprof.as_mut() {
+            mp.base = cap.hp;
+            if !mp.busy && !cap.hp.is_null() {
+                let room = (cap.block_end as usize - cap.hp as usize) / WORD_SIZE;
+                let to_sample = mp.countdown.saturating_sub(1).min(room as u64) as usize;
+                cap.hp_lim = cap.hp_lim.min(cap.hp.wrapping_add(to_sample));
+            }
+        }
+    }
+
+    /// Memprof's view of an allocation of `words` at `p` (See Note
+    /// [Sampling without a fast-path test] in `memprof`).
+    fn memprof_account(&mut self, p: *mut Word, words: usize, major: bool) {
+        let Some(mp) = self.memprof.as_mut() else { return };
+        if mp.busy {
+            return;
+        }
+        mp.consume_fast_path(p);
+        let n_samples = mp.draw(words);
+        if n_samples > 0 {
+            mp.pending = Some(PendingSample { n_samples, size: words, major });
+            self.sample_pending = true;
+        }
+    }
+
+    /// Report the sampled object behind `h` and maybe start tracking it.
+    #[cold]
+    fn memprof_sampled(&mut self, h: Handle) {
+        self.sample_pending = false;
+        let Some(mut mp) = self.memprof.take() else { return };
+        if let Some(s) = mp.pending.take() {
+            let info = AllocationInfo { n_samples: s.n_samples, size: s.size, source: AllocationSource::Normal };
+            mp.busy = true;
+            let data = if s.major { (mp.tracker.alloc_major)(&info) } else { (mp.tracker.alloc_minor)(&info) };
+            if let Some(data) = data {
+                let base = self.depth();
+                let weak = self.new_weak_raw(h, NULL_OBJECT.addr(), None);
+                let sp = self.new_stable_ptr(weak);
+                self.truncate(base);
+                mp.tracked.push(Tracked { weak: sp, data, major: s.major });
+            }
+            mp.busy = false;
+        }
+        self.memprof = Some(mp);
+        self.refresh_limit();
+    }
+
+    /// After GCs: tell the tracker which tracked blocks were promoted or died.
+    fn memprof_after_gc(&mut self) {
+        let gcs = self.rts.stats_gcs();
+        let Some(mut mp) = self.memprof.take() else { return };
+        if mp.seen_gcs != gcs {
+            mp.seen_gcs = gcs;
+            mp.busy = true;
+            let mut kept = Vec::with_capacity(mp.tracked.len());
+            for mut t in std::mem::take(&mut mp.tracked) {
+                let base = self.depth();
+                let w = self.deref_stable_ptr(t.weak);
+                let alive = self.deref_weak(w);
+                let keep = match alive {
+                    None => {
+                        if t.major {
+                            (mp.tracker.dealloc_major)(t.data);
+                        } else {
+                            (mp.tracker.dealloc_minor)(t.data);
+                        }
+                        false
+                    }
+                    Some(k) if !t.major && self.generation_of(k).unwrap_or(0) > 0 => match (mp.tracker.promote)(t.data) {
+                        Some(d) => {
+                            t.data = d;
+                            t.major = true;
+                            true
+                        }
+                        None => false,
+                    },
+                    Some(_) => true,
+                };
+                self.truncate(base);
+                if keep {
+                    kept.push(t);
+                } else {
+                    self.free_stable_ptr(t.weak);
+                }
+            }
+            mp.tracked = kept;
+            mp.busy = false;
+        }
+        self.memprof = Some(mp);
+    }
+
+    /// Start sampling (the `gc` API's `Memprof.start`).
+    pub(crate) fn memprof_start(&mut self, rate: f64, tracker: Tracker) {
+        self.memprof_stop();
+        let gcs = self.rts.stats_gcs();
+        self.memprof = Some(Box::new(Memprof::new(rate, tracker, gcs)));
+        self.refresh_limit();
+    }
+
+    /// Stop sampling and tracking.
+    pub(crate) fn memprof_stop(&mut self) {
+        if let Some(mp) = self.memprof.take() {
+            for t in mp.tracked {
+                self.free_stable_ptr(t.weak);
+            }
+        }
+        self.sample_pending = false;
+        self.refresh_limit();
+    }
+
     /// Move to the next block of this capability's nursery chunk, or to a
     /// fresh chunk. False when the allocation area is used up.
     fn next_nursery_block(&mut self) -> bool {
+        let hp = self.cap().hp;
+        if let Some(mp) = self.memprof.as_mut() {
+            if !mp.busy {
+                mp.consume_fast_path(hp);
+            }
+        }
+        let entered = self.enter_next_nursery_block();
+        if entered {
+            self.refresh_limit();
+        }
+        entered
+    }
+
+    fn enter_next_nursery_block(&mut self) -> bool {
         let heap = self.rts.heap_mut();
         let forced = self.forced_gcs;
         // SAFETY: as in `cap_mut`; `heap` is a different object.
@@ -299,6 +482,14 @@ impl<'rt> Mutator<'rt> {
         // SAFETY: the group has room for `words` words.
         d.free = unsafe { d.start.add(words) };
         let nursery_words = self.rts.heap_ref().nursery_blocks() * crate::constants::BLOCK_WORDS;
+        let hp = self.cap().hp;
+        if let Some(mp) = self.memprof.as_mut() {
+            if !mp.busy {
+                mp.consume_fast_path(hp);
+            }
+        }
+        self.memprof_account(self.cap().hp, words, true);
+        self.refresh_limit();
         let cap = self.cap_mut();
         cap.new_large.push(bd);
         cap.new_large_words += words;
@@ -344,7 +535,7 @@ impl<'rt> Mutator<'rt> {
                 *payload = 0; // a thunk's reserved indirectee word
             }
         }
-        self.push(p as Word)
+        self.finish(p)
     }
 
     /// Pointer field `i` of the object behind `h`.
@@ -418,7 +609,7 @@ impl<'rt> Mutator<'rt> {
         let value = self.root(v);
         // SAFETY: room for one payload word.
         unsafe { *self.layout.payload(p) = value };
-        self.push(p as Word)
+        self.finish(p)
     }
 
     /// The value of a mutable variable.
@@ -472,7 +663,7 @@ impl<'rt> Mutator<'rt> {
             }
             std::ptr::write_bytes(self.layout.card_table(p, n), 0, crate::object::card_words(n) * WORD_SIZE);
         }
-        self.push(p as Word)
+        self.finish(p)
     }
 
     /// Elements of a pointer array.
@@ -525,7 +716,7 @@ impl<'rt> Mutator<'rt> {
             *payload = bytes;
             std::ptr::write_bytes(payload.add(1), 0, bytes.div_ceil(WORD_SIZE));
         }
-        self.push(p as Word)
+        self.finish(p)
     }
 
     /// Length in bytes of a byte array.
@@ -561,12 +752,22 @@ impl<'rt> Mutator<'rt> {
     /// A weak pointer from `key` to `value`, with an optional finaliser that
     /// runs (with the value) after a GC finds the key unreachable.
     pub fn new_weak(&mut self, key: Handle, value: Handle, finalizer: Option<Finalizer>) -> Handle {
+        let v = self.obj(value) as Word;
+        self.new_weak_raw(key, v, finalizer.map(FinalizerKind::Value))
+    }
+
+    /// A weak pointer from `key` to the object at `value` (a root's
+    /// contents, or a static object), with a finaliser of either kind.
+    pub(crate) fn new_weak_raw(&mut self, key: Handle, value: Word, finalizer: Option<FinalizerKind>) -> Handle {
         let fin_id = finalizer.map(|f| self.rts.register_finalizer(f)).unwrap_or(0);
+        let base = self.depth();
+        let value_root = self.push(value); // keep the value across the allocation
         let size = self.layout.fixed_size(&WEAK_INFO);
         let p = self.alloc_words(size);
         self.init_header(p, &WEAK_INFO);
         let payload = self.layout.payload(p);
-        let (k, v) = (self.obj(key) as Word, self.obj(value) as Word);
+        let (k, v) = (self.obj(key) as Word, self.root(value_root));
+        self.truncate(base);
         // SAFETY: a WEAK has five payload words.
         unsafe {
             *payload.add(weak_field::KEY) = k;
@@ -576,7 +777,7 @@ impl<'rt> Mutator<'rt> {
             *payload.add(weak_field::FINALIZER_ID) = fin_id as Word;
         }
         self.cap_mut().new_weaks.push(ObjPtr(p));
-        self.push(p as Word)
+        self.finish(p)
     }
 
     /// The key of a weak pointer whose key is still alive; None once dead.
@@ -592,12 +793,24 @@ impl<'rt> Mutator<'rt> {
         }
     }
 
+    /// Run what GCs left for the mutator: finalisers of dead weak pointers
+    /// (See Note [Finaliser order]), then each alarm once per major GC
+    /// since the last call.
+    pub fn run_gc_hooks(&mut self) {
+        self.run_finalizers();
+        self.run_alarms();
+        if self.memprof.is_some() {
+            self.memprof_after_gc();
+        }
+    }
+
     /// Run the finalisers of weak pointers that died in earlier GCs.
     pub fn run_finalizers(&mut self) {
         if self.running_finalizers {
             return;
         }
         self.running_finalizers = true;
+        let mut last = Vec::new();
         while let Some(weak) = self.cap_mut().pending_finalizers.pop() {
             let base = self.depth();
             let w = self.push(weak);
@@ -612,13 +825,40 @@ impl<'rt> Mutator<'rt> {
                 *payload.add(weak_field::FINALIZER_ID) = 0;
                 taken
             };
-            if let Some(f) = self.rts.take_finalizer(id) {
-                let v = self.push(value);
-                f(self, v);
+            match self.rts.take_finalizer(id) {
+                Some(FinalizerKind::Value(f)) => {
+                    let v = self.push(value);
+                    f(self, v);
+                }
+                Some(FinalizerKind::Last(f)) => last.push(f),
+                None => {}
             }
             self.truncate(base);
         }
+        for f in last {
+            f(self);
+        }
         self.running_finalizers = false;
+    }
+
+    fn run_alarms(&mut self) {
+        if self.running_alarms {
+            return;
+        }
+        self.running_alarms = true;
+        let majors = self.rts.major_gcs();
+        while self.seen_major_gcs < majors {
+            self.seen_major_gcs += 1;
+            let mut i = 0;
+            while let Some((id, alarm)) = self.rts.take_alarm(i) {
+                if let Some(mut f) = alarm {
+                    f(self);
+                    self.rts.return_alarm(id, f);
+                }
+                i += 1;
+            }
+        }
+        self.running_alarms = false;
     }
 
     /// Make `h`'s object a global root until freed.
@@ -645,13 +885,49 @@ impl<'rt> Mutator<'rt> {
     /// generation when `major`. Finalisers of dead weak pointers run after.
     pub fn perform_gc(&mut self, major: bool) {
         self.rts.collect(GcReason::Explicit, major);
-        self.run_finalizers();
+        self.run_gc_hooks();
+    }
+
+    /// A major GC that compacts the oldest generation (`Gc.compact`); the
+    /// caller has checked that the collector can.
+    pub(crate) fn perform_compaction(&mut self) {
+        self.rts.collect_with(GcReason::Explicit, true, true);
+        self.run_gc_hooks();
+    }
+
+    /// Words in the root stack (OCaml's `stack_size`).
+    pub fn root_stack_words(&self) -> usize {
+        self.cap().roots.len()
+    }
+
+    /// Is the object behind `h` a static object?
+    pub fn is_static(&self, h: Handle) -> bool {
+        self.info(h).is_static()
+    }
+
+    /// The raw contents of root `h`, for the `gc` API's weak pointers.
+    pub(crate) fn root_word(&self, h: Handle) -> Word {
+        self.obj(h) as Word
     }
 
     /// Run the heap sanity checker now (between GCs); `Err` lists violations.
     pub fn check_heap(&mut self) -> Result<crate::sanity::SanityReport, Vec<String>> {
-        self.cap_mut().retire_current_block_keeping_position();
+        self.flush_allocation_pointer();
         self.rts.check_heap()
+    }
+
+    /// Record the bump pointer in the current block's descriptor, so that
+    /// walks of the heap between GCs see every object.
+    pub(crate) fn flush_allocation_pointer(&mut self) {
+        self.cap_mut().retire_current_block_keeping_position();
+    }
+
+    /// Install new RTS settings (the `gc` API's `set`).
+    pub(crate) fn set_rts_flags(&mut self, flags: crate::flags::RtsFlags) {
+        self.forced_gcs = flags.gc_every_allocs > 0;
+        if let Err(e) = self.rts.set_flags(flags) {
+            Rts::exhausted(HeapExhausted::OutOfMemory(e));
+        }
     }
 
     /// Forget every mutable-list entry: breaks the remembered-set

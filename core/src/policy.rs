@@ -74,8 +74,15 @@ pub fn plan_collection(heap: &Heap, flags: &RtsFlags, state: &PolicyState, reaso
     GcRequest { collect_gen, reason, compact_oldest }
 }
 
-/// `-c`, or `-c<n>` past its threshold of `-M`.
+/// `-c`, or `-c<n>` past its threshold of `-M`; or, once the program set
+/// OCaml's `max_overhead`, that rule instead.
 fn wants_compaction(heap: &Heap, flags: &RtsFlags) -> bool {
+    if let Some(overhead) = flags.compact_overhead {
+        let old = &heap.gens[heap.oldest()];
+        let live = (old.n_words + old.n_large_words).max(1);
+        let wasted = (old.occupied_blocks() * BLOCK_SIZE / 8).saturating_sub(live);
+        return overhead < 1_000_000 && wasted * 100 >= overhead * live;
+    }
     if flags.compact {
         return true;
     }

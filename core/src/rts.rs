@@ -33,7 +33,7 @@ use crate::constants::{BLOCK_SIZE, BLOCKS_PER_MBLOCK, MBLOCK_SIZE, WORD_SIZE};
 use crate::flags::{RtsFlags, StatsLevel, StatsTarget};
 use crate::heap::Heap;
 use crate::mblock::OutOfMemory;
-use crate::mutator::{Finalizer, Mutator};
+use crate::mutator::{Alarm, FinalizerKind, Mutator};
 use crate::policy::{self, HeapExhausted, PolicyState};
 use crate::report;
 use crate::sanity;
@@ -106,11 +106,12 @@ struct RunState {
 
 /// A runtime instance: one heap, its capabilities and its collector.
 pub struct Rts {
-    flags: RtsFlags,
+    flags: UnsafeCell<RtsFlags>,
     heap: UnsafeCell<Heap>,
     caps: Box<[UnsafeCell<Capability>]>,
     stable_ptrs: Mutex<StablePtrTable>,
-    finalizers: Mutex<HashMap<u64, Finalizer>>,
+    finalizers: Mutex<HashMap<u64, FinalizerKind>>,
+    alarms: Mutex<Vec<(u64, Option<Alarm>)>>,
     collector: Box<dyn Collector>,
     state: UnsafeCell<RunState>,
 }
@@ -142,6 +143,7 @@ impl Rts {
             caps: (0..caps).map(|i| UnsafeCell::new(Capability::new(i, generations))).collect(),
             stable_ptrs: Mutex::new(StablePtrTable::new()),
             finalizers: Mutex::new(HashMap::new()),
+            alarms: Mutex::new(Vec::new()),
             collector,
             state: UnsafeCell::new(RunState {
                 stats,
@@ -152,13 +154,38 @@ impl Rts {
                 stats_out,
                 next_finalizer_id: 1,
             }),
-            flags,
+            flags: UnsafeCell::new(flags),
         })
     }
 
     /// The run's flags.
     pub fn flags(&self) -> &RtsFlags {
-        &self.flags
+        // SAFETY: the flags change only through `set_flags`, called by the
+        // mutator between GCs (See Note [Who touches what]); no reference
+        // handed out here is held across that call by the runtime itself.
+        unsafe { &*self.flags.get() }
+    }
+
+    /// Change the run's settings (the `Gc.set` of the `gc` API). The new
+    /// settings must have been validated. The nursery is re-cut to `-A` at
+    /// once; everything else is read afresh at the next GC.
+    pub(crate) fn set_flags(&self, flags: RtsFlags) -> Result<(), OutOfMemory> {
+        // SAFETY: called by the single mutator between GCs, holding no
+        // reference into the flags.
+        unsafe { *self.flags.get() = flags };
+        let flags = self.flags();
+        let caps = self.caps.len();
+        for cap in self.caps_mut().iter_mut() {
+            cap.retire_current_block();
+            cap.chunk = cap.no;
+            cap.next_block = 0;
+        }
+        self.heap_mut().resize_nurseries(flags.alloc_area_blocks * caps, flags.chunk_blocks, caps)
+    }
+
+    /// Can the collector compact the oldest generation in place?
+    pub fn can_compact(&self) -> bool {
+        self.collector.can_compact()
     }
 
     /// The collector's name.
@@ -174,7 +201,7 @@ impl Rts {
         let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
             let mut m = Mutator::new(self, 0);
             let r = program(&mut m);
-            m.run_finalizers();
+            m.run_gc_hooks();
             r
         }));
         match result {
@@ -210,13 +237,13 @@ impl Rts {
         st.stats.total_cpu = total_cpu;
         st.stats.total_elapsed = total_elapsed;
         st.stats.max_rss_bytes = max_rss_bytes();
-        let text = match self.flags.stats {
+        let text = match self.flags().stats {
             StatsLevel::None => String::new(),
-            StatsLevel::OneLine if self.flags.machine_readable => report::machine_readable(&st.stats),
+            StatsLevel::OneLine if self.flags().machine_readable => report::machine_readable(&st.stats),
             StatsLevel::OneLine => report::one_line(&st.stats),
             StatsLevel::Summary | StatsLevel::Verbose => {
-                let mut t = report::summary(&st.stats, self.flags.capabilities);
-                if self.flags.machine_readable {
+                let mut t = report::summary(&st.stats, self.flags().capabilities);
+                if self.flags().machine_readable {
                     t.push_str(&report::machine_readable(&st.stats));
                 }
                 t
@@ -226,7 +253,22 @@ impl Rts {
             out.write_all(text.as_bytes()).map_err(RunError::Io)?;
             out.flush().map_err(RunError::Io)?;
         }
+        if self.flags().verbose & 0x400 != 0 {
+            let _ = crate::gc::print_stats(&st.stats, &mut std::io::stderr());
+        }
         Ok(st.stats.clone())
+    }
+
+    /// GCs so far (read by the mutator for Memprof).
+    pub(crate) fn stats_gcs(&self) -> u64 {
+        // SAFETY: read by the single mutator between GCs.
+        unsafe { (*self.state.get()).stats.gcs }
+    }
+
+    /// Major GCs so far (read by the mutator to run alarms).
+    pub(crate) fn major_gcs(&self) -> u64 {
+        // SAFETY: read by the single mutator between GCs.
+        unsafe { (*self.state.get()).stats.major_gcs }
     }
 
     /// A copy of the statistics so far.
@@ -245,6 +287,11 @@ impl Rts {
     pub fn check_heap(&self) -> Result<sanity::SanityReport, Vec<String>> {
         let stable = self.stable_ptrs.lock().unwrap_or_else(|e| e.into_inner());
         sanity::check(self.heap_ref(), self.caps_ref(), &stable)
+    }
+
+    /// The heap and the capabilities, for walks between GCs.
+    pub(crate) fn heap_and_caps(&self) -> (&Heap, &[Capability]) {
+        (self.heap_ref(), self.caps_ref())
     }
 
     pub(crate) fn heap_ref(&self) -> &Heap {
@@ -277,7 +324,7 @@ impl Rts {
         self.stable_ptrs.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    pub(crate) fn register_finalizer(&self, f: Finalizer) -> u64 {
+    pub(crate) fn register_finalizer(&self, f: FinalizerKind) -> u64 {
         // SAFETY: the id counter is touched by the single mutator.
         let st = unsafe { &mut *self.state.get() };
         let id = st.next_finalizer_id;
@@ -286,8 +333,37 @@ impl Rts {
         id
     }
 
-    pub(crate) fn take_finalizer(&self, id: u64) -> Option<Finalizer> {
+    pub(crate) fn take_finalizer(&self, id: u64) -> Option<FinalizerKind> {
         self.finalizers.lock().unwrap_or_else(|e| e.into_inner()).remove(&id)
+    }
+
+    /// Register an alarm (run after every major GC); returns its id.
+    pub(crate) fn add_alarm(&self, f: Alarm) -> u64 {
+        // SAFETY: the id counter is touched by the single mutator.
+        let st = unsafe { &mut *self.state.get() };
+        let id = st.next_finalizer_id;
+        st.next_finalizer_id += 1;
+        self.alarms.lock().unwrap_or_else(|e| e.into_inner()).push((id, Some(f)));
+        id
+    }
+
+    /// Forget an alarm; a no-op for one already deleted.
+    pub(crate) fn remove_alarm(&self, id: u64) {
+        self.alarms.lock().unwrap_or_else(|e| e.into_inner()).retain(|(a, _)| *a != id);
+    }
+
+    /// Take alarm `index` out to run it (None past the end).
+    pub(crate) fn take_alarm(&self, index: usize) -> Option<(u64, Option<Alarm>)> {
+        let mut alarms = self.alarms.lock().unwrap_or_else(|e| e.into_inner());
+        alarms.get_mut(index).map(|(id, f)| (*id, f.take()))
+    }
+
+    /// Put a run alarm back, unless it was deleted while it ran.
+    pub(crate) fn return_alarm(&self, id: u64, f: Alarm) {
+        let mut alarms = self.alarms.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(slot) = alarms.iter_mut().find(|(a, _)| *a == id) {
+            slot.1 = Some(f);
+        }
     }
 
     /// Unwind with a heap-exhausted payload (See Note [Heap overflow unwinds]).
@@ -305,6 +381,12 @@ impl Rts {
     /// Stop the world and collect. Called by a mutator from its slow path,
     /// holding no reference into its capability.
     pub(crate) fn collect(&self, reason: GcReason, force_major: bool) {
+        self.collect_with(reason, force_major, false)
+    }
+
+    /// `collect`, optionally insisting that the oldest generation be
+    /// compacted (`Gc.compact`; the collector must be able to).
+    pub(crate) fn collect_with(&self, reason: GcReason, force_major: bool, force_compact: bool) {
         let gc_start = Stamp::now();
         // SAFETY: Note [Who touches what]: with every mutator stopped (one
         // capability: the caller), the GC holds all of it exclusively.
@@ -313,10 +395,13 @@ impl Rts {
         let caps = self.caps_mut();
         let allocated_words = absorb_capability_allocation(heap, caps, &mut st.stats);
 
-        let req = policy::plan_collection(heap, &self.flags, &st.policy, reason, force_major);
+        let mut req = policy::plan_collection(heap, self.flags(), &st.policy, reason, force_major);
+        if force_compact && heap.gens.len() > 1 {
+            req.compact_oldest = true;
+        }
         let outcome = {
             let mut stable = self.stable_ptrs.lock().unwrap_or_else(|e| e.into_inner());
-            let mut ctx = GcContext { flags: &self.flags, heap, caps, stable_ptrs: &mut stable };
+            let mut ctx = GcContext { flags: self.flags(), heap, caps, stable_ptrs: &mut stable };
             self.collector.collect(&req, &mut ctx)
         };
         let req = GcRequest { collect_gen: outcome.collected_gen, ..req };
@@ -328,9 +413,9 @@ impl Rts {
         }
         let major = req.is_major(heap);
         heap.gens[req.collect_gen].collections += 1;
-        let resized = policy::after_gc(heap, &self.flags, &mut st.policy, &req, outcome.compacted, outcome.copied_words, self.caps.len());
+        let resized = policy::after_gc(heap, self.flags(), &mut st.policy, &req, outcome.compacted, outcome.copied_words, self.caps.len());
 
-        if self.flags.sanity {
+        if self.flags().sanity {
             st.sanity_checks += 1;
             if let Err(violations) = self.check_heap() {
                 panic!(
@@ -366,15 +451,36 @@ impl Rts {
         st.stats.max_large_objects_bytes = st.stats.max_large_objects_bytes.max((heap.large_object_words() * WORD_SIZE) as u64);
         st.stats.gc_threads = st.stats.gc_threads.max(outcome.threads.len());
         self.note_memory_in_use(st);
-        if self.flags.stats == StatsLevel::Verbose {
+        if self.flags().stats == StatsLevel::Verbose {
             if let Some(out) = st.stats_out.as_mut() {
                 let _ = out.write_all(report::gc_table_line(&record).as_bytes());
             }
         }
+        st.stats.promoted_words += outcome.threads.iter().map(|t| t.promoted_words as u64).sum::<u64>();
+        if reason == GcReason::Explicit && force_major {
+            st.stats.forced_major_collections += 1;
+        }
+        self.verbose_gc_message(&req, major, outcome.compacted);
         st.stats.record_gc(record, major, outcome.parallel());
 
         if let Err(e) = resized {
             Rts::exhausted(e);
+        }
+    }
+
+    /// OCaml's verbose bits 0x001 (major cycles), 0x002 (minor
+    /// collections) and 0x004 (heap growth and shrinkage), on stderr.
+    fn verbose_gc_message(&self, req: &GcRequest, major: bool, compacted: bool) {
+        let verbose = self.flags().verbose;
+        if verbose & 0x001 != 0 && major {
+            eprintln!("gclab: major GC cycle (generations 0..={}){}", req.collect_gen, if compacted { ", compacted" } else { "" });
+        }
+        if verbose & 0x002 != 0 && !major {
+            eprintln!("gclab: minor collection (generations 0..={})", req.collect_gen);
+        }
+        if verbose & 0x004 != 0 {
+            let blocks = self.heap_ref().blocks.lock().unwrap_or_else(|e| e.into_inner());
+            eprintln!("gclab: heap: {} megablocks mapped, {} returned to the OS so far", blocks.mblocks().mapped(), blocks.mblocks().returned());
         }
     }
 

@@ -119,6 +119,11 @@ pub struct Stats {
     pub cap_allocated_bytes: Vec<u64>,
     /// Bytes copied.
     pub copied_bytes: u64,
+    /// Words moved from generation 0 into older generations (OCaml's
+    /// promoted words).
+    pub promoted_words: u64,
+    /// Major collections the program asked for (`Gc.full_major`, ...).
+    pub forced_major_collections: u64,
     /// Bytes copied in parallel GCs.
     pub par_copied_bytes: u64,
     /// Sum over parallel GCs of the most any one thread copied.
@@ -175,6 +180,8 @@ impl Stats {
             allocated_bytes: 0,
             cap_allocated_bytes: vec![0; caps],
             copied_bytes: 0,
+            promoted_words: 0,
+            forced_major_collections: 0,
             par_copied_bytes: 0,
             cumulative_par_max_copied_bytes: 0,
             cumulative_par_balanced_copied_bytes: 0,

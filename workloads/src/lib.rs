@@ -9,6 +9,7 @@
 #![warn(missing_docs)]
 
 pub mod binary_trees;
+pub mod gc_api;
 pub mod gcbench;
 pub mod large_arrays;
 pub mod lru;
@@ -84,6 +85,7 @@ pub const WORKLOADS: &[Workload] = &[
     mutable_graph::WORKLOAD,
     large_arrays::WORKLOAD,
     thunks::WORKLOAD,
+    gc_api::WORKLOAD,
 ];
 
 /// The workload called `name`.
