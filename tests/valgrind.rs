@@ -24,6 +24,7 @@ fn workloads_are_clean_under_memcheck() {
         ("mutable-graph", &["200", "2000"][..]),
         ("large-arrays", &["30", "8192"][..]),
         ("thunks", &["2000"][..]),
+        ("gc-api", &["200"][..]),
     ] {
         for rts in [&["-A8k", "-DS", "-G3"][..], &["-A8k", "-DS", "-G1"][..]] {
             let mut a = vec!["run", workload];
