@@ -6,6 +6,9 @@
 //! settings with the sanity checker on.
 
 pub mod conformance;
+pub mod experiment;
+pub mod report;
+pub mod sweep;
 
 use gclab_core::{Collector, RtsFlags, Rts, RunError, Stats};
 use gclab_workloads::Workload;

@@ -33,6 +33,31 @@ enum Command {
         #[arg(trailing_var_arg = true, allow_hyphen_values = true, required = true)]
         rest: Vec<String>,
     },
+    /// Run every point of an experiment file's grid, each run in its own process
+    Sweep {
+        /// The experiment file (see experiments/README.md)
+        file: PathBuf,
+        /// Results directory (default: results/<experiment>/<name>)
+        #[arg(long)]
+        out: Option<PathBuf>,
+        /// Name of this sweep's directory under results/<experiment>/ (default: latest)
+        #[arg(long, default_value = "latest")]
+        name: String,
+        /// Rerun runs that already have a record
+        #[arg(long)]
+        force: bool,
+        /// Run only shard i of n (i/n): every n-th run, starting at i
+        #[arg(long, value_name = "I/N")]
+        shard: Option<String>,
+        /// Print no progress bar
+        #[arg(long)]
+        quiet: bool,
+    },
+    /// Summarise a results directory: a table (summary.md) and plots (plots/)
+    Report {
+        /// The results directory a sweep wrote
+        dir: PathBuf,
+    },
     /// List the collectors and workloads
     List,
 }
@@ -44,6 +69,8 @@ fn main() -> ExitCode {
             print!("{}", list_text());
             ExitCode::SUCCESS
         }
+        Command::Sweep { file, out, name, force, shard, quiet } => finish(sweep(&file, out, &name, force, shard.as_deref(), quiet)),
+        Command::Report { dir } => finish(report(&dir)),
         Command::Run { collector, json, rest } => match run(collector.as_deref(), json, &rest) {
             Ok(()) => ExitCode::SUCCESS,
             Err((code, msg)) => {
@@ -54,6 +81,50 @@ fn main() -> ExitCode {
             }
         },
     }
+}
+
+fn finish(r: Result<(), String>) -> ExitCode {
+    match r {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("gclab: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn sweep(file: &std::path::Path, out: Option<PathBuf>, name: &str, force: bool, shard: Option<&str>, quiet: bool) -> Result<(), String> {
+    let exp = gclab::experiment::Experiment::load(file).map_err(|e| e.to_string())?;
+    let shard = match shard {
+        Some(s) => gclab::sweep::parse_shard(s)?,
+        None => (0, 1),
+    };
+    let out = out.unwrap_or_else(|| PathBuf::from("results").join(&exp.name).join(name));
+    let exe = std::env::current_exe().map_err(|e| format!("cannot find the gclab executable: {e}"))?;
+    let opts = gclab::sweep::SweepOptions { out: out.clone(), force, shard, progress: !quiet, exe };
+    let s = gclab::sweep::sweep(&exp, &opts)?;
+    println!(
+        "sweep {}: {} runs in this shard: {} ran ok, {} failed, {} already recorded; results in {}",
+        exp.name,
+        s.total,
+        s.ok,
+        s.failed,
+        s.skipped,
+        out.display()
+    );
+    Ok(())
+}
+
+fn report(dir: &std::path::Path) -> Result<(), String> {
+    let (md, plots) = gclab::report::report(dir)?;
+    print!("{md}");
+    println!("
+Table: {}", dir.join("summary.md").display());
+    println!("Runs:  {}", dir.join("runs.csv").display());
+    for p in plots {
+        println!("Plot:  {}", p.display());
+    }
+    Ok(())
 }
 
 fn list_text() -> String {

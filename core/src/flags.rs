@@ -223,7 +223,9 @@ impl RtsFlags {
         Ok(flags)
     }
 
-    fn parse_one(&mut self, arg: &str) -> Result<(), FlagError> {
+    /// Parse one option on top of the current settings, without checking
+    /// the record as a whole (`validate` does that).
+    pub fn parse_one(&mut self, arg: &str) -> Result<(), FlagError> {
         if arg == "-?" {
             self.help = true;
             return Ok(());

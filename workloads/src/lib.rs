@@ -15,6 +15,7 @@ pub mod large_arrays;
 pub mod lru;
 pub mod mutable_graph;
 pub mod rng;
+pub mod testing;
 pub mod thunks;
 
 use gclab_core::Mutator;
@@ -88,9 +89,9 @@ pub const WORKLOADS: &[Workload] = &[
     gc_api::WORKLOAD,
 ];
 
-/// The workload called `name`.
+/// The workload called `name` (the test-only ones of `testing` too).
 pub fn by_name(name: &str) -> Option<&'static Workload> {
-    WORKLOADS.iter().find(|w| w.name == name)
+    WORKLOADS.iter().chain(testing::TEST_WORKLOADS).find(|w| w.name == name)
 }
 
 /// Fold a value into a running checksum (FNV-1a over the value's bytes).

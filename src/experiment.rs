@@ -1,0 +1,369 @@
+//! Experiment files: the TOML format of `experiments/` and the plan of
+//! runs it stands for (`experiments/README.md` specifies the format).
+//!
+//! An experiment names workloads with their arguments, collectors, a grid
+//! of RTS flags, repetitions, a per-run timeout and what to plot. Loading
+//! checks everything a sweep would otherwise discover halfway: unknown
+//! keys, workloads and collectors, flag values that do not parse, empty
+//! grids; each error names the file, the line and the key. `runs` expands
+//! the grid into a deterministic list of runs, each with a stable id, so
+//! that sweeps resume and shard.
+
+use gclab_core::RtsFlags;
+use serde::Deserialize;
+use std::collections::BTreeMap;
+use std::fmt;
+use std::ops::Range;
+use std::path::{Path, PathBuf};
+use toml::Spanned;
+
+/// A problem with an experiment file: where, which key, what.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ExperimentError {
+    /// The file.
+    pub file: PathBuf,
+    /// 1-based line (0 when unknown).
+    pub line: usize,
+    /// The key at fault (dotted path), or empty.
+    pub key: String,
+    /// What is wrong.
+    pub message: String,
+}
+
+impl fmt::Display for ExperimentError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}:{}: ", self.file.display(), self.line)?;
+        if !self.key.is_empty() {
+            write!(f, "`{}': ", self.key)?;
+        }
+        f.write_str(&self.message)
+    }
+}
+
+impl std::error::Error for ExperimentError {}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct File {
+    name: Option<String>,
+    description: Option<String>,
+    repetitions: Option<Spanned<i64>>,
+    timeout_secs: Option<Spanned<f64>>,
+    collectors: Spanned<Vec<Spanned<String>>>,
+    workloads: Spanned<Vec<WorkloadSpec>>,
+    #[serde(default)]
+    grid: BTreeMap<String, Spanned<Vec<Spanned<toml::Value>>>>,
+    plot: Option<PlotSpec>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct WorkloadSpec {
+    name: Spanned<String>,
+    #[serde(default)]
+    args: Vec<usize>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct PlotSpec {
+    x: Spanned<String>,
+    #[serde(default)]
+    figures: Option<Spanned<Vec<Spanned<String>>>>,
+}
+
+/// Figures a report can plot (fields of a run's statistics).
+pub const FIGURES: &[&str] = &[
+    "total_elapsed",
+    "gc_elapsed",
+    "mut_elapsed",
+    "gc_cpu",
+    "total_cpu",
+    "copied_bytes",
+    "max_live_bytes",
+    "max_mem_in_use_bytes",
+    "max_rss_bytes",
+    "gcs",
+    "major_gcs",
+];
+
+/// A loaded, checked experiment.
+#[derive(Debug, Clone)]
+pub struct Experiment {
+    /// Its name (the file stem unless `name` says otherwise).
+    pub name: String,
+    /// One line about it.
+    pub description: String,
+    /// Runs per grid point.
+    pub repetitions: usize,
+    /// Per-run timeout in seconds.
+    pub timeout_secs: f64,
+    /// Collector names.
+    pub collectors: Vec<String>,
+    /// (workload, arguments).
+    pub workloads: Vec<(String, Vec<usize>)>,
+    /// Flag name (without the dash) -> its values as flag texts (`-A64k`,
+    /// or "" for a boolean flag that is off).
+    pub grid: Vec<(String, Vec<String>)>,
+    /// The flag on the x axis of the plots, if any.
+    pub plot_x: Option<String>,
+    /// Figures to plot.
+    pub plot_figures: Vec<String>,
+    /// The file's text (kept in the sweep's manifest).
+    pub source: String,
+}
+
+/// One run of a sweep.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct RunSpec {
+    /// A stable, file-name-safe identifier.
+    pub id: String,
+    /// The workload.
+    pub workload: String,
+    /// Its arguments.
+    pub args: Vec<usize>,
+    /// The collector.
+    pub collector: String,
+    /// The grid point: flag name -> flag text.
+    pub point: BTreeMap<String, String>,
+    /// The RTS flags of the run, the collector's own last.
+    pub rts: Vec<String>,
+    /// 0-based repetition.
+    pub repetition: usize,
+}
+
+fn line_of(text: &str, span: Range<usize>) -> usize {
+    text[..span.start.min(text.len())].matches('\n').count() + 1
+}
+
+fn flag_text(key: &str, v: &toml::Value) -> Option<String> {
+    match v {
+        toml::Value::String(s) => Some(format!("-{key}{s}")),
+        toml::Value::Integer(i) => Some(format!("-{key}{i}")),
+        toml::Value::Float(f) => Some(format!("-{key}{f}")),
+        toml::Value::Boolean(true) => Some(format!("-{key}")),
+        toml::Value::Boolean(false) => Some(String::new()),
+        _ => None,
+    }
+}
+
+impl Experiment {
+    /// Load and check an experiment file.
+    pub fn load(path: &Path) -> Result<Experiment, ExperimentError> {
+        let text = std::fs::read_to_string(path).map_err(|e| ExperimentError { file: path.into(), line: 0, key: String::new(), message: format!("cannot read: {e}") })?;
+        Experiment::parse(path, &text)
+    }
+
+    /// Check experiment `text` as if read from `path`.
+    pub fn parse(path: &Path, text: &str) -> Result<Experiment, ExperimentError> {
+        let err = |span: Option<Range<usize>>, key: &str, message: String| ExperimentError {
+            file: path.into(),
+            line: span.map(|s| line_of(text, s)).unwrap_or(0),
+            key: key.to_string(),
+            message,
+        };
+        let file: File = toml::from_str(text).map_err(|e| {
+            let key = e.message().split('`').nth(1).unwrap_or("").to_string();
+            err(e.span(), &key, e.message().trim().to_string())
+        })?;
+        let repetitions = match &file.repetitions {
+            Some(r) if *r.get_ref() < 1 => return Err(err(Some(r.span()), "repetitions", format!("must be at least 1, not {}", r.get_ref()))),
+            Some(r) => *r.get_ref() as usize,
+            None => 1,
+        };
+        let timeout_secs = match &file.timeout_secs {
+            Some(t) if !(*t.get_ref() > 0.0) => return Err(err(Some(t.span()), "timeout_secs", format!("must be positive, not {}", t.get_ref()))),
+            Some(t) => *t.get_ref(),
+            None => 600.0,
+        };
+        if file.collectors.get_ref().is_empty() {
+            return Err(err(Some(file.collectors.span()), "collectors", "names no collector".into()));
+        }
+        let mut collectors = Vec::new();
+        for c in file.collectors.get_ref() {
+            if c.get_ref() == "all" {
+                collectors.extend(gclab_collectors::COLLECTORS.iter().map(|e| e.name.to_string()));
+            } else if gclab_collectors::by_name(c.get_ref()).is_some() {
+                collectors.push(c.get_ref().clone());
+            } else {
+                let known: Vec<&str> = gclab_collectors::COLLECTORS.iter().map(|e| e.name).collect();
+                return Err(err(Some(c.span()), "collectors", format!("unknown collector `{}' (known: {}, or \"all\")", c.get_ref(), known.join(", "))));
+            }
+        }
+        if file.workloads.get_ref().is_empty() {
+            return Err(err(Some(file.workloads.span()), "workloads", "names no workload".into()));
+        }
+        let mut workloads = Vec::new();
+        for w in file.workloads.get_ref() {
+            let Some(entry) = gclab_workloads::by_name(w.name.get_ref()) else {
+                return Err(err(Some(w.name.span()), "workloads.name", format!("unknown workload `{}' (see `gclab list`)", w.name.get_ref())));
+            };
+            let given: Vec<String> = w.args.iter().map(|a| a.to_string()).collect();
+            let args = entry.parse_args(&given).map_err(|e| err(Some(w.name.span()), "workloads.args", e.to_string()))?;
+            workloads.push((entry.name.to_string(), args));
+        }
+        let mut grid = Vec::new();
+        for (key, values) in &file.grid {
+            if values.get_ref().is_empty() {
+                return Err(err(Some(values.span()), &format!("grid.{key}"), "an empty list of values: a grid key needs at least one".into()));
+            }
+            let mut texts = Vec::new();
+            for v in values.get_ref() {
+                let Some(t) = flag_text(key, v.get_ref()) else {
+                    return Err(err(Some(v.span()), &format!("grid.{key}"), format!("{} is not a flag value (use a string, number or boolean)", v.get_ref())));
+                };
+                if !t.is_empty() {
+                    // The value alone; combinations are checked run by run below.
+                    RtsFlags::default().parse_one(&t).map_err(|e| err(Some(v.span()), &format!("grid.{key}"), e.to_string()))?;
+                }
+                texts.push(t);
+            }
+            grid.push((key.clone(), texts));
+        }
+        let (plot_x, plot_figures) = match &file.plot {
+            None => (None, vec!["gc_elapsed".into(), "total_elapsed".into(), "max_live_bytes".into(), "max_mem_in_use_bytes".into()]),
+            Some(p) => {
+                if !file.grid.contains_key(p.x.get_ref()) {
+                    return Err(err(Some(p.x.span()), "plot.x", format!("`{}' is not a key of [grid]", p.x.get_ref())));
+                }
+                let figures = match &p.figures {
+                    None => vec!["gc_elapsed".into(), "total_elapsed".into(), "max_live_bytes".into(), "max_mem_in_use_bytes".into()],
+                    Some(fs) => {
+                        let mut out = Vec::new();
+                        for f in fs.get_ref() {
+                            if !FIGURES.contains(&f.get_ref().as_str()) {
+                                return Err(err(Some(f.span()), "plot.figures", format!("unknown figure `{}' (known: {})", f.get_ref(), FIGURES.join(", "))));
+                            }
+                            out.push(f.get_ref().clone());
+                        }
+                        out
+                    }
+                };
+                (Some(p.x.get_ref().clone()), figures)
+            }
+        };
+        let name = file.name.clone().unwrap_or_else(|| path.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_else(|| "experiment".into()));
+        let exp = Experiment {
+            name,
+            description: file.description.clone().unwrap_or_default(),
+            repetitions,
+            timeout_secs,
+            collectors,
+            workloads,
+            grid,
+            plot_x,
+            plot_figures,
+            source: text.to_string(),
+        };
+        for run in exp.runs() {
+            let flags = RtsFlags::from_env_and_args(None, &run.rts).map_err(|e| err(None, "grid", format!("run {}: {e}", run.id)))?;
+            gclab_collectors::select(&flags, Some(&run.collector)).map_err(|e| err(None, "grid", format!("run {}: {e}", run.id)))?;
+        }
+        Ok(exp)
+    }
+
+    /// Every run, in a fixed order: workloads, collectors, grid points
+    /// (first key slowest), repetitions.
+    pub fn runs(&self) -> Vec<RunSpec> {
+        let mut points: Vec<BTreeMap<String, String>> = vec![BTreeMap::new()];
+        for (key, values) in &self.grid {
+            points = points.into_iter().flat_map(|p| values.iter().map(move |v| {
+                let mut q = p.clone();
+                q.insert(key.clone(), v.clone());
+                q
+            })).collect();
+        }
+        let mut runs = Vec::new();
+        for (workload, args) in &self.workloads {
+            for collector in &self.collectors {
+                let entry_flags = gclab_collectors::by_name(collector).map(|e| e.flags).unwrap_or("");
+                for point in &points {
+                    for repetition in 0..self.repetitions {
+                        let mut rts: Vec<String> = point.values().filter(|v| !v.is_empty()).cloned().collect();
+                        rts.extend(entry_flags.split_whitespace().map(str::to_string));
+                        let label: Vec<String> = point.values().map(|v| if v.is_empty() { "off".into() } else { v.clone() }).collect();
+                        let id = sanitize(&format!(
+                            "{workload}_{}_{collector}_{}_r{repetition}",
+                            args.iter().map(|a| a.to_string()).collect::<Vec<_>>().join("-"),
+                            label.join("")
+                        ));
+                        runs.push(RunSpec { id, workload: workload.clone(), args: args.clone(), collector: collector.clone(), point: point.clone(), rts, repetition });
+                    }
+                }
+            }
+        }
+        runs
+    }
+}
+
+fn sanitize(s: &str) -> String {
+    s.chars().map(|c| if c.is_ascii_alphanumeric() || c == '-' || c == '_' || c == '.' { c } else { '_' }).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const GOOD: &str = r#"
+description = "test"
+repetitions = 2
+timeout_secs = 5
+collectors = ["copying", "two-space"]
+
+[[workloads]]
+name = "binary-trees"
+args = [6]
+
+[grid]
+A = ["8k", "64k"]
+c = [false]
+
+[plot]
+x = "A"
+figures = ["gc_elapsed"]
+"#;
+
+    #[test]
+    fn expands_the_grid_in_a_fixed_order() {
+        let e = Experiment::parse(Path::new("t.toml"), GOOD).unwrap();
+        let runs = e.runs();
+        assert_eq!(runs.len(), 2 * 2 * 2);
+        assert_eq!(runs[0].rts, vec!["-A8k"]);
+        assert_eq!(runs[0].id, "binary-trees_6_copying_-A8koff_r0");
+        assert_eq!(runs[5].collector, "two-space");
+        assert!(runs[5].rts.contains(&"-G1".to_string()));
+        let ids: std::collections::HashSet<_> = runs.iter().map(|r| &r.id).collect();
+        assert_eq!(ids.len(), runs.len(), "ids are unique");
+    }
+
+    fn error(text: &str) -> ExperimentError {
+        Experiment::parse(Path::new("bad.toml"), text).unwrap_err()
+    }
+
+    #[test]
+    fn errors_name_file_line_and_key() {
+        let e = error(&GOOD.replace("repetitions = 2", "repetitions = 2\nfrobnicate = 1"));
+        assert_eq!((e.line, e.key.as_str()), (4, "frobnicate"), "{e}");
+        assert!(e.to_string().starts_with("bad.toml:4:"), "{e}");
+        let e = error(&GOOD.replace("A = [\"8k\", \"64k\"]", "A = [\"8k\", \"lots\"]"));
+        assert_eq!((e.line, e.key.as_str()), (12, "grid.A"), "{e}");
+        assert!(e.message.contains("-Alots"), "{e}");
+        let e = error(&GOOD.replace("A = [\"8k\", \"64k\"]", "A = []"));
+        assert_eq!((e.line, e.key.as_str()), (12, "grid.A"), "{e}");
+        assert!(e.message.contains("empty"), "{e}");
+        let e = error(&GOOD.replace("\"two-space\"", "\"nope\""));
+        assert_eq!((e.line, e.key.as_str()), (5, "collectors"), "{e}");
+        let e = error(&GOOD.replace("name = \"binary-trees\"", "name = \"nope\""));
+        assert_eq!((e.line, e.key.as_str()), (8, "workloads.name"), "{e}");
+        let e = error(&GOOD.replace("repetitions = 2", "repetitions = 0"));
+        assert_eq!((e.line, e.key.as_str()), (3, "repetitions"), "{e}");
+        let e = error(&GOOD.replace("x = \"A\"", "x = \"F\""));
+        assert_eq!(e.key, "plot.x", "{e}");
+        let e = error(&GOOD.replace("[\"gc_elapsed\"]", "[\"speed\"]"));
+        assert_eq!(e.key, "plot.figures", "{e}");
+        let e = error(&GOOD.replace("timeout_secs = 5", "timeout_secs = \"soon\""));
+        assert_eq!(e.line, 4, "{e}");
+        let e = error(&GOOD.replace("c = [false]", "c = [true]").replace("\"copying\", ", ""));
+        assert!(e.message.contains("-c") && e.message.contains("-G1"), "two-space with -c is refused: {e}");
+    }
+}

@@ -1,0 +1,245 @@
+//! `gclab report DIR`: what a sweep found, as a table and as plots.
+//!
+//! Runs are grouped by workload, collector and grid point; over the
+//! repetitions of a group the table gives the median and the range of each
+//! figure. The plots put the experiment's `plot.x` flag on the x axis, one
+//! panel per workload, one line per collector (and per value of any other
+//! swept flag), the median as the point; they are drawn once and rendered
+//! to SVG and PNG (fonts embedded: no system font is needed).
+
+use crate::experiment::Experiment;
+use crate::sweep::{figure, load_records, write_atomically, RunRecord, Status};
+use plotters::prelude::*;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::sync::Once;
+
+/// Runs of one workload x collector x grid point.
+#[derive(Debug, Clone)]
+pub struct Group {
+    /// `workload args`.
+    pub workload: String,
+    /// The collector.
+    pub collector: String,
+    /// The grid point, flag name -> flag text.
+    pub point: BTreeMap<String, String>,
+    /// Its successful runs.
+    pub ok: Vec<RunRecord>,
+    /// Runs in all.
+    pub runs: usize,
+}
+
+/// Median, minimum, maximum.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Summary {
+    /// The median.
+    pub median: f64,
+    /// The smallest value.
+    pub min: f64,
+    /// The largest value.
+    pub max: f64,
+}
+
+/// Summarise `values` (None if empty).
+pub fn summarise(mut values: Vec<f64>) -> Option<Summary> {
+    if values.is_empty() {
+        return None;
+    }
+    values.sort_by(|a, b| a.partial_cmp(b).expect("figures are numbers"));
+    let n = values.len();
+    let median = if n % 2 == 1 { values[n / 2] } else { (values[n / 2 - 1] + values[n / 2]) / 2.0 };
+    Some(Summary { median, min: values[0], max: values[n - 1] })
+}
+
+impl Group {
+    /// The summary of `name` over the group's successful runs.
+    pub fn figure(&self, name: &str) -> Option<Summary> {
+        summarise(self.ok.iter().filter_map(|r| figure(r, name)).collect())
+    }
+
+    fn point_label(&self) -> String {
+        self.point.values().map(|v| if v.is_empty() { "(off)".to_string() } else { v.clone() }).collect::<Vec<_>>().join(" ")
+    }
+}
+
+/// Group every record of a results directory.
+pub fn groups(records: &[RunRecord]) -> Vec<Group> {
+    let mut map: BTreeMap<(String, String, Vec<(String, String)>), Group> = BTreeMap::new();
+    for r in records {
+        let workload = format!("{} {}", r.spec.workload, r.spec.args.iter().map(|a| a.to_string()).collect::<Vec<_>>().join(" "));
+        let key = (workload.clone(), r.spec.collector.clone(), r.spec.point.clone().into_iter().collect());
+        let g = map.entry(key).or_insert_with(|| Group { workload, collector: r.spec.collector.clone(), point: r.spec.point.clone(), ok: Vec::new(), runs: 0 });
+        g.runs += 1;
+        if r.status == Status::Ok {
+            g.ok.push(r.clone());
+        }
+    }
+    map.into_values().collect()
+}
+
+fn cell(s: Option<Summary>, scale: f64, digits: usize) -> String {
+    match s {
+        Some(s) if s.min == s.max => format!("{:.*}", digits, s.median / scale),
+        Some(s) => format!("{:.*} ({:.*}-{:.*})", digits, s.median / scale, digits, s.min / scale, digits, s.max / scale),
+        None => "-".into(),
+    }
+}
+
+/// The summary table in Markdown.
+pub fn markdown(name: &str, groups: &[Group]) -> String {
+    let mut out = format!("# {name}\n\nMedian over repetitions, range in parentheses; times in seconds, sizes in MB.\n\n");
+    out.push_str("| workload | collector | flags | ok/runs | total | GC | MUT | max live | mem in use | copied |\n");
+    out.push_str("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n");
+    let mb = 1024.0 * 1024.0;
+    for g in groups {
+        out.push_str(&format!(
+            "| {} | {} | {} | {}/{} | {} | {} | {} | {} | {} | {} |\n",
+            g.workload,
+            g.collector,
+            g.point_label(),
+            g.ok.len(),
+            g.runs,
+            cell(g.figure("total_elapsed"), 1.0, 3),
+            cell(g.figure("gc_elapsed"), 1.0, 3),
+            cell(g.figure("mut_elapsed"), 1.0, 3),
+            cell(g.figure("max_live_bytes"), mb, 1),
+            cell(g.figure("max_mem_in_use_bytes"), mb, 0),
+            cell(g.figure("copied_bytes"), mb, 0),
+        ));
+    }
+    let failed: usize = groups.iter().map(|g| g.runs - g.ok.len()).sum();
+    if failed > 0 {
+        out.push_str(&format!("\n{failed} run(s) failed: see runs/*.json (status, exit code, stderr) and logs/.\n"));
+    }
+    out
+}
+
+fn register_fonts() {
+    static ONCE: Once = Once::new();
+    ONCE.call_once(|| {
+        let _ = plotters::style::register_font("sans-serif", FontStyle::Normal, dejavu::sans::regular());
+    });
+}
+
+/// One line of a panel: its label and (x index, median) points.
+type Series = (String, Vec<(usize, f64)>);
+
+/// Draw one figure: a panel per workload, x = the values of `x_flag`.
+fn draw<DB: DrawingBackend>(root: DrawingArea<DB, plotters::coord::Shift>, title: &str, y_desc: &str, x_values: &[String], panels: &[(String, Vec<Series>)]) -> Result<(), String>
+where
+    DB::ErrorType: 'static,
+{
+    let e = |e: DrawingAreaErrorKind<DB::ErrorType>| e.to_string();
+    root.fill(&WHITE).map_err(e)?;
+    let root = root.titled(title, ("sans-serif", 22)).map_err(e)?;
+    let areas = root.split_evenly((1, panels.len().max(1)));
+    for ((workload, series), area) in panels.iter().zip(areas.iter()) {
+        let ymax = series.iter().flat_map(|(_, pts)| pts.iter().map(|p| p.1)).fold(0.0f64, f64::max).max(1e-9) * 1.1;
+        let mut chart = ChartBuilder::on(area)
+            .caption(workload, ("sans-serif", 16))
+            .margin(10)
+            .x_label_area_size(35)
+            .y_label_area_size(75)
+            .build_cartesian_2d(-0.5f64..(x_values.len() as f64 - 0.5), 0.0f64..ymax)
+            .map_err(e)?;
+        chart
+            .configure_mesh()
+            .x_labels(x_values.len())
+            .x_label_formatter(&|x| {
+                let i = x.round();
+                if (x - i).abs() < 1e-6 && i >= 0.0 && (i as usize) < x_values.len() { x_values[i as usize].clone() } else { String::new() }
+            })
+            .y_label_formatter(&|y| format!("{y:.3}"))
+            .y_desc(y_desc)
+            .draw()
+            .map_err(e)?;
+        for (k, (label, pts)) in series.iter().enumerate() {
+            let color = Palette99::pick(k).to_rgba();
+            let points: Vec<(f64, f64)> = pts.iter().map(|&(x, y)| (x as f64, y)).collect();
+            chart
+                .draw_series(LineSeries::new(points.clone(), color.stroke_width(2)))
+                .map_err(e)?
+                .label(label.clone())
+                .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 16, y)], color.stroke_width(2)));
+            chart.draw_series(points.iter().map(|&p| Circle::new(p, 3, color.filled()))).map_err(e)?;
+        }
+        chart.configure_series_labels().border_style(BLACK).background_style(WHITE.mix(0.8)).draw().map_err(e)?;
+    }
+    root.present().map_err(e)
+}
+
+/// Write the report of results directory `dir`: `summary.md` and, if the
+/// experiment names a `plot.x`, `plots/<figure>.svg` and `.png`. Returns
+/// the Markdown and the plot files.
+pub fn report(dir: &Path) -> Result<(String, Vec<PathBuf>), String> {
+    let manifest: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(dir.join("manifest.json")).map_err(|e| format!("{}: {e}", dir.join("manifest.json").display()))?)
+        .map_err(|e| format!("manifest.json: {e}"))?;
+    let source = manifest["experiment_file"].as_str().unwrap_or_default();
+    let mut exp = Experiment::parse(&dir.join("manifest.json"), source).map_err(|e| e.to_string())?;
+    if let Some(name) = manifest["experiment"].as_str() {
+        exp.name = name.to_string();
+    }
+    crate::sweep::write_csv(dir)?;
+    let records = load_records(dir)?;
+    let groups = groups(&records);
+    let md = markdown(&exp.name, &groups);
+    write_atomically(&dir.join("summary.md"), md.as_bytes()).map_err(|e| format!("summary.md: {e}"))?;
+    let mut files = Vec::new();
+    if let Some(x) = &exp.plot_x {
+        register_fonts();
+        let plots = dir.join("plots");
+        std::fs::create_dir_all(&plots).map_err(|e| format!("{}: {e}", plots.display()))?;
+        let x_values = exp.grid.iter().find(|(k, _)| k == x).map(|(_, v)| v.clone()).unwrap_or_default();
+        for fig in &exp.plot_figures {
+            let panels = panels(&groups, x, &x_values, fig);
+            let title = format!("{}: {} against -{} (median of {} repetitions)", exp.name, fig, x, exp.repetitions);
+            let y_desc = if fig.ends_with("bytes") { format!("{fig} (bytes)") } else if fig.contains("elapsed") || fig.contains("cpu") { format!("{fig} (s)") } else { fig.clone() };
+            let width = 520 * panels.len().max(1) as u32;
+            let svg = plots.join(format!("{fig}.svg"));
+            draw(SVGBackend::new(&svg, (width, 420)).into_drawing_area(), &title, &y_desc, &x_values, &panels)?;
+            let png = plots.join(format!("{fig}.png"));
+            draw(BitMapBackend::new(&png, (width, 420)).into_drawing_area(), &title, &y_desc, &x_values, &panels)?;
+            files.push(svg);
+            files.push(png);
+        }
+    }
+    Ok((md, files))
+}
+
+/// For each workload, one series per collector and other-flags setting.
+fn panels(groups: &[Group], x: &str, x_values: &[String], fig: &str) -> Vec<(String, Vec<Series>)> {
+    let mut by_workload: BTreeMap<String, BTreeMap<String, Vec<(usize, f64)>>> = BTreeMap::new();
+    for g in groups {
+        let Some(xv) = g.point.get(x) else { continue };
+        let Some(xi) = x_values.iter().position(|v| v == xv) else { continue };
+        let Some(s) = g.figure(fig) else { continue };
+        let others: Vec<String> = g.point.iter().filter(|(k, _)| k.as_str() != x).map(|(_, v)| if v.is_empty() { "(off)".into() } else { v.clone() }).collect();
+        let label = if others.is_empty() { g.collector.clone() } else { format!("{} {}", g.collector, others.join(" ")) };
+        by_workload.entry(g.workload.clone()).or_default().entry(label).or_default().push((xi, s.median));
+    }
+    by_workload
+        .into_iter()
+        .map(|(w, series)| {
+            let series = series
+                .into_iter()
+                .map(|(l, mut pts)| {
+                    pts.sort_by_key(|p| p.0);
+                    (l, pts)
+                })
+                .collect();
+            (w, series)
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn medians_and_ranges() {
+        assert_eq!(summarise(vec![3.0, 1.0, 2.0]), Some(Summary { median: 2.0, min: 1.0, max: 3.0 }));
+        assert_eq!(summarise(vec![4.0, 1.0, 2.0, 3.0]).unwrap().median, 2.5);
+        assert_eq!(summarise(vec![]), None);
+    }
+}

@@ -1,0 +1,285 @@
+//! `gclab sweep`: run every point of an experiment's grid, each run in a
+//! child process, into a results directory that survives crashes.
+//!
+//! Layout of a results directory (`results/README.md` documents it):
+//! `manifest.json` (the experiment file, git commit, machine), `runs/` with
+//! one `<run id>.json` per finished run, `runs.csv` (one row per run, every
+//! statistic a column), and `logs/` with each run's stdout and stderr.
+//!
+//! Note [Crash-proof sweeps]
+//! ----------------------------------------
+//! Each run is `gclab run ... --json` in its own process, so a crash, a
+//! heap overflow or a hang (killed at the experiment's timeout) marks that
+//! run failed, with its exit status and stderr kept, and the sweep goes
+//! on. A run's record is written to a temporary file and renamed into
+//! `runs/` only when complete, so a sweep killed at any moment leaves only
+//! whole records behind; a rerun skips every run that has one (`--force`
+//! reruns them). Shards (`--shard i/n`) take every n-th run, so several
+//! processes or machines can fill one directory; `runs.csv` is rebuilt
+//! from `runs/` by whoever finishes, and by `gclab report`.
+
+use crate::experiment::{Experiment, RunSpec};
+use indicatif::{ProgressBar, ProgressStyle};
+use serde::{Deserialize, Serialize};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// How a run ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Status {
+    /// Exit 0 with a JSON record.
+    Ok,
+    /// Non-zero exit or killed by a signal.
+    Failed,
+    /// Killed at the experiment's timeout.
+    Timeout,
+}
+
+/// One run's record in `runs/<id>.json`.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct RunRecord {
+    /// What was run.
+    pub spec: RunSpec,
+    /// How it ended.
+    pub status: Status,
+    /// Exit code, if it exited.
+    pub exit_code: Option<i32>,
+    /// Signal, if it was killed by one.
+    pub signal: Option<i32>,
+    /// Wall-clock seconds of the child process, spawn to exit.
+    pub wall_secs: f64,
+    /// The last 4 KiB of its stderr.
+    pub stderr_tail: String,
+    /// The run's own JSON record (`gclab run --json`), when it succeeded.
+    pub result: Option<serde_json::Value>,
+}
+
+/// Options of a sweep.
+#[derive(Debug, Clone)]
+pub struct SweepOptions {
+    /// The results directory.
+    pub out: PathBuf,
+    /// Rerun runs that already have a record.
+    pub force: bool,
+    /// (i, n): run only the runs whose index is i modulo n.
+    pub shard: (usize, usize),
+    /// Draw a progress bar.
+    pub progress: bool,
+    /// The `gclab` executable the runs use.
+    pub exe: PathBuf,
+}
+
+/// What a sweep did.
+#[derive(Debug, Clone, Default)]
+pub struct SweepSummary {
+    /// Runs in this shard.
+    pub total: usize,
+    /// Skipped: already recorded.
+    pub skipped: usize,
+    /// Ran and succeeded.
+    pub ok: usize,
+    /// Ran and failed or timed out.
+    pub failed: usize,
+}
+
+/// Parse `i/n`.
+pub fn parse_shard(s: &str) -> Result<(usize, usize), String> {
+    let (i, n) = s.split_once('/').ok_or_else(|| format!("--shard `{s}': expected i/n, such as 0/4"))?;
+    let (i, n): (usize, usize) = (i.parse().map_err(|_| format!("--shard `{s}': `{i}' is not a number"))?, n.parse().map_err(|_| format!("--shard `{s}': `{n}' is not a number"))?);
+    if n == 0 || i >= n {
+        return Err(format!("--shard `{s}': need 0 <= i < n"));
+    }
+    Ok((i, n))
+}
+
+/// Write `bytes` to `path` atomically (temporary file, then rename).
+pub fn write_atomically(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    let tmp = path.with_extension(format!("tmp.{}", std::process::id()));
+    std::fs::write(&tmp, bytes)?;
+    std::fs::rename(&tmp, path)
+}
+
+fn record_path(out: &Path, id: &str) -> PathBuf {
+    out.join("runs").join(format!("{id}.json"))
+}
+
+/// Run the sweep. See Note [Crash-proof sweeps].
+pub fn sweep(exp: &Experiment, opts: &SweepOptions) -> Result<SweepSummary, String> {
+    let io = |what: &str, e: std::io::Error| format!("{what}: {e}");
+    for dir in ["runs", "logs"] {
+        std::fs::create_dir_all(opts.out.join(dir)).map_err(|e| io(&opts.out.join(dir).display().to_string(), e))?;
+    }
+    let manifest = opts.out.join("manifest.json");
+    if !manifest.exists() || opts.force {
+        let text = serde_json::to_string_pretty(&manifest_json(exp)).expect("manifest serialises");
+        write_atomically(&manifest, text.as_bytes()).map_err(|e| io("manifest.json", e))?;
+    }
+    let runs: Vec<RunSpec> = exp.runs().into_iter().enumerate().filter(|(i, _)| i % opts.shard.1 == opts.shard.0).map(|(_, r)| r).collect();
+    let mut summary = SweepSummary { total: runs.len(), ..SweepSummary::default() };
+    let bar = if opts.progress { ProgressBar::new(runs.len() as u64) } else { ProgressBar::hidden() };
+    bar.set_style(ProgressStyle::with_template("{bar:40} {pos}/{len} runs  {msg}  [{elapsed_precise}, ETA {eta}]").expect("template parses"));
+    for run in &runs {
+        let path = record_path(&opts.out, &run.id);
+        if path.exists() && !opts.force {
+            summary.skipped += 1;
+            bar.inc(1);
+            continue;
+        }
+        bar.set_message(format!("{} failed, running {}", summary.failed, run.id));
+        let record = run_one(run, exp.timeout_secs, opts).map_err(|e| io(&format!("run {}", run.id), e))?;
+        match record.status {
+            Status::Ok => summary.ok += 1,
+            _ => summary.failed += 1,
+        }
+        let text = serde_json::to_string_pretty(&record).expect("records serialise");
+        write_atomically(&path, text.as_bytes()).map_err(|e| io(&path.display().to_string(), e))?;
+        bar.inc(1);
+    }
+    bar.finish_with_message(format!("{} failed", summary.failed));
+    write_csv(&opts.out)?;
+    Ok(summary)
+}
+
+/// One run as a child process (See Note [Crash-proof sweeps]).
+fn run_one(run: &RunSpec, timeout_secs: f64, opts: &SweepOptions) -> std::io::Result<RunRecord> {
+    let logs = opts.out.join("logs");
+    let json = logs.join(format!("{}.result.json", run.id));
+    let _ = std::fs::remove_file(&json);
+    let stdout = std::fs::File::create(logs.join(format!("{}.stdout", run.id)))?;
+    let stderr_path = logs.join(format!("{}.stderr", run.id));
+    let stderr = std::fs::File::create(&stderr_path)?;
+    let mut cmd = Command::new(&opts.exe);
+    cmd.arg("run").arg("--collector").arg(&run.collector).arg("--json").arg(&json).arg(&run.workload);
+    cmd.args(run.args.iter().map(|a| a.to_string()));
+    cmd.arg("+RTS").args(&run.rts).arg("-RTS");
+    cmd.env_remove("GCLABRTS").stdin(Stdio::null()).stdout(stdout).stderr(stderr);
+    let start = Instant::now();
+    let mut child = cmd.spawn()?;
+    let deadline = Duration::from_secs_f64(timeout_secs);
+    let (status, timed_out) = loop {
+        if let Some(status) = child.try_wait()? {
+            break (status, false);
+        }
+        if start.elapsed() >= deadline {
+            let _ = child.kill();
+            break (child.wait()?, true);
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    };
+    let wall_secs = start.elapsed().as_secs_f64();
+    let err_text = std::fs::read(&stderr_path).unwrap_or_default();
+    let tail_start = err_text.len().saturating_sub(4096);
+    let stderr_tail = String::from_utf8_lossy(&err_text[tail_start..]).into_owned();
+    let result = std::fs::read_to_string(&json).ok().and_then(|t| serde_json::from_str(&t).ok());
+    use std::os::unix::process::ExitStatusExt;
+    let status_kind = if timed_out {
+        Status::Timeout
+    } else if status.success() && result.is_some() {
+        Status::Ok
+    } else {
+        Status::Failed
+    };
+    Ok(RunRecord { spec: run.clone(), status: status_kind, exit_code: status.code(), signal: status.signal(), wall_secs, stderr_tail, result })
+}
+
+fn command_output(cmd: &str, args: &[&str]) -> String {
+    Command::new(cmd).args(args).output().ok().filter(|o| o.status.success()).map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string()).unwrap_or_else(|| "unknown".into())
+}
+
+fn manifest_json(exp: &Experiment) -> serde_json::Value {
+    let mem_kib = std::fs::read_to_string("/proc/meminfo")
+        .ok()
+        .and_then(|m| m.lines().find(|l| l.starts_with("MemTotal:")).and_then(|l| l.split_whitespace().nth(1)).and_then(|v| v.parse::<u64>().ok()))
+        .unwrap_or(0);
+    serde_json::json!({
+        "experiment": exp.name,
+        "description": exp.description,
+        "experiment_file": exp.source,
+        "runs": exp.runs().len(),
+        "gclab_version": env!("CARGO_PKG_VERSION"),
+        "git_commit": command_output("git", &["rev-parse", "HEAD"]),
+        "machine": {
+            "cores": std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1),
+            "memory_bytes": mem_kib * 1024,
+            "os": command_output("uname", &["-srm"]),
+            "rustc": command_output("rustc", &["--version"]),
+        },
+    })
+}
+
+/// Every record in `dir/runs`, in id order.
+pub fn load_records(dir: &Path) -> Result<Vec<RunRecord>, String> {
+    let runs = dir.join("runs");
+    let mut paths: Vec<PathBuf> = std::fs::read_dir(&runs)
+        .map_err(|e| format!("{}: {e}", runs.display()))?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().map(|x| x == "json").unwrap_or(false))
+        .collect();
+    paths.sort();
+    paths
+        .iter()
+        .map(|p| {
+            let text = std::fs::read_to_string(p).map_err(|e| format!("{}: {e}", p.display()))?;
+            serde_json::from_str(&text).map_err(|e| format!("{}: {e}", p.display()))
+        })
+        .collect()
+}
+
+/// A statistic of a successful run, by name (a field of core's `Stats`,
+/// or `mut_elapsed`).
+pub fn figure(record: &RunRecord, name: &str) -> Option<f64> {
+    let stats = record.result.as_ref()?.get("stats")?;
+    if name == "mut_elapsed" {
+        let g = |k: &str| stats.get(k).and_then(|v| v.as_f64()).unwrap_or(0.0);
+        return Some(g("total_elapsed") - g("gc_elapsed") - g("init_elapsed") - g("exit_elapsed"));
+    }
+    stats.get(name)?.as_f64()
+}
+
+/// Rebuild `runs.csv`: one row per record, the run's identity, status, and
+/// every scalar statistic as a column.
+pub fn write_csv(dir: &Path) -> Result<(), String> {
+    let records = load_records(dir)?;
+    let mut stat_keys: Vec<String> = Vec::new();
+    for r in &records {
+        if let Some(serde_json::Value::Object(stats)) = r.result.as_ref().and_then(|v| v.get("stats")) {
+            for (k, v) in stats {
+                if v.is_number() && !stat_keys.contains(k) {
+                    stat_keys.push(k.clone());
+                }
+            }
+        }
+    }
+    let grid_keys: Vec<String> = {
+        let mut keys: Vec<String> = records.iter().flat_map(|r| r.spec.point.keys().cloned()).collect();
+        keys.sort();
+        keys.dedup();
+        keys
+    };
+    let mut w = csv::Writer::from_writer(Vec::new());
+    let mut header: Vec<String> = ["id", "workload", "args", "collector", "repetition", "rts", "status", "exit_code", "wall_secs", "checksum"].iter().map(|s| s.to_string()).collect();
+    header.extend(grid_keys.iter().map(|k| format!("flag_{k}")));
+    header.extend(stat_keys.iter().cloned());
+    w.write_record(&header).map_err(|e| e.to_string())?;
+    for r in &records {
+        let mut row = vec![
+            r.spec.id.clone(),
+            r.spec.workload.clone(),
+            r.spec.args.iter().map(|a| a.to_string()).collect::<Vec<_>>().join(" "),
+            r.spec.collector.clone(),
+            r.spec.repetition.to_string(),
+            r.spec.rts.join(" "),
+            serde_json::to_value(r.status).ok().and_then(|v| v.as_str().map(str::to_string)).unwrap_or_default(),
+            r.exit_code.map(|c| c.to_string()).unwrap_or_default(),
+            format!("{:.6}", r.wall_secs),
+            r.result.as_ref().and_then(|v| v.get("checksum")).and_then(|c| c.as_str()).unwrap_or("").to_string(),
+        ];
+        row.extend(grid_keys.iter().map(|k| r.spec.point.get(k).cloned().unwrap_or_default()));
+        row.extend(stat_keys.iter().map(|k| figure(r, k).map(|v| v.to_string()).unwrap_or_default()));
+        w.write_record(&row).map_err(|e| e.to_string())?;
+    }
+    let bytes = w.into_inner().map_err(|e| e.to_string())?;
+    write_atomically(&dir.join("runs.csv"), &bytes).map_err(|e| format!("runs.csv: {e}"))
+}

@@ -1,0 +1,219 @@
+//! Sweeps end to end, as a user runs them: experiment files, bad files,
+//! crashing runs, a sweep killed midway and resumed, shards merged.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::time::{Duration, Instant};
+
+fn gclab(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_gclab")).args(args).env_remove("GCLABRTS").output().expect("gclab runs")
+}
+
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("gclab-sweep-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn write(dir: &Path, name: &str, text: &str) -> PathBuf {
+    let p = dir.join(name);
+    std::fs::write(&p, text).unwrap();
+    p
+}
+
+fn records(dir: &Path) -> BTreeMap<String, serde_json::Value> {
+    gclab::sweep::load_records(dir)
+        .unwrap()
+        .into_iter()
+        .map(|r| (r.spec.id.clone(), serde_json::to_value(&r).unwrap()))
+        .collect()
+}
+
+#[test]
+fn every_experiment_file_loads() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("experiments");
+    let mut n = 0;
+    for e in std::fs::read_dir(&dir).unwrap() {
+        let p = e.unwrap().path();
+        if p.extension().map(|x| x == "toml").unwrap_or(false) {
+            let exp = gclab::experiment::Experiment::load(&p).unwrap_or_else(|e| panic!("{e}"));
+            assert!(!exp.runs().is_empty(), "{}", p.display());
+            n += 1;
+        }
+    }
+    assert!(n >= 4, "only {n} experiment files");
+}
+
+#[test]
+fn a_bad_file_is_an_error_naming_file_line_and_key() {
+    let dir = scratch("bad");
+    let f = write(&dir, "bad.toml", "collectors = [\"copying\"]\n[[workloads]]\nname = \"binary-trees\"\n[grid]\nG = [\"x\"]\n");
+    let o = gclab(&["sweep", f.to_str().unwrap(), "--out", dir.join("out").to_str().unwrap()]);
+    assert!(!o.status.success());
+    let e = String::from_utf8_lossy(&o.stderr);
+    assert!(e.contains("bad.toml:5: `grid.G'") && e.contains("-Gx"), "{e}");
+    assert!(!dir.join("out").exists(), "nothing is run or written for a bad file");
+}
+
+const TINY: &str = r#"
+description = "tiny"
+repetitions = 2
+timeout_secs = 60
+collectors = ["copying", "two-space"]
+[[workloads]]
+name = "binary-trees"
+args = [8]
+[grid]
+A = ["8k", "64k"]
+[plot]
+x = "A"
+figures = ["gc_elapsed", "max_live_bytes"]
+"#;
+
+#[test]
+fn a_tiny_sweep_end_to_end_with_report() {
+    let dir = scratch("tiny");
+    let f = write(&dir, "tiny.toml", TINY);
+    let out = dir.join("out");
+    let o = gclab(&["sweep", f.to_str().unwrap(), "--out", out.to_str().unwrap(), "--quiet"]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(String::from_utf8_lossy(&o.stdout).contains("8 ran ok, 0 failed"));
+    let recs = records(&out);
+    assert_eq!(recs.len(), 8);
+    let checksums: std::collections::HashSet<String> = recs.values().map(|r| r["result"]["checksum"].as_str().unwrap().to_string()).collect();
+    assert_eq!(checksums.len(), 1, "every collector and setting computes the same checksum");
+    let csv = std::fs::read_to_string(out.join("runs.csv")).unwrap();
+    assert_eq!(csv.lines().count(), 9);
+    assert!(csv.lines().next().unwrap().contains("gc_elapsed"));
+    let manifest: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(out.join("manifest.json")).unwrap()).unwrap();
+    assert_eq!(manifest["experiment"], "tiny");
+    assert!(manifest["machine"]["cores"].as_u64().unwrap() >= 1);
+    let o = gclab(&["report", out.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let md = std::fs::read_to_string(out.join("summary.md")).unwrap();
+    assert!(md.contains("| binary-trees 8 | two-space | -A64k | 2/2 |"), "{md}");
+    for f in ["gc_elapsed.svg", "gc_elapsed.png", "max_live_bytes.svg", "max_live_bytes.png"] {
+        let len = std::fs::metadata(out.join("plots").join(f)).unwrap().len();
+        assert!(len > 1000, "{f} is only {len} bytes");
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn crashing_overflowing_and_hanging_runs_fail_while_the_rest_finish() {
+    let dir = scratch("failures");
+    let f = write(&dir, "f.toml", r#"
+timeout_secs = 2
+collectors = ["copying"]
+[[workloads]]
+name = "crash"
+[[workloads]]
+name = "grow"
+[[workloads]]
+name = "spin"
+[[workloads]]
+name = "binary-trees"
+args = [6]
+[grid]
+M = ["16m"]
+"#);
+    let out = dir.join("out");
+    let o = gclab(&["sweep", f.to_str().unwrap(), "--out", out.to_str().unwrap(), "--quiet"]);
+    assert!(o.status.success(), "a sweep with failed runs still completes: {}", String::from_utf8_lossy(&o.stderr));
+    let recs = records(&out);
+    let by = |w: &str| recs.values().find(|r| r["spec"]["workload"] == w).unwrap().clone();
+    assert_eq!(by("crash")["status"], "failed");
+    assert_eq!(by("crash")["signal"], 6, "abort");
+    assert_eq!(by("grow")["status"], "failed");
+    assert_eq!(by("grow")["exit_code"], 251);
+    assert!(by("grow")["stderr_tail"].as_str().unwrap().contains("Heap exhausted"));
+    assert_eq!(by("spin")["status"], "timeout");
+    assert_eq!(by("binary-trees")["status"], "ok");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+const SLOWER: &str = r#"
+repetitions = 3
+collectors = ["copying"]
+[[workloads]]
+name = "binary-trees"
+args = [13]
+[grid]
+A = ["8k", "16k", "32k", "64k", "128k", "256k"]
+"#;
+
+#[test]
+fn a_killed_sweep_resumes_without_redoing_finished_runs() {
+    let dir = scratch("kill");
+    let f = write(&dir, "k.toml", SLOWER);
+    let out = dir.join("out");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_gclab"))
+        .args(["sweep", f.to_str().unwrap(), "--out", out.to_str().unwrap(), "--quiet"])
+        .stdout(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let start = Instant::now();
+    while records_count(&out) < 4 {
+        assert!(start.elapsed() < Duration::from_secs(60), "the sweep made no progress");
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    child.kill().unwrap(); // SIGKILL
+    child.wait().unwrap();
+    let before = records(&out);
+    assert!(before.len() >= 4 && before.len() < 18, "killed midway: {} records", before.len());
+    let o = gclab(&["sweep", f.to_str().unwrap(), "--out", out.to_str().unwrap(), "--quiet"]);
+    assert!(o.status.success());
+    let stdout = String::from_utf8_lossy(&o.stdout);
+    assert!(stdout.contains(&format!("{} already recorded", before.len())), "{stdout}");
+    let after = records(&out);
+    assert_eq!(after.len(), 18);
+    for (id, rec) in &before {
+        assert_eq!(&after[id], rec, "run {id} was redone");
+    }
+    assert!(std::fs::read_dir(out.join("runs")).unwrap().all(|e| e.unwrap().path().extension().unwrap() == "json"), "no partial record left behind");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+fn records_count(out: &Path) -> usize {
+    std::fs::read_dir(out.join("runs")).map(|d| d.filter(|e| e.as_ref().unwrap().path().extension().map(|x| x == "json").unwrap_or(false)).count()).unwrap_or(0)
+}
+
+#[test]
+fn three_concurrent_shards_equal_one_sweep() {
+    let dir = scratch("shards");
+    let f = write(&dir, "s.toml", TINY);
+    let sharded = dir.join("sharded");
+    let children: Vec<_> = (0..3)
+        .map(|i| {
+            Command::new(env!("CARGO_BIN_EXE_gclab"))
+                .args(["sweep", f.to_str().unwrap(), "--out", sharded.to_str().unwrap(), "--quiet", "--shard", &format!("{i}/3")])
+                .output_then()
+        })
+        .collect();
+    for c in children {
+        let o = c.wait_with_output().unwrap();
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    }
+    let single = dir.join("single");
+    assert!(gclab(&["sweep", f.to_str().unwrap(), "--out", single.to_str().unwrap(), "--quiet"]).status.success());
+    let (a, b) = (records(&sharded), records(&single));
+    assert_eq!(a.keys().collect::<Vec<_>>(), b.keys().collect::<Vec<_>>(), "the same runs");
+    for id in a.keys() {
+        assert_eq!(a[id]["result"]["checksum"], b[id]["result"]["checksum"], "{id}");
+    }
+    assert!(gclab(&["report", sharded.to_str().unwrap()]).status.success(), "the report merges shards");
+    assert_eq!(std::fs::read_to_string(sharded.join("runs.csv")).unwrap().lines().count(), 9);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+trait SpawnPiped {
+    fn output_then(&mut self) -> std::process::Child;
+}
+
+impl SpawnPiped for Command {
+    fn output_then(&mut self) -> std::process::Child {
+        self.stdout(std::process::Stdio::piped()).stderr(std::process::Stdio::piped()).spawn().unwrap()
+    }
+}

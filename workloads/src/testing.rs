@@ -1,0 +1,51 @@
+//! Workloads that misbehave on purpose, for testing the sweep runner's
+//! crash isolation: one aborts the process, one never finishes, one grows
+//! its live data until `-M` stops it. `gclab run` accepts them by name;
+//! `gclab list` and the conformance checks leave them out.
+
+use crate::Workload;
+use gclab_core::{InfoTable, Mutator, StaticObject};
+use std::io::Write;
+
+static NIL_INFO: InfoTable = InfoTable::static_constr("Nil", "List", "Testing");
+static NIL: StaticObject = StaticObject::new(&NIL_INFO);
+static CONS: InfoTable = InfoTable::constr("Cons", "List", "Testing", 1, 1);
+
+/// The misbehaving workloads.
+pub const TEST_WORKLOADS: &[Workload] = &[
+    Workload { name: "crash", description: "(test) aborts the process after some allocation", params: &[], defaults: &[], small: &[], tiny: &[], run: crash },
+    Workload { name: "spin", description: "(test) allocates garbage forever", params: &[], defaults: &[], small: &[], tiny: &[], run: spin },
+    Workload { name: "grow", description: "(test) keeps everything it allocates, forever", params: &[], defaults: &[], small: &[], tiny: &[], run: grow },
+];
+
+fn crash(m: &mut Mutator<'_>, _: &[usize], out: &mut dyn Write) -> u64 {
+    let nil = m.static_obj(&NIL);
+    for i in 0..1000 {
+        m.alloc(&CONS, &[nil], &[i]);
+        m.truncate(nil.index() + 1);
+    }
+    let _ = writeln!(out, "crash: aborting on purpose");
+    let _ = out.flush();
+    std::process::abort()
+}
+
+fn spin(m: &mut Mutator<'_>, _: &[usize], _: &mut dyn Write) -> u64 {
+    let nil = m.static_obj(&NIL);
+    let mut i = 0;
+    loop {
+        m.alloc(&CONS, &[nil], &[i]);
+        m.truncate(nil.index() + 1);
+        i += 1;
+    }
+}
+
+fn grow(m: &mut Mutator<'_>, _: &[usize], _: &mut dyn Write) -> u64 {
+    let list = m.static_obj(&NIL);
+    let mut i = 0;
+    loop {
+        let cell = m.alloc(&CONS, &[list], &[i]);
+        m.set(list, cell);
+        m.truncate(list.index() + 1);
+        i += 1;
+    }
+}
