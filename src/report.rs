@@ -149,7 +149,7 @@ where
                 let i = x.round();
                 if (x - i).abs() < 1e-6 && i >= 0.0 && (i as usize) < x_values.len() { x_values[i as usize].clone() } else { String::new() }
             })
-            .y_label_formatter(&|y| format!("{y:.3}"))
+            .y_label_formatter(&|y| if ymax >= 100.0 { format!("{y:.0}") } else if ymax >= 1.0 { format!("{y:.2}") } else { format!("{y:.3}") })
             .y_desc(y_desc)
             .draw()
             .map_err(e)?;
@@ -193,7 +193,17 @@ pub fn report(dir: &Path) -> Result<(String, Vec<PathBuf>), String> {
         for fig in &exp.plot_figures {
             let panels = panels(&groups, x, &x_values, fig);
             let title = format!("{}: {} against -{} (median of {} repetitions)", exp.name, fig, x, exp.repetitions);
-            let y_desc = if fig.ends_with("bytes") { format!("{fig} (bytes)") } else if fig.contains("elapsed") || fig.contains("cpu") { format!("{fig} (s)") } else { fig.clone() };
+            let (y_desc, scale) = if fig.ends_with("bytes") {
+                (format!("{} (MiB)", fig.trim_end_matches("_bytes")), 1024.0 * 1024.0)
+            } else if fig.contains("elapsed") || fig.contains("cpu") {
+                (format!("{fig} (s)"), 1.0)
+            } else {
+                (fig.clone(), 1.0)
+            };
+            let panels: Vec<(String, Vec<Series>)> = panels
+                .into_iter()
+                .map(|(w, series)| (w, series.into_iter().map(|(l, pts)| (l, pts.into_iter().map(|(x, y)| (x, y / scale)).collect())).collect()))
+                .collect();
             let width = 520 * panels.len().max(1) as u32;
             let svg = plots.join(format!("{fig}.svg"));
             draw(SVGBackend::new(&svg, (width, 420)).into_drawing_area(), &title, &y_desc, &x_values, &panels)?;
