@@ -145,7 +145,8 @@ type Failure = (u8, String);
 fn run(collector: Option<&str>, json: Option<PathBuf>, rest: &[String]) -> Result<(), Failure> {
     let (program, rts_args) = split_rts_args(rest);
     let env = std::env::var("GCLABRTS").ok();
-    let flags = RtsFlags::from_env_and_args(env.as_deref(), &rts_args).map_err(|e| (1, e.to_string()))?;
+    let mut flags = RtsFlags::from_env_and_args(env.as_deref(), &rts_args).map_err(|e| (1, e.to_string()))?;
+    flags.program = program.clone();
     if flags.help {
         print!("{}", usage(&gclab_collectors::descriptions()));
         return Ok(());

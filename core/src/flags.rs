@@ -87,6 +87,19 @@ pub struct RtsFlags {
     /// OCaml's `verbose` bits (set through the `gc` API's `set`): GC
     /// messages on stderr. See `gc::Control::verbose`.
     pub verbose: u32,
+    /// `-l`: write a binary eventlog.
+    pub eventlog: bool,
+    /// `-v`: print the events as text on stdout; Some(with timestamps).
+    pub trace_text: Option<bool>,
+    /// Event classes (`-l`/`-v` flags): GC and heap events.
+    pub trace_gc: bool,
+    /// Event classes: scheduler and capability events.
+    pub trace_scheduler: bool,
+    /// `-ol<file>`: where the eventlog goes (default `<program>.eventlog`).
+    pub eventlog_path: Option<PathBuf>,
+    /// The program's name and arguments (set by the command line, for the
+    /// eventlog's name and its PROGRAM_ARGS event).
+    pub program: Vec<String>,
     /// OCaml's `max_overhead` (set through the `gc` API): compact the
     /// oldest generation when its wasted space exceeds this % of its live
     /// data; 0 at every major GC, 1000000 or more never. None: GHC's
@@ -119,6 +132,12 @@ impl Default for RtsFlags {
             help: false,
             verbose: 0,
             compact_overhead: None,
+            eventlog: false,
+            trace_text: None,
+            trace_gc: true,
+            trace_scheduler: true,
+            eventlog_path: None,
+            program: vec!["gclab".into()],
         }
     }
 }
@@ -195,8 +214,6 @@ const NOT_YET: &[(&str, &str)] = &[
     ("-qn", "parallel GC options"),
     ("-h", "heap profiling"),
     ("-i", "heap profiling intervals"),
-    ("-l", "the eventlog"),
-    ("-v", "the eventlog"),
 ];
 
 impl RtsFlags {
@@ -233,6 +250,21 @@ impl RtsFlags {
         if arg == "--machine-readable" {
             self.machine_readable = true;
             return Ok(());
+        }
+        if let Some(path) = arg.strip_prefix("-ol") {
+            if path.is_empty() {
+                return Err(bad(arg, "-ol needs a file name (-ol<file>)"));
+            }
+            self.eventlog_path = Some(PathBuf::from(path));
+            return Ok(());
+        }
+        if let Some(classes) = arg.strip_prefix("-l") {
+            self.eventlog = true;
+            return self.event_classes(arg, classes, false);
+        }
+        if let Some(classes) = arg.strip_prefix("-v") {
+            self.trace_text = Some(false);
+            return self.event_classes(arg, classes, true);
         }
         if let Some(rest) = arg.strip_prefix("-DS") {
             if !rest.is_empty() {
@@ -330,6 +362,32 @@ impl RtsFlags {
         Ok(())
     }
 
+    /// GHC's event class letters: `a` all, `s` scheduler, `g` GC, `p` and
+    /// `u` (sparks and user events: accepted, none are emitted), `-x`
+    /// turns class x off; with `-v`, `t` adds timestamps.
+    fn event_classes(&mut self, arg: &str, letters: &str, text: bool) -> Result<(), FlagError> {
+        let mut on = true;
+        for c in letters.chars() {
+            match c {
+                '-' => {
+                    on = false;
+                    continue;
+                }
+                'a' => {
+                    self.trace_gc = on;
+                    self.trace_scheduler = on;
+                }
+                's' => self.trace_scheduler = on,
+                'g' => self.trace_gc = on,
+                'p' | 'u' => {}
+                't' if text => self.trace_text = Some(true),
+                _ => return Err(bad(arg, format!("unknown event class `{c}' (known: a, s, g, p, u{})", if text { ", t" } else { "" }))),
+            }
+            on = true;
+        }
+        Ok(())
+    }
+
     fn set_stats(&mut self, level: StatsLevel, rest: &str) {
         self.stats = self.stats.max(level);
         self.stats_target = stats_target(rest);
@@ -408,7 +466,11 @@ RTS options may also be given in the GCLABRTS environment variable\n\
   --machine-readable  Statistics as a list of key/value pairs\n\
   -T        Collect statistics (for the JSON record) without printing them\n\
   -DS       Run the heap sanity checker after every GC\n\
-  -Z<n>     (gclab) Force a GC every n allocations, for stress tests\n\n\
+  -Z<n>     (gclab) Force a GC every n allocations, for stress tests\n\
+  -l[flags] Write a binary eventlog, <program>.eventlog (GHC's format; flags:\n\
+            a all, s scheduler, g GC and heap, -x turns class x off)\n\
+  -ol<file> Write the eventlog to <file>\n\
+  -v[flags] Print the events as text on stdout (flags as -l, t: timestamps)\n\n\
 Collectors (select with --collector NAME; GHC's flags pick the built-in ones):\n",
     );
     for (name, desc) in collectors {
@@ -477,6 +539,8 @@ mod tests {
             (&["-Ax"][..], "-Ax"),
             (&["-qg1"][..], "-qg1"),
             (&["-hT"][..], "-hT"),
+            (&["-lz"][..], "-lz"),
+            (&["-ol"][..], "-ol"),
             (&["nonsense"][..], "nonsense"),
         ] {
             let e = err(args);

@@ -20,6 +20,7 @@ pub mod block_alloc;
 pub mod capability;
 pub mod collector;
 pub mod constants;
+pub mod eventlog;
 pub mod flags;
 pub mod gc;
 pub mod generation;

@@ -30,6 +30,7 @@
 use crate::capability::Capability;
 use crate::collector::{Collector, GcContext, GcReason, GcRequest};
 use crate::constants::{BLOCK_SIZE, BLOCKS_PER_MBLOCK, MBLOCK_SIZE, WORD_SIZE};
+use crate::eventlog::{self as ev, EventLog, Payload};
 use crate::flags::{RtsFlags, StatsLevel, StatsTarget};
 use crate::heap::Heap;
 use crate::mblock::OutOfMemory;
@@ -44,6 +45,7 @@ use std::collections::HashMap;
 use std::fmt;
 use std::io::Write;
 use std::sync::{Mutex, Once};
+use std::time::Instant;
 
 /// Why a run failed.
 #[derive(Debug)]
@@ -114,6 +116,7 @@ pub struct Rts {
     alarms: Mutex<Vec<(u64, Option<Alarm>)>>,
     collector: Box<dyn Collector>,
     state: UnsafeCell<RunState>,
+    eventlog: Mutex<Option<EventLog>>,
 }
 
 // SAFETY: shared access follows Note [Who touches what]: capabilities are
@@ -138,7 +141,9 @@ impl Rts {
         stats.init_cpu = init_cpu;
         stats.init_elapsed = init_elapsed;
         let generations = flags.generations;
+        let eventlog = open_eventlog(&flags, start.wall, collector.name()).map_err(RunError::Io)?;
         Ok(Rts {
+            eventlog: Mutex::new(eventlog),
             heap: UnsafeCell::new(heap),
             caps: (0..caps).map(|i| UnsafeCell::new(Capability::new(i, generations))).collect(),
             stable_ptrs: Mutex::new(StablePtrTable::new()),
@@ -229,6 +234,15 @@ impl Rts {
             st.stats.allocated_bytes += words * WORD_SIZE as u64;
         }
         self.note_memory_in_use(st);
+        if let Some(log) = self.eventlog.lock().unwrap_or_else(|e| e.into_inner()).as_mut() {
+            // Seed 002: a final HEAP_ALLOCATED per capability, so that the
+            // eventlog's total equals the -s figure.
+            let now = Instant::now();
+            for (i, bytes) in st.stats.cap_allocated_bytes.iter().enumerate() {
+                log.post(Some(i), now, ev::id::HEAP_ALLOCATED, Payload::new().u32(0).u64(*bytes));
+            }
+            log.finish().map_err(RunError::Io)?;
+        }
         let end = Stamp::now();
         let (exit_cpu, exit_elapsed) = end.since(&exit_start);
         st.stats.exit_cpu = exit_cpu;
@@ -448,6 +462,7 @@ impl Rts {
             compacted: outcome.compacted,
         };
         st.faults_at_last_gc = faults;
+        self.post_gc_events(&req, &outcome, &record, gc_start.wall, end.wall, &st.stats);
         st.stats.max_large_objects_bytes = st.stats.max_large_objects_bytes.max((heap.large_object_words() * WORD_SIZE) as u64);
         st.stats.gc_threads = st.stats.gc_threads.max(outcome.threads.len());
         self.note_memory_in_use(st);
@@ -466,6 +481,59 @@ impl Rts {
         if let Err(e) = resized {
             Rts::exhausted(e);
         }
+    }
+
+    /// The events of one GC, on capability 0 (the one that collects), as
+    /// seed 002 settles their order: GC_START and GC_END carry the
+    /// statistics' own timestamps, GC_GLOBAL_SYNC and GC_STATS_GHC come
+    /// between them.
+    fn post_gc_events(&self, req: &GcRequest, outcome: &crate::collector::GcOutcome, record: &GcRecord, start: Instant, end: Instant, stats: &Stats) {
+        let mut guard = self.eventlog.lock().unwrap_or_else(|e| e.into_inner());
+        let Some(log) = guard.as_mut() else { return };
+        if !log.classes().gc {
+            return;
+        }
+        let parallel = outcome.parallel();
+        let request = if parallel { ev::id::REQUEST_PAR_GC } else { ev::id::REQUEST_SEQ_GC };
+        log.post(Some(0), start, request, Payload::new());
+        log.post(Some(0), start, ev::id::GC_START, Payload::new());
+        log.post(Some(0), start, ev::id::GC_GLOBAL_SYNC, Payload::new());
+        let caps = self.caps.len();
+        for t in 0..outcome.threads.len().max(1) {
+            log.post(Some(t % caps), start, ev::id::GC_WORK, Payload::new());
+            log.post(Some(t % caps), end, ev::id::GC_IDLE, Payload::new());
+            log.post(Some(t % caps), end, ev::id::GC_DONE, Payload::new());
+        }
+        for (c, cap) in self.caps_ref().iter().enumerate() {
+            log.post(Some(c), end, ev::id::HEAP_ALLOCATED, Payload::new().u32(0).u64(cap.total_allocated_words * WORD_SIZE as u64));
+        }
+        let per_thread = &record.thread_copied_bytes;
+        let max_copied = if parallel { per_thread.iter().copied().max().unwrap_or(0) } else { 0 };
+        let balanced = if parallel { crate::stats::balanced_copied(per_thread) } else { 0 };
+        let heap = self.heap_ref();
+        let (mapped, free_blocks) = {
+            let b = heap.blocks.lock().unwrap_or_else(|e| e.into_inner());
+            (b.mblocks().mapped(), b.free_blocks() + b.mblocks().free_count() * BLOCKS_PER_MBLOCK)
+        };
+        log.post(
+            Some(0),
+            end,
+            ev::id::GC_STATS_GHC,
+            Payload::new()
+                .u32(0)
+                .u16(req.collect_gen as u16)
+                .u64(record.copied_bytes)
+                .u64(record.slop_bytes)
+                .u64((free_blocks * BLOCK_SIZE) as u64)
+                .u32(outcome.threads.len().max(1) as u32)
+                .u64(max_copied)
+                .u64(record.copied_bytes)
+                .u64(balanced),
+        );
+        log.post(Some(0), end, ev::id::HEAP_SIZE, Payload::new().u32(0).u64((mapped * MBLOCK_SIZE) as u64));
+        log.post(Some(0), end, ev::id::HEAP_LIVE, Payload::new().u32(0).u64(record.live_bytes));
+        log.post(Some(0), end, ev::id::GC_END, Payload::new());
+        let _ = stats;
     }
 
     /// OCaml's verbose bits 0x001 (major cycles), 0x002 (minor
@@ -513,6 +581,58 @@ fn absorb_capability_allocation(heap: &mut Heap, caps: &mut [Capability], stats:
         cap.gc_wanted = false;
     }
     total
+}
+
+/// Open the eventlog `-l`/`-v` ask for and post the run's preamble: the
+/// capability sets and capabilities, the process, the program and the heap
+/// parameters.
+fn open_eventlog(flags: &RtsFlags, start: Instant, collector: &str) -> std::io::Result<Option<EventLog>> {
+    if !flags.eventlog && flags.trace_text.is_none() {
+        return Ok(None);
+    }
+    let program = flags.program.first().cloned().unwrap_or_else(|| "gclab".into());
+    let path = flags.eventlog.then(|| flags.eventlog_path.clone().unwrap_or_else(|| format!("{program}.eventlog").into()));
+    let classes = ev::Classes { gc: flags.trace_gc, scheduler: flags.trace_scheduler };
+    let mut log = EventLog::create(path.as_deref(), flags.trace_text, flags.capabilities, classes, start)?;
+    let now = Instant::now();
+    if classes.scheduler {
+        log.post(None, now, ev::id::CAPSET_CREATE, Payload::new().u32(0).u16(ev::CAPSET_OSPROCESS));
+        log.post(None, now, ev::id::CAPSET_CREATE, Payload::new().u32(1).u16(ev::CAPSET_CLOCKDOMAIN));
+        for c in 0..flags.capabilities {
+            log.post(None, now, ev::id::CAP_CREATE, Payload::new().u16(c as u16));
+            log.post(None, now, ev::id::CAPSET_ASSIGN_CAP, Payload::new().u32(0).u16(c as u16));
+            log.post(None, now, ev::id::CAPSET_ASSIGN_CAP, Payload::new().u32(1).u16(c as u16));
+        }
+        let wall = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap_or_default();
+        log.post(None, now, ev::id::WALL_CLOCK_TIME, Payload::new().u32(1).u64(wall.as_secs()).u32(wall.subsec_nanos()));
+        log.post(None, now, ev::id::OSPROCESS_PID, Payload::new().u32(0).u32(std::process::id()));
+        // SAFETY: getppid has no preconditions.
+        let ppid = unsafe { libc::getppid() } as u32;
+        log.post(None, now, ev::id::OSPROCESS_PPID, Payload::new().u32(0).u32(ppid));
+        let ident = format!("gclab-{} {collector}", env!("CARGO_PKG_VERSION"));
+        log.post(None, now, ev::id::RTS_IDENTIFIER, Payload::new().u32(0).bytes(ident.as_bytes()));
+        let mut args = Vec::new();
+        for a in &flags.program {
+            args.extend_from_slice(a.as_bytes());
+            args.push(0);
+        }
+        log.post(None, now, ev::id::PROGRAM_ARGS, Payload::new().u32(0).bytes(&args));
+    }
+    if classes.gc {
+        log.post(
+            None,
+            now,
+            ev::id::HEAP_INFO_GHC,
+            Payload::new()
+                .u32(0)
+                .u16(flags.generations as u16)
+                .u64((flags.max_heap_blocks * BLOCK_SIZE) as u64)
+                .u64((flags.alloc_area_blocks * BLOCK_SIZE) as u64)
+                .u64(MBLOCK_SIZE as u64)
+                .u64(BLOCK_SIZE as u64),
+        );
+    }
+    Ok(Some(log))
 }
 
 fn open_stats_target(flags: &RtsFlags) -> Result<Option<Box<dyn Write + Send>>, RunError> {
