@@ -6,6 +6,8 @@
 //! settings with the sanity checker on.
 
 pub mod conformance;
+pub mod eventlog_reader;
+pub mod eventlog_report;
 pub mod experiment;
 pub mod report;
 pub mod sweep;

@@ -58,11 +58,32 @@ enum Command {
         /// The results directory a sweep wrote
         dir: PathBuf,
     },
+    /// GHC's +RTS -s summary and a timeline, computed from an eventlog (gclab's or GHC's)
+    Eventlog {
+        /// The eventlog file
+        file: PathBuf,
+        /// Start of the interval, seconds from the run's start
+        #[arg(long)]
+        from: Option<f64>,
+        /// End of the interval, seconds from the run's start
+        #[arg(long)]
+        to: Option<f64>,
+        /// Where to draw the timeline (PREFIX.svg, PREFIX.png; default: beside the file)
+        #[arg(long, value_name = "PREFIX")]
+        plot: Option<PathBuf>,
+        /// Draw no timeline
+        #[arg(long)]
+        no_plot: bool,
+        /// Also print every event as text
+        #[arg(long)]
+        show: bool,
+    },
     /// List the collectors and workloads
     List,
 }
 
 fn main() -> ExitCode {
+    gclab_core::rts::quiet_broken_pipes();
     let cli = Cli::parse();
     match cli.command {
         Command::List => {
@@ -71,6 +92,7 @@ fn main() -> ExitCode {
         }
         Command::Sweep { file, out, name, force, shard, quiet } => finish(sweep(&file, out, &name, force, shard.as_deref(), quiet)),
         Command::Report { dir } => finish(report(&dir)),
+        Command::Eventlog { file, from, to, plot, no_plot, show } => finish(eventlog(&file, from, to, plot, no_plot, show)),
         Command::Run { collector, json, rest } => match run(collector.as_deref(), json, &rest) {
             Ok(()) => ExitCode::SUCCESS,
             Err((code, msg)) => {
@@ -123,6 +145,26 @@ Table: {}", dir.join("summary.md").display());
     println!("Runs:  {}", dir.join("runs.csv").display());
     for p in plots {
         println!("Plot:  {}", p.display());
+    }
+    Ok(())
+}
+
+fn eventlog(file: &std::path::Path, from: Option<f64>, to: Option<f64>, plot: Option<PathBuf>, no_plot: bool, show: bool) -> Result<(), String> {
+    let log = gclab::eventlog_reader::read(file)?;
+    if show {
+        print!("{}", gclab::eventlog_report::show(&log));
+    }
+    let derived = gclab::eventlog_report::derive(&log, from, to);
+    print!("{}", gclab::eventlog_report::summary_text(&derived, file));
+    if !no_plot {
+        let prefix = plot.unwrap_or_else(|| {
+            let stem = file.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_else(|| "eventlog".into());
+            file.with_file_name(format!("{stem}-timeline"))
+        });
+        let title = format!("{}: heap, live data and allocation; GC pauses by generation", file.display());
+        for p in gclab::eventlog_report::timeline(&derived, &prefix, &title)? {
+            println!("Timeline: {}", p.display());
+        }
     }
     Ok(())
 }

@@ -114,7 +114,8 @@ pub fn markdown(name: &str, groups: &[Group]) -> String {
     out
 }
 
-fn register_fonts() {
+/// Make the embedded DejaVu font plotters' sans-serif (once).
+pub fn register_fonts() {
     static ONCE: Once = Once::new();
     ONCE.call_once(|| {
         let _ = plotters::style::register_font("sans-serif", FontStyle::Normal, dejavu::sans::regular());

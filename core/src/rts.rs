@@ -462,7 +462,7 @@ impl Rts {
             compacted: outcome.compacted,
         };
         st.faults_at_last_gc = faults;
-        self.post_gc_events(&req, &outcome, &record, gc_start.wall, end.wall, &st.stats);
+        self.post_gc_events(&req, &outcome, &record, gc_start.wall, end.wall);
         st.stats.max_large_objects_bytes = st.stats.max_large_objects_bytes.max((heap.large_object_words() * WORD_SIZE) as u64);
         st.stats.gc_threads = st.stats.gc_threads.max(outcome.threads.len());
         self.note_memory_in_use(st);
@@ -487,7 +487,7 @@ impl Rts {
     /// seed 002 settles their order: GC_START and GC_END carry the
     /// statistics' own timestamps, GC_GLOBAL_SYNC and GC_STATS_GHC come
     /// between them.
-    fn post_gc_events(&self, req: &GcRequest, outcome: &crate::collector::GcOutcome, record: &GcRecord, start: Instant, end: Instant, stats: &Stats) {
+    fn post_gc_events(&self, req: &GcRequest, outcome: &crate::collector::GcOutcome, record: &GcRecord, start: Instant, end: Instant) {
         let mut guard = self.eventlog.lock().unwrap_or_else(|e| e.into_inner());
         let Some(log) = guard.as_mut() else { return };
         if !log.classes().gc {
@@ -531,9 +531,11 @@ impl Rts {
                 .u64(balanced),
         );
         log.post(Some(0), end, ev::id::HEAP_SIZE, Payload::new().u32(0).u64((mapped * MBLOCK_SIZE) as u64));
-        log.post(Some(0), end, ev::id::HEAP_LIVE, Payload::new().u32(0).u64(record.live_bytes));
+        if req.collect_gen == heap.oldest() {
+            // Live data is known at major GCs only, as in GHC.
+            log.post(Some(0), end, ev::id::HEAP_LIVE, Payload::new().u32(0).u64(record.live_bytes));
+        }
         log.post(Some(0), end, ev::id::GC_END, Payload::new());
-        let _ = stats;
     }
 
     /// OCaml's verbose bits 0x001 (major cycles), 0x002 (minor
@@ -643,6 +645,16 @@ fn open_stats_target(flags: &RtsFlags) -> Result<Option<Box<dyn Write + Send>>, 
         StatsTarget::Stderr => Box::new(std::io::stderr()),
         StatsTarget::File(path) => Box::new(std::io::BufWriter::new(std::fs::File::create(path).map_err(RunError::Io)?)),
     }))
+}
+
+/// Let a write to a closed pipe end the process quietly, as C tools do
+/// (`gclab ... | head`), instead of panicking in `println!`.
+pub fn quiet_broken_pipes() {
+    // SAFETY: restoring the default disposition of SIGPIPE at start-up,
+    // before any thread is spawned, has no other effect on the process.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+    }
 }
 
 /// Keep heap-overflow unwinds out of the panic output (Note [Heap overflow unwinds]).

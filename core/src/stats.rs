@@ -246,28 +246,48 @@ impl Stats {
         self.records.push(rec);
     }
 
-    /// GHC's parallel work balance in percent: 0 for serial work, 100 for
-    /// perfectly balanced (See `balanced_copied`).
+    /// GHC's parallel work balance in percent (`rts/Stats.c`): the balanced
+    /// share of all bytes copied in parallel GCs. 0 for serial work, 100 for
+    /// perfectly even work (See `balanced_copied`).
     pub fn work_balance_percent(&self) -> f64 {
-        let threads = self.gc_threads as f64;
-        if self.par_copied_bytes == 0 || threads <= 1.0 {
+        if self.par_copied_bytes == 0 {
             return 0.0;
         }
-        let ratio = self.cumulative_par_balanced_copied_bytes as f64 / self.par_copied_bytes as f64;
-        100.0 * (ratio - 1.0 / threads) / (1.0 - 1.0 / threads)
+        100.0 * self.cumulative_par_balanced_copied_bytes as f64 / self.par_copied_bytes as f64
     }
 }
 
-/// GHC's "balanced" copied bytes of one parallel GC: each thread's work
-/// capped at the perfectly even share, summed (`rts/sm/GC.c`). Equal to the
-/// total when the work is perfectly even, and to one share when one thread
-/// did it all.
+/// GHC's "balanced" copied bytes of one parallel GC (`rts/sm/GC.c`, Note
+/// [Work Balance]): with k + 1 threads copying c_i of C bytes in all,
+/// `(sum_i min((k+1) c_i, C) - C) / k`, rounded. It is C when every thread
+/// copied C/(k+1), and 0 when one thread copied everything.
 pub fn balanced_copied(per_thread: &[u64]) -> u64 {
-    let n = per_thread.len() as u64;
-    if n == 0 {
+    if per_thread.len() < 2 {
         return 0;
     }
+    let k = per_thread.len() as u64 - 1;
     let total: u64 = per_thread.iter().sum();
-    let share = total.div_ceil(n);
-    per_thread.iter().map(|&c| c.min(share)).sum()
+    let acc: u64 = per_thread.iter().map(|&c| ((k + 1) * c).min(total)).sum();
+    (acc - total + k / 2) / k
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn work_balance_of_hand_made_figures() {
+        assert_eq!(balanced_copied(&[1000, 1000]), 2000, "perfectly even: everything is balanced");
+        assert_eq!(balanced_copied(&[2000, 0]), 0, "serial: nothing is balanced");
+        assert_eq!(balanced_copied(&[500, 500, 500, 500]), 2000);
+        assert_eq!(balanced_copied(&[3000, 1000]), 2000, "(min(6000,4000) + min(2000,4000) - 4000) / 1");
+        let mut s = Stats::new(2, 2);
+        for per_thread in [vec![1000u64, 1000], vec![2000, 0]] {
+            let copied: u64 = per_thread.iter().sum();
+            s.par_copied_bytes += copied;
+            s.cumulative_par_balanced_copied_bytes += balanced_copied(&per_thread);
+        }
+        assert_eq!(s.work_balance_percent(), 50.0);
+        assert_eq!(Stats::new(2, 1).work_balance_percent(), 0.0);
+    }
 }

@@ -1,0 +1,229 @@
+//! `gclab eventlog FILE`: GHC's `+RTS -s` summary and a timeline, computed
+//! from an eventlog alone (gclab's or a GHC program's), as seed 002 designs it.
+//!
+//! - Bytes allocated: the sum over capabilities of each one's last
+//!   HEAP_ALLOCATED (a running total per capability), within the interval.
+//! - A GC is a GC_START .. GC_END on the capability that posted its
+//!   GC_STATS_GHC; its pause is that span (the statistics' own timestamps),
+//!   its generation and copied bytes come from GC_STATS_GHC.
+//! - Maximum residency: the largest HEAP_LIVE; samples: the major GCs.
+//! - Memory in use: the largest HEAP_SIZE. Slop: the largest in GC_STATS_GHC.
+//! - Elapsed: the interval; MUT = elapsed - GC. An eventlog holds no CPU
+//!   times, so the CPU columns repeat the elapsed ones.
+
+use crate::eventlog_reader::{Event, EventLogFile};
+use gclab_core::eventlog::id;
+use gclab_core::stats::{GenStats, Stats};
+use plotters::prelude::*;
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+/// One GC, as the eventlog tells it.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Gc {
+    /// GC_START, seconds.
+    pub start: f64,
+    /// GC_END, seconds.
+    pub end: f64,
+    /// Generation collected.
+    pub gen: usize,
+    /// Bytes copied.
+    pub copied: u64,
+    /// GC threads.
+    pub threads: u32,
+}
+
+/// What the events say about the run.
+#[derive(Debug, Clone)]
+pub struct Derived {
+    /// The statistics, in core's record (for core's `-s` printer).
+    pub stats: Stats,
+    /// Capabilities seen.
+    pub caps: usize,
+    /// Every GC in the interval.
+    pub gcs: Vec<Gc>,
+    /// (seconds, bytes) of HEAP_SIZE.
+    pub heap_size: Vec<(f64, f64)>,
+    /// (seconds, bytes) of HEAP_LIVE.
+    pub live: Vec<(f64, f64)>,
+    /// (seconds, bytes) of total allocation (all capabilities).
+    pub allocated: Vec<(f64, f64)>,
+    /// Events read.
+    pub events: usize,
+}
+
+const NS: f64 = 1e9;
+
+/// Compute the summary over `[from, to]` seconds (the whole run by default).
+pub fn derive(log: &EventLogFile, from: Option<f64>, to: Option<f64>) -> Derived {
+    let last = log.events.iter().map(|e| e.ts).max().unwrap_or(0) as f64 / NS;
+    let (from, to) = (from.unwrap_or(0.0), to.unwrap_or(last));
+    let inside = |t: f64| t >= from && t <= to;
+    let generations = log.events.iter().find(|e| e.id == id::HEAP_INFO_GHC).map(|e| e.field(4, 2) as usize).unwrap_or(2).max(1);
+    let mut d = Derived { stats: Stats::new(generations, 1), caps: 1, gcs: Vec::new(), heap_size: Vec::new(), live: Vec::new(), allocated: Vec::new(), events: log.events.len() };
+    let mut s = Stats::new(generations, 1);
+    let mut alloc_at_from: HashMap<u16, u64> = HashMap::new();
+    let mut alloc_last: HashMap<u16, u64> = HashMap::new();
+    let mut open: HashMap<u16, (f64, Option<(usize, u64, u32, u64, u64)>)> = HashMap::new();
+    let mut max_threads = 1u32;
+    for e in &log.events {
+        let t = e.ts as f64 / NS;
+        let cap = e.cap.unwrap_or(u16::MAX);
+        match e.id {
+            id::HEAP_ALLOCATED => {
+                let total = e.field(4, 8);
+                if t <= from {
+                    alloc_at_from.insert(cap, total);
+                }
+                if t <= to {
+                    alloc_last.insert(cap, total);
+                    if inside(t) {
+                        let sum: u64 = alloc_last.values().sum();
+                        d.allocated.push((t, sum as f64));
+                    }
+                }
+            }
+            id::GC_START => {
+                open.insert(cap, (t, None));
+            }
+            id::GC_STATS_GHC => {
+                if let Some(g) = open.get_mut(&cap) {
+                    let stats = (e.field(4, 2) as usize, e.field(6, 8), e.field(30, 4) as u32, e.field(34, 8), e.field(50, 8));
+                    g.1 = Some(stats);
+                    s.max_slop_bytes = s.max_slop_bytes.max(e.field(14, 8));
+                }
+            }
+            id::GC_END => {
+                if let Some((start, Some((gen, copied, threads, max_copied, balanced)))) = open.remove(&cap) {
+                    if inside(start) && inside(t) {
+                        let gen = gen.min(generations - 1);
+                        d.gcs.push(Gc { start, end: t, gen, copied, threads });
+                        record_gc(&mut s, gen, t - start, copied, threads, max_copied, balanced, generations);
+                        max_threads = max_threads.max(threads);
+                    }
+                }
+            }
+            id::HEAP_LIVE if inside(t) => {
+                let live = e.field(4, 8);
+                s.max_live_bytes = s.max_live_bytes.max(live);
+                d.live.push((t, live as f64));
+            }
+            id::HEAP_SIZE if inside(t) => {
+                let size = e.field(4, 8);
+                s.max_mem_in_use_bytes = s.max_mem_in_use_bytes.max(size);
+                d.heap_size.push((t, size as f64));
+            }
+            _ => {}
+        }
+    }
+    let allocated: u64 = alloc_last.iter().map(|(c, v)| v - alloc_at_from.get(c).copied().unwrap_or(0)).sum();
+    s.allocated_bytes = allocated;
+    s.cap_allocated_bytes = vec![allocated];
+    s.gc_threads = max_threads as usize;
+    s.total_elapsed = to - from;
+    s.total_cpu = s.total_elapsed;
+    s.gc_cpu = s.gc_elapsed;
+    d.caps = log.events.iter().filter_map(|e| e.cap).map(|c| c as usize + 1).max().unwrap_or(1);
+    d.stats = s;
+    d
+}
+
+#[allow(clippy::too_many_arguments)]
+fn record_gc(s: &mut Stats, gen: usize, pause: f64, copied: u64, threads: u32, max_copied: u64, balanced: u64, generations: usize) {
+    s.gcs += 1;
+    s.copied_bytes += copied;
+    s.gc_elapsed += pause;
+    if gen == generations - 1 {
+        s.major_gcs += 1;
+    }
+    if threads > 1 {
+        s.par_copied_bytes += copied;
+        s.cumulative_par_max_copied_bytes += max_copied;
+        s.cumulative_par_balanced_copied_bytes += balanced;
+    }
+    let g: &mut GenStats = &mut s.gens[gen];
+    g.collections += 1;
+    g.par_collections += (threads > 1) as u64;
+    g.elapsed += pause;
+    g.cpu += pause;
+    g.max_pause = g.max_pause.max(pause);
+}
+
+/// The `-s` text, with a line saying where it came from.
+pub fn summary_text(d: &Derived, file: &Path) -> String {
+    let mut out = format!("{}: {} events, {} GCs; computed from the eventlog (elapsed times only: the CPU columns repeat them)\n\n", file.display(), d.events, d.gcs.len());
+    out.push_str(&gclab_core::report::summary(&d.stats, d.caps));
+    out
+}
+
+/// Draw the timeline to `<prefix>.svg` and `<prefix>.png`.
+pub fn timeline(d: &Derived, prefix: &Path, title: &str) -> Result<Vec<PathBuf>, String> {
+    crate::report::register_fonts();
+    let svg = prefix.with_extension("svg");
+    let png = prefix.with_extension("png");
+    draw(SVGBackend::new(&svg, (1100, 600)).into_drawing_area(), d, title)?;
+    draw(BitMapBackend::new(&png, (1100, 600)).into_drawing_area(), d, title)?;
+    Ok(vec![svg, png])
+}
+
+fn draw<DB: DrawingBackend>(root: DrawingArea<DB, plotters::coord::Shift>, d: &Derived, title: &str) -> Result<(), String>
+where
+    DB::ErrorType: 'static,
+{
+    let e = |e: DrawingAreaErrorKind<DB::ErrorType>| e.to_string();
+    let mib = 1024.0 * 1024.0;
+    root.fill(&WHITE).map_err(e)?;
+    let root = root.titled(title, ("sans-serif", 20)).map_err(e)?;
+    let (top, bottom) = root.split_vertically(360);
+    let tmax = d.stats.total_elapsed.max(1e-6);
+    let ymax = d.heap_size.iter().chain(d.live.iter()).map(|p| p.1 / mib).fold(1.0f64, f64::max) * 1.1;
+    let mut chart = ChartBuilder::on(&top)
+        .margin(10)
+        .x_label_area_size(30)
+        .y_label_area_size(60)
+        .build_cartesian_2d(0.0..tmax, 0.0..ymax)
+        .map_err(e)?;
+    chart.configure_mesh().x_desc("time (s)").y_desc("MiB").draw().map_err(e)?;
+    const COLORS: [RGBColor; 4] = [RGBColor(31, 119, 180), RGBColor(214, 39, 40), RGBColor(44, 160, 44), RGBColor(148, 103, 189)];
+    let colors = COLORS;
+    for gc in &d.gcs {
+        let c = colors[gc.gen % colors.len()].mix(0.35);
+        chart.draw_series(std::iter::once(Rectangle::new([(gc.start, 0.0), (gc.end.max(gc.start + tmax / 2000.0), ymax * 0.04)], c.filled()))).map_err(e)?;
+    }
+    for (g, &color) in COLORS.iter().enumerate().take(d.stats.gens.len()) {
+        if d.gcs.iter().any(|gc| gc.gen == g) {
+            chart
+                .draw_series(std::iter::empty::<Circle<(f64, f64), i32>>())
+                .map_err(e)?
+                .label(format!("GC pauses, generation {g}"))
+                .legend(move |(x, y)| Rectangle::new([(x, y - 4), (x + 12, y + 4)], color.mix(0.5).filled()));
+        }
+    }
+    let size: Vec<(f64, f64)> = d.heap_size.iter().map(|&(t, b)| (t, b / mib)).collect();
+    chart.draw_series(LineSeries::new(size, BLACK.stroke_width(2))).map_err(e)?.label("heap size").legend(|(x, y)| PathElement::new(vec![(x, y), (x + 16, y)], BLACK.stroke_width(2)));
+    let live: Vec<(f64, f64)> = d.live.iter().map(|&(t, b)| (t, b / mib)).collect();
+    chart.draw_series(LineSeries::new(live.clone(), RED.stroke_width(2))).map_err(e)?.label("live data (major GCs)").legend(|(x, y)| PathElement::new(vec![(x, y), (x + 16, y)], RED.stroke_width(2)));
+    chart.draw_series(live.iter().map(|&p| Circle::new(p, 3, RED.filled()))).map_err(e)?;
+    chart.configure_series_labels().position(SeriesLabelPosition::UpperLeft).border_style(BLACK).background_style(WHITE.mix(0.8)).draw().map_err(e)?;
+    let amax = d.allocated.iter().map(|p| p.1 / mib).fold(1.0f64, f64::max) * 1.1;
+    let mut alloc = ChartBuilder::on(&bottom).margin(10).x_label_area_size(30).y_label_area_size(60).build_cartesian_2d(0.0..tmax, 0.0..amax).map_err(e)?;
+    alloc.configure_mesh().x_desc("time (s)").y_desc("allocated, MiB").draw().map_err(e)?;
+    let pts: Vec<(f64, f64)> = d.allocated.iter().map(|&(t, b)| (t, b / mib)).collect();
+    alloc.draw_series(LineSeries::new(pts, BLUE.stroke_width(2))).map_err(e)?;
+    root.present().map_err(e)
+}
+
+/// The events of `log` as text, one a line (`gclab eventlog --show`).
+pub fn show(log: &EventLogFile) -> String {
+    let mut out = String::new();
+    for Event { ts, cap, id, payload } in &log.events {
+        let who = cap.map(|c| format!("cap {c}: ")).unwrap_or_default();
+        let text = if log.types.contains_key(id) && gclab_core::eventlog::EVENT_TYPES.iter().any(|t| t.id == *id) {
+            gclab_core::eventlog::describe(*id, payload)
+        } else {
+            log.types.get(id).map(|(_, d)| d.clone()).unwrap_or_else(|| format!("event {id}"))
+        };
+        out.push_str(&format!("{ts:>12}: {who}{text}\n"));
+    }
+    out
+}
