@@ -1,0 +1,198 @@
+//! The eventlog as its real clients see it: GHC's own parser (the
+//! ghc-events library, through tools/eventlog-check.hs) reads every
+//! eventlog gclab writes; `gclab eventlog` gives the figures `-s` gives,
+//! for gclab's runs and for a GHC program's; bad files are clear errors.
+//! `.ci/run` installs ghc and libghc-ghc-events-dev.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::sync::OnceLock;
+
+fn gclab(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_gclab")).args(args).env_remove("GCLABRTS").output().expect("gclab runs")
+}
+
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("gclab-ev-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// Build tools/eventlog-check.hs with ghc (once per test process).
+fn checker() -> &'static Path {
+    static CHECKER: OnceLock<PathBuf> = OnceLock::new();
+    CHECKER.get_or_init(|| {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+        let out = root.join("target").join("tools").join(format!("build-{}", std::process::id()));
+        std::fs::create_dir_all(&out).unwrap();
+        let exe = out.join("eventlog-check");
+        let o = Command::new("ghc")
+            .args(["-O0", "-package", "ghc-events", "-outputdir"])
+            .arg(&out)
+            .arg("-o")
+            .arg(&exe)
+            .arg(root.join("tools").join("eventlog-check.hs"))
+            .output()
+            .expect("ghc is installed (.ci/run installs it)");
+        assert!(o.status.success(), "building the ghc-events checker failed:\n{}", String::from_utf8_lossy(&o.stderr));
+        exe
+    })
+}
+
+/// Event kinds and counts, as GHC's parser reads the file.
+fn ghc_events_counts(file: &Path) -> BTreeMap<String, usize> {
+    let o = Command::new(checker()).arg(file).output().unwrap();
+    assert!(o.status.success(), "ghc-events cannot parse {}: {}", file.display(), String::from_utf8_lossy(&o.stderr));
+    String::from_utf8_lossy(&o.stdout)
+        .lines()
+        .map(|l| {
+            let (k, n) = l.rsplit_once(' ').unwrap();
+            (k.to_string(), n.parse().unwrap())
+        })
+        .collect()
+}
+
+const REQUIRED: &[&str] = &[
+    "RtsIdentifier", "ProgramArgs", "OsProcessPid", "OsProcessParentPid", "WallClockTime", "CapsetCreate", "CapsetAssignCap", "CapCreate",
+    "RequestSeqGC", "StartGC", "EndGC", "GlobalSyncGC", "GCWork", "GCIdle", "GCDone", "GCStatsGHC", "HeapAllocated", "HeapSize", "HeapLive", "HeapInfoGHC",
+];
+
+#[test]
+fn ghc_events_parses_the_eventlog_of_every_collector() {
+    let dir = scratch("collectors");
+    for entry in gclab_collectors::COLLECTORS {
+        let file = dir.join(format!("{}.eventlog", entry.name));
+        let ol = format!("-ol{}", file.display());
+        let mut args = vec!["run", "--collector", entry.name, "lru", "2000", "20000", "64", "+RTS", "-A64k", "-O64k", ol.as_str()];
+        args.extend(entry.flags.split_whitespace());
+        args.push("-l");
+        let o = gclab(&args);
+        assert!(o.status.success(), "{}: {}", entry.name, String::from_utf8_lossy(&o.stderr));
+        let counts = ghc_events_counts(&file);
+        for kind in REQUIRED {
+            assert!(counts.get(*kind).copied().unwrap_or(0) > 0, "{}: no {kind} event in {counts:?}", entry.name);
+        }
+        assert!(!counts.contains_key("UnknownEvent"), "{}: events ghc-events does not know: {counts:?}", entry.name);
+        assert_eq!(counts["StartGC"], counts["EndGC"]);
+        assert_eq!(counts["StartGC"], counts["GCStatsGHC"]);
+    }
+    // A run that ends by heap overflow still leaves a complete eventlog.
+    let file = dir.join("overflow.eventlog");
+    let ol = format!("-ol{}", file.display());
+    let o = gclab(&["run", "grow", "+RTS", "-M8m", "-l", ol.as_str()]);
+    assert_eq!(o.status.code(), Some(251));
+    assert!(ghc_events_counts(&file)["StartGC"] > 0);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// The figures of a `-s` report: bytes allocated, copied, residency, and
+/// collections per generation.
+fn s_figures(text: &str) -> Vec<String> {
+    text.lines()
+        .filter(|l| l.contains("bytes allocated in the heap") || l.contains("bytes copied during GC") || l.contains("maximum residency") || l.trim_start().starts_with("Gen "))
+        .map(|l| {
+            if l.trim_start().starts_with("Gen ") {
+                l.split(',').next().unwrap().trim().to_string() // "Gen  0      335 colls"
+            } else {
+                l.trim().to_string()
+            }
+        })
+        .collect()
+}
+
+#[test]
+fn gclab_eventlog_reports_what_dash_s_reported() {
+    let dir = scratch("summary");
+    for (workload, rts) in [("binary-trees 14", "-A64k"), ("gcbench 12", "-G3 -A32k"), ("thunks 20000", "-G1")] {
+        let file = dir.join("run.eventlog");
+        let sfile = dir.join("run.s");
+        let mut args: Vec<String> = vec!["run".into()];
+        args.extend(workload.split_whitespace().map(String::from));
+        args.push("+RTS".into());
+        args.extend(rts.split_whitespace().map(String::from));
+        args.extend([format!("-ol{}", file.display()), "-l".into(), format!("-s{}", sfile.display())]);
+        let o = Command::new(env!("CARGO_BIN_EXE_gclab")).args(&args).output().unwrap();
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        let expected = s_figures(&std::fs::read_to_string(&sfile).unwrap());
+        let o = gclab(&["eventlog", "--no-plot", file.to_str().unwrap()]);
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        let got = s_figures(&String::from_utf8_lossy(&o.stdout));
+        assert_eq!(got, expected, "{workload} +RTS {rts}");
+        assert!(expected.len() >= 4);
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn a_ghc_programs_eventlog_reads_like_its_own_dash_s() {
+    let dir = scratch("ghc");
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let exe = dir.join("bt");
+    let o = Command::new("ghc")
+        .args(["-O2", "-eventlog", "-rtsopts", "-outputdir"])
+        .arg(&dir)
+        .arg("-o")
+        .arg(&exe)
+        .arg(root.join("peers").join("binarytrees.hs"))
+        .output()
+        .expect("ghc is installed (.ci/run installs it)");
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let file = dir.join("bt.eventlog");
+    let sfile = dir.join("bt.s");
+    let o = Command::new(&exe).args(["14", "+RTS", "-l", &format!("-ol{}", file.display()), &format!("-s{}", sfile.display()), "-RTS"]).output().unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let ghc_s = std::fs::read_to_string(&sfile).unwrap();
+    let o = gclab(&["eventlog", "--no-plot", file.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let ours = String::from_utf8_lossy(&o.stdout).into_owned();
+    let pick = |text: &str, what: &str| text.lines().find(|l| l.contains(what)).map(|l| l.trim().to_string());
+    assert_eq!(pick(&ours, "bytes allocated in the heap"), pick(&ghc_s, "bytes allocated in the heap"), "bytes allocated");
+    let colls = |text: &str| -> Vec<String> { text.lines().filter(|l| l.trim_start().starts_with("Gen ")).map(|l| l.split(',').next().unwrap().trim().to_string()).collect() };
+    assert_eq!(colls(&ours), colls(&ghc_s), "GC counts per generation");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn truncated_or_corrupted_eventlogs_are_errors_naming_the_offset() {
+    let dir = scratch("bad");
+    let file = dir.join("good.eventlog");
+    assert!(gclab(&["run", "binary-trees", "10", "+RTS", "-l", &format!("-ol{}", file.display())]).status.success());
+    let bytes = std::fs::read(&file).unwrap();
+    for cut in [3, 40, bytes.len() / 2, bytes.len() - 1] {
+        let bad = dir.join(format!("cut{cut}.eventlog"));
+        std::fs::write(&bad, &bytes[..cut]).unwrap();
+        let o = gclab(&["eventlog", "--no-plot", bad.to_str().unwrap()]);
+        assert!(!o.status.success(), "a file cut at {cut} bytes was accepted");
+        let e = String::from_utf8_lossy(&o.stderr);
+        assert!(e.contains("byte offset") && !e.contains("panicked"), "cut at {cut}: {e}");
+    }
+    let mut corrupt = bytes.clone();
+    let data = corrupt.windows(4).position(|w| w == b"datb").unwrap() + 4;
+    corrupt[data] = 0x7f; // an undeclared event type
+    let bad = dir.join("corrupt.eventlog");
+    std::fs::write(&bad, &corrupt).unwrap();
+    let o = gclab(&["eventlog", "--no-plot", bad.to_str().unwrap()]);
+    let e = String::from_utf8_lossy(&o.stderr);
+    assert!(!o.status.success() && e.contains(&format!("byte offset {data}")) && e.contains("not declared"), "{e}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn dash_v_prints_the_events_and_the_timeline_is_drawn() {
+    let o = gclab(&["run", "binary-trees", "8", "+RTS", "-vt", "-A16k"]);
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(out.contains("cap 0: starting GC") && out.contains("cap 0: finished GC"), "{out}");
+    assert!(out.lines().any(|l| l.trim_start().starts_with(|c: char| c.is_ascii_digit()) && l.contains(": cap 0: GC working")), "timestamps with t");
+    let dir = scratch("plot");
+    let file = dir.join("p.eventlog");
+    assert!(gclab(&["run", "gcbench", "12", "+RTS", "-l", &format!("-ol{}", file.display())]).status.success());
+    let prefix = dir.join("timeline");
+    let o = gclab(&["eventlog", file.to_str().unwrap(), "--plot", prefix.to_str().unwrap(), "--from", "0", "--to", "100"]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    for ext in ["svg", "png"] {
+        assert!(std::fs::metadata(prefix.with_extension(ext)).unwrap().len() > 1000);
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
