@@ -55,7 +55,7 @@ fn ghc_events_counts(file: &Path) -> BTreeMap<String, usize> {
 }
 
 const REQUIRED: &[&str] = &[
-    "RtsIdentifier", "ProgramArgs", "OsProcessPid", "OsProcessParentPid", "WallClockTime", "CapsetCreate", "CapsetAssignCap", "CapCreate",
+    "CreateThread", "RunThread", "StopThread", "RtsIdentifier", "ProgramArgs", "OsProcessPid", "OsProcessParentPid", "WallClockTime", "CapsetCreate", "CapsetAssignCap", "CapCreate",
     "RequestSeqGC", "StartGC", "EndGC", "GlobalSyncGC", "GCWork", "GCIdle", "GCDone", "GCStatsGHC", "HeapAllocated", "HeapSize", "HeapLive", "HeapInfoGHC",
 ];
 

@@ -24,6 +24,9 @@ use std::time::Instant;
 /// Event type ids used here.
 pub mod id {
     #![allow(missing_docs)]
+    pub const CREATE_THREAD: u16 = 0;
+    pub const RUN_THREAD: u16 = 1;
+    pub const STOP_THREAD: u16 = 2;
     pub const BLOCK_MARKER: u16 = 18;
     pub const GC_START: u16 = 9;
     pub const GC_END: u16 = 10;
@@ -66,6 +69,9 @@ const fn et(id: u16, size: Option<u16>, desc: &'static str) -> EventType {
 
 /// The event types this writer declares, with GHC 9.0.2's sizes.
 pub const EVENT_TYPES: &[EventType] = &[
+    et(id::CREATE_THREAD, Some(4), "Create thread"),
+    et(id::RUN_THREAD, Some(4), "Run thread"),
+    et(id::STOP_THREAD, Some(10), "Stop thread"),
     et(id::GC_START, Some(0), "Starting GC"),
     et(id::GC_END, Some(0), "Finished GC"),
     et(id::REQUEST_SEQ_GC, Some(0), "Request sequential GC"),
@@ -95,6 +101,12 @@ pub const EVENT_TYPES: &[EventType] = &[
 pub const CAPSET_OSPROCESS: u16 = 2;
 /// See `CAPSET_OSPROCESS`.
 pub const CAPSET_CLOCKDOMAIN: u16 = 3;
+
+/// STOP_THREAD statuses (GHC's `StgThreadReturnCode` numbering): the
+/// mutator stops for a GC as a GHC thread does on heap overflow.
+pub const STOP_HEAP_OVERFLOW: u16 = 1;
+/// See `STOP_HEAP_OVERFLOW`.
+pub const STOP_FINISHED: u16 = 5;
 
 /// The block marker's capability for events of no capability.
 const NO_CAP: u16 = 0xffff;
@@ -305,6 +317,9 @@ fn be64(b: &[u8], at: usize) -> u64 {
 /// An event as one line of text, in the words `ghc-events show` uses.
 pub fn describe(id: u16, p: &[u8]) -> String {
     match id {
+        id::CREATE_THREAD => format!("creating thread {}", be32(p, 0)),
+        id::RUN_THREAD => format!("running thread {}", be32(p, 0)),
+        id::STOP_THREAD => format!("stopping thread {} ({})", be32(p, 0), match be16(p, 4) as u16 { STOP_HEAP_OVERFLOW => "heap overflow", STOP_FINISHED => "thread finished", _ => "other" }),
         id::GC_START => "starting GC".into(),
         id::GC_END => "finished GC".into(),
         id::REQUEST_SEQ_GC => "requesting sequential GC".into(),

@@ -240,6 +240,9 @@ impl Rts {
             let now = Instant::now();
             for (i, bytes) in st.stats.cap_allocated_bytes.iter().enumerate() {
                 log.post(Some(i), now, ev::id::HEAP_ALLOCATED, Payload::new().u32(0).u64(*bytes));
+                if log.classes().scheduler {
+                    log.post(Some(i), now, ev::id::STOP_THREAD, Payload::new().u32(i as u32 + 1).u16(ev::STOP_FINISHED).u32(0));
+                }
             }
             log.finish().map_err(RunError::Io)?;
         }
@@ -494,11 +497,17 @@ impl Rts {
             return;
         }
         let parallel = outcome.parallel();
+        let caps = self.caps.len();
+        let threads_shown = log.classes().scheduler;
+        if threads_shown {
+            for c in 0..caps {
+                log.post(Some(c), start, ev::id::STOP_THREAD, Payload::new().u32(c as u32 + 1).u16(ev::STOP_HEAP_OVERFLOW).u32(0));
+            }
+        }
         let request = if parallel { ev::id::REQUEST_PAR_GC } else { ev::id::REQUEST_SEQ_GC };
         log.post(Some(0), start, request, Payload::new());
         log.post(Some(0), start, ev::id::GC_START, Payload::new());
         log.post(Some(0), start, ev::id::GC_GLOBAL_SYNC, Payload::new());
-        let caps = self.caps.len();
         for t in 0..outcome.threads.len().max(1) {
             log.post(Some(t % caps), start, ev::id::GC_WORK, Payload::new());
             log.post(Some(t % caps), end, ev::id::GC_IDLE, Payload::new());
@@ -536,6 +545,11 @@ impl Rts {
             log.post(Some(0), end, ev::id::HEAP_LIVE, Payload::new().u32(0).u64(record.live_bytes));
         }
         log.post(Some(0), end, ev::id::GC_END, Payload::new());
+        if threads_shown {
+            for c in 0..caps {
+                log.post(Some(c), end, ev::id::RUN_THREAD, Payload::new().u32(c as u32 + 1));
+            }
+        }
     }
 
     /// OCaml's verbose bits 0x001 (major cycles), 0x002 (minor
@@ -619,6 +633,12 @@ fn open_eventlog(flags: &RtsFlags, start: Instant, collector: &str) -> std::io::
             args.push(0);
         }
         log.post(None, now, ev::id::PROGRAM_ARGS, Payload::new().u32(0).bytes(&args));
+        // Each capability's mutator appears as one thread, running between
+        // GCs, so that ThreadScope shows mutator activity.
+        for c in 0..flags.capabilities {
+            log.post(Some(c), now, ev::id::CREATE_THREAD, Payload::new().u32(c as u32 + 1));
+            log.post(Some(c), now, ev::id::RUN_THREAD, Payload::new().u32(c as u32 + 1));
+        }
     }
     if classes.gc {
         log.post(
