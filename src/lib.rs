@@ -9,6 +9,7 @@ pub mod conformance;
 pub mod eventlog_reader;
 pub mod eventlog_report;
 pub mod experiment;
+pub mod hp_plot;
 pub mod report;
 pub mod sweep;
 
@@ -32,7 +33,15 @@ pub struct RunOutcome {
 /// Run `workload` with `args` under `collector`, its output to `out`, and
 /// print the statistics the flags ask for.
 pub fn run_workload(workload: &Workload, args: &[usize], flags: RtsFlags, collector: Box<dyn Collector>, out: &mut dyn Write) -> Result<RunOutcome, RunError> {
+    let profile = flags.heap_profile.map(|kind| {
+        let stem = flags.profile_stem.clone().unwrap_or_else(|| flags.program.first().cloned().unwrap_or_else(|| "gclab".into()).into());
+        (kind, flags.heap_profile_interval, stem.with_extension("hp"), flags.program.join(" "))
+    });
     let rts = Rts::new(flags, collector)?;
+    if let Some((kind, interval, path, job)) = profile {
+        let profiler = gclab_heap_traverse::Profiler::new(kind, interval, &path, &job).map_err(RunError::Io)?;
+        rts.set_heap_profiler(Box::new(profiler));
+    }
     let checksum = match rts.run(|m| (workload.run)(m, args, out)) {
         Ok(c) => c,
         Err(e) => {

@@ -78,6 +78,14 @@ enum Command {
         #[arg(long)]
         show: bool,
     },
+    /// Draw a .hp heap profile (as hp2ps would) to PREFIX.svg and PREFIX.png
+    Hp {
+        /// The .hp file (+RTS -h... writes <program>.hp)
+        file: PathBuf,
+        /// Output prefix (default: the file without .hp)
+        #[arg(long, value_name = "PREFIX")]
+        out: Option<PathBuf>,
+    },
     /// List the collectors and workloads
     List,
 }
@@ -92,6 +100,11 @@ fn main() -> ExitCode {
         }
         Command::Sweep { file, out, name, force, shard, quiet } => finish(sweep(&file, out, &name, force, shard.as_deref(), quiet)),
         Command::Report { dir } => finish(report(&dir)),
+        Command::Hp { file, out } => finish(gclab::hp_plot::plot(&file, &out.unwrap_or_else(|| file.with_extension(""))).map(|files| {
+            for f in files {
+                println!("Plot: {}", f.display());
+            }
+        })),
         Command::Eventlog { file, from, to, plot, no_plot, show } => finish(eventlog(&file, from, to, plot, no_plot, show)),
         Command::Run { collector, json, rest } => match run(collector.as_deref(), json, &rest) {
             Ok(()) => ExitCode::SUCCESS,

@@ -56,6 +56,8 @@ pub struct Capability {
     pub allocs_since_forced_gc: u64,
     /// Set when this capability asks for a GC at its next allocation.
     pub gc_wanted: bool,
+    /// The cost-centre stack its mutator runs under (profiling).
+    pub current_ccs: u32,
 }
 
 // SAFETY: the raw pointers are into the nursery block this capability owns;
@@ -83,6 +85,7 @@ impl Capability {
             total_allocated_words: 0,
             allocs_since_forced_gc: 0,
             gc_wanted: false,
+            current_ccs: 0,
         }
     }
 

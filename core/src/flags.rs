@@ -97,6 +97,13 @@ pub struct RtsFlags {
     pub trace_scheduler: bool,
     /// `-ol<file>`: where the eventlog goes (default `<program>.eventlog`).
     pub eventlog_path: Option<PathBuf>,
+    /// `-h<break-down>`: heap profiling, by closure type (`T`), description
+    /// (`d`), type (`y`), module (`m`), cost centre (`c`) or root (`o`).
+    pub heap_profile: Option<char>,
+    /// `-i<secs>`: seconds between heap profile samples (0: every GC).
+    pub heap_profile_interval: f64,
+    /// `-po<stem>`: the heap profile goes to `<stem>.hp` (default: the program's name).
+    pub profile_stem: Option<PathBuf>,
     /// The program's name and arguments (set by the command line, for the
     /// eventlog's name and its PROGRAM_ARGS event).
     pub program: Vec<String>,
@@ -138,6 +145,9 @@ impl Default for RtsFlags {
             trace_scheduler: true,
             eventlog_path: None,
             program: vec!["gclab".into()],
+            heap_profile: None,
+            heap_profile_interval: 0.1,
+            profile_stem: None,
         }
     }
 }
@@ -212,8 +222,7 @@ const NOT_YET: &[(&str, &str)] = &[
     ("-qg", "parallel GC options"),
     ("-qb", "parallel GC options"),
     ("-qn", "parallel GC options"),
-    ("-h", "heap profiling"),
-    ("-i", "heap profiling intervals"),
+    ("-hr", "retainer profiling"),
 ];
 
 impl RtsFlags {
@@ -265,6 +274,34 @@ impl RtsFlags {
         if let Some(classes) = arg.strip_prefix("-v") {
             self.trace_text = Some(false);
             return self.event_classes(arg, classes, true);
+        }
+        if let Some(stem) = arg.strip_prefix("-po") {
+            if stem.is_empty() {
+                return Err(bad(arg, "-po needs a file stem (-po<stem>)"));
+            }
+            self.profile_stem = Some(PathBuf::from(stem));
+            return Ok(());
+        }
+        if let Some(kind) = arg.strip_prefix("-h") {
+            let k = match kind {
+                "" | "T" => 'T',
+                "d" | "y" | "m" | "c" | "o" => kind.chars().next().expect("one letter"),
+                _ => return Err(bad(arg, "unknown heap profile break-down (known: -hT, -hd, -hy, -hm, -hc, -ho)")),
+            };
+            self.heap_profile = Some(k);
+            // Cost centres and root profiling need the profiling header.
+            if matches!(k, 'c' | 'o') {
+                self.profiling_header = true;
+            }
+            return Ok(());
+        }
+        if let Some(secs) = arg.strip_prefix("-i") {
+            let v = decode_float(arg, secs, "a number of seconds")?;
+            if v < 0.0 {
+                return Err(bad(arg, "the heap profile interval must not be negative"));
+            }
+            self.heap_profile_interval = v;
+            return Ok(());
         }
         if let Some(rest) = arg.strip_prefix("-DS") {
             if !rest.is_empty() {
@@ -470,7 +507,10 @@ RTS options may also be given in the GCLABRTS environment variable\n\
   -l[flags] Write a binary eventlog, <program>.eventlog (GHC's format; flags:\n\
             a all, s scheduler, g GC and heap, -x turns class x off)\n\
   -ol<file> Write the eventlog to <file>\n\
-  -v[flags] Print the events as text on stdout (flags as -l, t: timestamps)\n\n\
+  -v[flags] Print the events as text on stdout (flags as -l, t: timestamps)\n\
+  -h<b>     Heap profile to <program>.hp, broken down by T closure type, d closure\n\
+            description, y type, m module, c cost centre, o user-specified roots\n\
+  -i<secs>  Seconds between heap profile samples (default 0.1; 0: every GC)\n\n\
 Collectors (select with --collector NAME; GHC's flags pick the built-in ones):\n",
     );
     for (name, desc) in collectors {
@@ -538,7 +578,9 @@ mod tests {
             (&["-N0"][..], "-N0"),
             (&["-Ax"][..], "-Ax"),
             (&["-qg1"][..], "-qg1"),
-            (&["-hT"][..], "-hT"),
+            (&["-hx"][..], "-hx"),
+            (&["-hr"][..], "-hr"),
+            (&["-i-1"][..], "-i-1"),
             (&["-lz"][..], "-lz"),
             (&["-ol"][..], "-ol"),
             (&["nonsense"][..], "nonsense"),

@@ -36,6 +36,10 @@ pub struct Heap {
     pub next_chunk: usize,
     /// Blocks in one nursery chunk.
     pub chunk_blocks: usize,
+    /// The heap traversal's flip bit (See Note [Traversal flip bit] in
+    /// heap-traverse): new objects get it in their traversal word, so they
+    /// read as not yet visited by the next traversal.
+    pub traversal_flip: std::sync::atomic::AtomicBool,
 }
 
 impl Heap {
@@ -54,6 +58,7 @@ impl Heap {
             nurseries: Vec::new(),
             next_chunk: 0,
             chunk_blocks: 0,
+            traversal_flip: std::sync::atomic::AtomicBool::new(false),
         };
         heap.resize_nurseries(flags.alloc_area_blocks * caps, flags.chunk_blocks, caps)?;
         Ok(heap)

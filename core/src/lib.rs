@@ -32,6 +32,7 @@ pub mod memprof;
 pub mod mutator;
 pub mod object;
 pub mod policy;
+pub mod profiling;
 pub mod report;
 pub mod rts;
 pub mod sanity;

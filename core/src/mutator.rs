@@ -506,8 +506,9 @@ impl<'rt> Mutator<'rt> {
         unsafe {
             *p = info.header();
             if self.layout.profiling() {
-                *p.add(1) = 0;
-                *p.add(2) = 0;
+                *p.add(1) = self.cap().current_ccs as Word;
+                let flip = self.rts.heap_ref().traversal_flip.load(std::sync::atomic::Ordering::Relaxed);
+                *p.add(2) = (flip as Word) << 63;
             }
         }
     }
@@ -893,6 +894,26 @@ impl<'rt> Mutator<'rt> {
     pub(crate) fn perform_compaction(&mut self) {
         self.rts.collect_with(GcReason::Explicit, true, true);
         self.run_gc_hooks();
+    }
+
+    /// Run `f` under the cost centre `name` (pushed on the current stack:
+    /// objects allocated inside are attributed to it by `-hc`).
+    pub fn with_cost_centre<R>(&mut self, name: &str, f: impl FnOnce(&mut Self) -> R) -> R {
+        let id = self.rts.cost_centre_id(name);
+        let saved = self.cap().current_ccs;
+        self.cap_mut().current_ccs = id;
+        let r = f(self);
+        self.cap_mut().current_ccs = saved;
+        r
+    }
+
+    /// Name the objects root profiling (`-ho`) measures, replacing any set
+    /// before (GHC's `setHeapRoots`). Each becomes a stable root.
+    pub fn set_heap_roots(&mut self, roots: &[(&str, Handle)]) {
+        let new: Vec<(String, StablePtr)> = roots.iter().map(|(name, h)| (name.to_string(), self.new_stable_ptr(*h))).collect();
+        for (_, sp) in self.rts.replace_heap_roots(new) {
+            self.free_stable_ptr(sp);
+        }
     }
 
     /// Words in the root stack (OCaml's `stack_size`).

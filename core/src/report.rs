@@ -78,6 +78,10 @@ pub fn summary(s: &Stats, capabilities: usize) -> String {
     line(&mut o, "INIT", s.init_cpu, s.init_elapsed);
     line(&mut o, "MUT", s.mut_cpu(), s.mut_elapsed());
     line(&mut o, "GC", s.gc_cpu, s.gc_elapsed);
+    if s.profiling {
+        line(&mut o, "RP", 0.0, 0.0);
+        line(&mut o, "PROF", s.prof_cpu, s.prof_elapsed);
+    }
     line(&mut o, "EXIT", s.exit_cpu, s.exit_elapsed);
     line(&mut o, "Total", s.total_cpu, s.total_elapsed);
     o.push('\n');

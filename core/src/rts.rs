@@ -36,9 +36,11 @@ use crate::heap::Heap;
 use crate::mblock::OutOfMemory;
 use crate::mutator::{Alarm, FinalizerKind, Mutator};
 use crate::policy::{self, HeapExhausted, PolicyState};
+use crate::profiling::{CostCentres, HeapProfiler, ProfileContext};
+use crate::constants::Word;
 use crate::report;
 use crate::sanity;
-use crate::stable_ptr::StablePtrTable;
+use crate::stable_ptr::{StablePtr, StablePtrTable};
 use crate::stats::{major_page_faults, max_rss_bytes, GcRecord, Stamp, Stats};
 use std::cell::UnsafeCell;
 use std::collections::HashMap;
@@ -117,6 +119,9 @@ pub struct Rts {
     collector: Box<dyn Collector>,
     state: UnsafeCell<RunState>,
     eventlog: Mutex<Option<EventLog>>,
+    profiler: Mutex<Option<Box<dyn HeapProfiler>>>,
+    cost_centres: Mutex<CostCentres>,
+    heap_roots: Mutex<Vec<(String, StablePtr)>>,
 }
 
 // SAFETY: shared access follows Note [Who touches what]: capabilities are
@@ -144,6 +149,9 @@ impl Rts {
         let eventlog = open_eventlog(&flags, start.wall, collector.name()).map_err(RunError::Io)?;
         Ok(Rts {
             eventlog: Mutex::new(eventlog),
+            profiler: Mutex::new(None),
+            cost_centres: Mutex::new(CostCentres::default()),
+            heap_roots: Mutex::new(Vec::new()),
             heap: UnsafeCell::new(heap),
             caps: (0..caps).map(|i| UnsafeCell::new(Capability::new(i, generations))).collect(),
             stable_ptrs: Mutex::new(StablePtrTable::new()),
@@ -188,6 +196,45 @@ impl Rts {
         self.heap_mut().resize_nurseries(flags.alloc_area_blocks * caps, flags.chunk_blocks, caps)
     }
 
+    /// Install a heap profiler: it samples after GCs (See `profiling`).
+    pub fn set_heap_profiler(&self, p: Box<dyn HeapProfiler>) {
+        *self.profiler.lock().unwrap_or_else(|e| e.into_inner()) = Some(p);
+        // SAFETY: called before the mutator runs; nothing else holds the state.
+        unsafe { (*self.state.get()).stats.profiling = true };
+    }
+
+    pub(crate) fn cost_centre_id(&self, name: &str) -> u32 {
+        self.cost_centres.lock().unwrap_or_else(|e| e.into_inner()).id(name)
+    }
+
+    pub(crate) fn replace_heap_roots(&self, roots: Vec<(String, StablePtr)>) -> Vec<(String, StablePtr)> {
+        std::mem::replace(&mut *self.heap_roots.lock().unwrap_or_else(|e| e.into_inner()), roots)
+    }
+
+    /// Take a heap profile sample now, if a profiler is installed (called
+    /// right after a GC, the world stopped).
+    fn heap_census(&self, st: &mut RunState) {
+        let mut guard = self.profiler.lock().unwrap_or_else(|e| e.into_inner());
+        let Some(profiler) = guard.as_mut() else { return };
+        let start = Stamp::now();
+        let roots: Vec<(String, Word)> = {
+            let stable = self.stable_ptrs();
+            self.heap_roots.lock().unwrap_or_else(|e| e.into_inner()).iter().map(|(n, sp)| (n.clone(), stable.get(*sp))).collect()
+        };
+        let names = self.cost_centres.lock().unwrap_or_else(|e| e.into_inner()).names().to_vec();
+        let (_, elapsed) = start.since(&st.start);
+        profiler.sample(&ProfileContext { heap: self.heap_ref(), caps: self.caps_ref(), roots: &roots, cost_centres: &names, elapsed });
+        let (cpu, wall) = Stamp::now().since(&start);
+        st.stats.prof_cpu += cpu;
+        st.stats.prof_elapsed += wall;
+        st.stats.censuses += 1;
+    }
+
+    fn census_due(&self, st: &RunState) -> bool {
+        let guard = self.profiler.lock().unwrap_or_else(|e| e.into_inner());
+        guard.as_ref().map(|p| p.due(Stamp::now().since(&st.start).1)).unwrap_or(false)
+    }
+
     /// Can the collector compact the oldest generation in place?
     pub fn can_compact(&self) -> bool {
         self.collector.can_compact()
@@ -227,6 +274,9 @@ impl Rts {
         let exit_start = Stamp::now();
         // SAFETY: the mutator has returned; nothing else touches the state.
         let st = unsafe { &mut *self.state.get() };
+        if let Some(p) = self.profiler.lock().unwrap_or_else(|e| e.into_inner()).as_mut() {
+            p.finish(exit_start.since(&st.start).1);
+        }
         let caps = self.caps_mut();
         for (i, cap) in caps.iter_mut().enumerate() {
             let words = cap.take_allocation();
@@ -411,6 +461,9 @@ impl Rts {
         let heap = self.heap_mut();
         let caps = self.caps_mut();
         let allocated_words = absorb_capability_allocation(heap, caps, &mut st.stats);
+        // A census is taken right after a major GC (See `profiling`).
+        let census = self.census_due(st);
+        let force_major = force_major || census;
 
         let mut req = policy::plan_collection(heap, self.flags(), &st.policy, reason, force_major);
         if force_compact && heap.gens.len() > 1 {
@@ -481,6 +534,9 @@ impl Rts {
         self.verbose_gc_message(&req, major, outcome.compacted);
         st.stats.record_gc(record, major, outcome.parallel());
 
+        if census {
+            self.heap_census(st);
+        }
         if let Err(e) = resized {
             Rts::exhausted(e);
         }

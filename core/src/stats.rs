@@ -167,6 +167,14 @@ pub struct Stats {
     pub records: Vec<GcRecord>,
     /// Peak resident set size of the process (set at exit).
     pub max_rss_bytes: u64,
+    /// Heap profiling is on (then `-s` shows the PROF line).
+    pub profiling: bool,
+    /// Heap census CPU seconds.
+    pub prof_cpu: f64,
+    /// Heap census elapsed seconds.
+    pub prof_elapsed: f64,
+    /// Heap censuses taken.
+    pub censuses: u64,
     /// GC threads used.
     pub gc_threads: usize,
 }
@@ -204,17 +212,21 @@ impl Stats {
             records: Vec::new(),
             max_rss_bytes: 0,
             gc_threads: 1,
+            profiling: false,
+            prof_cpu: 0.0,
+            prof_elapsed: 0.0,
+            censuses: 0,
         }
     }
 
-    /// Mutator CPU seconds: total less INIT, GC and EXIT.
+    /// Mutator CPU seconds: total less INIT, GC, PROF and EXIT.
     pub fn mut_cpu(&self) -> f64 {
-        (self.total_cpu - self.init_cpu - self.gc_cpu - self.exit_cpu).max(0.0)
+        (self.total_cpu - self.init_cpu - self.gc_cpu - self.prof_cpu - self.exit_cpu).max(0.0)
     }
 
     /// Mutator elapsed seconds.
     pub fn mut_elapsed(&self) -> f64 {
-        (self.total_elapsed - self.init_elapsed - self.gc_elapsed - self.exit_elapsed).max(0.0)
+        (self.total_elapsed - self.init_elapsed - self.gc_elapsed - self.prof_elapsed - self.exit_elapsed).max(0.0)
     }
 
     /// Account one GC.

@@ -11,6 +11,7 @@
 pub mod binary_trees;
 pub mod gc_api;
 pub mod gcbench;
+pub mod hsc_roots;
 pub mod large_arrays;
 pub mod lru;
 pub mod mutable_graph;
@@ -87,6 +88,7 @@ pub const WORKLOADS: &[Workload] = &[
     large_arrays::WORKLOAD,
     thunks::WORKLOAD,
     gc_api::WORKLOAD,
+    hsc_roots::WORKLOAD,
 ];
 
 /// The workload called `name` (the test-only ones of `testing` too).

@@ -1,0 +1,47 @@
+//! The heap profiler the runtime calls (core's `HeapProfiler`): a census or
+//! root profile at each sample, written to a `.hp` file, with a final
+//! sample at exit.
+
+use crate::census::census;
+use crate::hp_file::HpWriter;
+use crate::root_profile::root_profile;
+use gclab_core::profiling::{HeapProfiler, ProfileContext};
+use std::path::Path;
+
+/// `-h<kind>` with samples every `interval` seconds into a `.hp` file.
+pub struct Profiler {
+    kind: char,
+    interval: f64,
+    last: Option<f64>,
+    out: HpWriter,
+    /// Every sample taken: (time, bands).
+    pub samples: Vec<(f64, Vec<(String, u64)>)>,
+}
+
+impl Profiler {
+    /// A profiler for break-down `kind` writing `path`.
+    pub fn new(kind: char, interval: f64, path: &Path, job: &str) -> std::io::Result<Profiler> {
+        Ok(Profiler { kind, interval, last: None, out: HpWriter::create(path, job)?, samples: Vec::new() })
+    }
+}
+
+impl HeapProfiler for Profiler {
+    fn due(&self, elapsed: f64) -> bool {
+        match self.last {
+            None => true,
+            Some(last) => elapsed - last >= self.interval,
+        }
+    }
+
+    fn sample(&mut self, ctx: &ProfileContext<'_>) {
+        let bands: Vec<(String, u64)> = if self.kind == 'o' { root_profile(ctx) } else { census(ctx, self.kind).into_iter().collect() };
+        let _ = self.out.sample(ctx.elapsed, &bands);
+        self.samples.push((ctx.elapsed, bands));
+        self.last = Some(ctx.elapsed);
+    }
+
+    fn finish(&mut self, elapsed: f64) {
+        let _ = self.out.sample(elapsed, &[]);
+        let _ = self.out.flush();
+    }
+}
