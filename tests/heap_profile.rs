@@ -16,6 +16,11 @@ static NIL: StaticObject = StaticObject::new(&NIL_INFO);
 static W: InfoTable = InfoTable::constr("W#", "Word", "GHC.Types", 0, 1);
 static PAIR: InfoTable = InfoTable::constr("Pair", "Pair", "Test", 2, 0);
 static CONS: InfoTable = InfoTable::constr("Cons", "List", "Test", 2, 0);
+static LAZY: InfoTable = InfoTable::thunk("lazy", "Word", "Test", 1, 0, lazy_entry);
+
+fn lazy_entry(m: &mut Mutator<'_>, this: Handle) -> Handle {
+    m.field(this, 0)
+}
 
 fn scratch(name: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("gclab-hp-{name}-{}", std::process::id()));
@@ -176,5 +181,31 @@ fn a_million_long_list_and_a_million_wide_array_traverse_without_recursion() {
     let got = last_sample(&samples);
     let array_bytes = (1 + 1 + n + n.div_ceil(128).div_ceil(8)) as u64 * 8;
     assert_eq!(got, bands(&[("list", 24 * n as u64), ("array", array_bytes), ("list+array", 16)]));
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn retainer_sets_of_a_hand_built_heap() {
+    // Roots hold t (a thunk made under cost centre A), v (a mutable
+    // variable made under B) and y = Pair(z, Nil); t and v both point at x.
+    // t and v are retainers, y is not. Retainer sets:
+    //   t, v, y, z: {ROOTS}  (reached from the roots, no retainer between)
+    //   x:          {A,B}    (reached only through t and through v)
+    // Sizes without profiling words: thunk 16, MutVar 16, W# 16, Pair 24.
+    // Bands: {A,B} = 16; {ROOTS} = 16 + 16 + 24 + 16 = 72.
+    let dir = scratch("retainer");
+    let samples = profiled('r', "", &dir.join("ret.hp"), |m| {
+        let nil = m.static_obj(&NIL);
+        let x = word(m, 1);
+        let t = m.with_cost_centre("A", |m| m.alloc(&LAZY, &[x], &[]));
+        let v = m.with_cost_centre("B", |m| m.new_mut_var(x));
+        let z = word(m, 2);
+        let y = m.alloc(&PAIR, &[z, nil], &[]);
+        m.set(x, nil);
+        m.set(z, nil);
+        let _ = (t, v, y);
+        m.perform_gc(true);
+    });
+    assert_eq!(last_sample(&samples), bands(&[("{A,B}", 16), ("{ROOTS}", 72)]));
     std::fs::remove_dir_all(&dir).unwrap();
 }

@@ -222,7 +222,6 @@ const NOT_YET: &[(&str, &str)] = &[
     ("-qg", "parallel GC options"),
     ("-qb", "parallel GC options"),
     ("-qn", "parallel GC options"),
-    ("-hr", "retainer profiling"),
 ];
 
 impl RtsFlags {
@@ -285,12 +284,12 @@ impl RtsFlags {
         if let Some(kind) = arg.strip_prefix("-h") {
             let k = match kind {
                 "" | "T" => 'T',
-                "d" | "y" | "m" | "c" | "o" => kind.chars().next().expect("one letter"),
-                _ => return Err(bad(arg, "unknown heap profile break-down (known: -hT, -hd, -hy, -hm, -hc, -ho)")),
+                "d" | "y" | "m" | "c" | "r" | "o" => kind.chars().next().expect("one letter"),
+                _ => return Err(bad(arg, "unknown heap profile break-down (known: -hT, -hd, -hy, -hm, -hc, -hr, -ho)")),
             };
             self.heap_profile = Some(k);
             // Cost centres and root profiling need the profiling header.
-            if matches!(k, 'c' | 'o') {
+            if matches!(k, 'c' | 'r' | 'o') {
                 self.profiling_header = true;
             }
             return Ok(());
@@ -509,7 +508,8 @@ RTS options may also be given in the GCLABRTS environment variable\n\
   -ol<file> Write the eventlog to <file>\n\
   -v[flags] Print the events as text on stdout (flags as -l, t: timestamps)\n\
   -h<b>     Heap profile to <program>.hp, broken down by T closure type, d closure\n\
-            description, y type, m module, c cost centre, o user-specified roots\n\
+            description, y type, m module, c cost centre, r retainer set,\n\
+            o user-specified roots (-po<stem>: write <stem>.hp)\n\
   -i<secs>  Seconds between heap profile samples (default 0.1; 0: every GC)\n\n\
 Collectors (select with --collector NAME; GHC's flags pick the built-in ones):\n",
     );
@@ -579,7 +579,6 @@ mod tests {
             (&["-Ax"][..], "-Ax"),
             (&["-qg1"][..], "-qg1"),
             (&["-hx"][..], "-hx"),
-            (&["-hr"][..], "-hr"),
             (&["-i-1"][..], "-i-1"),
             (&["-lz"][..], "-lz"),
             (&["-ol"][..], "-ol"),

@@ -13,6 +13,7 @@
 pub mod census;
 pub mod hp_file;
 pub mod profiler;
+pub mod retainer;
 pub mod root_profile;
 pub mod traverse;
 

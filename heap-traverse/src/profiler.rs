@@ -4,6 +4,7 @@
 
 use crate::census::census;
 use crate::hp_file::HpWriter;
+use crate::retainer::retainer_profile;
 use crate::root_profile::root_profile;
 use gclab_core::profiling::{HeapProfiler, ProfileContext};
 use std::path::Path;
@@ -34,7 +35,11 @@ impl HeapProfiler for Profiler {
     }
 
     fn sample(&mut self, ctx: &ProfileContext<'_>) {
-        let bands: Vec<(String, u64)> = if self.kind == 'o' { root_profile(ctx) } else { census(ctx, self.kind).into_iter().collect() };
+        let bands: Vec<(String, u64)> = match self.kind {
+            'o' => root_profile(ctx),
+            'r' => retainer_profile(ctx),
+            kind => census(ctx, kind).into_iter().collect(),
+        };
         let _ = self.out.sample(ctx.elapsed, &bands);
         self.samples.push((ctx.elapsed, bands));
         self.last = Some(ctx.elapsed);

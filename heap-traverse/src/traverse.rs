@@ -28,6 +28,17 @@ use std::sync::atomic::Ordering;
 const VISITED: Word = 1 << 63;
 const DATA: Word = !VISITED;
 
+/// What a traversal that carries context down its edges does at each
+/// object (GHC's "stack data"): `ctx` is what the parent passed on.
+pub trait ContextVisitor {
+    /// The first time `obj` is reached, from context `ctx`: its data, and
+    /// the context to walk its children with (None: do not walk them).
+    fn first_visit(&mut self, obj: Word, info: &'static InfoTable, size: usize, ctx: u64) -> (u64, Option<u64>);
+    /// `obj` is reached again from `ctx`, holding `data`: new data and the
+    /// context to walk its children again with, or None to leave it.
+    fn revisit(&mut self, obj: Word, info: &'static InfoTable, size: usize, data: u64, ctx: u64) -> Option<(u64, Option<u64>)>;
+}
+
 /// What a traversal does at each object.
 pub trait Visitor {
     /// The first time `obj` is reached: its data, and whether to walk its
@@ -44,15 +55,34 @@ pub fn begin(heap: &Heap) -> bool {
     !heap.traversal_flip.fetch_xor(true, Ordering::Relaxed)
 }
 
+/// A `Visitor` seen as a `ContextVisitor` that ignores context.
+struct NoContext<'v, V>(&'v mut V);
+
+impl<V: Visitor> ContextVisitor for NoContext<'_, V> {
+    fn first_visit(&mut self, obj: Word, info: &'static InfoTable, size: usize, _: u64) -> (u64, Option<u64>) {
+        let (data, descend) = self.0.first_visit(obj, info, size);
+        (data, descend.then_some(0))
+    }
+
+    fn revisit(&mut self, obj: Word, info: &'static InfoTable, size: usize, data: u64, _: u64) -> Option<(u64, Option<u64>)> {
+        self.0.revisit(obj, info, size, data).map(|d| (d, Some(0)))
+    }
+}
+
 /// Traverse from `root` (an object address). `flip` is what `begin` returned.
+pub fn traverse(layout: Layout, flip: bool, root: Word, visitor: &mut impl Visitor) {
+    traverse_with_context(layout, flip, &[(root, 0)], &mut NoContext(visitor));
+}
+
+/// Traverse from `roots`, each with the context its children start from.
 ///
 /// Safety of the reads below rests on the caller: the world is stopped and
 /// the heap was just collected, so every pointer reached is a valid object,
 /// and profiling is on, so every heap object has a traversal word.
-pub fn traverse(layout: Layout, flip: bool, root: Word, visitor: &mut impl Visitor) {
+pub fn traverse_with_context(layout: Layout, flip: bool, roots: &[(Word, u64)], visitor: &mut impl ContextVisitor) {
     assert!(layout.profiling(), "heap traversal needs the profiling header (a -h flag)");
-    let mut stack: Vec<Word> = vec![root];
-    while let Some(obj) = stack.pop() {
+    let mut stack: Vec<(Word, u64)> = roots.iter().rev().copied().collect();
+    while let Some((obj, ctx)) = stack.pop() {
         let p = obj as *mut Word;
         // SAFETY: `obj` is a valid object (module doc).
         let info = info_of_header(unsafe { *p });
@@ -61,28 +91,28 @@ pub fn traverse(layout: Layout, flip: bool, root: Word, visitor: &mut impl Visit
         }
         if info.closure_type == ClosureType::Ind {
             // SAFETY: an IND's payload is its indirectee.
-            stack.push(unsafe { *layout.payload(p) });
+            stack.push((unsafe { *layout.payload(p) }, ctx));
             continue;
         }
         // SAFETY: a heap object with the profiling header.
         let (size, word) = unsafe { (layout.size_of(p, info) - (layout.hdr - 1), *p.add(2)) };
         let visited = ((word & VISITED) != 0) == flip;
-        let (data, descend) = if !visited {
-            visitor.first_visit(obj, info, size)
+        let (data, child_ctx) = if !visited {
+            visitor.first_visit(obj, info, size, ctx)
         } else {
-            match visitor.revisit(obj, info, size, (word & DATA) as u64) {
-                Some(d) => (d, true),
+            match visitor.revisit(obj, info, size, (word & DATA) as u64, ctx) {
+                Some(r) => r,
                 None => continue,
             }
         };
         // SAFETY: as above; the traversal word is ours to write.
         unsafe { *p.add(2) = (if flip { VISITED } else { 0 }) | (data as Word & DATA) };
-        if descend {
+        if let Some(c) = child_ctx {
             // SAFETY: pointer slots of a valid object.
             let (slots, n) = unsafe { layout.pointer_slots(p, info) };
             for i in (0..n).rev() {
                 // SAFETY: i < n.
-                stack.push(unsafe { *slots.add(i) });
+                stack.push((unsafe { *slots.add(i) }, c));
             }
         }
     }
