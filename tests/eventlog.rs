@@ -196,3 +196,22 @@ fn dash_v_prints_the_events_and_the_timeline_is_drawn() {
     }
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn heap_profile_samples_reach_the_eventlog() {
+    let dir = scratch("hprof");
+    for (kind, sample) in [("-hT", "HeapProfSampleString"), ("-hc", "HeapProfSampleCostCentre"), ("-ho", "HeapProfSampleString")] {
+        let file = dir.join(format!("{kind}.eventlog"));
+        let o = gclab(&["run", "hsc-roots", "3000", "+RTS", kind, "-i0", "-l", &format!("-ol{}", file.display()), &format!("-po{}", dir.join("p").display())]);
+        assert!(o.status.success(), "{kind}: {}", String::from_utf8_lossy(&o.stderr));
+        let counts = ghc_events_counts(&file);
+        assert_eq!(counts.get("HeapProfBegin"), Some(&1), "{kind}: {counts:?}");
+        assert!(counts.get(sample).copied().unwrap_or(0) > 0, "{kind}: no {sample}: {counts:?}");
+        assert_eq!(counts.get("HeapProfSampleBegin"), counts.get("HeapProfSampleEnd"));
+        assert!(!counts.contains_key("UnknownEvent"));
+        if kind == "-hc" {
+            assert!(counts.get("HeapProfCostCentre").copied().unwrap_or(0) > 0);
+        }
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -49,6 +49,12 @@ pub mod id {
     pub const HEAP_INFO_GHC: u16 = 52;
     pub const GC_STATS_GHC: u16 = 53;
     pub const GC_GLOBAL_SYNC: u16 = 54;
+    pub const HEAP_PROF_BEGIN: u16 = 160;
+    pub const HEAP_PROF_COST_CENTRE: u16 = 161;
+    pub const HEAP_PROF_SAMPLE_BEGIN: u16 = 162;
+    pub const HEAP_PROF_SAMPLE_COST_CENTRE: u16 = 163;
+    pub const HEAP_PROF_SAMPLE_STRING: u16 = 164;
+    pub const HEAP_PROF_SAMPLE_END: u16 = 165;
     pub const DATA_END: u16 = 0xffff;
 }
 
@@ -94,7 +100,28 @@ pub const EVENT_TYPES: &[EventType] = &[
     et(id::HEAP_INFO_GHC, Some(38), "Heap static parameters"),
     et(id::GC_STATS_GHC, Some(58), "GC statistics"),
     et(id::GC_GLOBAL_SYNC, Some(0), "Synchronise stop-the-world GC"),
+    et(id::HEAP_PROF_BEGIN, None, "Start of heap profile"),
+    et(id::HEAP_PROF_COST_CENTRE, None, "Cost center definition"),
+    et(id::HEAP_PROF_SAMPLE_BEGIN, Some(8), "Start of heap profile sample"),
+    et(id::HEAP_PROF_SAMPLE_COST_CENTRE, None, "Heap profile cost-centre sample"),
+    et(id::HEAP_PROF_SAMPLE_STRING, None, "Heap profile string sample"),
+    et(id::HEAP_PROF_SAMPLE_END, Some(8), "End of heap profile sample"),
 ];
+
+/// The `HEAP_PROF_BEGIN` break-down code of a `-h` letter (GHC's
+/// `HeapProfBreakdown`, seed 001).
+pub fn heap_prof_breakdown(kind: char) -> u32 {
+    match kind {
+        'c' => 1,
+        'm' => 2,
+        'd' => 3,
+        'y' => 4,
+        'r' => 5,
+        'T' => 7,
+        // Root profiling is gclab's (and seed 003's): its bands are strings.
+        _ => 3,
+    }
+}
 
 /// Capability set types (`CAPSET_CREATE`): GHC's 1 custom, 2 OS process,
 /// 3 clock domain.
@@ -363,6 +390,12 @@ pub fn describe(id: u16, p: &[u8]) -> String {
             be64(p, 42),
             be64(p, 50)
         ),
+        id::HEAP_PROF_BEGIN => format!("start heap profiling {} at sampling period {} broken down by {}", be16(p, 0) >> 8, be64(p, 1), be32(p, 9)),
+        id::HEAP_PROF_SAMPLE_BEGIN => format!("start heap prof sample {}", be64(p, 0)),
+        id::HEAP_PROF_SAMPLE_END => format!("end heap prof sample {}", be64(p, 0)),
+        id::HEAP_PROF_SAMPLE_STRING => format!("heap prof sample string: {} bytes {:?}", be64(p, 1), String::from_utf8_lossy(p.get(9..p.len().saturating_sub(1)).unwrap_or(&[]))),
+        id::HEAP_PROF_COST_CENTRE => format!("heap prof define cost centre {}", be32(p, 0)),
+        id::HEAP_PROF_SAMPLE_COST_CENTRE => format!("heap prof sample cost centre: {} bytes", be64(p, 1)),
         other => format!("event {other} ({} bytes)", p.len()),
     }
 }

@@ -33,8 +33,13 @@ pub trait HeapProfiler: Send {
     /// Is a sample due at this time (seconds since the start)? A due
     /// sample makes the coming GC a major one.
     fn due(&self, elapsed: f64) -> bool;
-    /// Take a sample, right after a major GC.
-    fn sample(&mut self, ctx: &ProfileContext<'_>);
+    /// The `-h` break-down letter (for the eventlog's HEAP_PROF_BEGIN).
+    fn breakdown(&self) -> char;
+    /// Seconds between samples.
+    fn interval(&self) -> f64;
+    /// Take a sample, right after a major GC; returns its bands (name,
+    /// bytes), which the runtime also posts to the eventlog.
+    fn sample(&mut self, ctx: &ProfileContext<'_>) -> Vec<(String, u64)>;
     /// The run ends (`elapsed` seconds): write whatever is left.
     fn finish(&mut self, elapsed: f64);
 }

@@ -122,6 +122,7 @@ pub struct Rts {
     profiler: Mutex<Option<Box<dyn HeapProfiler>>>,
     cost_centres: Mutex<CostCentres>,
     heap_roots: Mutex<Vec<(String, StablePtr)>>,
+    defined_cost_centres: Mutex<Vec<usize>>,
 }
 
 // SAFETY: shared access follows Note [Who touches what]: capabilities are
@@ -152,6 +153,7 @@ impl Rts {
             profiler: Mutex::new(None),
             cost_centres: Mutex::new(CostCentres::default()),
             heap_roots: Mutex::new(Vec::new()),
+            defined_cost_centres: Mutex::new(Vec::new()),
             heap: UnsafeCell::new(heap),
             caps: (0..caps).map(|i| UnsafeCell::new(Capability::new(i, generations))).collect(),
             stable_ptrs: Mutex::new(StablePtrTable::new()),
@@ -198,6 +200,14 @@ impl Rts {
 
     /// Install a heap profiler: it samples after GCs (See `profiling`).
     pub fn set_heap_profiler(&self, p: Box<dyn HeapProfiler>) {
+        if let Some(log) = self.eventlog.lock().unwrap_or_else(|e| e.into_inner()).as_mut() {
+            // HEAP_PROF_BEGIN: profile 0, period, break-down, seven empty filters.
+            let mut payload = Payload::new().bytes(&[0]).u64((p.interval() * 1e9) as u64).u32(ev::heap_prof_breakdown(p.breakdown()));
+            for _ in 0..7 {
+                payload = payload.bytes(&[0]);
+            }
+            log.post(None, Instant::now(), ev::id::HEAP_PROF_BEGIN, payload);
+        }
         *self.profiler.lock().unwrap_or_else(|e| e.into_inner()) = Some(p);
         // SAFETY: called before the mutator runs; nothing else holds the state.
         unsafe { (*self.state.get()).stats.profiling = true };
@@ -223,11 +233,39 @@ impl Rts {
         };
         let names = self.cost_centres.lock().unwrap_or_else(|e| e.into_inner()).names().to_vec();
         let (_, elapsed) = start.since(&st.start);
-        profiler.sample(&ProfileContext { heap: self.heap_ref(), caps: self.caps_ref(), roots: &roots, cost_centres: &names, elapsed });
+        let bands = profiler.sample(&ProfileContext { heap: self.heap_ref(), caps: self.caps_ref(), roots: &roots, cost_centres: &names, elapsed });
+        let by_cost_centre = profiler.breakdown() == 'c';
+        drop(guard);
+        self.post_heap_sample(st.stats.censuses, &bands, by_cost_centre, &names);
         let (cpu, wall) = Stamp::now().since(&start);
         st.stats.prof_cpu += cpu;
         st.stats.prof_elapsed += wall;
         st.stats.censuses += 1;
+    }
+
+    /// A heap profile sample as eventlog events (seed 001): SAMPLE_BEGIN,
+    /// a string or cost-centre sample per band (cost centres defined on
+    /// first use), SAMPLE_END.
+    fn post_heap_sample(&self, number: u64, bands: &[(String, u64)], by_cost_centre: bool, names: &[String]) {
+        let mut guard = self.eventlog.lock().unwrap_or_else(|e| e.into_inner());
+        let Some(log) = guard.as_mut() else { return };
+        let now = Instant::now();
+        log.post(None, now, ev::id::HEAP_PROF_SAMPLE_BEGIN, Payload::new().u64(number));
+        for (band, bytes) in bands {
+            match names.iter().position(|n| n == band).filter(|_| by_cost_centre) {
+                Some(cc) => {
+                    let mut defined = self.defined_cost_centres.lock().unwrap_or_else(|e| e.into_inner());
+                    if !defined.contains(&cc) {
+                        defined.push(cc);
+                        let def = Payload::new().u32(cc as u32).bytes(band.as_bytes()).bytes(&[0]).bytes(b"Main\0<unknown>\0").bytes(&[0]);
+                        log.post(None, now, ev::id::HEAP_PROF_COST_CENTRE, def);
+                    }
+                    log.post(None, now, ev::id::HEAP_PROF_SAMPLE_COST_CENTRE, Payload::new().bytes(&[0]).u64(*bytes).bytes(&[1]).u32(cc as u32));
+                }
+                None => log.post(None, now, ev::id::HEAP_PROF_SAMPLE_STRING, Payload::new().bytes(&[0]).u64(*bytes).bytes(band.as_bytes()).bytes(&[0])),
+            }
+        }
+        log.post(None, now, ev::id::HEAP_PROF_SAMPLE_END, Payload::new().u64(number));
     }
 
     fn census_due(&self, st: &RunState) -> bool {

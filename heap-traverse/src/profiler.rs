@@ -34,15 +34,24 @@ impl HeapProfiler for Profiler {
         }
     }
 
-    fn sample(&mut self, ctx: &ProfileContext<'_>) {
+    fn breakdown(&self) -> char {
+        self.kind
+    }
+
+    fn interval(&self) -> f64 {
+        self.interval
+    }
+
+    fn sample(&mut self, ctx: &ProfileContext<'_>) -> Vec<(String, u64)> {
         let bands: Vec<(String, u64)> = match self.kind {
             'o' => root_profile(ctx),
             'r' => retainer_profile(ctx),
             kind => census(ctx, kind).into_iter().collect(),
         };
         let _ = self.out.sample(ctx.elapsed, &bands);
-        self.samples.push((ctx.elapsed, bands));
+        self.samples.push((ctx.elapsed, bands.clone()));
         self.last = Some(ctx.elapsed);
+        bands
     }
 
     fn finish(&mut self, elapsed: f64) {
