@@ -65,6 +65,7 @@ fn run(m: &mut Mutator<'_>, args: &[usize], out: &mut dyn Write) -> u64 {
     sum = mix(sum, stretch);
 
     let long_lived = make(m, nil, max_depth);
+    m.set_heap_roots(&[("long-lived", long_lived)]); // for +RTS -ho
     for d in (MIN_DEPTH..=max_depth).step_by(2) {
         let iterations = 1u64 << (max_depth - d + MIN_DEPTH);
         let mut c = 0;

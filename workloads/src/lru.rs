@@ -44,6 +44,7 @@ fn run(m: &mut Mutator<'_>, args: &[usize], out: &mut dyn Write) -> u64 {
     let slots = m.new_array(capacity, empty);
     let slot_of = m.new_byte_array(keys * 8); // key -> slot + 1, 0 when absent
     let referenced = m.new_byte_array(capacity * 8);
+    m.set_heap_roots(&[("cache", slots), ("key-index", slot_of)]); // for +RTS -ho
     let mut hand = 0;
     let (mut hits, mut misses, mut sum) = (0u64, 0u64, 0u64);
 

@@ -45,6 +45,7 @@ fn run(m: &mut Mutator<'_>, args: &[usize], out: &mut dyn Write) -> u64 {
         m.array_set(index, i, w);
         m.truncate(base);
     }
+    m.set_heap_roots(&[("vars", vars), ("index", index)]); // for +RTS -ho: they share every vertex
     for step in 0..steps {
         let base = m.depth();
         let (from, to) = (rng.below(nodes), rng.below(nodes));
