@@ -24,15 +24,18 @@ pub struct ProfileContext<'a> {
     pub roots: &'a [(String, Word)],
     /// Cost-centre names by id (0 is `MAIN`).
     pub cost_centres: &'a [String],
-    /// Seconds since the run began.
+    /// Seconds since the run began (the sample's time in the profile).
     pub elapsed: f64,
+    /// Mutator seconds so far (what sampling intervals count).
+    pub mutator: f64,
 }
 
 /// A heap profiler, installed on a runtime with `Rts::set_heap_profiler`.
 pub trait HeapProfiler: Send {
-    /// Is a sample due at this time (seconds since the start)? A due
-    /// sample makes the coming GC a major one.
-    fn due(&self, elapsed: f64) -> bool;
+    /// Is a sample due, `mutator` seconds of mutator time into the run?
+    /// (Mutator time, so that GC and profiling itself cannot make every GC
+    /// a sample.) A due sample makes the coming GC a major one.
+    fn due(&self, mutator: f64) -> bool;
     /// The `-h` break-down letter (for the eventlog's HEAP_PROF_BEGIN).
     fn breakdown(&self) -> char;
     /// Seconds between samples.

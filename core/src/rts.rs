@@ -233,7 +233,8 @@ impl Rts {
         };
         let names = self.cost_centres.lock().unwrap_or_else(|e| e.into_inner()).names().to_vec();
         let (_, elapsed) = start.since(&st.start);
-        let bands = profiler.sample(&ProfileContext { heap: self.heap_ref(), caps: self.caps_ref(), roots: &roots, cost_centres: &names, elapsed });
+        let mutator = mutator_seconds(st);
+        let bands = profiler.sample(&ProfileContext { heap: self.heap_ref(), caps: self.caps_ref(), roots: &roots, cost_centres: &names, elapsed, mutator });
         let by_cost_centre = profiler.breakdown() == 'c';
         drop(guard);
         self.post_heap_sample(st.stats.censuses, &bands, by_cost_centre, &names);
@@ -270,7 +271,7 @@ impl Rts {
 
     fn census_due(&self, st: &RunState) -> bool {
         let guard = self.profiler.lock().unwrap_or_else(|e| e.into_inner());
-        guard.as_ref().map(|p| p.due(Stamp::now().since(&st.start).1)).unwrap_or(false)
+        guard.as_ref().map(|p| p.due(mutator_seconds(st))).unwrap_or(false)
     }
 
     /// Can the collector compact the oldest generation in place?
@@ -672,6 +673,12 @@ impl Rts {
         let used = blocks.peak_used_blocks() * BLOCK_SIZE;
         st.stats.fragmentation_bytes = capacity.saturating_sub(used) as u64 / 1024 / 1024 * 1024 * 1024;
     }
+}
+
+/// Mutator seconds so far: elapsed less INIT, GC and profiling.
+fn mutator_seconds(st: &RunState) -> f64 {
+    let (_, elapsed) = Stamp::now().since(&st.start);
+    (elapsed - st.stats.init_elapsed - st.stats.gc_elapsed - st.stats.prof_elapsed).max(0.0)
 }
 
 /// Fold each capability's allocation since the last GC into the totals,

@@ -8,7 +8,7 @@
 use gclab_core::constants::WORD_SIZE;
 use gclab_core::info::{ClosureType, InfoTable};
 use gclab_core::profiling::ProfileContext;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 
 /// The band an object falls in for break-down `kind`.
 pub fn band(kind: char, info: &InfoTable, ccs: usize, cost_centres: &[String]) -> String {
@@ -23,16 +23,21 @@ pub fn band(kind: char, info: &InfoTable, ccs: usize, cost_centres: &[String]) -
     }
 }
 
-/// Bytes of live data per band.
+/// Bytes of live data per band. Objects are summed by (info table, cost
+/// centre) first, a hash-map update per object, and named once at the end.
 pub fn census(ctx: &ProfileContext<'_>, kind: char) -> BTreeMap<String, u64> {
     let layout = ctx.heap.layout;
-    let mut bands: BTreeMap<String, u64> = BTreeMap::new();
+    let mut by_info: HashMap<(usize, usize), (&'static InfoTable, u64)> = HashMap::new();
     gclab_core::heap_walk::for_each_object(ctx.heap, ctx.caps, |p, info, size, _| {
         // SAFETY (in the read below): with profiling on, word 1 of every
         // heap object is its cost-centre stack.
-        let ccs = if layout.profiling() { unsafe { *p.add(1) } } else { 0 };
+        let ccs = if kind == 'c' && layout.profiling() { unsafe { *p.add(1) } } else { 0 };
         let bytes = ((size - (layout.hdr - 1)) * WORD_SIZE) as u64;
-        *bands.entry(band(kind, info, ccs, ctx.cost_centres)).or_insert(0) += bytes;
+        by_info.entry((info as *const InfoTable as usize, ccs)).or_insert((info, 0)).1 += bytes;
     });
+    let mut bands: BTreeMap<String, u64> = BTreeMap::new();
+    for ((_, ccs), (info, bytes)) in by_info {
+        *bands.entry(band(kind, info, ccs, ctx.cost_centres)).or_insert(0) += bytes;
+    }
     bands
 }

@@ -15,7 +15,8 @@ pub struct Profiler {
     interval: f64,
     last: Option<f64>,
     out: HpWriter,
-    /// Every sample taken: (time, bands).
+    /// Every sample taken: (time, bands). Intervals between samples are
+    /// counted in mutator time; the samples are stamped with elapsed time.
     pub samples: Vec<(f64, Vec<(String, u64)>)>,
 }
 
@@ -27,10 +28,10 @@ impl Profiler {
 }
 
 impl HeapProfiler for Profiler {
-    fn due(&self, elapsed: f64) -> bool {
+    fn due(&self, mutator: f64) -> bool {
         match self.last {
             None => true,
-            Some(last) => elapsed - last >= self.interval,
+            Some(last) => mutator - last >= self.interval,
         }
     }
 
@@ -50,7 +51,7 @@ impl HeapProfiler for Profiler {
         };
         let _ = self.out.sample(ctx.elapsed, &bands);
         self.samples.push((ctx.elapsed, bands.clone()));
-        self.last = Some(ctx.elapsed);
+        self.last = Some(ctx.mutator);
         bands
     }
 
