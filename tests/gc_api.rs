@@ -269,50 +269,41 @@ fn memprof_samples_at_its_rate() {
     });
 }
 
+/// A tracker that tracks every sampled block and logs every callback.
+fn logging_tracker(events: &Arc<Mutex<Vec<String>>>) -> memprof::Tracker {
+    let (a, p, dm, dj) = (events.clone(), events.clone(), events.clone(), events.clone());
+    memprof::Tracker {
+        alloc_minor: Box::new(move |_| {
+            a.lock().unwrap().push("alloc".into());
+            Some(0)
+        }),
+        alloc_major: Box::new(|_| None),
+        promote: Box::new(move |d| {
+            p.lock().unwrap().push("promote".into());
+            Some(d)
+        }),
+        dealloc_minor: Box::new(move |_| dm.lock().unwrap().push("dealloc_minor".into())),
+        dealloc_major: Box::new(move |_| dj.lock().unwrap().push("dealloc_major".into())),
+    }
+}
+
 #[test]
 fn memprof_tracks_promotion_and_deallocation() {
     under_every_collector(|m, name| {
         let events = Arc::new(Mutex::new(Vec::<String>::new()));
-        let (a, p, dm, dj) = (events.clone(), events.clone(), events.clone(), events.clone());
-        let tracker = memprof::Tracker {
-            alloc_minor: Box::new(move |_| {
-                let mut e = a.lock().unwrap();
-                e.push("alloc".into());
-                Some(e.len() as u64)
-            }),
-            alloc_major: Box::new(|_| None),
-            promote: Box::new(move |d| {
-                p.lock().unwrap().push("promote".into());
-                Some(d)
-            }),
-            dealloc_minor: Box::new(move |_| dm.lock().unwrap().push("dealloc_minor".into())),
-            dealloc_major: Box::new(move |_| dj.lock().unwrap().push("dealloc_major".into())),
-        };
-        memprof::start(m, 1.0, tracker).unwrap();
         let base = m.depth();
-        let kept = int(m, 1);
-        let dropped = int(m, 2);
-        m.truncate(kept.index() + 1);
-        let _ = dropped;
+        // Stopping forgets tracked blocks: a block tracked, then dropped
+        // after stop, is never reported dead.
+        memprof::start(m, 1.0, logging_tracker(&events)).unwrap();
+        let d = m.depth();
+        int(m, 2);
+        m.truncate(d);
         memprof::stop(m);
-        // Stopping forgets the tracked blocks; track again, then collect.
-        let tracker_events = events.clone();
-        tracker_events.lock().unwrap().clear();
-        let (a, p, dm, dj) = (events.clone(), events.clone(), events.clone(), events.clone());
-        memprof::start(m, 1.0, memprof::Tracker {
-            alloc_minor: Box::new(move |_| {
-                a.lock().unwrap().push("alloc".into());
-                Some(0)
-            }),
-            alloc_major: Box::new(|_| None),
-            promote: Box::new(move |d| {
-                p.lock().unwrap().push("promote".into());
-                Some(d)
-            }),
-            dealloc_minor: Box::new(move |_| dm.lock().unwrap().push("dealloc_minor".into())),
-            dealloc_major: Box::new(move |_| dj.lock().unwrap().push("dealloc_major".into())),
-        })
-        .unwrap();
+        gc::full_major(m);
+        assert_eq!(*events.lock().unwrap(), vec!["alloc".to_string()], "{name}: nothing reported after stop");
+        events.lock().unwrap().clear();
+        // Tracked: one survivor, one dropped.
+        memprof::start(m, 1.0, logging_tracker(&events)).unwrap();
         let survivor = int(m, 3);
         let d = m.depth();
         int(m, 4);
