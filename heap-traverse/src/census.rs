@@ -26,13 +26,10 @@ pub fn band(kind: char, info: &InfoTable, ccs: usize, cost_centres: &[String]) -
 /// Bytes of live data per band. Objects are summed by (info table, cost
 /// centre) first, a hash-map update per object, and named once at the end.
 pub fn census(ctx: &ProfileContext<'_>, kind: char) -> BTreeMap<String, u64> {
-    let layout = ctx.heap.layout;
     let mut by_info: HashMap<(usize, usize), (&'static InfoTable, u64)> = HashMap::new();
-    gclab_core::heap_walk::for_each_object(ctx.heap, ctx.caps, |p, info, size, _| {
-        // SAFETY (in the read below): with profiling on, word 1 of every
-        // heap object is its cost-centre stack.
-        let ccs = if kind == 'c' && layout.profiling() { unsafe { *p.add(1) } } else { 0 };
-        let bytes = ((size - (layout.hdr - 1)) * WORD_SIZE) as u64;
+    ctx.for_each_object(|o, info, size| {
+        let ccs = if kind == 'c' { ctx.cost_centre(o) } else { 0 };
+        let bytes = (size * WORD_SIZE) as u64;
         by_info.entry((info as *const InfoTable as usize, ccs)).or_insert((info, 0)).1 += bytes;
     });
     let mut bands: BTreeMap<String, u64> = BTreeMap::new();

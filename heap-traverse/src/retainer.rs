@@ -16,9 +16,9 @@
 //! grows it and, for a non-retainer, walks the children again.
 
 use crate::traverse::{begin, traverse_with_context, ContextVisitor};
-use gclab_core::constants::{Word, WORD_SIZE};
+use gclab_core::constants::WORD_SIZE;
 use gclab_core::info::{ClosureType, InfoTable};
-use gclab_core::profiling::ProfileContext;
+use gclab_core::profiling::{Obj, ProfileContext};
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 /// Is an object of this kind a retainer? (GHC's `isRetainer`.)
@@ -32,7 +32,8 @@ pub fn is_retainer(info: &InfoTable) -> bool {
 /// The retainer id of the roots.
 const ROOTS: u64 = 0;
 
-struct RetainerVisitor {
+struct RetainerVisitor<'c, 'a> {
+    ctx: &'c ProfileContext<'a>,
     /// Interned retainer sets (of retainer ids: ROOTS, or an object's
     /// cost-centre stack + 1) and their ids.
     sets: Vec<BTreeSet<u64>>,
@@ -41,7 +42,7 @@ struct RetainerVisitor {
     sizes: HashMap<u64, u64>,
 }
 
-impl RetainerVisitor {
+impl RetainerVisitor<'_, '_> {
     fn intern(&mut self, set: BTreeSet<u64>) -> u64 {
         if let Some(&id) = self.ids.get(&set) {
             return id;
@@ -53,25 +54,23 @@ impl RetainerVisitor {
     }
 
     /// The retainer that `obj` is to its children, or the context it got.
-    fn pass_on(&mut self, obj: Word, info: &InfoTable, ctx: u64) -> u64 {
+    fn pass_on(&mut self, obj: Obj, info: &InfoTable, ctx: u64) -> u64 {
         if is_retainer(info) {
-            // SAFETY: profiling is on, so word 1 is the object's cost-centre stack.
-            let ccs = unsafe { *(obj as *const Word).add(1) } as u64;
-            ccs + 1
+            self.ctx.cost_centre(obj) as u64 + 1
         } else {
             ctx
         }
     }
 }
 
-impl ContextVisitor for RetainerVisitor {
-    fn first_visit(&mut self, obj: Word, info: &'static InfoTable, size: usize, ctx: u64) -> (u64, Option<u64>) {
+impl ContextVisitor for RetainerVisitor<'_, '_> {
+    fn first_visit(&mut self, obj: Obj, info: &'static InfoTable, size: usize, ctx: u64) -> (u64, Option<u64>) {
         let id = self.intern(BTreeSet::from([ctx]));
         *self.sizes.entry(id).or_insert(0) += (size * WORD_SIZE) as u64;
         (id, Some(self.pass_on(obj, info, ctx)))
     }
 
-    fn revisit(&mut self, _obj: Word, info: &'static InfoTable, size: usize, data: u64, ctx: u64) -> Option<(u64, Option<u64>)> {
+    fn revisit(&mut self, _obj: Obj, info: &'static InfoTable, size: usize, data: u64, ctx: u64) -> Option<(u64, Option<u64>)> {
         if self.sets[data as usize].contains(&ctx) {
             return None;
         }
@@ -89,11 +88,11 @@ impl ContextVisitor for RetainerVisitor {
 
 /// Bytes per retainer set, named `{CCS,...}` (sorted), empty sets dropped.
 pub fn retainer_profile(ctx: &ProfileContext<'_>) -> Vec<(String, u64)> {
-    let flip = begin(ctx.heap);
-    let mut roots: Vec<(Word, u64)> = ctx.caps.iter().flat_map(|c| c.roots.iter().chain(c.pending_finalizers.iter()).map(|&r| (r, ROOTS))).collect();
-    roots.extend(ctx.roots.iter().map(|(_, a)| (*a, ROOTS)));
-    let mut v = RetainerVisitor { sets: Vec::new(), ids: HashMap::new(), sizes: HashMap::new() };
-    traverse_with_context(ctx.heap.layout, flip, &roots, &mut v);
+    let flip = begin(ctx);
+    let mut roots: Vec<(Obj, u64)> = ctx.mutator_roots().into_iter().map(|o| (o, ROOTS)).collect();
+    roots.extend(ctx.named_roots().map(|(_, o)| (o, ROOTS)));
+    let mut v = RetainerVisitor { ctx, sets: Vec::new(), ids: HashMap::new(), sizes: HashMap::new() };
+    traverse_with_context(ctx, flip, &roots, &mut v);
     let name_of = |r: u64| if r == ROOTS { "ROOTS".to_string() } else { ctx.cost_centres.get(r as usize - 1).cloned().unwrap_or_else(|| format!("CCS {}", r - 1)) };
     let mut out: BTreeMap<String, u64> = BTreeMap::new();
     for (id, bytes) in v.sizes {

@@ -11,9 +11,9 @@
 //! up to 63 root bits.
 
 use crate::traverse::{begin, traverse, Visitor};
-use gclab_core::constants::{Word, WORD_SIZE};
+use gclab_core::constants::WORD_SIZE;
 use gclab_core::info::InfoTable;
-use gclab_core::profiling::ProfileContext;
+use gclab_core::profiling::{Obj, ProfileContext};
 use std::collections::HashMap;
 
 /// Up to this many roots the bins are a dense array (2^20 entries, 8 MiB).
@@ -44,12 +44,12 @@ struct RootVisitor {
 }
 
 impl Visitor for RootVisitor {
-    fn first_visit(&mut self, _: Word, _: &'static InfoTable, size: usize) -> (u64, bool) {
+    fn first_visit(&mut self, _: Obj, _: &'static InfoTable, size: usize) -> (u64, bool) {
         self.bins.add(self.bit, (size * WORD_SIZE) as i64);
         (self.bit, true)
     }
 
-    fn revisit(&mut self, _: Word, _: &'static InfoTable, size: usize, set: u64) -> Option<u64> {
+    fn revisit(&mut self, _: Obj, _: &'static InfoTable, size: usize, set: u64) -> Option<u64> {
         if set & self.bit != 0 {
             return None;
         }
@@ -65,19 +65,20 @@ impl Visitor for RootVisitor {
 /// with `+`. Dense profiles list every bin, zeros included; sparse ones
 /// only the bins that hold something.
 pub fn root_profile(ctx: &ProfileContext<'_>) -> Vec<(String, u64)> {
-    let n = ctx.roots.len();
+    let roots: Vec<(&str, Obj)> = ctx.named_roots().collect();
+    let n = roots.len();
     assert!(n <= MAX_ROOTS, "root profiling takes at most {MAX_ROOTS} roots, not {n}");
     if n == 0 {
         return Vec::new();
     }
-    let flip = begin(ctx.heap);
+    let flip = begin(ctx);
     let bins = if n <= DENSE_ROOTS { Bins::Dense(vec![0; 1 << n]) } else { Bins::Sparse(HashMap::new()) };
     let mut v = RootVisitor { bit: 0, bins };
-    for (i, (_, addr)) in ctx.roots.iter().enumerate() {
+    for (i, (_, root)) in roots.iter().enumerate() {
         v.bit = 1 << i;
-        traverse(ctx.heap.layout, flip, *addr, &mut v);
+        traverse(ctx, flip, *root, &mut v);
     }
-    let name = |set: u64| -> String { (0..n).filter(|i| set & (1 << i) != 0).map(|i| ctx.roots[i].0.as_str()).collect::<Vec<_>>().join("+") };
+    let name = |set: u64| -> String { (0..n).filter(|i| set & (1 << i) != 0).map(|i| roots[i].0).collect::<Vec<_>>().join("+") };
     let mut out: Vec<(u64, u64)> = match v.bins {
         Bins::Dense(b) => b.into_iter().enumerate().skip(1).map(|(s, bytes)| (s as u64, bytes)).collect(),
         Bins::Sparse(m) => m.into_iter().filter(|&(_, b)| b > 0).collect(),
