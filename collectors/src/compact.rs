@@ -120,6 +120,7 @@ impl Compaction {
     /// # Safety
     /// `slot` holds a valid object address (heap or static).
     #[inline]
+    // SAFETY: reads the header of the object `*slot` names, which the caller guarantees is live; compacted blocks are still in place.
     unsafe fn fix(&self, marks: &mut MarkBitmap, slot: *mut Word) {
         let p = *slot as *mut Word;
         if info_of_header(*p).is_static() {
@@ -131,6 +132,7 @@ impl Compaction {
     }
 
     /// Fix every pointer slot of the object at `p`, weak fields included.
+    // SAFETY: walks the slots of a live object whose header is intact (nothing has moved yet).
     unsafe fn fix_object(&self, marks: &mut MarkBitmap, layout: Layout, p: *mut Word) -> usize {
         let info = info_of_header(*p);
         let (slots, n) = layout.pointer_slots(p, info);
@@ -151,6 +153,7 @@ impl Compaction {
     ///
     /// # Safety
     /// Called once, after marking and weak processing, before `slide`.
+    // SAFETY: every slot it visits lies in a live object or a root, and runs before any object moves.
     pub unsafe fn update_pointers(&self, gct: &mut GcThread<'_>, caps: &mut [Capability], stable: &mut StablePtrTable) {
         let layout = gct.layout;
         let marks = &mut gct.marks;
@@ -193,6 +196,7 @@ impl Compaction {
     ///
     /// # Safety
     /// Called once, after `update_pointers`.
+    // SAFETY: memmove into addresses the plan proved are at or below the source (Note [Sliding is safe]), after every pointer was fixed.
     pub unsafe fn slide(self, gct: &mut GcThread<'_>, blocks: &mut BlockAllocator) -> Vec<BlockPtr> {
         let layout = gct.layout;
         for &bd in &self.blocks {

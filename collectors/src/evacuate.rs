@@ -29,6 +29,7 @@ use gclab_core::object::{forward_target, forwarding_header, info_of_header, is_f
 /// `slot` must hold the address of a valid object (heap or static), and the
 /// caller must hold the heap exclusively for this GC.
 #[inline(always)]
+// SAFETY: the caller holds the heap for this GC and `*slot` is a valid object, so its header and descriptor may be read and to-space written.
 pub unsafe fn evacuate(gct: &mut GcThread<'_>, slot: *mut Word) {
     let mut p = *slot as *mut Word;
     loop {
@@ -88,6 +89,7 @@ pub unsafe fn evacuate(gct: &mut GcThread<'_>, slot: *mut Word) {
 /// Copy an object's words. Most objects are a handful of words, for which a
 /// call to `memcpy` costs more than the copy: those are copied inline.
 #[inline(always)]
+// SAFETY: `from` and `to` each span `size` words (an object and its fresh to-space copy) and do not overlap.
 unsafe fn copy_words(from: *const Word, to: *mut Word, size: usize) {
     match size {
         2 => {
@@ -114,6 +116,7 @@ unsafe fn copy_words(from: *const Word, to: *mut Word, size: usize) {
 ///
 /// # Safety
 /// `bd` must head a large object's group in a generation being collected.
+// SAFETY: `bd` heads a live large object's group in a collected generation; the GC owns its descriptor.
 unsafe fn evacuate_large(gct: &mut GcThread<'_>, bd: *mut BlockDesc) {
     let dest = gct.destination((*bd).dest_no as usize);
     if dest > 0 && (*bd).gen_no == 0 {
@@ -133,6 +136,7 @@ unsafe fn evacuate_large(gct: &mut GcThread<'_>, bd: *mut BlockDesc) {
 ///
 /// # Safety
 /// `p` must be a valid object address.
+// SAFETY: `p` is a valid object, so its header and (for heap objects) its descriptor may be read.
 pub unsafe fn is_alive(gct: &mut GcThread<'_>, p: *const Word) -> bool {
     let header = *p;
     if is_forwarded(header) || info_of_header(header).is_static() {
@@ -149,6 +153,7 @@ pub unsafe fn is_alive(gct: &mut GcThread<'_>, p: *const Word) -> bool {
 ///
 /// # Safety
 /// `p` must be a valid object address.
+// SAFETY: `p` is a valid object, so its header may be read.
 pub unsafe fn current_address(p: *mut Word) -> *mut Word {
     let header = *p;
     if is_forwarded(header) {

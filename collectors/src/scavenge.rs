@@ -28,6 +28,7 @@ use gclab_core::object::{info_of_header, CARD_SIZE};
 /// `p` must be a live, already evacuated (or never-moving) object, and the
 /// GC must hold the heap.
 #[inline]
+// SAFETY: `p` is a live, already placed object; its fields hold valid object addresses to evacuate.
 pub unsafe fn scavenge_object(gct: &mut GcThread<'_>, p: *mut Word, gen: usize) -> usize {
     let info = info_of_header(*p);
     let layout = gct.layout;
@@ -71,6 +72,7 @@ pub unsafe fn scavenge_object(gct: &mut GcThread<'_>, p: *mut Word, gen: usize) 
 /// Scan the elements of the cards in `cards` of array `p` (`n` elements),
 /// setting each card's mark to whether it still holds a young pointer.
 /// Returns whether any card does.
+// SAFETY: `p` is a live pointer array of `n` elements; its cards lie after them.
 unsafe fn scan_array_cards(gct: &mut GcThread<'_>, p: *mut Word, n: usize, cards: std::ops::Range<usize>) -> bool {
     let elems = gct.layout.payload(p).add(1);
     let table = gct.layout.card_table(p, n);
@@ -91,6 +93,7 @@ unsafe fn scan_array_cards(gct: &mut GcThread<'_>, p: *mut Word, n: usize, cards
 ///
 /// # Safety
 /// As for `scavenge_object`; `p` lives in an uncollected generation `gen`.
+// SAFETY: `p` is a live object of uncollected generation `gen` (a mutable-list entry).
 pub unsafe fn scavenge_mut_list_entry(gct: &mut GcThread<'_>, p: *mut Word, gen: usize) {
     let info = info_of_header(*p);
     if !info.closure_type.is_pointer_array() {
@@ -122,6 +125,7 @@ pub unsafe fn scavenge_mut_list_entry(gct: &mut GcThread<'_>, p: *mut Word, gen:
 /// Scan block `bd` of generation `gen` from its scan pointer to its free
 /// pointer (which may move on while we scan: objects copied into this very
 /// block are scanned in the same call).
+// SAFETY: `bd` is a to-space block of this thread whose [scan, limit) holds whole copied objects.
 unsafe fn scavenge_block(gct: &mut GcThread<'_>, bd: BlockPtr, gen: usize) {
     let d = bd.get();
     while d.scan < gct.limit_of(gen, bd) {
@@ -135,6 +139,7 @@ unsafe fn scavenge_block(gct: &mut GcThread<'_>, bd: BlockPtr, gen: usize) {
 ///
 /// # Safety
 /// The GC must hold the heap; every object in to-space is a valid copy.
+// SAFETY: to-space and the mark stack hold only valid copied or marked objects; the GC holds the heap.
 pub unsafe fn scavenge_loop(gct: &mut GcThread<'_>) {
     loop {
         let mut progress = false;

@@ -29,6 +29,7 @@ use gclab_core::stable_ptr::StablePtrTable;
 ///
 /// # Safety
 /// The GC must hold the heap; roots and slots hold valid object addresses.
+// SAFETY: the caller holds the heap for this GC and every root and slot holds a valid object address.
 pub unsafe fn trace_live(gct: &mut GcThread<'_>, gens: &mut [Generation], caps: &mut [Capability], stable: &mut StablePtrTable) {
     evacuate_roots(gct, caps, stable);
     scavenge_mut_lists(gct, caps);
@@ -42,6 +43,7 @@ pub unsafe fn trace_live(gct: &mut GcThread<'_>, gens: &mut [Generation], caps: 
 ///
 /// # Safety
 /// The GC must hold the heap; roots hold valid object addresses.
+// SAFETY: root stacks, pending finalisers and stable pointers hold valid object addresses.
 pub unsafe fn evacuate_roots(gct: &mut GcThread<'_>, caps: &mut [Capability], stable: &mut StablePtrTable) {
     gct.evac_gen = 0;
     for cap in caps.iter_mut() {
@@ -62,6 +64,7 @@ pub unsafe fn evacuate_roots(gct: &mut GcThread<'_>, caps: &mut [Capability], st
 ///
 /// # Safety
 /// As for `evacuate_roots`.
+// SAFETY: mutable-list entries are live objects of their generation (the barrier's invariant).
 pub unsafe fn scavenge_mut_lists(gct: &mut GcThread<'_>, caps: &mut [Capability]) {
     for cap in caps.iter_mut() {
         for gen in 0..cap.mut_lists.len() {
@@ -80,6 +83,7 @@ pub unsafe fn scavenge_mut_lists(gct: &mut GcThread<'_>, caps: &mut [Capability]
 ///
 /// # Safety
 /// As for `evacuate_roots`.
+// SAFETY: weak lists hold live WEAK objects whose fields are valid object addresses.
 pub unsafe fn trace_uncollected_weaks(gct: &mut GcThread<'_>, gens: &[Generation]) {
     for (g, gen) in gens.iter().enumerate().skip(gct.collect_gen + 1) {
         for w in &gen.weak_ptrs {
@@ -88,6 +92,7 @@ pub unsafe fn trace_uncollected_weaks(gct: &mut GcThread<'_>, gens: &[Generation
     }
 }
 
+// SAFETY: `w` is a live WEAK or DEAD_WEAK whose three fields are valid object addresses.
 unsafe fn trace_weak_fields(gct: &mut GcThread<'_>, w: *mut Word, gen: usize) {
     let payload = gct.layout.payload(w);
     gct.evac_gen = gen;
@@ -102,6 +107,7 @@ unsafe fn trace_weak_fields(gct: &mut GcThread<'_>, w: *mut Word, gen: usize) {
 ///
 /// # Safety
 /// As for `evacuate_roots`; called after the first `scavenge_loop`.
+// SAFETY: called after the first transitive closure; old weak lists hold from-space or forwarded WEAKs.
 pub unsafe fn process_weak_ptrs(gct: &mut GcThread<'_>, gens: &mut [Generation], caps: &mut [Capability]) {
     let mut pending: Vec<ObjPtr> = Vec::new();
     for gen in gens.iter_mut().take(gct.collect_gen + 1) {
@@ -138,6 +144,7 @@ pub unsafe fn process_weak_ptrs(gct: &mut GcThread<'_>, gens: &mut [Generation],
 
 /// Evacuate a live weak pointer object and trace its fields; returns its
 /// new address.
+// SAFETY: `w` is a WEAK of a collected generation (maybe already forwarded).
 unsafe fn keep_weak(gct: &mut GcThread<'_>, w: *mut Word) -> *mut Word {
     let mut slot = w as Word;
     gct.evac_gen = 0;
@@ -152,6 +159,7 @@ unsafe fn keep_weak(gct: &mut GcThread<'_>, w: *mut Word) -> *mut Word {
 /// value and finaliser stay reachable through it until the finaliser runs
 /// (See Note [Weak fields] in core's `object`); with no finaliser they are
 /// dropped now.
+// SAFETY: `w` is a WEAK of a collected generation whose key was not reached.
 unsafe fn kill_weak(gct: &mut GcThread<'_>, w: *mut Word, caps: &mut [Capability]) {
     let mut slot = w as Word;
     gct.evac_gen = 0;

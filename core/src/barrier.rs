@@ -54,6 +54,7 @@ fn remember(cap: &mut Capability, obj: *mut Word) {
 /// `var` must be a live heap object of type MUT_VAR (clean or dirty) and
 /// `value` a valid object address.
 #[inline(always)]
+// SAFETY: `var` is a live MUT_VAR in the heap and `value` a valid object address.
 pub unsafe fn write_mut_var(cap: &mut Capability, layout: Layout, var: *mut Word, value: Word) {
     *layout.payload(var) = value;
     let info: &InfoTable = info_of_header(*var);
@@ -69,6 +70,7 @@ pub unsafe fn write_mut_var(cap: &mut Capability, layout: Layout, var: *mut Word
 /// `arr` must be a live mutable pointer array with more than `i` elements,
 /// and `value` a valid object address.
 #[inline(always)]
+// SAFETY: `arr` is a live mutable array of more than `i` elements and `value` a valid object address.
 pub unsafe fn write_array(cap: &mut Capability, layout: Layout, arr: *mut Word, i: usize, value: Word) {
     let payload = layout.payload(arr);
     let n = *payload;
@@ -87,6 +89,7 @@ pub unsafe fn write_array(cap: &mut Capability, layout: Layout, arr: *mut Word, 
 ///
 /// # Safety
 /// `thunk` must be a live heap thunk of `size` words; `value` a valid object.
+// SAFETY: `thunk` is a live heap thunk of `size` words and `value` a valid object address.
 pub unsafe fn update_thunk(cap: &mut Capability, layout: Layout, thunk: *mut Word, size: usize, value: Word) {
     let payload = layout.payload(thunk);
     *payload = value;

@@ -290,6 +290,7 @@ impl BlockAllocator {
     }
 
     /// Make `bd` the head of a free group of `n` blocks and push it on its bucket.
+    // SAFETY: `bd` is a descriptor of ours heading `n` blocks no one uses; we rewrite its head and last descriptor.
     unsafe fn insert_free(&mut self, bd: *mut BlockDesc, n: usize) {
         let k = bucket_of(n);
         (*bd).reset(BlockDesc::block_start(bd), n as u32);
@@ -309,6 +310,7 @@ impl BlockAllocator {
         self.free_blocks += n;
     }
 
+    // SAFETY: `bd` is on free list `bd.bucket`, with valid neighbours.
     unsafe fn unlink_free(&mut self, bd: *mut BlockDesc) {
         let k = (*bd).bucket as usize;
         let (prev, next) = ((*bd).back, (*bd).link);
@@ -325,6 +327,7 @@ impl BlockAllocator {
     }
 
     /// Describe a freshly carved group of `n` blocks: head and tails.
+    // SAFETY: `bd` heads `n` blocks inside one megablock of ours that we just took off the free lists.
     unsafe fn init_group(&mut self, bd: *mut BlockDesc, n: usize) {
         (*bd).reset(BlockDesc::block_start(bd), n as u32);
         for i in 1..n {

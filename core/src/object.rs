@@ -124,6 +124,7 @@ impl Layout {
     /// # Safety
     /// `p` must point at a live object whose header is `info`.
     #[inline(always)]
+    // SAFETY: `p` is a live object whose header is `info`; arrays keep their length in their first payload word.
     pub unsafe fn size_of(self, p: *const Word, info: &InfoTable) -> usize {
         match info.closure_type {
             ClosureType::MutArrClean | ClosureType::MutArrDirty | ClosureType::Arr => self.array_size(*p.add(self.hdr)),
@@ -148,6 +149,7 @@ impl Layout {
     /// # Safety
     /// `p` must point at a live object whose header is `info`.
     #[inline(always)]
+    // SAFETY: `p` is a live object whose header is `info`; the slots returned lie inside it.
     pub unsafe fn pointer_slots(self, p: *mut Word, info: &InfoTable) -> (*mut Word, usize) {
         let payload = p.add(self.hdr);
         match info.closure_type {
