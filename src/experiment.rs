@@ -130,6 +130,9 @@ pub struct RunSpec {
     pub rts: Vec<String>,
     /// 0-based repetition.
     pub repetition: usize,
+    /// Position in the experiment's run list (reports keep this order).
+    #[serde(default)]
+    pub index: usize,
 }
 
 fn line_of(text: &str, span: Range<usize>) -> usize {
@@ -287,7 +290,8 @@ impl Experiment {
                             args.iter().map(|a| a.to_string()).collect::<Vec<_>>().join("-"),
                             label.join("")
                         ));
-                        runs.push(RunSpec { id, workload: workload.clone(), args: args.clone(), collector: collector.clone(), point: point.clone(), rts, repetition });
+                        let index = runs.len();
+                        runs.push(RunSpec { id, workload: workload.clone(), args: args.clone(), collector: collector.clone(), point: point.clone(), rts, repetition, index });
                     }
                 }
             }

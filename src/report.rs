@@ -62,19 +62,26 @@ impl Group {
     }
 }
 
-/// Group every record of a results directory.
+/// Group every record of a results directory, in run order (the
+/// experiment's order of workloads, collectors and grid values).
 pub fn groups(records: &[RunRecord]) -> Vec<Group> {
+    let mut records: Vec<&RunRecord> = records.iter().collect();
+    records.sort_by_key(|r| r.spec.index);
+    let mut order: Vec<(String, String, Vec<(String, String)>)> = Vec::new();
     let mut map: BTreeMap<(String, String, Vec<(String, String)>), Group> = BTreeMap::new();
     for r in records {
         let workload = format!("{} {}", r.spec.workload, r.spec.args.iter().map(|a| a.to_string()).collect::<Vec<_>>().join(" "));
-        let key = (workload.clone(), r.spec.collector.clone(), r.spec.point.clone().into_iter().collect());
+        let key = (workload.clone(), r.spec.collector.clone(), r.spec.point.clone().into_iter().collect::<Vec<_>>());
+        if !map.contains_key(&key) {
+            order.push(key.clone());
+        }
         let g = map.entry(key).or_insert_with(|| Group { workload, collector: r.spec.collector.clone(), point: r.spec.point.clone(), ok: Vec::new(), runs: 0 });
         g.runs += 1;
         if r.status == Status::Ok {
             g.ok.push(r.clone());
         }
     }
-    map.into_values().collect()
+    order.into_iter().map(|k| map.remove(&k).expect("every key was inserted")).collect()
 }
 
 fn cell(s: Option<Summary>, scale: f64, digits: usize) -> String {
