@@ -93,9 +93,10 @@ fn rts_options_come_from_the_environment_and_the_command_line_wins() {
 fn help_list_and_json_record() {
     let o = gclab(&["run", "+RTS", "-?"]);
     assert!(o.status.success());
-    for text in ["-A<size>", "-M<size>", "-DS", "copying", "two-space", "1024"] {
+    for text in ["  -A<size>", "  -M<size>", "  -DS", "  -l[flags]", "  -h<b>", "  copying", "  compacting", "  two-space", "1024"] {
         assert!(stdout(&o).contains(text), "+RTS -? lacks {text}");
     }
+    assert!(stdout(&o).lines().filter(|l| l.starts_with("  -")).count() >= 24, "the flags are listed, indented");
     let o = gclab(&["list"]);
     for name in ["copying", "two-space", "binary-trees", "gcbench", "lru", "mutable-graph", "large-arrays", "thunks"] {
         assert!(stdout(&o).contains(name), "gclab list lacks {name}");

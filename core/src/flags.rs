@@ -475,44 +475,50 @@ pub fn split_rts_args(args: &[String]) -> (Vec<String>, Vec<String>) {
 
 /// The text `+RTS -?` prints. `collectors` lists (name, description).
 pub fn usage(collectors: &[(&str, &str)]) -> String {
-    let mut s = String::from(
-        "Usage: gclab run [--collector NAME] [--json FILE] WORKLOAD [args] +RTS <rts options> -RTS\n\n\
-RTS options may also be given in the GCLABRTS environment variable\n\
-(the command line wins). Sizes take GHC's suffixes: k, m, g (powers of\n\
-1024, as GHC's code reads them) and w (words).\n\n\
-  -?        Print this message and exit\n\
-  -A<size>  Allocation area size per capability (default 1m; at least 8k, two blocks)\n\
-  -n<size>  Split the allocation area into chunks of this size (default 0: no chunks)\n\
-  -F<n>     Old generation size factor (default 2); with -G1, the allocation\n\
-            area is resized to F x live data\n\
-  -G<n>     Number of generations (default 2); -G1 is a two-space collector\n\
-  -H[<size>] Suggested heap size: spare room goes to the allocation area;\n\
-            with no size, the heap size at the previous GC\n\
-  -M<size>  Maximum heap size (default unlimited); past it the run stops\n\
-            with \"Heap exhausted\" and exit code 251\n\
-  -m<n>     Minimum % of the heap that must be free for allocation (default 3)\n\
-  -O<size>  Minimum old generation size (default 1m)\n\
-  -c        Compact the oldest generation in place (compacting collector)\n\
-  -c<n>     Compact automatically when live data exceeds n% of -M (default 30);\n\
-            without -M there is no maximum, so this has no effect (as in GHC)\n\
-  -N[<n>]   Capabilities (mutator threads); -N alone: the number of cores\n\
-  -s[<file>] Summary statistics at exit (to stderr, or the file)\n\
-  -S[<file>] A line per GC, then the summary\n\
-  -t[<file>] One line of statistics; with --machine-readable, GHC's key/value list\n\
-  --machine-readable  Statistics as a list of key/value pairs\n\
-  -T        Collect statistics (for the JSON record) without printing them\n\
-  -DS       Run the heap sanity checker after every GC\n\
-  -Z<n>     (gclab) Force a GC every n allocations, for stress tests\n\
-  -l[flags] Write a binary eventlog, <program>.eventlog (GHC's format; flags:\n\
-            a all, s scheduler, g GC and heap, -x turns class x off)\n\
-  -ol<file> Write the eventlog to <file>\n\
-  -v[flags] Print the events as text on stdout (flags as -l, t: timestamps)\n\
-  -h<b>     Heap profile to <program>.hp, broken down by T closure type, d closure\n\
-            description, y type, m module, c cost centre, r retainer set,\n\
-            o user-specified roots (-po<stem>: write <stem>.hp)\n\
-  -i<secs>  Seconds between heap profile samples (default 0.1; 0: every GC)\n\n\
-Collectors (select with --collector NAME; GHC's flags pick the built-in ones):\n",
-    );
+    const LINES: &[&str] = &[
+        "Usage: gclab run [--collector NAME] [--json FILE] WORKLOAD [args] +RTS <rts options> -RTS",
+        "",
+        "RTS options may also be given in the GCLABRTS environment variable",
+        "(the command line wins). Sizes take GHC's suffixes: k, m, g (powers of",
+        "1024, as GHC's code reads them) and w (words).",
+        "",
+        "  -?         Print this message and exit",
+        "  -A<size>   Allocation area size per capability (default 1m; at least 8k, two blocks)",
+        "  -n<size>   Split the allocation area into chunks of this size (default 0: no chunks)",
+        "  -F<n>      Old generation size factor (default 2); with -G1, the allocation",
+        "             area is resized to F x live data",
+        "  -G<n>      Number of generations (default 2); -G1 is a two-space collector",
+        "  -H[<size>] Suggested heap size: spare room goes to the allocation area;",
+        "             with no size, the heap size at the previous GC",
+        "  -M<size>   Maximum heap size (default unlimited); past it the run stops",
+        "             with \"Heap exhausted\" and exit code 251",
+        "  -m<n>      Minimum % of the heap that must be free for allocation (default 3)",
+        "  -O<size>   Minimum old generation size (default 1m)",
+        "  -c         Compact the oldest generation in place (compacting collector)",
+        "  -c<n>      Compact automatically when live data exceeds n% of -M (default 30);",
+        "             without -M there is no maximum, so this has no effect (as in GHC)",
+        "  -N[<n>]    Capabilities (mutator threads); -N alone: the number of cores",
+        "  -s[<file>] Summary statistics at exit (to stderr, or the file)",
+        "  -S[<file>] A line per GC, then the summary",
+        "  -t[<file>] One line of statistics; with --machine-readable, GHC's key/value list",
+        "  --machine-readable  Statistics as a list of key/value pairs",
+        "  -T         Collect statistics (for the JSON record) without printing them",
+        "  -DS        Run the heap sanity checker after every GC",
+        "  -Z<n>      (gclab) Force a GC every n allocations, for stress tests",
+        "  -l[flags]  Write a binary eventlog, <program>.eventlog (GHC's format; flags:",
+        "             a all, s scheduler, g GC and heap, -x turns class x off)",
+        "  -ol<file>  Write the eventlog to <file>",
+        "  -v[flags]  Print the events as text on stdout (flags as -l, t: timestamps)",
+        "  -h<b>      Heap profile to <program>.hp, broken down by T closure type, d closure",
+        "             description, y type, m module, c cost centre, r retainer set,",
+        "             o user-specified roots (-po<stem>: write <stem>.hp)",
+        "  -i<secs>   Seconds of mutator time between heap profile samples (default 0.1;",
+        "             0: every GC)",
+        "",
+        "Collectors (select with --collector NAME; GHC's flags pick the built-in ones):",
+    ];
+    let mut s = LINES.join("\n");
+    s.push('\n');
     for (name, desc) in collectors {
         s.push_str(&format!("  {name:<12} {desc}\n"));
     }
