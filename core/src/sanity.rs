@@ -29,7 +29,7 @@
 use crate::bdescr::{BlockDesc, BlockPtr, BF_EVACUATED, BF_FREE, BF_LARGE};
 use crate::block_alloc::BlockAllocator;
 use crate::capability::Capability;
-use crate::constants::{Word, WORD_SIZE};
+use crate::constants::{Word, BLOCK_SIZE, BLOCK_WORDS, WORD_SIZE};
 use crate::heap::Heap;
 use crate::info::{ClosureType, InfoTable, INFO_MAGIC};
 use crate::object::{is_forwarded, weak_field, Layout, CARD_BITS};
@@ -53,8 +53,12 @@ pub struct SanityReport {
 struct Walk<'a> {
     layout: Layout,
     blocks: &'a BlockAllocator,
-    /// Object start -> its generation.
-    objects: HashMap<usize, usize>,
+    /// Block start -> (its generation, a bit per word: object starts). An
+    /// object starts in its group's first block, so a pointer's block is
+    /// the pointer rounded down to a block.
+    starts: HashMap<usize, (usize, Box<[u64; BLOCK_WORDS / 64]>)>,
+    /// Every object (start, generation), in walk order.
+    objects: Vec<(usize, usize)>,
     /// (object, generation) pairs on mutable lists.
     remembered: HashSet<usize>,
     errors: Vec<String>,
@@ -73,7 +77,7 @@ fn valid_info(blocks: &BlockAllocator, header: Word) -> Option<&'static InfoTabl
 /// Check the whole heap; `Err` lists every violation found.
 pub fn check(heap: &Heap, caps: &[Capability], stable: &StablePtrTable) -> Result<SanityReport, Vec<String>> {
     let blocks = heap.blocks.lock().unwrap_or_else(|e| e.into_inner());
-    let mut w = Walk { layout: heap.layout, blocks: &blocks, objects: HashMap::new(), remembered: HashSet::new(), errors: Vec::new(), report: SanityReport::default() };
+    let mut w = Walk { layout: heap.layout, blocks: &blocks, starts: HashMap::new(), objects: Vec::new(), remembered: HashSet::new(), errors: Vec::new(), report: SanityReport::default() };
     if let Err(e) = blocks.check() {
         w.errors.push(format!("block allocator: {e}"));
     }
@@ -89,6 +93,26 @@ pub fn check(heap: &Heap, caps: &[Capability], stable: &StablePtrTable) -> Resul
 }
 
 impl Walk<'_> {
+    /// Note an object start of generation `gen`.
+    fn record(&mut self, p: usize, gen: usize) {
+        let block = p & !(BLOCK_SIZE - 1);
+        let word = (p - block) / WORD_SIZE;
+        let entry = self.starts.entry(block).or_insert_with(|| (gen, Box::new([0; BLOCK_WORDS / 64])));
+        entry.1[word / 64] |= 1 << (word % 64);
+        self.objects.push((p, gen));
+    }
+
+    /// The generation of the object starting at `v`, if one does.
+    fn lookup(&self, v: usize) -> Option<usize> {
+        if v % WORD_SIZE != 0 {
+            return None;
+        }
+        let block = v & !(BLOCK_SIZE - 1);
+        let (gen, bits) = self.starts.get(&block)?;
+        let word = (v - block) / WORD_SIZE;
+        (bits[word / 64] & (1 << (word % 64)) != 0).then_some(*gen)
+    }
+
     fn collect_objects(&mut self, heap: &Heap, caps: &[Capability]) {
         for (g, gen) in heap.gens.iter().enumerate() {
             let mut words = 0;
@@ -200,7 +224,7 @@ impl Walk<'_> {
         }
         // SAFETY: the header is a valid info table for this object.
         let size = unsafe { self.layout.size_of(p, info) };
-        self.objects.insert(p as usize, gen);
+        self.record(p as usize, gen);
         self.report.objects += 1;
         self.report.words += size;
         self.report.words_without_profiling += size - (self.layout.hdr - 1);
@@ -212,11 +236,11 @@ impl Walk<'_> {
             for (g, list) in cap.mut_lists.iter().enumerate() {
                 for obj in list {
                     let addr = obj.0 as usize;
-                    match self.objects.get(&addr) {
-                        Some(&og) if og == g => {
+                    match self.lookup(addr) {
+                        Some(og) if og == g => {
                             self.remembered.insert(addr);
                         }
-                        Some(&og) => self.errors.push(format!("mutable list of generation {g} holds an object of generation {og} at {addr:#x}")),
+                        Some(og) => self.errors.push(format!("mutable list of generation {g} holds an object of generation {og} at {addr:#x}")),
                         None => self.errors.push(format!("mutable list of generation {g}: {addr:#x} is not an object")),
                     }
                 }
@@ -227,7 +251,7 @@ impl Walk<'_> {
 
     fn check_pointer(&mut self, what: &dyn Fn() -> String, v: Word) -> Option<usize> {
         self.report.pointers += 1;
-        if let Some(&g) = self.objects.get(&v) {
+        if let Some(g) = self.lookup(v) {
             return Some(g);
         }
         if self.blocks.owns(v) {
@@ -244,8 +268,8 @@ impl Walk<'_> {
     }
 
     fn check_fields(&mut self) {
-        let objects: Vec<(usize, usize)> = self.objects.iter().map(|(&a, &g)| (a, g)).collect();
-        for (addr, gen) in objects {
+        let objects = std::mem::take(&mut self.objects);
+        for &(addr, gen) in &objects {
             let p = addr as *mut Word;
             // SAFETY: `p` is an object start recorded by the walk.
             let info = unsafe { valid_info(self.blocks, *p) }.expect("recorded objects have valid headers");
@@ -307,15 +331,15 @@ impl Walk<'_> {
         for (g, gen) in heap.gens.iter().enumerate() {
             for w in &gen.weak_ptrs {
                 let addr = w.0 as usize;
-                match self.objects.get(&addr) {
-                    Some(&wg) if wg == g => {
+                match self.lookup(addr) {
+                    Some(wg) if wg == g => {
                         // SAFETY: a recorded object.
                         let t = unsafe { valid_info(self.blocks, *w.0) }.map(|i| i.closure_type);
                         if t != Some(ClosureType::Weak) {
                             self.errors.push(format!("weak list of generation {g}: {addr:#x} is not a live WEAK"));
                         }
                     }
-                    Some(&wg) => self.errors.push(format!("weak list of generation {g} holds a weak of generation {wg}")),
+                    Some(wg) => self.errors.push(format!("weak list of generation {g} holds a weak of generation {wg}")),
                     None => self.errors.push(format!("weak list of generation {g}: {addr:#x} is not an object")),
                 }
             }
