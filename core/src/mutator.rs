@@ -319,14 +319,29 @@ impl<'rt> Mutator<'rt> {
         }
     }
 
+    /// Bring Memprof's countdown up to date with what the fast path
+    /// allocated since the limit was last set.
+    fn memprof_catch_up(&mut self) {
+        let hp = self.cap().hp;
+        self.memprof_catch_up_to(hp);
+    }
+
+    fn memprof_catch_up_to(&mut self, hp: *mut Word) {
+        if let Some(mp) = self.memprof.as_mut() {
+            if !mp.busy {
+                mp.consume_fast_path(hp);
+            }
+        }
+    }
+
     /// Memprof's view of an allocation of `words` at `p` (See Note
     /// [Sampling without a fast-path test] in `memprof`).
     fn memprof_account(&mut self, p: *mut Word, words: usize, major: bool) {
+        self.memprof_catch_up_to(p);
         let Some(mp) = self.memprof.as_mut() else { return };
         if mp.busy {
             return;
         }
-        mp.consume_fast_path(p);
         let n_samples = mp.draw(words);
         if n_samples > 0 {
             mp.pending = Some(PendingSample { n_samples, size: words, major });
@@ -422,12 +437,7 @@ impl<'rt> Mutator<'rt> {
     /// Move to the next block of this capability's nursery chunk, or to a
     /// fresh chunk. False when the allocation area is used up.
     fn next_nursery_block(&mut self) -> bool {
-        let hp = self.cap().hp;
-        if let Some(mp) = self.memprof.as_mut() {
-            if !mp.busy {
-                mp.consume_fast_path(hp);
-            }
-        }
+        self.memprof_catch_up();
         let entered = self.enter_next_nursery_block();
         if entered {
             self.refresh_limit();
@@ -482,12 +492,6 @@ impl<'rt> Mutator<'rt> {
         // SAFETY: the group has room for `words` words.
         d.free = unsafe { d.start.add(words) };
         let nursery_words = self.rts.heap_ref().nursery_blocks() * crate::constants::BLOCK_WORDS;
-        let hp = self.cap().hp;
-        if let Some(mp) = self.memprof.as_mut() {
-            if !mp.busy {
-                mp.consume_fast_path(hp);
-            }
-        }
         self.memprof_account(self.cap().hp, words, true);
         self.refresh_limit();
         let cap = self.cap_mut();

@@ -494,6 +494,7 @@ impl Rts {
     /// compacted (`Gc.compact`; the collector must be able to).
     pub(crate) fn collect_with(&self, reason: GcReason, force_major: bool, force_compact: bool) {
         let gc_start = Stamp::now();
+        let faults_at_start = major_page_faults();
         // SAFETY: Note [Who touches what]: with every mutator stopped (one
         // capability: the caller), the GC holds all of it exclusively.
         let st = unsafe { &mut *self.state.get() };
@@ -551,8 +552,8 @@ impl Rts {
             gc_elapsed,
             total_cpu,
             total_elapsed,
-            gc_faults: faults.saturating_sub(st.faults_at_last_gc),
-            mut_faults: 0,
+            gc_faults: faults.saturating_sub(faults_at_start),
+            mut_faults: faults_at_start.saturating_sub(st.faults_at_last_gc),
             thread_copied_bytes: outcome.threads.iter().map(|t| (t.copied_words * WORD_SIZE) as u64).collect(),
             compacted: outcome.compacted,
         };

@@ -82,7 +82,7 @@ pub fn check(heap: &Heap, caps: &[Capability], stable: &StablePtrTable) -> Resul
         w.errors.push(format!("block allocator: {e}"));
     }
     w.collect_objects(heap, caps);
-    w.collect_remembered(heap, caps);
+    w.collect_remembered(caps);
     w.check_fields();
     w.check_roots(heap, caps, stable);
     if w.errors.is_empty() {
@@ -231,7 +231,7 @@ impl Walk<'_> {
         Some(size)
     }
 
-    fn collect_remembered(&mut self, heap: &Heap, caps: &[Capability]) {
+    fn collect_remembered(&mut self, caps: &[Capability]) {
         for cap in caps {
             for (g, list) in cap.mut_lists.iter().enumerate() {
                 for obj in list {
@@ -246,7 +246,6 @@ impl Walk<'_> {
                 }
             }
         }
-        let _ = heap;
     }
 
     fn check_pointer(&mut self, what: &dyn Fn() -> String, v: Word) -> Option<usize> {
@@ -350,9 +349,4 @@ impl Walk<'_> {
 /// The allocation pointer of the capability whose current block is `bd`.
 fn cap_hp(caps: &[Capability], bd: BlockPtr) -> Option<*mut Word> {
     caps.iter().find(|c| c.is_current(bd.0)).map(|c| c.hp)
-}
-
-/// Bytes of the live objects a report counts, without profiling headers.
-pub fn live_bytes_without_profiling(report: &SanityReport) -> usize {
-    report.words_without_profiling * WORD_SIZE
 }

@@ -117,6 +117,8 @@ fn run(m: &mut Mutator<'_>, args: &[usize], out: &mut dyn Write) -> u64 {
     }
     let ll = count(m.view().get(long_lived));
     let probe = (1..array_size / 2).step_by(997).map(|i| m.byte_array_read(array, i)).fold(0u64, |a, b| a ^ b);
-    let _ = writeln!(out, "long-lived tree of depth {long_lived_depth}: {ll} nodes; array of {array_size} doubles intact: {}", m.byte_array_read(array, 1000.min(array_size / 2 - 1)) == (1.0f64 / (1000.min(array_size / 2 - 1) + 1) as f64).to_bits());
+    let i = 1000.min(array_size / 2 - 1);
+    let intact = m.byte_array_read(array, i) == (1.0f64 / (i + 1) as f64).to_bits();
+    let _ = writeln!(out, "long-lived tree of depth {long_lived_depth}: {ll} nodes; array of {array_size} doubles intact: {intact}");
     mix(mix(sum, ll), probe)
 }
