@@ -19,6 +19,7 @@ use crate::flags::RtsFlags;
 use crate::generation::Generation;
 use crate::mblock::OutOfMemory;
 use crate::object::Layout;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 
 /// The shared heap.
@@ -32,8 +33,9 @@ pub struct Heap {
     pub gens: Vec<Generation>,
     /// Nursery chunks (See the module doc).
     pub nurseries: Vec<Vec<BlockPtr>>,
-    /// Index of the next chunk no capability has taken yet.
-    pub next_chunk: usize,
+    /// Index of the next chunk no capability has taken yet (mutators take
+    /// chunks concurrently between GCs).
+    pub next_chunk: AtomicUsize,
     /// Blocks in one nursery chunk.
     pub chunk_blocks: usize,
     /// The heap traversal's flip bit (See Note [Traversal flip bit] in
@@ -56,7 +58,7 @@ impl Heap {
             blocks: Mutex::new(BlockAllocator::new()),
             gens,
             nurseries: Vec::new(),
-            next_chunk: 0,
+            next_chunk: AtomicUsize::new(0),
             chunk_blocks: 0,
             traversal_flip: std::sync::atomic::AtomicBool::new(false),
         };
@@ -116,17 +118,13 @@ impl Heap {
                 d.dest_no = 0;
             }
         }
-        self.next_chunk = caps;
+        *self.next_chunk.get_mut() = caps;
     }
 
     /// Take the next unused nursery chunk, if any is left.
-    pub fn take_chunk(&mut self) -> Option<usize> {
-        if self.next_chunk < self.nurseries.len() {
-            self.next_chunk += 1;
-            Some(self.next_chunk - 1)
-        } else {
-            None
-        }
+    pub fn take_chunk(&self) -> Option<usize> {
+        let c = self.next_chunk.fetch_add(1, Ordering::Relaxed);
+        (c < self.nurseries.len()).then_some(c)
     }
 
     /// Bytes of live data in every generation (exact right after a major GC).

@@ -31,6 +31,7 @@ pub mod mblock;
 pub mod memprof;
 pub mod mutator;
 pub mod object;
+pub mod par;
 pub mod policy;
 pub mod profiling;
 pub mod report;
@@ -38,6 +39,7 @@ pub mod rts;
 pub mod sanity;
 pub mod stable_ptr;
 pub mod stats;
+pub mod sync;
 
 pub use collector::{Collector, GcContext, GcOutcome, GcReason, GcRequest, ThreadWork};
 pub use flags::{FlagError, RtsFlags};

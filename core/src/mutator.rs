@@ -87,8 +87,9 @@ pub enum FinalizerKind {
 
 /// A mutator thread's view of the runtime, bound to one capability.
 pub struct Mutator<'rt> {
-    rts: &'rt Rts,
+    pub(crate) rts: &'rt Rts,
     cap: *mut Capability,
+    pub(crate) cap_no: usize,
     layout: Layout,
     forced_gcs: bool,
     pub(crate) running_finalizers: bool,
@@ -119,6 +120,7 @@ impl<'rt> Mutator<'rt> {
         Mutator {
             rts,
             cap: rts.cap_ptr(cap_no),
+            cap_no,
             layout,
             forced_gcs: rts.flags().gc_every_allocs > 0,
             running_finalizers: false,
@@ -272,6 +274,7 @@ impl<'rt> Mutator<'rt> {
     #[cold]
     #[inline(never)]
     fn alloc_slow(&mut self, words: usize) -> *mut Word {
+        self.rts.safe_point();
         self.run_gc_hooks();
         if words * WORD_SIZE >= LARGE_OBJECT_THRESHOLD {
             return self.alloc_large(words);
@@ -446,7 +449,7 @@ impl<'rt> Mutator<'rt> {
     }
 
     fn enter_next_nursery_block(&mut self) -> bool {
-        let heap = self.rts.heap_mut();
+        let heap = self.rts.heap_ref();
         let forced = self.forced_gcs;
         // SAFETY: as in `cap_mut`; `heap` is a different object.
         let cap = unsafe { &mut *self.cap };
@@ -475,7 +478,7 @@ impl<'rt> Mutator<'rt> {
         let bytes = words * WORD_SIZE;
         let blocks = bytes.div_ceil(crate::constants::BLOCK_SIZE);
         if flags.max_heap_blocks > 0 && blocks >= flags.max_heap_blocks {
-            Rts::exhausted(HeapExhausted::Overflow(HeapOverflow { max_heap_bytes: flags.max_heap_blocks * crate::constants::BLOCK_SIZE }));
+            self.rts.fail_exhausted(HeapExhausted::Overflow(HeapOverflow { max_heap_bytes: flags.max_heap_blocks * crate::constants::BLOCK_SIZE }));
         }
         if self.cap().gc_wanted || self.forced_gcs {
             self.cap_mut().gc_wanted = false;
@@ -483,7 +486,7 @@ impl<'rt> Mutator<'rt> {
         }
         let bd = {
             let mut ba = self.rts.heap_ref().blocks.lock().unwrap_or_else(|e| e.into_inner());
-            ba.alloc_group(blocks).unwrap_or_else(|e| Rts::exhausted(HeapExhausted::OutOfMemory(e)))
+            ba.alloc_group(blocks).unwrap_or_else(|e| self.rts.fail_exhausted(HeapExhausted::OutOfMemory(e)))
         };
         let d = bd.get();
         d.flags |= BF_LARGE;
@@ -802,6 +805,14 @@ impl<'rt> Mutator<'rt> {
     /// (See Note [Finaliser order]), then each alarm once per major GC
     /// since the last call.
     pub fn run_gc_hooks(&mut self) {
+        if self.cap_no != 0 {
+            // Finalisers and alarms run on capability 0 (the GC queues dead
+            // weak pointers there); Memprof is per mutator.
+            if self.memprof.is_some() {
+                self.memprof_after_gc();
+            }
+            return;
+        }
         self.run_finalizers();
         self.run_alarms();
         if self.memprof.is_some() {
@@ -951,7 +962,7 @@ impl<'rt> Mutator<'rt> {
     pub(crate) fn set_rts_flags(&mut self, flags: crate::flags::RtsFlags) {
         self.forced_gcs = flags.gc_every_allocs > 0;
         if let Err(e) = self.rts.set_flags(flags) {
-            Rts::exhausted(HeapExhausted::OutOfMemory(e));
+            self.rts.fail_exhausted(HeapExhausted::OutOfMemory(e));
         }
     }
 

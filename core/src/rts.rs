@@ -8,15 +8,16 @@
 //!
 //! Note [Who touches what]
 //! ----------------------------------------
-//! Between GCs each capability is touched only by its own mutator, and the
-//! generations only by nobody (mutators reach the block allocator through
-//! its lock, and nursery chunks are handed out under the same rule). A GC
-//! starts with every mutator stopped at an allocation point, holding no
-//! reference into its capability; the collecting thread then has all of
-//! the heap and every capability to itself until the GC ends. With one
-//! capability, "every mutator stopped" is simply the caller, which calls in
-//! from its allocation slow path. The cells below are `UnsafeCell`s because
-//! that protocol, not the borrow checker, is what makes access exclusive.
+//! Between GCs each capability is touched only by its own mutator (one OS
+//! thread per running capability), and the generations by nobody: mutators
+//! reach the block allocator through its lock, and take nursery chunks
+//! with an atomic counter. A GC starts with every mutator stopped at a
+//! safe point, holding no reference into its capability (`sync` runs that
+//! handshake); the leader, the mutator whose allocation asked for the GC,
+//! then has all of the heap and every capability to itself (and lends
+//! parts of them to its GC threads) until the GC ends. The cells below are
+//! `UnsafeCell`s because that protocol, not the borrow checker, is what
+//! makes access exclusive.
 //!
 //! Note [Heap overflow unwinds]
 //! ----------------------------------------
@@ -46,6 +47,8 @@ use std::cell::UnsafeCell;
 use std::collections::HashMap;
 use std::fmt;
 use std::io::Write;
+use crate::sync::{Failure, WorldStopped, WorldSync};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Mutex, Once};
 use std::time::Instant;
 
@@ -97,6 +100,11 @@ impl RunError {
 /// The unwinding payload of Note [Heap overflow unwinds].
 struct HeapExhaustedUnwind(HeapExhausted);
 
+/// The unwinding payload of a mutator stopped because another capability
+/// failed (See Note [Failures stop every mutator] in `sync`): never the
+/// cause of a failure, only its echo.
+pub(crate) struct WorldFailed(pub(crate) String);
+
 /// Mutable run state that only the GC (or the single mutator between GCs) touches.
 struct RunState {
     stats: Stats,
@@ -105,7 +113,6 @@ struct RunState {
     faults_at_last_gc: u64,
     sanity_checks: u64,
     stats_out: Option<Box<dyn Write + Send>>,
-    next_finalizer_id: u64,
 }
 
 /// A runtime instance: one heap, its capabilities and its collector.
@@ -123,6 +130,8 @@ pub struct Rts {
     cost_centres: Mutex<CostCentres>,
     heap_roots: Mutex<Vec<(String, StablePtr)>>,
     defined_cost_centres: Mutex<Vec<usize>>,
+    sync: WorldSync,
+    next_finalizer_id: AtomicU64,
 }
 
 // SAFETY: shared access follows Note [Who touches what]: capabilities are
@@ -167,8 +176,9 @@ impl Rts {
                 faults_at_last_gc: major_page_faults(),
                 sanity_checks: 0,
                 stats_out,
-                next_finalizer_id: 1,
             }),
+            sync: WorldSync::default(),
+            next_finalizer_id: AtomicU64::new(1),
             flags: UnsafeCell::new(flags),
         })
     }
@@ -185,8 +195,9 @@ impl Rts {
     /// settings must have been validated. The nursery is re-cut to `-A` at
     /// once; everything else is read afresh at the next GC.
     pub(crate) fn set_flags(&self, flags: RtsFlags) -> Result<(), OutOfMemory> {
-        // SAFETY: called by the single mutator between GCs, holding no
-        // reference into the flags.
+        let _world = self.stop_the_world();
+        // SAFETY: the world is stopped (the caller is the only mutator
+        // running, holding no reference into the flags).
         unsafe { *self.flags.get() = flags };
         let flags = self.flags();
         let caps = self.caps.len();
@@ -284,27 +295,117 @@ impl Rts {
         self.collector.name()
     }
 
-    /// Run `program` as the mutator of capability 0. A heap overflow ends
-    /// it with `Err` (See Note [Heap overflow unwinds]); any other panic
-    /// propagates.
+    /// Run `program` as the mutator of capability 0 (it may spread work
+    /// over the other capabilities with `Mutator::par_map`). A heap
+    /// overflow ends it with `Err` (See Note [Heap overflow unwinds]); any
+    /// other panic propagates.
     pub fn run<R>(&self, program: impl FnOnce(&mut Mutator<'_>) -> R) -> Result<R, RunError> {
         install_quiet_hook();
         let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-            let mut m = Mutator::new(self, 0);
-            let r = program(&mut m);
-            m.run_gc_hooks();
-            r
+            self.run_on_capability(0, |m| {
+                let r = program(m);
+                m.run_gc_hooks();
+                r
+            })
         }));
         match result {
             Ok(r) => Ok(r),
-            Err(payload) => match payload.downcast::<HeapExhaustedUnwind>() {
-                Ok(e) => Err(match e.0 {
-                    HeapExhausted::Overflow(o) => RunError::HeapOverflow { max_heap_bytes: o.max_heap_bytes },
-                    HeapExhausted::OutOfMemory(o) => RunError::OutOfMemory { bytes: o.bytes },
-                }),
+            Err(payload) => Err(Rts::run_error(payload)),
+        }
+    }
+
+    /// The error a run's unwinding payload stands for; panics that are
+    /// not a heap exhaustion go on unwinding.
+    fn run_error(payload: Box<dyn std::any::Any + Send>) -> RunError {
+        match payload.downcast::<HeapExhaustedUnwind>() {
+            Ok(e) => match e.0 {
+                HeapExhausted::Overflow(o) => RunError::HeapOverflow { max_heap_bytes: o.max_heap_bytes },
+                HeapExhausted::OutOfMemory(o) => RunError::OutOfMemory { bytes: o.bytes },
+            },
+            Err(other) => match other.downcast::<WorldFailed>() {
+                // Only an echo reached capability 0: say what it echoes.
+                Ok(echo) => panic!("gclab: the run failed: {}", echo.0),
                 Err(other) => std::panic::resume_unwind(other),
             },
         }
+    }
+
+    /// Run `f` as the mutator of capability `cap_no`, on this thread,
+    /// holding the capability (See `sync`) until it returns or unwinds.
+    /// The caller makes sure that no other thread runs that capability.
+    pub(crate) fn run_on_capability<R>(&self, cap_no: usize, f: impl FnOnce(&mut Mutator<'_>) -> R) -> R {
+        struct Held<'r>(&'r WorldSync);
+        impl Drop for Held<'_> {
+            fn drop(&mut self) {
+                if std::thread::panicking() {
+                    self.0.fail(Failure::Panicked("a mutator failed on another capability".into()));
+                }
+                self.0.release();
+            }
+        }
+        self.acquire_capability();
+        let _held = Held(&self.sync);
+        let mut m = Mutator::new(self, cap_no);
+        let r = f(&mut m);
+        m.flush_allocation_pointer();
+        r
+    }
+
+    /// Start running a mutator (or come back from a blocking call),
+    /// unwinding if the run has failed meanwhile.
+    pub(crate) fn acquire_capability(&self) {
+        if let Err(f) = self.sync.acquire() {
+            self.sync.release();
+            Rts::unwind_for(f);
+        }
+    }
+
+    /// Stop running a mutator for a blocking call (See `Mutator::safe_blocking`).
+    pub(crate) fn release_capability(&self) {
+        self.sync.release();
+    }
+
+    /// A safe point: stop here if another capability wants a GC.
+    #[inline(always)]
+    pub(crate) fn safe_point(&self) {
+        if self.sync.gc_pending() {
+            self.stop_for_gc();
+        }
+    }
+
+    #[cold]
+    fn stop_for_gc(&self) {
+        if let Err(f) = self.sync.safe_point() {
+            Rts::unwind_for(f);
+        }
+    }
+
+    /// Unwind a mutator because the run failed (See Note [Failures stop
+    /// every mutator] in `sync`): a heap exhaustion keeps its payload.
+    fn unwind_for(f: Failure) -> ! {
+        match f {
+            Failure::Exhausted(e) => Rts::exhausted(e),
+            Failure::Panicked(why) => std::panic::panic_any(WorldFailed(why)),
+        }
+    }
+
+    /// Lead a stopped world, asking again until this mutator leads (See
+    /// Note [One global sync] in `sync`).
+    fn stop_the_world(&self) -> WorldStopped<'_> {
+        loop {
+            match self.sync.stop_the_world() {
+                Ok(Some(world)) => return world,
+                Ok(None) => continue,
+                Err(f) => Rts::unwind_for(f),
+            }
+        }
+    }
+
+    /// A heap exhaustion found by a mutator: fail the run on every
+    /// capability, and unwind this one.
+    pub(crate) fn fail_exhausted(&self, e: HeapExhausted) -> ! {
+        self.sync.fail(Failure::Exhausted(e));
+        Rts::exhausted(e)
     }
 
     /// Close the run: account the last allocation, fill in the totals and
@@ -431,10 +532,7 @@ impl Rts {
     }
 
     pub(crate) fn register_finalizer(&self, f: FinalizerKind) -> u64 {
-        // SAFETY: the id counter is touched by the single mutator.
-        let st = unsafe { &mut *self.state.get() };
-        let id = st.next_finalizer_id;
-        st.next_finalizer_id += 1;
+        let id = self.next_finalizer_id.fetch_add(1, Ordering::Relaxed);
         self.finalizers.lock().unwrap_or_else(|e| e.into_inner()).insert(id, f);
         id
     }
@@ -445,10 +543,7 @@ impl Rts {
 
     /// Register an alarm (run after every major GC); returns its id.
     pub(crate) fn add_alarm(&self, f: Alarm) -> u64 {
-        // SAFETY: the id counter is touched by the single mutator.
-        let st = unsafe { &mut *self.state.get() };
-        let id = st.next_finalizer_id;
-        st.next_finalizer_id += 1;
+        let id = self.next_finalizer_id.fetch_add(1, Ordering::Relaxed);
         self.alarms.lock().unwrap_or_else(|e| e.into_inner()).push((id, Some(f)));
         id
     }
@@ -493,10 +588,25 @@ impl Rts {
     /// `collect`, optionally insisting that the oldest generation be
     /// compacted (`Gc.compact`; the collector must be able to).
     pub(crate) fn collect_with(&self, reason: GcReason, force_major: bool, force_compact: bool) {
+        let world = match reason {
+            // Any GC empties the nurseries: one led by another capability
+            // serves as well (See Note [One global sync] in `sync`).
+            GcReason::HeapExhausted | GcReason::LargeAllocation => match self.sync.stop_the_world() {
+                Ok(Some(world)) => world,
+                Ok(None) => return,
+                Err(f) => Rts::unwind_for(f),
+            },
+            GcReason::Forced | GcReason::Explicit => self.stop_the_world(),
+        };
+        self.collect_stopped(world, reason, force_major, force_compact);
+    }
+
+    /// The GC proper, every mutator stopped.
+    fn collect_stopped(&self, world: WorldStopped<'_>, reason: GcReason, force_major: bool, force_compact: bool) {
         let gc_start = Stamp::now();
         let faults_at_start = major_page_faults();
-        // SAFETY: Note [Who touches what]: with every mutator stopped (one
-        // capability: the caller), the GC holds all of it exclusively.
+        // SAFETY: Note [Who touches what]: with every mutator stopped
+        // (`world`), the GC holds all of it exclusively.
         let st = unsafe { &mut *self.state.get() };
         let heap = self.heap_mut();
         let caps = self.caps_mut();
@@ -578,8 +688,10 @@ impl Rts {
             self.heap_census(st);
         }
         if let Err(e) = resized {
+            world.fail(Failure::Exhausted(e));
             Rts::exhausted(e);
         }
+        drop(world);
     }
 
     /// The events of one GC, on capability 0 (the one that collects), as
@@ -785,7 +897,8 @@ fn install_quiet_hook() {
     ONCE.call_once(|| {
         let previous = std::panic::take_hook();
         std::panic::set_hook(Box::new(move |info| {
-            if info.payload().downcast_ref::<HeapExhaustedUnwind>().is_none() {
+            let quiet = info.payload().downcast_ref::<HeapExhaustedUnwind>().is_some() || info.payload().downcast_ref::<WorldFailed>().is_some();
+            if !quiet {
                 previous(info);
             }
         }));
