@@ -22,8 +22,8 @@ fn bad_flags_name_the_flag_exit_nonzero_and_do_no_work() {
         ("-F-1", "-F-1"),
         ("-Q", "-Q"),
         ("-c101", "-c101"),
-        ("-N2", "-N2"),
-        ("-qg1", "-qg1"),
+        ("-qx", "-qx"),
+        ("-qn3", "-qn3"),
     ] {
         let o = gclab(&["run", "binary-trees", "10", "+RTS", flag, "-RTS"]);
         assert!(!o.status.success(), "{flag} was accepted");

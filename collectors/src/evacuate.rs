@@ -13,6 +13,22 @@
 //! updated thunks are removed on the way: the slot is pointed straight at
 //! the value.
 //!
+//! Note [Claiming an object]
+//! ----------------------------------------
+//! In a parallel GC two threads can reach the same object at once. As in
+//! GHC's `copy_tag`, each copies it into its own to-space and then tries
+//! to swap the object's header for a forwarding pointer to its copy with
+//! one compare-and-swap; exactly one succeeds. The loser takes its copy
+//! back (a bump-pointer rewind, since nothing else was copied after it;
+//! in the rare case where the copy opened a fresh block, it stays behind
+//! as unreachable words, scanned once and freed at the next GC) and
+//! follows the winner's forwarding pointer. Copying before claiming keeps
+//! the claim to one atomic operation and never makes a thread wait for
+//! another; the price is the occasional wasted copy. The header copied is
+//! the one read before the claim, never re-read from the object, so the
+//! copy is never a forwarding pointer. A sequential collection pays only
+//! an uncontended compare-and-swap per object.
+//!
 //! Invariant kept: after `evacuate(slot)`, `*slot` is a static object or an
 //! object that will survive this GC, never a from-space address; and if
 //! that object is younger than `evac_gen`, `failed_to_evac` is set.
@@ -21,19 +37,21 @@ use crate::gc_thread::GcThread;
 use gclab_core::bdescr::{BlockDesc, BF_COMPACTING, BF_EVACUATED, BF_LARGE};
 use gclab_core::constants::Word;
 use gclab_core::info::ClosureType;
-use gclab_core::object::{forward_target, forwarding_header, info_of_header, is_forwarded};
+use gclab_core::object::{claim_header, forward_target, forwarding_header, info_of_header, is_forwarded, load_header};
 
 /// Evacuate the object `*slot` points to. See the module doc.
 ///
 /// # Safety
-/// `slot` must hold the address of a valid object (heap or static), and the
-/// caller must hold the heap exclusively for this GC.
+/// `slot` must hold the address of a valid object (heap or static), the
+/// slot must be this thread's to write, and the caller must hold the heap
+/// for this GC (alone, or shared with other GC threads that follow Note
+/// [Claiming an object]).
 #[inline(always)]
 // SAFETY: the caller holds the heap for this GC and `*slot` is a valid object, so its header and descriptor may be read and to-space written.
 pub unsafe fn evacuate(gct: &mut GcThread<'_>, slot: *mut Word) {
     let mut p = *slot as *mut Word;
     loop {
-        let header = *p;
+        let header = load_header(p);
         if is_forwarded(header) {
             let to = forward_target(header);
             *slot = to as Word;
@@ -47,7 +65,7 @@ pub unsafe fn evacuate(gct: &mut GcThread<'_>, slot: *mut Word) {
             return;
         }
         let bd = BlockDesc::of(p);
-        let flags = (*bd).flags;
+        let flags = BlockDesc::load_flags(bd);
         if flags & BF_EVACUATED != 0 {
             if ((*bd).gen_no as usize) < gct.evac_gen {
                 gct.failed_to_evac = true;
@@ -75,23 +93,34 @@ pub unsafe fn evacuate(gct: &mut GcThread<'_>, slot: *mut Word) {
         }
         let size = gct.layout.size_of(p, info);
         let dest = gct.destination((*bd).dest_no as usize);
+        let to = gct.alloc_to(dest, size);
+        *to = header;
+        copy_words(p.add(1), to.add(1), size - 1);
+        if claim_header(p, header, forwarding_header(to)).is_err() {
+            // Another GC thread copied it first: drop our copy and follow
+            // its forwarding pointer (See Note [Claiming an object]).
+            if !gct.unalloc_to(dest, to, size) {
+                gct.work.copied_words += size;
+            }
+            continue;
+        }
+        gct.work.copied_words += size;
         if dest > (*bd).gen_no as usize && (*bd).gen_no == 0 {
             gct.work.promoted_words += size;
         }
-        let to = gct.alloc_to(dest, size);
-        copy_words(p, to, size);
-        *p = forwarding_header(to);
         *slot = to as Word;
         return;
     }
 }
 
-/// Copy an object's words. Most objects are a handful of words, for which a
-/// call to `memcpy` costs more than the copy: those are copied inline.
+/// Copy an object's words after its header. Most objects are a handful of
+/// words, for which a call to `memcpy` costs more than the copy: those are
+/// copied inline.
 #[inline(always)]
-// SAFETY: `from` and `to` each span `size` words (an object and its fresh to-space copy) and do not overlap.
-unsafe fn copy_words(from: *const Word, to: *mut Word, size: usize) {
-    match size {
+// SAFETY: `from` and `to` each span `n` words (an object's payload and its fresh to-space copy) and do not overlap.
+unsafe fn copy_words(from: *const Word, to: *mut Word, n: usize) {
+    match n {
+        1 => *to = *from,
         2 => {
             *to = *from;
             *to.add(1) = *from.add(1);
@@ -101,30 +130,35 @@ unsafe fn copy_words(from: *const Word, to: *mut Word, size: usize) {
             *to.add(1) = *from.add(1);
             *to.add(2) = *from.add(2);
         }
-        4 => {
-            *to = *from;
-            *to.add(1) = *from.add(1);
-            *to.add(2) = *from.add(2);
-            *to.add(3) = *from.add(3);
-        }
-        _ => std::ptr::copy_nonoverlapping(from, to, size),
+        _ => std::ptr::copy_nonoverlapping(from, to, n),
     }
 }
 
 /// A large object is live: relink its block group into its destination
-/// generation instead of copying it, and queue it for scavenging.
+/// generation instead of copying it, and queue it for scavenging. Its
+/// descriptor is claimed under the block allocator's lock, which every GC
+/// thread already shares; a thread that finds it claimed meanwhile treats
+/// it as already evacuated.
 ///
 /// # Safety
 /// `bd` must head a large object's group in a generation being collected.
-// SAFETY: `bd` heads a live large object's group in a collected generation; the GC owns its descriptor.
+// SAFETY: `bd` heads a live large object's group in a collected generation; its descriptor is written under the lock only.
 unsafe fn evacuate_large(gct: &mut GcThread<'_>, bd: *mut BlockDesc) {
+    let _claim = gct.blocks().lock().unwrap_or_else(|e| e.into_inner());
+    let flags = BlockDesc::load_flags(bd);
+    if flags & BF_EVACUATED != 0 {
+        if ((*bd).gen_no as usize) < gct.evac_gen {
+            gct.failed_to_evac = true;
+        }
+        return;
+    }
     let dest = gct.destination((*bd).dest_no as usize);
     if dest > 0 && (*bd).gen_no == 0 {
         gct.work.promoted_words += (*bd).used_words();
     }
-    (*bd).flags |= BF_EVACUATED;
     (*bd).gen_no = dest as u16;
     (*bd).dest_no = (dest + 1).min(gct.oldest) as u16;
+    BlockDesc::store_flags(bd, flags | BF_EVACUATED);
     let group = gclab_core::bdescr::BlockPtr(bd);
     gct.to[dest].large.push(group);
     gct.large_todo.push(group);
@@ -138,11 +172,11 @@ unsafe fn evacuate_large(gct: &mut GcThread<'_>, bd: *mut BlockDesc) {
 /// `p` must be a valid object address.
 // SAFETY: `p` is a valid object, so its header and (for heap objects) its descriptor may be read.
 pub unsafe fn is_alive(gct: &mut GcThread<'_>, p: *const Word) -> bool {
-    let header = *p;
+    let header = load_header(p);
     if is_forwarded(header) || info_of_header(header).is_static() {
         return true;
     }
-    let flags = (*BlockDesc::of(p)).flags;
+    let flags = BlockDesc::load_flags(BlockDesc::of(p));
     if flags & BF_COMPACTING != 0 {
         return gct.marks.is_marked(p);
     }
@@ -155,7 +189,7 @@ pub unsafe fn is_alive(gct: &mut GcThread<'_>, p: *const Word) -> bool {
 /// `p` must be a valid object address.
 // SAFETY: `p` is a valid object, so its header may be read.
 pub unsafe fn current_address(p: *mut Word) -> *mut Word {
-    let header = *p;
+    let header = load_header(p);
     if is_forwarded(header) {
         forward_target(header)
     } else {

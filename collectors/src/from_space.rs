@@ -47,7 +47,6 @@ pub fn install(gens: &mut [Generation], caps: &mut [Capability], blocks: &Mutex<
     for gct in threads.iter_mut() {
         for (g, gen) in gens.iter_mut().enumerate() {
             for bd in gct.take_blocks(g) {
-                gct.work.copied_words += bd.get().used_words();
                 gen.add_block(bd);
             }
             let ts = &mut gct.to[g];

@@ -15,6 +15,14 @@
 //! live, the weak pointers kept, the new mutable lists, and the counters
 //! that become the thread's `ThreadWork`.
 //!
+//! Note [The block being scanned]
+//! ----------------------------------------
+//! A thread often scans the very block it is copying into (Cheney's scan
+//! chasing the free pointer). When that block fills up, it must not be
+//! queued as work: another thread could steal it and scan the same objects
+//! while this one is still at it. It goes straight to `done` instead; the
+//! scan in progress carries on to its new, final free pointer.
+//!
 //! Note [Eager promotion]
 //! ----------------------------------------
 //! When the scavenger scans an object that lives in generation g, the
@@ -35,6 +43,7 @@ use gclab_core::generation::ObjPtr;
 use gclab_core::object::Layout;
 use gclab_core::{Rts, ThreadWork};
 use crate::mark::MarkBitmap;
+use crossbeam_deque::Worker;
 use std::sync::Mutex;
 
 /// To-space of one generation, for one GC thread.
@@ -97,11 +106,24 @@ pub struct GcThread<'h> {
     pub marks: MarkBitmap,
     /// Objects marked in place but not yet scavenged.
     pub mark_stack: Vec<*mut Word>,
+    /// The block `scavenge_block` is scanning now, if any (See Note [The
+    /// block being scanned]).
+    pub scanning: Option<BlockPtr>,
+    /// Full to-space blocks with unscanned objects that other GC threads
+    /// may steal (a parallel GC with load balancing; See `work_stealing`).
+    /// When None, such blocks wait on their generation's `pending` list.
+    pub todo_q: Option<Worker<BlockPtr>>,
     /// Where fresh blocks come from.
     blocks: &'h Mutex<BlockAllocator>,
     /// Counters.
     pub work: ThreadWork,
 }
+
+// SAFETY: a GcThread's raw pointers point into the to-space blocks it
+// alone fills (and its mark stack into objects it alone scans); moving it to
+// another thread moves that ownership with it. Parallel GCs hand each one
+// to exactly one GC thread.
+unsafe impl Send for GcThread<'_> {}
 
 impl<'h> GcThread<'h> {
     /// A thread for a collection of `0..=collect_gen` in a heap of `gens`.
@@ -117,6 +139,8 @@ impl<'h> GcThread<'h> {
             large_todo: Vec::new(),
             marks: MarkBitmap::new(),
             mark_stack: Vec::new(),
+            todo_q: None,
+            scanning: None,
             blocks,
             work: ThreadWork::default(),
         }
@@ -153,8 +177,11 @@ impl<'h> GcThread<'h> {
         if let Some(old) = ts.current.take() {
             let d = old.get();
             d.free = ts.hp;
-            if d.scan < d.free {
-                ts.pending.push(old);
+            if d.scan < d.free && self.scanning != Some(old) {
+                match &self.todo_q {
+                    Some(q) => q.push(old),
+                    None => ts.pending.push(old),
+                }
             } else {
                 ts.done.push(old);
             }
@@ -170,6 +197,25 @@ impl<'h> GcThread<'h> {
         ts.hp = d.start.wrapping_add(words);
         ts.lim = d.end();
         d.start
+    }
+
+    /// Give back the last `words` words of generation `gen`'s to-space
+    /// if they are the most recent allocation, at `to`. False if the block
+    /// has been left since (the words then stay as garbage).
+    #[inline]
+    pub fn unalloc_to(&mut self, gen: usize, to: *mut Word, words: usize) -> bool {
+        let ts = &mut self.to[gen];
+        if ts.hp == to.wrapping_add(words) {
+            ts.hp = to;
+            true
+        } else {
+            false
+        }
+    }
+
+    /// The block allocator (its lock also guards large-object claims).
+    pub fn blocks(&self) -> &'h Mutex<BlockAllocator> {
+        self.blocks
     }
 
     /// Generation an object evacuated from a block with `dest_no` goes to,

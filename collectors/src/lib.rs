@@ -3,7 +3,9 @@
 //! Shared pieces, one mechanism each: `gc_thread` (a GC thread's to-space
 //! and evacuation state), `evacuate` (copy one object), `scavenge` (Cheney
 //! scan), `weak_ptrs` (roots, mutable lists and weak pointers), `from_space`
-//! (preparing and freeing from-space). Collectors: `copying`, `two_space`.
+//! (preparing and freeing from-space), `work_stealing` (load balancing and
+//! termination among GC threads), `gc_workers` (the GC thread pool and its
+//! watchdog). Collectors: `copying`, `compacting`, `two_space`, `parallel`.
 //!
 //! To add a collector: write one module with a type implementing
 //! `gclab_core::Collector` and an `ENTRY`, and add that entry to
@@ -19,10 +21,13 @@ pub mod copying;
 pub mod evacuate;
 pub mod from_space;
 pub mod gc_thread;
+pub mod gc_workers;
 pub mod mark;
+pub mod parallel;
 pub mod scavenge;
 pub mod two_space;
 pub mod weak_ptrs;
+pub mod work_stealing;
 
 use gclab_core::{Collector, RtsFlags};
 use std::fmt;
@@ -42,7 +47,7 @@ pub struct CollectorEntry {
 }
 
 /// Every built-in collector, by name. One line per collector.
-pub const COLLECTORS: &[CollectorEntry] = &[copying::ENTRY, compacting::ENTRY, two_space::ENTRY];
+pub const COLLECTORS: &[CollectorEntry] = &[copying::ENTRY, compacting::ENTRY, two_space::ENTRY, parallel::ENTRY];
 
 /// The collectors a program can choose from: the built-in ones, plus any
 /// registered at run time (a research collector in its own crate, or one
@@ -143,16 +148,15 @@ fn implied_by_flags(flags: &RtsFlags) -> Result<(&'static str, Option<&'static s
     if flags.generations == 1 {
         return Ok(("two-space", Some("-G1")));
     }
-    if flags.max_heap_blocks > 0 && flags.capabilities == 1 {
+    if flags.capabilities > 1 {
+        // Several capabilities: GHC's parallel GC, by default only (the
+        // sequential collectors run with several capabilities too).
+        return Ok(("parallel", None));
+    }
+    if flags.max_heap_blocks > 0 {
         // With -M, GHC compacts automatically past -c<n> (default 30%) of it.
         // Only a default: --collector may still name another collector.
         return Ok(("compacting", None));
-    }
-    if flags.capabilities > 1 {
-        return Err(SelectError(format!(
-            "bad RTS option `-N{}': several capabilities need the parallel collector, which is not yet available in this build",
-            flags.capabilities
-        )));
     }
     Ok(("copying", None))
 }
@@ -181,6 +185,8 @@ mod tests {
         assert_eq!(select(&flags(&["-c"]), None).unwrap().name, "compacting");
         assert_eq!(select(&flags(&["-M64m"]), None).unwrap().name, "compacting");
         assert_eq!(select(&flags(&["-M64m"]), Some("copying")).unwrap().name, "copying");
+        assert_eq!(select(&flags(&["-N2"]), None).unwrap().name, "parallel");
+        assert_eq!(select(&flags(&["-N2"]), Some("copying")).unwrap().name, "copying", "-N only suggests parallel");
     }
 
     #[test]

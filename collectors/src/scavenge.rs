@@ -20,7 +20,8 @@ use gclab_core::bdescr::{BlockDesc, BlockPtr};
 use gclab_core::constants::Word;
 use gclab_core::generation::ObjPtr;
 use gclab_core::info::*;
-use gclab_core::object::{info_of_header, CARD_SIZE};
+use crossbeam_deque::Worker;
+use gclab_core::object::{info_of_header, load_header, store_header, CARD_SIZE};
 
 /// Scan the object at `p`, which lives in generation `gen`; returns its size.
 ///
@@ -30,7 +31,7 @@ use gclab_core::object::{info_of_header, CARD_SIZE};
 #[inline]
 // SAFETY: `p` is a live, already placed object; its fields hold valid object addresses to evacuate.
 pub unsafe fn scavenge_object(gct: &mut GcThread<'_>, p: *mut Word, gen: usize) -> usize {
-    let info = info_of_header(*p);
+    let info = info_of_header(load_header(p));
     let layout = gct.layout;
     gct.evac_gen = gen;
     gct.failed_to_evac = false;
@@ -40,7 +41,7 @@ pub unsafe fn scavenge_object(gct: &mut GcThread<'_>, p: *mut Word, gen: usize) 
             gct.eager_promotion = false;
             evacuate(gct, layout.payload(p));
             gct.eager_promotion = true;
-            *p = if gct.failed_to_evac { MUT_VAR_DIRTY_INFO.header() } else { MUT_VAR_CLEAN_INFO.header() };
+            store_header(p, if gct.failed_to_evac { MUT_VAR_DIRTY_INFO.header() } else { MUT_VAR_CLEAN_INFO.header() });
         }
         ClosureType::MutArrClean | ClosureType::MutArrDirty | ClosureType::Arr => {
             let mutable = info.closure_type != ClosureType::Arr;
@@ -50,7 +51,7 @@ pub unsafe fn scavenge_object(gct: &mut GcThread<'_>, p: *mut Word, gen: usize) 
             gct.eager_promotion = true;
             gct.failed_to_evac = any_young;
             if mutable {
-                *p = if any_young { MUT_ARR_DIRTY_INFO.header() } else { MUT_ARR_CLEAN_INFO.header() };
+                store_header(p, if any_young { MUT_ARR_DIRTY_INFO.header() } else { MUT_ARR_CLEAN_INFO.header() });
             }
         }
         // A live weak's fields are traced by weak-pointer processing only.
@@ -95,7 +96,7 @@ unsafe fn scan_array_cards(gct: &mut GcThread<'_>, p: *mut Word, n: usize, cards
 /// As for `scavenge_object`; `p` lives in an uncollected generation `gen`.
 // SAFETY: `p` is a live object of uncollected generation `gen` (a mutable-list entry).
 pub unsafe fn scavenge_mut_list_entry(gct: &mut GcThread<'_>, p: *mut Word, gen: usize) {
-    let info = info_of_header(*p);
+    let info = info_of_header(load_header(p));
     if !info.closure_type.is_pointer_array() {
         scavenge_object(gct, p, gen);
         return;
@@ -115,7 +116,7 @@ pub unsafe fn scavenge_mut_list_entry(gct: &mut GcThread<'_>, p: *mut Word, gen:
     gct.eager_promotion = true;
     gct.failed_to_evac = false;
     if mutable {
-        *p = if any { MUT_ARR_DIRTY_INFO.header() } else { MUT_ARR_CLEAN_INFO.header() };
+        store_header(p, if any { MUT_ARR_DIRTY_INFO.header() } else { MUT_ARR_CLEAN_INFO.header() });
     }
     if any {
         gct.to[gen].mut_list.push(ObjPtr(p));
@@ -128,11 +129,26 @@ pub unsafe fn scavenge_mut_list_entry(gct: &mut GcThread<'_>, p: *mut Word, gen:
 // SAFETY: `bd` is a to-space block of this thread whose [scan, limit) holds whole copied objects.
 unsafe fn scavenge_block(gct: &mut GcThread<'_>, bd: BlockPtr, gen: usize) {
     let d = bd.get();
+    let outer = gct.scanning.replace(bd);
     while d.scan < gct.limit_of(gen, bd) {
         let p = d.scan;
         let size = scavenge_object(gct, p, gen);
         d.scan = p.add(size);
     }
+    gct.scanning = outer;
+}
+
+/// Scan a full to-space block taken from a work queue (this thread's own,
+/// or stolen from another GC thread); it then belongs to this thread.
+///
+/// # Safety
+/// As for `scavenge_loop`; `bd` was pushed by `alloc_to_slow` and no other
+/// thread holds it any more.
+// SAFETY: `bd` is a full to-space block whose [scan, free) holds whole copied objects, now owned by this thread.
+pub unsafe fn scavenge_stolen_block(gct: &mut GcThread<'_>, bd: BlockPtr) {
+    let gen = bd.get().gen_no as usize;
+    scavenge_block(gct, bd, gen);
+    gct.to[gen].done.push(bd);
 }
 
 /// Scan until no to-space block and no large object has unscanned objects.
@@ -155,6 +171,10 @@ pub unsafe fn scavenge_loop(gct: &mut GcThread<'_>) {
                     progress = true;
                 }
             }
+        }
+        while let Some(bd) = gct.todo_q.as_ref().and_then(Worker::pop) {
+            scavenge_stolen_block(gct, bd);
+            progress = true;
         }
         while let Some(bd) = gct.large_todo.pop() {
             let d = bd.get();

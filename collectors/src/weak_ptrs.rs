@@ -19,7 +19,7 @@ use gclab_core::capability::Capability;
 use gclab_core::constants::Word;
 use gclab_core::generation::{Generation, ObjPtr};
 use gclab_core::info::{DEAD_WEAK_INFO, NULL_OBJECT};
-use gclab_core::object::weak_field;
+use gclab_core::object::{store_header, weak_field};
 use gclab_core::stable_ptr::StablePtrTable;
 
 /// Everything live, traced: the roots, the mutable lists and weak pointers
@@ -38,25 +38,45 @@ pub unsafe fn trace_live(gct: &mut GcThread<'_>, gens: &mut [Generation], caps: 
     process_weak_ptrs(gct, gens, caps);
 }
 
-/// Evacuate every root: each capability's root stack and pending
-/// finalisers, and the stable pointer table.
+/// Every root slot: each capability's root stack and pending finalisers,
+/// then the stable pointer table. A parallel GC deals them out to its
+/// threads.
+pub fn root_slots(caps: &mut [Capability], stable: &mut StablePtrTable) -> Vec<*mut Word> {
+    let mut slots = Vec::new();
+    for cap in caps.iter_mut() {
+        slots.extend(cap.roots.iter_mut().map(|r| r as *mut Word));
+        slots.extend(cap.pending_finalizers.iter_mut().map(|r| r as *mut Word));
+    }
+    slots.extend(stable.roots_mut().map(|r| r as *mut Word));
+    slots
+}
+
+/// Evacuate every root (See `root_slots`).
 ///
 /// # Safety
 /// The GC must hold the heap; roots hold valid object addresses.
 // SAFETY: root stacks, pending finalisers and stable pointers hold valid object addresses.
 pub unsafe fn evacuate_roots(gct: &mut GcThread<'_>, caps: &mut [Capability], stable: &mut StablePtrTable) {
     gct.evac_gen = 0;
+    for slot in root_slots(caps, stable) {
+        evacuate(gct, slot);
+    }
+}
+
+/// Empty every capability's mutable lists; the entries of generations not
+/// being collected, with their generation (those of collected generations
+/// are dropped: their objects are rescanned in to-space).
+pub fn take_mut_lists(caps: &mut [Capability], collect_gen: usize) -> Vec<(ObjPtr, usize)> {
+    let mut entries = Vec::new();
     for cap in caps.iter_mut() {
-        for r in cap.roots.iter_mut() {
-            evacuate(gct, r as *mut Word);
-        }
-        for r in cap.pending_finalizers.iter_mut() {
-            evacuate(gct, r as *mut Word);
+        for (gen, list) in cap.mut_lists.iter_mut().enumerate() {
+            let list = std::mem::take(list);
+            if gen > collect_gen {
+                entries.extend(list.into_iter().map(|obj| (obj, gen)));
+            }
         }
     }
-    for r in stable.roots_mut() {
-        evacuate(gct, r as *mut Word);
-    }
+    entries
 }
 
 /// Scan the mutable lists of the generations not being collected; each
@@ -66,16 +86,8 @@ pub unsafe fn evacuate_roots(gct: &mut GcThread<'_>, caps: &mut [Capability], st
 /// As for `evacuate_roots`.
 // SAFETY: mutable-list entries are live objects of their generation (the barrier's invariant).
 pub unsafe fn scavenge_mut_lists(gct: &mut GcThread<'_>, caps: &mut [Capability]) {
-    for cap in caps.iter_mut() {
-        for gen in 0..cap.mut_lists.len() {
-            let list = std::mem::take(&mut cap.mut_lists[gen]);
-            if gen <= gct.collect_gen {
-                continue; // collected generations are rescanned in to-space
-            }
-            for obj in list {
-                crate::scavenge::scavenge_mut_list_entry(gct, obj.0, gen);
-            }
-        }
+    for (obj, gen) in take_mut_lists(caps, gct.collect_gen) {
+        crate::scavenge::scavenge_mut_list_entry(gct, obj.0, gen);
     }
 }
 
@@ -167,7 +179,7 @@ unsafe fn kill_weak(gct: &mut GcThread<'_>, w: *mut Word, caps: &mut [Capability
     let dead = slot as *mut Word;
     let payload = gct.layout.payload(dead);
     *payload.add(weak_field::KEY) = NULL_OBJECT.addr();
-    *dead = DEAD_WEAK_INFO.header();
+    store_header(dead, DEAD_WEAK_INFO.header());
     if *payload.add(weak_field::FINALIZER_ID) == 0 {
         *payload.add(weak_field::VALUE) = NULL_OBJECT.addr();
         *payload.add(weak_field::FINALIZER) = NULL_OBJECT.addr();

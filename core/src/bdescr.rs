@@ -120,6 +120,28 @@ impl BlockDesc {
         self.flags & flag != 0
     }
 
+    /// The flags of `bd`, read atomically: during a parallel GC a large
+    /// object's descriptor is claimed by one GC thread while others read it.
+    ///
+    /// # Safety
+    /// `bd` must be a block descriptor.
+    #[inline(always)]
+    pub unsafe fn load_flags(bd: *const BlockDesc) -> u32 {
+        // SAFETY: `flags` is an aligned u32 inside a live descriptor.
+        unsafe { std::sync::atomic::AtomicU32::from_ptr(std::ptr::addr_of!((*bd).flags) as *mut u32).load(std::sync::atomic::Ordering::Acquire) }
+    }
+
+    /// Set the flags of `bd`, publishing the descriptor's other fields
+    /// written before (release ordering; See `load_flags`).
+    ///
+    /// # Safety
+    /// `bd` must be a block descriptor the caller may write.
+    #[inline(always)]
+    pub unsafe fn store_flags(bd: *mut BlockDesc, flags: u32) {
+        // SAFETY: as for `load_flags`.
+        unsafe { std::sync::atomic::AtomicU32::from_ptr(std::ptr::addr_of_mut!((*bd).flags)).store(flags, std::sync::atomic::Ordering::Release) }
+    }
+
     /// Reset every field: used when a group is carved out or handed out.
     pub fn reset(&mut self, start: *mut Word, blocks: u32) {
         self.start = start;

@@ -67,6 +67,15 @@ pub struct RtsFlags {
     pub compact_threshold: f64,
     /// `-N`: capabilities.
     pub capabilities: usize,
+    /// `-qg<gen>`: collections of generation `gen` and older use the
+    /// parallel GC (default 0); `-qg` alone (None): never.
+    pub par_gc_gen: Option<usize>,
+    /// `-qb<gen>`: parallel collections of generation `gen` and older
+    /// balance work by stealing (None: never). Unset, GHC's default: 0
+    /// when `-A` is at least 32 MiB, else 1 (See `par_balance_gen`).
+    pub par_balance: Option<Option<usize>>,
+    /// `-qn<n>`: GC threads (0, the default: one per capability).
+    pub par_gc_threads: usize,
     /// `-s`, `-S`, `-t`.
     pub stats: StatsLevel,
     /// Where the report goes.
@@ -129,6 +138,9 @@ impl Default for RtsFlags {
             compact: false,
             compact_threshold: 30.0,
             capabilities: 1,
+            par_gc_gen: Some(0),
+            par_balance: None,
+            par_gc_threads: 0,
             stats: StatsLevel::None,
             stats_target: StatsTarget::Stderr,
             machine_readable: false,
@@ -216,14 +228,6 @@ fn stats_target(rest: &str) -> StatsTarget {
     }
 }
 
-/// Options that belong to later parts of gclab: parsed so that they are
-/// refused clearly rather than mistaken for unknown ones.
-const NOT_YET: &[(&str, &str)] = &[
-    ("-qg", "parallel GC options"),
-    ("-qb", "parallel GC options"),
-    ("-qn", "parallel GC options"),
-];
-
 impl RtsFlags {
     /// Parse RTS options (the words between `+RTS` and `-RTS`), on top of
     /// the current settings, then check the whole record.
@@ -309,10 +313,8 @@ impl RtsFlags {
             self.sanity = true;
             return Ok(());
         }
-        for (prefix, what) in NOT_YET {
-            if arg.starts_with(prefix) {
-                return Err(bad(arg, format!("{what} are not yet available in this build of gclab")));
-            }
+        if let Some(rest) = arg.strip_prefix("-q") {
+            return self.parse_parallel_gc(arg, rest);
         }
         let Some(body) = arg.strip_prefix('-') else {
             return Err(bad(arg, "RTS options start with `-'"));
@@ -430,8 +432,56 @@ impl RtsFlags {
         self.collect_stats = true;
     }
 
+    /// `-qg`, `-qb`, `-qn` (`rest` follows the `-q`).
+    fn parse_parallel_gc(&mut self, arg: &str, rest: &str) -> Result<(), FlagError> {
+        let gen = |text: &str| -> Result<Option<usize>, FlagError> {
+            if text.is_empty() {
+                Ok(None)
+            } else {
+                decode_count(arg, text, "a generation number").map(Some)
+            }
+        };
+        match rest.split_at(rest.len().min(1)) {
+            ("g", text) => self.par_gc_gen = gen(text)?,
+            ("b", text) => self.par_balance = Some(gen(text)?),
+            ("n", text) => {
+                let n = decode_count(arg, text, "a number of GC threads")?;
+                if n < 1 {
+                    return Err(bad(arg, "there must be at least one GC thread"));
+                }
+                self.par_gc_threads = n;
+            }
+            _ => return Err(bad(arg, "unknown parallel option (gclab knows -qg[<gen>], -qb[<gen>] and -qn<n>)")),
+        }
+        Ok(())
+    }
+
+    /// GC threads a parallel collection uses (`-qn`, default `-N`).
+    pub fn gc_threads(&self) -> usize {
+        if self.par_gc_threads == 0 {
+            self.capabilities
+        } else {
+            self.par_gc_threads
+        }
+    }
+
+    /// The oldest-generation threshold for load balancing (`-qb`), GHC's
+    /// default filled in: balancing from generation 0 when the allocation
+    /// area is at least 32 MiB (it then outgrows the caches, so locality
+    /// in young collections is lost anyway), else from generation 1.
+    pub fn par_balance_gen(&self) -> Option<usize> {
+        match self.par_balance {
+            Some(explicit) => explicit,
+            None if self.alloc_area_bytes() >= 32 << 20 => Some(0),
+            None => Some(1),
+        }
+    }
+
     /// Check the record as a whole: contradictions between flags.
     pub fn validate(&self) -> Result<(), FlagError> {
+        if self.par_gc_threads > self.capabilities {
+            return Err(bad(&format!("-qn{}", self.par_gc_threads), format!("GC threads (-qn) must be between 1 and the value of -N ({})", self.capabilities)));
+        }
         if self.max_heap_blocks != 0 && self.max_heap_blocks < self.alloc_area_blocks {
             return Err(bad(
                 &format!("-M{}", self.max_heap_blocks * BLOCK_SIZE),
@@ -498,6 +548,10 @@ pub fn usage(collectors: &[(&str, &str)]) -> String {
         "  -c<n>      Compact automatically when live data exceeds n% of -M (default 30);",
         "             without -M there is no maximum, so this has no effect (as in GHC)",
         "  -N[<n>]    Capabilities (mutator threads); -N alone: the number of cores",
+        "  -qg[<gen>] Parallel GC for generation gen and older (default 0); -qg alone: none",
+        "  -qb[<gen>] Load balancing (work stealing) in parallel GCs of generation gen and",
+        "             older (default 1, or 0 with -A32m or more); -qb alone: none",
+        "  -qn<n>     GC threads for parallel GC (default: the value of -N, at most -N)",
         "  -s[<file>] Summary statistics at exit (to stderr, or the file)",
         "  -S[<file>] A line per GC, then the summary",
         "  -t[<file>] One line of statistics; with --machine-readable, GHC's key/value list",
@@ -570,6 +624,19 @@ mod tests {
     }
 
     #[test]
+    fn parallel_gc_flags() {
+        let f = parse(&["-N4"]).unwrap();
+        assert_eq!((f.gc_threads(), f.par_gc_gen, f.par_balance_gen()), (4, Some(0), Some(1)), "GHC's defaults");
+        let f = parse(&["-N4", "-qn2", "-qg1", "-qb0"]).unwrap();
+        assert_eq!((f.gc_threads(), f.par_gc_gen, f.par_balance_gen()), (2, Some(1), Some(0)));
+        let f = parse(&["-N4", "-qg", "-qb"]).unwrap();
+        assert_eq!((f.par_gc_gen, f.par_balance_gen()), (None, None), "alone: off");
+        assert_eq!(parse(&["-N2", "-A32m"]).unwrap().par_balance_gen(), Some(0), "big -A balances young GCs too");
+        assert_eq!(parse(&["-N2", "-A32m", "-qb1"]).unwrap().par_balance_gen(), Some(1));
+        assert!(err(&["-N2", "-qn3"]).to_string().contains("between 1 and the value of -N"));
+    }
+
+    #[test]
     fn bad_flags_name_the_flag() {
         for (args, needle) in [
             (&["-A0"][..], "-A0"),
@@ -583,7 +650,10 @@ mod tests {
             (&["-A1q"][..], "-A1q"),
             (&["-N0"][..], "-N0"),
             (&["-Ax"][..], "-Ax"),
-            (&["-qg1"][..], "-qg1"),
+            (&["-qx"][..], "-qx"),
+            (&["-qgx"][..], "-qgx"),
+            (&["-qn0"][..], "-qn0"),
+            (&["-N2", "-qn3"][..], "-qn3"),
             (&["-hx"][..], "-hx"),
             (&["-i-1"][..], "-i-1"),
             (&["-lz"][..], "-lz"),

@@ -68,6 +68,45 @@ pub fn forwarding_header(to: *mut Word) -> Word {
     to as Word | 1
 }
 
+/// Read an object's header word. During a parallel GC another GC thread
+/// may forward the object at any moment, so headers are read atomically;
+/// acquire ordering makes the copy behind a forwarding pointer (and its
+/// block descriptor) visible with it.
+///
+/// # Safety
+/// `p` must be the address of an object (heap or static).
+#[inline(always)]
+pub unsafe fn load_header(p: *const Word) -> Word {
+    // SAFETY: `p` is an object's first word: aligned, valid for reads, and
+    // only ever accessed atomically while GC threads run.
+    unsafe { std::sync::atomic::AtomicUsize::from_ptr(p as *mut Word).load(std::sync::atomic::Ordering::Acquire) }
+}
+
+/// Overwrite an object's header word (a clean/dirty info pointer, or a
+/// forwarding pointer where no other thread can race), atomically so that
+/// concurrent `load_header`s stay well defined.
+///
+/// # Safety
+/// `p` must be the address of a heap object the caller may write.
+#[inline(always)]
+pub unsafe fn store_header(p: *mut Word, header: Word) {
+    // SAFETY: as for `load_header`; the caller owns the right to write.
+    unsafe { std::sync::atomic::AtomicUsize::from_ptr(p).store(header, std::sync::atomic::Ordering::Release) }
+}
+
+/// Replace the header `expected` by `new` if no other thread changed it
+/// first: how a GC thread claims an object it has copied. On failure,
+/// returns the header found (the winner's forwarding pointer).
+///
+/// # Safety
+/// `p` must be the address of a heap object being collected.
+#[inline(always)]
+pub unsafe fn claim_header(p: *mut Word, expected: Word, new: Word) -> Result<(), Word> {
+    use std::sync::atomic::Ordering::{AcqRel, Acquire};
+    // SAFETY: as for `load_header`.
+    unsafe { std::sync::atomic::AtomicUsize::from_ptr(p).compare_exchange(expected, new, AcqRel, Acquire).map(|_| ()) }
+}
+
 /// The info table of a header word that is not a forwarding pointer.
 #[inline(always)]
 pub fn info_of_header(header: Word) -> &'static InfoTable {

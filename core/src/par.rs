@@ -27,7 +27,7 @@
 //! as in any language.
 
 use crate::mutator::Mutator;
-use crate::rts::WorldFailed;
+use crate::rts::{Rts, WorldFailed};
 use std::any::Any;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
@@ -70,9 +70,6 @@ impl<'rt> Mutator<'rt> {
     pub fn par_map<R: Send>(&mut self, tasks: usize, task: impl Fn(&mut Mutator<'_>, usize) -> R + Sync) -> Vec<R> {
         assert_eq!(self.cap_no, 0, "par_map is called from capability 0's mutator");
         let caps = self.capabilities();
-        if caps == 1 || tasks <= 1 {
-            return (0..tasks).map(|i| task(self, i)).collect();
-        }
         let next = AtomicUsize::new(0);
         let rts = self.rts;
         let run_tasks = |m: &mut Mutator<'_>| -> Vec<(usize, R)> {
@@ -87,6 +84,9 @@ impl<'rt> Mutator<'rt> {
                 m.truncate(base);
             }
         };
+        if caps == 1 || tasks <= 1 {
+            return run_tasks(self).into_iter().map(|(_, r)| r).collect();
+        }
         let mut outcomes: Vec<Outcome<R>> = std::thread::scope(|scope| {
             let others: Vec<_> = (1..caps.min(tasks))
                 .map(|c| {
@@ -98,16 +98,24 @@ impl<'rt> Mutator<'rt> {
                 })
                 .collect();
             let mine = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| run_tasks(self)));
+            // Wait for the others with this capability released, so that
+            // they can collect meanwhile.
+            self.flush_allocation_pointer();
+            rts.release_capability();
             let mut all = vec![mine];
-            all.extend(self.safe_blocking(|| others.into_iter().map(|h| h.join()).collect::<Vec<_>>()));
+            all.extend(others.into_iter().map(|h| h.join()));
             all
         });
+        let back = rts.try_acquire_capability();
         if let Some(first) = outcomes.iter().position(Result::is_err) {
             // Prefer the cause of a failure over the echoes it left on the
             // other capabilities.
             let cause = outcomes.iter().position(|o| matches!(o, Err(p) if !p.is::<WorldFailed>())).unwrap_or(first);
             let Err(payload) = outcomes.swap_remove(cause) else { unreachable!("position found an error") };
             std::panic::resume_unwind(payload);
+        }
+        if let Err(f) = back {
+            Rts::unwind_failure(f);
         }
         let mut results: Vec<(usize, R)> = outcomes.into_iter().flat_map(|o| o.unwrap_or_default()).collect();
         results.sort_by_key(|(i, _)| *i);

@@ -343,8 +343,10 @@ impl Rts {
                 self.0.release();
             }
         }
-        self.acquire_capability();
+        // Held first: a failed acquire still counts this mutator as
+        // running, and the guard's release balances it while unwinding.
         let _held = Held(&self.sync);
+        self.acquire_capability();
         let mut m = Mutator::new(self, cap_no);
         let r = f(&mut m);
         m.flush_allocation_pointer();
@@ -354,10 +356,20 @@ impl Rts {
     /// Start running a mutator (or come back from a blocking call),
     /// unwinding if the run has failed meanwhile.
     pub(crate) fn acquire_capability(&self) {
-        if let Err(f) = self.sync.acquire() {
-            self.sync.release();
+        if let Err(f) = self.try_acquire_capability() {
             Rts::unwind_for(f);
         }
+    }
+
+    /// `acquire_capability`, handing back the failure instead of
+    /// unwinding; either way the mutator counts as running afterwards.
+    pub(crate) fn try_acquire_capability(&self) -> Result<(), Failure> {
+        self.sync.acquire()
+    }
+
+    /// Unwind a mutator because the run failed.
+    pub(crate) fn unwind_failure(f: Failure) -> ! {
+        Rts::unwind_for(f)
     }
 
     /// Stop running a mutator for a blocking call (See `Mutator::safe_blocking`).

@@ -112,6 +112,9 @@ impl WorldSync {
             return Ok(());
         }
         let st = self.lock();
+        if !st.leader && st.failed.is_none() {
+            return Ok(()); // that GC is over already
+        }
         self.stop_until_next_epoch(st)
     }
 
@@ -138,7 +141,9 @@ impl WorldSync {
         let epoch = st.epoch;
         st.running -= 1;
         self.changed.notify_all();
-        while st.epoch == epoch && st.failed.is_none() {
+        // Wait for the end of this GC, and of any GC a new leader started
+        // before this mutator woke: it is not counted as running until then.
+        while (st.epoch == epoch || st.leader) && st.failed.is_none() {
             st = self.changed.wait(st).unwrap_or_else(|e| e.into_inner());
         }
         st.running += 1;
@@ -217,10 +222,23 @@ mod tests {
                 let (s, inside, led) = (s.clone(), inside.clone(), led.clone());
                 s.acquire().unwrap();
                 std::thread::spawn(move || {
-                    for i in 0..50 {
+                    // Release even when an assertion fails, so that the
+                    // test fails instead of hanging.
+                    struct Released(Arc<WorldSync>);
+                    impl Drop for Released {
+                        fn drop(&mut self) {
+                            self.0.release();
+                        }
+                    }
+                    let _released = Released(s.clone());
+                    for i in 0..200 {
                         if i % 3 == 0 {
                             s.safe_point().unwrap();
                         }
+                        // Running: no GC may be in progress.
+                        assert_eq!(inside.load(Ordering::SeqCst), 0, "a mutator runs during a GC");
+                        std::thread::yield_now();
+                        assert_eq!(inside.load(Ordering::SeqCst), 0, "a mutator runs during a GC");
                         if let Some(w) = s.stop_the_world().unwrap() {
                             assert_eq!(inside.fetch_add(1, Ordering::SeqCst), 0, "two mutators in a stopped world");
                             std::thread::yield_now();
@@ -229,7 +247,6 @@ mod tests {
                             drop(w);
                         }
                     }
-                    s.release();
                 })
             })
             .collect();

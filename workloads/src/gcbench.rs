@@ -10,6 +10,14 @@
 //! children into it, as the Java original does: nodes are mutable
 //! two-element arrays, so that stores into an already promoted parent go
 //! through the write barrier. Bottom-up trees are immutable constructors.
+//!
+//! The temporary trees of each depth are built in `TASKS` tasks, spread
+//! over the capabilities (`-N`) by `Mutator::par_map`. The long-lived tree
+//! and array are shared by all of them through stable pointers (See Note
+//! [Sharing between capabilities] in core's `par`): every task reads the
+//! long-lived tree's size and an element of the array while other
+//! capabilities allocate and collect, and folds them into its count. The
+//! task count is fixed, so the checksum is the same for every `-N`.
 
 use crate::{mix, Workload};
 use gclab_core::{Handle, InfoTable, Mutator, ObjRef, StaticObject};
@@ -20,6 +28,9 @@ static EMPTY: StaticObject = StaticObject::new(&EMPTY_INFO);
 static NODE: InfoTable = InfoTable::constr("Node", "Node", "GCBench", 2, 2);
 
 const MIN_DEPTH: usize = 4;
+
+/// Tasks per depth (independent of `-N`, so that every run does the same work).
+const TASKS: u64 = 4;
 
 /// The registry entry.
 pub const WORKLOAD: Workload = Workload {
@@ -96,25 +107,39 @@ fn run(m: &mut Mutator<'_>, args: &[usize], out: &mut dyn Write) -> u64 {
         m.byte_array_write(array, i, (1.0f64 / (i + 1) as f64).to_bits());
     }
 
+    let shared_tree = m.new_stable_ptr(long_lived);
+    let shared_array = m.new_stable_ptr(array);
     for d in (MIN_DEPTH..=max_depth).step_by(2) {
         let iterations = 2 * tree_size(stretch_depth) / tree_size(d);
-        let mut nodes = 0;
-        for _ in 0..iterations {
-            let base = m.depth();
-            let t = m.new_array(2, empty);
-            populate(m, empty, d, t);
-            nodes += count(m.view().get(t));
-            m.truncate(base);
-        }
-        for _ in 0..iterations {
-            let base = m.depth();
-            let t = make_tree(m, empty, d);
-            nodes += count(m.view().get(t));
-            m.truncate(base);
-        }
+        let counts = m.par_map(TASKS as usize, |m, task| {
+            let share = iterations * task as u64 / TASKS..iterations * (task as u64 + 1) / TASKS;
+            let empty = m.static_obj(&EMPTY);
+            let mut nodes = 0;
+            for _ in share.clone() {
+                let base = m.depth();
+                let t = m.new_array(2, empty);
+                populate(m, empty, d, t);
+                nodes += count(m.view().get(t));
+                m.truncate(base);
+            }
+            for _ in share {
+                let base = m.depth();
+                let t = make_tree(m, empty, d);
+                nodes += count(m.view().get(t));
+                m.truncate(base);
+            }
+            // Read the data every capability shares.
+            let tree = m.deref_stable_ptr(shared_tree);
+            let array = m.deref_stable_ptr(shared_array);
+            let element = m.byte_array_read(array, (task * 997 + d) % (array_size / 2));
+            (nodes, mix(count(m.view().get(tree)), element))
+        });
+        let nodes: u64 = counts.iter().map(|c| c.0).sum();
         let _ = writeln!(out, "{iterations} top-down and bottom-up trees of depth {d}: {nodes} nodes");
-        sum = mix(sum, nodes);
+        sum = counts.iter().fold(mix(sum, nodes), |a, c| mix(a, c.1));
     }
+    m.free_stable_ptr(shared_tree);
+    m.free_stable_ptr(shared_array);
     let ll = count(m.view().get(long_lived));
     let probe = (1..array_size / 2).step_by(997).map(|i| m.byte_array_read(array, i)).fold(0u64, |a, b| a ^ b);
     let i = 1000.min(array_size / 2 - 1);
