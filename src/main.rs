@@ -106,7 +106,7 @@ fn main() -> ExitCode {
             }
         })),
         Command::Eventlog { file, from, to, plot, no_plot, show } => finish(eventlog(&file, from, to, plot, no_plot, show)),
-        Command::Run { collector, json, rest } => match run(collector.as_deref(), json, &rest) {
+        Command::Run { collector, json, rest } => match run_catching_internal_errors(collector.as_deref(), json, &rest) {
             Ok(()) => ExitCode::SUCCESS,
             Err((code, msg)) => {
                 for line in msg.lines() {
@@ -116,6 +116,13 @@ fn main() -> ExitCode {
             }
         },
     }
+}
+
+/// `run`, with a panic inside the runtime (a failed sanity check, a
+/// panicking GC thread) turned into GHC's internal-error exit code, 254,
+/// after the panic message has been printed.
+fn run_catching_internal_errors(collector: Option<&str>, json: Option<PathBuf>, rest: &[String]) -> Result<(), (u8, String)> {
+    std::panic::catch_unwind(|| run(collector, json, rest)).unwrap_or_else(|_| Err((254, "internal error: the run stopped (see the message above)".into())))
 }
 
 fn finish(r: Result<(), String>) -> ExitCode {

@@ -258,6 +258,11 @@ impl Stats {
         self.records.push(rec);
     }
 
+    /// Parallel collections, all generations together.
+    pub fn par_collections(&self) -> u64 {
+        self.gens.iter().map(|g| g.par_collections).sum()
+    }
+
     /// GHC's parallel work balance in percent (`rts/Stats.c`): the balanced
     /// share of all bytes copied in parallel GCs. 0 for serial work, 100 for
     /// perfectly even work (See `balanced_copied`).

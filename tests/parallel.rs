@@ -1,0 +1,119 @@
+//! The parallel collector and several capabilities: every workload with
+//! `-N2`..`-N4` and several GC threads, the sanity checker after every GC,
+//! checksums equal to the serial ones, repeated because races show rarely;
+//! work really shared; failures (heap overflow on any capability, a
+//! panicking or stalled GC thread) end the run with a clear error.
+
+use gclab::conformance::{check_collector, run_with};
+use gclab_workloads::WORKLOADS;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// Several capabilities and GC threads, with and without load balancing,
+/// `-qg1`, more generations, `-n` chunks, and a GC every 7 allocations.
+const PARALLEL_STRESS: &[&str] = &[
+    "-N2 -A8k -DS",
+    "-N4 -A8k -qb0 -DS",
+    "-N4 -A8k -G3 -O8k -qb0 -DS",
+    "-N2 -qg1 -A8k -DS",
+    "-N3 -qn2 -A16k -n4k -qb0 -DS",
+    "-N4 -Z7 -A8k -qb0 -DS",
+];
+
+/// How many times the whole list runs (each run interleaves differently).
+const ROUNDS: usize = 8;
+
+fn parallel() -> &'static gclab_collectors::CollectorEntry {
+    gclab_collectors::by_name("parallel").expect("parallel is built in")
+}
+
+#[test]
+fn every_workload_conforms_with_several_capabilities_and_gc_threads() {
+    for round in 0..ROUNDS {
+        let c = check_collector(parallel(), PARALLEL_STRESS).unwrap_or_else(|e| panic!("round {round}: {e}"));
+        assert_eq!(c.runs, WORKLOADS.len() * PARALLEL_STRESS.len());
+        assert!(c.gcs >= 50 * c.runs as u64 / 2, "round {round}: only {} GCs over {} runs", c.gcs, c.runs);
+    }
+}
+
+#[test]
+fn parallel_workloads_share_the_work_among_capabilities_and_gc_threads() {
+    for (name, args) in [("binary-trees", [14]), ("gcbench", [14])] {
+        let w = gclab_workloads::by_name(name).unwrap();
+        let serial = run_with(parallel(), w, &args, "").unwrap();
+        for rts in ["-N2 -A64k -qb0", "-N4 -A64k -qb0 -DS"] {
+            let r = run_with(parallel(), w, &args, rts).unwrap();
+            assert_eq!(r.checksum, serial.checksum, "{name} +RTS {rts}");
+            let caps_allocating = r.stats.cap_allocated_bytes.iter().filter(|&&b| b > 0).count();
+            assert!(caps_allocating > 1, "{name} +RTS {rts}: only {caps_allocating} capability allocated");
+            assert_eq!(r.stats.par_collections(), r.stats.gcs, "{name} +RTS {rts}: every GC is parallel");
+            assert!(r.stats.work_balance_percent() > 0.0, "{name} +RTS {rts}: no work was shared between GC threads");
+        }
+    }
+}
+
+#[test]
+fn qg_and_qn_decide_which_collections_are_parallel() {
+    let w = gclab_workloads::by_name("binary-trees").unwrap();
+    let r = run_with(parallel(), w, w.small, "-N2 -A16k -qg1").unwrap();
+    assert_eq!(r.stats.gens[0].par_collections, 0, "-qg1: minor GCs are sequential");
+    assert_eq!(r.stats.gens[1].par_collections, r.stats.gens[1].collections, "-qg1: major GCs are parallel");
+    assert!(r.stats.gens[1].collections > 0);
+    let r = run_with(parallel(), w, w.small, "-N2 -A16k -qg").unwrap();
+    assert_eq!(r.stats.par_collections(), 0, "-qg alone: no parallel GC");
+    let r = run_with(parallel(), w, w.small, "-N2 -A16k -qn1").unwrap();
+    assert_eq!(r.stats.par_collections(), 0, "-qn1: one GC thread");
+    assert_eq!(r.stats.gc_threads, 1);
+}
+
+fn gclab(args: &[&str], envs: &[(&str, &str)]) -> (Option<i32>, String, Duration) {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_gclab"));
+    cmd.args(args).stdout(Stdio::null()).stderr(Stdio::piped());
+    for (k, v) in envs {
+        cmd.env(k, v);
+    }
+    let start = Instant::now();
+    let mut child = cmd.spawn().expect("gclab starts");
+    let deadline = start + Duration::from_secs(120);
+    while child.try_wait().expect("wait").is_none() {
+        if Instant::now() > deadline {
+            let _ = child.kill();
+            panic!("gclab {args:?} hung");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let out = child.wait_with_output().expect("output");
+    (out.status.code(), String::from_utf8_lossy(&out.stderr).into_owned(), start.elapsed())
+}
+
+#[test]
+fn a_panicking_gc_thread_fails_the_run_with_a_clear_error() {
+    let (code, err, _) = gclab(&["run", "binary-trees", "12", "+RTS", "-N2", "-A64k", "-RTS"], &[("GCLAB_GC_FAULT", "panic")]);
+    assert_eq!(code, Some(254), "{err}");
+    assert!(err.contains("GC thread 1 panicked in parallel GC 1") && err.contains("injected fault"), "{err}");
+}
+
+#[test]
+fn a_stalled_gc_thread_fails_the_run_instead_of_hanging() {
+    let (code, err, took) = gclab(&["run", "binary-trees", "12", "+RTS", "-N2", "-A64k", "-RTS"], &[("GCLAB_GC_FAULT", "stall"), ("GCLAB_GC_STALL_SECONDS", "1")]);
+    assert_eq!(code, Some(254), "{err}");
+    assert!(err.contains("GC thread 1 made no progress") && err.contains("parallel GC 1"), "{err}");
+    assert!(took < Duration::from_secs(60), "the watchdog took {took:?}");
+}
+
+#[test]
+fn heap_overflow_on_any_capability_ends_the_run_with_ghcs_error() {
+    let (code, err, _) = gclab(&["run", "grow", "+RTS", "-N4", "-M16m", "-RTS"], &[]);
+    assert_eq!(code, Some(251), "{err}");
+    assert!(err.contains("Heap exhausted;") && err.contains("16777216 bytes"), "{err}");
+    assert!(!err.contains("panicked"), "only GHC's message: {err}");
+}
+
+#[test]
+fn the_sequential_collectors_run_several_capabilities_too() {
+    for (name, setting) in [("copying", "-N2 -A8k -DS"), ("compacting", "-N3 -A8k -c -DS")] {
+        let entry = gclab_collectors::by_name(name).unwrap();
+        let c = check_collector(entry, &[setting]).unwrap_or_else(|e| panic!("{e}"));
+        assert!(c.gcs > 0);
+    }
+}
