@@ -23,6 +23,16 @@
 //! while this one is still at it. It goes straight to `done` instead; the
 //! scan in progress carries on to its new, final free pointer.
 //!
+//! Note [Sharing part-filled blocks]
+//! ----------------------------------------
+//! A thread mostly scans the block it is filling, so full blocks reach its
+//! work queue rarely, and an idle thread could starve while the busy one
+//! has plenty of unscanned objects. As GHC does (`WORK_UNIT_WORDS`), while
+//! some thread is idle, a busy thread hands out its block being filled
+//! once it holds at least `WORK_UNIT_WORDS` unscanned words (unless it is
+//! scanning that very block), and carries on in a fresh block. The rest of
+//! the shared block is left empty: some slop, for balance.
+//!
 //! Note [Eager promotion]
 //! ----------------------------------------
 //! When the scavenger scans an object that lives in generation g, the
@@ -44,7 +54,12 @@ use gclab_core::object::Layout;
 use gclab_core::{Rts, ThreadWork};
 use crate::mark::MarkBitmap;
 use crossbeam_deque::Worker;
+use gclab_core::constants::WORD_SIZE;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
+
+/// Unscanned words that make a part-filled block worth sharing.
+pub const WORK_UNIT_WORDS: usize = 128;
 
 /// To-space of one generation, for one GC thread.
 #[derive(Debug)]
@@ -113,6 +128,10 @@ pub struct GcThread<'h> {
     /// may steal (a parallel GC with load balancing; See `work_stealing`).
     /// When None, such blocks wait on their generation's `pending` list.
     pub todo_q: Option<Worker<BlockPtr>>,
+    /// The team's count of idle GC threads, when balancing: while it is
+    /// not zero, part-filled blocks are shared too (See Note [Sharing
+    /// part-filled blocks]).
+    pub idle_threads: Option<&'h AtomicUsize>,
     /// Where fresh blocks come from.
     blocks: &'h Mutex<BlockAllocator>,
     /// Counters.
@@ -141,6 +160,7 @@ impl<'h> GcThread<'h> {
             mark_stack: Vec::new(),
             todo_q: None,
             scanning: None,
+            idle_threads: None,
             blocks,
             work: ThreadWork::default(),
         }
@@ -197,6 +217,28 @@ impl<'h> GcThread<'h> {
         ts.hp = d.start.wrapping_add(words);
         ts.lim = d.end();
         d.start
+    }
+
+    /// If another GC thread is idle, hand out the blocks being filled that
+    /// hold enough unscanned work (See Note [Sharing part-filled blocks]).
+    #[inline]
+    pub fn share_part_filled_blocks(&mut self) {
+        let (Some(idle), Some(q)) = (self.idle_threads, self.todo_q.as_ref()) else { return };
+        if idle.load(Ordering::Relaxed) == 0 {
+            return;
+        }
+        for ts in self.to.iter_mut() {
+            let Some(bd) = ts.current else { continue };
+            let d = bd.get();
+            if Some(bd) == self.scanning || (ts.hp as usize - d.scan as usize) / WORD_SIZE < WORK_UNIT_WORDS {
+                continue;
+            }
+            d.free = ts.hp;
+            ts.current = None;
+            ts.hp = std::ptr::null_mut();
+            ts.lim = std::ptr::null_mut();
+            q.push(bd);
+        }
     }
 
     /// Give back the last `words` words of generation `gen`'s to-space

@@ -35,6 +35,7 @@ use gclab_core::constants::Word;
 use gclab_core::generation::ObjPtr;
 use gclab_core::heap::Heap;
 use gclab_core::{Collector, GcContext, GcOutcome, GcRequest, RtsFlags};
+use std::sync::atomic::AtomicUsize;
 use std::sync::Mutex;
 
 /// The registry entry.
@@ -107,16 +108,18 @@ fn par_copy_collect(req: &GcRequest, ctx: &mut GcContext<'_>, workers: &GcWorker
     let entries = take_mut_lists(ctx.caps, n);
     let (queues, stealers) = if balance { Team::deques(threads) } else { (Vec::new(), Vec::new()) };
     let mut queues = queues.into_iter();
+    let idle = AtomicUsize::new(0);
     let parts: Vec<Mutex<ThreadPart<'_>>> = (0..threads)
         .map(|i| {
             let mut gct = GcThread::new(*layout, n, gens.len(), blocks);
             gct.todo_q = queues.next();
+            gct.idle_threads = balance.then_some(&idle);
             let roots = share(&roots, i, threads).iter().map(|&s| RootSlot(s)).collect();
             let mut_entries = share(&entries, i, threads).to_vec();
             Mutex::new(ThreadPart { gct, roots, mut_entries })
         })
         .collect();
-    let team = Team::new(stealers, workers.heartbeats());
+    let team = Team::new(stealers, &idle, workers.heartbeats());
     let gens_ro: &[gclab_core::generation::Generation] = gens;
     let job = |i: usize| {
         let mut part = parts[i].lock().unwrap_or_else(|e| e.into_inner());

@@ -77,16 +77,17 @@ impl Heartbeats {
 /// What the GC threads of one parallel GC share.
 pub struct Team<'a> {
     stealers: Vec<Stealer<BlockPtr>>,
-    idle: AtomicUsize,
+    idle: &'a AtomicUsize,
     abort: AtomicBool,
     heartbeats: &'a Heartbeats,
 }
 
 impl<'a> Team<'a> {
-    /// A team of `heartbeats.len()` threads; `stealers` is empty when
-    /// load balancing is off.
-    pub fn new(stealers: Vec<Stealer<BlockPtr>>, heartbeats: &'a Heartbeats) -> Team<'a> {
-        Team { stealers, idle: AtomicUsize::new(0), abort: AtomicBool::new(false), heartbeats }
+    /// A team of `heartbeats.len()` threads counting idle ones in `idle`
+    /// (zero; the threads' `GcThread::idle_threads`); `stealers` is empty
+    /// when load balancing is off.
+    pub fn new(stealers: Vec<Stealer<BlockPtr>>, idle: &'a AtomicUsize, heartbeats: &'a Heartbeats) -> Team<'a> {
+        Team { stealers, idle, abort: AtomicBool::new(false), heartbeats }
     }
 
     /// A deque per thread, for load balancing: the workers (one per GC

@@ -370,7 +370,7 @@ impl RtsFlags {
             }
             'N' => {
                 self.capabilities = if rest.is_empty() {
-                    std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1)
+                    num_cpus::get().max(1)
                 } else {
                     let n = decode_count(arg, rest, "a number of capabilities")?;
                     if n < 1 {

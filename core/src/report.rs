@@ -26,12 +26,19 @@ pub fn gc_table_header() -> String {
     "    Alloc    Copied     Live     GC     GC      TOT      TOT  Page Flts\n    bytes     bytes     bytes   user   elap     user     elap\n".to_string()
 }
 
-/// One `-S` line.
+/// One `-S` line. A parallel GC's line ends with the bytes each GC thread
+/// copied (gclab's addition after GHC's columns, which stay as they are).
 pub fn gc_table_line(r: &GcRecord) -> String {
-    format!(
-        "{:9} {:9} {:9} {:6.3} {:6.3} {:8.3} {:8.3} {:4} {:4}  (Gen: {:2})\n",
+    let mut line = format!(
+        "{:9} {:9} {:9} {:6.3} {:6.3} {:8.3} {:8.3} {:4} {:4}  (Gen: {:2})",
         r.allocated_bytes, r.copied_bytes, r.live_bytes, r.gc_cpu, r.gc_elapsed, r.total_cpu, r.total_elapsed, r.gc_faults, r.mut_faults, r.gen
-    )
+    );
+    if r.thread_copied_bytes.len() > 1 {
+        let per_thread: Vec<String> = r.thread_copied_bytes.iter().map(u64::to_string).collect();
+        let _ = write!(line, "  copied per GC thread: {}", per_thread.join(" "));
+    }
+    line.push('\n');
+    line
 }
 
 fn pct(part: f64, whole: f64) -> f64 {
