@@ -128,6 +128,10 @@ pub struct GcThread<'h> {
     /// may steal (a parallel GC with load balancing; See `work_stealing`).
     /// When None, such blocks wait on their generation's `pending` list.
     pub todo_q: Option<Worker<BlockPtr>>,
+    /// Does this thread share from-space with other GC threads? Then
+    /// objects are claimed by compare-and-swap (See Note [Claiming an
+    /// object] in `evacuate`); alone, a plain store does.
+    pub parallel: bool,
     /// The team's count of idle GC threads, when balancing: while it is
     /// not zero, part-filled blocks are shared too (See Note [Sharing
     /// part-filled blocks]).
@@ -160,6 +164,7 @@ impl<'h> GcThread<'h> {
             mark_stack: Vec::new(),
             todo_q: None,
             scanning: None,
+            parallel: false,
             idle_threads: None,
             blocks,
             work: ThreadWork::default(),

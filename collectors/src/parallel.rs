@@ -112,6 +112,7 @@ fn par_copy_collect(req: &GcRequest, ctx: &mut GcContext<'_>, workers: &GcWorker
     let parts: Vec<Mutex<ThreadPart<'_>>> = (0..threads)
         .map(|i| {
             let mut gct = GcThread::new(*layout, n, gens.len(), blocks);
+            gct.parallel = true;
             gct.todo_q = queues.next();
             gct.idle_threads = balance.then_some(&idle);
             let roots = share(&roots, i, threads).iter().map(|&s| RootSlot(s)).collect();
