@@ -35,3 +35,14 @@ fn workloads_are_clean_under_memcheck() {
         }
     }
 }
+
+#[test]
+fn parallel_runs_are_clean_under_memcheck() {
+    // Several capabilities and GC threads, stealing from generation 0 up.
+    for (workload, args) in [("binary-trees", &["8"][..]), ("gcbench", &["8"][..]), ("lru", &["200", "2000", "64"][..])] {
+        let mut a = vec!["run", workload];
+        a.extend_from_slice(args);
+        a.extend_from_slice(&["+RTS", "-N3", "-A8k", "-qb0", "-DS"]);
+        memcheck(&a);
+    }
+}
