@@ -91,7 +91,13 @@ fn ghc_events_parses_the_eventlog_of_every_collector() {
 /// collections per generation.
 fn s_figures(text: &str) -> Vec<String> {
     text.lines()
-        .filter(|l| l.contains("bytes allocated in the heap") || l.contains("bytes copied during GC") || l.contains("maximum residency") || l.trim_start().starts_with("Gen "))
+        .filter(|l| {
+            l.contains("bytes allocated in the heap")
+                || l.contains("bytes copied during GC")
+                || l.contains("maximum residency")
+                || l.contains("Parallel GC work balance")
+                || l.trim_start().starts_with("Gen ")
+        })
         .map(|l| {
             if l.trim_start().starts_with("Gen ") {
                 l.split(',').next().unwrap().trim().to_string() // "Gen  0      335 colls"
@@ -105,7 +111,7 @@ fn s_figures(text: &str) -> Vec<String> {
 #[test]
 fn gclab_eventlog_reports_what_dash_s_reported() {
     let dir = scratch("summary");
-    for (workload, rts) in [("binary-trees 14", "-A64k"), ("gcbench 12", "-G3 -A32k"), ("thunks 20000", "-G1")] {
+    for (workload, rts) in [("binary-trees 14", "-A64k"), ("gcbench 12", "-G3 -A32k"), ("thunks 20000", "-G1"), ("gcbench 12", "-N2 -qb0 -A32k")] {
         let file = dir.join("run.eventlog");
         let sfile = dir.join("run.s");
         let mut args: Vec<String> = vec!["run".into()];
@@ -121,6 +127,9 @@ fn gclab_eventlog_reports_what_dash_s_reported() {
         let got = s_figures(&String::from_utf8_lossy(&o.stdout));
         assert_eq!(got, expected, "{workload} +RTS {rts}");
         assert!(expected.len() >= 4);
+        if rts.contains("-N2") {
+            assert!(expected.iter().any(|l| l.contains("work balance")), "a parallel run reports its work balance: {expected:?}");
+        }
     }
     std::fs::remove_dir_all(&dir).unwrap();
 }

@@ -1,11 +1,24 @@
 //! The GC threads of the parallel collector: a pool kept between GCs, a
 //! way to run one job on all of them, and a watchdog.
 //!
-//! The threads are a rayon pool of `-qn` threads, made at the first
-//! parallel GC and kept (a GC is too short to pay for spawning threads):
-//! each GC is one `broadcast`, which runs the job once on every thread,
-//! lending it the heap, and returns when all have finished. The mutator
-//! that leads the GC waits meanwhile.
+//! The threads are the leader (the mutator thread that asked for the GC)
+//! and a rayon pool of `-qn` - 1 threads, made at the first parallel GC and
+//! kept (a GC is too short to pay for spawning threads): each GC spawns the
+//! job once per pool thread in a rayon scope, which lends them the heap,
+//! and runs it as thread 0 on the leader.
+//!
+//! Note [The leader is GC thread 0]
+//! ----------------------------------------
+//! A first version broadcast the job to a pool of `-qn` threads while the
+//! leader slept. Every GC then paid a wake-up of every GC thread and one of
+//! the leader at the end, some 50-200 us each on this machine after the
+//! mutator has run for a millisecond: a visible share of a minor GC. Now
+//! the leader works as thread 0 from the first instant, and at the end it
+//! spins for the others, which stop within microseconds of it (termination
+//! is collective), instead of sleeping on a latch. Each pool thread takes
+//! one job: a job does not return before every thread of its team has
+//! started and finished, and rayon wakes a sleeping pool thread for every
+//! job queued, so the jobs cannot pile up on one thread.
 //!
 //! Note [A failing GC thread]
 //! ----------------------------------------
@@ -22,8 +35,8 @@
 //! of the first parallel GC panic or stall.
 
 use crate::work_stealing::Heartbeats;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 /// Exit code of a GC that cannot finish (GHC's `EXIT_INTERNAL_ERROR`).
@@ -65,11 +78,12 @@ pub struct GcWorkers {
 }
 
 impl GcWorkers {
-    /// `threads` GC threads; stalls are reported after `stall_timeout`.
+    /// `threads` GC threads (the caller and `threads - 1` in the pool);
+    /// stalls are reported after `stall_timeout`.
     pub fn new(threads: usize, stall_timeout: Duration, fault: Option<Fault>) -> GcWorkers {
         let pool = rayon::ThreadPoolBuilder::new()
-            .num_threads(threads)
-            .thread_name(|i| format!("gclab-gc-{i}"))
+            .num_threads(threads.saturating_sub(1).max(1))
+            .thread_name(|i| format!("gclab-gc-{}", i + 1))
             .build()
             .unwrap_or_else(|e| panic!("cannot start {threads} GC threads: {e}"));
         let watched = Arc::new(Watched {
@@ -97,35 +111,57 @@ impl GcWorkers {
     }
 
     /// Run `job(i)` on GC thread `i`, for every thread, and wait for all.
+    /// Thread 0 is the caller (See Note [The leader is GC thread 0]).
     /// `abort` is called when a thread panics, so that the others stop;
     /// the result names the first thread that panicked and its message.
     pub fn run(&self, job: &(dyn Fn(usize) + Sync), abort: &(dyn Fn() + Sync)) -> Result<(), String> {
         let gc = self.watched.gc_number.fetch_add(1, Ordering::Relaxed) + 1;
-        let last = self.threads() - 1;
+        let threads = self.threads();
         let fault = if gc == 1 { self.fault } else { None };
-        for i in 0..self.threads() {
+        for i in 0..threads {
             self.watched.heartbeats.set_resting(i, false);
         }
         self.watched.gc_running.store(true, Ordering::SeqCst);
-        let outcomes = self.pool.broadcast(|ctx| {
-            let i = ctx.index();
-            let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                match fault {
-                    Some(Fault::Panic) if i == last => panic!("injected fault (GCLAB_GC_FAULT=panic)"),
-                    Some(Fault::Stall) if i == last => loop {
-                        std::thread::sleep(Duration::from_secs(3600));
-                    },
-                    _ => job(i),
-                }
+        let finished = AtomicUsize::new(0);
+        let failures: Mutex<Vec<(usize, String)>> = Mutex::new(Vec::new());
+        let one = |i: usize| {
+            let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| match fault {
+                Some(Fault::Panic) if i == threads - 1 => panic!("injected fault (GCLAB_GC_FAULT=panic)"),
+                Some(Fault::Stall) if i == threads - 1 => loop {
+                    std::thread::sleep(Duration::from_secs(3600));
+                },
+                _ => job(i),
             }));
-            if r.is_err() {
+            if let Err(p) = r {
                 abort();
+                failures.lock().unwrap_or_else(|e| e.into_inner()).push((i, panic_message(&*p)));
             }
             self.watched.heartbeats.set_resting(i, true);
-            r.map_err(|p| panic_message(&*p))
+            finished.fetch_add(1, Ordering::Release);
+        };
+        self.pool.in_place_scope(|scope| {
+            for i in 1..threads {
+                let one = &one;
+                scope.spawn(move |_| one(i));
+            }
+            one(0);
+            // The others end within microseconds of thread 0 (they stop
+            // together); spinning here spares the leader a sleep and a
+            // wake-up at the end of every GC.
+            let mut spins = 0u32;
+            while finished.load(Ordering::Acquire) < threads {
+                spins += 1;
+                if spins < 1000 {
+                    std::hint::spin_loop();
+                } else {
+                    std::thread::yield_now();
+                }
+            }
         });
         self.watched.gc_running.store(false, Ordering::SeqCst);
-        match outcomes.into_iter().enumerate().find_map(|(i, r)| r.err().map(|m| (i, m))) {
+        let mut failures = failures.into_inner().unwrap_or_else(|e| e.into_inner());
+        failures.sort();
+        match failures.into_iter().next() {
             Some((i, msg)) => Err(format!("GC thread {i} panicked in parallel GC {gc}: {msg}")),
             None => Ok(()),
         }

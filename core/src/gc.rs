@@ -128,11 +128,13 @@ pub fn quick_stat(m: &Mutator<'_>) -> Stat {
 pub fn stat(m: &mut Mutator<'_>) -> Stat {
     m.flush_allocation_pointer();
     let mut s = quick_stat(m);
-    let (heap, caps) = m.rts().heap_and_caps();
-    for_each_object(heap, caps, |_, _, size, _| {
-        s.live_blocks += 1;
-        s.live_words += size as u64;
+    m.rts().with_world_stopped(|heap, caps| {
+        for_each_object(heap, caps, |_, _, size, _| {
+            s.live_blocks += 1;
+            s.live_words += size as u64;
+        })
     });
+    let heap = m.rts().heap_ref();
     let free = heap.blocks.lock().unwrap_or_else(|e| e.into_inner()).free_group_sizes();
     s.free_blocks = free.len() as u64;
     s.free_words = free.iter().map(|&b| (b * BLOCK_SIZE / WORD_SIZE) as u64).sum();

@@ -949,7 +949,7 @@ impl<'rt> Mutator<'rt> {
     /// Run the heap sanity checker now (between GCs); `Err` lists violations.
     pub fn check_heap(&mut self) -> Result<crate::sanity::SanityReport, Vec<String>> {
         self.flush_allocation_pointer();
-        self.rts.check_heap()
+        self.rts.check_heap_now()
     }
 
     /// Record the bump pointer in the current block's descriptor, so that

@@ -49,7 +49,8 @@ fn pct(part: f64, whole: f64) -> f64 {
     }
 }
 
-/// The `-s` summary. `capabilities` > 1 adds the work balance line.
+/// The `-s` summary. Parallel GCs add GHC's work balance line, several
+/// capabilities its TASKS line.
 pub fn summary(s: &Stats, capabilities: usize) -> String {
     let mut o = String::new();
     let mib = 1024 * 1024;

@@ -502,15 +502,27 @@ impl Rts {
         unsafe { (*self.state.get()).sanity_checks }
     }
 
-    /// Run the sanity checker now; returns the words of live objects it walked.
-    pub fn check_heap(&self) -> Result<sanity::SanityReport, Vec<String>> {
+    /// Run the sanity checker now, the world stopped (See
+    /// `with_world_stopped`); returns the words of live objects it walked.
+    pub fn check_heap_now(&self) -> Result<sanity::SanityReport, Vec<String>> {
+        self.with_world_stopped(|_, _| self.check_heap())
+    }
+
+    /// Run the sanity checker (the caller has stopped the world).
+    fn check_heap(&self) -> Result<sanity::SanityReport, Vec<String>> {
         let stable = self.stable_ptrs.lock().unwrap_or_else(|e| e.into_inner());
         sanity::check(self.heap_ref(), self.caps_ref(), &stable)
     }
 
-    /// The heap and the capabilities, for walks between GCs.
-    pub(crate) fn heap_and_caps(&self) -> (&Heap, &[Capability]) {
-        (self.heap_ref(), self.caps_ref())
+    /// Walk the heap between GCs: `f` sees the heap and every capability
+    /// with the world stopped (other capabilities may be running) and every
+    /// nursery block's fill level up to date.
+    pub(crate) fn with_world_stopped<R>(&self, f: impl FnOnce(&Heap, &[Capability]) -> R) -> R {
+        let _world = self.stop_the_world();
+        for cap in self.caps_mut().iter_mut() {
+            cap.retire_current_block_keeping_position();
+        }
+        f(self.heap_ref(), self.caps_ref())
     }
 
     pub(crate) fn heap_ref(&self) -> &Heap {
