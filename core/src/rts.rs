@@ -718,8 +718,10 @@ impl Rts {
         drop(world);
     }
 
-    /// The events of one GC, on capability 0 (the one that collects), as
-    /// seed 002 settles their order: GC_START and GC_END carry the
+    /// The events of one GC, as seed 002 settles their order. They go in
+    /// capability 0's buffer whichever capability led the GC (the leader
+    /// is not recorded; GC thread t's GC_WORK/IDLE/DONE go in capability
+    /// t mod -N's): GC_START and GC_END carry the
     /// statistics' own timestamps, GC_GLOBAL_SYNC and GC_STATS_GHC come
     /// between them.
     fn post_gc_events(&self, req: &GcRequest, outcome: &crate::collector::GcOutcome, record: &GcRecord, start: Instant, end: Instant) {
