@@ -117,3 +117,57 @@ fn the_sequential_collectors_run_several_capabilities_too() {
         assert!(c.gcs > 0);
     }
 }
+
+static NIL_INFO: gclab_core::InfoTable = gclab_core::InfoTable::static_constr("Nil", "List", "Test");
+static NIL: gclab_core::StaticObject = gclab_core::StaticObject::new(&NIL_INFO);
+static CONS: gclab_core::InfoTable = gclab_core::InfoTable::constr("Cons", "List", "Test", 1, 1);
+
+/// Sum of a list's numbers, and its length.
+fn sum_list(m: &gclab_core::Mutator<'_>, list: gclab_core::Handle) -> (u64, u64) {
+    let mut l = m.view().get(list);
+    let (mut sum, mut len) = (0, 0);
+    while !l.is_static() {
+        sum += l.word(0) as u64;
+        len += 1;
+        l = l.field(0);
+    }
+    (sum, len)
+}
+
+#[test]
+fn capabilities_share_a_mutable_list_under_a_lock_taken_at_a_safe_point() {
+    // Every capability conses numbers onto one shared list held in a
+    // mutable variable, taking a lock through `safe_blocking` (Note
+    // [Sharing between capabilities]) and allocating, hence collecting,
+    // while it holds the lock. Nothing is lost, the old-to-young stores of
+    // every capability are remembered, and the sanity checker passes.
+    for rts in ["-N4 -A8k -DS", "-N3 -A8k -G3 -qb0 -DS", "-N4 -A8k -Z7 -qb0 -DS"] {
+        let flags = gclab::flags(rts).unwrap();
+        let r = gclab_core::Rts::new(flags, (parallel().make)()).unwrap();
+        let (sum, len) = r
+            .run(|m| {
+                let nil = m.static_obj(&NIL);
+                let var = m.new_mut_var(nil);
+                let shared = m.new_stable_ptr(var);
+                let lock = std::sync::Mutex::new(());
+                m.par_map(8, |m, task| {
+                    for i in 0..2000 {
+                        let _guard = m.safe_blocking(|| lock.lock().unwrap());
+                        let var = m.deref_stable_ptr(shared);
+                        let head = m.read_mut_var(var);
+                        let cell = m.alloc(&CONS, &[head], &[task * 10000 + i]);
+                        m.write_mut_var(var, cell);
+                        m.truncate(var.index());
+                    }
+                });
+                let var = m.deref_stable_ptr(shared);
+                let list = m.read_mut_var(var);
+                sum_list(m, list)
+            })
+            .unwrap();
+        let expected: u64 = (0..8u64).flat_map(|t| (0..2000u64).map(move |i| t * 10000 + i)).sum();
+        assert_eq!((sum, len), (expected, 16000), "+RTS {rts}");
+        let stats = r.finish().unwrap();
+        assert!(stats.gcs > 10 && r.sanity_checks() == stats.gcs, "+RTS {rts}: {} GCs, {} checks", stats.gcs, r.sanity_checks());
+    }
+}
