@@ -38,17 +38,17 @@ pub unsafe fn trace_live(gct: &mut GcThread<'_>, gens: &mut [Generation], caps: 
     process_weak_ptrs(gct, gens, caps);
 }
 
-/// Every root slot: each capability's root stack and pending finalisers,
-/// then the stable pointer table. A parallel GC deals them out to its
-/// threads.
+/// Every root slot: each capability's root stack and pending finalisers
+/// (`capability_root_slots`), then the stable pointer table.
 pub fn root_slots(caps: &mut [Capability], stable: &mut StablePtrTable) -> Vec<*mut Word> {
-    let mut slots = Vec::new();
-    for cap in caps.iter_mut() {
-        slots.extend(cap.roots.iter_mut().map(|r| r as *mut Word));
-        slots.extend(cap.pending_finalizers.iter_mut().map(|r| r as *mut Word));
-    }
+    let mut slots: Vec<*mut Word> = caps.iter_mut().flat_map(capability_root_slots).collect();
     slots.extend(stable.roots_mut().map(|r| r as *mut Word));
     slots
+}
+
+/// One capability's root slots: its root stack and pending finalisers.
+pub fn capability_root_slots(cap: &mut Capability) -> Vec<*mut Word> {
+    cap.roots.iter_mut().chain(cap.pending_finalizers.iter_mut()).map(|r| r as *mut Word).collect()
 }
 
 /// Evacuate every root (See `root_slots`).
@@ -63,17 +63,20 @@ pub unsafe fn evacuate_roots(gct: &mut GcThread<'_>, caps: &mut [Capability], st
     }
 }
 
-/// Empty every capability's mutable lists; the entries of generations not
+/// Empty every capability's mutable lists (See `take_capability_mut_lists`).
+pub fn take_mut_lists(caps: &mut [Capability], collect_gen: usize) -> Vec<(ObjPtr, usize)> {
+    caps.iter_mut().flat_map(|cap| take_capability_mut_lists(cap, collect_gen)).collect()
+}
+
+/// Empty one capability's mutable lists; the entries of generations not
 /// being collected, with their generation (those of collected generations
 /// are dropped: their objects are rescanned in to-space).
-pub fn take_mut_lists(caps: &mut [Capability], collect_gen: usize) -> Vec<(ObjPtr, usize)> {
+pub fn take_capability_mut_lists(cap: &mut Capability, collect_gen: usize) -> Vec<(ObjPtr, usize)> {
     let mut entries = Vec::new();
-    for cap in caps.iter_mut() {
-        for (gen, list) in cap.mut_lists.iter_mut().enumerate() {
-            let list = std::mem::take(list);
-            if gen > collect_gen {
-                entries.extend(list.into_iter().map(|obj| (obj, gen)));
-            }
+    for (gen, list) in cap.mut_lists.iter_mut().enumerate() {
+        let list = std::mem::take(list);
+        if gen > collect_gen {
+            entries.extend(list.into_iter().map(|obj| (obj, gen)));
         }
     }
     entries

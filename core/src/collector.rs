@@ -63,6 +63,10 @@ pub struct GcContext<'a> {
     pub caps: &'a mut [Capability],
     /// Global roots.
     pub stable_ptrs: &'a mut StablePtrTable,
+    /// The capability whose mutator asked for this GC and whose OS thread
+    /// runs it (a parallel collector gives it that capability's roots,
+    /// which are warm in its cache).
+    pub leader: usize,
 }
 
 /// What one GC thread did.

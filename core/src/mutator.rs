@@ -285,11 +285,11 @@ impl<'rt> Mutator<'rt> {
             cap.allocs_since_forced_gc += 1;
             if cap.allocs_since_forced_gc >= every {
                 cap.allocs_since_forced_gc = 0;
-                self.rts.collect(GcReason::Forced, false);
+                self.rts.collect(self.cap_no, GcReason::Forced, false);
             }
         }
         if self.cap().gc_wanted {
-            self.rts.collect(GcReason::LargeAllocation, false);
+            self.rts.collect(self.cap_no, GcReason::LargeAllocation, false);
         }
         loop {
             let cap = self.cap_mut();
@@ -301,7 +301,7 @@ impl<'rt> Mutator<'rt> {
                 return p;
             }
             if !self.next_nursery_block() {
-                self.rts.collect(GcReason::HeapExhausted, false);
+                self.rts.collect(self.cap_no, GcReason::HeapExhausted, false);
             }
         }
     }
@@ -482,7 +482,7 @@ impl<'rt> Mutator<'rt> {
         }
         if self.cap().gc_wanted || self.forced_gcs {
             self.cap_mut().gc_wanted = false;
-            self.rts.collect(GcReason::LargeAllocation, false);
+            self.rts.collect(self.cap_no, GcReason::LargeAllocation, false);
         }
         let bd = {
             let mut ba = self.rts.heap_ref().blocks.lock().unwrap_or_else(|e| e.into_inner());
@@ -900,14 +900,14 @@ impl<'rt> Mutator<'rt> {
     /// Collect now: generation 0 (and whatever the policy adds), or every
     /// generation when `major`. Finalisers of dead weak pointers run after.
     pub fn perform_gc(&mut self, major: bool) {
-        self.rts.collect(GcReason::Explicit, major);
+        self.rts.collect(self.cap_no, GcReason::Explicit, major);
         self.run_gc_hooks();
     }
 
     /// A major GC that compacts the oldest generation (`Gc.compact`); the
     /// caller has checked that the collector can.
     pub(crate) fn perform_compaction(&mut self) {
-        self.rts.collect_with(GcReason::Explicit, true, true);
+        self.rts.collect_with(self.cap_no, GcReason::Explicit, true, true);
         self.run_gc_hooks();
     }
 

@@ -605,13 +605,13 @@ impl Rts {
 
     /// Stop the world and collect. Called by a mutator from its slow path,
     /// holding no reference into its capability.
-    pub(crate) fn collect(&self, reason: GcReason, force_major: bool) {
-        self.collect_with(reason, force_major, false)
+    pub(crate) fn collect(&self, cap_no: usize, reason: GcReason, force_major: bool) {
+        self.collect_with(cap_no, reason, force_major, false)
     }
 
     /// `collect`, optionally insisting that the oldest generation be
     /// compacted (`Gc.compact`; the collector must be able to).
-    pub(crate) fn collect_with(&self, reason: GcReason, force_major: bool, force_compact: bool) {
+    pub(crate) fn collect_with(&self, cap_no: usize, reason: GcReason, force_major: bool, force_compact: bool) {
         let world = match reason {
             // Any GC empties the nurseries: one led by another capability
             // serves as well (See Note [One global sync] in `sync`).
@@ -622,11 +622,12 @@ impl Rts {
             },
             GcReason::Forced | GcReason::Explicit => self.stop_the_world(),
         };
-        self.collect_stopped(world, reason, force_major, force_compact);
+        self.collect_stopped(world, cap_no, reason, force_major, force_compact);
     }
 
-    /// The GC proper, every mutator stopped.
-    fn collect_stopped(&self, world: WorldStopped<'_>, reason: GcReason, force_major: bool, force_compact: bool) {
+    /// The GC proper, every mutator stopped; `leader` is the capability
+    /// whose mutator asked for it (and runs it).
+    fn collect_stopped(&self, world: WorldStopped<'_>, leader: usize, reason: GcReason, force_major: bool, force_compact: bool) {
         let gc_start = Stamp::now();
         let faults_at_start = major_page_faults();
         // SAFETY: Note [Who touches what]: with every mutator stopped
@@ -645,7 +646,7 @@ impl Rts {
         }
         let outcome = {
             let mut stable = self.stable_ptrs.lock().unwrap_or_else(|e| e.into_inner());
-            let mut ctx = GcContext { flags: self.flags(), heap, caps, stable_ptrs: &mut stable };
+            let mut ctx = GcContext { flags: self.flags(), heap, caps, stable_ptrs: &mut stable, leader };
             self.collector.collect(&req, &mut ctx)
         };
         let req = GcRequest { collect_gen: outcome.collected_gen, ..req };
