@@ -116,27 +116,32 @@ struct ThreadPart<'h> {
     mut_entries: Vec<(ObjPtr, usize)>,
 }
 
-/// One parallel copying collection (See the module doc).
-fn par_copy_collect(req: &GcRequest, ctx: &mut GcContext<'_>, workers: &GcWorkers, balance: bool) -> GcOutcome {
-    let Heap { layout, blocks, gens, .. } = &mut *ctx.heap;
-    let n = req.collect_gen;
-    let threads = workers.threads();
-    from_space::prepare(gens, n);
-    let mut roots: Vec<Vec<RootSlot>> = (0..threads).map(|_| Vec::new()).collect();
-    let mut entries: Vec<Vec<(ObjPtr, usize)>> = (0..threads).map(|_| Vec::new()).collect();
+/// Deal the roots and mutable-list entries out to `threads` GC threads
+/// (See Note [Roots by capability]); the stable pointers go to thread 0.
+fn deal_roots(ctx: &mut GcContext<'_>, threads: usize, collect_gen: usize) -> Vec<(Vec<RootSlot>, Vec<(ObjPtr, usize)>)> {
+    let mut shares: Vec<(Vec<RootSlot>, Vec<(ObjPtr, usize)>)> = (0..threads).map(|_| (Vec::new(), Vec::new())).collect();
     let caps = ctx.caps.len();
     for (c, cap) in ctx.caps.iter_mut().enumerate() {
-        let t = owner(c, ctx.leader, caps, threads);
-        roots[t].extend(capability_root_slots(cap).into_iter().map(RootSlot));
-        entries[t].extend(take_capability_mut_lists(cap, n));
+        let (roots, entries) = &mut shares[owner(c, ctx.leader, caps, threads)];
+        roots.extend(capability_root_slots(cap).into_iter().map(RootSlot));
+        entries.extend(take_capability_mut_lists(cap, collect_gen));
     }
-    roots[0].extend(ctx.stable_ptrs.roots_mut().map(|r| RootSlot(r as *mut Word)));
+    shares[0].0.extend(ctx.stable_ptrs.roots_mut().map(|r| RootSlot(r as *mut Word)));
+    shares
+}
+
+/// One parallel copying collection (See the module doc).
+fn par_copy_collect(req: &GcRequest, ctx: &mut GcContext<'_>, workers: &GcWorkers, balance: bool) -> GcOutcome {
+    let n = req.collect_gen;
+    let threads = workers.threads();
+    from_space::prepare(&mut ctx.heap.gens, n);
+    let shares = deal_roots(ctx, threads, n);
+    let Heap { layout, blocks, gens, .. } = &mut *ctx.heap;
     let (queues, stealers) = if balance { Team::deques(threads) } else { (Vec::new(), Vec::new()) };
     let mut queues = queues.into_iter();
     let idle = AtomicUsize::new(0);
-    let parts: Vec<Mutex<ThreadPart<'_>>> = roots
+    let parts: Vec<Mutex<ThreadPart<'_>>> = shares
         .into_iter()
-        .zip(entries)
         .map(|(roots, mut_entries)| {
             let mut gct = GcThread::new(*layout, n, gens.len(), blocks);
             gct.parallel = true;

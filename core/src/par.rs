@@ -107,11 +107,7 @@ impl<'rt> Mutator<'rt> {
             all
         });
         let back = rts.try_acquire_capability();
-        if let Some(first) = outcomes.iter().position(Result::is_err) {
-            // Prefer the cause of a failure over the echoes it left on the
-            // other capabilities.
-            let cause = outcomes.iter().position(|o| matches!(o, Err(p) if !p.is::<WorldFailed>())).unwrap_or(first);
-            let Err(payload) = outcomes.swap_remove(cause) else { unreachable!("position found an error") };
+        if let Some(payload) = take_cause_of_failure(&mut outcomes) {
             std::panic::resume_unwind(payload);
         }
         if let Err(f) = back {
@@ -121,4 +117,13 @@ impl<'rt> Mutator<'rt> {
         results.sort_by_key(|(i, _)| *i);
         results.into_iter().map(|(_, r)| r).collect()
     }
+}
+
+/// The payload a failed `par_map` goes on unwinding with: the cause of the
+/// failure rather than the echoes it left on the other capabilities (See
+/// Note [Failures stop every mutator] in `sync`); None if every task ended.
+fn take_cause_of_failure<R>(outcomes: &mut Vec<Outcome<R>>) -> Option<Box<dyn Any + Send>> {
+    let first = outcomes.iter().position(Result::is_err)?;
+    let cause = outcomes.iter().position(|o| matches!(o, Err(p) if !p.is::<WorldFailed>())).unwrap_or(first);
+    outcomes.swap_remove(cause).err()
 }
