@@ -130,16 +130,20 @@ pub unsafe fn scavenge_mut_list_entry(gct: &mut GcThread<'_>, p: *mut Word, gen:
 unsafe fn scavenge_block(gct: &mut GcThread<'_>, bd: BlockPtr, gen: usize) {
     let d = bd.get();
     let outer = gct.scanning.replace(bd);
+    // The scan pointer lives in a register meanwhile: nobody reads the
+    // descriptor's copy of the block being scanned (See Note [The block
+    // being scanned] in `gc_thread`).
+    let mut scan = d.scan;
     let mut scanned = 0u32;
-    while d.scan < gct.limit_of(gen, bd) {
-        let p = d.scan;
-        let size = scavenge_object(gct, p, gen);
-        d.scan = p.add(size);
+    while scan < gct.limit_of(gen, bd) {
+        let size = scavenge_object(gct, scan, gen);
+        scan = scan.add(size);
         scanned += 1;
         if scanned % 32 == 0 {
             gct.share_part_filled_blocks();
         }
     }
+    d.scan = scan;
     gct.scanning = outer;
 }
 
