@@ -33,7 +33,7 @@ fn raw_bump(c: &mut Criterion) {
     });
     for (name, a) in [("gclab-A1m", "-A1m"), ("gclab-A64m", "-A64m")] {
         let flags = gclab::flags(a).unwrap();
-        let rts = Rts::new(flags, (gclab_collectors::COLLECTORS[0].make)()).unwrap();
+        let rts = Rts::new(flags.clone(), gclab_collectors::COLLECTORS[0].make(&flags).unwrap()).unwrap();
         rts.run(|m| {
             let nil = m.static_obj(&NIL);
             group.bench_function(BenchmarkId::new(name, BATCH), |b| {

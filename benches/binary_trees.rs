@@ -8,10 +8,10 @@ fn binary_trees(c: &mut Criterion) {
     let mut group = c.benchmark_group("binary-trees-16");
     group.sample_size(10);
     for setting in ["-A1m", "-A4m", "-A64m", "-G1", "-G3", "-c"] {
-        let flags = gclab::flags(setting).unwrap();
-        let entry = gclab_collectors::select(&flags, None).unwrap();
+        let mut flags = gclab::flags(setting).unwrap();
+        let (entry, _) = gclab_collectors::select(&mut flags, None).unwrap();
         group.bench_function(BenchmarkId::new(entry.name, setting), |b| {
-            b.iter(|| gclab::run_workload(w, &[16], flags.clone(), (entry.make)(), &mut std::io::sink()).unwrap().checksum)
+            b.iter(|| gclab::run_workload(w, &[16], flags.clone(), entry.make(&flags).unwrap(), &mut std::io::sink()).unwrap().checksum)
         });
     }
     group.finish();

@@ -15,7 +15,7 @@ fn collectors(c: &mut Criterion) {
             let flags = gclab::flags(&format!("-A256k {}", entry.flags)).expect("flags parse");
             let args: Vec<String> = w.small.iter().map(|a| a.to_string()).collect();
             group.bench_function(BenchmarkId::new(entry.name, args.join(" ")), |b| {
-                b.iter(|| gclab::run_workload(w, w.small, flags.clone(), (entry.make)(), &mut std::io::sink()).expect("the run succeeds").checksum)
+                b.iter(|| gclab::run_workload(w, w.small, flags.clone(), entry.make(&flags).unwrap(), &mut std::io::sink()).expect("the run succeeds").checksum)
             });
         }
         group.finish();

@@ -19,7 +19,7 @@ fn gc_elapsed(depth: usize, rts: &str) -> Duration {
     let w = gclab_workloads::by_name("binary-trees").expect("binary-trees is a workload");
     let entry = gclab_collectors::by_name("parallel").expect("parallel is built in");
     let flags = gclab::flags(rts).expect("flags parse");
-    let r = gclab::run_workload(w, &[depth], flags, (entry.make)(), &mut std::io::sink()).expect("the run succeeds");
+    let r = gclab::run_workload(w, &[depth], flags.clone(), entry.make(&flags).unwrap(), &mut std::io::sink()).expect("the run succeeds");
     Duration::from_secs_f64(r.stats.gc_elapsed)
 }
 

@@ -36,7 +36,8 @@ pub struct Conformance {
 /// Run `w` with `args` under `rts` (plus nothing else) with `entry`.
 pub fn run_with(entry: &CollectorEntry, w: &Workload, args: &[usize], rts: &str) -> Result<crate::RunOutcome, String> {
     let flags = crate::flags(rts).map_err(|e| format!("+RTS {rts}: {e}"))?;
-    run_workload(w, args, flags, (entry.make)(), &mut std::io::sink()).map_err(|e| format!("{} {args:?} +RTS {rts} ({}): {e}", w.name, entry.name))
+    let collector = entry.make(&flags).map_err(|e| format!("+RTS {rts}: {e}"))?;
+    run_workload(w, args, flags, collector, &mut std::io::sink()).map_err(|e| format!("{} {args:?} +RTS {rts} ({}): {e}", w.name, entry.name))
 }
 
 /// Check `entry` on every workload under every setting. See the module doc.

@@ -259,8 +259,8 @@ impl Experiment {
             source: text.to_string(),
         };
         for run in exp.runs() {
-            let flags = RtsFlags::from_env_and_args(None, &run.rts).map_err(|e| err(None, "grid", format!("run {}: {e}", run.id)))?;
-            gclab_collectors::select(&flags, Some(&run.collector)).map_err(|e| err(None, "grid", format!("run {}: {e}", run.id)))?;
+            let mut flags = RtsFlags::from_env_and_args(None, &run.rts).map_err(|e| err(None, "grid", format!("run {}: {e}", run.id)))?;
+            gclab_collectors::select(&mut flags, Some(&run.collector)).map_err(|e| err(None, "grid", format!("run {}: {e}", run.id)))?;
         }
         Ok(exp)
     }

@@ -218,11 +218,12 @@ fn run(collector: Option<&str>, json: Option<PathBuf>, rest: &[String]) -> Resul
     };
     let workload = gclab_workloads::by_name(name).ok_or_else(|| (1, format!("unknown workload `{name}' (see `gclab list`)")))?;
     let args = workload.parse_args(args).map_err(|e| (1, e.to_string()))?;
-    let entry = gclab_collectors::select(&flags, collector).map_err(|e| (1, e.to_string()))?;
+    let (entry, params) = gclab_collectors::select(&mut flags, collector).map_err(|e| (1, e.to_string()))?;
+    let made = (entry.make)(params, &flags).map_err(|e| (1, e))?;
 
     let stdout = std::io::stdout();
     let mut out = stdout.lock();
-    let outcome = gclab::run_workload(workload, &args, flags, (entry.make)(), &mut out).map_err(|e| (e.exit_code() as u8, e.to_string()))?;
+    let outcome = gclab::run_workload(workload, &args, flags, made, &mut out).map_err(|e| (e.exit_code() as u8, e.to_string()))?;
     let _ = out.flush();
     let (checksum, stats) = (outcome.checksum, outcome.stats);
     if let Some(path) = json {

@@ -4,10 +4,10 @@ use gclab::{flags, run_workload};
 
 fn output(n: usize, rts: &str) -> String {
     let w = gclab_workloads::by_name("binary-trees").unwrap();
-    let f = flags(rts).unwrap();
-    let entry = gclab_collectors::select(&f, None).unwrap();
+    let mut f = flags(rts).unwrap();
+    let (entry, _) = gclab_collectors::select(&mut f, None).unwrap();
     let mut out = Vec::new();
-    run_workload(w, &[n], f, (entry.make)(), &mut out).unwrap();
+    run_workload(w, &[n], f.clone(), entry.make(&f).unwrap(), &mut out).unwrap();
     String::from_utf8(out).unwrap()
 }
 

@@ -16,9 +16,9 @@ impl Collector for FullCopy {
         "full-copy"
     }
 
-    fn collect(&self, req: &GcRequest, ctx: &mut GcContext<'_>) -> GcOutcome {
+    fn collect(&mut self, req: &GcRequest, ctx: &mut GcContext<'_>) -> GcOutcome {
         let whole_heap = GcRequest { collect_gen: ctx.heap.oldest(), ..*req };
-        copy_collect(&whole_heap, ctx)
+        copy_collect(&whole_heap, ctx, None)
     }
 }
 
@@ -26,15 +26,15 @@ const FULL_COPY: CollectorEntry = CollectorEntry {
     name: "full-copy",
     description: "copies the whole heap at every GC (non-generational)",
     flags: "",
-    make: || Box::new(FullCopy),
+    make: |params, _| params.finish("full-copy", &[]).map(|()| Box::new(FullCopy) as Box<dyn Collector>),
 };
 
 #[test]
 fn a_collector_from_a_test_crate_registers_and_conforms() {
     let mut registry = Registry::builtin();
     registry.register(FULL_COPY).unwrap();
-    let flags = gclab::flags("-A8k").unwrap();
-    let entry = registry.select(&flags, Some("full-copy")).unwrap();
+    let mut flags = gclab::flags("-A8k").unwrap();
+    let (entry, _) = registry.select(&mut flags, Some("full-copy")).unwrap();
     let c = check_collector(entry, STRESS_SETTINGS).unwrap_or_else(|e| panic!("{e}"));
     assert!(c.gcs > 10_000, "only {} GCs", c.gcs);
     // And it really is non-generational: every GC is a major one.

@@ -17,7 +17,8 @@ static PAIR: InfoTable = InfoTable::constr("Pair", "Pair", "Test", 2, 0);
 /// `-A64k` and `-DS`), passing the collector's name.
 fn under_every_collector(body: impl Fn(&mut Mutator<'_>, &str)) {
     for entry in COLLECTORS {
-        let rts = Rts::new(flags(&format!("-A64k -DS {}", entry.flags)).unwrap(), (entry.make)()).unwrap();
+        let f = flags(&format!("-A64k -DS {}", entry.flags)).unwrap();
+        let rts = Rts::new(f.clone(), entry.make(&f).unwrap()).unwrap();
         rts.run(|m| body(m, entry.name)).unwrap();
         assert_eq!(rts.sanity_checks(), rts.stats().gcs, "{}: a GC went unchecked", entry.name);
     }

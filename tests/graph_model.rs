@@ -251,7 +251,7 @@ fn encode_heap(o: ObjRef<'_>, seen: &mut HashMap<usize, u64>, out: &mut Vec<u64>
 
 fn run_program(ops: &[Op], rts_flags: &str, entry: &gclab_collectors::CollectorEntry) {
     let f = flags(rts_flags).unwrap();
-    let rts = Rts::new(f, (entry.make)()).unwrap();
+    let rts = Rts::new(f.clone(), entry.make(&f).unwrap()).unwrap();
     rts.run(|m| {
         let nil = m.static_obj(&NIL);
         let mut both = Both { m, nil, nodes: Vec::new(), roots: Vec::new() };

@@ -32,7 +32,7 @@ fn scratch(name: &str) -> PathBuf {
 /// Run `body` with a `-h<kind> -i0` profiler writing `path`; the profile's samples.
 fn profiled(kind: char, rts_flags: &str, path: &Path, body: impl FnOnce(&mut Mutator<'_>)) -> Vec<(f64, Vec<(String, u64)>)> {
     let f = flags(&format!("-h{kind} -i0 {rts_flags}")).unwrap();
-    let rts = Rts::new(f, (gclab_collectors::by_name("copying").unwrap().make)()).unwrap();
+    let rts = Rts::new(f.clone(), gclab_collectors::by_name("copying").unwrap().make(&f).unwrap()).unwrap();
     rts.set_heap_profiler(Box::new(Profiler::new(kind, 0.0, path, "test").unwrap()));
     rts.run(body).unwrap();
     rts.finish().unwrap();

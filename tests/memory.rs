@@ -21,7 +21,8 @@ fn build_list(m: &mut Mutator<'_>, n: usize) {
 #[test]
 fn a_shrinking_heap_returns_megablocks() {
     for (rts_flags, collector) in [("-A1m", "copying"), ("-A1m -G1", "two-space"), ("-A1m -c", "compacting")] {
-        let rts = Rts::new(flags(rts_flags).unwrap(), (gclab_collectors::by_name(collector).unwrap().make)()).unwrap();
+        let f = flags(rts_flags).unwrap();
+        let rts = Rts::new(f.clone(), gclab_collectors::by_name(collector).unwrap().make(&f).unwrap()).unwrap();
         rts.run(|m| {
             let base = m.depth();
             build_list(m, 1_000_000); // 24 MB live
@@ -39,7 +40,8 @@ fn a_shrinking_heap_returns_megablocks() {
 
 #[test]
 fn dead_huge_objects_unmap_their_megablock_groups() {
-    let rts = Rts::new(flags("-A64k -DS").unwrap(), (gclab_collectors::by_name("copying").unwrap().make)()).unwrap();
+    let f = flags("-A64k -DS").unwrap();
+    let rts = Rts::new(f.clone(), gclab_collectors::by_name("copying").unwrap().make(&f).unwrap()).unwrap();
     rts.run(|m| {
         for _ in 0..4 {
             let base = m.depth();

@@ -143,7 +143,7 @@ fn capabilities_share_a_mutable_list_under_a_lock_taken_at_a_safe_point() {
     // every capability are remembered, and the sanity checker passes.
     for rts in ["-N4 -A8k -DS", "-N3 -A8k -G3 -qb0 -DS", "-N4 -A8k -Z7 -qb0 -DS"] {
         let flags = gclab::flags(rts).unwrap();
-        let r = gclab_core::Rts::new(flags, (parallel().make)()).unwrap();
+        let r = gclab_core::Rts::new(flags.clone(), parallel().make(&flags).unwrap()).unwrap();
         let (sum, len) = r
             .run(|m| {
                 let nil = m.static_obj(&NIL);

@@ -11,7 +11,8 @@ static UNIT: StaticObject = StaticObject::new(&UNIT_INFO);
 static BOX: InfoTable = InfoTable::constr("Box", "Box", "Test", 1, 1);
 
 fn with_rts(rts_flags: &str, collector: &str, body: impl FnOnce(&mut Mutator<'_>)) {
-    let rts = Rts::new(flags(rts_flags).unwrap(), (gclab_collectors::by_name(collector).unwrap().make)()).unwrap();
+    let f = flags(rts_flags).unwrap();
+    let rts = Rts::new(f.clone(), gclab_collectors::by_name(collector).unwrap().make(&f).unwrap()).unwrap();
     rts.run(body).unwrap();
 }
 

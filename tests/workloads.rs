@@ -47,8 +47,8 @@ fn compaction_happens_and_is_counted() {
     let r = run_with(compacting, w, &[2000, 20000, 64], "-A16k -M4m -c1 -DS").unwrap();
     assert!(r.stats.gens.iter().map(|g| g.compactions).sum::<u64>() > 0, "live data passes 1% of -M4m");
     // -c<n> without -M is accepted and does nothing, as in GHC.
-    let f = gclab::flags("-A16k -c50").unwrap();
-    let entry = gclab_collectors::select(&f, None).unwrap();
+    let mut f = gclab::flags("-A16k -c50").unwrap();
+    let (entry, _) = gclab_collectors::select(&mut f, None).unwrap();
     assert_eq!(entry.name, "copying");
     let r = run_with(entry, w, &[2000, 20000, 64], "-A16k -c50 -DS").unwrap();
     assert!(r.stats.major_gcs > 0);

@@ -1,6 +1,6 @@
 //! `compacting`: GHC's `-c`. Young generations are copied as by `copying`;
 //! in a major collection the oldest generation is instead marked and
-//! compacted in place (`compact`), so a major GC needs no to-space for the
+//! compacted in place (`slide`), so a major GC needs no to-space for the
 //! oldest generation's data: roughly half the peak memory of copying when
 //! the old generation dominates the heap.
 //!
@@ -10,11 +10,13 @@
 //! are never moved (they are relinked, as in copying). Weak and stable
 //! pointers into the compacted blocks are fixed with every other pointer.
 
-use crate::compact::Compaction;
 use crate::copying::copy_collect;
 use crate::gc_thread::GcThread;
-use crate::{from_space, weak_ptrs, CollectorEntry};
-use gclab_core::bdescr::{BF_COMPACTING, BF_EVACUATED};
+use crate::mark::MarkBitmap;
+use crate::slide::Compaction;
+use crate::trace::{outcome, trace_live};
+use crate::{from_space, CollectorEntry};
+use gclab_core::bdescr::{BF_EVACUATED, BF_MARK_IN_PLACE};
 use gclab_core::heap::Heap;
 use gclab_core::{Collector, GcContext, GcOutcome, GcRequest};
 
@@ -23,7 +25,7 @@ pub const ENTRY: CollectorEntry = CollectorEntry {
     name: "compacting",
     description: "copying for young generations; the oldest marked and compacted in place (GHC's -c)",
     flags: "-c",
-    make: || Box::new(Compacting),
+    make: |params, _| params.finish(ENTRY.name, &[]).map(|()| Box::new(Compacting) as Box<dyn Collector>),
 };
 
 /// The compacting collector.
@@ -39,11 +41,11 @@ impl Collector for Compacting {
         true
     }
 
-    fn collect(&self, req: &GcRequest, ctx: &mut GcContext<'_>) -> GcOutcome {
+    fn collect(&mut self, req: &GcRequest, ctx: &mut GcContext<'_>) -> GcOutcome {
         if req.compact_oldest && req.is_major(ctx.heap) && ctx.heap.gens.len() > 1 {
             compact_collect(req, ctx)
         } else {
-            copy_collect(req, ctx)
+            copy_collect(req, ctx, None)
         }
     }
 }
@@ -55,27 +57,35 @@ fn compact_collect(req: &GcRequest, ctx: &mut GcContext<'_>) -> GcOutcome {
     // The oldest generation's blocks stay where they are: take them out of
     // the generation before `prepare` makes the rest from-space.
     let in_place = std::mem::take(&mut gens[n].blocks);
-    from_space::prepare(gens, n);
-    let mut gct = GcThread::new(*layout, n, gens.len(), blocks);
+    let mut marks = MarkBitmap::new();
     for &bd in &in_place {
-        let d = bd.get();
-        d.flags = (d.flags & !BF_EVACUATED) | BF_COMPACTING;
-        gct.marks.attach(bd);
+        // SAFETY: the runtime gives the collector the heap exclusively
+        // (core's Note [Who touches what]).
+        let d = unsafe { bd.get() };
+        d.flags = (d.flags & !BF_EVACUATED) | BF_MARK_IN_PLACE;
+        // SAFETY: as above.
+        unsafe { marks.attach(bd) };
     }
+    // SAFETY: as above.
+    unsafe { from_space::prepare(gens, n) };
+    let mut gct = GcThread::new(*layout, n, gens.len(), blocks);
+    gct.marks = Some(&marks);
     // SAFETY: as in `copy_collect`: the collector holds the heap, and every
     // root and slot holds a valid object address; the compaction phases run
     // once each, in order, after tracing.
     let kept = unsafe {
-        weak_ptrs::trace_live(&mut gct, gens, ctx.caps, ctx.stable_ptrs);
-        let compaction = Compaction::plan(&mut gct, in_place);
+        trace_live(&mut gct, gens, ctx.caps, ctx.stable_ptrs);
+        let compaction = Compaction::plan(&marks, *layout, in_place);
         compaction.update_pointers(&mut gct, ctx.caps, ctx.stable_ptrs);
-        let mut ba = blocks.lock().unwrap_or_else(|e| e.into_inner());
-        compaction.slide(&mut gct, &mut ba)
+        let mut ba = blocks.lock();
+        compaction.slide(&marks, *layout, &mut ba)
     };
     for bd in kept {
-        gens[n].add_block(bd);
+        // SAFETY: the compacted blocks are the GC's, now reinstalled.
+        unsafe { gens[n].add_block(bd) };
     }
-    from_space::install(gens, ctx.caps, blocks, std::slice::from_mut(&mut gct), n);
-    let work = gct.work;
-    GcOutcome { collected_gen: n, copied_words: work.copied_words, threads: vec![work], compacted: true }
+    let mut threads = [gct];
+    // SAFETY: tracing and compaction are over.
+    unsafe { from_space::install(gens, ctx.caps, blocks, &mut threads, n) };
+    GcOutcome { in_place: true, compacted: true, ..outcome(n, &threads) }
 }

@@ -4,13 +4,15 @@
 //! Cheney-style until everything reachable is in to-space; weak pointers
 //! are judged; from-space is freed.
 //!
-//! The phases are the shared pieces (`from_space`, `evacuate`, `scavenge`,
-//! `weak_ptrs`); `copy_collect` strings them together so that other
-//! collectors (two-space, the young generations of compacting) can reuse
-//! the whole sequence.
+//! The phases are the shared pieces (`from_space`, `trace`); `copy_collect`
+//! strings them together, on one GC thread or several, so that other
+//! collectors (two-space, parallel, the young generations of compacting)
+//! reuse the whole sequence.
 
 use crate::gc_thread::GcThread;
-use crate::{from_space, weak_ptrs, CollectorEntry};
+use crate::gc_workers::GcWorkers;
+use crate::trace::{outcome, trace_with};
+use crate::{from_space, CollectorEntry};
 use gclab_core::heap::Heap;
 use gclab_core::{Collector, GcContext, GcOutcome, GcRequest};
 
@@ -19,7 +21,7 @@ pub const ENTRY: CollectorEntry = CollectorEntry {
     name: "copying",
     description: "generational copying with aging, Cheney scan over to-space blocks (GHC's default)",
     flags: "",
-    make: || Box::new(Copying),
+    make: |params, _| params.finish(ENTRY.name, &[]).map(|()| Box::new(Copying) as Box<dyn Collector>),
 };
 
 /// The generational copying collector.
@@ -31,22 +33,25 @@ impl Collector for Copying {
         "copying"
     }
 
-    fn collect(&self, req: &GcRequest, ctx: &mut GcContext<'_>) -> GcOutcome {
-        copy_collect(req, ctx)
+    fn collect(&mut self, req: &GcRequest, ctx: &mut GcContext<'_>) -> GcOutcome {
+        copy_collect(req, ctx, None)
     }
 }
 
-/// One copying collection of generations `0..=req.collect_gen`, on one thread.
-pub fn copy_collect(req: &GcRequest, ctx: &mut GcContext<'_>) -> GcOutcome {
+/// One copying collection of generations `0..=req.collect_gen`, on one
+/// thread, or on the threads of `workers` (with balancing or not).
+pub fn copy_collect(req: &GcRequest, ctx: &mut GcContext<'_>, workers: Option<(&GcWorkers, bool)>) -> GcOutcome {
     let Heap { layout, blocks, gens, .. } = &mut *ctx.heap;
     let n = req.collect_gen;
-    from_space::prepare(gens, n);
-    let mut gct = GcThread::new(*layout, n, gens.len(), blocks);
     // SAFETY: the runtime gives the collector the heap exclusively (core's
-    // Note [Who touches what]); every root and heap slot holds a valid
-    // object address, which is what tracing requires.
-    unsafe { weak_ptrs::trace_live(&mut gct, gens, ctx.caps, ctx.stable_ptrs) };
-    from_space::install(gens, ctx.caps, blocks, std::slice::from_mut(&mut gct), n);
-    let work = gct.work;
-    GcOutcome { collected_gen: n, copied_words: work.copied_words, threads: vec![work], compacted: false }
+    // Note [Who touches what]).
+    unsafe { from_space::prepare(gens, n) };
+    let (layout, blocks, count) = (*layout, &*blocks, gens.len());
+    let make = || GcThread::new(layout, n, count, blocks);
+    // SAFETY: as above; every root and heap slot holds a valid object
+    // address, which is what tracing requires.
+    let mut threads = unsafe { trace_with(&make, gens, ctx.caps, ctx.stable_ptrs, ctx.leader, workers) };
+    // SAFETY: tracing is over; from-space holds nothing live.
+    unsafe { from_space::install(gens, ctx.caps, blocks, &mut threads, n) };
+    outcome(n, &threads)
 }

@@ -8,8 +8,8 @@
 //! objects, objects in to-space or in a generation not being collected
 //! (`BF_EVACUATED`), and large objects, which are instead relinked into
 //! their destination generation's large-object list, and objects in blocks
-//! being compacted (`BF_COMPACTING`), which are marked in place for the
-//! compacting collector to move later. Indirections left by
+//! kept in place (`BF_MARK_IN_PLACE`), which are marked where they lie for
+//! the collector to compact or sweep later. Indirections left by
 //! updated thunks are removed on the way: the slot is pointed straight at
 //! the value.
 //!
@@ -39,7 +39,7 @@
 //! that object is younger than `evac_gen`, `failed_to_evac` is set.
 
 use crate::gc_thread::GcThread;
-use gclab_core::bdescr::{BlockDesc, BF_COMPACTING, BF_EVACUATED, BF_LARGE};
+use gclab_core::bdescr::{BlockDesc, BF_EVACUATED, BF_LARGE, BF_MARK_IN_PLACE};
 use gclab_core::constants::Word;
 use gclab_core::info::ClosureType;
 use gclab_core::object::{claim_header, forward_target, forwarding_header, info_of_header, is_forwarded, load_header, store_header};
@@ -87,13 +87,10 @@ pub unsafe fn evacuate(gct: &mut GcThread<'_>, slot: *mut Word) {
             *slot = p as Word;
             continue;
         }
-        if flags & BF_COMPACTING != 0 {
-            // Being compacted in place: mark it, scan it later, move it
-            // (and fix this slot) in the compaction's own phases.
-            let size = gct.layout.size_of(p, info);
-            if gct.marks.mark(p, size) {
-                gct.mark_stack.push(p);
-            }
+        if flags & BF_MARK_IN_PLACE != 0 {
+            // Kept in place: mark it and scan it later; a compaction moves
+            // it (and fixes this slot) in its own phases, a sweep keeps it.
+            gct.mark_in_place(p, gct.layout.size_of(p, info));
             return;
         }
         let size = gct.layout.size_of(p, info);
@@ -151,7 +148,7 @@ unsafe fn copy_words(from: *const Word, to: *mut Word, n: usize) {
 /// `bd` must head a large object's group in a generation being collected.
 // SAFETY: `bd` heads a live large object's group in a collected generation; its descriptor is written under the lock only.
 unsafe fn evacuate_large(gct: &mut GcThread<'_>, bd: *mut BlockDesc) {
-    let _claim = gct.blocks().lock().unwrap_or_else(|e| e.into_inner());
+    let _claim = gct.blocks().lock();
     let flags = BlockDesc::load_flags(bd);
     if flags & BF_EVACUATED != 0 {
         if ((*bd).gen_no as usize) < gct.evac_gen {
@@ -184,8 +181,8 @@ pub unsafe fn is_alive(gct: &mut GcThread<'_>, p: *const Word) -> bool {
         return true;
     }
     let flags = BlockDesc::load_flags(BlockDesc::of(p));
-    if flags & BF_COMPACTING != 0 {
-        return gct.marks.is_marked(p);
+    if flags & BF_MARK_IN_PLACE != 0 {
+        return gct.marks.is_some_and(|m| m.is_marked(p));
     }
     flags & BF_EVACUATED != 0
 }

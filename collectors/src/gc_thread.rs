@@ -9,8 +9,13 @@
 //! field, so a block can be scanned a piece at a time while it is still
 //! being filled.
 //!
-//! Also here: the mark bits and mark stack for objects that a compacting
-//! collection marks in place instead of copying; the evacuation state (`evac_gen`, `eager_promotion`,
+//! A generation kept in another space (See `space`) has no bump region
+//! here: its `ToSpace` holds that space's allocator instead, and every
+//! object placed there goes on the scan stack.
+//!
+//! Also here: the mark bits of the blocks kept in place (shared by the GC
+//! threads) and the scan stack, which holds the objects marked in place
+//! or placed by a space, not yet scanned; the evacuation state (`evac_gen`, `eager_promotion`,
 //! `failed_to_evac`, See Note [Eager promotion]), the large objects found
 //! live, the weak pointers kept, the new mutable lists, and the counters
 //! that become the thread's `ThreadWork`.
@@ -64,10 +69,12 @@ use gclab_core::generation::ObjPtr;
 use gclab_core::object::Layout;
 use gclab_core::{Rts, ThreadWork};
 use crate::mark::MarkBitmap;
+use crate::space::SpaceAllocator;
 use crossbeam_deque::Worker;
 use gclab_core::constants::WORD_SIZE;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::Mutex;
+use std::sync::Arc;
+use gclab_core::lock::Lock;
 
 /// Unscanned words that make a part-filled block worth sharing.
 pub const WORK_UNIT_WORDS: usize = 128;
@@ -75,9 +82,8 @@ pub const WORK_UNIT_WORDS: usize = 128;
 /// To-space of one generation, for one GC thread. Aligned to two cache
 /// lines, so that the bump pointers of different GC threads, written at
 /// every copy, never share a line (See Note [No false sharing]).
-#[derive(Debug)]
 #[repr(align(128))]
-pub struct ToSpace {
+pub struct ToSpace<'h> {
     /// Next free word of the block being filled (its descriptor's `free`
     /// is brought up to date only when the block is left: See
     /// `limit_of`).
@@ -96,10 +102,13 @@ pub struct ToSpace {
     pub weak_ptrs: Vec<ObjPtr>,
     /// Objects of this generation that point into a younger one.
     pub mut_list: Vec<ObjPtr>,
+    /// The allocator of the generation's space, when it is not bump
+    /// blocks (See `space`); `hp` and `lim` then stay null.
+    pub space: Option<Box<dyn SpaceAllocator + 'h>>,
 }
 
-impl Default for ToSpace {
-    fn default() -> ToSpace {
+impl Default for ToSpace<'_> {
+    fn default() -> Self {
         ToSpace {
             hp: std::ptr::null_mut(),
             lim: std::ptr::null_mut(),
@@ -109,6 +118,7 @@ impl Default for ToSpace {
             large: Vec::new(),
             weak_ptrs: Vec::new(),
             mut_list: Vec::new(),
+            space: None,
         }
     }
 }
@@ -129,13 +139,15 @@ pub struct GcThread<'h> {
     /// See Note [Eager promotion].
     pub failed_to_evac: bool,
     /// To-space per generation.
-    pub to: Vec<ToSpace>,
+    pub to: Vec<ToSpace<'h>>,
     /// Large objects evacuated but not yet scavenged.
     pub large_todo: Vec<BlockPtr>,
-    /// Mark bits of the blocks being compacted in place (if any).
-    pub marks: MarkBitmap,
-    /// Objects marked in place but not yet scavenged.
-    pub mark_stack: Vec<*mut Word>,
+    /// Mark bits of the blocks kept in place in this GC (`BF_MARK_IN_PLACE`),
+    /// shared by every GC thread; None when no block is.
+    pub marks: Option<&'h MarkBitmap>,
+    /// Objects marked in place or placed by a space, not yet scanned (See
+    /// Note [Scanning what a space places] in `space`).
+    pub scan_stack: Vec<*mut Word>,
     /// The block `scavenge_block` is scanning now, if any (See Note [The
     /// block being scanned]).
     pub scanning: Option<BlockPtr>,
@@ -150,9 +162,9 @@ pub struct GcThread<'h> {
     /// The team's count of idle GC threads, when balancing: while it is
     /// not zero, part-filled blocks are shared too (See Note [Sharing
     /// part-filled blocks]).
-    pub idle_threads: Option<&'h AtomicUsize>,
+    pub idle_threads: Option<Arc<AtomicUsize>>,
     /// Where fresh blocks come from.
-    blocks: &'h Mutex<BlockAllocator>,
+    blocks: &'h Lock<BlockAllocator>,
     /// Counters.
     pub work: ThreadWork,
 }
@@ -165,7 +177,7 @@ unsafe impl Send for GcThread<'_> {}
 
 impl<'h> GcThread<'h> {
     /// A thread for a collection of `0..=collect_gen` in a heap of `gens`.
-    pub fn new(layout: Layout, collect_gen: usize, gens: usize, blocks: &'h Mutex<BlockAllocator>) -> GcThread<'h> {
+    pub fn new(layout: Layout, collect_gen: usize, gens: usize, blocks: &'h Lock<BlockAllocator>) -> GcThread<'h> {
         GcThread {
             layout,
             collect_gen,
@@ -175,8 +187,8 @@ impl<'h> GcThread<'h> {
             failed_to_evac: false,
             to: (0..gens).map(|_| ToSpace::default()).collect(),
             large_todo: Vec::new(),
-            marks: MarkBitmap::new(),
-            mark_stack: Vec::new(),
+            marks: None,
+            scan_stack: Vec::new(),
             todo_q: None,
             scanning: None,
             parallel: false,
@@ -199,6 +211,17 @@ impl<'h> GcThread<'h> {
         self.alloc_to_slow(gen, words)
     }
 
+    /// Mark the object at `p` (of `size` words, in a block kept in place);
+    /// the thread whose mark it is scans it later. See `MarkBitmap::mark`.
+    #[inline]
+    pub fn mark_in_place(&mut self, p: *mut Word, size: usize) {
+        let marks = self.marks.expect("a block is marked in place only when the collector gave the GC a mark bitmap");
+        if marks.mark(p, size) {
+            self.scan_stack.push(p);
+            self.work.marked_words += size;
+        }
+    }
+
     /// Where the objects of to-space block `bd` of generation `gen` end
     /// now: the bump pointer if it is the block being filled.
     #[inline(always)]
@@ -207,15 +230,23 @@ impl<'h> GcThread<'h> {
         if ts.current == Some(bd) {
             ts.hp
         } else {
-            bd.get().free
+            // SAFETY: `bd` is one of this thread's to-space blocks, which
+            // only this thread touches during the GC.
+            unsafe { bd.read() }.free
         }
     }
 
     #[cold]
     fn alloc_to_slow(&mut self, gen: usize, words: usize) -> *mut Word {
         let ts = &mut self.to[gen];
+        if let Some(space) = ts.space.as_mut() {
+            let p = space.alloc(words);
+            self.scan_stack.push(p);
+            return p;
+        }
         if let Some(old) = ts.current.take() {
-            let d = old.get();
+            // SAFETY: the block being filled is this thread's own.
+            let d = unsafe { old.get() };
             d.free = ts.hp;
             if d.scan < d.free && self.scanning != Some(old) {
                 match &self.todo_q {
@@ -226,8 +257,9 @@ impl<'h> GcThread<'h> {
                 ts.done.push(old);
             }
         }
-        let bd = self.blocks.lock().unwrap_or_else(|e| e.into_inner()).alloc_block().unwrap_or_else(|e| Rts::out_of_memory(e));
-        let d = bd.get();
+        let bd = self.blocks.lock().alloc_block().unwrap_or_else(|e| Rts::out_of_memory(e));
+        // SAFETY: a block fresh from the allocator is ours alone.
+        let d = unsafe { bd.get() };
         d.flags = BF_EVACUATED;
         d.gen_no = gen as u16;
         d.dest_no = (gen + 1).min(self.oldest) as u16;
@@ -243,13 +275,14 @@ impl<'h> GcThread<'h> {
     /// hold enough unscanned work (See Note [Sharing part-filled blocks]).
     #[inline]
     pub fn share_part_filled_blocks(&mut self) {
-        let (Some(idle), Some(q)) = (self.idle_threads, self.todo_q.as_ref()) else { return };
+        let (Some(idle), Some(q)) = (self.idle_threads.as_deref(), self.todo_q.as_ref()) else { return };
         if idle.load(Ordering::Relaxed) == 0 {
             return;
         }
         for ts in self.to.iter_mut() {
             let Some(bd) = ts.current else { continue };
-            let d = bd.get();
+            // SAFETY: the block being filled is this thread's own.
+            let d = unsafe { bd.get() };
             if Some(bd) == self.scanning || (ts.hp as usize - d.scan as usize) / WORD_SIZE < WORK_UNIT_WORDS {
                 continue;
             }
@@ -276,7 +309,7 @@ impl<'h> GcThread<'h> {
     }
 
     /// The block allocator (its lock also guards large-object claims).
-    pub fn blocks(&self) -> &'h Mutex<BlockAllocator> {
+    pub fn blocks(&self) -> &'h Lock<BlockAllocator> {
         self.blocks
     }
 
@@ -298,7 +331,8 @@ impl<'h> GcThread<'h> {
     pub fn take_blocks(&mut self, gen: usize) -> Vec<BlockPtr> {
         let ts = &mut self.to[gen];
         if let Some(bd) = ts.current.take() {
-            bd.get().free = ts.hp;
+            // SAFETY: the block being filled is this thread's own.
+            unsafe { bd.get() }.free = ts.hp;
             ts.done.push(bd);
         }
         ts.hp = std::ptr::null_mut();

@@ -36,7 +36,8 @@
 
 use crate::work_stealing::Heartbeats;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex};
+use gclab_core::lock::Lock;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 /// Exit code of a GC that cannot finish (GHC's `EXIT_INTERNAL_ERROR`).
@@ -123,7 +124,7 @@ impl GcWorkers {
         }
         self.watched.gc_running.store(true, Ordering::SeqCst);
         let finished = AtomicUsize::new(0);
-        let failures: Mutex<Vec<(usize, String)>> = Mutex::new(Vec::new());
+        let failures: Lock<Vec<(usize, String)>> = Lock::new(Vec::new());
         let one = |i: usize| {
             let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| match fault {
                 Some(Fault::Panic) if i == threads - 1 => panic!("injected fault (GCLAB_GC_FAULT=panic)"),
@@ -134,7 +135,7 @@ impl GcWorkers {
             }));
             if let Err(p) = r {
                 abort();
-                failures.lock().unwrap_or_else(|e| e.into_inner()).push((i, panic_message(&*p)));
+                failures.lock().push((i, panic_message(&*p)));
             }
             self.watched.heartbeats.set_resting(i, true);
             finished.fetch_add(1, Ordering::Release);
@@ -159,7 +160,7 @@ impl GcWorkers {
             }
         });
         self.watched.gc_running.store(false, Ordering::SeqCst);
-        let mut failures = failures.into_inner().unwrap_or_else(|e| e.into_inner());
+        let mut failures = failures.into_inner();
         failures.sort();
         match failures.into_iter().next() {
             Some((i, msg)) => Err(format!("GC thread {i} panicked in parallel GC {gc}: {msg}")),
@@ -207,4 +208,34 @@ fn watchdog(w: &Watched, timeout: Duration) {
 pub fn stall_timeout_from_env() -> Duration {
     let secs = std::env::var("GCLAB_GC_STALL_SECONDS").ok().and_then(|s| s.parse::<f64>().ok()).filter(|s| *s > 0.0).unwrap_or(60.0);
     Duration::from_secs_f64(secs)
+}
+
+/// The GC threads a collector keeps between GCs: made at its first
+/// parallel collection, remade if `-qn` changes (through `Gc.set`).
+pub struct GcThreadPool {
+    workers: Option<GcWorkers>,
+    fault: Option<Fault>,
+}
+
+impl Default for GcThreadPool {
+    fn default() -> GcThreadPool {
+        GcThreadPool { workers: None, fault: Fault::from_env() }
+    }
+}
+
+impl GcThreadPool {
+    /// The workers and the balancing choice for a collection of
+    /// `0..=collect_gen` under `flags` (`-qn`, `-qg`, `-qb`), or None when
+    /// it runs on one thread.
+    pub fn for_collection(&mut self, flags: &gclab_core::RtsFlags, collect_gen: usize) -> Option<(&GcWorkers, bool)> {
+        let threads = crate::trace::gc_threads_for(flags, collect_gen);
+        if threads == 1 {
+            return None;
+        }
+        if self.workers.as_ref().map(GcWorkers::threads) != Some(threads) {
+            self.workers = Some(GcWorkers::new(threads, stall_timeout_from_env(), self.fault));
+        }
+        let workers = self.workers.as_ref().expect("made just above");
+        Some((workers, crate::trace::balance_for(flags, collect_gen)))
+    }
 }

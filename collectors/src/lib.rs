@@ -1,21 +1,26 @@
 //! gclab-collectors: the collectors, the pieces they share, and the registry.
 //!
 //! Shared pieces, one mechanism each: `gc_thread` (a GC thread's to-space
-//! and evacuation state), `evacuate` (copy one object), `scavenge` (Cheney
-//! scan), `weak_ptrs` (roots, mutable lists and weak pointers), `from_space`
-//! (preparing and freeing from-space), `work_stealing` (load balancing and
-//! termination among GC threads), `gc_workers` (the GC thread pool and its
-//! watchdog). Collectors: `copying`, `compacting`, `two_space`, `parallel`.
+//! and evacuation state), `space` (where a generation's survivors go, when
+//! not bump blocks), `evacuate` (copy, relink or mark one object),
+//! `scavenge` (Cheney scan and the scan stack), `roots` (root slots and
+//! mutable lists), `weak_ptrs` (judging weak pointers), `trace` (the
+//! tracing driver, on one GC thread or several), `from_space` (preparing
+//! and freeing from-space), `mark` (mark bitmaps), `slide` (sliding
+//! compaction), `cell_space` (size-class cells, swept), `work_stealing`
+//! (load balancing and termination among GC threads), `gc_workers` (the
+//! GC thread pool and its watchdog). Collectors: `copying`, `compacting`,
+//! `two_space`, `parallel`, `mark_sweep`.
 //!
 //! To add a collector: write one module with a type implementing
 //! `gclab_core::Collector` and an `ENTRY`, and add that entry to
 //! `COLLECTORS` below. Nothing in core changes. `docs/adding-a-collector.md`
 //! walks through it; a collector kept outside this crate is added to a
-//! `Registry` at run time instead.
+//! `Registry`, which `gclab::cli::main_with` runs.
 
 #![warn(missing_docs)]
 
-pub mod compact;
+pub mod cell_space;
 pub mod compacting;
 pub mod copying;
 pub mod evacuate;
@@ -23,8 +28,13 @@ pub mod from_space;
 pub mod gc_thread;
 pub mod gc_workers;
 pub mod mark;
+pub mod mark_sweep;
 pub mod parallel;
+pub mod roots;
 pub mod scavenge;
+pub mod slide;
+pub mod space;
+pub mod trace;
 pub mod two_space;
 pub mod weak_ptrs;
 pub mod work_stealing;
@@ -40,14 +50,61 @@ pub struct CollectorEntry {
     /// One line for `gclab list` and `+RTS -?`.
     pub description: &'static str,
     /// RTS flags a run of this collector needs (`-G1` for two-space, `-c`
-    /// for compacting): tests and sweeps add them to every setting.
+    /// for compacting): `gclab run`, tests and sweeps add them to every
+    /// setting that does not say otherwise.
     pub flags: &'static str,
-    /// A fresh instance.
-    pub make: fn() -> Box<dyn Collector>,
+    /// A fresh instance with the given parameters (See `Params`) for a
+    /// run with `flags`; an unknown or bad parameter, or flags the
+    /// collector cannot run with, is an error that names it.
+    pub make: fn(Params, &RtsFlags) -> Result<Box<dyn Collector>, String>,
+}
+
+impl CollectorEntry {
+    /// A fresh instance with no parameters, for a run with `flags`.
+    pub fn make(&self, flags: &RtsFlags) -> Result<Box<dyn Collector>, String> {
+        (self.make)(Params::default(), flags)
+    }
+}
+
+/// A collector's parameters: `--collector NAME:key=value,key=value`. A
+/// collector reads the keys it knows with `take` and refuses the rest
+/// with `finish`, so a typo is an error, never ignored.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Params {
+    pairs: Vec<(String, String)>,
+}
+
+impl Params {
+    /// Parse `key=value,key=value` (empty: none).
+    pub fn parse(text: &str) -> Result<Params, SelectError> {
+        let mut pairs = Vec::new();
+        for item in text.split(',').filter(|s| !s.is_empty()) {
+            let Some((k, v)) = item.split_once('=') else {
+                return Err(SelectError(format!("collector parameter `{item}' is not key=value")));
+            };
+            pairs.push((k.trim().to_string(), v.trim().to_string()));
+        }
+        Ok(Params { pairs })
+    }
+
+    /// Take the value of `key`, if given.
+    pub fn take(&mut self, key: &str) -> Option<String> {
+        let i = self.pairs.iter().position(|(k, _)| k == key)?;
+        Some(self.pairs.remove(i).1)
+    }
+
+    /// Refuse whatever was not taken, naming the keys `known`.
+    pub fn finish(self, collector: &str, known: &[&str]) -> Result<(), String> {
+        match self.pairs.first() {
+            None => Ok(()),
+            Some((k, _)) if known.is_empty() => Err(format!("the {collector} collector takes no parameters (got `{k}')")),
+            Some((k, _)) => Err(format!("the {collector} collector has no parameter `{k}' (known: {})", known.join(", "))),
+        }
+    }
 }
 
 /// Every built-in collector, by name. One line per collector.
-pub const COLLECTORS: &[CollectorEntry] = &[copying::ENTRY, compacting::ENTRY, two_space::ENTRY, parallel::ENTRY];
+pub const COLLECTORS: &[CollectorEntry] = &[copying::ENTRY, compacting::ENTRY, two_space::ENTRY, parallel::ENTRY, mark_sweep::ENTRY];
 
 /// The collectors a program can choose from: the built-in ones, plus any
 /// registered at run time (a research collector in its own crate, or one
@@ -88,21 +145,44 @@ impl Registry {
         self.entries.iter().find(|c| c.name == name)
     }
 
-    /// Choose the collector for a run: `explicit` (from `--collector`) if
-    /// given, else what GHC's flags select. A contradiction between the
-    /// two, or an unknown name, is an error naming both.
-    pub fn select(&self, flags: &RtsFlags, explicit: Option<&str>) -> Result<&CollectorEntry, SelectError> {
+    /// Choose the collector for a run: `explicit` (from `--collector`,
+    /// `NAME` or `NAME:key=value,...`) if given, else what GHC's flags
+    /// select; then apply the collector's own flags (`CollectorEntry::flags`)
+    /// to `flags`, so that `--collector two-space` implies `-G1` and
+    /// `--collector compacting` implies `-c`. Only an explicit
+    /// contradiction is an error (`--collector two-space` with `-G3`;
+    /// `--collector copying` with `-c`), and it names both sides.
+    pub fn select(&self, flags: &mut RtsFlags, explicit: Option<&str>) -> Result<(&CollectorEntry, Params), SelectError> {
+        let (name, params) = match explicit {
+            Some(e) => {
+                let (name, params) = e.split_once(':').unwrap_or((e, ""));
+                (Some(name), Params::parse(params)?)
+            }
+            None => (None, Params::default()),
+        };
+        let entry = self.choose(flags, name)?;
+        for word in entry.flags.split_whitespace() {
+            if word.starts_with("-G") && flags.generations_given && word != format!("-G{}", flags.generations) {
+                return Err(SelectError(format!("--collector {} runs with `{word}', which contradicts the RTS option `-G{}'", entry.name, flags.generations)));
+            }
+            flags.parse_one(word).map_err(|e| SelectError(format!("the {} collector's own flags: {e}", entry.name)))?;
+        }
+        flags.validate().map_err(|e| SelectError(e.to_string()))?;
+        Ok((entry, params))
+    }
+
+    /// The entry `name` names, or the one the flags imply.
+    fn choose(&self, flags: &RtsFlags, explicit: Option<&str>) -> Result<&CollectorEntry, SelectError> {
         let (implied, by_flag) = implied_by_flags(flags)?;
         let name = match (explicit, by_flag) {
-            (Some(e), Some(flag)) if e != implied => {
+            // -G1 is the default of two-space only because -G was not
+            // given; the flag selecting it then is no contradiction.
+            (Some(e), Some(flag)) if e != implied && !(flag == "-G1" && !flags.generations_given) => {
                 return Err(SelectError(format!("--collector {e} contradicts the RTS option `{flag}', which selects the {implied} collector")));
             }
             (Some(e), _) => e,
             (None, _) => implied,
         };
-        if name == "two-space" && flags.generations != 1 {
-            return Err(SelectError(format!("--collector two-space needs +RTS -G1 (one generation), not -G{}", flags.generations)));
-        }
         self.by_name(name).ok_or_else(|| match by_flag {
             Some(flag) if explicit.is_none() => {
                 SelectError(format!("bad RTS option `{flag}': the {name} collector is not available in this build"))
@@ -162,10 +242,10 @@ fn implied_by_flags(flags: &RtsFlags) -> Result<(&'static str, Option<&'static s
 }
 
 /// Choose among the built-in collectors (See `Registry::select`).
-pub fn select(flags: &RtsFlags, explicit: Option<&str>) -> Result<&'static CollectorEntry, SelectError> {
+pub fn select(flags: &mut RtsFlags, explicit: Option<&str>) -> Result<(&'static CollectorEntry, Params), SelectError> {
     let builtin = Registry::builtin();
-    let name = builtin.select(flags, explicit)?.name;
-    Ok(by_name(name).expect("selected from the built-in collectors"))
+    let (entry, params) = builtin.select(flags, explicit)?;
+    Ok((by_name(entry.name).expect("selected from the built-in collectors"), params))
 }
 
 #[cfg(test)]
@@ -177,39 +257,69 @@ mod tests {
         RtsFlags::from_env_and_args(None, &a).unwrap()
     }
 
+    fn name(args: &[&str], explicit: Option<&str>) -> &'static str {
+        select(&mut flags(args), explicit).unwrap().0.name
+    }
+
+    fn error(args: &[&str], explicit: Option<&str>) -> String {
+        select(&mut flags(args), explicit).unwrap_err().0
+    }
+
     #[test]
     fn flags_select_builtin_collectors() {
-        assert_eq!(select(&flags(&[]), None).unwrap().name, "copying");
-        assert_eq!(select(&flags(&["-G1"]), None).unwrap().name, "two-space");
-        assert_eq!(select(&flags(&["-G3"]), Some("copying")).unwrap().name, "copying");
-        assert_eq!(select(&flags(&["-c"]), None).unwrap().name, "compacting");
-        assert_eq!(select(&flags(&["-M64m"]), None).unwrap().name, "compacting");
-        assert_eq!(select(&flags(&["-M64m"]), Some("copying")).unwrap().name, "copying");
-        assert_eq!(select(&flags(&["-N2"]), None).unwrap().name, "parallel");
-        assert_eq!(select(&flags(&["-N2"]), Some("copying")).unwrap().name, "copying", "-N only suggests parallel");
+        assert_eq!(name(&[], None), "copying");
+        assert_eq!(name(&["-G1"], None), "two-space");
+        assert_eq!(name(&["-G3"], Some("copying")), "copying");
+        assert_eq!(name(&["-c"], None), "compacting");
+        assert_eq!(name(&["-M64m"], None), "compacting");
+        assert_eq!(name(&["-M64m"], Some("copying")), "copying");
+        assert_eq!(name(&["-N2"], None), "parallel");
+        assert_eq!(name(&["-N2"], Some("copying")), "copying", "-N only suggests parallel");
+        assert_eq!(name(&[], Some("mark-sweep")), "mark-sweep");
+    }
+
+    #[test]
+    fn a_collector_brings_its_own_flags() {
+        let mut f = flags(&[]);
+        assert_eq!(select(&mut f, Some("two-space")).unwrap().0.name, "two-space");
+        assert_eq!(f.generations, 1, "--collector two-space implies -G1 when -G was not given");
+        let mut f = flags(&["-A8k"]);
+        select(&mut f, Some("compacting")).unwrap();
+        assert!(f.compact, "--collector compacting implies -c");
     }
 
     #[test]
     fn contradictions_and_unknowns_are_errors() {
-        let e = select(&flags(&["-G1"]), Some("copying")).unwrap_err();
-        assert!(e.0.contains("contradicts") && e.0.contains("-G1"), "{e}");
-        let e = select(&flags(&["-c", "-G1"]), None).unwrap_err();
-        assert!(e.0.contains("-c") && e.0.contains("-G1"), "{e}");
-        let e = select(&flags(&["-c"]), Some("copying")).unwrap_err();
-        assert!(e.0.contains("contradicts") && e.0.contains("-c"), "{e}");
-        let e = select(&flags(&[]), Some("nope")).unwrap_err();
-        assert!(e.0.contains("unknown collector `nope'"), "{e}");
-        let e = select(&flags(&[]), Some("two-space")).unwrap_err();
-        assert!(e.0.contains("-G1"), "{e}");
+        let e = error(&["-G1"], Some("copying"));
+        assert!(e.contains("contradicts") && e.contains("-G1"), "{e}");
+        let e = error(&["-c", "-G1"], None);
+        assert!(e.contains("-c") && e.contains("-G1"), "{e}");
+        let e = error(&["-c"], Some("copying"));
+        assert!(e.contains("contradicts") && e.contains("-c"), "{e}");
+        let e = error(&[], Some("nope"));
+        assert!(e.contains("unknown collector `nope'"), "{e}");
+        let e = error(&["-G3"], Some("two-space"));
+        assert!(e.contains("-G1") && e.contains("-G3"), "{e}");
+    }
+
+    #[test]
+    fn parameters_are_parsed_and_unknown_ones_refused() {
+        let (entry, params) = select(&mut flags(&[]), Some("copying:x=1")).unwrap();
+        let e = (entry.make)(params, &flags(&[])).err().expect("copying takes no parameters");
+        assert!(e.contains("no parameters") && e.contains("x"), "{e}");
+        assert!(error(&[], Some("copying:x")).contains("key=value"));
+        let mut p = Params::parse("a=1, b=two").unwrap();
+        assert_eq!(p.take("b").as_deref(), Some("two"));
+        assert!(p.finish("t", &["b"]).unwrap_err().contains("`a'"));
     }
 
     #[test]
     fn registering_a_collector() {
         let mut r = Registry::builtin();
-        let mine = CollectorEntry { name: "mine", description: "a test collector", flags: "", make: || Box::new(copying::Copying) };
+        let mine = CollectorEntry { name: "mine", description: "a test collector", flags: "", make: copying::ENTRY.make };
         r.register(mine).unwrap();
-        assert_eq!(r.select(&flags(&[]), Some("mine")).unwrap().name, "mine");
+        assert_eq!(r.select(&mut flags(&[]), Some("mine")).unwrap().0.name, "mine");
         assert!(r.register(mine).unwrap_err().0.contains("already registered"));
-        assert!(select(&flags(&[]), Some("mine")).is_err(), "the built-in registry is unchanged");
+        assert!(select(&mut flags(&[]), Some("mine")).is_err(), "the built-in registry is unchanged");
     }
 }

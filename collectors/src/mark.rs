@@ -1,28 +1,45 @@
-//! Mark bitmaps: which words of the blocks being compacted are live.
+//! Mark bitmaps: which words of the blocks kept in place are live.
 //!
 //! One bit per word of each block, 512 bits (64 bytes) a block, in a side
-//! table the block's descriptor points into through its `aux` word. Marking
-//! an object sets the bits of *all* its words, not only its first: then the
-//! number of live words before any address in a block is a popcount, which
-//! is what compaction needs to compute forwarding addresses without storing
-//! them anywhere (See Note [Compaction by counting] in `compact`). An object
-//! is marked when the bit of its first word is set.
+//! table that the block's descriptor points into through its `aux` word
+//! while the block is flagged `BF_MARK_IN_PLACE`. Marking an object sets
+//! the bits of *all* its words, not only its first: then the number of
+//! live words before any address in a block is a popcount, which is what
+//! compaction needs to compute forwarding addresses without storing them
+//! anywhere (See Note [Compaction by counting] in `slide`), and what a
+//! sweep needs to count live words without reading a header. An object is
+//! marked when the bit of its first word is set.
+//!
+//! Blocks are attached before the GC's threads start, and the bits are
+//! atomic, so several GC threads mark into one bitmap: the thread whose
+//! `fetch_or` sets an object's first bit owns its scan (See `mark`).
 
 use gclab_core::bdescr::{BlockDesc, BlockPtr};
 use gclab_core::constants::{Word, BLOCK_WORDS};
+use gclab_core::info::InfoTable;
+use gclab_core::object::{info_of_header, Layout};
+use std::sync::atomic::{AtomicU64, Ordering};
 
 const MAP_WORDS: usize = BLOCK_WORDS / 64;
+
+type Map = [AtomicU64; MAP_WORDS];
 
 /// The mark bits of a set of single blocks.
 #[derive(Debug, Default)]
 pub struct MarkBitmap {
-    maps: Vec<[u64; MAP_WORDS]>,
+    maps: Vec<Map>,
 }
 
 #[inline(always)]
 fn word_index(p: *const Word, bd: *const BlockDesc) -> usize {
-    // SAFETY: callers pass an address inside the block `bd` describes.
+    // SAFETY: callers pass an address inside the block `bd` describes,
+    // which is attached (so its descriptor is live and ours to read).
     (p as usize - unsafe { (*bd).start } as usize) / std::mem::size_of::<Word>()
+}
+
+#[inline(always)]
+fn bit(w: usize) -> u64 {
+    1 << (w % 64)
 }
 
 impl MarkBitmap {
@@ -32,59 +49,94 @@ impl MarkBitmap {
     }
 
     /// Give block `bd` (a single block) a cleared bitmap.
-    pub fn attach(&mut self, bd: BlockPtr) {
-        assert_eq!(bd.get().blocks, 1, "mark bitmaps cover single blocks");
-        bd.get().aux = self.maps.len() as u64;
-        self.maps.push([0; MAP_WORDS]);
+    ///
+    /// # Safety
+    /// The caller holds `bd` for this GC: its `aux` word becomes the index
+    /// of the block's map, and stays so until the GC ends.
+    pub unsafe fn attach(&mut self, bd: BlockPtr) {
+        // SAFETY: the caller's contract.
+        let d = unsafe { bd.get() };
+        assert_eq!(d.blocks, 1, "mark bitmaps cover single blocks");
+        d.aux = self.maps.len() as u64;
+        self.maps.push(Default::default());
+    }
+
+    /// Blocks attached.
+    pub fn blocks(&self) -> usize {
+        self.maps.len()
     }
 
     #[inline(always)]
-    fn map_of(&mut self, bd: *const BlockDesc) -> &mut [u64; MAP_WORDS] {
+    fn map_of(&self, bd: *const BlockDesc) -> &Map {
         // SAFETY: `bd` was attached, so its aux word indexes our table.
         let i = unsafe { (*bd).aux } as usize;
-        &mut self.maps[i]
+        &self.maps[i]
     }
 
-    /// Mark the object at `p` of `size` words; false if it already was.
+    /// Mark the object at `p` of `size` words, in an attached block; false
+    /// if it already was. When several threads mark the same object, the
+    /// one whose `fetch_or` sets the first bit gets true, and only it goes
+    /// on to scan the object.
     #[inline]
-    pub fn mark(&mut self, p: *const Word, size: usize) -> bool {
+    pub fn mark(&self, p: *const Word, size: usize) -> bool {
         let bd = BlockDesc::of(p);
         let first = word_index(p, bd);
         let map = self.map_of(bd);
-        if map[first / 64] & (1 << (first % 64)) != 0 {
+        if map[first / 64].load(Ordering::Relaxed) & bit(first) != 0 {
             return false;
         }
-        for w in first..first + size {
-            map[w / 64] |= 1 << (w % 64);
+        if map[first / 64].fetch_or(bit(first), Ordering::Relaxed) & bit(first) != 0 {
+            return false;
+        }
+        let mut w = first + 1;
+        let end = first + size;
+        while w < end {
+            let upto = end.min((w / 64 + 1) * 64);
+            let bits = if upto - w == 64 { u64::MAX } else { ((1u64 << (upto - w)) - 1) << (w % 64) };
+            map[w / 64].fetch_or(bits, Ordering::Relaxed);
+            w = upto;
         }
         true
     }
 
-    /// Is the object at `p` marked?
+    /// Is the object at `p` (in an attached block) marked?
     #[inline]
-    pub fn is_marked(&mut self, p: *const Word) -> bool {
+    pub fn is_marked(&self, p: *const Word) -> bool {
         let bd = BlockDesc::of(p);
         let w = word_index(p, bd);
-        self.map_of(bd)[w / 64] & (1 << (w % 64)) != 0
+        self.map_of(bd)[w / 64].load(Ordering::Relaxed) & bit(w) != 0
     }
 
     /// Live words in `p`'s block before `p`.
     #[inline]
-    pub fn live_words_before(&mut self, p: *const Word) -> usize {
+    pub fn live_words_before(&self, p: *const Word) -> usize {
         let bd = BlockDesc::of(p);
         let w = word_index(p, bd);
         let map = self.map_of(bd);
-        let full: u32 = map[..w / 64].iter().map(|m| m.count_ones()).sum();
-        let partial = (map[w / 64] & ((1u64 << (w % 64)) - 1)).count_ones();
+        let full: u32 = map[..w / 64].iter().map(|m| m.load(Ordering::Relaxed).count_ones()).sum();
+        let partial = (map[w / 64].load(Ordering::Relaxed) & (bit(w) - 1)).count_ones();
         (full + partial) as usize
     }
 
     /// The first marked word at or after word `from` of block `bd`.
-    pub fn next_marked(&mut self, bd: BlockPtr, from: usize) -> Option<usize> {
+    pub fn next_marked(&self, bd: BlockPtr, from: usize) -> Option<usize> {
+        self.next_with(bd, from, false)
+    }
+
+    /// The first unmarked word at or after word `from` of block `bd`.
+    pub fn next_unmarked(&self, bd: BlockPtr, from: usize) -> Option<usize> {
+        self.next_with(bd, from, true)
+    }
+
+    fn next_with(&self, bd: BlockPtr, from: usize, unmarked: bool) -> Option<usize> {
         let map = self.map_of(bd.0);
         let mut w = from;
         while w < BLOCK_WORDS {
-            let bits = map[w / 64] >> (w % 64);
+            let mut bits = map[w / 64].load(Ordering::Relaxed);
+            if unmarked {
+                bits = !bits;
+            }
+            bits >>= w % 64;
             if bits != 0 {
                 return Some(w + bits.trailing_zeros() as usize);
             }
@@ -94,8 +146,44 @@ impl MarkBitmap {
     }
 
     /// Live words in block `bd`.
-    pub fn live_words(&mut self, bd: BlockPtr) -> usize {
-        self.map_of(bd.0).iter().map(|m| m.count_ones() as usize).sum()
+    pub fn live_words(&self, bd: BlockPtr) -> usize {
+        self.map_of(bd.0).iter().map(|m| m.load(Ordering::Relaxed).count_ones() as usize).sum()
+    }
+
+    /// The free runs of block `bd` within its first `limit` words: maximal
+    /// ranges of unmarked words, as word indices.
+    pub fn free_runs(&self, bd: BlockPtr, limit: usize) -> Vec<std::ops::Range<usize>> {
+        let mut runs = Vec::new();
+        let mut w = 0;
+        while w < limit {
+            let Some(start) = self.next_unmarked(bd, w).filter(|&s| s < limit) else { break };
+            let end = self.next_marked(bd, start).unwrap_or(BLOCK_WORDS).min(limit);
+            runs.push(start..end);
+            w = end;
+        }
+        runs
+    }
+
+    /// The marked objects of block `bd` as (address, size), in address
+    /// order. Reads each object's header, so call it before anything in
+    /// the block moves.
+    pub fn marked_objects(&self, bd: BlockPtr, layout: Layout) -> Vec<(*mut Word, usize)> {
+        // SAFETY: an attached block's descriptor is live while attached.
+        let start = unsafe { bd.read() }.start;
+        let mut objects = Vec::new();
+        let mut w = 0;
+        while let Some(first) = self.next_marked(bd, w) {
+            let p = start.wrapping_add(first);
+            // SAFETY: a marked word at an object boundary is a live
+            // object's header (objects are marked whole and walked from
+            // their starts).
+            let info: &InfoTable = info_of_header(unsafe { *p });
+            // SAFETY: as above.
+            let size = unsafe { layout.size_of(p, info) };
+            objects.push((p, size));
+            w = first + size;
+        }
+        objects
     }
 }
 
@@ -108,23 +196,39 @@ mod tests {
     fn marks_count_and_find() {
         let mut ba = BlockAllocator::new();
         let bd = ba.alloc_block().unwrap();
-        let start = bd.get().start;
+        // SAFETY: a fresh block is ours.
+        let start = unsafe { bd.read() }.start;
         let mut marks = MarkBitmap::new();
-        marks.attach(bd);
-        // SAFETY: offsets inside the block.
-        let (a, b) = unsafe { (start.add(3), start.add(100)) };
+        // SAFETY: as above.
+        unsafe { marks.attach(bd) };
+        let (a, b) = (start.wrapping_add(3), start.wrapping_add(100));
         assert!(marks.mark(a, 3));
         assert!(!marks.mark(a, 3), "marking twice reports the second as old");
         assert!(marks.mark(b, 70));
         assert!(marks.is_marked(a) && marks.is_marked(b));
-        // SAFETY: as above (a word inside the first object).
-        assert_eq!(marks.live_words_before(unsafe { start.add(4) }), 1);
+        assert_eq!(marks.live_words_before(start.wrapping_add(4)), 1);
         assert_eq!(marks.live_words_before(b), 3);
-        // SAFETY: as above.
-        assert_eq!(marks.live_words_before(unsafe { start.add(200) }), 73);
+        assert_eq!(marks.live_words_before(start.wrapping_add(200)), 73);
         assert_eq!(marks.next_marked(bd, 0), Some(3));
         assert_eq!(marks.next_marked(bd, 6), Some(100));
         assert_eq!(marks.next_marked(bd, 170), None);
+        assert_eq!(marks.next_unmarked(bd, 3), Some(6));
         assert_eq!(marks.live_words(bd), 73);
+        assert_eq!(marks.free_runs(bd, BLOCK_WORDS), vec![0..3, 6..100, 170..BLOCK_WORDS]);
+        assert_eq!(marks.free_runs(bd, 120), vec![0..3, 6..100]);
+    }
+
+    #[test]
+    fn a_mark_across_map_words_sets_every_bit() {
+        let mut ba = BlockAllocator::new();
+        let bd = ba.alloc_block().unwrap();
+        // SAFETY: a fresh block is ours.
+        let start = unsafe { bd.read() }.start;
+        let mut marks = MarkBitmap::new();
+        // SAFETY: as above.
+        unsafe { marks.attach(bd) };
+        assert!(marks.mark(start.wrapping_add(60), 200));
+        assert_eq!(marks.live_words(bd), 200);
+        assert_eq!(marks.free_runs(bd, BLOCK_WORDS), vec![0..60, 260..BLOCK_WORDS]);
     }
 }

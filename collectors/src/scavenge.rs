@@ -128,7 +128,8 @@ pub unsafe fn scavenge_mut_list_entry(gct: &mut GcThread<'_>, p: *mut Word, gen:
 /// block are scanned in the same call).
 // SAFETY: `bd` is a to-space block of this thread whose [scan, limit) holds whole copied objects.
 unsafe fn scavenge_block(gct: &mut GcThread<'_>, bd: BlockPtr, gen: usize) {
-    let d = bd.get();
+    // SAFETY: a to-space block being scanned is this thread's own.
+    let d = unsafe { bd.get() };
     let outer = gct.scanning.replace(bd);
     // The scan pointer lives in a register meanwhile: nobody reads the
     // descriptor's copy of the block being scanned (See Note [The block
@@ -155,7 +156,8 @@ unsafe fn scavenge_block(gct: &mut GcThread<'_>, bd: BlockPtr, gen: usize) {
 /// thread holds it any more.
 // SAFETY: `bd` is a full to-space block whose [scan, free) holds whole copied objects, now owned by this thread.
 pub unsafe fn scavenge_stolen_block(gct: &mut GcThread<'_>, bd: BlockPtr) {
-    let gen = bd.get().gen_no as usize;
+    // SAFETY: the caller's contract: the block is now this thread's.
+    let gen = unsafe { bd.read() }.gen_no as usize;
     scavenge_block(gct, bd, gen);
     gct.to[gen].done.push(bd);
 }
@@ -175,7 +177,8 @@ pub unsafe fn scavenge_loop(gct: &mut GcThread<'_>) {
                 progress = true;
             }
             if let Some(bd) = gct.to[gen].current {
-                if bd.get().scan < gct.to[gen].hp {
+                // SAFETY: the block being filled is this thread's own.
+                if unsafe { bd.read() }.scan < gct.to[gen].hp {
                     scavenge_block(gct, bd, gen);
                     progress = true;
                 }
@@ -186,11 +189,12 @@ pub unsafe fn scavenge_loop(gct: &mut GcThread<'_>) {
             progress = true;
         }
         while let Some(bd) = gct.large_todo.pop() {
-            let d = bd.get();
+            // SAFETY: this thread claimed the large object (`evacuate_large`).
+            let d = unsafe { bd.read() };
             scavenge_object(gct, d.start, d.gen_no as usize);
             progress = true;
         }
-        while let Some(p) = gct.mark_stack.pop() {
+        while let Some(p) = gct.scan_stack.pop() {
             scavenge_object(gct, p, (*BlockDesc::of(p)).gen_no as usize);
             progress = true;
         }

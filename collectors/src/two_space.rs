@@ -15,7 +15,7 @@ pub const ENTRY: CollectorEntry = CollectorEntry {
     name: "two-space",
     description: "one generation copied whole at every GC; allocation area = -F x live (GHC's -G1)",
     flags: "-G1",
-    make: || Box::new(TwoSpace),
+    make: |params, _| params.finish(ENTRY.name, &[]).map(|()| Box::new(TwoSpace) as Box<dyn Collector>),
 };
 
 /// The two-space collector.
@@ -27,8 +27,8 @@ impl Collector for TwoSpace {
         "two-space"
     }
 
-    fn collect(&self, req: &GcRequest, ctx: &mut GcContext<'_>) -> GcOutcome {
+    fn collect(&mut self, req: &GcRequest, ctx: &mut GcContext<'_>) -> GcOutcome {
         assert_eq!(ctx.heap.gens.len(), 1, "two-space runs with exactly one generation (-G1)");
-        copy_collect(req, ctx)
+        copy_collect(req, ctx, None)
     }
 }

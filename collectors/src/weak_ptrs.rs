@@ -1,4 +1,4 @@
-//! Weak pointers during a GC (GHC's `rts/sm/MarkWeak.c`), and the roots.
+//! Weak pointers during a GC (GHC's `rts/sm/MarkWeak.c`).
 //!
 //! After the transitive closure from the roots, a weak pointer of a
 //! collected generation is judged by its key: if the key was reached, the
@@ -20,79 +20,6 @@ use gclab_core::constants::Word;
 use gclab_core::generation::{Generation, ObjPtr};
 use gclab_core::info::{DEAD_WEAK_INFO, NULL_OBJECT};
 use gclab_core::object::{store_header, weak_field};
-use gclab_core::stable_ptr::StablePtrTable;
-
-/// Everything live, traced: the roots, the mutable lists and weak pointers
-/// of the generations not being collected, the transitive closure, then the
-/// weak pointers of the collected generations. What every tracing
-/// collector does between preparing from-space and installing to-space.
-///
-/// # Safety
-/// The GC must hold the heap; roots and slots hold valid object addresses.
-// SAFETY: the caller holds the heap for this GC and every root and slot holds a valid object address.
-pub unsafe fn trace_live(gct: &mut GcThread<'_>, gens: &mut [Generation], caps: &mut [Capability], stable: &mut StablePtrTable) {
-    evacuate_roots(gct, caps, stable);
-    scavenge_mut_lists(gct, caps);
-    trace_uncollected_weaks(gct, gens);
-    scavenge_loop(gct);
-    process_weak_ptrs(gct, gens, caps);
-}
-
-/// Every root slot: each capability's root stack and pending finalisers
-/// (`capability_root_slots`), then the stable pointer table.
-pub fn root_slots(caps: &mut [Capability], stable: &mut StablePtrTable) -> Vec<*mut Word> {
-    let mut slots: Vec<*mut Word> = caps.iter_mut().flat_map(capability_root_slots).collect();
-    slots.extend(stable.roots_mut().map(|r| r as *mut Word));
-    slots
-}
-
-/// One capability's root slots: its root stack and pending finalisers.
-pub fn capability_root_slots(cap: &mut Capability) -> Vec<*mut Word> {
-    cap.roots.iter_mut().chain(cap.pending_finalizers.iter_mut()).map(|r| r as *mut Word).collect()
-}
-
-/// Evacuate every root (See `root_slots`).
-///
-/// # Safety
-/// The GC must hold the heap; roots hold valid object addresses.
-// SAFETY: root stacks, pending finalisers and stable pointers hold valid object addresses.
-pub unsafe fn evacuate_roots(gct: &mut GcThread<'_>, caps: &mut [Capability], stable: &mut StablePtrTable) {
-    gct.evac_gen = 0;
-    for slot in root_slots(caps, stable) {
-        evacuate(gct, slot);
-    }
-}
-
-/// Empty every capability's mutable lists (See `take_capability_mut_lists`).
-pub fn take_mut_lists(caps: &mut [Capability], collect_gen: usize) -> Vec<(ObjPtr, usize)> {
-    caps.iter_mut().flat_map(|cap| take_capability_mut_lists(cap, collect_gen)).collect()
-}
-
-/// Empty one capability's mutable lists; the entries of generations not
-/// being collected, with their generation (those of collected generations
-/// are dropped: their objects are rescanned in to-space).
-pub fn take_capability_mut_lists(cap: &mut Capability, collect_gen: usize) -> Vec<(ObjPtr, usize)> {
-    let mut entries = Vec::new();
-    for (gen, list) in cap.mut_lists.iter_mut().enumerate() {
-        let list = std::mem::take(list);
-        if gen > collect_gen {
-            entries.extend(list.into_iter().map(|obj| (obj, gen)));
-        }
-    }
-    entries
-}
-
-/// Scan the mutable lists of the generations not being collected; each
-/// entry that still points young goes on the new list.
-///
-/// # Safety
-/// As for `evacuate_roots`.
-// SAFETY: mutable-list entries are live objects of their generation (the barrier's invariant).
-pub unsafe fn scavenge_mut_lists(gct: &mut GcThread<'_>, caps: &mut [Capability]) {
-    for (obj, gen) in take_mut_lists(caps, gct.collect_gen) {
-        crate::scavenge::scavenge_mut_list_entry(gct, obj.0, gen);
-    }
-}
 
 /// Trace the fields of the weak pointers of uncollected generations strongly.
 ///

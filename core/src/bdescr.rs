@@ -31,10 +31,11 @@ pub const BF_LARGE: u32 = 1 << 2;
 pub const BF_NURSERY: u32 = 1 << 3;
 /// The group is a megablock group (spans several megablocks).
 pub const BF_MEGA: u32 = 1 << 4;
-/// Marked live by a marking collector.
-pub const BF_MARKED: u32 = 1 << 5;
-/// Being compacted in place.
-pub const BF_COMPACTING: u32 = 1 << 6;
+/// Objects in this block are marked where they lie, not copied, in the
+/// current GC: the block belongs to a generation that a collector keeps in
+/// place (compacting's oldest generation before it slides, mark-sweep's
+/// old generation). The collector owns the block's `aux` word meanwhile.
+pub const BF_MARK_IN_PLACE: u32 = 1 << 5;
 
 /// One block's descriptor: exactly 64 bytes, laid out in the megablock's
 /// first 16 KiB.
@@ -62,7 +63,10 @@ pub struct BlockDesc {
     pub dest_no: u16,
     /// Index of the free-list bucket holding this group, while free.
     pub bucket: u16,
-    _pad0: u16,
+    /// A number the space that holds the block may keep in it for as long
+    /// as the block is in use (a cell-cutting space keeps its size class
+    /// here); 0 when the block is handed out.
+    pub space_info: u16,
     /// A word for the collector holding the block during a GC (an index
     /// into its own per-block table, say); meaningless between GCs.
     pub aux: u64,
@@ -154,6 +158,7 @@ impl BlockDesc {
         self.gen_no = 0;
         self.dest_no = 0;
         self.bucket = 0;
+        self.space_info = 0;
         self.aux = 0;
     }
 }
@@ -172,12 +177,30 @@ unsafe impl Sync for BlockPtr {}
 
 impl BlockPtr {
     /// The descriptor.
+    ///
+    /// # Safety
+    /// `self` must name a live descriptor (one inside a megablock the heap
+    /// owns), and the caller must hold that block under the heap's protocol
+    /// (See Note [Who touches what] in `rts`): the GC holding the heap, a
+    /// GC thread its own to-space block, a mutator its own nursery block.
+    /// No other reference to the descriptor may be used while the result
+    /// lives.
     #[inline(always)]
-    pub fn get(self) -> &'static mut BlockDesc {
-        // SAFETY: a BlockPtr is only made for descriptors inside megablocks
-        // the heap owns; they outlive every list that holds the pointer, and
-        // the heap's protocol gives one party access at a time.
+    pub unsafe fn get(self) -> &'static mut BlockDesc {
+        // SAFETY: the caller's contract above.
         unsafe { &mut *self.0 }
+    }
+
+    /// The descriptor, for reading.
+    ///
+    /// # Safety
+    /// As for `get`, except that other readers may hold it too: nobody
+    /// writes the descriptor while the result lives (the world is stopped
+    /// for a heap walk, or the caller holds the block).
+    #[inline(always)]
+    pub unsafe fn read(self) -> &'static BlockDesc {
+        // SAFETY: the caller's contract above.
+        unsafe { &*self.0 }
     }
 }
 

@@ -367,7 +367,8 @@ mod tests {
     fn descriptor_lookup_finds_group_head() {
         let mut ba = BlockAllocator::new();
         let g = ba.alloc_group(4).unwrap();
-        let d = g.get();
+        // SAFETY: a group fresh from the allocator is ours.
+        let d = unsafe { g.read() };
         assert_eq!(d.blocks, 4);
         assert_eq!(BlockDesc::of(d.start), g.0);
         // A word in the third block of the group maps to a tail linking to the head.
@@ -387,7 +388,9 @@ mod tests {
         let _b = ba.alloc_group(1).unwrap();
         ba.free_group(a);
         let c = ba.alloc_group(3).unwrap();
-        assert_eq!(c.get().start, a.get().start, "the freed 10-block hole is reused");
+        // SAFETY: both are live groups of this test's allocator (`a`'s
+        // descriptor is still the head of the hole `c` was cut from).
+        assert_eq!(unsafe { c.read() }.start, unsafe { a.read() }.start, "the freed 10-block hole is reused");
         assert_eq!(ba.mblocks().mapped(), 1);
         ba.check().unwrap();
     }
@@ -396,8 +399,10 @@ mod tests {
     fn mega_groups_for_huge_requests() {
         let mut ba = BlockAllocator::new();
         let g = ba.alloc_group(600).unwrap();
-        assert!(g.get().blocks as usize >= 600);
-        assert!(g.get().has(BF_MEGA));
+        // SAFETY: a group fresh from the allocator is ours.
+        let d = unsafe { g.read() };
+        assert!(d.blocks as usize >= 600);
+        assert!(d.has(BF_MEGA));
         assert_eq!(ba.mblocks().mapped(), 3);
         ba.free_group(g);
         assert_eq!(ba.mblocks().mapped(), 0);

@@ -93,7 +93,8 @@ impl Capability {
     /// allocated in it.
     pub fn retire_current_block(&mut self) {
         if let Some(bd) = self.current.take() {
-            let d = bd.get();
+            // SAFETY: the current nursery block is this capability's own.
+            let d = unsafe { bd.get() };
             d.free = self.hp;
             self.retired_words += d.used_words() as u64;
         }
@@ -106,13 +107,18 @@ impl Capability {
     /// leaving it (so that heap walks between GCs see its objects).
     pub fn retire_current_block_keeping_position(&mut self) {
         if let Some(bd) = self.current {
-            bd.get().free = self.hp;
+            // SAFETY: the current nursery block is this capability's own.
+            unsafe { bd.get() }.free = self.hp;
         }
     }
 
     /// Make `bd` (an empty nursery block) the current block.
-    pub fn enter_block(&mut self, bd: BlockPtr, forced_gcs: bool) {
-        let d = bd.get();
+    ///
+    /// # Safety
+    /// `bd` is a nursery block that no other capability uses.
+    pub unsafe fn enter_block(&mut self, bd: BlockPtr, forced_gcs: bool) {
+        // SAFETY: the caller's contract.
+        let d = unsafe { bd.get() };
         self.hp = d.free;
         self.block_end = d.end();
         self.hp_lim = if forced_gcs { self.hp } else { self.block_end };
@@ -133,7 +139,8 @@ impl Capability {
     /// Words allocated so far in the run, the current cycle included.
     pub fn allocated_words_now(&self) -> u64 {
         let current = match self.current {
-            Some(bd) => (self.hp as usize - bd.get().start as usize) as u64 / 8,
+            // SAFETY: the current nursery block is this capability's own.
+            Some(bd) => (self.hp as usize - unsafe { bd.get() }.start as usize) as u64 / 8,
             None => 0,
         };
         self.total_allocated_words + self.retired_words + self.new_large_words as u64 + current

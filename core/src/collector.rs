@@ -79,6 +79,8 @@ pub struct ThreadWork {
     /// Words it moved from generation 0 (nursery included) into an older
     /// generation: OCaml's "promoted words".
     pub promoted_words: usize,
+    /// Words of objects it marked in place (not copied).
+    pub marked_words: usize,
 }
 
 /// What the collector did.
@@ -91,8 +93,16 @@ pub struct GcOutcome {
     pub copied_words: usize,
     /// Per GC thread (one entry for a sequential collector).
     pub threads: Vec<ThreadWork>,
-    /// Was the oldest generation compacted rather than copied?
+    /// The collected oldest generation was kept in place (marked, then
+    /// compacted or swept): its next collection needs no room for a copy,
+    /// and the policy sizes the heap under `-M` accordingly.
+    pub in_place: bool,
+    /// The oldest generation was compacted (counted in `-s`).
     pub compacted: bool,
+    /// Words of objects marked in place (not copied).
+    pub marked_words: usize,
+    /// Words of dead objects a sweep gave back as free space.
+    pub swept_words: usize,
 }
 
 impl GcOutcome {
@@ -107,7 +117,10 @@ pub trait Collector: Send + Sync {
     /// Its name in the registry, `--collector`, results and reports.
     fn name(&self) -> &'static str;
     /// Collect as `req` asks. See the module doc for what must hold after.
-    fn collect(&self, req: &GcRequest, ctx: &mut GcContext<'_>) -> GcOutcome;
+    /// The collector is held exclusively for the GC, so it keeps whatever
+    /// it carries from one GC to the next (spaces, GC thread pools) in
+    /// plain fields.
+    fn collect(&mut self, req: &GcRequest, ctx: &mut GcContext<'_>) -> GcOutcome;
     /// Does it compact the oldest generation when `compact_oldest` asks?
     /// (`Gc.compact` and a finite `max_overhead` need one that does.)
     fn can_compact(&self) -> bool {

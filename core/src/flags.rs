@@ -51,6 +51,8 @@ pub struct RtsFlags {
     pub old_gen_factor: f64,
     /// `-G`: number of generations.
     pub generations: usize,
+    /// Was `-G` given (so that a collector's own `-G1` contradicts it)?
+    pub generations_given: bool,
     /// `-H`: suggested heap size in blocks (0: none).
     pub heap_suggestion_blocks: usize,
     /// `-H` with no size: use the heap size at the previous GC.
@@ -130,6 +132,7 @@ impl Default for RtsFlags {
             chunk_blocks: 0,
             old_gen_factor: 2.0,
             generations: 2,
+            generations_given: false,
             heap_suggestion_blocks: 0,
             heap_suggestion_auto: false,
             max_heap_blocks: 0,
@@ -340,6 +343,7 @@ impl RtsFlags {
                     return Err(bad(arg, "there must be at least one generation"));
                 }
                 self.generations = g;
+                self.generations_given = true;
             }
             'H' => {
                 if rest.is_empty() {

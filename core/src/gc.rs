@@ -107,7 +107,7 @@ pub fn quick_stat(m: &Mutator<'_>) -> Stat {
     let stats = m.stats();
     let (minor, promoted, major) = counters_of(&stats, m.allocated_words());
     let heap = m.rts().heap_ref();
-    let blocks = heap.blocks.lock().unwrap_or_else(|e| e.into_inner());
+    let blocks = heap.blocks.lock();
     Stat {
         minor_words: minor,
         promoted_words: promoted,
@@ -129,13 +129,16 @@ pub fn stat(m: &mut Mutator<'_>) -> Stat {
     m.flush_allocation_pointer();
     let mut s = quick_stat(m);
     m.rts().with_world_stopped(|heap, caps| {
-        for_each_object(heap, caps, |_, _, size, _| {
-            s.live_blocks += 1;
-            s.live_words += size as u64;
-        })
+        // SAFETY: `with_world_stopped` stopped the world.
+        unsafe {
+            for_each_object(heap, caps, |_, _, size, _| {
+                s.live_blocks += 1;
+                s.live_words += size as u64;
+            })
+        }
     });
     let heap = m.rts().heap_ref();
-    let free = heap.blocks.lock().unwrap_or_else(|e| e.into_inner()).free_group_sizes();
+    let free = heap.blocks.lock().free_group_sizes();
     s.free_blocks = free.len() as u64;
     s.free_words = free.iter().map(|&b| (b * BLOCK_SIZE / WORD_SIZE) as u64).sum();
     s.largest_free = free.iter().map(|&b| (b * BLOCK_SIZE / WORD_SIZE) as u64).max().unwrap_or(0);

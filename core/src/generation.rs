@@ -35,8 +35,16 @@ pub struct Generation {
     /// Blocks in `blocks` (kept by whoever changes the list, checked by
     /// the sanity checker), so the policy need not walk the list.
     pub n_blocks: usize,
-    /// Words of objects in `blocks` (copied words, after a GC of it).
+    /// Words of objects in `blocks`: the live data after a GC of it (words
+    /// copied or marked), plus what was promoted since. A thunk updated in
+    /// place leaves part of its words as zeroed slop, still counted here
+    /// until the next GC of the generation. Never counts free space.
     pub n_words: usize,
+    /// Words inside `blocks` that are free for allocation: the holes that a
+    /// non-moving space leaves between live objects (0 for bump-allocated
+    /// blocks, whose free space lies past their fill level). Used words
+    /// are `n_blocks` x block words less these (See `used_words`).
+    pub n_free_words: usize,
     /// Its large objects, one group each.
     pub large_objects: Vec<BlockPtr>,
     /// Blocks in `large_objects`.
@@ -68,16 +76,25 @@ impl Generation {
     }
 
     /// Take a block group of objects into this generation, with its counts.
-    pub fn add_block(&mut self, bd: BlockPtr) {
-        let d = bd.get();
+    ///
+    /// # Safety
+    /// `bd` heads a live block group that the caller holds (See
+    /// `BlockPtr::get`).
+    pub unsafe fn add_block(&mut self, bd: BlockPtr) {
+        // SAFETY: the caller's contract.
+        let d = unsafe { bd.get() };
         self.n_blocks += d.blocks as usize;
         self.n_words += d.used_words();
         self.blocks.push(bd);
     }
 
     /// Take a large object's group into this generation, with its counts.
-    pub fn add_large_object(&mut self, bd: BlockPtr) {
-        let d = bd.get();
+    ///
+    /// # Safety
+    /// As for `add_block`.
+    pub unsafe fn add_large_object(&mut self, bd: BlockPtr) {
+        // SAFETY: the caller's contract.
+        let d = unsafe { bd.get() };
         self.n_large_blocks += d.blocks as usize;
         self.n_large_words += d.used_words();
         self.large_objects.push(bd);
@@ -97,5 +114,11 @@ impl Generation {
     /// Bytes of block space it holds.
     pub fn occupied_bytes(&self) -> usize {
         self.occupied_blocks() * BLOCK_SIZE
+    }
+
+    /// Words of its (small-object) blocks not free for allocation: objects,
+    /// slop and the space an object's cell or block leaves unused.
+    pub fn used_words(&self) -> usize {
+        (self.n_blocks * BLOCK_SIZE / WORD_SIZE).saturating_sub(self.n_free_words)
     }
 }

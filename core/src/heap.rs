@@ -14,13 +14,13 @@
 
 use crate::bdescr::{BlockPtr, BF_NURSERY};
 use crate::block_alloc::BlockAllocator;
-use crate::constants::{BLOCK_SIZE, Word};
+use crate::constants::Word;
 use crate::flags::RtsFlags;
 use crate::generation::Generation;
 use crate::mblock::OutOfMemory;
 use crate::object::Layout;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::Mutex;
+use crate::lock::Lock;
 
 /// The shared heap.
 #[derive(Debug)]
@@ -28,7 +28,7 @@ pub struct Heap {
     /// Object layout of this run (profiling header or not).
     pub layout: Layout,
     /// Blocks and megablocks.
-    pub blocks: Mutex<BlockAllocator>,
+    pub blocks: Lock<BlockAllocator>,
     /// Generations, youngest first.
     pub gens: Vec<Generation>,
     /// Nursery chunks (See the module doc).
@@ -55,7 +55,7 @@ impl Heap {
         let gens = (0..flags.generations).map(|g| Generation::new(g, 0)).collect();
         let mut heap = Heap {
             layout,
-            blocks: Mutex::new(BlockAllocator::new()),
+            blocks: Lock::new(BlockAllocator::new()),
             gens,
             nurseries: Vec::new(),
             next_chunk: AtomicUsize::new(0),
@@ -68,7 +68,7 @@ impl Heap {
 
     /// The block allocator, for the exclusive holder of the heap (the GC).
     pub fn blocks_mut(&mut self) -> &mut BlockAllocator {
-        self.blocks.get_mut().unwrap_or_else(|e| e.into_inner())
+        self.blocks.get_mut()
     }
 
     /// The oldest generation's number.
@@ -91,13 +91,14 @@ impl Heap {
         } else {
             (total.div_ceil(chunk).max(caps), chunk)
         };
-        let blocks = self.blocks.get_mut().unwrap_or_else(|e| e.into_inner());
+        let blocks = self.blocks.get_mut();
         while pool.len() > chunks * per_chunk {
             blocks.free_group(pool.pop().expect("pool is non-empty"));
         }
         while pool.len() < chunks * per_chunk {
             let bd = blocks.alloc_block()?;
-            let d = bd.get();
+            // SAFETY: a block fresh from the allocator is ours alone.
+            let d = unsafe { bd.get() };
             d.flags = BF_NURSERY;
             pool.push(bd);
         }
@@ -111,7 +112,9 @@ impl Heap {
     pub fn reset_nurseries(&mut self, caps: usize) {
         for chunk in &self.nurseries {
             for bd in chunk {
-                let d = bd.get();
+                // SAFETY: `&mut self` holds the heap, and with it every
+                // nursery block (the mutators are stopped or not started).
+                let d = unsafe { bd.get() };
                 d.free = d.start;
                 d.flags = BF_NURSERY;
                 d.gen_no = 0;
@@ -142,10 +145,17 @@ impl Heap {
         self.gens.iter().map(|g| g.n_large_words).sum()
     }
 
-    /// Bytes of slop: block space the generations hold beyond their objects.
+    /// Bytes of slop: block space the generations hold beyond their objects
+    /// and their free holes.
     pub fn slop_bytes(&self) -> usize {
-        let blocks: usize = self.gens.iter().map(|g| g.n_blocks).sum();
+        let used: usize = self.gens.iter().map(Generation::used_words).sum();
         let words: usize = self.gens.iter().map(|g| g.n_words).sum();
-        (blocks * BLOCK_SIZE).saturating_sub(words * std::mem::size_of::<Word>())
+        used.saturating_sub(words) * std::mem::size_of::<Word>()
+    }
+
+    /// Bytes free for allocation inside partly used generation blocks (the
+    /// holes of non-moving spaces): their fragmentation.
+    pub fn hole_bytes(&self) -> usize {
+        self.gens.iter().map(|g| g.n_free_words).sum::<usize>() * std::mem::size_of::<Word>()
     }
 }

@@ -16,10 +16,16 @@ use crate::object::info_of_header;
 /// Call `f(address, info, size_in_words, generation)` for every object:
 /// generation blocks, large objects, nurseries (up to each capability's
 /// bump pointer) and large objects not yet handed to a generation.
-pub fn for_each_object(heap: &Heap, caps: &[Capability], mut f: impl FnMut(*mut Word, &'static InfoTable, usize, usize)) {
+///
+/// # Safety
+/// The world is stopped (or the run not started): nobody allocates or
+/// collects while the walk runs.
+pub unsafe fn for_each_object(heap: &Heap, caps: &[Capability], mut f: impl FnMut(*mut Word, &'static InfoTable, usize, usize)) {
     let layout = heap.layout;
     let walk = |bd: BlockPtr, gen: usize, f: &mut dyn FnMut(*mut Word, &'static InfoTable, usize, usize)| {
-        let d = bd.get();
+        // SAFETY: heap walks run with the world stopped (See the module
+        // doc), so nobody writes the heap's descriptors meanwhile.
+        let d = unsafe { bd.read() };
         let end = caps.iter().find(|c| c.is_current(bd.0)).map(|c| c.hp).unwrap_or(d.free);
         let mut p = d.start;
         while p < end {

@@ -27,6 +27,7 @@ pub mod generation;
 pub mod heap;
 pub mod heap_walk;
 pub mod info;
+pub mod lock;
 pub mod mblock;
 pub mod memprof;
 pub mod mutator;

@@ -459,7 +459,8 @@ impl<'rt> Mutator<'rt> {
             if cap.next_block < chunk.len() {
                 let bd = chunk[cap.next_block];
                 cap.next_block += 1;
-                cap.enter_block(bd, forced);
+                // SAFETY: blocks of a chunk this capability took are its own.
+                unsafe { cap.enter_block(bd, forced) };
                 return true;
             }
             match heap.take_chunk() {
@@ -485,10 +486,11 @@ impl<'rt> Mutator<'rt> {
             self.rts.collect(self.cap_no, GcReason::LargeAllocation, false);
         }
         let bd = {
-            let mut ba = self.rts.heap_ref().blocks.lock().unwrap_or_else(|e| e.into_inner());
+            let mut ba = self.rts.heap_ref().blocks.lock();
             ba.alloc_group(blocks).unwrap_or_else(|e| self.rts.fail_exhausted(HeapExhausted::OutOfMemory(e)))
         };
-        let d = bd.get();
+        // SAFETY: a group fresh from the allocator is ours alone.
+        let d = unsafe { bd.get() };
         d.flags |= BF_LARGE;
         d.gen_no = 0;
         d.dest_no = 0;
@@ -978,7 +980,7 @@ impl<'rt> Mutator<'rt> {
     /// Is the object behind `h` in the heap's large-object space?
     pub fn is_large(&self, h: Handle) -> bool {
         let p = self.obj(h);
-        if !self.rts.heap_ref().blocks.lock().map(|b| b.owns(p as usize)).unwrap_or(false) {
+        if !self.rts.heap_ref().blocks.lock().owns(p as usize) {
             return false;
         }
         // SAFETY: `p` is in memory the heap owns, so its descriptor is live.

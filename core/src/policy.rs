@@ -97,13 +97,14 @@ fn min_alloc_blocks(flags: &RtsFlags, caps: usize) -> usize {
 
 /// After a GC: resize the generations and the nursery, and decide whether
 /// the heap has overflowed `-M`. `req` is what was collected and
-/// `compacted` whether the oldest generation was compacted: the sizing
-/// follows what the collector did, not what the policy asked (a collector
-/// that cannot compact copies, and then needs room for a copy).
-pub fn after_gc(heap: &mut Heap, flags: &RtsFlags, state: &mut PolicyState, req: &GcRequest, compacted: bool, copied_words: usize, caps: usize) -> Result<(), HeapExhausted> {
+/// `in_place` whether the oldest generation was kept in place (compacted
+/// or swept) rather than copied: the sizing follows what the collector
+/// did, not what the policy asked (a collector that cannot compact copies,
+/// and then needs room for a copy).
+pub fn after_gc(heap: &mut Heap, flags: &RtsFlags, state: &mut PolicyState, req: &GcRequest, in_place: bool, copied_words: usize, caps: usize) -> Result<(), HeapExhausted> {
     let major = req.collect_gen == heap.oldest();
     if major {
-        resize_generations(heap, flags, caps, compacted)?;
+        resize_generations(heap, flags, caps, in_place)?;
     }
     resize_nursery(heap, flags, state, req, copied_words, caps)?;
     check_max_heap(heap, flags, state, major, caps)?;
@@ -114,8 +115,10 @@ pub fn after_gc(heap: &mut Heap, flags: &RtsFlags, state: &mut PolicyState, req:
     Ok(())
 }
 
-/// GHC's `resize_generations`.
-fn resize_generations(heap: &mut Heap, flags: &RtsFlags, caps: usize, compacting: bool) -> Result<(), HeapExhausted> {
+/// GHC's `resize_generations`; `in_place`: the oldest generation needs no
+/// copy reserve (GHC's `compacting` case, which a non-moving old
+/// generation shares).
+fn resize_generations(heap: &mut Heap, flags: &RtsFlags, caps: usize, in_place: bool) -> Result<(), HeapExhausted> {
     let gens = heap.gens.len();
     if gens == 1 {
         return Ok(());
@@ -129,7 +132,7 @@ fn resize_generations(heap: &mut Heap, flags: &RtsFlags, caps: usize, compacting
         if max < min_alloc {
             return Err(overflow(flags));
         }
-        if compacting {
+        if in_place {
             if size + (size.saturating_sub(1)) * (gens - 2) * 2 + min_alloc > max {
                 size = (max - min_alloc) / ((gens - 1) * 2 - 1);
             }

@@ -24,9 +24,9 @@ use crate::object::{info_of_header, Layout};
 /// address that is not a live object (See Note [Profiler object access]).
 pub struct ProfileContext<'a> {
     /// The heap, right after a GC.
-    pub heap: &'a Heap,
+    pub(crate) heap: &'a Heap,
     /// Every capability (root stacks).
-    pub caps: &'a [Capability],
+    pub(crate) caps: &'a [Capability],
     /// Named profiling roots: (name, current address of the object).
     pub(crate) roots: &'a [(String, Word)],
     /// Cost-centre names by id (0 is `MAIN`).
@@ -59,8 +59,15 @@ impl Obj {
 }
 
 impl ProfileContext<'_> {
-    fn layout(&self) -> Layout {
+    /// The run's object layout.
+    pub fn layout(&self) -> Layout {
         self.heap.layout
+    }
+
+    /// Flip the heap's traversal bit (See Note [Traversal flip bit] in
+    /// heap-traverse); returns the bit's new value.
+    pub fn flip_traversal_bit(&self) -> bool {
+        !self.heap.traversal_flip.fetch_xor(true, std::sync::atomic::Ordering::Relaxed)
     }
 
     fn header(&self, o: Obj) -> Word {
@@ -140,7 +147,9 @@ impl ProfileContext<'_> {
     /// profiling words).
     pub fn for_each_object(&self, mut f: impl FnMut(Obj, &'static InfoTable, usize)) {
         let extra = self.layout().hdr - 1;
-        crate::heap_walk::for_each_object(self.heap, self.caps, |p, info, size, _| f(Obj(p as Word), info, size - extra));
+        // SAFETY: a ProfileContext is made by the runtime right after a GC,
+        // with the world stopped, and lives only for the sample.
+        unsafe { crate::heap_walk::for_each_object(self.heap, self.caps, |p, info, size, _| f(Obj(p as Word), info, size - extra)) };
     }
 }
 

@@ -222,6 +222,9 @@ mod tests {
             mut_faults: 0,
             thread_copied_bytes: vec![],
             compacted: false,
+            marked_bytes: 0,
+            swept_bytes: 0,
+            hole_bytes: 0,
         };
         // A line of GHC 9.0's own -S output (shared/reference/ghc-S-depth16.txt).
         assert_eq!(gc_table_line(&r), "  1062752   1028224   1052856  0.002  0.004    0.003    0.006    0    0  (Gen:  0)\n");

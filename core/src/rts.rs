@@ -49,7 +49,8 @@ use std::fmt;
 use std::io::Write;
 use crate::sync::{Failure, WorldStopped, WorldSync};
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Mutex, Once};
+use crate::lock::Lock;
+use std::sync::Once;
 use std::time::Instant;
 
 /// Why a run failed.
@@ -120,16 +121,16 @@ pub struct Rts {
     flags: UnsafeCell<RtsFlags>,
     heap: UnsafeCell<Heap>,
     caps: Box<[UnsafeCell<Capability>]>,
-    stable_ptrs: Mutex<StablePtrTable>,
-    finalizers: Mutex<HashMap<u64, FinalizerKind>>,
-    alarms: Mutex<Vec<(u64, Option<Alarm>)>>,
-    collector: Box<dyn Collector>,
+    stable_ptrs: Lock<StablePtrTable>,
+    finalizers: Lock<HashMap<u64, FinalizerKind>>,
+    alarms: Lock<Vec<(u64, Option<Alarm>)>>,
+    collector: Lock<Box<dyn Collector>>,
     state: UnsafeCell<RunState>,
-    eventlog: Mutex<Option<EventLog>>,
-    profiler: Mutex<Option<Box<dyn HeapProfiler>>>,
-    cost_centres: Mutex<CostCentres>,
-    heap_roots: Mutex<Vec<(String, StablePtr)>>,
-    defined_cost_centres: Mutex<Vec<usize>>,
+    eventlog: Lock<Option<EventLog>>,
+    profiler: Lock<Option<Box<dyn HeapProfiler>>>,
+    cost_centres: Lock<CostCentres>,
+    heap_roots: Lock<Vec<(String, StablePtr)>>,
+    defined_cost_centres: Lock<Vec<usize>>,
     sync: WorldSync,
     next_finalizer_id: AtomicU64,
 }
@@ -158,17 +159,17 @@ impl Rts {
         let generations = flags.generations;
         let eventlog = open_eventlog(&flags, start.wall, collector.name()).map_err(RunError::Io)?;
         Ok(Rts {
-            eventlog: Mutex::new(eventlog),
-            profiler: Mutex::new(None),
-            cost_centres: Mutex::new(CostCentres::default()),
-            heap_roots: Mutex::new(Vec::new()),
-            defined_cost_centres: Mutex::new(Vec::new()),
+            eventlog: Lock::new(eventlog),
+            profiler: Lock::new(None),
+            cost_centres: Lock::new(CostCentres::default()),
+            heap_roots: Lock::new(Vec::new()),
+            defined_cost_centres: Lock::new(Vec::new()),
             heap: UnsafeCell::new(heap),
             caps: (0..caps).map(|i| UnsafeCell::new(Capability::new(i, generations))).collect(),
-            stable_ptrs: Mutex::new(StablePtrTable::new()),
-            finalizers: Mutex::new(HashMap::new()),
-            alarms: Mutex::new(Vec::new()),
-            collector,
+            stable_ptrs: Lock::new(StablePtrTable::new()),
+            finalizers: Lock::new(HashMap::new()),
+            alarms: Lock::new(Vec::new()),
+            collector: Lock::new(collector),
             state: UnsafeCell::new(RunState {
                 stats,
                 policy: PolicyState::default(),
@@ -211,7 +212,7 @@ impl Rts {
 
     /// Install a heap profiler: it samples after GCs (See `profiling`).
     pub fn set_heap_profiler(&self, p: Box<dyn HeapProfiler>) {
-        if let Some(log) = self.eventlog.lock().unwrap_or_else(|e| e.into_inner()).as_mut() {
+        if let Some(log) = self.eventlog.lock().as_mut() {
             // HEAP_PROF_BEGIN: profile 0, period, break-down, seven empty filters.
             let mut payload = Payload::new().bytes(&[0]).u64((p.interval() * 1e9) as u64).u32(ev::heap_prof_breakdown(p.breakdown()));
             for _ in 0..7 {
@@ -219,30 +220,30 @@ impl Rts {
             }
             log.post(None, Instant::now(), ev::id::HEAP_PROF_BEGIN, payload);
         }
-        *self.profiler.lock().unwrap_or_else(|e| e.into_inner()) = Some(p);
+        *self.profiler.lock() = Some(p);
         // SAFETY: called before the mutator runs; nothing else holds the state.
         unsafe { (*self.state.get()).stats.profiling = true };
     }
 
     pub(crate) fn cost_centre_id(&self, name: &str) -> u32 {
-        self.cost_centres.lock().unwrap_or_else(|e| e.into_inner()).id(name)
+        self.cost_centres.lock().id(name)
     }
 
     pub(crate) fn replace_heap_roots(&self, roots: Vec<(String, StablePtr)>) -> Vec<(String, StablePtr)> {
-        std::mem::replace(&mut *self.heap_roots.lock().unwrap_or_else(|e| e.into_inner()), roots)
+        std::mem::replace(&mut *self.heap_roots.lock(), roots)
     }
 
     /// Take a heap profile sample now, if a profiler is installed (called
     /// right after a GC, the world stopped).
     fn heap_census(&self, st: &mut RunState) {
-        let mut guard = self.profiler.lock().unwrap_or_else(|e| e.into_inner());
+        let mut guard = self.profiler.lock();
         let Some(profiler) = guard.as_mut() else { return };
         let start = Stamp::now();
         let roots: Vec<(String, Word)> = {
             let stable = self.stable_ptrs();
-            self.heap_roots.lock().unwrap_or_else(|e| e.into_inner()).iter().map(|(n, sp)| (n.clone(), stable.get(*sp))).collect()
+            self.heap_roots.lock().iter().map(|(n, sp)| (n.clone(), stable.get(*sp))).collect()
         };
-        let names = self.cost_centres.lock().unwrap_or_else(|e| e.into_inner()).names().to_vec();
+        let names = self.cost_centres.lock().names().to_vec();
         let (_, elapsed) = start.since(&st.start);
         let mutator = mutator_seconds(st);
         let bands = profiler.sample(&ProfileContext { heap: self.heap_ref(), caps: self.caps_ref(), roots: &roots, cost_centres: &names, elapsed, mutator });
@@ -259,14 +260,14 @@ impl Rts {
     /// a string or cost-centre sample per band (cost centres defined on
     /// first use), SAMPLE_END.
     fn post_heap_sample(&self, number: u64, bands: &[(String, u64)], by_cost_centre: bool, names: &[String]) {
-        let mut guard = self.eventlog.lock().unwrap_or_else(|e| e.into_inner());
+        let mut guard = self.eventlog.lock();
         let Some(log) = guard.as_mut() else { return };
         let now = Instant::now();
         log.post(None, now, ev::id::HEAP_PROF_SAMPLE_BEGIN, Payload::new().u64(number));
         for (band, bytes) in bands {
             match names.iter().position(|n| n == band).filter(|_| by_cost_centre) {
                 Some(cc) => {
-                    let mut defined = self.defined_cost_centres.lock().unwrap_or_else(|e| e.into_inner());
+                    let mut defined = self.defined_cost_centres.lock();
                     if !defined.contains(&cc) {
                         defined.push(cc);
                         let def = Payload::new().u32(cc as u32).bytes(band.as_bytes()).bytes(&[0]).bytes(b"Main\0<unknown>\0").bytes(&[0]);
@@ -281,18 +282,18 @@ impl Rts {
     }
 
     fn census_due(&self, st: &RunState) -> bool {
-        let guard = self.profiler.lock().unwrap_or_else(|e| e.into_inner());
+        let guard = self.profiler.lock();
         guard.as_ref().map(|p| p.due(mutator_seconds(st))).unwrap_or(false)
     }
 
     /// Can the collector compact the oldest generation in place?
     pub fn can_compact(&self) -> bool {
-        self.collector.can_compact()
+        self.collector.lock().can_compact()
     }
 
     /// The collector's name.
     pub fn collector_name(&self) -> &'static str {
-        self.collector.name()
+        self.collector.lock().name()
     }
 
     /// Run `program` as the mutator of capability 0 (it may spread work
@@ -426,7 +427,7 @@ impl Rts {
         let exit_start = Stamp::now();
         // SAFETY: the mutator has returned; nothing else touches the state.
         let st = unsafe { &mut *self.state.get() };
-        if let Some(p) = self.profiler.lock().unwrap_or_else(|e| e.into_inner()).as_mut() {
+        if let Some(p) = self.profiler.lock().as_mut() {
             p.finish(exit_start.since(&st.start).1);
         }
         let caps = self.caps_mut();
@@ -436,7 +437,7 @@ impl Rts {
             st.stats.allocated_bytes += words * WORD_SIZE as u64;
         }
         self.note_memory_in_use(st);
-        if let Some(log) = self.eventlog.lock().unwrap_or_else(|e| e.into_inner()).as_mut() {
+        if let Some(log) = self.eventlog.lock().as_mut() {
             // Seed 002: a final HEAP_ALLOCATED per capability, so that the
             // eventlog's total equals the -s figure.
             let now = Instant::now();
@@ -510,8 +511,9 @@ impl Rts {
 
     /// Run the sanity checker (the caller has stopped the world).
     fn check_heap(&self) -> Result<sanity::SanityReport, Vec<String>> {
-        let stable = self.stable_ptrs.lock().unwrap_or_else(|e| e.into_inner());
-        sanity::check(self.heap_ref(), self.caps_ref(), &stable)
+        let stable = self.stable_ptrs.lock();
+        // SAFETY: the caller stopped the world.
+        unsafe { sanity::check(self.heap_ref(), self.caps_ref(), &stable) }
     }
 
     /// Walk the heap between GCs: `f` sees the heap and every capability
@@ -552,40 +554,40 @@ impl Rts {
     }
 
     pub(crate) fn stable_ptrs(&self) -> std::sync::MutexGuard<'_, StablePtrTable> {
-        self.stable_ptrs.lock().unwrap_or_else(|e| e.into_inner())
+        self.stable_ptrs.lock()
     }
 
     pub(crate) fn register_finalizer(&self, f: FinalizerKind) -> u64 {
         let id = self.next_finalizer_id.fetch_add(1, Ordering::Relaxed);
-        self.finalizers.lock().unwrap_or_else(|e| e.into_inner()).insert(id, f);
+        self.finalizers.lock().insert(id, f);
         id
     }
 
     pub(crate) fn take_finalizer(&self, id: u64) -> Option<FinalizerKind> {
-        self.finalizers.lock().unwrap_or_else(|e| e.into_inner()).remove(&id)
+        self.finalizers.lock().remove(&id)
     }
 
     /// Register an alarm (run after every major GC); returns its id.
     pub(crate) fn add_alarm(&self, f: Alarm) -> u64 {
         let id = self.next_finalizer_id.fetch_add(1, Ordering::Relaxed);
-        self.alarms.lock().unwrap_or_else(|e| e.into_inner()).push((id, Some(f)));
+        self.alarms.lock().push((id, Some(f)));
         id
     }
 
     /// Forget an alarm; a no-op for one already deleted.
     pub(crate) fn remove_alarm(&self, id: u64) {
-        self.alarms.lock().unwrap_or_else(|e| e.into_inner()).retain(|(a, _)| *a != id);
+        self.alarms.lock().retain(|(a, _)| *a != id);
     }
 
     /// Take alarm `index` out to run it (None past the end).
     pub(crate) fn take_alarm(&self, index: usize) -> Option<(u64, Option<Alarm>)> {
-        let mut alarms = self.alarms.lock().unwrap_or_else(|e| e.into_inner());
+        let mut alarms = self.alarms.lock();
         alarms.get_mut(index).map(|(id, f)| (*id, f.take()))
     }
 
     /// Put a run alarm back, unless it was deleted while it ran.
     pub(crate) fn return_alarm(&self, id: u64, f: Alarm) {
-        let mut alarms = self.alarms.lock().unwrap_or_else(|e| e.into_inner());
+        let mut alarms = self.alarms.lock();
         if let Some(slot) = alarms.iter_mut().find(|(a, _)| *a == id) {
             slot.1 = Some(f);
         }
@@ -645,9 +647,9 @@ impl Rts {
             req.compact_oldest = true;
         }
         let outcome = {
-            let mut stable = self.stable_ptrs.lock().unwrap_or_else(|e| e.into_inner());
+            let mut stable = self.stable_ptrs.lock();
             let mut ctx = GcContext { flags: self.flags(), heap, caps, stable_ptrs: &mut stable, leader };
-            self.collector.collect(&req, &mut ctx)
+            self.collector.lock().collect(&req, &mut ctx)
         };
         let req = GcRequest { collect_gen: outcome.collected_gen, ..req };
         let heap = self.heap_mut();
@@ -658,7 +660,7 @@ impl Rts {
         }
         let major = req.is_major(heap);
         heap.gens[req.collect_gen].collections += 1;
-        let resized = policy::after_gc(heap, self.flags(), &mut st.policy, &req, outcome.compacted, outcome.copied_words, self.caps.len());
+        let resized = policy::after_gc(heap, self.flags(), &mut st.policy, &req, outcome.in_place, outcome.copied_words, self.caps.len());
 
         if self.flags().sanity {
             st.sanity_checks += 1;
@@ -666,7 +668,7 @@ impl Rts {
                 panic!(
                     "heap sanity check failed after GC {} (collector {}, generation {}): {} violation(s):\n  {}",
                     st.stats.gcs + 1,
-                    self.collector.name(),
+                    self.collector_name(),
                     req.collect_gen,
                     violations.len(),
                     violations.iter().take(20).cloned().collect::<Vec<_>>().join("\n  ")
@@ -691,6 +693,9 @@ impl Rts {
             mut_faults: faults_at_start.saturating_sub(st.faults_at_last_gc),
             thread_copied_bytes: outcome.threads.iter().map(|t| (t.copied_words * WORD_SIZE) as u64).collect(),
             compacted: outcome.compacted,
+            marked_bytes: (outcome.marked_words * WORD_SIZE) as u64,
+            swept_bytes: (outcome.swept_words * WORD_SIZE) as u64,
+            hole_bytes: heap.hole_bytes() as u64,
         };
         st.faults_at_last_gc = faults;
         self.post_gc_events(&req, &outcome, &record, gc_start.wall, end.wall);
@@ -726,7 +731,7 @@ impl Rts {
     /// statistics' own timestamps, GC_GLOBAL_SYNC and GC_STATS_GHC come
     /// between them.
     fn post_gc_events(&self, req: &GcRequest, outcome: &crate::collector::GcOutcome, record: &GcRecord, start: Instant, end: Instant) {
-        let mut guard = self.eventlog.lock().unwrap_or_else(|e| e.into_inner());
+        let mut guard = self.eventlog.lock();
         let Some(log) = guard.as_mut() else { return };
         if !log.classes().gc {
             return;
@@ -756,7 +761,7 @@ impl Rts {
         let balanced = if parallel { crate::stats::balanced_copied(per_thread) } else { 0 };
         let heap = self.heap_ref();
         let (mapped, free_blocks) = {
-            let b = heap.blocks.lock().unwrap_or_else(|e| e.into_inner());
+            let b = heap.blocks.lock();
             (b.mblocks().mapped(), b.free_blocks() + b.mblocks().free_count() * BLOCKS_PER_MBLOCK)
         };
         log.post(
@@ -798,14 +803,14 @@ impl Rts {
             eprintln!("gclab: minor collection (generations 0..={})", req.collect_gen);
         }
         if verbose & 0x004 != 0 {
-            let blocks = self.heap_ref().blocks.lock().unwrap_or_else(|e| e.into_inner());
+            let blocks = self.heap_ref().blocks.lock();
             eprintln!("gclab: heap: {} megablocks mapped, {} returned to the OS so far", blocks.mblocks().mapped(), blocks.mblocks().returned());
         }
     }
 
     fn note_memory_in_use(&self, st: &mut RunState) {
         let heap = self.heap_ref();
-        let blocks = heap.blocks.lock().unwrap_or_else(|e| e.into_inner());
+        let blocks = heap.blocks.lock();
         let peak_mblocks = blocks.mblocks().peak();
         st.stats.max_mem_in_use_bytes = (peak_mblocks * MBLOCK_SIZE) as u64;
         st.stats.mblocks_returned = blocks.mblocks().returned() as u64;
@@ -832,7 +837,9 @@ fn absorb_capability_allocation(heap: &mut Heap, caps: &mut [Capability], stats:
         total += words;
         let g0 = &mut heap.gens[0];
         for bd in cap.new_large.drain(..) {
-            g0.add_large_object(bd);
+            // SAFETY: the world is stopped and the GC holds the heap; the
+            // capability's new large objects are live groups.
+            unsafe { g0.add_large_object(bd) };
         }
         g0.weak_ptrs.append(&mut cap.new_weaks);
         cap.gc_wanted = false;

@@ -16,7 +16,23 @@
 //!   for a pointer array, the card of that element is marked (See Note
 //!   [Card marking] in `barrier`); weak pointers' fields are exempt (See
 //!   Note [Weak fields] in `object`);
-//! - each generation's word and block counts match what the walk found.
+//! - each generation's counts match what the walk found: its blocks
+//!   exactly; its object words at least the objects walked, and with its
+//!   free words at most the objects and zero words walked (See Note
+//!   [Checking the word counts]).
+//!
+//! Note [Checking the word counts]
+//! ----------------------------------------
+//! A generation counts the words of its objects (`n_words`) and the words
+//! free for allocation inside its blocks (`n_free_words`, the holes of a
+//! non-moving space); a linear walk sees object words W and zero words Z
+//! (slop, holes, the unused ends of cells and blocks). Objects only lose
+//! words between GCs (a thunk updated in place leaves zeroed slop that the
+//! count keeps until the generation is next collected), so the check is
+//! `W <= n_words` and `n_words + n_free_words <= W + Z`. For bump-allocated
+//! blocks both sides meet. A space that counted its holes as objects
+//! (used words taken for live words) breaks the second inequality, since
+//! the holes would count twice.
 //!
 //! Note [Checking info pointers]
 //! ----------------------------------------
@@ -75,8 +91,12 @@ fn valid_info(blocks: &BlockAllocator, header: Word) -> Option<&'static InfoTabl
 }
 
 /// Check the whole heap; `Err` lists every violation found.
-pub fn check(heap: &Heap, caps: &[Capability], stable: &StablePtrTable) -> Result<SanityReport, Vec<String>> {
-    let blocks = heap.blocks.lock().unwrap_or_else(|e| e.into_inner());
+///
+/// # Safety
+/// The world is stopped: nobody allocates or collects while it runs.
+// SAFETY: reads every block and object of a heap nobody changes meanwhile (the caller's contract).
+pub unsafe fn check(heap: &Heap, caps: &[Capability], stable: &StablePtrTable) -> Result<SanityReport, Vec<String>> {
+    let blocks = heap.blocks.lock();
     let mut w = Walk { layout: heap.layout, blocks: &blocks, starts: HashMap::new(), objects: Vec::new(), remembered: HashSet::new(), errors: Vec::new(), report: SanityReport::default() };
     if let Err(e) = blocks.check() {
         w.errors.push(format!("block allocator: {e}"));
@@ -115,22 +135,29 @@ impl Walk<'_> {
 
     fn collect_objects(&mut self, heap: &Heap, caps: &[Capability]) {
         for (g, gen) in heap.gens.iter().enumerate() {
-            let mut words = 0;
+            let (mut words, mut zeros) = (0, 0);
             let mut blocks = 0;
             for &bd in &gen.blocks {
-                words += self.walk_block(bd, g, Some(BF_EVACUATED), cap_hp(caps, bd));
-                blocks += bd.get().blocks as usize;
+                let (w, z) = self.walk_block(bd, g, Some(BF_EVACUATED), cap_hp(caps, bd));
+                words += w;
+                zeros += z;
+                // SAFETY: the checker runs with the world stopped (See `check`).
+                blocks += unsafe { bd.read() }.blocks as usize;
             }
             if blocks != gen.n_blocks {
                 self.errors.push(format!("generation {g}: counts {} blocks, its list holds {blocks}", gen.n_blocks));
             }
-            if words != gen.n_words {
-                self.errors.push(format!("generation {g}: counts {} words, its blocks hold {words}", gen.n_words));
+            if words > gen.n_words || gen.n_words + gen.n_free_words > words + zeros {
+                self.errors.push(format!(
+                    "generation {g}: counts {} object words and {} free words, its blocks hold {words} object words and {zeros} zero words (See Note [Checking the word counts])",
+                    gen.n_words, gen.n_free_words
+                ));
             }
             let (mut lwords, mut lblocks) = (0, 0);
             for &bd in &gen.large_objects {
                 lwords += self.walk_large(bd, g);
-                lblocks += bd.get().blocks as usize;
+                // SAFETY: as above.
+                lblocks += unsafe { bd.read() }.blocks as usize;
             }
             if lwords != gen.n_large_words || lblocks != gen.n_large_blocks {
                 self.errors.push(format!(
@@ -154,13 +181,15 @@ impl Walk<'_> {
         }
     }
 
-    /// Walk the objects of one block; returns the words it holds.
-    fn walk_block(&mut self, bd: BlockPtr, gen: usize, want_flag: Option<u32>, hp: Option<*mut Word>) -> usize {
-        let d = bd.get();
+    /// Walk the objects of one block; returns the words of its objects and
+    /// its zero words.
+    fn walk_block(&mut self, bd: BlockPtr, gen: usize, want_flag: Option<u32>, hp: Option<*mut Word>) -> (usize, usize) {
+        // SAFETY: the checker runs with the world stopped (See `check`).
+        let d = unsafe { bd.read() };
         let at = d.start;
         if d.blocks == 0 || d.has(BF_FREE) || BlockDesc::of(d.start) != bd.0 {
             self.errors.push(format!("block at {at:p} of generation {gen}: not a live group head"));
-            return 0;
+            return (0, 0);
         }
         if d.gen_no as usize != gen {
             self.errors.push(format!("block at {at:p}: in generation {gen}'s list but says generation {}", d.gen_no));
@@ -173,30 +202,31 @@ impl Walk<'_> {
         let end = hp.unwrap_or(d.free);
         if end > d.end() || end < d.start {
             self.errors.push(format!("block at {at:p}: free pointer outside the block"));
-            return 0;
+            return (0, 0);
         }
         let mut p = d.start;
-        let mut words = 0;
+        let (mut words, mut zeros) = (0, 0);
         while p < end {
             // SAFETY: `p` lies inside the block's used part.
             let header = unsafe { *p };
             if header == 0 {
                 p = p.wrapping_add(1);
-                words += 1;
+                zeros += 1;
                 continue;
             }
-            let Some(size) = self.object_at(p, gen) else { return words };
+            let Some(size) = self.object_at(p, gen) else { return (words, zeros) };
             words += size;
             p = p.wrapping_add(size);
         }
         if p != end {
             self.errors.push(format!("block at {at:p}: last object overruns the free pointer"));
         }
-        words
+        (words, zeros)
     }
 
     fn walk_large(&mut self, bd: BlockPtr, gen: usize) -> usize {
-        let d = bd.get();
+        // SAFETY: the checker runs with the world stopped (See `check`).
+        let d = unsafe { bd.read() };
         if !d.has(BF_LARGE) || d.gen_no as usize != gen || d.has(BF_FREE) {
             self.errors.push(format!("large object at {:p}: flags {:#x}, generation {} (expected {gen})", d.start, d.flags, d.gen_no));
         }

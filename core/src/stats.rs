@@ -87,6 +87,13 @@ pub struct GcRecord {
     pub thread_copied_bytes: Vec<u64>,
     /// Compacted rather than copied.
     pub compacted: bool,
+    /// Bytes of objects marked in place (not copied).
+    pub marked_bytes: u64,
+    /// Bytes of dead objects a sweep freed for reuse.
+    pub swept_bytes: u64,
+    /// Bytes free for allocation inside partly used generation blocks
+    /// after it (the holes of non-moving spaces).
+    pub hole_bytes: u64,
 }
 
 /// Totals for one generation (the `-s` per-generation table).
@@ -138,6 +145,13 @@ pub struct Stats {
     pub max_large_objects_bytes: u64,
     /// Largest slop seen.
     pub max_slop_bytes: u64,
+    /// Bytes marked in place, all GCs together.
+    pub marked_bytes: u64,
+    /// Bytes freed by sweeps, all GCs together.
+    pub swept_bytes: u64,
+    /// Largest hole space seen after a GC: free space inside partly used
+    /// blocks of non-moving spaces (their fragmentation).
+    pub max_hole_bytes: u64,
     /// Peak memory mapped for the heap.
     pub max_mem_in_use_bytes: u64,
     /// Space lost to fragmentation at the peak.
@@ -197,6 +211,9 @@ impl Stats {
             cumulative_live_bytes: 0,
             max_large_objects_bytes: 0,
             max_slop_bytes: 0,
+            marked_bytes: 0,
+            swept_bytes: 0,
+            max_hole_bytes: 0,
             max_mem_in_use_bytes: 0,
             fragmentation_bytes: 0,
             gc_cpu: 0.0,
@@ -237,6 +254,9 @@ impl Stats {
         self.gc_cpu += rec.gc_cpu;
         self.gc_elapsed += rec.gc_elapsed;
         self.max_slop_bytes = self.max_slop_bytes.max(rec.slop_bytes);
+        self.marked_bytes += rec.marked_bytes;
+        self.swept_bytes += rec.swept_bytes;
+        self.max_hole_bytes = self.max_hole_bytes.max(rec.hole_bytes);
         if major {
             self.major_gcs += 1;
             self.max_live_bytes = self.max_live_bytes.max(rec.live_bytes);

@@ -34,7 +34,8 @@
 
 use crate::policy::HeapExhausted;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Condvar, Mutex, MutexGuard};
+use crate::lock::Lock;
+use std::sync::{Condvar, MutexGuard};
 
 /// Why the run can no longer go on (See Note [Failures stop every mutator]).
 #[derive(Debug, Clone, PartialEq)]
@@ -60,7 +61,7 @@ struct SyncState {
 /// The world's stop/go state. One per runtime.
 #[derive(Debug, Default)]
 pub struct WorldSync {
-    state: Mutex<SyncState>,
+    state: Lock<SyncState>,
     changed: Condvar,
     gc_pending: AtomicBool,
 }
@@ -74,7 +75,7 @@ pub struct WorldStopped<'s> {
 
 impl WorldSync {
     fn lock(&self) -> MutexGuard<'_, SyncState> {
-        self.state.lock().unwrap_or_else(|e| e.into_inner())
+        self.state.lock()
     }
 
     /// Has a leader asked the world to stop? (A relaxed read: a safe point
@@ -89,7 +90,7 @@ impl WorldSync {
     pub fn acquire(&self) -> Result<(), Failure> {
         let mut st = self.lock();
         while st.leader && st.failed.is_none() {
-            st = self.changed.wait(st).unwrap_or_else(|e| e.into_inner());
+            st = crate::lock::wait(&self.changed, st);
         }
         st.running += 1;
         match &st.failed {
@@ -132,7 +133,7 @@ impl WorldSync {
         st.leader = true;
         self.gc_pending.store(true, Ordering::Relaxed);
         while st.running > 1 {
-            st = self.changed.wait(st).unwrap_or_else(|e| e.into_inner());
+            st = crate::lock::wait(&self.changed, st);
         }
         Ok(Some(WorldStopped { sync: self }))
     }
@@ -144,7 +145,7 @@ impl WorldSync {
         // Wait for the end of this GC, and of any GC a new leader started
         // before this mutator woke: it is not counted as running until then.
         while (st.epoch == epoch || st.leader) && st.failed.is_none() {
-            st = self.changed.wait(st).unwrap_or_else(|e| e.into_inner());
+            st = crate::lock::wait(&self.changed, st);
         }
         st.running += 1;
         match &st.failed {

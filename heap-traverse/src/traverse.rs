@@ -25,7 +25,7 @@
 use gclab_core::constants::Word;
 use gclab_core::info::InfoTable;
 use gclab_core::profiling::{Obj, ProfileContext};
-use std::sync::atomic::Ordering;
+
 
 const VISITED: Word = 1 << 63;
 const DATA: Word = !VISITED;
@@ -54,7 +54,7 @@ pub trait Visitor {
 /// Flip the heap's traversal bit: every object becomes unvisited. Returns
 /// the bit that marks "visited" in the traversal about to start.
 pub fn begin(ctx: &ProfileContext<'_>) -> bool {
-    !ctx.heap.traversal_flip.fetch_xor(true, Ordering::Relaxed)
+    ctx.flip_traversal_bit()
 }
 
 /// A `Visitor` seen as a `ContextVisitor` that ignores context.
@@ -78,7 +78,7 @@ pub fn traverse(ctx: &ProfileContext<'_>, flip: bool, root: Obj, visitor: &mut i
 
 /// Traverse from `roots`, each with the context its children start from.
 pub fn traverse_with_context(ctx: &ProfileContext<'_>, flip: bool, roots: &[(Obj, u64)], visitor: &mut impl ContextVisitor) {
-    assert!(ctx.heap.layout.profiling(), "heap traversal needs the profiling header (-hc, -hr or -ho)");
+    assert!(ctx.layout().profiling(), "heap traversal needs the profiling header (-hc, -hr or -ho)");
     let mut stack: Vec<(Obj, u64)> = roots.iter().rev().copied().collect();
     while let Some((obj, c)) = stack.pop() {
         let info = ctx.info(obj);

@@ -1,4 +1,4 @@
-//! Compaction in place: slide the marked objects of a generation's blocks
+//! Sliding compaction: slide the marked objects of a generation's blocks
 //! down to the start of those blocks, and fix every pointer to them.
 //!
 //! Three phases after marking (the objects were marked by `evacuate` and
@@ -41,7 +41,7 @@
 
 use crate::gc_thread::GcThread;
 use crate::mark::MarkBitmap;
-use gclab_core::bdescr::{BlockDesc, BlockPtr, BF_COMPACTING, BF_EVACUATED};
+use gclab_core::bdescr::{BlockDesc, BlockPtr, BF_MARK_IN_PLACE, BF_EVACUATED};
 use gclab_core::block_alloc::BlockAllocator;
 use gclab_core::capability::Capability;
 use gclab_core::constants::{Word, BLOCK_WORDS};
@@ -66,23 +66,28 @@ pub struct Compaction {
 }
 
 impl Compaction {
-    /// Plan the compaction of `blocks` (single blocks, attached to the
-    /// bitmap in `gct.marks`, in this order).
-    pub fn plan(gct: &mut GcThread<'_>, blocks: Vec<BlockPtr>) -> Compaction {
-        let layout = gct.layout;
+    /// Plan the compaction of `blocks` (single blocks, attached to
+    /// `marks`, in this order).
+    ///
+    /// # Safety
+    /// The GC holds the heap, and marking is complete.
+    // SAFETY: reads the marks and headers of blocks the GC holds, before anything moves.
+    pub unsafe fn plan(marks: &MarkBitmap, layout: Layout, blocks: Vec<BlockPtr>) -> Compaction {
         let mut plans = vec![BlockPlan { first: std::ptr::null_mut(), split: 0, second: std::ptr::null_mut() }; blocks.len()];
         let mut ends = vec![std::ptr::null_mut(); blocks.len()];
         let mut dest = 0;
-        let mut cursor = blocks.first().map(|b| b.get().start).unwrap_or(std::ptr::null_mut());
+        // SAFETY: the blocks are attached to the bitmap, held by this GC.
+        let start = |b: BlockPtr| unsafe { b.read() }.start;
+        let mut cursor = blocks.first().map(|&b| start(b)).unwrap_or(std::ptr::null_mut());
         for (i, &bd) in blocks.iter().enumerate() {
             plans[i] = BlockPlan { first: cursor, split: usize::MAX, second: std::ptr::null_mut() };
             let mut before = 0;
-            for (_, size) in marked_objects(&mut gct.marks, bd, layout) {
-                let dest_end = blocks[dest].get().start.wrapping_add(BLOCK_WORDS);
+            for (_, size) in marks.marked_objects(bd, layout) {
+                let dest_end = start(blocks[dest]).wrapping_add(BLOCK_WORDS);
                 if cursor.wrapping_add(size) > dest_end {
                     ends[dest] = cursor;
                     dest += 1;
-                    cursor = blocks[dest].get().start;
+                    cursor = start(blocks[dest]);
                     if before == 0 {
                         plans[i].first = cursor;
                     } else {
@@ -102,7 +107,7 @@ impl Compaction {
 
     /// The address the object at `p` (in a block being compacted) will have.
     #[inline]
-    fn forward(&self, marks: &mut MarkBitmap, p: *mut Word) -> *mut Word {
+    fn forward(&self, marks: &MarkBitmap, p: *mut Word) -> *mut Word {
         // SAFETY: `p` is in an attached block, whose aux word is its index.
         let i = unsafe { (*BlockDesc::of(p)).aux } as usize;
         let plan = self.plans[i];
@@ -121,19 +126,19 @@ impl Compaction {
     /// `slot` holds a valid object address (heap or static).
     #[inline]
     // SAFETY: reads the header of the object `*slot` names, which the caller guarantees is live; compacted blocks are still in place.
-    unsafe fn fix(&self, marks: &mut MarkBitmap, slot: *mut Word) {
+    unsafe fn fix(&self, marks: &MarkBitmap, slot: *mut Word) {
         let p = *slot as *mut Word;
         if info_of_header(*p).is_static() {
             return;
         }
-        if (*BlockDesc::of(p)).flags & BF_COMPACTING != 0 {
+        if (*BlockDesc::of(p)).flags & BF_MARK_IN_PLACE != 0 {
             *slot = self.forward(marks, p) as Word;
         }
     }
 
     /// Fix every pointer slot of the object at `p`, weak fields included.
     // SAFETY: walks the slots of a live object whose header is intact (nothing has moved yet).
-    unsafe fn fix_object(&self, marks: &mut MarkBitmap, layout: Layout, p: *mut Word) -> usize {
+    unsafe fn fix_object(&self, marks: &MarkBitmap, layout: Layout, p: *mut Word) -> usize {
         let info = info_of_header(*p);
         let (slots, n) = layout.pointer_slots(p, info);
         for k in 0..n {
@@ -156,7 +161,7 @@ impl Compaction {
     // SAFETY: every slot it visits lies in a live object or a root, and runs before any object moves.
     pub unsafe fn update_pointers(&self, gct: &mut GcThread<'_>, caps: &mut [Capability], stable: &mut StablePtrTable) {
         let layout = gct.layout;
-        let marks = &mut gct.marks;
+        let marks = gct.marks.expect("a compaction marks into a bitmap");
         for cap in caps.iter_mut() {
             for r in cap.roots.iter_mut().chain(cap.pending_finalizers.iter_mut()) {
                 self.fix(marks, r as *mut Word);
@@ -167,16 +172,16 @@ impl Compaction {
         }
         for g in 0..gct.to.len() {
             let ts = &gct.to[g];
-            let mut to_blocks: Vec<(BlockPtr, *mut Word)> = ts.done.iter().chain(ts.pending.iter()).map(|b| (*b, b.get().free)).collect();
+            let mut to_blocks: Vec<(BlockPtr, *mut Word)> = ts.done.iter().chain(ts.pending.iter()).map(|b| (*b, b.read().free)).collect();
             to_blocks.extend(ts.current.map(|b| (b, ts.hp)));
             for (bd, end) in to_blocks {
-                let mut p = bd.get().start;
+                let mut p = bd.read().start;
                 while p < end {
                     p = p.add(self.fix_object(marks, layout, p));
                 }
             }
             for &bd in &gct.to[g].large {
-                self.fix_object(marks, layout, bd.get().start);
+                self.fix_object(marks, layout, bd.read().start);
             }
             let ts = &mut gct.to[g];
             for obj in ts.weak_ptrs.iter_mut().chain(ts.mut_list.iter_mut()) {
@@ -184,7 +189,7 @@ impl Compaction {
             }
         }
         for &bd in &self.blocks {
-            for (p, _) in marked_objects(marks, bd, layout) {
+            for (p, _) in marks.marked_objects(bd, layout) {
                 self.fix_object(marks, layout, p);
             }
         }
@@ -197,11 +202,10 @@ impl Compaction {
     /// # Safety
     /// Called once, after `update_pointers`.
     // SAFETY: memmove into addresses the plan proved are at or below the source (Note [Sliding is safe]), after every pointer was fixed.
-    pub unsafe fn slide(self, gct: &mut GcThread<'_>, blocks: &mut BlockAllocator) -> Vec<BlockPtr> {
-        let layout = gct.layout;
+    pub unsafe fn slide(self, marks: &MarkBitmap, layout: Layout, blocks: &mut BlockAllocator) -> Vec<BlockPtr> {
         for &bd in &self.blocks {
-            for (p, size) in marked_objects(&mut gct.marks, bd, layout) {
-                let to = self.forward(&mut gct.marks, p);
+            for (p, size) in marks.marked_objects(bd, layout) {
+                let to = self.forward(marks, p);
                 if to != p {
                     std::ptr::copy(p, to, size);
                 }
@@ -210,7 +214,7 @@ impl Compaction {
         let mut kept = Vec::new();
         for (i, bd) in self.blocks.into_iter().enumerate() {
             let d = bd.get();
-            d.flags = (d.flags & !BF_COMPACTING) | BF_EVACUATED;
+            d.flags = (d.flags & !BF_MARK_IN_PLACE) | BF_EVACUATED;
             if self.ends[i].is_null() || self.ends[i] == d.start {
                 blocks.free_group(bd);
             } else {
@@ -220,21 +224,4 @@ impl Compaction {
         }
         kept
     }
-}
-
-/// The marked objects of block `bd` as (address, size), in address order.
-/// Read before anything in the block moves.
-fn marked_objects(marks: &mut MarkBitmap, bd: BlockPtr, layout: Layout) -> Vec<(*mut Word, usize)> {
-    let start = bd.get().start;
-    let mut objects = Vec::new();
-    let mut w = 0;
-    while let Some(first) = marks.next_marked(bd, w) {
-        let p = start.wrapping_add(first);
-        // SAFETY: a marked word at an object boundary is a live object's
-        // header (objects are marked whole and walked from their starts).
-        let size = unsafe { layout.size_of(p, info_of_header(*p)) };
-        objects.push((p, size));
-        w = first + size;
-    }
-    objects
 }

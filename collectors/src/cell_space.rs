@@ -1,0 +1,338 @@
+//! A space of size-class cells: blocks cut into equal cells, objects
+//! placed in free cells, dead objects swept back into free cells. The old
+//! generation of a non-moving collector (`mark_sweep`).
+//!
+//! Each block of the space holds cells of one size class (its class is
+//! kept in the descriptor's `space_info`, plus one). A cell is free when
+//! its first word is zero, which no object's header can be, and a free
+//! cell is zero throughout; an object smaller than its cell leaves the
+//! rest of the cell zero. So a block stays a valid linear walk of objects
+//! and zero slop at every moment (See Note [Slop is zeroed] in core's
+//! `object`): the sanity checker, heap censuses and `Gc.stat` walk it as
+//! they walk a copied block, and the space needs no free list in memory.
+//!
+//! Allocation: a GC thread's allocator keeps, per size class, the block it
+//! is filling; a cursor in the block's descriptor (`scan`) moves cell by
+//! cell to the next zero one. A block with no free cell left is dropped
+//! from the space's list of partly free blocks; when a class has none, a
+//! fresh block is cut (and zeroed). Several GC threads allocate at once,
+//! each from blocks it took from the shared list under its lock.
+//!
+//! Sweeping (See Note [Sweeping eagerly]): after a major GC has marked
+//! the live objects of the space's blocks in a `MarkBitmap`, every cell
+//! whose first word is unmarked is dead or free; dead ones are zeroed,
+//! blocks with no live cell go back to the block allocator, and the rest
+//! become the space's partly free blocks.
+//!
+//! Note [Size classes]
+//! ----------------------------------------
+//! A block has 512 words. What a class wastes is the end of its cells
+//! (an object smaller than the cell) and the end of the block (512 mod
+//! the cell size). Every object up to 16 words has a class of its own size,
+//! so small objects, the vast majority, waste nothing in their cells. Above
+//! that a class exists for every number of cells a block can hold,
+//! `floor(512 / k)` words for k = 31 down to 1: for each number of cells
+//! per block, the largest cell, so that no other choice fits more objects
+//! of a size into a block. That gives 44 classes; the ends of blocks waste
+//! less than a cell of the smallest class of that k, and objects up to the
+//! large-object threshold (409 words) fit the largest class.
+//!
+//! Note [Sweeping eagerly]
+//! ----------------------------------------
+//! The space sweeps all its blocks at the end of the major GC that marked
+//! them, inside the pause. Sweeping lazily (a block when allocation
+//! reaches it) would leave dead objects in the unswept blocks, whose
+//! pointers may dangle into blocks freed since; every linear walk of the
+//! heap (the sanity checker after each GC, censuses, `Gc.stat`) would then
+//! have to consult the mark bits. Eager sweeping keeps the blocks walkable
+//! by everyone, and its cost is one pass over the space's mark bitmap (64
+//! bytes a block) plus a write of every dead cell: the pause grows with
+//! the dead data of the old generation, which is what `-S` shows in the
+//! major GCs' times.
+
+use crate::mark::MarkBitmap;
+use crate::space::{Space, SpaceAllocator};
+use gclab_core::bdescr::{BlockPtr, BF_EVACUATED, BF_MARK_IN_PLACE};
+use gclab_core::block_alloc::BlockAllocator;
+use gclab_core::constants::{Word, BLOCK_WORDS};
+use gclab_core::generation::Generation;
+use gclab_core::lock::Lock;
+use gclab_core::Rts;
+
+/// Cell sizes in words, smallest first (See Note [Size classes]).
+pub const CLASSES: [usize; 44] = cell_sizes();
+
+const fn cell_sizes() -> [usize; 44] {
+    let mut sizes = [0; 44];
+    let mut n = 0;
+    while n < 16 {
+        sizes[n] = n + 1;
+        n += 1;
+    }
+    let mut k = 31;
+    while k >= 1 {
+        let s = BLOCK_WORDS / k;
+        if s > sizes[n - 1] {
+            sizes[n] = s;
+            n += 1;
+        }
+        k -= 1;
+    }
+    assert!(n == 44, "44 size classes");
+    sizes
+}
+
+/// The class of an object of `words` words: the smallest cell it fits.
+pub fn class_of(words: usize) -> usize {
+    debug_assert!(words >= 1 && words <= BLOCK_WORDS);
+    CLASSES.partition_point(|&s| s < words)
+}
+
+/// Cells in a block of class `class`.
+fn cells_per_block(class: usize) -> usize {
+    BLOCK_WORDS / CLASSES[class]
+}
+
+/// A size-class cell space for one generation.
+pub struct CellSpace {
+    gen: usize,
+    /// Per class, blocks that may have a free cell past their cursor.
+    partial: Lock<Vec<Vec<BlockPtr>>>,
+}
+
+impl CellSpace {
+    /// An empty space for generation `gen` (its objects stay in `gen`).
+    pub fn new(gen: usize) -> CellSpace {
+        CellSpace { gen, partial: Lock::new(vec![Vec::new(); CLASSES.len()]) }
+    }
+
+    /// The generation it holds.
+    pub fn generation(&self) -> usize {
+        self.gen
+    }
+
+    /// Blocks on the partly free lists (for tests of reuse).
+    pub fn partly_free_blocks(&self) -> usize {
+        self.partial.lock().iter().map(Vec::len).sum()
+    }
+
+    /// Sweep the blocks `marked` (the space's blocks, attached to `marks`
+    /// and flagged `BF_MARK_IN_PLACE`; See Note [Sweeping eagerly]) into
+    /// `gen`, whose block list holds only the blocks the space cut during
+    /// this GC. Rebuilds the partly free lists. Returns the words of the
+    /// live objects found in the marked blocks.
+    ///
+    /// # Safety
+    /// The GC holds the heap; marking is complete and every allocator of
+    /// this GC has finished.
+    // SAFETY: writes the marked blocks' dead cells and descriptors, which the GC holds (the caller's contract).
+    pub unsafe fn sweep(&self, marked: Vec<BlockPtr>, marks: &MarkBitmap, blocks: &mut BlockAllocator, gen: &mut Generation) -> usize {
+        let mut partial = self.partial.lock();
+        partial.iter_mut().for_each(Vec::clear);
+        for &bd in &gen.blocks {
+            // SAFETY: blocks the space cut in this GC, the GC's to hold.
+            let d = unsafe { bd.read() };
+            if d.scan < d.free {
+                partial[d.space_info as usize - 1].push(bd);
+            }
+        }
+        let mut live_words = 0;
+        for bd in marked {
+            // SAFETY: the caller's contract.
+            let d = unsafe { bd.get() };
+            let class = d.space_info as usize - 1;
+            let live = marks.live_words(bd);
+            if live == 0 {
+                blocks.free_group(bd);
+                continue;
+            }
+            let size = CLASSES[class];
+            let mut free_cells = 0;
+            for i in 0..cells_per_block(class) {
+                let cell = d.start.wrapping_add(i * size);
+                if marks.is_marked(cell) {
+                    continue;
+                }
+                free_cells += 1;
+                // SAFETY: the cell lies in the block; a dead object's cell
+                // is the space's to clear.
+                unsafe {
+                    if *cell != 0 {
+                        std::ptr::write_bytes(cell, 0, size);
+                    }
+                }
+            }
+            d.flags = (d.flags & !BF_MARK_IN_PLACE) | BF_EVACUATED;
+            d.scan = d.start;
+            d.aux = 0;
+            live_words += live;
+            gen.blocks.push(bd);
+            gen.n_blocks += 1;
+            gen.n_words += live;
+            gen.n_free_words += free_cells * size;
+            if free_cells > 0 {
+                partial[class].push(bd);
+            }
+        }
+        live_words
+    }
+}
+
+impl Space for CellSpace {
+    fn allocator<'a>(&'a self, blocks: &'a Lock<BlockAllocator>, marks: Option<&'a MarkBitmap>) -> Box<dyn SpaceAllocator + 'a> {
+        Box::new(CellAllocator {
+            space: self,
+            blocks,
+            marks,
+            current: vec![None; CLASSES.len()],
+            fresh: Vec::new(),
+            counts: Counts::default(),
+        })
+    }
+}
+
+/// What one allocator placed, in blocks it cut (`fresh`) and in blocks
+/// the space had before (`old`).
+#[derive(Debug, Default, Clone, Copy)]
+struct Counts {
+    fresh_object_words: usize,
+    fresh_cell_words: usize,
+    fresh_taken_words: usize,
+    old_object_words: usize,
+    old_taken_words: usize,
+}
+
+/// One GC thread's allocation into a `CellSpace`.
+struct CellAllocator<'a> {
+    space: &'a CellSpace,
+    blocks: &'a Lock<BlockAllocator>,
+    /// The major GC's bitmap: cells placed in marked blocks are marked
+    /// live as they are handed out ("allocated black"), so that the sweep
+    /// keeps them.
+    marks: Option<&'a MarkBitmap>,
+    /// Per class, the block being filled and whether this allocator cut it.
+    current: Vec<Option<(BlockPtr, bool)>>,
+    fresh: Vec<BlockPtr>,
+    counts: Counts,
+}
+
+// SAFETY: the allocator's blocks are this GC thread's alone while it holds
+// them (taken from the space's list under its lock, or cut fresh).
+unsafe impl Send for CellAllocator<'_> {}
+
+impl CellAllocator<'_> {
+    /// The next free cell of the block, moving its cursor past it.
+    fn next_free_cell(bd: BlockPtr, size: usize) -> Option<*mut Word> {
+        // SAFETY: the block is this allocator's (See `Send` above).
+        let d = unsafe { bd.get() };
+        while d.scan < d.free {
+            let cell = d.scan;
+            d.scan = d.scan.wrapping_add(size);
+            // SAFETY: the cell lies inside the block.
+            if unsafe { *cell } == 0 {
+                return Some(cell);
+            }
+        }
+        None
+    }
+
+    /// A block of `class` to allocate from: a partly free one of the
+    /// space's, or a fresh one (then true).
+    fn take_block(&mut self, class: usize) -> (BlockPtr, bool) {
+        if let Some(bd) = self.space.partial.lock()[class].pop() {
+            return (bd, false);
+        }
+        let bd = self.blocks.lock().alloc_block().unwrap_or_else(|e| Rts::out_of_memory(e));
+        // SAFETY: a block fresh from the allocator is ours alone.
+        let d = unsafe { bd.get() };
+        // SAFETY: the block's words are ours; free cells are zero.
+        unsafe { std::ptr::write_bytes(d.start, 0, BLOCK_WORDS) };
+        let size = CLASSES[class];
+        d.flags = BF_EVACUATED;
+        d.gen_no = self.space.gen as u16;
+        d.dest_no = self.space.gen as u16;
+        d.space_info = class as u16 + 1;
+        d.scan = d.start;
+        d.free = d.start.wrapping_add(cells_per_block(class) * size);
+        self.fresh.push(bd);
+        self.counts.fresh_cell_words += cells_per_block(class) * size;
+        (bd, true)
+    }
+}
+
+impl SpaceAllocator for CellAllocator<'_> {
+    fn alloc(&mut self, words: usize) -> *mut Word {
+        let class = class_of(words);
+        let size = CLASSES[class];
+        loop {
+            let (bd, fresh) = match self.current[class] {
+                Some(current) => current,
+                None => {
+                    let taken = self.take_block(class);
+                    self.current[class] = Some(taken);
+                    taken
+                }
+            };
+            let Some(cell) = CellAllocator::next_free_cell(bd, size) else {
+                self.current[class] = None;
+                continue;
+            };
+            // SAFETY: the block is this allocator's.
+            let d = unsafe { bd.read() };
+            if fresh {
+                self.counts.fresh_object_words += words;
+                self.counts.fresh_taken_words += size;
+            } else {
+                self.counts.old_object_words += words;
+                self.counts.old_taken_words += size;
+            }
+            if d.has(BF_MARK_IN_PLACE) {
+                let marks = self.marks.expect("a block is marked in place only in a major GC");
+                marks.mark(cell, words);
+            }
+            return cell;
+        }
+    }
+
+    // SAFETY: hands the allocator's blocks back to the space and the generation, which the GC holds.
+    unsafe fn finish(&mut self, gen: &mut Generation) {
+        let mut partial = self.space.partial.lock();
+        for (class, current) in self.current.iter_mut().enumerate() {
+            if let Some((bd, _)) = current.take() {
+                partial[class].push(bd);
+            }
+        }
+        drop(partial);
+        let c = self.counts;
+        for bd in self.fresh.drain(..) {
+            gen.blocks.push(bd);
+            gen.n_blocks += 1;
+        }
+        gen.n_words += c.fresh_object_words;
+        gen.n_free_words += c.fresh_cell_words - c.fresh_taken_words;
+        if self.marks.is_none() {
+            // A minor GC: the space's older blocks keep their counts, less
+            // what was placed in them. (A major GC's sweep recounts them.)
+            gen.n_words += c.old_object_words;
+            gen.n_free_words -= c.old_taken_words;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_size_has_the_smallest_class_that_fits() {
+        assert_eq!(&CLASSES[..17], &[1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17]);
+        assert_eq!(CLASSES[43], 512);
+        assert!(CLASSES.windows(2).all(|w| w[0] < w[1]));
+        for words in 1..=BLOCK_WORDS {
+            let c = class_of(words);
+            assert!(CLASSES[c] >= words && (c == 0 || CLASSES[c - 1] < words), "{words} words -> class {c}");
+        }
+        assert_eq!(CLASSES[class_of(409)], 512, "the largest small object fits the largest class");
+        assert_eq!(cells_per_block(class_of(129)), 3);
+    }
+}

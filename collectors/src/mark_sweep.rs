@@ -1,0 +1,122 @@
+//! `mark-sweep`: a generational collector whose old generation never
+//! moves. Young generations are copied and aged as by `copying`; objects
+//! promoted into the oldest generation go into size-class cells
+//! (`cell_space`), and a major collection marks the oldest generation in
+//! place and sweeps it eagerly, instead of copying it.
+//!
+//! - Minor GC: the copying sequence, with the oldest generation's
+//!   to-space an allocator of the cell space, so promoted objects fill
+//!   free cells left by earlier sweeps before fresh blocks are cut.
+//! - Major GC: the oldest generation's blocks are flagged
+//!   `BF_MARK_IN_PLACE` and attached to a mark bitmap; tracing marks
+//!   their live objects where they lie (`evacuate` does that for any such
+//!   block) and copies the young generations' survivors into cells (each
+//!   placed cell marked at once, so the sweep keeps it); then the space
+//!   sweeps every marked block (See Note [Sweeping eagerly] in
+//!   `cell_space`).
+//!
+//! Both run on one GC thread or on `-qn` of them, as `-qg`/`-qb` say (the
+//! GC threads mark into one bitmap with atomic bit sets). The oldest
+//! generation needs no copy reserve, so under `-M` the policy sizes the
+//! heap as for compaction, and the old generation never moves: what a
+//! program with a large, long-lived heap gains is the copy, what it pays
+//! is fragmentation (free cells in partly used blocks, `hole_bytes` in
+//! the statistics) and a sweep that grows with the dead old data.
+
+use crate::cell_space::CellSpace;
+use crate::gc_thread::GcThread;
+use crate::gc_workers::GcThreadPool;
+use crate::mark::MarkBitmap;
+use crate::space::Space;
+use crate::trace::{outcome, trace_with};
+use crate::{from_space, CollectorEntry};
+use gclab_core::bdescr::{BF_EVACUATED, BF_MARK_IN_PLACE};
+use gclab_core::heap::Heap;
+use gclab_core::{Collector, GcContext, GcOutcome, GcRequest};
+
+/// The registry entry.
+pub const ENTRY: CollectorEntry = CollectorEntry {
+    name: "mark-sweep",
+    description: "copying for young generations; the oldest in size-class cells, marked in place and swept (non-moving)",
+    flags: "",
+    make: |params, flags| {
+        params.finish("mark-sweep", &[])?;
+        if flags.generations < 2 {
+            return Err(format!("the mark-sweep collector needs at least two generations (its oldest is swept, the others copied), not -G{}", flags.generations));
+        }
+        Ok(Box::new(MarkSweep::default()))
+    },
+};
+
+/// The mark-sweep collector: its old generation's space, made at the
+/// first GC, and its GC threads.
+#[derive(Default)]
+pub struct MarkSweep {
+    old: Option<CellSpace>,
+    pool: GcThreadPool,
+}
+
+impl MarkSweep {
+    /// Blocks of the old generation with free cells (for tests of reuse).
+    pub fn partly_free_blocks(&self) -> usize {
+        self.old.as_ref().map_or(0, CellSpace::partly_free_blocks)
+    }
+}
+
+impl Collector for MarkSweep {
+    fn name(&self) -> &'static str {
+        "mark-sweep"
+    }
+
+    fn collect(&mut self, req: &GcRequest, ctx: &mut GcContext<'_>) -> GcOutcome {
+        let oldest = ctx.heap.oldest();
+        assert!(oldest > 0, "mark-sweep needs at least two generations (the registry refuses -G1)");
+        let space = self.old.get_or_insert_with(|| CellSpace::new(oldest));
+        let workers = self.pool.for_collection(ctx.flags, req.collect_gen);
+        let Heap { layout, blocks, gens, .. } = &mut *ctx.heap;
+        let (layout, blocks, count, n) = (*layout, &*blocks, gens.len(), req.collect_gen);
+        let major = n == oldest;
+        // The oldest generation's blocks stay where they are: in a major
+        // GC they are taken out of the generation before `prepare`, and
+        // marked in place.
+        let marked = if major { std::mem::take(&mut gens[oldest].blocks) } else { Vec::new() };
+        let words_before = gens[oldest].n_words;
+        let mut marks = MarkBitmap::new();
+        for &bd in &marked {
+            // SAFETY: the runtime gives the collector the heap exclusively
+            // (core's Note [Who touches what]).
+            let d = unsafe { bd.get() };
+            d.flags = (d.flags & !BF_EVACUATED) | BF_MARK_IN_PLACE;
+            // SAFETY: as above.
+            unsafe { marks.attach(bd) };
+        }
+        // SAFETY: as above.
+        unsafe { from_space::prepare(gens, n) };
+        let marks = &marks;
+        let make = || {
+            let mut gct = GcThread::new(layout, n, count, blocks);
+            gct.to[oldest].space = Some(space.allocator(blocks, major.then_some(marks)));
+            gct.marks = major.then_some(marks);
+            gct
+        };
+        // SAFETY: as above; every root and heap slot holds a valid object
+        // address, which is what tracing requires.
+        let mut threads = unsafe { trace_with(&make, gens, ctx.caps, ctx.stable_ptrs, ctx.leader, workers) };
+        let mut swept_words = 0;
+        if major {
+            for gct in threads.iter_mut() {
+                if let Some(mut a) = gct.to[oldest].space.take() {
+                    // SAFETY: tracing is over; all it placed was scanned.
+                    unsafe { a.finish(&mut gens[oldest]) };
+                }
+            }
+            // SAFETY: marking is complete and every allocator finished.
+            unsafe { space.sweep(marked, marks, &mut blocks.lock(), &mut gens[oldest]) };
+            let marked_words: usize = threads.iter().map(|t| t.work.marked_words).sum();
+            swept_words = words_before.saturating_sub(marked_words);
+        }
+        // SAFETY: tracing is over; from-space holds nothing live.
+        unsafe { from_space::install(gens, ctx.caps, blocks, &mut threads, n) };
+        GcOutcome { in_place: true, swept_words, ..outcome(n, &threads) }
+    }
+}

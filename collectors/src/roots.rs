@@ -1,0 +1,73 @@
+//! The roots of a tracing GC: every capability's root stack and pending
+//! finalisers, the stable pointer table, and the remembered set (the
+//! mutable lists of the generations not being collected).
+//!
+//! A GC evacuates every root slot (leaving in it the object's new
+//! address) and scans every mutable-list entry of an uncollected
+//! generation, which may point into the collected ones. The lists of the
+//! collected generations are dropped: their objects are all rescanned
+//! where they land, and those that still point younger are listed anew.
+
+use crate::evacuate::evacuate;
+use crate::gc_thread::GcThread;
+use crate::scavenge::scavenge_mut_list_entry;
+use gclab_core::capability::Capability;
+use gclab_core::constants::Word;
+use gclab_core::generation::ObjPtr;
+use gclab_core::stable_ptr::StablePtrTable;
+
+/// Every root slot: each capability's root stack and pending finalisers
+/// (`capability_root_slots`), then the stable pointer table.
+pub fn root_slots(caps: &mut [Capability], stable: &mut StablePtrTable) -> Vec<*mut Word> {
+    let mut slots: Vec<*mut Word> = caps.iter_mut().flat_map(capability_root_slots).collect();
+    slots.extend(stable.roots_mut().map(|r| r as *mut Word));
+    slots
+}
+
+/// One capability's root slots: its root stack and pending finalisers.
+pub fn capability_root_slots(cap: &mut Capability) -> Vec<*mut Word> {
+    cap.roots.iter_mut().chain(cap.pending_finalizers.iter_mut()).map(|r| r as *mut Word).collect()
+}
+
+/// Evacuate every root (See `root_slots`).
+///
+/// # Safety
+/// The GC must hold the heap; roots hold valid object addresses.
+// SAFETY: root stacks, pending finalisers and stable pointers hold valid object addresses.
+pub unsafe fn evacuate_roots(gct: &mut GcThread<'_>, caps: &mut [Capability], stable: &mut StablePtrTable) {
+    gct.evac_gen = 0;
+    for slot in root_slots(caps, stable) {
+        evacuate(gct, slot);
+    }
+}
+
+/// Empty every capability's mutable lists (See `take_capability_mut_lists`).
+pub fn take_mut_lists(caps: &mut [Capability], collect_gen: usize) -> Vec<(ObjPtr, usize)> {
+    caps.iter_mut().flat_map(|cap| take_capability_mut_lists(cap, collect_gen)).collect()
+}
+
+/// Empty one capability's mutable lists; the entries of generations not
+/// being collected, with their generation (those of collected generations
+/// are dropped: their objects are rescanned where they land).
+pub fn take_capability_mut_lists(cap: &mut Capability, collect_gen: usize) -> Vec<(ObjPtr, usize)> {
+    let mut entries = Vec::new();
+    for (gen, list) in cap.mut_lists.iter_mut().enumerate() {
+        let list = std::mem::take(list);
+        if gen > collect_gen {
+            entries.extend(list.into_iter().map(|obj| (obj, gen)));
+        }
+    }
+    entries
+}
+
+/// Scan mutable-list entries; each entry that still points young goes on
+/// its generation's new list.
+///
+/// # Safety
+/// As for `evacuate_roots`.
+// SAFETY: mutable-list entries are live objects of their generation (the barrier's invariant).
+pub unsafe fn scavenge_mut_lists(gct: &mut GcThread<'_>, entries: &[(ObjPtr, usize)]) {
+    for &(obj, gen) in entries {
+        scavenge_mut_list_entry(gct, obj.0, gen);
+    }
+}

@@ -1,0 +1,67 @@
+//! Spaces: where a GC thread puts the objects it moves into a generation.
+//!
+//! A generation's storage is a *space* that its collector chooses. The
+//! default space is bump-allocated blocks: each GC thread fills blocks of
+//! its own, one after another, and scans them Cheney-style behind the
+//! fill pointer; it is built into `GcThread`'s to-space for speed (the
+//! copy loop's fast path is a pointer bump and a compare). A collector
+//! that keeps a generation somewhere else (size-class cells, holes
+//! between live objects, line-marked blocks) gives that generation a
+//! `Space`. During a GC each GC thread then asks it for a
+//! `SpaceAllocator`, and every object evacuated into the generation goes
+//! through it:
+//!
+//! - `alloc(words)` returns room for one object. The objects it places
+//!   are scanned from the GC thread's scan stack rather than by a scan
+//!   pointer chasing a fill pointer, so a space may place them anywhere
+//!   (See Note [Scanning what a space places]).
+//! - `finish(gen)` ends the GC for that thread: the space takes back the
+//!   blocks the thread was filling and adds what the thread allocated to
+//!   the generation's block list and counts (`n_blocks`, `n_words`,
+//!   `n_free_words`).
+//!
+//! The space's own state lives in the collector (which outlives GCs); an
+//! allocator borrows it for one GC, so several GC threads allocate into
+//! one space at once, each from blocks it took for itself.
+//!
+//! Note [Scanning what a space places]
+//! ----------------------------------------
+//! Cheney's scan needs each thread's new objects to lie one after another
+//! in blocks that nothing else writes. A space that reuses the holes of
+//! old blocks places new objects between live ones, where no scan pointer
+//! can find them. So the GC thread pushes every object such a space
+//! places on its scan stack, the same stack that holds objects marked in
+//! place, and `scavenge_loop` drains it. The push happens in the
+//! allocation's slow path, which a space's allocations always take (its
+//! to-space has no bump region), so the copying fast path pays nothing.
+
+use crate::mark::MarkBitmap;
+use gclab_core::block_alloc::BlockAllocator;
+use gclab_core::constants::Word;
+use gclab_core::generation::Generation;
+use gclab_core::lock::Lock;
+
+/// A generation's storage, for one collector (See the module doc).
+pub trait Space: Sync {
+    /// An allocator for one GC thread, for the GC about to start: fresh
+    /// blocks come from `blocks`; `marks` is the bitmap of a GC that marks
+    /// the space's blocks in place (then objects placed in them must be
+    /// marked live, or a sweep would take them back).
+    fn allocator<'a>(&'a self, blocks: &'a Lock<BlockAllocator>, marks: Option<&'a MarkBitmap>) -> Box<dyn SpaceAllocator + 'a>;
+}
+
+/// One GC thread's allocation into a `Space` during one GC.
+pub trait SpaceAllocator: Send {
+    /// Room for an object of `words` words (uninitialised except that
+    /// words the object leaves unused must stay as the space keeps them).
+    fn alloc(&mut self, words: usize) -> *mut Word;
+
+    /// The GC ends for this thread: hand the blocks it holds back to the
+    /// space and account what it allocated in `gen`.
+    ///
+    /// # Safety
+    /// Called once, by the GC holding the heap, after every object this
+    /// allocator placed has been scanned.
+    // SAFETY: the caller's contract above; the space then owns the blocks again.
+    unsafe fn finish(&mut self, gen: &mut Generation);
+}
