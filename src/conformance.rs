@@ -4,7 +4,7 @@
 //! `check_collector` runs every workload under a list of RTS settings with
 //! the sanity checker after every GC (`-DS`), and compares each checksum
 //! with the one the `copying` collector gets under default settings. Stress
-//! settings (`-Z<n>`, a GC every n allocations) use each workload's tiny
+//! settings (`--gc-every=<n>`, a GC every n allocations) use each workload's tiny
 //! size, the others its small size. The collector's own required flags
 //! (`CollectorEntry::flags`) are added last, so they win.
 
@@ -20,8 +20,8 @@ pub const STRESS_SETTINGS: &[&str] = &[
     "-A8k -DS",
     "-A8k -G3 -DS",
     "-A8k -G2 -O8k -F1 -DS",
-    "-Z1 -A8k -DS",
-    "-Z7 -A8k -G3 -O8k -DS",
+    "--gc-every=1 -A8k -DS",
+    "--gc-every=7 -A8k -G3 -O8k -DS",
 ];
 
 /// What a clean check did.
@@ -47,7 +47,7 @@ pub fn check_collector(entry: &CollectorEntry, settings: &[&str]) -> Result<Conf
     let mut result = Conformance::default();
     for w in WORKLOADS {
         for setting in settings {
-            let args = if setting.contains("-Z") { w.tiny } else { w.small };
+            let args = if setting.contains("--gc-every") { w.tiny } else { w.small };
             let key = (w.name, args.to_vec());
             if !baselines.contains_key(&key) {
                 baselines.insert(key.clone(), run_with(baseline_collector, w, args, "")?.checksum);

@@ -272,7 +272,7 @@ proptest! {
     #[test]
     fn collected_graph_equals_model(ops in proptest::collection::vec(op(), 1..160)) {
         for entry in gclab_collectors::COLLECTORS {
-            for setting in ["-A8k -DS", "-A8k -G3 -DS", "-Z3 -A8k -G2 -O8k -DS", "-Z2 -DS"] {
+            for setting in ["-A8k -DS", "-A8k -G3 -DS", "--gc-every=3 -A8k -G2 -O8k -DS", "--gc-every=2 -DS"] {
                 run_program(&ops, &format!("{setting} {}", entry.flags), entry);
             }
         }

@@ -17,7 +17,7 @@ const PARALLEL_STRESS: &[&str] = &[
     "-N4 -A8k -G3 -O8k -qb0 -DS",
     "-N2 -qg1 -A8k -DS",
     "-N3 -qn2 -A16k -n4k -qb0 -DS",
-    "-N4 -Z7 -A8k -qb0 -DS",
+    "-N4 --gc-every=7 -A8k -qb0 -DS",
 ];
 
 /// How many times the whole list runs (each run interleaves differently).
@@ -111,7 +111,7 @@ fn heap_overflow_on_any_capability_ends_the_run_with_ghcs_error() {
 
 #[test]
 fn the_sequential_collectors_run_several_capabilities_too() {
-    for (name, setting) in [("copying", "-N2 -A8k -DS"), ("compacting", "-N3 -A8k -c -DS")] {
+    for (name, setting) in [("copying", "-N2 -A8k -DS"), ("compacting", "-N3 -A8k -c -DS"), ("mark-sweep", "-N2 -qg -A8k -DS")] {
         let entry = gclab_collectors::by_name(name).unwrap();
         let c = check_collector(entry, &[setting]).unwrap_or_else(|e| panic!("{e}"));
         assert!(c.gcs > 0);
@@ -141,7 +141,7 @@ fn capabilities_share_a_mutable_list_under_a_lock_taken_at_a_safe_point() {
     // [Sharing between capabilities]) and allocating, hence collecting,
     // while it holds the lock. Nothing is lost, the old-to-young stores of
     // every capability are remembered, and the sanity checker passes.
-    for rts in ["-N4 -A8k -DS", "-N3 -A8k -G3 -qb0 -DS", "-N4 -A8k -Z7 -qb0 -DS"] {
+    for rts in ["-N4 -A8k -DS", "-N3 -A8k -G3 -qb0 -DS", "-N4 -A8k --gc-every=7 -qb0 -DS"] {
         let flags = gclab::flags(rts).unwrap();
         let r = gclab_core::Rts::new(flags.clone(), parallel().make(&flags).unwrap()).unwrap();
         let (sum, len) = r

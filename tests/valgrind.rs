@@ -46,3 +46,17 @@ fn parallel_runs_are_clean_under_memcheck() {
         memcheck(&a);
     }
 }
+
+#[test]
+fn mark_sweep_is_clean_under_memcheck() {
+    // Cells cut, reused and swept; with two GC threads marking one bitmap.
+    for (workload, args) in [("binary-trees", &["8"][..]), ("lru", &["200", "2000", "64"][..]), ("mutable-graph", &["200", "2000"][..])] {
+        for rts in [&["-A8k", "-DS", "-G3"][..], &["-N2", "-A8k", "-qb0", "-DS"][..]] {
+            let mut a = vec!["run", "--collector", "mark-sweep", workload];
+            a.extend_from_slice(args);
+            a.push("+RTS");
+            a.extend_from_slice(rts);
+            memcheck(&a);
+        }
+    }
+}

@@ -21,7 +21,7 @@ pub struct Capability {
     /// Next free word in the current nursery block.
     pub hp: *mut Word,
     /// Allocation fails over to the slow path past this. Normally the end
-    /// of the current block; the start of it under `-Z` (See Note [Forced
+    /// of the current block; the start of it under `--gc-every` (See Note [Forced
     /// GCs] in `mutator`).
     pub hp_lim: *mut Word,
     /// The real end of the current block.
@@ -52,7 +52,7 @@ pub struct Capability {
     pub retired_words: u64,
     /// Words allocated over the whole run (updated at every GC).
     pub total_allocated_words: u64,
-    /// Allocations since the last forced GC (`-Z`).
+    /// Allocations since the last forced GC (`--gc-every`).
     pub allocs_since_forced_gc: u64,
     /// Set when this capability asks for a GC at its next allocation.
     pub gc_wanted: bool,

@@ -27,7 +27,7 @@ pub enum GcReason {
     HeapExhausted,
     /// Large objects allocated since the last GC reached the nursery's size.
     LargeAllocation,
-    /// `-Z`: a forced GC every n allocations.
+    /// `--gc-every`: a forced GC every n allocations.
     Forced,
     /// The program asked (`perform_gc`, the `Gc` API).
     Explicit,

@@ -13,7 +13,7 @@
 //! are nanoseconds since the run began, made monotone per buffer.
 //!
 //! The event ids, sizes and descriptions below are GHC 9.0.2's
-//! (`shared/reference/ghc-events-declared-event-types.txt`); only types
+//! (the types GHC 9.0.2 declares in its eventlogs' headers); only types
 //! this writer emits are declared in the header.
 
 use std::fs::File;
@@ -406,7 +406,7 @@ mod tests {
 
     #[test]
     fn declared_sizes_match_ghc() {
-        // GHC 9.0.2's sizes (shared/reference/ghc-events-declared-event-types.txt).
+        // GHC 9.0.2's sizes, as its eventlogs declare them.
         for (i, s) in [(9, 0), (18, 14), (25, 6), (27, 6), (32, 8), (43, 16), (45, 2), (49, 12), (52, 38), (53, 58), (54, 0)] {
             assert_eq!(size_of(i), Some(Some(s)), "event {i}");
         }

@@ -88,7 +88,9 @@ pub struct RtsFlags {
     pub collect_stats: bool,
     /// `-DS`: run the heap sanity checker after every GC.
     pub sanity: bool,
-    /// `-Z<n>` (gclab): force a GC every n allocations (stress testing).
+    /// `--gc-every=<n>` (gclab): force a GC every n allocations (stress
+    /// testing). GHC's own `-Z` (no update-frame squeezing) is accepted
+    /// and has no effect: gclab's mutators have no Haskell stacks.
     pub gc_every_allocs: u64,
     /// Objects carry the two-word profiling header (switched on by
     /// profiling flags; tests may also switch it on).
@@ -262,6 +264,14 @@ impl RtsFlags {
             self.help = true;
             return Ok(());
         }
+        if let Some(n) = arg.strip_prefix("--gc-every=") {
+            let n = decode_count(arg, n, "a number of allocations")?;
+            if n < 1 {
+                return Err(bad(arg, "--gc-every needs a positive number of allocations between forced GCs"));
+            }
+            self.gc_every_allocs = n as u64;
+            return Ok(());
+        }
         if arg == "--machine-readable" {
             self.machine_readable = true;
             return Ok(());
@@ -392,13 +402,12 @@ impl RtsFlags {
                 }
                 self.collect_stats = true;
             }
-            'Z' => {
-                let n = decode_count(arg, rest, "a number of allocations")?;
-                if n < 1 {
-                    return Err(bad(arg, "-Z needs a positive number of allocations between forced GCs"));
-                }
-                self.gc_every_allocs = n as u64;
+            'Z' if rest.is_empty() => {
+                // GHC's -Z: don't squeeze out update frames. gclab's
+                // mutators have no Haskell stacks, so there is nothing to
+                // squeeze: accepted, no effect.
             }
+            'Z' => return Err(bad(arg, "GHC's -Z takes no argument (to force a GC every n allocations, gclab's option is --gc-every=<n>)")),
             _ => return Err(bad(arg, "unknown RTS option (try +RTS -?)")),
         }
         Ok(())
@@ -562,7 +571,8 @@ pub fn usage(collectors: &[(&str, &str)]) -> String {
         "  --machine-readable  Statistics as a list of key/value pairs",
         "  -T         Collect statistics (for the JSON record) without printing them",
         "  -DS        Run the heap sanity checker after every GC",
-        "  -Z<n>      (gclab) Force a GC every n allocations, for stress tests",
+        "  -Z         Don't squeeze out update frames (GHC's; no effect: gclab has no stacks)",
+        "  --gc-every=<n>  (gclab) Force a GC every n allocations, for stress tests",
         "  -l[flags]  Write a binary eventlog, <program>.eventlog (GHC's format; flags:",
         "             a all, s scheduler, g GC and heap, -x turns class x off)",
         "  -ol<file>  Write the eventlog to <file>",
@@ -608,7 +618,7 @@ mod tests {
 
     #[test]
     fn good_flags() {
-        let f = parse(&["-A8k", "-n4k", "-F1.5", "-G3", "-H64m", "-M1g", "-m5", "-O2m", "-c", "-s", "-DS", "-Z1"]).unwrap();
+        let f = parse(&["-A8k", "-n4k", "-F1.5", "-G3", "-H64m", "-M1g", "-m5", "-O2m", "-c", "-s", "-DS", "--gc-every=1", "-Z"]).unwrap();
         assert_eq!(f.alloc_area_blocks, 2);
         assert_eq!(f.chunk_blocks, 1);
         assert_eq!(f.old_gen_factor, 1.5);
@@ -661,6 +671,8 @@ mod tests {
             (&["-hx"][..], "-hx"),
             (&["-i-1"][..], "-i-1"),
             (&["-lz"][..], "-lz"),
+            (&["-Z3"][..], "-Z3"),
+            (&["--gc-every=0"][..], "--gc-every=0"),
             (&["-ol"][..], "-ol"),
             (&["nonsense"][..], "nonsense"),
         ] {

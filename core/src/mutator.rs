@@ -23,10 +23,10 @@
 //!
 //! Note [Forced GCs]
 //! ----------------------------------------
-//! `-Z<n>` (a stress setting) forces a GC every n allocations. Rather than
+//! `--gc-every=<n>` (a stress setting) forces a GC every n allocations. Rather than
 //! count in the fast path, the capability's `hp_lim` is set to the start of
 //! each block, so every allocation takes the slow path, which counts and
-//! does the bump itself against the block's real end. Runs without `-Z`
+//! does the bump itself against the block's real end. Runs without `--gc-every`
 //! pay nothing for it.
 
 use crate::barrier;
@@ -307,7 +307,7 @@ impl<'rt> Mutator<'rt> {
     }
 
     /// Set the fast path's limit: the block's end, the block's start under
-    /// `-Z`, or the next sampled word under Memprof.
+    /// `--gc-every`, or the next sampled word under Memprof.
     fn refresh_limit(&mut self) {
         // SAFETY: as in `cap_mut`; `self.memprof` is a different field.
         let cap = unsafe { &mut *self.cap };

@@ -226,7 +226,7 @@ mod tests {
             swept_bytes: 0,
             hole_bytes: 0,
         };
-        // A line of GHC 9.0's own -S output (shared/reference/ghc-S-depth16.txt).
+        // A line of GHC 9.0's own -S output (binary-trees 16).
         assert_eq!(gc_table_line(&r), "  1062752   1028224   1052856  0.002  0.004    0.003    0.006    0    0  (Gen:  0)\n");
     }
 
@@ -247,7 +247,7 @@ mod tests {
         s.total_elapsed = 6.397;
         let text = summary(&s, 1);
         let lines: Vec<&str> = text.lines().collect();
-        // Lines of GHC 9.0's own -s output (shared/reference/ghc-s-depth20-default.txt).
+        // Lines of GHC 9.0's own -s output (binary-trees 20, default flags).
         assert_eq!(lines[0], "   7,331,740,696 bytes allocated in the heap");
         assert_eq!(lines[1], "   6,331,560,600 bytes copied during GC");
         assert_eq!(lines[2], "     100,278,280 bytes maximum residency (266 sample(s))");
