@@ -54,6 +54,11 @@ pub struct Derived {
 
 const NS: f64 = 1e9;
 
+/// A GC begun on a capability: its start, and (generation, copied, GC
+/// threads, most copied by one thread, balanced copied) once its
+/// GC_STATS_GHC arrives.
+type OpenGc = (f64, Option<(usize, u64, u32, u64, u64)>);
+
 /// Compute the summary over `[from, to]` seconds (the whole run by default).
 pub fn derive(log: &EventLogFile, from: Option<f64>, to: Option<f64>) -> Derived {
     let last = log.events.iter().map(|e| e.ts).max().unwrap_or(0) as f64 / NS;
@@ -64,7 +69,7 @@ pub fn derive(log: &EventLogFile, from: Option<f64>, to: Option<f64>) -> Derived
     let mut s = Stats::new(generations, 1);
     let mut alloc_at_from: HashMap<u16, u64> = HashMap::new();
     let mut alloc_last: HashMap<u16, u64> = HashMap::new();
-    let mut open: HashMap<u16, (f64, Option<(usize, u64, u32, u64, u64)>)> = HashMap::new();
+    let mut open: HashMap<u16, OpenGc> = HashMap::new();
     let mut max_threads = 1u32;
     for e in &log.events {
         let t = e.ts as f64 / NS;

@@ -175,7 +175,7 @@ impl Experiment {
             None => 1,
         };
         let timeout_secs = match &file.timeout_secs {
-            Some(t) if !(*t.get_ref() > 0.0) => return Err(err(Some(t.span()), "timeout_secs", format!("must be positive, not {}", t.get_ref()))),
+            Some(t) if t.get_ref().is_nan() || *t.get_ref() <= 0.0 => return Err(err(Some(t.span()), "timeout_secs", format!("must be positive, not {}", t.get_ref()))),
             Some(t) => *t.get_ref(),
             None => 600.0,
         };

@@ -14,6 +14,9 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::Once;
 
+/// Runs of one workload and collector at one grid point: (workload, collector, grid values).
+type GroupKey = (String, String, Vec<(String, String)>);
+
 /// Runs of one workload x collector x grid point.
 #[derive(Debug, Clone)]
 pub struct Group {
@@ -67,8 +70,8 @@ impl Group {
 pub fn groups(records: &[RunRecord]) -> Vec<Group> {
     let mut records: Vec<&RunRecord> = records.iter().collect();
     records.sort_by_key(|r| r.spec.index);
-    let mut order: Vec<(String, String, Vec<(String, String)>)> = Vec::new();
-    let mut map: BTreeMap<(String, String, Vec<(String, String)>), Group> = BTreeMap::new();
+    let mut order: Vec<GroupKey> = Vec::new();
+    let mut map: BTreeMap<GroupKey, Group> = BTreeMap::new();
     for r in records {
         let workload = format!("{} {}", r.spec.workload, r.spec.args.iter().map(|a| a.to_string()).collect::<Vec<_>>().join(" "));
         let key = (workload.clone(), r.spec.collector.clone(), r.spec.point.clone().into_iter().collect::<Vec<_>>());

@@ -74,3 +74,33 @@ fn every_unsafe_in_core_and_the_collectors_says_why() {
     assert!(count > 50, "only {count} unsafe sites found: is the scan looking at the right files?");
     assert!(missing.is_empty(), "unsafe without a // SAFETY: comment:\n{}", missing.join("\n"));
 }
+
+/// A safe function that hands out `&mut` to heap metadata it does not own
+/// (from `&self`, or with a `'static` lifetime) lets safe code alias it:
+/// such functions must be `unsafe fn` with their contract.
+#[test]
+fn no_safe_function_hands_out_aliasable_mut() {
+    let mut found = Vec::new();
+    let mut checked = 0;
+    for dir in ["core/src", "collectors/src"] {
+        for file in rust_files(&root().join(dir)) {
+            let text = std::fs::read_to_string(&file).unwrap();
+            for (i, line) in text.lines().enumerate() {
+                let code = line.split("//").next().unwrap_or("");
+                if !code.contains("fn ") || !code.contains("->") {
+                    continue;
+                }
+                let (args, ret) = code.split_once("->").unwrap();
+                let aliasable = ret.contains("&'static mut") || (args.contains("(&self") && ret.trim_start().starts_with("&mut"));
+                if aliasable {
+                    checked += 1;
+                    if !code.contains("unsafe fn") {
+                        found.push(format!("{}:{}: {}", file.display(), i + 1, line.trim()));
+                    }
+                }
+            }
+        }
+    }
+    assert!(checked >= 3, "only {checked} functions returning aliasable &mut found: is the scan looking at the right files?");
+    assert!(found.is_empty(), "safe functions handing out aliasable &mut:\n{}", found.join("\n"));
+}

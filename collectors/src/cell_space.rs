@@ -84,7 +84,7 @@ const fn cell_sizes() -> [usize; 44] {
 
 /// The class of an object of `words` words: the smallest cell it fits.
 pub fn class_of(words: usize) -> usize {
-    debug_assert!(words >= 1 && words <= BLOCK_WORDS);
+    debug_assert!((1..=BLOCK_WORDS).contains(&words));
     CLASSES.partition_point(|&s| s < words)
 }
 

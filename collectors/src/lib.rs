@@ -42,6 +42,9 @@ pub mod work_stealing;
 use gclab_core::{Collector, RtsFlags};
 use std::fmt;
 
+/// How a registry entry makes its collector (See `CollectorEntry::make`).
+pub type MakeCollector = fn(Params, &RtsFlags) -> Result<Box<dyn Collector>, String>;
+
 /// A registered collector: its name, a line about it, and how to make one.
 #[derive(Debug, Clone, Copy)]
 pub struct CollectorEntry {
@@ -56,7 +59,7 @@ pub struct CollectorEntry {
     /// A fresh instance with the given parameters (See `Params`) for a
     /// run with `flags`; an unknown or bad parameter, or flags the
     /// collector cannot run with, is an error that names it.
-    pub make: fn(Params, &RtsFlags) -> Result<Box<dyn Collector>, String>,
+    pub make: MakeCollector,
 }
 
 impl CollectorEntry {
@@ -175,9 +178,7 @@ impl Registry {
     fn choose(&self, flags: &RtsFlags, explicit: Option<&str>) -> Result<&CollectorEntry, SelectError> {
         let (implied, by_flag) = implied_by_flags(flags)?;
         let name = match (explicit, by_flag) {
-            // -G1 is the default of two-space only because -G was not
-            // given; the flag selecting it then is no contradiction.
-            (Some(e), Some(flag)) if e != implied && !(flag == "-G1" && !flags.generations_given) => {
+            (Some(e), Some(flag)) if e != implied => {
                 return Err(SelectError(format!("--collector {e} contradicts the RTS option `{flag}', which selects the {implied} collector")));
             }
             (Some(e), _) => e,

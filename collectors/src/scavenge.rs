@@ -140,7 +140,7 @@ unsafe fn scavenge_block(gct: &mut GcThread<'_>, bd: BlockPtr, gen: usize) {
         let size = scavenge_object(gct, scan, gen);
         scan = scan.add(size);
         scanned += 1;
-        if scanned % 32 == 0 {
+        if scanned.is_multiple_of(32) {
             gct.share_part_filled_blocks();
         }
     }

@@ -107,10 +107,13 @@ struct ThreadPart<'h> {
     mut_entries: Vec<(ObjPtr, usize)>,
 }
 
+/// One GC thread's roots and mutable-list entries.
+type RootShare = (Vec<RootSlot>, Vec<(ObjPtr, usize)>);
+
 /// Deal the roots and mutable-list entries out to `threads` GC threads
 /// (See Note [Roots by capability]); the stable pointers go to thread 0.
-fn deal_roots(caps: &mut [Capability], stable: &mut StablePtrTable, leader: usize, threads: usize, collect_gen: usize) -> Vec<(Vec<RootSlot>, Vec<(ObjPtr, usize)>)> {
-    let mut shares: Vec<(Vec<RootSlot>, Vec<(ObjPtr, usize)>)> = (0..threads).map(|_| (Vec::new(), Vec::new())).collect();
+fn deal_roots(caps: &mut [Capability], stable: &mut StablePtrTable, leader: usize, threads: usize, collect_gen: usize) -> Vec<RootShare> {
+    let mut shares: Vec<RootShare> = (0..threads).map(|_| (Vec::new(), Vec::new())).collect();
     let n = caps.len();
     for (c, cap) in caps.iter_mut().enumerate() {
         let (roots, entries) = &mut shares[owner(c, leader, n, threads)];

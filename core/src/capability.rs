@@ -148,6 +148,6 @@ impl Capability {
 
     /// Is `addr` the descriptor of the current block?
     pub fn is_current(&self, bd: *const BlockDesc) -> bool {
-        self.current.map(|c| c.0 as *const _ == bd).unwrap_or(false)
+        self.current.map(|c| std::ptr::eq(c.0, bd)).unwrap_or(false)
     }
 }

@@ -40,13 +40,17 @@ pub struct AllocationInfo {
     pub source: AllocationSource,
 }
 
+/// A tracker's allocation callback: the data to keep with the block, or
+/// None not to track it.
+pub type AllocationCallback = Box<dyn FnMut(&AllocationInfo) -> Option<u64> + Send>;
+
 /// The callbacks. Data returned by `alloc_*`/`promote` is passed to the
 /// later callbacks of the same block; `None` stops tracking it.
 pub struct Tracker {
     /// A sampled block allocated in the minor heap (gclab's generation 0).
-    pub alloc_minor: Box<dyn FnMut(&AllocationInfo) -> Option<u64> + Send>,
+    pub alloc_minor: AllocationCallback,
     /// A sampled large block (OCaml would allocate it in its major heap).
-    pub alloc_major: Box<dyn FnMut(&AllocationInfo) -> Option<u64> + Send>,
+    pub alloc_major: AllocationCallback,
     /// A tracked minor block was promoted to an older generation.
     pub promote: Box<dyn FnMut(u64) -> Option<u64> + Send>,
     /// A tracked block died in the minor heap.

@@ -176,9 +176,9 @@ impl Layout {
     /// The first payload word of the object at `p`.
     #[inline(always)]
     pub fn payload(self, p: *mut Word) -> *mut Word {
-        // SAFETY: every object has at least `hdr` words; the result may be
-        // one past the end for an empty payload, which is never read.
-        unsafe { p.add(self.hdr) }
+        // Every object has at least `hdr` words; the result may be one past
+        // the end for an empty payload, which is never read.
+        p.wrapping_add(self.hdr)
     }
 
     /// The slots that the collectors trace in the object at `p`: a start
@@ -204,8 +204,8 @@ impl Layout {
     /// The card table of the pointer array at `p` (of `n` elements).
     #[inline(always)]
     pub fn card_table(self, p: *mut Word, n: usize) -> *mut u8 {
-        // SAFETY: the card table lies inside the array object (array_size).
-        unsafe { p.add(self.hdr + 1 + n) as *mut u8 }
+        // The card table lies inside the array object (`array_size`).
+        p.wrapping_add(self.hdr + 1 + n) as *mut u8
     }
 }
 

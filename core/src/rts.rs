@@ -202,12 +202,15 @@ impl Rts {
         unsafe { *self.flags.get() = flags };
         let flags = self.flags();
         let caps = self.caps.len();
-        for cap in self.caps_mut().iter_mut() {
+        // SAFETY: the world is stopped; the caller's mutator flushed its
+        // allocation pointer and holds no reference into its capability.
+        for cap in unsafe { self.caps_mut() }.iter_mut() {
             cap.retire_current_block();
             cap.chunk = cap.no;
             cap.next_block = 0;
         }
-        self.heap_mut().resize_nurseries(flags.alloc_area_blocks * caps, flags.chunk_blocks, caps)
+        // SAFETY: as above.
+        unsafe { self.heap_mut() }.resize_nurseries(flags.alloc_area_blocks * caps, flags.chunk_blocks, caps)
     }
 
     /// Install a heap profiler: it samples after GCs (See `profiling`).
@@ -430,7 +433,8 @@ impl Rts {
         if let Some(p) = self.profiler.lock().as_mut() {
             p.finish(exit_start.since(&st.start).1);
         }
-        let caps = self.caps_mut();
+        // SAFETY: the mutators have returned: the run is over.
+        let caps = unsafe { self.caps_mut() };
         for (i, cap) in caps.iter_mut().enumerate() {
             let words = cap.take_allocation();
             st.stats.cap_allocated_bytes[i] += words * WORD_SIZE as u64;
@@ -521,7 +525,8 @@ impl Rts {
     /// nursery block's fill level up to date.
     pub(crate) fn with_world_stopped<R>(&self, f: impl FnOnce(&Heap, &[Capability]) -> R) -> R {
         let _world = self.stop_the_world();
-        for cap in self.caps_mut().iter_mut() {
+        // SAFETY: the world is stopped.
+        for cap in unsafe { self.caps_mut() }.iter_mut() {
             cap.retire_current_block_keeping_position();
         }
         f(self.heap_ref(), self.caps_ref())
@@ -532,9 +537,15 @@ impl Rts {
         unsafe { &*self.heap.get() }
     }
 
-    pub(crate) fn heap_mut(&self) -> &mut Heap {
-        // SAFETY: Note [Who touches what]: callers are the GC holder or the
-        // single mutator in its slow path, holding no other heap reference.
+    /// The heap, for changing it.
+    ///
+    /// # Safety
+    /// Note [Who touches what]: the caller holds the world stopped (or the
+    /// run has not started or has ended), and holds no other reference to
+    /// the heap while the result lives.
+    #[allow(clippy::mut_from_ref)]
+    pub(crate) unsafe fn heap_mut(&self) -> &mut Heap {
+        // SAFETY: the caller's contract.
         unsafe { &mut *self.heap.get() }
     }
 
@@ -547,9 +558,15 @@ impl Rts {
         unsafe { std::slice::from_raw_parts(self.caps.as_ptr() as *const Capability, self.caps.len()) }
     }
 
-    fn caps_mut(&self) -> &mut [Capability] {
-        // SAFETY: UnsafeCell<T> has T's layout; exclusive per Note [Who
-        // touches what] (the GC, or the end of the run).
+    /// Every capability, for changing them.
+    ///
+    /// # Safety
+    /// As for `heap_mut`: the world is stopped (or the run is over) and no
+    /// other reference to a capability is used while the result lives.
+    #[allow(clippy::mut_from_ref)]
+    unsafe fn caps_mut(&self) -> &mut [Capability] {
+        // SAFETY: UnsafeCell<T> has T's layout; exclusive per the caller's
+        // contract.
         unsafe { std::slice::from_raw_parts_mut(self.caps.as_ptr() as *mut Capability, self.caps.len()) }
     }
 
@@ -635,8 +652,10 @@ impl Rts {
         // SAFETY: Note [Who touches what]: with every mutator stopped
         // (`world`), the GC holds all of it exclusively.
         let st = unsafe { &mut *self.state.get() };
-        let heap = self.heap_mut();
-        let caps = self.caps_mut();
+        // SAFETY: as above.
+        let heap = unsafe { self.heap_mut() };
+        // SAFETY: as above.
+        let caps = unsafe { self.caps_mut() };
         let allocated_words = absorb_capability_allocation(heap, caps, &mut st.stats);
         // A census is taken right after a major GC (See `profiling`).
         let census = self.census_due(st);
@@ -652,9 +671,11 @@ impl Rts {
             self.collector.lock().collect(&req, &mut ctx)
         };
         let req = GcRequest { collect_gen: outcome.collected_gen, ..req };
-        let heap = self.heap_mut();
+        // SAFETY: as above; the collector has returned its borrows.
+        let heap = unsafe { self.heap_mut() };
         heap.reset_nurseries(self.caps.len());
-        for (i, cap) in self.caps_mut().iter_mut().enumerate() {
+        // SAFETY: as above.
+        for (i, cap) in unsafe { self.caps_mut() }.iter_mut().enumerate() {
             cap.chunk = i;
             cap.next_block = 0;
         }

@@ -82,7 +82,7 @@ struct Walk<'a> {
 }
 
 fn valid_info(blocks: &BlockAllocator, header: Word) -> Option<&'static InfoTable> {
-    if header == 0 || header % 8 != 0 || blocks.owns(header) {
+    if header == 0 || !header.is_multiple_of(8) || blocks.owns(header) {
         return None;
     }
     // SAFETY: See Note [Checking info pointers].
@@ -124,7 +124,7 @@ impl Walk<'_> {
 
     /// The generation of the object starting at `v`, if one does.
     fn lookup(&self, v: usize) -> Option<usize> {
-        if v % WORD_SIZE != 0 {
+        if !v.is_multiple_of(WORD_SIZE) {
             return None;
         }
         let block = v & !(BLOCK_SIZE - 1);
@@ -289,7 +289,7 @@ impl Walk<'_> {
         }
         // SAFETY: a non-heap pointer must be a static object; See Note
         // [Checking info pointers] for why reading it is tolerated.
-        let ok = v != 0 && v % 8 == 0 && valid_info(self.blocks, unsafe { *(v as *const Word) }).map(|i| i.is_static()).unwrap_or(false);
+        let ok = v != 0 && v.is_multiple_of(8) && valid_info(self.blocks, unsafe { *(v as *const Word) }).map(|i| i.is_static()).unwrap_or(false);
         if !ok {
             self.errors.push(format!("{}: {v:#x} is neither a heap object nor a static object", what()));
         }

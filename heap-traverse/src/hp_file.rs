@@ -18,8 +18,11 @@ pub struct HpWriter {
     out: BufWriter<std::fs::File>,
 }
 
+/// One sample of a `.hp` file: its time and (band, bytes) pairs.
+pub type Sample = (f64, Vec<(String, u64)>);
+
 /// Read a `.hp` file back: (time, [(band, bytes)]) per sample.
-pub fn parse(text: &str) -> Result<Vec<(f64, Vec<(String, u64)>)>, String> {
+pub fn parse(text: &str) -> Result<Vec<Sample>, String> {
     let mut samples = Vec::new();
     let mut current: Option<(f64, Vec<(String, u64)>)> = None;
     for (n, line) in text.lines().enumerate() {
