@@ -9,6 +9,7 @@
 //! the grid into a deterministic list of runs, each with a stable id, so
 //! that sweeps resume and shard.
 
+use gclab_collectors::Registry;
 use gclab_core::RtsFlags;
 use serde::Deserialize;
 use std::collections::BTreeMap;
@@ -98,8 +99,9 @@ pub struct Experiment {
     pub repetitions: usize,
     /// Per-run timeout in seconds.
     pub timeout_secs: f64,
-    /// Collector names.
-    pub collectors: Vec<String>,
+    /// Collector names, with the RTS flags each brings (its registry
+    /// entry's `flags`).
+    pub collectors: Vec<(String, String)>,
     /// (workload, arguments).
     pub workloads: Vec<(String, Vec<usize>)>,
     /// Flag name (without the dash) -> its values as flag texts (`-A64k`,
@@ -151,14 +153,15 @@ fn flag_text(key: &str, v: &toml::Value) -> Option<String> {
 }
 
 impl Experiment {
-    /// Load and check an experiment file.
-    pub fn load(path: &Path) -> Result<Experiment, ExperimentError> {
+    /// Load and check an experiment file; its collectors are looked up in
+    /// `registry`.
+    pub fn load(path: &Path, registry: &Registry) -> Result<Experiment, ExperimentError> {
         let text = std::fs::read_to_string(path).map_err(|e| ExperimentError { file: path.into(), line: 0, key: String::new(), message: format!("cannot read: {e}") })?;
-        Experiment::parse(path, &text)
+        Experiment::parse(path, &text, registry)
     }
 
     /// Check experiment `text` as if read from `path`.
-    pub fn parse(path: &Path, text: &str) -> Result<Experiment, ExperimentError> {
+    pub fn parse(path: &Path, text: &str, registry: &Registry) -> Result<Experiment, ExperimentError> {
         let err = |span: Option<Range<usize>>, key: &str, message: String| ExperimentError {
             file: path.into(),
             line: span.map(|s| line_of(text, s)).unwrap_or(0),
@@ -185,11 +188,11 @@ impl Experiment {
         let mut collectors = Vec::new();
         for c in file.collectors.get_ref() {
             if c.get_ref() == "all" {
-                collectors.extend(gclab_collectors::COLLECTORS.iter().map(|e| e.name.to_string()));
-            } else if gclab_collectors::by_name(c.get_ref()).is_some() {
-                collectors.push(c.get_ref().clone());
+                collectors.extend(registry.entries().iter().map(|e| (e.name.to_string(), e.flags.to_string())));
+            } else if let Some(e) = registry.by_name(c.get_ref()) {
+                collectors.push((e.name.to_string(), e.flags.to_string()));
             } else {
-                let known: Vec<&str> = gclab_collectors::COLLECTORS.iter().map(|e| e.name).collect();
+                let known: Vec<&str> = registry.entries().iter().map(|e| e.name).collect();
                 return Err(err(Some(c.span()), "collectors", format!("unknown collector `{}' (known: {}, or \"all\")", c.get_ref(), known.join(", "))));
             }
         }
@@ -260,7 +263,7 @@ impl Experiment {
         };
         for run in exp.runs() {
             let mut flags = RtsFlags::from_env_and_args(None, &run.rts).map_err(|e| err(None, "grid", format!("run {}: {e}", run.id)))?;
-            gclab_collectors::select(&mut flags, Some(&run.collector)).map_err(|e| err(None, "grid", format!("run {}: {e}", run.id)))?;
+            registry.select(&mut flags, Some(&run.collector)).map_err(|e| err(None, "grid", format!("run {}: {e}", run.id)))?;
         }
         Ok(exp)
     }
@@ -278,8 +281,7 @@ impl Experiment {
         }
         let mut runs = Vec::new();
         for (workload, args) in &self.workloads {
-            for collector in &self.collectors {
-                let entry_flags = gclab_collectors::by_name(collector).map(|e| e.flags).unwrap_or("");
+            for (collector, entry_flags) in &self.collectors {
                 for point in &points {
                     for repetition in 0..self.repetitions {
                         let mut rts: Vec<String> = point.values().filter(|v| !v.is_empty()).cloned().collect();
@@ -329,7 +331,7 @@ figures = ["gc_elapsed"]
 
     #[test]
     fn expands_the_grid_in_a_fixed_order() {
-        let e = Experiment::parse(Path::new("t.toml"), GOOD).unwrap();
+        let e = Experiment::parse(Path::new("t.toml"), GOOD, &Registry::builtin()).unwrap();
         let runs = e.runs();
         assert_eq!(runs.len(), 2 * 2 * 2);
         assert_eq!(runs[0].rts, vec!["-A8k"]);
@@ -341,7 +343,7 @@ figures = ["gc_elapsed"]
     }
 
     fn error(text: &str) -> ExperimentError {
-        Experiment::parse(Path::new("bad.toml"), text).unwrap_err()
+        Experiment::parse(Path::new("bad.toml"), text, &Registry::builtin()).unwrap_err()
     }
 
     #[test]

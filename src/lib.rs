@@ -5,6 +5,7 @@
 //! `conformance` checks any collector against every workload under stress
 //! settings with the sanity checker on.
 
+pub mod cli;
 pub mod conformance;
 pub mod eventlog_reader;
 pub mod eventlog_report;

@@ -182,11 +182,11 @@ where
 /// Write the report of results directory `dir`: `summary.md` and, if the
 /// experiment names a `plot.x`, `plots/<figure>.svg` and `.png`. Returns
 /// the Markdown and the plot files.
-pub fn report(dir: &Path) -> Result<(String, Vec<PathBuf>), String> {
+pub fn report(dir: &Path, registry: &gclab_collectors::Registry) -> Result<(String, Vec<PathBuf>), String> {
     let manifest: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(dir.join("manifest.json")).map_err(|e| format!("{}: {e}", dir.join("manifest.json").display()))?)
         .map_err(|e| format!("manifest.json: {e}"))?;
     let source = manifest["experiment_file"].as_str().unwrap_or_default();
-    let mut exp = Experiment::parse(&dir.join("manifest.json"), source).map_err(|e| e.to_string())?;
+    let mut exp = Experiment::parse(&dir.join("manifest.json"), source, registry).map_err(|e| e.to_string())?;
     if let Some(name) = manifest["experiment"].as_str() {
         exp.name = name.to_string();
     }

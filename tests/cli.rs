@@ -114,3 +114,19 @@ fn help_list_and_json_record() {
     assert_eq!(v["checksum"].as_str().unwrap().len(), 16);
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn a_collector_named_on_the_command_line_brings_its_own_flags() {
+    // --collector compacting means -c: major GCs compact without it given.
+    let json = std::env::temp_dir().join(format!("gclab-cli-compact-{}.json", std::process::id()));
+    let o = gclab(&["run", "--collector", "compacting", "--json", json.to_str().unwrap(), "lru", "2000", "20000", "64", "+RTS", "-A16k"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let record: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    std::fs::remove_file(&json).unwrap();
+    let gens = record["stats"]["gens"].as_array().unwrap();
+    assert!(gens[1]["compactions"].as_u64().unwrap() > 0, "--collector compacting did not compact: {record}");
+    // --collector two-space means -G1 unless -G says otherwise.
+    assert!(gclab(&["run", "--collector", "two-space", "binary-trees", "8"]).status.success());
+    let o = gclab(&["run", "--collector", "two-space", "binary-trees", "8", "+RTS", "-G3"]);
+    assert!(!o.status.success() && stderr(&o).contains("-G3") && stderr(&o).contains("-G1"), "{}", stderr(&o));
+}

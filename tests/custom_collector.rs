@@ -1,38 +1,22 @@
-//! A collector defined only here, in a test crate, registered at run time
-//! and held to the same conformance checks as the built-in ones. It is the
-//! example of `docs/adding-a-collector.md`: `full-copy`, a non-generational
-//! copying collector that collects the whole heap at every GC.
+//! A collector defined outside gclab's crates (`examples/full_copy`),
+//! registered at run time and held to the same conformance checks as the
+//! built-in ones; and the example's own `gclab` binary, which runs it
+//! through the whole command line, sweeps included. It is the example of
+//! `docs/adding-a-collector.md`: `full-copy`, a non-generational copying
+//! collector that collects the whole heap at every GC.
+
+#[path = "../examples/full_copy/collector.rs"]
+mod collector;
 
 use gclab::conformance::{check_collector, run_with, STRESS_SETTINGS};
-use gclab_collectors::copying::copy_collect;
-use gclab_collectors::{CollectorEntry, Registry};
-use gclab_core::{Collector, GcContext, GcOutcome, GcRequest};
-
-/// Every GC collects every generation, whatever the policy asked for.
-struct FullCopy;
-
-impl Collector for FullCopy {
-    fn name(&self) -> &'static str {
-        "full-copy"
-    }
-
-    fn collect(&mut self, req: &GcRequest, ctx: &mut GcContext<'_>) -> GcOutcome {
-        let whole_heap = GcRequest { collect_gen: ctx.heap.oldest(), ..*req };
-        copy_collect(&whole_heap, ctx, None)
-    }
-}
-
-const FULL_COPY: CollectorEntry = CollectorEntry {
-    name: "full-copy",
-    description: "copies the whole heap at every GC (non-generational)",
-    flags: "",
-    make: |params, _| params.finish("full-copy", &[]).map(|()| Box::new(FullCopy) as Box<dyn Collector>),
-};
+use gclab_collectors::Registry;
+use std::path::PathBuf;
+use std::process::Command;
 
 #[test]
-fn a_collector_from_a_test_crate_registers_and_conforms() {
+fn a_collector_from_another_crate_registers_and_conforms() {
     let mut registry = Registry::builtin();
-    registry.register(FULL_COPY).unwrap();
+    registry.register(collector::FULL_COPY).unwrap();
     let mut flags = gclab::flags("-A8k").unwrap();
     let (entry, _) = registry.select(&mut flags, Some("full-copy")).unwrap();
     let c = check_collector(entry, STRESS_SETTINGS).unwrap_or_else(|e| panic!("{e}"));
@@ -42,4 +26,31 @@ fn a_collector_from_a_test_crate_registers_and_conforms() {
     let r = run_with(entry, w, w.small, "-A8k -DS").unwrap();
     assert_eq!(r.stats.major_gcs, r.stats.gcs);
     assert_eq!(r.collector, "full-copy");
+}
+
+/// The example binary cargo built beside this test's.
+fn example_binary() -> PathBuf {
+    let deps = std::env::current_exe().unwrap().parent().unwrap().to_path_buf();
+    deps.parent().unwrap().join("examples").join("full_copy")
+}
+
+#[test]
+fn a_researchers_own_binary_runs_lists_and_sweeps_its_collector() {
+    let exe = example_binary();
+    let run = |args: &[&str]| Command::new(&exe).args(args).env_remove("GCLABRTS").output().unwrap_or_else(|e| panic!("{}: {e}", exe.display()));
+    let list = run(&["list"]);
+    assert!(String::from_utf8_lossy(&list.stdout).contains("full-copy"));
+    let one = run(&["run", "--collector", "full-copy", "binary-trees", "10", "+RTS", "-t", "--machine-readable"]);
+    assert!(one.status.success(), "{}", String::from_utf8_lossy(&one.stderr));
+    let dir = std::env::temp_dir().join(format!("gclab-full-copy-{}", std::process::id()));
+    let exp = dir.join("e.toml");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(&exp, "collectors = [\"full-copy\", \"copying\"]\n[[workloads]]\nname = \"binary-trees\"\nargs = [10]\n[grid]\nA = [\"64k\"]\n").unwrap();
+    let out = dir.join("out");
+    let sweep = run(&["sweep", exp.to_str().unwrap(), "--out", out.to_str().unwrap(), "--quiet"]);
+    assert!(sweep.status.success(), "{}", String::from_utf8_lossy(&sweep.stderr));
+    assert!(String::from_utf8_lossy(&sweep.stdout).contains("2 ran ok"), "{}", String::from_utf8_lossy(&sweep.stdout));
+    let report = run(&["report", out.to_str().unwrap()]);
+    assert!(report.status.success() && String::from_utf8_lossy(&report.stdout).contains("full-copy"), "{}", String::from_utf8_lossy(&report.stderr));
+    std::fs::remove_dir_all(&dir).unwrap();
 }

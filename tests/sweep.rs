@@ -38,7 +38,7 @@ fn every_experiment_file_loads() {
     for e in std::fs::read_dir(&dir).unwrap() {
         let p = e.unwrap().path();
         if p.extension().map(|x| x == "toml").unwrap_or(false) {
-            let exp = gclab::experiment::Experiment::load(&p).unwrap_or_else(|e| panic!("{e}"));
+            let exp = gclab::experiment::Experiment::load(&p, &gclab_collectors::Registry::builtin()).unwrap_or_else(|e| panic!("{e}"));
             assert!(!exp.runs().is_empty(), "{}", p.display());
             n += 1;
         }

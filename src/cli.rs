@@ -1,0 +1,267 @@
+//! The `gclab` command line: run a workload under a collector with GHC's
+//! RTS flags, sweep experiments, report, read eventlogs and heap
+//! profiles, and list what there is.
+//!
+//! `gclab run [--collector NAME] [--json FILE] WORKLOAD [args] +RTS ... -RTS`
+//! is parsed GHC's way for everything after the workload name (see core's
+//! `flags`); clap handles the subcommands and the options before it.
+//!
+//! Every subcommand sees one collector registry: `main_with(registry)`.
+//! The `gclab` binary passes the built-in one; a researcher's own binary
+//! passes one with its collectors added, and gets the whole command line,
+//! sweeps included (a sweep runs each run with the binary that started
+//! it), for them (See `docs/adding-a-collector.md`).
+
+use clap::{Parser, Subcommand};
+use gclab_collectors::Registry;
+use gclab_core::flags::{split_rts_args, usage};
+use gclab_core::RtsFlags;
+use std::io::Write;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+#[derive(Parser)]
+#[command(name = "gclab", version, about = "A pluggable-collector garbage-collection research framework modelled on GHC's runtime")]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Run a workload: gclab run [--collector NAME] [--json FILE] WORKLOAD [args] +RTS <flags> -RTS
+    Run {
+        /// The collector, by registry name (GHC's flags pick the built-in ones otherwise)
+        #[arg(long)]
+        collector: Option<String>,
+        /// Write one JSON record of the run (flags, checksum, every -s figure) to FILE
+        #[arg(long, value_name = "FILE")]
+        json: Option<PathBuf>,
+        /// The workload, its arguments, and +RTS ... -RTS flags
+        #[arg(trailing_var_arg = true, allow_hyphen_values = true, required = true)]
+        rest: Vec<String>,
+    },
+    /// Run every point of an experiment file's grid, each run in its own process
+    Sweep {
+        /// The experiment file (see experiments/README.md)
+        file: PathBuf,
+        /// Results directory (default: results/<experiment>/<name>)
+        #[arg(long)]
+        out: Option<PathBuf>,
+        /// Name of this sweep's directory under results/<experiment>/ (default: latest)
+        #[arg(long, default_value = "latest")]
+        name: String,
+        /// Rerun runs that already have a record
+        #[arg(long)]
+        force: bool,
+        /// Run only shard i of n (i/n): every n-th run, starting at i
+        #[arg(long, value_name = "I/N")]
+        shard: Option<String>,
+        /// Print no progress bar
+        #[arg(long)]
+        quiet: bool,
+    },
+    /// Summarise a results directory: a table (summary.md) and plots (plots/)
+    Report {
+        /// The results directory a sweep wrote
+        dir: PathBuf,
+    },
+    /// GHC's +RTS -s summary and a timeline, computed from an eventlog (gclab's or GHC's)
+    Eventlog {
+        /// The eventlog file
+        file: PathBuf,
+        /// Start of the interval, seconds from the run's start
+        #[arg(long)]
+        from: Option<f64>,
+        /// End of the interval, seconds from the run's start
+        #[arg(long)]
+        to: Option<f64>,
+        /// Where to draw the timeline (PREFIX.svg, PREFIX.png; default: beside the file)
+        #[arg(long, value_name = "PREFIX")]
+        plot: Option<PathBuf>,
+        /// Draw no timeline
+        #[arg(long)]
+        no_plot: bool,
+        /// Also print every event as text
+        #[arg(long)]
+        show: bool,
+    },
+    /// Draw a .hp heap profile (as hp2ps would) to PREFIX.svg and PREFIX.png
+    Hp {
+        /// The .hp file (+RTS -h... writes <program>.hp)
+        file: PathBuf,
+        /// Output prefix (default: the file without .hp)
+        #[arg(long, value_name = "PREFIX")]
+        out: Option<PathBuf>,
+    },
+    /// List the collectors and workloads
+    List,
+}
+
+/// The command line, with the collectors of `registry`.
+pub fn main_with(registry: Registry) -> ExitCode {
+    gclab_core::rts::quiet_broken_pipes();
+    run_args(&registry, std::env::args_os())
+}
+
+/// The command line for these arguments (the first is the program's name).
+pub fn run_args<I, T>(registry: &Registry, args: I) -> ExitCode
+where
+    I: IntoIterator<Item = T>,
+    T: Into<std::ffi::OsString> + Clone,
+{
+    let cli = match Cli::try_parse_from(args) {
+        Ok(cli) => cli,
+        Err(e) => {
+            let _ = e.print();
+            return if e.use_stderr() { ExitCode::from(2) } else { ExitCode::SUCCESS };
+        }
+    };
+    match cli.command {
+        Command::List => {
+            print!("{}", list_text(registry));
+            ExitCode::SUCCESS
+        }
+        Command::Sweep { file, out, name, force, shard, quiet } => finish(sweep(registry, &file, out, &name, force, shard.as_deref(), quiet)),
+        Command::Report { dir } => finish(report(registry, &dir)),
+        Command::Hp { file, out } => finish(crate::hp_plot::plot(&file, &out.unwrap_or_else(|| file.with_extension(""))).map(|files| {
+            for f in files {
+                println!("Plot: {}", f.display());
+            }
+        })),
+        Command::Eventlog { file, from, to, plot, no_plot, show } => finish(eventlog(&file, from, to, plot, no_plot, show)),
+        Command::Run { collector, json, rest } => match run_catching_internal_errors(registry, collector.as_deref(), json, &rest) {
+            Ok(()) => ExitCode::SUCCESS,
+            Err((code, msg)) => {
+                for line in msg.lines() {
+                    eprintln!("gclab: {line}");
+                }
+                ExitCode::from(code)
+            }
+        },
+    }
+}
+
+/// `run`, with a panic inside the runtime (a failed sanity check, a
+/// panicking GC thread) turned into GHC's internal-error exit code, 254,
+/// after the panic message has been printed.
+fn run_catching_internal_errors(registry: &Registry, collector: Option<&str>, json: Option<PathBuf>, rest: &[String]) -> Result<(), (u8, String)> {
+    std::panic::catch_unwind(|| run(registry, collector, json, rest)).unwrap_or_else(|_| Err((254, "internal error: the run stopped (see the message above)".into())))
+}
+
+fn finish(r: Result<(), String>) -> ExitCode {
+    match r {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("gclab: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn sweep(registry: &Registry, file: &std::path::Path, out: Option<PathBuf>, name: &str, force: bool, shard: Option<&str>, quiet: bool) -> Result<(), String> {
+    let exp = crate::experiment::Experiment::load(file, registry).map_err(|e| e.to_string())?;
+    let shard = match shard {
+        Some(s) => crate::sweep::parse_shard(s)?,
+        None => (0, 1),
+    };
+    let out = out.unwrap_or_else(|| PathBuf::from("results").join(&exp.name).join(name));
+    let exe = std::env::current_exe().map_err(|e| format!("cannot find the gclab executable: {e}"))?;
+    let opts = crate::sweep::SweepOptions { out: out.clone(), force, shard, progress: !quiet, exe };
+    let s = crate::sweep::sweep(&exp, &opts)?;
+    println!(
+        "sweep {}: {} runs in this shard: {} ran ok, {} failed, {} already recorded; results in {}",
+        exp.name,
+        s.total,
+        s.ok,
+        s.failed,
+        s.skipped,
+        out.display()
+    );
+    Ok(())
+}
+
+fn report(registry: &Registry, dir: &std::path::Path) -> Result<(), String> {
+    let (md, plots) = crate::report::report(dir, registry)?;
+    print!("{md}");
+    println!("
+Table: {}", dir.join("summary.md").display());
+    println!("Runs:  {}", dir.join("runs.csv").display());
+    for p in plots {
+        println!("Plot:  {}", p.display());
+    }
+    Ok(())
+}
+
+fn eventlog(file: &std::path::Path, from: Option<f64>, to: Option<f64>, plot: Option<PathBuf>, no_plot: bool, show: bool) -> Result<(), String> {
+    let log = crate::eventlog_reader::read(file)?;
+    if show {
+        print!("{}", crate::eventlog_report::show(&log));
+    }
+    let derived = crate::eventlog_report::derive(&log, from, to);
+    print!("{}", crate::eventlog_report::summary_text(&derived, file));
+    if !no_plot {
+        let prefix = plot.unwrap_or_else(|| {
+            let stem = file.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_else(|| "eventlog".into());
+            file.with_file_name(format!("{stem}-timeline"))
+        });
+        let title = format!("{}: heap, live data and allocation; GC pauses by generation", file.display());
+        for p in crate::eventlog_report::timeline(&derived, &prefix, &title)? {
+            println!("Timeline: {}", p.display());
+        }
+    }
+    Ok(())
+}
+
+fn list_text(registry: &Registry) -> String {
+    let mut s = String::from("Collectors:\n");
+    for c in registry.entries() {
+        s.push_str(&format!("  {:<14} {}\n", c.name, c.description));
+    }
+    s.push_str("\nWorkloads (arguments, defaults):\n");
+    for w in gclab_workloads::WORKLOADS {
+        let args: Vec<String> = w.params.iter().zip(w.defaults).map(|(p, d)| format!("{p}={d}")).collect();
+        s.push_str(&format!("  {:<14} {}\n  {:<14}   args: {}\n", w.name, w.description, "", args.join(" ")));
+    }
+    s
+}
+
+type Failure = (u8, String);
+
+fn run(registry: &Registry, collector: Option<&str>, json: Option<PathBuf>, rest: &[String]) -> Result<(), Failure> {
+    let (program, rts_args) = split_rts_args(rest);
+    let env = std::env::var("GCLABRTS").ok();
+    let mut flags = RtsFlags::from_env_and_args(env.as_deref(), &rts_args).map_err(|e| (1, e.to_string()))?;
+    flags.program = program.clone();
+    if flags.help {
+        let descriptions: Vec<(&str, &str)> = registry.entries().iter().map(|c| (c.name, c.description)).collect();
+        print!("{}", usage(&descriptions));
+        return Ok(());
+    }
+    let Some((name, args)) = program.split_first() else {
+        return Err((1, "no workload given (see `gclab list`)".into()));
+    };
+    let workload = gclab_workloads::by_name(name).ok_or_else(|| (1, format!("unknown workload `{name}' (see `gclab list`)")))?;
+    let args = workload.parse_args(args).map_err(|e| (1, e.to_string()))?;
+    let (entry, params) = registry.select(&mut flags, collector).map_err(|e| (1, e.to_string()))?;
+    let made = (entry.make)(params, &flags).map_err(|e| (1, e))?;
+
+    let stdout = std::io::stdout();
+    let mut out = stdout.lock();
+    let outcome = crate::run_workload(workload, &args, flags, made, &mut out).map_err(|e| (e.exit_code() as u8, e.to_string()))?;
+    let _ = out.flush();
+    let (checksum, stats) = (outcome.checksum, outcome.stats);
+    if let Some(path) = json {
+        let record = serde_json::json!({
+            "workload": workload.name,
+            "args": args,
+            "collector": entry.name,
+            "rts_flags": rts_args,
+            "checksum": format!("{checksum:016x}"),
+            "stats": stats,
+        });
+        let text = serde_json::to_string_pretty(&record).expect("statistics serialise");
+        std::fs::write(&path, text + "\n").map_err(|e| (1, format!("cannot write {}: {e}", path.display())))?;
+    }
+    Ok(())
+}
