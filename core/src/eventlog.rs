@@ -16,6 +16,8 @@
 //! (the types GHC 9.0.2 declares in its eventlogs' headers); only types
 //! this writer emits are declared in the header.
 
+use crate::constants::{BLOCKS_PER_MBLOCK, BLOCK_SIZE, MBLOCK_SIZE, WORD_SIZE};
+use crate::observe::{GcEnd, GcObserver};
 use std::fs::File;
 use std::io::{BufWriter, Write};
 use std::path::Path;
@@ -328,6 +330,69 @@ impl EventLog {
 impl Drop for EventLog {
     fn drop(&mut self) {
         let _ = self.finish();
+    }
+}
+
+/// The events of one GC, as seed 002 settles their order. They go in
+/// capability 0's buffer whichever capability led the GC (the leader is
+/// not recorded; GC thread t's GC_WORK/IDLE/DONE go in capability t mod
+/// -N's): GC_START and GC_END carry the statistics' own timestamps,
+/// GC_GLOBAL_SYNC and GC_STATS_GHC come between them.
+impl GcObserver for EventLog {
+    fn gc_end(&mut self, gc: &GcEnd<'_>) {
+        if !self.classes().gc {
+            return;
+        }
+        let (start, end, record) = (gc.start, gc.end, gc.record);
+        let parallel = gc.outcome.parallel();
+        let caps = gc.caps.len();
+        let threads_shown = self.classes().scheduler;
+        if threads_shown {
+            for c in 0..caps {
+                self.post(Some(c), start, id::STOP_THREAD, Payload::new().u32(c as u32 + 1).u16(STOP_HEAP_OVERFLOW).u32(0));
+            }
+        }
+        let request = if parallel { id::REQUEST_PAR_GC } else { id::REQUEST_SEQ_GC };
+        self.post(Some(0), start, request, Payload::new());
+        self.post(Some(0), start, id::GC_START, Payload::new());
+        self.post(Some(0), start, id::GC_GLOBAL_SYNC, Payload::new());
+        for t in 0..gc.outcome.threads.len().max(1) {
+            self.post(Some(t % caps), start, id::GC_WORK, Payload::new());
+            self.post(Some(t % caps), end, id::GC_IDLE, Payload::new());
+            self.post(Some(t % caps), end, id::GC_DONE, Payload::new());
+        }
+        for (c, cap) in gc.caps.iter().enumerate() {
+            self.post(Some(c), end, id::HEAP_ALLOCATED, Payload::new().u32(0).u64(cap.total_allocated_words * WORD_SIZE as u64));
+        }
+        let per_thread = &record.thread_copied_bytes;
+        let max_copied = if parallel { per_thread.iter().copied().max().unwrap_or(0) } else { 0 };
+        let balanced = if parallel { crate::stats::balanced_copied(per_thread) } else { 0 };
+        let (mapped, free_blocks) = {
+            let b = gc.heap.blocks.lock();
+            (b.mblocks().mapped(), b.free_blocks() + b.mblocks().free_count() * BLOCKS_PER_MBLOCK)
+        };
+        let stats = Payload::new()
+            .u32(0)
+            .u16(gc.req.collect_gen as u16)
+            .u64(record.copied_bytes)
+            .u64(record.slop_bytes)
+            .u64((free_blocks * BLOCK_SIZE) as u64)
+            .u32(gc.outcome.threads.len().max(1) as u32)
+            .u64(max_copied)
+            .u64(record.copied_bytes)
+            .u64(balanced);
+        self.post(Some(0), end, id::GC_STATS_GHC, stats);
+        self.post(Some(0), end, id::HEAP_SIZE, Payload::new().u32(0).u64((mapped * MBLOCK_SIZE) as u64));
+        if gc.major {
+            // Live data is known at major GCs only, as in GHC.
+            self.post(Some(0), end, id::HEAP_LIVE, Payload::new().u32(0).u64(record.live_bytes));
+        }
+        self.post(Some(0), end, id::GC_END, Payload::new());
+        if threads_shown {
+            for c in 0..caps {
+                self.post(Some(c), end, id::RUN_THREAD, Payload::new().u32(c as u32 + 1));
+            }
+        }
     }
 }
 

@@ -31,6 +31,7 @@ pub mod lock;
 pub mod mblock;
 pub mod memprof;
 pub mod mutator;
+pub mod observe;
 pub mod object;
 pub mod par;
 pub mod policy;
@@ -40,6 +41,7 @@ pub mod rts;
 pub mod sanity;
 pub mod stable_ptr;
 pub mod stats;
+pub mod stats_output;
 pub mod sync;
 
 pub use collector::{Collector, GcContext, GcOutcome, GcReason, GcRequest, ThreadWork};

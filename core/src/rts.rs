@@ -29,8 +29,10 @@
 //! being printed as a panic; any other panic passes through untouched.
 
 use crate::capability::Capability;
-use crate::collector::{Collector, GcContext, GcReason, GcRequest};
-use crate::constants::{BLOCK_SIZE, BLOCKS_PER_MBLOCK, MBLOCK_SIZE, WORD_SIZE};
+use crate::collector::{Collector, GcContext, GcOutcome, GcReason, GcRequest};
+use crate::observe::{GcEnd, GcObserver};
+use crate::stats_output::StatsOutput;
+use crate::constants::{BLOCK_SIZE, MBLOCK_SIZE, WORD_SIZE};
 use crate::eventlog::{self as ev, EventLog, Payload};
 use crate::flags::{RtsFlags, StatsLevel, StatsTarget};
 use crate::heap::Heap;
@@ -113,7 +115,7 @@ struct RunState {
     start: Stamp,
     faults_at_last_gc: u64,
     sanity_checks: u64,
-    stats_out: Option<Box<dyn Write + Send>>,
+    output: StatsOutput,
 }
 
 /// A runtime instance: one heap, its capabilities and its collector.
@@ -146,12 +148,7 @@ impl Rts {
         let start = Stamp::now();
         let caps = flags.capabilities;
         let heap = Heap::new(&flags, caps).map_err(|e: OutOfMemory| RunError::OutOfMemory { bytes: e.bytes })?;
-        let mut stats_out = open_stats_target(&flags)?;
-        if flags.stats == StatsLevel::Verbose {
-            if let Some(out) = stats_out.as_mut() {
-                out.write_all(report::gc_table_header().as_bytes()).map_err(RunError::Io)?;
-            }
-        }
+        let output = StatsOutput::new(open_stats_target(&flags)?, flags.stats == StatsLevel::Verbose).map_err(RunError::Io)?;
         let mut stats = Stats::new(flags.generations, caps);
         let (init_cpu, init_elapsed) = Stamp::now().since(&start);
         stats.init_cpu = init_cpu;
@@ -176,7 +173,7 @@ impl Rts {
                 start,
                 faults_at_last_gc: major_page_faults(),
                 sanity_checks: 0,
-                stats_out,
+                output,
             }),
             sync: WorldSync::default(),
             next_finalizer_id: AtomicU64::new(1),
@@ -440,7 +437,7 @@ impl Rts {
             st.stats.cap_allocated_bytes[i] += words * WORD_SIZE as u64;
             st.stats.allocated_bytes += words * WORD_SIZE as u64;
         }
-        self.note_memory_in_use(st);
+        st.stats.note_memory_in_use(self.heap_ref());
         if let Some(log) = self.eventlog.lock().as_mut() {
             // Seed 002: a final HEAP_ALLOCATED per capability, so that the
             // eventlog's total equals the -s figure.
@@ -473,10 +470,7 @@ impl Rts {
                 t
             }
         };
-        if let Some(out) = st.stats_out.as_mut() {
-            out.write_all(text.as_bytes()).map_err(RunError::Io)?;
-            out.flush().map_err(RunError::Io)?;
-        }
+        st.output.finish(&text).map_err(RunError::Io)?;
         if self.flags().verbose & 0x400 != 0 {
             let _ = crate::gc::print_stats(&st.stats, &mut std::io::stderr());
         }
@@ -645,96 +639,44 @@ impl Rts {
     }
 
     /// The GC proper, every mutator stopped; `leader` is the capability
-    /// whose mutator asked for it (and runs it).
+    /// whose mutator asked for it (and runs it). The shape of GHC's
+    /// `GarbageCollect`: account the allocation, plan, collect, resize,
+    /// check, then tell the observers (See `observe`).
     fn collect_stopped(&self, world: WorldStopped<'_>, leader: usize, reason: GcReason, force_major: bool, force_compact: bool) {
-        let gc_start = Stamp::now();
+        let start = Stamp::now();
         let faults_at_start = major_page_faults();
         // SAFETY: Note [Who touches what]: with every mutator stopped
         // (`world`), the GC holds all of it exclusively.
         let st = unsafe { &mut *self.state.get() };
         // SAFETY: as above.
-        let heap = unsafe { self.heap_mut() };
-        // SAFETY: as above.
-        let caps = unsafe { self.caps_mut() };
-        let allocated_words = absorb_capability_allocation(heap, caps, &mut st.stats);
+        let allocated_words = unsafe { absorb_capability_allocation(self.heap_mut(), self.caps_mut(), &mut st.stats) };
         // A census is taken right after a major GC (See `profiling`).
         let census = self.census_due(st);
-        let force_major = force_major || census;
-
-        let mut req = policy::plan_collection(heap, self.flags(), &st.policy, reason, force_major);
-        if force_compact && heap.gens.len() > 1 {
-            req.compact_oldest = true;
-        }
-        let outcome = {
-            let mut stable = self.stable_ptrs.lock();
-            let mut ctx = GcContext { flags: self.flags(), heap, caps, stable_ptrs: &mut stable, leader };
-            self.collector.lock().collect(&req, &mut ctx)
-        };
+        let req = self.plan(st, reason, force_major || census, force_compact);
+        let outcome = self.run_collector(&req, leader);
         let req = GcRequest { collect_gen: outcome.collected_gen, ..req };
-        // SAFETY: as above; the collector has returned its borrows.
-        let heap = unsafe { self.heap_mut() };
-        heap.reset_nurseries(self.caps.len());
-        // SAFETY: as above.
-        for (i, cap) in unsafe { self.caps_mut() }.iter_mut().enumerate() {
-            cap.chunk = i;
-            cap.next_block = 0;
-        }
-        let major = req.is_major(heap);
-        heap.gens[req.collect_gen].collections += 1;
-        let resized = policy::after_gc(heap, self.flags(), &mut st.policy, &req, outcome.in_place, outcome.copied_words, self.caps.len());
-
-        if self.flags().sanity {
-            st.sanity_checks += 1;
-            if let Err(violations) = self.check_heap() {
-                panic!(
-                    "heap sanity check failed after GC {} (collector {}, generation {}): {} violation(s):\n  {}",
-                    st.stats.gcs + 1,
-                    self.collector_name(),
-                    req.collect_gen,
-                    violations.len(),
-                    violations.iter().take(20).cloned().collect::<Vec<_>>().join("\n  ")
-                );
-            }
-        }
+        let resized = self.after_collection(st, &req, &outcome);
+        self.check_sanity(st, &req);
         let end = Stamp::now();
-        let (gc_cpu, gc_elapsed) = end.since(&gc_start);
-        let (total_cpu, total_elapsed) = end.since(&st.start);
-        let faults = major_page_faults();
-        let record = GcRecord {
-            gen: req.collect_gen,
-            allocated_bytes: allocated_words * WORD_SIZE as u64,
-            copied_bytes: (outcome.copied_words * WORD_SIZE) as u64,
-            live_bytes: heap.live_bytes() as u64,
-            slop_bytes: heap.slop_bytes() as u64,
-            gc_cpu,
-            gc_elapsed,
-            total_cpu,
-            total_elapsed,
-            gc_faults: faults.saturating_sub(faults_at_start),
-            mut_faults: faults_at_start.saturating_sub(st.faults_at_last_gc),
-            thread_copied_bytes: outcome.threads.iter().map(|t| (t.copied_words * WORD_SIZE) as u64).collect(),
-            compacted: outcome.compacted,
-            marked_bytes: (outcome.marked_words * WORD_SIZE) as u64,
-            swept_bytes: (outcome.swept_words * WORD_SIZE) as u64,
-            hole_bytes: heap.hole_bytes() as u64,
+        let record = self.gc_record(st, &req, &outcome, allocated_words, (&start, &end), faults_at_start);
+        let heap = self.heap_ref();
+        let gc = GcEnd {
+            req: &req,
+            outcome: &outcome,
+            record: &record,
+            major: req.is_major(heap),
+            forced_major: reason == GcReason::Explicit && force_major,
+            start: start.wall,
+            end: end.wall,
+            heap,
+            caps: self.caps_ref(),
+            verbose: self.flags().verbose,
         };
-        st.faults_at_last_gc = faults;
-        self.post_gc_events(&req, &outcome, &record, gc_start.wall, end.wall);
-        st.stats.max_large_objects_bytes = st.stats.max_large_objects_bytes.max((heap.large_object_words() * WORD_SIZE) as u64);
-        st.stats.gc_threads = st.stats.gc_threads.max(outcome.threads.len());
-        self.note_memory_in_use(st);
-        if self.flags().stats == StatsLevel::Verbose {
-            if let Some(out) = st.stats_out.as_mut() {
-                let _ = out.write_all(report::gc_table_line(&record).as_bytes());
-            }
+        if let Some(log) = self.eventlog.lock().as_mut() {
+            log.gc_end(&gc);
         }
-        st.stats.promoted_words += outcome.threads.iter().map(|t| t.promoted_words as u64).sum::<u64>();
-        if reason == GcReason::Explicit && force_major {
-            st.stats.forced_major_collections += 1;
-        }
-        self.verbose_gc_message(&req, major, outcome.compacted);
-        st.stats.record_gc(record, major, outcome.parallel());
-
+        st.stats.gc_end(&gc);
+        st.output.gc_end(&gc);
         if census {
             self.heap_census(st);
         }
@@ -745,99 +687,88 @@ impl Rts {
         drop(world);
     }
 
-    /// The events of one GC, as seed 002 settles their order. They go in
-    /// capability 0's buffer whichever capability led the GC (the leader
-    /// is not recorded; GC thread t's GC_WORK/IDLE/DONE go in capability
-    /// t mod -N's): GC_START and GC_END carry the
-    /// statistics' own timestamps, GC_GLOBAL_SYNC and GC_STATS_GHC come
-    /// between them.
-    fn post_gc_events(&self, req: &GcRequest, outcome: &crate::collector::GcOutcome, record: &GcRecord, start: Instant, end: Instant) {
-        let mut guard = self.eventlog.lock();
-        let Some(log) = guard.as_mut() else { return };
-        if !log.classes().gc {
+    /// What to collect: the policy's choice, made major or compacting when
+    /// the caller insists.
+    fn plan(&self, st: &RunState, reason: GcReason, force_major: bool, force_compact: bool) -> GcRequest {
+        let heap = self.heap_ref();
+        let mut req = policy::plan_collection(heap, self.flags(), &st.policy, reason, force_major);
+        if force_compact && heap.gens.len() > 1 {
+            req.compact_oldest = true;
+        }
+        req
+    }
+
+    /// Hand the stopped world to the collector.
+    fn run_collector(&self, req: &GcRequest, leader: usize) -> GcOutcome {
+        let mut stable = self.stable_ptrs.lock();
+        // SAFETY: the world is stopped (the caller holds `WorldStopped`),
+        // and the collector's borrows end with this call.
+        let (heap, caps) = unsafe { (self.heap_mut(), self.caps_mut()) };
+        let mut ctx = GcContext { flags: self.flags(), heap, caps, stable_ptrs: &mut stable, leader };
+        self.collector.lock().collect(req, &mut ctx)
+    }
+
+    /// Empty the nurseries, count the collection and resize as the policy
+    /// says; an `Err` is a heap overflow, reported once the GC is
+    /// recorded.
+    fn after_collection(&self, st: &mut RunState, req: &GcRequest, outcome: &GcOutcome) -> Result<(), HeapExhausted> {
+        // SAFETY: the world is stopped; the collector has returned.
+        let heap = unsafe { self.heap_mut() };
+        heap.reset_nurseries(self.caps.len());
+        // SAFETY: as above.
+        for (i, cap) in unsafe { self.caps_mut() }.iter_mut().enumerate() {
+            cap.chunk = i;
+            cap.next_block = 0;
+        }
+        heap.gens[req.collect_gen].collections += 1;
+        policy::after_gc(heap, self.flags(), &mut st.policy, req, outcome.in_place, outcome.copied_words, self.caps.len())
+    }
+
+    /// `-DS`: the sanity checker, counted as GC time; a violation fails
+    /// the run.
+    fn check_sanity(&self, st: &mut RunState, req: &GcRequest) {
+        if !self.flags().sanity {
             return;
         }
-        let parallel = outcome.parallel();
-        let caps = self.caps.len();
-        let threads_shown = log.classes().scheduler;
-        if threads_shown {
-            for c in 0..caps {
-                log.post(Some(c), start, ev::id::STOP_THREAD, Payload::new().u32(c as u32 + 1).u16(ev::STOP_HEAP_OVERFLOW).u32(0));
-            }
-        }
-        let request = if parallel { ev::id::REQUEST_PAR_GC } else { ev::id::REQUEST_SEQ_GC };
-        log.post(Some(0), start, request, Payload::new());
-        log.post(Some(0), start, ev::id::GC_START, Payload::new());
-        log.post(Some(0), start, ev::id::GC_GLOBAL_SYNC, Payload::new());
-        for t in 0..outcome.threads.len().max(1) {
-            log.post(Some(t % caps), start, ev::id::GC_WORK, Payload::new());
-            log.post(Some(t % caps), end, ev::id::GC_IDLE, Payload::new());
-            log.post(Some(t % caps), end, ev::id::GC_DONE, Payload::new());
-        }
-        for (c, cap) in self.caps_ref().iter().enumerate() {
-            log.post(Some(c), end, ev::id::HEAP_ALLOCATED, Payload::new().u32(0).u64(cap.total_allocated_words * WORD_SIZE as u64));
-        }
-        let per_thread = &record.thread_copied_bytes;
-        let max_copied = if parallel { per_thread.iter().copied().max().unwrap_or(0) } else { 0 };
-        let balanced = if parallel { crate::stats::balanced_copied(per_thread) } else { 0 };
-        let heap = self.heap_ref();
-        let (mapped, free_blocks) = {
-            let b = heap.blocks.lock();
-            (b.mblocks().mapped(), b.free_blocks() + b.mblocks().free_count() * BLOCKS_PER_MBLOCK)
-        };
-        log.post(
-            Some(0),
-            end,
-            ev::id::GC_STATS_GHC,
-            Payload::new()
-                .u32(0)
-                .u16(req.collect_gen as u16)
-                .u64(record.copied_bytes)
-                .u64(record.slop_bytes)
-                .u64((free_blocks * BLOCK_SIZE) as u64)
-                .u32(outcome.threads.len().max(1) as u32)
-                .u64(max_copied)
-                .u64(record.copied_bytes)
-                .u64(balanced),
-        );
-        log.post(Some(0), end, ev::id::HEAP_SIZE, Payload::new().u32(0).u64((mapped * MBLOCK_SIZE) as u64));
-        if req.collect_gen == heap.oldest() {
-            // Live data is known at major GCs only, as in GHC.
-            log.post(Some(0), end, ev::id::HEAP_LIVE, Payload::new().u32(0).u64(record.live_bytes));
-        }
-        log.post(Some(0), end, ev::id::GC_END, Payload::new());
-        if threads_shown {
-            for c in 0..caps {
-                log.post(Some(c), end, ev::id::RUN_THREAD, Payload::new().u32(c as u32 + 1));
-            }
+        st.sanity_checks += 1;
+        if let Err(violations) = self.check_heap() {
+            panic!(
+                "heap sanity check failed after GC {} (collector {}, generation {}): {} violation(s):\n  {}",
+                st.stats.gcs + 1,
+                self.collector_name(),
+                req.collect_gen,
+                violations.len(),
+                violations.iter().take(20).cloned().collect::<Vec<_>>().join("\n  ")
+            );
         }
     }
 
-    /// OCaml's verbose bits 0x001 (major cycles), 0x002 (minor
-    /// collections) and 0x004 (heap growth and shrinkage), on stderr.
-    fn verbose_gc_message(&self, req: &GcRequest, major: bool, compacted: bool) {
-        let verbose = self.flags().verbose;
-        if verbose & 0x001 != 0 && major {
-            eprintln!("gclab: major GC cycle (generations 0..={}){}", req.collect_gen, if compacted { ", compacted" } else { "" });
-        }
-        if verbose & 0x002 != 0 && !major {
-            eprintln!("gclab: minor collection (generations 0..={})", req.collect_gen);
-        }
-        if verbose & 0x004 != 0 {
-            let blocks = self.heap_ref().blocks.lock();
-            eprintln!("gclab: heap: {} megablocks mapped, {} returned to the OS so far", blocks.mblocks().mapped(), blocks.mblocks().returned());
-        }
-    }
-
-    fn note_memory_in_use(&self, st: &mut RunState) {
+    /// The statistics record of a GC that ran from `times.0` to `times.1`.
+    fn gc_record(&self, st: &mut RunState, req: &GcRequest, outcome: &GcOutcome, allocated_words: u64, times: (&Stamp, &Stamp), faults_at_start: u64) -> GcRecord {
         let heap = self.heap_ref();
-        let blocks = heap.blocks.lock();
-        let peak_mblocks = blocks.mblocks().peak();
-        st.stats.max_mem_in_use_bytes = (peak_mblocks * MBLOCK_SIZE) as u64;
-        st.stats.mblocks_returned = blocks.mblocks().returned() as u64;
-        let capacity = peak_mblocks * BLOCKS_PER_MBLOCK * BLOCK_SIZE;
-        let used = blocks.peak_used_blocks() * BLOCK_SIZE;
-        st.stats.fragmentation_bytes = capacity.saturating_sub(used) as u64 / 1024 / 1024 * 1024 * 1024;
+        let (gc_cpu, gc_elapsed) = times.1.since(times.0);
+        let (total_cpu, total_elapsed) = times.1.since(&st.start);
+        let faults = major_page_faults();
+        let mut_faults = faults_at_start.saturating_sub(st.faults_at_last_gc);
+        st.faults_at_last_gc = faults;
+        GcRecord {
+            gen: req.collect_gen,
+            allocated_bytes: allocated_words * WORD_SIZE as u64,
+            copied_bytes: (outcome.copied_words * WORD_SIZE) as u64,
+            live_bytes: heap.live_bytes() as u64,
+            slop_bytes: heap.slop_bytes() as u64,
+            gc_cpu,
+            gc_elapsed,
+            total_cpu,
+            total_elapsed,
+            gc_faults: faults.saturating_sub(faults_at_start),
+            mut_faults,
+            thread_copied_bytes: outcome.threads.iter().map(|t| (t.copied_words * WORD_SIZE) as u64).collect(),
+            compacted: outcome.compacted,
+            marked_bytes: (outcome.marked_words * WORD_SIZE) as u64,
+            swept_bytes: (outcome.swept_words * WORD_SIZE) as u64,
+            hole_bytes: heap.hole_bytes() as u64,
+        }
     }
 }
 

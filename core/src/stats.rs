@@ -6,6 +6,9 @@
 //! 002); residency is sampled at major GCs; times are process CPU time and
 //! wall-clock time. `report` turns them into GHC's text.
 
+use crate::constants::{BLOCKS_PER_MBLOCK, BLOCK_SIZE, MBLOCK_SIZE, WORD_SIZE};
+use crate::heap::Heap;
+use crate::observe::{GcEnd, GcObserver};
 use serde::Serialize;
 use std::time::Instant;
 
@@ -291,6 +294,34 @@ impl Stats {
             return 0.0;
         }
         100.0 * self.cumulative_par_balanced_copied_bytes as f64 / self.par_copied_bytes as f64
+    }
+}
+
+impl Stats {
+    /// Record the heap's peak memory in use, the megablocks returned and
+    /// the fragmentation at the peak (whole megablocks, as GHC counts it).
+    pub fn note_memory_in_use(&mut self, heap: &Heap) {
+        let blocks = heap.blocks.lock();
+        let peak_mblocks = blocks.mblocks().peak();
+        self.max_mem_in_use_bytes = (peak_mblocks * MBLOCK_SIZE) as u64;
+        self.mblocks_returned = blocks.mblocks().returned() as u64;
+        let capacity = peak_mblocks * BLOCKS_PER_MBLOCK * BLOCK_SIZE;
+        let used = blocks.peak_used_blocks() * BLOCK_SIZE;
+        self.fragmentation_bytes = capacity.saturating_sub(used) as u64 / 1024 / 1024 * 1024 * 1024;
+    }
+}
+
+/// The statistics account every GC.
+impl GcObserver for Stats {
+    fn gc_end(&mut self, gc: &GcEnd<'_>) {
+        self.max_large_objects_bytes = self.max_large_objects_bytes.max((gc.heap.large_object_words() * WORD_SIZE) as u64);
+        self.gc_threads = self.gc_threads.max(gc.outcome.threads.len());
+        self.note_memory_in_use(gc.heap);
+        self.promoted_words += gc.outcome.threads.iter().map(|t| t.promoted_words as u64).sum::<u64>();
+        if gc.forced_major {
+            self.forced_major_collections += 1;
+        }
+        self.record_gc(gc.record.clone(), gc.major, gc.outcome.parallel());
     }
 }
 
