@@ -1,5 +1,5 @@
-//! The roots of a tracing GC: every capability's root stack and pending
-//! finalisers, the stable pointer table, and the remembered set (the
+//! The roots of a tracing GC: every capability's root stack, pending
+//! finalisers and recorded barrier values, the stable pointer table, and the remembered set (the
 //! mutable lists of the generations not being collected).
 //!
 //! A GC evacuates every root slot (leaving in it the object's new
@@ -24,9 +24,11 @@ pub fn root_slots(caps: &mut [Capability], stable: &mut StablePtrTable) -> Vec<*
     slots
 }
 
-/// One capability's root slots: its root stack and pending finalisers.
+/// One capability's root slots: its root stack, pending finalisers and
+/// the values its extended barrier recorded (See Note [Extending the
+/// barrier] in core's `barrier`).
 pub fn capability_root_slots(cap: &mut Capability) -> Vec<*mut Word> {
-    cap.roots.iter_mut().chain(cap.pending_finalizers.iter_mut()).map(|r| r as *mut Word).collect()
+    cap.roots.iter_mut().chain(cap.pending_finalizers.iter_mut()).chain(cap.update_rem_set.iter_mut()).map(|r| r as *mut Word).collect()
 }
 
 /// Evacuate every root (See `root_slots`).

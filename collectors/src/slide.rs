@@ -163,7 +163,7 @@ impl Compaction {
         let layout = gct.layout;
         let marks = gct.marks.expect("a compaction marks into a bitmap");
         for cap in caps.iter_mut() {
-            for r in cap.roots.iter_mut().chain(cap.pending_finalizers.iter_mut()) {
+            for r in cap.roots.iter_mut().chain(cap.pending_finalizers.iter_mut()).chain(cap.update_rem_set.iter_mut()) {
                 self.fix(marks, r as *mut Word);
             }
         }

@@ -24,6 +24,24 @@
 //! marked cards, and afterwards marks exactly the cards that still hold a
 //! young pointer. A full scan (when the array itself is copied or its
 //! generation collected) recomputes every card.
+//!
+//! Note [Extending the barrier]
+//! ----------------------------------------
+//! A collector that traces while the mutators run needs more than the
+//! remembered set: a snapshot-at-the-beginning collector must see every
+//! pointer the mutator overwrites (the value it held when marking began),
+//! an incremental-update collector every pointer it stores. Each
+//! capability carries the extension its collector asked for
+//! (`Capability::barrier`, set only while the world is stopped, so a
+//! mutator reads its own copy without synchronisation), and the three
+//! stores record, into the capability's `update_rem_set`, the overwritten
+//! value (`SnapshotAtTheBeginning`; for a thunk update, the thunk's
+//! pointer fields, which the update overwrites) or the stored value
+//! (`Insertion`). Static objects are never recorded. The recorded values
+//! are roots until the collector takes them at a sync (the GC updates them
+//! when objects move), so a recorded object stays valid however long the
+//! collector waits. With no extension the cost is one load and one
+//! predictable branch on each store; the recording itself is out of line.
 
 use crate::bdescr::BlockDesc;
 use crate::capability::Capability;
@@ -31,6 +49,45 @@ use crate::constants::Word;
 use crate::generation::ObjPtr;
 use crate::info::{ClosureType, InfoTable, IND_INFO, MUT_ARR_DIRTY_INFO, MUT_VAR_DIRTY_INFO};
 use crate::object::{info_of_header, Layout, CARD_BITS};
+
+/// What a collector adds to the generational barrier (See Note
+/// [Extending the barrier]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[repr(u8)]
+pub enum BarrierExtension {
+    /// The remembered set only.
+    #[default]
+    None,
+    /// Record every pointer a store overwrites (Yuasa's deletion barrier).
+    SnapshotAtTheBeginning,
+    /// Record every pointer a store writes (Dijkstra's insertion barrier).
+    Insertion,
+}
+
+/// Turn an extension on (or off) on every capability. Only while the
+/// world is stopped: the caller holds `caps` exclusively.
+pub fn set_extension(caps: &mut [Capability], extension: BarrierExtension) {
+    for cap in caps {
+        cap.barrier = extension;
+    }
+}
+
+/// Record for the extension: `old` is the overwritten value, `new` the
+/// stored one (See Note [Extending the barrier]).
+#[cold]
+#[inline(never)]
+fn record(cap: &mut Capability, old: Word, new: Word) {
+    let v = match cap.barrier {
+        BarrierExtension::None => return,
+        BarrierExtension::SnapshotAtTheBeginning => old,
+        BarrierExtension::Insertion => new,
+    };
+    // SAFETY: both values are object addresses (heap or static), whose
+    // header word may always be read.
+    if !info_of_header(unsafe { *(v as *const Word) }).is_static() {
+        cap.update_rem_set.push(v);
+    }
+}
 
 /// The generation of the object at `obj`.
 #[inline(always)]
@@ -56,7 +113,11 @@ fn remember(cap: &mut Capability, obj: *mut Word) {
 #[inline(always)]
 // SAFETY: `var` is a live MUT_VAR in the heap and `value` a valid object address.
 pub unsafe fn write_mut_var(cap: &mut Capability, layout: Layout, var: *mut Word, value: Word) {
-    *layout.payload(var) = value;
+    let slot = layout.payload(var);
+    if cap.barrier != BarrierExtension::None {
+        record(cap, *slot, value);
+    }
+    *slot = value;
     let info: &InfoTable = info_of_header(*var);
     if info.closure_type == ClosureType::MutVarClean {
         *var = MUT_VAR_DIRTY_INFO.header();
@@ -75,6 +136,9 @@ pub unsafe fn write_array(cap: &mut Capability, layout: Layout, arr: *mut Word, 
     let payload = layout.payload(arr);
     let n = *payload;
     debug_assert!(i < n);
+    if cap.barrier != BarrierExtension::None {
+        record(cap, *payload.add(1 + i), value);
+    }
     *payload.add(1 + i) = value;
     *layout.card_table(arr, n).add(i >> CARD_BITS) = 1;
     let info: &InfoTable = info_of_header(*arr);
@@ -92,6 +156,15 @@ pub unsafe fn write_array(cap: &mut Capability, layout: Layout, arr: *mut Word, 
 // SAFETY: `thunk` is a live heap thunk of `size` words and `value` a valid object address.
 pub unsafe fn update_thunk(cap: &mut Capability, layout: Layout, thunk: *mut Word, size: usize, value: Word) {
     let payload = layout.payload(thunk);
+    if cap.barrier == BarrierExtension::SnapshotAtTheBeginning {
+        // The update overwrites the thunk's free variables.
+        let (slots, n) = layout.pointer_slots(thunk, info_of_header(*thunk));
+        for k in 0..n {
+            record(cap, *slots.add(k), value);
+        }
+    } else if cap.barrier == BarrierExtension::Insertion {
+        record(cap, value, value);
+    }
     *payload = value;
     for k in (layout.hdr + 1)..size {
         *thunk.add(k) = 0;

@@ -9,6 +9,7 @@
 //! mutator touches it; during a GC (every mutator stopped) the collector
 //! does.
 
+use crate::barrier::BarrierExtension;
 use crate::bdescr::{BlockDesc, BlockPtr};
 use crate::constants::Word;
 use crate::generation::ObjPtr;
@@ -58,6 +59,13 @@ pub struct Capability {
     pub gc_wanted: bool,
     /// The cost-centre stack its mutator runs under (profiling).
     pub current_ccs: u32,
+    /// What its collector adds to the write barrier now (See Note
+    /// [Extending the barrier] in `barrier`); changed only while the world
+    /// is stopped.
+    pub barrier: BarrierExtension,
+    /// Values the extended barrier recorded, for the collector to take at
+    /// a sync; roots until then.
+    pub update_rem_set: Vec<Word>,
 }
 
 // SAFETY: the raw pointers are into the nursery block this capability owns;
@@ -86,6 +94,8 @@ impl Capability {
             allocs_since_forced_gc: 0,
             gc_wanted: false,
             current_ccs: 0,
+            barrier: BarrierExtension::None,
+            update_rem_set: Vec::new(),
         }
     }
 

@@ -350,6 +350,9 @@ impl Walk<'_> {
             for &r in &cap.pending_finalizers {
                 self.check_pointer(&|| format!("pending finaliser of capability {}", cap.no), r);
             }
+            for &r in &cap.update_rem_set {
+                self.check_pointer(&|| format!("update remembered set of capability {}", cap.no), r);
+            }
             for w in &cap.new_weaks {
                 self.check_pointer(&|| format!("new weak pointer of capability {}", cap.no), w.0 as Word);
             }
