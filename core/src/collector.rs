@@ -16,6 +16,8 @@
 //! collectors crate, plus one line in that crate's registry.
 
 use crate::capability::Capability;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
 use crate::flags::RtsFlags;
 use crate::heap::Heap;
 use crate::stable_ptr::StablePtrTable;
@@ -67,6 +69,60 @@ pub struct GcContext<'a> {
     /// runs it (a parallel collector gives it that capability's roots,
     /// which are warm in its cache).
     pub leader: usize,
+    /// How the collector's own threads ask for a sync later (See Note
+    /// [Concurrent phases]): clone it into them.
+    pub sync_request: &'a SyncRequest,
+}
+
+// Note [Concurrent phases]
+// ----------------------------------------
+// A collector may keep threads of its own that work while the mutators
+// run: marking, sweeping, a census. What they may touch between GCs is
+// the collector's own state (its side tables, the blocks it holds and has
+// taken out of every generation's lists) and the objects of blocks that
+// no mutator and no GC moves or writes meanwhile (the blocks of a
+// non-moving space, whose objects the mutators can still write through
+// the barrier: See Note [Extending the barrier] in `barrier` for how a
+// collector learns of those writes). Nurseries, capabilities, young
+// generations and the runtime's lists are the GC's and the mutators'
+// alone. Every `collect` runs with the world stopped and the collector
+// held exclusively, so a collector pauses or joins its threads there if
+// they could race with the GC it is about to do.
+//
+// When a concurrent phase needs the world stopped (to take the mutators'
+// recorded barrier values, to finish marking, to hand swept blocks
+// back), one of its threads calls `SyncRequest::request`. Each mutator
+// checks the request at its safe points (the allocation slow path and
+// `poll`), so within a block's worth of allocation one of them stops the
+// world and the runtime calls `Collector::sync` with the same context a
+// GC gets; the sanity checker runs after it under `-DS`, and the
+// statistics count the syncs and their time. Objects a collector places
+// in its own spaces while a phase runs (promotion during minor GCs) are
+// coloured by its space allocator as it chooses (mark-sweep's allocates
+// black in a major GC); mutators allocate only into the nursery, which no
+// concurrent phase traces.
+
+/// A collector's request for a stop-the-world sync, made from any thread
+/// (See Note [Concurrent phases]). Cheap to clone.
+#[derive(Debug, Clone, Default)]
+pub struct SyncRequest(Arc<AtomicBool>);
+
+impl SyncRequest {
+    /// Ask the runtime to stop the world and call `Collector::sync`.
+    pub fn request(&self) {
+        self.0.store(true, Ordering::Release);
+    }
+
+    /// Is a sync asked for? (A relaxed read, for safe points.)
+    #[inline(always)]
+    pub fn is_requested(&self) -> bool {
+        self.0.load(Ordering::Relaxed)
+    }
+
+    /// Take the request: true once per `request`.
+    pub fn take(&self) -> bool {
+        self.0.swap(false, Ordering::Acquire)
+    }
 }
 
 /// What one GC thread did.
@@ -121,6 +177,10 @@ pub trait Collector: Send + Sync {
     /// it carries from one GC to the next (spaces, GC thread pools) in
     /// plain fields.
     fn collect(&mut self, req: &GcRequest, ctx: &mut GcContext<'_>) -> GcOutcome;
+    /// The world is stopped because one of the collector's own threads
+    /// asked (See Note [Concurrent phases]); `ctx` is as for `collect`,
+    /// and what must hold afterwards is what holds between GCs.
+    fn sync(&mut self, _ctx: &mut GcContext<'_>) {}
     /// Does it compact the oldest generation when `compact_oldest` asks?
     /// (`Gc.compact` and a finite `max_overhead` need one that does.)
     fn can_compact(&self) -> bool {

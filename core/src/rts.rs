@@ -29,7 +29,7 @@
 //! being printed as a panic; any other panic passes through untouched.
 
 use crate::capability::Capability;
-use crate::collector::{Collector, GcContext, GcOutcome, GcReason, GcRequest};
+use crate::collector::{Collector, GcContext, GcOutcome, GcReason, GcRequest, SyncRequest};
 use crate::observe::{GcEnd, GcObserver};
 use crate::stats_output::StatsOutput;
 use crate::constants::{BLOCK_SIZE, MBLOCK_SIZE, WORD_SIZE};
@@ -134,6 +134,7 @@ pub struct Rts {
     heap_roots: Lock<Vec<(String, StablePtr)>>,
     defined_cost_centres: Lock<Vec<usize>>,
     sync: WorldSync,
+    sync_request: SyncRequest,
     next_finalizer_id: AtomicU64,
 }
 
@@ -176,6 +177,7 @@ impl Rts {
                 output,
             }),
             sync: WorldSync::default(),
+            sync_request: SyncRequest::default(),
             next_finalizer_id: AtomicU64::new(1),
             flags: UnsafeCell::new(flags),
         })
@@ -378,12 +380,55 @@ impl Rts {
         self.sync.release();
     }
 
-    /// A safe point: stop here if another capability wants a GC.
+    /// A safe point: stop here if another capability wants a GC, or lead
+    /// the sync the collector asked for (See Note [Concurrent phases] in
+    /// `collector`).
     #[inline(always)]
     pub(crate) fn safe_point(&self) {
         if self.sync.gc_pending() {
             self.stop_for_gc();
         }
+        if self.sync_request.is_requested() {
+            self.collector_sync();
+        }
+    }
+
+    /// Stop the world for the collector's own sync and call it.
+    #[cold]
+    fn collector_sync(&self) {
+        let world = match self.sync.stop_the_world() {
+            Ok(Some(world)) => world,
+            Ok(None) => return,
+            Err(f) => Rts::unwind_for(f),
+        };
+        if !self.sync_request.take() {
+            return;
+        }
+        let start = Stamp::now();
+        // SAFETY: Note [Who touches what]: the world is stopped (`world`).
+        let st = unsafe { &mut *self.state.get() };
+        {
+            let mut stable = self.stable_ptrs.lock();
+            // SAFETY: as above; the collector's borrows end with the call.
+            let (heap, caps) = unsafe { (self.heap_mut(), self.caps_mut()) };
+            for cap in caps.iter_mut() {
+                cap.retire_current_block_keeping_position();
+            }
+            let mut ctx = GcContext { flags: self.flags(), heap, caps, stable_ptrs: &mut stable, leader: 0, sync_request: &self.sync_request };
+            self.collector.lock().sync(&mut ctx);
+        }
+        if self.flags().sanity {
+            st.sanity_checks += 1;
+            if let Err(violations) = self.check_heap() {
+                panic!("heap sanity check failed after a sync of collector {}: {} violation(s):\n  {}", self.collector_name(), violations.len(), violations.iter().take(20).cloned().collect::<Vec<_>>().join("\n  "));
+            }
+        }
+        let (cpu, elapsed) = Stamp::now().since(&start);
+        st.stats.collector_syncs += 1;
+        st.stats.collector_sync_elapsed += elapsed;
+        st.stats.gc_cpu += cpu;
+        st.stats.gc_elapsed += elapsed;
+        drop(world);
     }
 
     #[cold]
@@ -704,7 +749,7 @@ impl Rts {
         // SAFETY: the world is stopped (the caller holds `WorldStopped`),
         // and the collector's borrows end with this call.
         let (heap, caps) = unsafe { (self.heap_mut(), self.caps_mut()) };
-        let mut ctx = GcContext { flags: self.flags(), heap, caps, stable_ptrs: &mut stable, leader };
+        let mut ctx = GcContext { flags: self.flags(), heap, caps, stable_ptrs: &mut stable, leader, sync_request: &self.sync_request };
         self.collector.lock().collect(req, &mut ctx)
     }
 

@@ -194,6 +194,11 @@ pub struct Stats {
     pub censuses: u64,
     /// GC threads used.
     pub gc_threads: usize,
+    /// Stop-the-world syncs a collector's own threads asked for (See Note
+    /// [Concurrent phases] in `collector`).
+    pub collector_syncs: u64,
+    /// Elapsed seconds of those syncs (counted in GC time too).
+    pub collector_sync_elapsed: f64,
 }
 
 impl Stats {
@@ -236,6 +241,8 @@ impl Stats {
             prof_cpu: 0.0,
             prof_elapsed: 0.0,
             censuses: 0,
+            collector_syncs: 0,
+            collector_sync_elapsed: 0.0,
         }
     }
 
