@@ -85,8 +85,7 @@ impl<'a> Cursor<'a> {
     }
 }
 
-const BLOCK_MARKER: u16 = 18;
-const DATA_END: u16 = 0xffff;
+use gclab_core::eventlog::id::{BLOCK_MARKER, DATA_END};
 
 /// Parse an eventlog's bytes.
 pub fn parse(bytes: &[u8]) -> Result<EventLogFile, ReadError> {

@@ -12,7 +12,7 @@
 //!   times, so the CPU columns repeat the elapsed ones.
 
 use crate::eventlog_reader::{Event, EventLogFile};
-use gclab_core::eventlog::id;
+use gclab_core::eventlog::{id, GcStatsGhc, HeapInfoGhc};
 use gclab_core::stats::{GenStats, Stats};
 use plotters::prelude::*;
 use std::collections::HashMap;
@@ -54,17 +54,16 @@ pub struct Derived {
 
 const NS: f64 = 1e9;
 
-/// A GC begun on a capability: its start, and (generation, copied, GC
-/// threads, most copied by one thread, balanced copied) once its
-/// GC_STATS_GHC arrives.
-type OpenGc = (f64, Option<(usize, u64, u32, u64, u64)>);
+/// A GC begun on a capability: its start, and its GC_STATS_GHC once it
+/// arrives.
+type OpenGc = (f64, Option<GcStatsGhc>);
 
 /// Compute the summary over `[from, to]` seconds (the whole run by default).
 pub fn derive(log: &EventLogFile, from: Option<f64>, to: Option<f64>) -> Derived {
     let last = log.events.iter().map(|e| e.ts).max().unwrap_or(0) as f64 / NS;
     let (from, to) = (from.unwrap_or(0.0), to.unwrap_or(last));
     let inside = |t: f64| t >= from && t <= to;
-    let generations = log.events.iter().find(|e| e.id == id::HEAP_INFO_GHC).map(|e| e.field(4, 2) as usize).unwrap_or(2).max(1);
+    let generations = log.events.iter().find(|e| e.id == id::HEAP_INFO_GHC).map(|e| HeapInfoGhc::decode(&e.payload).generations as usize).unwrap_or(2).max(1);
     let mut d = Derived { stats: Stats::new(generations, 1), caps: 1, gcs: Vec::new(), heap_size: Vec::new(), live: Vec::new(), allocated: Vec::new(), events: log.events.len() };
     let mut s = Stats::new(generations, 1);
     let mut alloc_at_from: HashMap<u16, u64> = HashMap::new();
@@ -93,18 +92,18 @@ pub fn derive(log: &EventLogFile, from: Option<f64>, to: Option<f64>) -> Derived
             }
             id::GC_STATS_GHC => {
                 if let Some(g) = open.get_mut(&cap) {
-                    let stats = (e.field(4, 2) as usize, e.field(6, 8), e.field(30, 4) as u32, e.field(34, 8), e.field(50, 8));
+                    let stats = GcStatsGhc::decode(&e.payload);
                     g.1 = Some(stats);
-                    s.max_slop_bytes = s.max_slop_bytes.max(e.field(14, 8));
+                    s.max_slop_bytes = s.max_slop_bytes.max(stats.slop);
                 }
             }
             id::GC_END => {
-                if let Some((start, Some((gen, copied, threads, max_copied, balanced)))) = open.remove(&cap) {
+                if let Some((start, Some(stats))) = open.remove(&cap) {
                     if inside(start) && inside(t) {
-                        let gen = gen.min(generations - 1);
-                        d.gcs.push(Gc { start, end: t, gen, copied, threads });
-                        record_gc(&mut s, gen, t - start, copied, threads, max_copied, balanced, generations);
-                        max_threads = max_threads.max(threads);
+                        let gen = (stats.gen as usize).min(generations - 1);
+                        d.gcs.push(Gc { start, end: t, gen, copied: stats.copied, threads: stats.par_threads });
+                        record_gc(&mut s, gen, t - start, &stats, generations);
+                        max_threads = max_threads.max(stats.par_threads);
                     }
                 }
             }
@@ -133,8 +132,8 @@ pub fn derive(log: &EventLogFile, from: Option<f64>, to: Option<f64>) -> Derived
     d
 }
 
-#[allow(clippy::too_many_arguments)]
-fn record_gc(s: &mut Stats, gen: usize, pause: f64, copied: u64, threads: u32, max_copied: u64, balanced: u64, generations: usize) {
+fn record_gc(s: &mut Stats, gen: usize, pause: f64, stats: &GcStatsGhc, generations: usize) {
+    let (copied, threads) = (stats.copied, stats.par_threads);
     s.gcs += 1;
     s.copied_bytes += copied;
     s.gc_elapsed += pause;
@@ -143,8 +142,8 @@ fn record_gc(s: &mut Stats, gen: usize, pause: f64, copied: u64, threads: u32, m
     }
     if threads > 1 {
         s.par_copied_bytes += copied;
-        s.cumulative_par_max_copied_bytes += max_copied;
-        s.cumulative_par_balanced_copied_bytes += balanced;
+        s.cumulative_par_max_copied_bytes += stats.par_max_copied;
+        s.cumulative_par_balanced_copied_bytes += stats.par_balanced_copied;
     }
     let g: &mut GenStats = &mut s.gens[gen];
     g.collections += 1;

@@ -174,6 +174,91 @@ impl Payload {
     }
 }
 
+/// The `GC_STATS_GHC` event: one GC's statistics. Its layout is written
+/// here once; the writer, `-v` and the readers all go through `encode` and
+/// `decode`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct GcStatsGhc {
+    /// The heap capability set (always 0).
+    pub heap_capset: u32,
+    /// The oldest generation collected.
+    pub gen: u16,
+    /// Bytes copied.
+    pub copied: u64,
+    /// Bytes of slop.
+    pub slop: u64,
+    /// Bytes of free blocks (GHC's "fragmentation").
+    pub fragmentation: u64,
+    /// GC threads.
+    pub par_threads: u32,
+    /// Most bytes one GC thread copied (parallel GCs only).
+    pub par_max_copied: u64,
+    /// Bytes copied by all threads (parallel GCs only).
+    pub par_tot_copied: u64,
+    /// GHC's balanced bytes (See `stats::balanced_copied`).
+    pub par_balanced_copied: u64,
+}
+
+impl GcStatsGhc {
+    /// The payload, GHC's 58 bytes.
+    pub fn encode(&self) -> Payload {
+        Payload::new()
+            .u32(self.heap_capset)
+            .u16(self.gen)
+            .u64(self.copied)
+            .u64(self.slop)
+            .u64(self.fragmentation)
+            .u32(self.par_threads)
+            .u64(self.par_max_copied)
+            .u64(self.par_tot_copied)
+            .u64(self.par_balanced_copied)
+    }
+
+    /// Read a payload back (missing bytes read as zero).
+    pub fn decode(p: &[u8]) -> GcStatsGhc {
+        GcStatsGhc {
+            heap_capset: be32(p, 0) as u32,
+            gen: be16(p, 4) as u16,
+            copied: be64(p, 6),
+            slop: be64(p, 14),
+            fragmentation: be64(p, 22),
+            par_threads: be32(p, 30) as u32,
+            par_max_copied: be64(p, 34),
+            par_tot_copied: be64(p, 42),
+            par_balanced_copied: be64(p, 50),
+        }
+    }
+}
+
+/// The `HEAP_INFO_GHC` event: the heap's static parameters, once per run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct HeapInfoGhc {
+    /// The heap capability set (always 0).
+    pub heap_capset: u32,
+    /// Generations (`-G`).
+    pub generations: u16,
+    /// `-M` in bytes (0: none).
+    pub max_heap_size: u64,
+    /// `-A` in bytes.
+    pub alloc_area_size: u64,
+    /// Megablock size.
+    pub mblock_size: u64,
+    /// Block size.
+    pub block_size: u64,
+}
+
+impl HeapInfoGhc {
+    /// The payload, GHC's 38 bytes.
+    pub fn encode(&self) -> Payload {
+        Payload::new().u32(self.heap_capset).u16(self.generations).u64(self.max_heap_size).u64(self.alloc_area_size).u64(self.mblock_size).u64(self.block_size)
+    }
+
+    /// Read a payload back (missing bytes read as zero).
+    pub fn decode(p: &[u8]) -> HeapInfoGhc {
+        HeapInfoGhc { heap_capset: be32(p, 0) as u32, generations: be16(p, 4) as u16, max_heap_size: be64(p, 6), alloc_area_size: be64(p, 14), mblock_size: be64(p, 22), block_size: be64(p, 30) }
+    }
+}
+
 struct Buffer {
     cap: u16,
     bytes: Vec<u8>,
@@ -371,17 +456,18 @@ impl GcObserver for EventLog {
             let b = gc.heap.blocks.lock();
             (b.mblocks().mapped(), b.free_blocks() + b.mblocks().free_count() * BLOCKS_PER_MBLOCK)
         };
-        let stats = Payload::new()
-            .u32(0)
-            .u16(gc.req.collect_gen as u16)
-            .u64(record.copied_bytes)
-            .u64(record.slop_bytes)
-            .u64((free_blocks * BLOCK_SIZE) as u64)
-            .u32(gc.outcome.threads.len().max(1) as u32)
-            .u64(max_copied)
-            .u64(record.copied_bytes)
-            .u64(balanced);
-        self.post(Some(0), end, id::GC_STATS_GHC, stats);
+        let stats = GcStatsGhc {
+            heap_capset: 0,
+            gen: gc.req.collect_gen as u16,
+            copied: record.copied_bytes,
+            slop: record.slop_bytes,
+            fragmentation: (free_blocks * BLOCK_SIZE) as u64,
+            par_threads: gc.outcome.threads.len().max(1) as u32,
+            par_max_copied: max_copied,
+            par_tot_copied: record.copied_bytes,
+            par_balanced_copied: balanced,
+        };
+        self.post(Some(0), end, id::GC_STATS_GHC, stats.encode());
         self.post(Some(0), end, id::HEAP_SIZE, Payload::new().u32(0).u64((mapped * MBLOCK_SIZE) as u64));
         if gc.major {
             // Live data is known at major GCs only, as in GHC.
@@ -434,27 +520,20 @@ pub fn describe(id: u16, p: &[u8]) -> String {
         id::HEAP_ALLOCATED => format!("allocated on heap capset {}: {} total bytes till now", be32(p, 0), be64(p, 4)),
         id::HEAP_SIZE => format!("size of heap capset {}: {} bytes", be32(p, 0), be64(p, 4)),
         id::HEAP_LIVE => format!("live data in heap capset {}: {} bytes", be32(p, 0), be64(p, 4)),
-        id::HEAP_INFO_GHC => format!(
-            "heap stats for heap capset {}: generations {}, {} bytes max heap size, {} bytes alloc area size, {} bytes mblock size, {} bytes block size",
-            be32(p, 0),
-            be16(p, 4),
-            be64(p, 6),
-            be64(p, 14),
-            be64(p, 22),
-            be64(p, 30)
-        ),
-        id::GC_STATS_GHC => format!(
-            "GC stats for heap capset {}: generation {}, {} bytes copied, {} bytes slop, {} bytes fragmentation, {} par threads, {} bytes max par copied, {} bytes total par copied, {} bytes balanced par copied",
-            be32(p, 0),
-            be16(p, 4),
-            be64(p, 6),
-            be64(p, 14),
-            be64(p, 22),
-            be32(p, 30),
-            be64(p, 34),
-            be64(p, 42),
-            be64(p, 50)
-        ),
+        id::HEAP_INFO_GHC => {
+            let h = HeapInfoGhc::decode(p);
+            format!(
+                "heap stats for heap capset {}: generations {}, {} bytes max heap size, {} bytes alloc area size, {} bytes mblock size, {} bytes block size",
+                h.heap_capset, h.generations, h.max_heap_size, h.alloc_area_size, h.mblock_size, h.block_size
+            )
+        }
+        id::GC_STATS_GHC => {
+            let g = GcStatsGhc::decode(p);
+            format!(
+                "GC stats for heap capset {}: generation {}, {} bytes copied, {} bytes slop, {} bytes fragmentation, {} par threads, {} bytes max par copied, {} bytes total par copied, {} bytes balanced par copied",
+                g.heap_capset, g.gen, g.copied, g.slop, g.fragmentation, g.par_threads, g.par_max_copied, g.par_tot_copied, g.par_balanced_copied
+            )
+        }
         id::HEAP_PROF_BEGIN => format!("start heap profiling {} at sampling period {} broken down by {}", be16(p, 0) >> 8, be64(p, 1), be32(p, 9)),
         id::HEAP_PROF_SAMPLE_BEGIN => format!("start heap prof sample {}", be64(p, 0)),
         id::HEAP_PROF_SAMPLE_END => format!("end heap prof sample {}", be64(p, 0)),
@@ -476,6 +555,16 @@ mod tests {
             assert_eq!(size_of(i), Some(Some(s)), "event {i}");
         }
         assert_eq!(size_of(id::PROGRAM_ARGS), Some(None));
+    }
+
+    #[test]
+    fn typed_events_round_trip_at_ghcs_sizes() {
+        let g = GcStatsGhc { heap_capset: 0, gen: 1, copied: 7, slop: 8, fragmentation: 9, par_threads: 2, par_max_copied: 5, par_tot_copied: 7, par_balanced_copied: 4 };
+        assert_eq!(g.encode().0.len(), 58);
+        assert_eq!(GcStatsGhc::decode(&g.encode().0), g);
+        let h = HeapInfoGhc { heap_capset: 0, generations: 3, max_heap_size: 1 << 30, alloc_area_size: 1 << 20, mblock_size: 1 << 20, block_size: 4096 };
+        assert_eq!(h.encode().0.len(), 38);
+        assert_eq!(HeapInfoGhc::decode(&h.encode().0), h);
     }
 
     #[test]

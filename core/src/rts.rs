@@ -886,18 +886,15 @@ fn open_eventlog(flags: &RtsFlags, start: Instant, collector: &str) -> std::io::
         }
     }
     if classes.gc {
-        log.post(
-            None,
-            now,
-            ev::id::HEAP_INFO_GHC,
-            Payload::new()
-                .u32(0)
-                .u16(flags.generations as u16)
-                .u64((flags.max_heap_blocks * BLOCK_SIZE) as u64)
-                .u64((flags.alloc_area_blocks * BLOCK_SIZE) as u64)
-                .u64(MBLOCK_SIZE as u64)
-                .u64(BLOCK_SIZE as u64),
-        );
+        let info = ev::HeapInfoGhc {
+            heap_capset: 0,
+            generations: flags.generations as u16,
+            max_heap_size: (flags.max_heap_blocks * BLOCK_SIZE) as u64,
+            alloc_area_size: (flags.alloc_area_blocks * BLOCK_SIZE) as u64,
+            mblock_size: MBLOCK_SIZE as u64,
+            block_size: BLOCK_SIZE as u64,
+        };
+        log.post(None, now, ev::id::HEAP_INFO_GHC, info.encode());
     }
     Ok(Some(log))
 }
