@@ -16,7 +16,6 @@ use crate::mark::MarkBitmap;
 use crate::slide::Compaction;
 use crate::trace::{outcome, trace_live};
 use crate::{from_space, CollectorEntry};
-use gclab_core::bdescr::{BF_EVACUATED, BF_MARK_IN_PLACE};
 use gclab_core::heap::Heap;
 use gclab_core::{Collector, GcContext, GcOutcome, GcRequest};
 
@@ -57,15 +56,9 @@ fn compact_collect(req: &GcRequest, ctx: &mut GcContext<'_>) -> GcOutcome {
     // The oldest generation's blocks stay where they are: take them out of
     // the generation before `prepare` makes the rest from-space.
     let in_place = std::mem::take(&mut gens[n].blocks);
-    let mut marks = MarkBitmap::new();
-    for &bd in &in_place {
-        // SAFETY: the runtime gives the collector the heap exclusively
-        // (core's Note [Who touches what]).
-        let d = unsafe { bd.get() };
-        d.flags = (d.flags & !BF_EVACUATED) | BF_MARK_IN_PLACE;
-        // SAFETY: as above.
-        unsafe { marks.attach(bd) };
-    }
+    // SAFETY: the runtime gives the collector the heap exclusively
+    // (core's Note [Who touches what]).
+    let marks = unsafe { MarkBitmap::keep_in_place(&in_place) };
     // SAFETY: as above.
     unsafe { from_space::prepare(gens, n) };
     let mut gct = GcThread::new(*layout, n, gens.len(), blocks);

@@ -14,7 +14,7 @@
 //! atomic, so several GC threads mark into one bitmap: the thread whose
 //! `fetch_or` sets an object's first bit owns its scan (See `mark`).
 
-use gclab_core::bdescr::{BlockDesc, BlockPtr};
+use gclab_core::bdescr::{BlockDesc, BlockPtr, BF_EVACUATED, BF_MARK_IN_PLACE};
 use gclab_core::constants::{Word, BLOCK_WORDS};
 use gclab_core::info::InfoTable;
 use gclab_core::object::{info_of_header, Layout};
@@ -59,6 +59,26 @@ impl MarkBitmap {
         assert_eq!(d.blocks, 1, "mark bitmaps cover single blocks");
         d.aux = self.maps.len() as u64;
         self.maps.push(Default::default());
+    }
+
+    /// A bitmap for `blocks`, each flagged `BF_MARK_IN_PLACE` (no longer
+    /// `BF_EVACUATED`): `evacuate` will mark their objects where they lie.
+    /// The caller has taken the blocks out of their generation, so that
+    /// `from_space::prepare` does not make them from-space.
+    ///
+    /// # Safety
+    /// As for `attach`, for every block.
+    // SAFETY: the caller holds every block for this GC.
+    pub unsafe fn keep_in_place(blocks: &[BlockPtr]) -> MarkBitmap {
+        let mut marks = MarkBitmap::new();
+        for &bd in blocks {
+            // SAFETY: the caller's contract.
+            let d = unsafe { bd.get() };
+            d.flags = (d.flags & !BF_EVACUATED) | BF_MARK_IN_PLACE;
+            // SAFETY: as above.
+            unsafe { marks.attach(bd) };
+        }
+        marks
     }
 
     /// Blocks attached.

@@ -30,7 +30,6 @@ use crate::mark::MarkBitmap;
 use crate::space::Space;
 use crate::trace::{outcome, trace_with};
 use crate::{from_space, CollectorEntry};
-use gclab_core::bdescr::{BF_EVACUATED, BF_MARK_IN_PLACE};
 use gclab_core::heap::Heap;
 use gclab_core::{Collector, GcContext, GcOutcome, GcRequest};
 
@@ -81,15 +80,9 @@ impl Collector for MarkSweep {
         // marked in place.
         let marked = if major { std::mem::take(&mut gens[oldest].blocks) } else { Vec::new() };
         let words_before = gens[oldest].n_words;
-        let mut marks = MarkBitmap::new();
-        for &bd in &marked {
-            // SAFETY: the runtime gives the collector the heap exclusively
-            // (core's Note [Who touches what]).
-            let d = unsafe { bd.get() };
-            d.flags = (d.flags & !BF_EVACUATED) | BF_MARK_IN_PLACE;
-            // SAFETY: as above.
-            unsafe { marks.attach(bd) };
-        }
+        // SAFETY: the runtime gives the collector the heap exclusively
+        // (core's Note [Who touches what]).
+        let marks = unsafe { MarkBitmap::keep_in_place(&marked) };
         // SAFETY: as above.
         unsafe { from_space::prepare(gens, n) };
         let marks = &marks;
