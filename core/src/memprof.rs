@@ -19,6 +19,8 @@
 //! Tracked blocks are watched through weak pointers held by stable
 //! pointers, so the GC needs no special knowledge of them.
 
+use crate::info::NULL_OBJECT;
+use crate::mutator::{Handle, Mutator};
 use crate::constants::Word;
 use crate::stable_ptr::StablePtr;
 
@@ -167,6 +169,124 @@ impl Memprof {
             self.countdown -= (words as u64).min(self.countdown.saturating_sub(1));
         }
         self.base = hp;
+    }
+}
+
+/// Memprof's hooks in the mutator's allocation path.
+impl Mutator<'_> {
+    /// Bring Memprof's countdown up to date with what the fast path
+    /// allocated since the limit was last set.
+    pub(crate) fn memprof_catch_up(&mut self) {
+        let hp = self.cap().hp;
+        self.memprof_catch_up_to(hp);
+    }
+
+    pub(crate) fn memprof_catch_up_to(&mut self, hp: *mut Word) {
+        if let Some(mp) = self.memprof.as_mut() {
+            if !mp.busy {
+                mp.consume_fast_path(hp);
+            }
+        }
+    }
+
+    /// Memprof's view of an allocation of `words` at `p` (See Note
+    /// [Sampling without a fast-path test] in `memprof`).
+    pub(crate) fn memprof_account(&mut self, p: *mut Word, words: usize, major: bool) {
+        self.memprof_catch_up_to(p);
+        let Some(mp) = self.memprof.as_mut() else { return };
+        if mp.busy {
+            return;
+        }
+        let n_samples = mp.draw(words);
+        if n_samples > 0 {
+            mp.pending = Some(PendingSample { n_samples, size: words, major });
+            self.sample_pending = true;
+        }
+    }
+
+    /// Report the sampled object behind `h` and maybe start tracking it.
+    #[cold]
+    pub(crate) fn memprof_sampled(&mut self, h: Handle) {
+        self.sample_pending = false;
+        let Some(mut mp) = self.memprof.take() else { return };
+        if let Some(s) = mp.pending.take() {
+            let info = AllocationInfo { n_samples: s.n_samples, size: s.size, source: AllocationSource::Normal };
+            mp.busy = true;
+            let data = if s.major { (mp.tracker.alloc_major)(&info) } else { (mp.tracker.alloc_minor)(&info) };
+            if let Some(data) = data {
+                let base = self.depth();
+                let weak = self.new_weak_raw(h, NULL_OBJECT.addr(), None);
+                let sp = self.new_stable_ptr(weak);
+                self.truncate(base);
+                mp.tracked.push(Tracked { weak: sp, data, major: s.major });
+            }
+            mp.busy = false;
+        }
+        self.memprof = Some(mp);
+        self.refresh_limit();
+    }
+
+    /// After GCs: tell the tracker which tracked blocks were promoted or died.
+    pub(crate) fn memprof_after_gc(&mut self) {
+        let gcs = self.rts.stats_gcs();
+        let Some(mut mp) = self.memprof.take() else { return };
+        if mp.seen_gcs != gcs {
+            mp.seen_gcs = gcs;
+            mp.busy = true;
+            let mut kept = Vec::with_capacity(mp.tracked.len());
+            for mut t in std::mem::take(&mut mp.tracked) {
+                let base = self.depth();
+                let w = self.deref_stable_ptr(t.weak);
+                let alive = self.deref_weak(w);
+                let keep = match alive {
+                    None => {
+                        if t.major {
+                            (mp.tracker.dealloc_major)(t.data);
+                        } else {
+                            (mp.tracker.dealloc_minor)(t.data);
+                        }
+                        false
+                    }
+                    Some(k) if !t.major && self.generation_of(k).unwrap_or(0) > 0 => match (mp.tracker.promote)(t.data) {
+                        Some(d) => {
+                            t.data = d;
+                            t.major = true;
+                            true
+                        }
+                        None => false,
+                    },
+                    Some(_) => true,
+                };
+                self.truncate(base);
+                if keep {
+                    kept.push(t);
+                } else {
+                    self.free_stable_ptr(t.weak);
+                }
+            }
+            mp.tracked = kept;
+            mp.busy = false;
+        }
+        self.memprof = Some(mp);
+    }
+
+    /// Start sampling (the `gc` API's `Memprof.start`).
+    pub(crate) fn memprof_start(&mut self, rate: f64, tracker: Tracker) {
+        self.memprof_stop();
+        let gcs = self.rts.stats_gcs();
+        self.memprof = Some(Box::new(Memprof::new(rate, tracker, gcs)));
+        self.refresh_limit();
+    }
+
+    /// Stop sampling and tracking.
+    pub(crate) fn memprof_stop(&mut self) {
+        if let Some(mp) = self.memprof.take() {
+            for t in mp.tracked {
+                self.free_stable_ptr(t.weak);
+            }
+        }
+        self.sample_pending = false;
+        self.refresh_limit();
     }
 }
 

@@ -1,0 +1,163 @@
+//! Allocation: the bump-pointer fast path and everything behind it
+//! (moving through the nursery, chunks, large objects, forced GCs).
+//!
+//! Note [Allocation fast path]
+//! ----------------------------------------
+//! `alloc_words` is a bump of the capability's `hp` checked against
+//! `hp_lim`, inlined into every allocation site; everything else (moving to
+//! the next nursery block, taking a chunk, GC, large objects, forced GCs)
+//! is in the cold `alloc_slow`.
+//!
+//! Note [Forced GCs]
+//! ----------------------------------------
+//! `--gc-every=<n>` (a stress setting) forces a GC every n allocations. Rather than
+//! count in the fast path, the capability's `hp_lim` is set to the start of
+//! each block, so every allocation takes the slow path, which counts and
+//! does the bump itself against the block's real end. Runs without `--gc-every`
+//! pay nothing for it.
+
+
+use super::*;
+
+impl Mutator<'_> {
+    // ---------------------------------------------------------------
+    // Allocation
+
+    /// Allocate `words` words (uninitialised) and return their address.
+    /// See Note [Allocation fast path].
+    #[inline(always)]
+    pub(crate) fn alloc_words(&mut self, words: usize) -> *mut Word {
+        let cap = self.cap_mut();
+        let p = cap.hp;
+        let new_hp = p.wrapping_add(words);
+        if new_hp <= cap.hp_lim && !p.is_null() {
+            cap.hp = new_hp;
+            return p;
+        }
+        self.alloc_slow(words)
+    }
+
+    #[cold]
+    #[inline(never)]
+    pub(crate) fn alloc_slow(&mut self, words: usize) -> *mut Word {
+        self.rts.safe_point();
+        self.run_gc_hooks();
+        if words * WORD_SIZE >= LARGE_OBJECT_THRESHOLD {
+            return self.alloc_large(words);
+        }
+        if self.forced_gcs {
+            let every = self.rts.flags().gc_every_allocs;
+            let cap = self.cap_mut();
+            cap.allocs_since_forced_gc += 1;
+            if cap.allocs_since_forced_gc >= every {
+                cap.allocs_since_forced_gc = 0;
+                self.rts.collect(self.cap_no, GcReason::Forced, false);
+            }
+        }
+        if self.cap().gc_wanted {
+            self.rts.collect(self.cap_no, GcReason::LargeAllocation, false);
+        }
+        loop {
+            let cap = self.cap_mut();
+            let p = cap.hp;
+            if !p.is_null() && p.wrapping_add(words) <= cap.block_end {
+                self.memprof_account(p, words, false);
+                self.cap_mut().hp = p.wrapping_add(words);
+                self.refresh_limit();
+                return p;
+            }
+            if !self.next_nursery_block() {
+                self.rts.collect(self.cap_no, GcReason::HeapExhausted, false);
+            }
+        }
+    }
+
+    /// Set the fast path's limit: the block's end, the block's start under
+    /// `--gc-every`, or the next sampled word under Memprof.
+    pub(crate) fn refresh_limit(&mut self) {
+        // SAFETY: as in `cap_mut`; `self.memprof` is a different field.
+        let cap = unsafe { &mut *self.cap };
+        cap.hp_lim = if self.forced_gcs { cap.hp } else { cap.block_end };
+        if let Some(mp) = self.memprof.as_mut() {
+            mp.base = cap.hp;
+            if !mp.busy && !cap.hp.is_null() {
+                let room = (cap.block_end as usize - cap.hp as usize) / WORD_SIZE;
+                let to_sample = mp.countdown.saturating_sub(1).min(room as u64) as usize;
+                cap.hp_lim = cap.hp_lim.min(cap.hp.wrapping_add(to_sample));
+            }
+        }
+    }
+
+
+    /// Move to the next block of this capability's nursery chunk, or to a
+    /// fresh chunk. False when the allocation area is used up.
+    pub(crate) fn next_nursery_block(&mut self) -> bool {
+        self.memprof_catch_up();
+        let entered = self.enter_next_nursery_block();
+        if entered {
+            self.refresh_limit();
+        }
+        entered
+    }
+
+    fn enter_next_nursery_block(&mut self) -> bool {
+        let heap = self.rts.heap_ref();
+        let forced = self.forced_gcs;
+        // SAFETY: as in `cap_mut`; `heap` is a different object.
+        let cap = unsafe { &mut *self.cap };
+        cap.retire_current_block();
+        loop {
+            let chunk = &heap.nurseries[cap.chunk];
+            if cap.next_block < chunk.len() {
+                let bd = chunk[cap.next_block];
+                cap.next_block += 1;
+                // SAFETY: blocks of a chunk this capability took are its own.
+                unsafe { cap.enter_block(bd, forced) };
+                return true;
+            }
+            match heap.take_chunk() {
+                Some(c) => {
+                    cap.chunk = c;
+                    cap.next_block = 0;
+                }
+                None => return false,
+            }
+        }
+    }
+
+    /// A large object: a block group of its own, in generation 0.
+    pub(crate) fn alloc_large(&mut self, words: usize) -> *mut Word {
+        let flags = self.rts.flags();
+        let bytes = words * WORD_SIZE;
+        let blocks = bytes.div_ceil(crate::constants::BLOCK_SIZE);
+        if flags.max_heap_blocks > 0 && blocks >= flags.max_heap_blocks {
+            self.rts.fail_exhausted(HeapExhausted::Overflow(HeapOverflow { max_heap_bytes: flags.max_heap_blocks * crate::constants::BLOCK_SIZE }));
+        }
+        if self.cap().gc_wanted || self.forced_gcs {
+            self.cap_mut().gc_wanted = false;
+            self.rts.collect(self.cap_no, GcReason::LargeAllocation, false);
+        }
+        let bd = {
+            let mut ba = self.rts.heap_ref().blocks.lock();
+            ba.alloc_group(blocks).unwrap_or_else(|e| self.rts.fail_exhausted(HeapExhausted::OutOfMemory(e)))
+        };
+        // SAFETY: a group fresh from the allocator is ours alone.
+        let d = unsafe { bd.get() };
+        d.flags |= BF_LARGE;
+        d.gen_no = 0;
+        d.dest_no = 0;
+        // SAFETY: the group has room for `words` words.
+        d.free = unsafe { d.start.add(words) };
+        let nursery_words = self.rts.heap_ref().nursery_blocks() * crate::constants::BLOCK_WORDS;
+        self.memprof_account(self.cap().hp, words, true);
+        self.refresh_limit();
+        let cap = self.cap_mut();
+        cap.new_large.push(bd);
+        cap.new_large_words += words;
+        if cap.new_large_words >= nursery_words {
+            cap.gc_wanted = true;
+        }
+        d.start
+    }
+
+}

@@ -1,0 +1,160 @@
+//! Weak pointers, finalisers and alarms: what runs on the mutator after
+//! the GC that found their keys dead (or after each major GC).
+
+use super::*;
+
+/// A finaliser: called on the mutator, after the GC that found its weak
+/// pointer's key dead, with a handle to the weak pointer's value.
+pub type Finalizer = Box<dyn for<'a, 'b> FnOnce(&'b mut Mutator<'a>, Handle) + Send>;
+
+/// A finaliser that gets no value (OCaml's `finalise_last`).
+pub type LastFinalizer = Box<dyn for<'a, 'b> FnOnce(&'b mut Mutator<'a>) + Send>;
+
+/// An alarm: run on the mutator after every major GC.
+pub type Alarm = Box<dyn for<'a, 'b> FnMut(&'b mut Mutator<'a>) + Send>;
+
+/// The two kinds of finaliser. See Note [Finaliser order].
+pub enum FinalizerKind {
+    /// Gets the value (GHC's weak finalisers, OCaml's `finalise`).
+    Value(Finalizer),
+    /// Gets nothing; runs after every `Value` one of the same GC
+    /// (OCaml's `finalise_last`).
+    Last(LastFinalizer),
+}
+
+// Note [Finaliser order]
+// ----------------------------------------
+// Finalisers run on the mutator after the GC that found their keys dead,
+// never inside it. Of the values that die in one GC, the `Value`
+// finalisers run in the reverse order of their registration (the GC
+// queues dead weak pointers in registration order, by finaliser id, and
+// the mutator pops from the end), then the `Last` ones, likewise: OCaml's
+// documented order. A finaliser may allocate and so cause further GCs;
+// the finalisers those find dead wait until the running ones are done,
+// unless a finaliser calls `gc::finalise_release`.
+
+
+impl Mutator<'_> {
+    // ---------------------------------------------------------------
+    // Weak and stable pointers
+
+    /// A weak pointer from `key` to `value`, with an optional finaliser that
+    /// runs (with the value) after a GC finds the key unreachable.
+    pub fn new_weak(&mut self, key: Handle, value: Handle, finalizer: Option<Finalizer>) -> Handle {
+        let v = self.obj(value) as Word;
+        self.new_weak_raw(key, v, finalizer.map(FinalizerKind::Value))
+    }
+
+    /// A weak pointer from `key` to the object at `value` (a root's
+    /// contents, or a static object), with a finaliser of either kind.
+    pub(crate) fn new_weak_raw(&mut self, key: Handle, value: Word, finalizer: Option<FinalizerKind>) -> Handle {
+        let fin_id = finalizer.map(|f| self.rts.register_finalizer(f)).unwrap_or(0);
+        let base = self.depth();
+        let value_root = self.push(value); // keep the value across the allocation
+        let size = self.layout.fixed_size(&WEAK_INFO);
+        let p = self.alloc_words(size);
+        self.init_header(p, &WEAK_INFO);
+        let payload = self.layout.payload(p);
+        let (k, v) = (self.obj(key) as Word, self.root(value_root));
+        self.truncate(base);
+        // SAFETY: a WEAK has five payload words.
+        unsafe {
+            *payload.add(weak_field::KEY) = k;
+            *payload.add(weak_field::VALUE) = v;
+            *payload.add(weak_field::FINALIZER) = NULL_OBJECT.addr();
+            *payload.add(weak_field::LINK) = 0;
+            *payload.add(weak_field::FINALIZER_ID) = fin_id as Word;
+        }
+        self.cap_mut().new_weaks.push(ObjPtr(p));
+        self.finish(p)
+    }
+
+    /// The key of a weak pointer whose key is still alive; None once dead.
+    pub fn deref_weak(&mut self, w: Handle) -> Option<Handle> {
+        let p = self.obj(w);
+        // SAFETY: `p` is a valid object.
+        let info = info_of_header(unsafe { *p });
+        match info.closure_type {
+            // SAFETY: a WEAK's key is its first payload word.
+            ClosureType::Weak => Some(unsafe { *self.layout.payload(p).add(weak_field::KEY) }).map(|k| self.push(k)),
+            ClosureType::DeadWeak => None,
+            _ => panic!("deref_weak of {}", info.name),
+        }
+    }
+
+    /// Run what GCs left for the mutator: finalisers of dead weak pointers
+    /// (See Note [Finaliser order]), then each alarm once per major GC
+    /// since the last call.
+    pub fn run_gc_hooks(&mut self) {
+        if self.cap_no != 0 {
+            // Finalisers and alarms run on capability 0 (the GC queues dead
+            // weak pointers there); Memprof is per mutator.
+            if self.memprof.is_some() {
+                self.memprof_after_gc();
+            }
+            return;
+        }
+        self.run_finalizers();
+        self.run_alarms();
+        if self.memprof.is_some() {
+            self.memprof_after_gc();
+        }
+    }
+
+    /// Run the finalisers of weak pointers that died in earlier GCs.
+    pub fn run_finalizers(&mut self) {
+        if self.running_finalizers {
+            return;
+        }
+        self.running_finalizers = true;
+        let mut last = Vec::new();
+        while let Some(weak) = self.cap_mut().pending_finalizers.pop() {
+            let base = self.depth();
+            let w = self.push(weak);
+            let p = self.obj(w);
+            // SAFETY: pending entries are DEAD_WEAK objects kept alive as roots.
+            // The finaliser gets the value; the dead weak lets go of it.
+            let (value, id) = unsafe {
+                let payload = self.layout.payload(p);
+                let taken = (*payload.add(weak_field::VALUE), *payload.add(weak_field::FINALIZER_ID) as u64);
+                *payload.add(weak_field::VALUE) = NULL_OBJECT.addr();
+                *payload.add(weak_field::FINALIZER) = NULL_OBJECT.addr();
+                *payload.add(weak_field::FINALIZER_ID) = 0;
+                taken
+            };
+            match self.rts.take_finalizer(id) {
+                Some(FinalizerKind::Value(f)) => {
+                    let v = self.push(value);
+                    f(self, v);
+                }
+                Some(FinalizerKind::Last(f)) => last.push(f),
+                None => {}
+            }
+            self.truncate(base);
+        }
+        for f in last {
+            f(self);
+        }
+        self.running_finalizers = false;
+    }
+
+    fn run_alarms(&mut self) {
+        if self.running_alarms {
+            return;
+        }
+        self.running_alarms = true;
+        let majors = self.rts.major_gcs();
+        while self.seen_major_gcs < majors {
+            self.seen_major_gcs += 1;
+            let mut i = 0;
+            while let Some((id, alarm)) = self.rts.take_alarm(i) {
+                if let Some(mut f) = alarm {
+                    f(self);
+                    self.rts.return_alarm(id, f);
+                }
+                i += 1;
+            }
+        }
+        self.running_alarms = false;
+    }
+}

@@ -1,0 +1,331 @@
+//! The mutator's interface to the heap: handles, allocation, reads, writes.
+//!
+//! Mutator programs (the workloads) never hold a raw heap address. They hold
+//! `Handle`s: indices into their capability's root stack, which the GC
+//! updates when it moves objects. Every operation that can allocate takes
+//! `&mut Mutator`, so the borrow checker already forbids keeping anything
+//! borrowed from the heap across an allocation. Reading a large structure
+//! without pushing a handle per step is done through a `HeapView`, which
+//! borrows the mutator immutably (so no allocation, hence no GC, can happen
+//! while it lives) and hands out `ObjRef`s tied to that borrow.
+//!
+//! Root stack discipline: handles are pushed by every operation that yields
+//! an object and popped in bulk with `truncate`/`ret`, like a stack frame.
+//! A handle used after its slot was popped is a bounds-checked index: it
+//! panics (or names another live root), it never reads freed memory.
+//!
+//! The mutator is split by concern: this module holds the `Mutator` and
+//! its root stack, and GC control; `alloc` the allocation paths;
+//! `objects` constructing, reading and writing objects; `finalise` weak
+//! pointers, finalisers and alarms; `stable` stable pointers; `view`
+//! read-only views of the heap. Memprof hooks the allocation path from its
+//! own module (`crate::memprof`).
+
+mod alloc;
+mod finalise;
+mod objects;
+mod stable;
+mod view;
+
+pub use finalise::{Alarm, Finalizer, FinalizerKind, LastFinalizer};
+pub use view::{HeapView, ObjRef};
+
+use crate::barrier;
+use crate::bdescr::{BlockDesc, BF_LARGE};
+use crate::capability::Capability;
+use crate::collector::GcReason;
+use crate::constants::{Word, LARGE_OBJECT_THRESHOLD, WORD_SIZE};
+use crate::generation::ObjPtr;
+use crate::info::*;
+use crate::object::{info_of_header, weak_field, Layout};
+use crate::policy::{HeapExhausted, HeapOverflow};
+use crate::rts::Rts;
+use crate::stable_ptr::StablePtr;
+use crate::stats::Stats;
+use crate::memprof::Memprof;
+use std::marker::PhantomData;
+
+/// A root: an index into the capability's root stack.
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Handle(u32);
+
+impl Handle {
+    /// The slot index (for tools that print root stacks).
+    pub fn index(self) -> usize {
+        self.0 as usize
+    }
+}
+
+/// A mutator thread's view of the runtime, bound to one capability.
+pub struct Mutator<'rt> {
+    pub(crate) rts: &'rt Rts,
+    cap: *mut Capability,
+    pub(crate) cap_no: usize,
+    layout: Layout,
+    forced_gcs: bool,
+    pub(crate) running_finalizers: bool,
+    running_alarms: bool,
+    seen_major_gcs: u64,
+    /// Memprof's state while sampling (See `crate::memprof`).
+    pub(crate) memprof: Option<Box<Memprof>>,
+    /// A sample is due on the object being made (See `crate::memprof`).
+    pub(crate) sample_pending: bool,
+}
+
+/// Follow indirections (updated thunks) from the object at `p`.
+#[inline(always)]
+fn deref_ind(mut p: Word, layout: Layout) -> Word {
+    loop {
+        // SAFETY: `p` is a valid object address (heap or static); reading
+        // its header word is always allowed. IND has one info table, so
+        // comparing the header word is enough.
+        if unsafe { *(p as *const Word) } != IND_INFO.header() {
+            return p;
+        }
+        // SAFETY: an IND's payload is its indirectee.
+        p = unsafe { *layout.payload(p as *mut Word) };
+    }
+}
+
+impl<'rt> Mutator<'rt> {
+    pub(crate) fn new(rts: &'rt Rts, cap_no: usize) -> Mutator<'rt> {
+        let layout = rts.heap_ref().layout;
+        Mutator {
+            rts,
+            cap: rts.cap_ptr(cap_no),
+            cap_no,
+            layout,
+            forced_gcs: rts.flags().gc_every_allocs > 0,
+            running_finalizers: false,
+            running_alarms: false,
+            seen_major_gcs: 0,
+            memprof: None,
+            sample_pending: false,
+        }
+    }
+
+    #[inline(always)]
+    pub(crate) fn cap(&self) -> &Capability {
+        // SAFETY: Note [Who touches what] in rts: between GCs only this
+        // mutator touches its capability.
+        unsafe { &*self.cap }
+    }
+
+    #[inline(always)]
+    pub(crate) fn cap_mut(&mut self) -> &mut Capability {
+        // SAFETY: as above; `&mut self` makes this the only borrow.
+        unsafe { &mut *self.cap }
+    }
+
+    /// The runtime.
+    pub fn rts(&self) -> &'rt Rts {
+        self.rts
+    }
+
+    /// This run's object layout.
+    pub fn layout(&self) -> Layout {
+        self.layout
+    }
+
+    /// Statistics so far.
+    pub fn stats(&self) -> Stats {
+        self.rts.stats()
+    }
+
+    /// Words allocated by this capability so far.
+    pub fn allocated_words(&self) -> u64 {
+        self.cap().allocated_words_now()
+    }
+
+    // ---------------------------------------------------------------
+    // The root stack
+
+    #[inline(always)]
+    fn root(&self, h: Handle) -> Word {
+        self.cap().roots[h.0 as usize]
+    }
+
+    /// The object a handle refers to, through any indirections.
+    #[inline(always)]
+    fn obj(&self, h: Handle) -> *mut Word {
+        deref_ind(self.root(h), self.layout) as *mut Word
+    }
+
+    /// Root a freshly initialised object; report it to Memprof if one of
+    /// its words was sampled (See Note [Sampling without a fast-path test]
+    /// in `memprof`).
+    #[inline(always)]
+    fn finish(&mut self, p: *mut Word) -> Handle {
+        let h = self.push(p as Word);
+        if self.sample_pending {
+            self.memprof_sampled(h);
+        }
+        h
+    }
+
+    #[inline(always)]
+    fn push(&mut self, w: Word) -> Handle {
+        let roots = &mut self.cap_mut().roots;
+        roots.push(w);
+        Handle((roots.len() - 1) as u32)
+    }
+
+    /// Depth of the root stack: a frame mark for `truncate` and `ret`.
+    #[inline(always)]
+    pub fn depth(&self) -> usize {
+        self.cap().roots.len()
+    }
+
+    /// Pop every handle above `depth`.
+    #[inline(always)]
+    pub fn truncate(&mut self, depth: usize) {
+        self.cap_mut().roots.truncate(depth);
+    }
+
+    /// Return `h` from a frame that began at `depth`: pop the frame, keep `h`.
+    #[inline(always)]
+    pub fn ret(&mut self, depth: usize, h: Handle) -> Handle {
+        let roots = &mut self.cap_mut().roots;
+        roots[depth] = roots[h.0 as usize];
+        roots.truncate(depth + 1);
+        Handle(depth as u32)
+    }
+
+    /// Make `dst` refer to what `src` refers to.
+    #[inline(always)]
+    pub fn set(&mut self, dst: Handle, src: Handle) {
+        let roots = &mut self.cap_mut().roots;
+        roots[dst.0 as usize] = roots[src.0 as usize];
+    }
+
+    /// A second handle to the same object.
+    #[inline(always)]
+    pub fn dup(&mut self, h: Handle) -> Handle {
+        let w = self.root(h);
+        self.push(w)
+    }
+
+    /// A handle to a static object.
+    #[inline(always)]
+    pub fn static_obj(&mut self, s: &'static StaticObject) -> Handle {
+        self.push(s.addr())
+    }
+
+    /// Do two handles refer to the same object?
+    pub fn same(&self, a: Handle, b: Handle) -> bool {
+        self.obj(a) == self.obj(b)
+    }
+
+    /// The info table of the object behind `h`.
+    pub fn info(&self, h: Handle) -> &'static InfoTable {
+        // SAFETY: `obj` is a valid object address.
+        info_of_header(unsafe { *self.obj(h) })
+    }
+
+    /// A read-only view of the heap (See the module doc).
+    pub fn view(&self) -> HeapView<'_> {
+        HeapView { roots: &self.cap().roots, layout: self.layout }
+    }
+
+    // ---------------------------------------------------------------
+    // GC control
+
+    /// Collect now: generation 0 (and whatever the policy adds), or every
+    /// generation when `major`. Finalisers of dead weak pointers run after.
+    pub fn perform_gc(&mut self, major: bool) {
+        self.rts.collect(self.cap_no, GcReason::Explicit, major);
+        self.run_gc_hooks();
+    }
+
+    /// A major GC that compacts the oldest generation (`Gc.compact`); the
+    /// caller has checked that the collector can.
+    pub(crate) fn perform_compaction(&mut self) {
+        self.rts.collect_with(self.cap_no, GcReason::Explicit, true, true);
+        self.run_gc_hooks();
+    }
+
+    /// Run `f` under the cost centre `name` (pushed on the current stack:
+    /// objects allocated inside are attributed to it by `-hc`).
+    pub fn with_cost_centre<R>(&mut self, name: &str, f: impl FnOnce(&mut Self) -> R) -> R {
+        let id = self.rts.cost_centre_id(name);
+        let saved = self.cap().current_ccs;
+        self.cap_mut().current_ccs = id;
+        let r = f(self);
+        self.cap_mut().current_ccs = saved;
+        r
+    }
+
+    /// Name the objects root profiling (`-ho`) measures, replacing any set
+    /// before (GHC's `setHeapRoots`). Each becomes a stable root.
+    pub fn set_heap_roots(&mut self, roots: &[(&str, Handle)]) {
+        let new: Vec<(String, StablePtr)> = roots.iter().map(|(name, h)| (name.to_string(), self.new_stable_ptr(*h))).collect();
+        for (_, sp) in self.rts.replace_heap_roots(new) {
+            self.free_stable_ptr(sp);
+        }
+    }
+
+    /// Words in the root stack (OCaml's `stack_size`).
+    pub fn root_stack_words(&self) -> usize {
+        self.cap().roots.len()
+    }
+
+    /// Is the object behind `h` a static object?
+    pub fn is_static(&self, h: Handle) -> bool {
+        self.info(h).is_static()
+    }
+
+    /// The raw contents of root `h`, for the `gc` API's weak pointers.
+    pub(crate) fn root_word(&self, h: Handle) -> Word {
+        self.obj(h) as Word
+    }
+
+    /// Run the heap sanity checker now (between GCs); `Err` lists violations.
+    pub fn check_heap(&mut self) -> Result<crate::sanity::SanityReport, Vec<String>> {
+        self.flush_allocation_pointer();
+        self.rts.check_heap_now()
+    }
+
+    /// Record the bump pointer in the current block's descriptor, so that
+    /// walks of the heap between GCs see every object.
+    pub(crate) fn flush_allocation_pointer(&mut self) {
+        self.cap_mut().retire_current_block_keeping_position();
+    }
+
+    /// Install new RTS settings (the `gc` API's `set`).
+    pub(crate) fn set_rts_flags(&mut self, flags: crate::flags::RtsFlags) {
+        self.forced_gcs = flags.gc_every_allocs > 0;
+        if let Err(e) = self.rts.set_flags(flags) {
+            self.rts.fail_exhausted(HeapExhausted::OutOfMemory(e));
+        }
+    }
+
+    /// Forget every mutable-list entry: breaks the remembered-set
+    /// invariant on purpose, so tests can show the sanity checker catches it.
+    #[doc(hidden)]
+    pub fn debug_forget_remembered_set(&mut self) {
+        for list in self.cap_mut().mut_lists.iter_mut() {
+            list.clear();
+        }
+    }
+
+    /// Is the object behind `h` in the heap's large-object space?
+    pub fn is_large(&self, h: Handle) -> bool {
+        let p = self.obj(h);
+        if !self.rts.heap_ref().blocks.lock().owns(p as usize) {
+            return false;
+        }
+        // SAFETY: `p` is in memory the heap owns, so its descriptor is live.
+        unsafe { (*BlockDesc::of(p)).has(BF_LARGE) }
+    }
+
+    /// The generation of the object behind `h` (None for static objects).
+    pub fn generation_of(&self, h: Handle) -> Option<usize> {
+        let p = self.obj(h);
+        // SAFETY: `p` is a valid object.
+        if info_of_header(unsafe { *p }).is_static() {
+            return None;
+        }
+        Some(barrier::generation_of(p))
+    }
+}

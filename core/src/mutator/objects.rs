@@ -1,0 +1,254 @@
+//! Objects: constructing them, reading and writing their fields (through
+//! the write barrier), thunks, mutable variables and arrays.
+
+use super::*;
+
+impl Mutator<'_> {
+    #[inline(always)]
+    pub(crate) fn init_header(&self, p: *mut Word, info: &'static InfoTable) {
+        // SAFETY: `p` was just allocated with at least `hdr` words.
+        unsafe {
+            *p = info.header();
+            if self.layout.profiling() {
+                *p.add(1) = self.cap().current_ccs as Word;
+                let flip = self.rts.heap_ref().traversal_flip.load(std::sync::atomic::Ordering::Relaxed);
+                *p.add(2) = (flip as Word) << 63;
+            }
+        }
+    }
+
+    /// Allocate a constructor, function or thunk of `info`, with pointer
+    /// fields from `ptrs` and non-pointer words `words`.
+    #[inline(always)]
+    pub fn alloc(&mut self, info: &'static InfoTable, ptrs: &[Handle], words: &[Word]) -> Handle {
+        debug_assert!(matches!(info.closure_type, ClosureType::Constr | ClosureType::Fun | ClosureType::Thunk));
+        assert!(ptrs.len() == info.ptrs as usize && words.len() == info.nptrs as usize, "{}: wrong number of fields", info.name);
+        let size = self.layout.fixed_size(info);
+        let p = self.alloc_words(size);
+        self.init_header(p, info);
+        let payload = self.layout.payload(p);
+        let roots = &self.cap().roots;
+        // SAFETY: the object has room for its payload (fixed_size).
+        unsafe {
+            for (i, h) in ptrs.iter().enumerate() {
+                *payload.add(i) = roots[h.0 as usize];
+            }
+            for (j, w) in words.iter().enumerate() {
+                *payload.add(ptrs.len() + j) = *w;
+            }
+            if ptrs.is_empty() && words.is_empty() {
+                *payload = 0; // a thunk's reserved indirectee word
+            }
+        }
+        self.finish(p)
+    }
+
+    /// Pointer field `i` of the object behind `h`.
+    #[inline(always)]
+    pub fn field(&mut self, h: Handle, i: usize) -> Handle {
+        let p = self.obj(h);
+        // SAFETY: `p` is a valid object; `i` is checked against its info.
+        let v = unsafe {
+            let info = info_of_header(*p);
+            assert!(i < info.ptrs as usize, "{}: no pointer field {i}", info.name);
+            *self.layout.payload(p).add(i)
+        };
+        self.push(deref_ind(v, self.layout))
+    }
+
+    /// Non-pointer word `i` (counted after the pointer fields) of `h`.
+    #[inline(always)]
+    pub fn word(&self, h: Handle, i: usize) -> Word {
+        let p = self.obj(h);
+        // SAFETY: as for `field`.
+        unsafe {
+            let info = info_of_header(*p);
+            assert!(i < info.nptrs as usize, "{}: no word {i}", info.name);
+            *self.layout.payload(p).add(info.ptrs as usize + i)
+        }
+    }
+
+    // ---------------------------------------------------------------
+    // Thunks
+
+    /// Evaluate `h` if it is a thunk, updating the thunk with an
+    /// indirection to its value; returns a handle to the value.
+    pub fn force(&mut self, h: Handle) -> Handle {
+        let info = self.info(h);
+        if info.closure_type != ClosureType::Thunk {
+            return self.dup(h);
+        }
+        let entry = info.entry.expect("thunk info tables have code");
+        let value = entry(self, h);
+        let thunk = self.obj(h);
+        // SAFETY: `thunk` is a valid object; it is still the thunk unless
+        // the entry code forced it itself (then it is already an IND and
+        // `obj` went through it).
+        unsafe {
+            let info = info_of_header(*thunk);
+            if info.closure_type == ClosureType::Thunk {
+                let size = self.layout.fixed_size(info);
+                let v = self.root(value);
+                let layout = self.layout;
+                barrier::update_thunk(self.cap_mut(), layout, thunk, size, v);
+            }
+        }
+        value
+    }
+
+    /// Has the thunk behind `h` been evaluated? (False for non-thunks too.)
+    pub fn is_evaluated_thunk(&self, h: Handle) -> bool {
+        // SAFETY: the root is a valid object address.
+        let info = info_of_header(unsafe { *(self.root(h) as *const Word) });
+        info.closure_type == ClosureType::Ind
+    }
+
+    // ---------------------------------------------------------------
+    // Mutable variables
+
+    /// A new mutable variable holding `v`.
+    pub fn new_mut_var(&mut self, v: Handle) -> Handle {
+        let size = self.layout.fixed_size(&MUT_VAR_CLEAN_INFO);
+        let p = self.alloc_words(size);
+        self.init_header(p, &MUT_VAR_CLEAN_INFO);
+        let value = self.root(v);
+        // SAFETY: room for one payload word.
+        unsafe { *self.layout.payload(p) = value };
+        self.finish(p)
+    }
+
+    /// The value of a mutable variable.
+    pub fn read_mut_var(&mut self, r: Handle) -> Handle {
+        let p = self.obj(r);
+        self.expect_type(p, ClosureType::is_mutable, "a mutable variable");
+        // SAFETY: a MUT_VAR has one payload word.
+        let v = unsafe { *self.layout.payload(p) };
+        self.push(deref_ind(v, self.layout))
+    }
+
+    /// Store `v` into a mutable variable (with the write barrier).
+    pub fn write_mut_var(&mut self, r: Handle, v: Handle) {
+        let p = self.obj(r);
+        self.expect_type(p, |t| matches!(t, ClosureType::MutVarClean | ClosureType::MutVarDirty), "a mutable variable");
+        let value = self.root(v);
+        let layout = self.layout;
+        // SAFETY: `p` is a MUT_VAR and `value` a valid object.
+        unsafe { barrier::write_mut_var(self.cap_mut(), layout, p, value) };
+    }
+
+    pub(crate) fn expect_type(&self, p: *mut Word, ok: impl Fn(ClosureType) -> bool, what: &str) {
+        // SAFETY: `p` is a valid object.
+        let info = info_of_header(unsafe { *p });
+        assert!(ok(info.closure_type), "expected {what}, found {}", info.name);
+    }
+
+    // ---------------------------------------------------------------
+    // Arrays
+
+    pub(crate) fn alloc_array_object(&mut self, size: usize) -> *mut Word {
+        if size * WORD_SIZE >= LARGE_OBJECT_THRESHOLD {
+            self.alloc_large(size)
+        } else {
+            self.alloc_words(size)
+        }
+    }
+
+    /// A new mutable array of `n` elements, each `init`.
+    pub fn new_array(&mut self, n: usize, init: Handle) -> Handle {
+        let size = self.layout.array_size(n);
+        let p = self.alloc_array_object(size);
+        self.init_header(p, &MUT_ARR_CLEAN_INFO);
+        let v = self.root(init);
+        let payload = self.layout.payload(p);
+        // SAFETY: the array object has `size` words: length, elements, cards.
+        unsafe {
+            *payload = n;
+            for i in 0..n {
+                *payload.add(1 + i) = v;
+            }
+            std::ptr::write_bytes(self.layout.card_table(p, n), 0, crate::object::card_words(n) * WORD_SIZE);
+        }
+        self.finish(p)
+    }
+
+    /// Elements of a pointer array.
+    pub fn array_len(&self, a: Handle) -> usize {
+        let p = self.obj(a);
+        self.expect_type(p, ClosureType::is_pointer_array, "a pointer array");
+        // SAFETY: arrays keep their length in the first payload word.
+        unsafe { *self.layout.payload(p) }
+    }
+
+    /// Element `i` of a pointer array.
+    pub fn array_get(&mut self, a: Handle, i: usize) -> Handle {
+        let n = self.array_len(a);
+        assert!(i < n, "array index {i} out of bounds (length {n})");
+        let p = self.obj(a);
+        // SAFETY: `i < n`.
+        let v = unsafe { *self.layout.payload(p).add(1 + i) };
+        self.push(deref_ind(v, self.layout))
+    }
+
+    /// Store `v` at element `i` of a mutable array (write barrier and card mark).
+    pub fn array_set(&mut self, a: Handle, i: usize, v: Handle) {
+        let p = self.obj(a);
+        self.expect_type(p, |t| matches!(t, ClosureType::MutArrClean | ClosureType::MutArrDirty), "a mutable array");
+        // SAFETY: arrays keep their length in the first payload word.
+        let n = unsafe { *self.layout.payload(p) };
+        assert!(i < n, "array index {i} out of bounds (length {n})");
+        let value = self.root(v);
+        let layout = self.layout;
+        // SAFETY: `p` is a mutable array of `n > i` elements.
+        unsafe { barrier::write_array(self.cap_mut(), layout, p, i, value) };
+    }
+
+    /// Freeze a mutable array: it becomes immutable (GHC's unsafeFreeze).
+    pub fn freeze_array(&mut self, a: Handle) {
+        let p = self.obj(a);
+        self.expect_type(p, |t| matches!(t, ClosureType::MutArrClean | ClosureType::MutArrDirty), "a mutable array");
+        // SAFETY: same layout; the mutable list keeps it if it was dirty.
+        unsafe { *p = ARR_INFO.header() };
+    }
+
+    /// A new zeroed byte array of `bytes` bytes.
+    pub fn new_byte_array(&mut self, bytes: usize) -> Handle {
+        let size = self.layout.byte_array_size(bytes);
+        let p = self.alloc_array_object(size);
+        self.init_header(p, &ARR_WORDS_INFO);
+        let payload = self.layout.payload(p);
+        // SAFETY: room for the length and the data words.
+        unsafe {
+            *payload = bytes;
+            std::ptr::write_bytes(payload.add(1), 0, bytes.div_ceil(WORD_SIZE));
+        }
+        self.finish(p)
+    }
+
+    /// Length in bytes of a byte array.
+    pub fn byte_array_len(&self, b: Handle) -> usize {
+        let p = self.obj(b);
+        self.expect_type(p, |t| t == ClosureType::ArrWords, "a byte array");
+        // SAFETY: byte arrays keep their length first.
+        unsafe { *self.layout.payload(p) }
+    }
+
+    fn byte_array_data(&self, b: Handle, word: usize) -> *mut Word {
+        let len = self.byte_array_len(b);
+        assert!(word < len.div_ceil(WORD_SIZE), "byte array word {word} out of bounds ({len} bytes)");
+        // SAFETY: checked against the length.
+        unsafe { self.layout.payload(self.obj(b)).add(1 + word) }
+    }
+
+    /// Word `i` of a byte array's data.
+    pub fn byte_array_read(&self, b: Handle, i: usize) -> u64 {
+        // SAFETY: bounds checked by byte_array_data.
+        unsafe { *self.byte_array_data(b, i) as u64 }
+    }
+
+    /// Store word `i` of a byte array's data (no barrier: no pointers).
+    pub fn byte_array_write(&mut self, b: Handle, i: usize, v: u64) {
+        // SAFETY: bounds checked by byte_array_data.
+        unsafe { *self.byte_array_data(b, i) = v as Word };
+    }
+
+}

@@ -1,0 +1,100 @@
+//! Read-only views of the heap: `HeapView` borrows the mutator, so no
+//! allocation (hence no GC) can happen while an `ObjRef` lives.
+
+use super::*;
+
+
+/// A read-only view of the heap: no allocation can happen while it lives.
+pub struct HeapView<'m> {
+    pub(super) roots: &'m [Word],
+    pub(super) layout: Layout,
+}
+
+/// An object reached through a `HeapView`; valid while the view is.
+#[derive(Clone, Copy)]
+pub struct ObjRef<'m> {
+    p: *const Word,
+    layout: Layout,
+    _view: PhantomData<&'m ()>,
+}
+
+impl<'m> HeapView<'m> {
+    /// The object behind a handle.
+    #[inline(always)]
+    pub fn get(&self, h: Handle) -> ObjRef<'m> {
+        ObjRef { p: deref_ind(self.roots[h.0 as usize], self.layout) as *const Word, layout: self.layout, _view: PhantomData }
+    }
+}
+
+impl<'m> ObjRef<'m> {
+    /// Its info table.
+    #[inline(always)]
+    pub fn info(self) -> &'static InfoTable {
+        // SAFETY: an ObjRef is a valid object while its view lives.
+        info_of_header(unsafe { *self.p })
+    }
+
+    /// Is it a static object?
+    #[inline(always)]
+    pub fn is_static(self) -> bool {
+        self.info().is_static()
+    }
+
+    /// Pointer field `i`, through indirections.
+    #[inline(always)]
+    pub fn field(self, i: usize) -> ObjRef<'m> {
+        debug_assert!(i < self.info().ptrs as usize);
+        // SAFETY: field `i` is inside the object (checked in debug builds
+        // against the info table; workloads index fields they declared).
+        let v = unsafe { *self.p.add(self.layout.hdr + i) };
+        ObjRef { p: deref_ind(v, self.layout) as *const Word, layout: self.layout, _view: PhantomData }
+    }
+
+    /// Non-pointer word `i`.
+    #[inline(always)]
+    pub fn word(self, i: usize) -> Word {
+        let info = self.info();
+        assert!(i < info.nptrs as usize);
+        // SAFETY: inside the object, per its info table.
+        unsafe { *self.p.add(self.layout.hdr + info.ptrs as usize + i) }
+    }
+
+    /// Length of a pointer array.
+    pub fn array_len(self) -> usize {
+        assert!(self.info().closure_type.is_pointer_array());
+        // SAFETY: arrays keep their length first.
+        unsafe { *self.p.add(self.layout.hdr) }
+    }
+
+    /// Element `i` of a pointer array.
+    pub fn array_get(self, i: usize) -> ObjRef<'m> {
+        let n = self.array_len();
+        assert!(i < n);
+        // SAFETY: `i < n`.
+        let v = unsafe { *self.p.add(self.layout.hdr + 1 + i) };
+        ObjRef { p: deref_ind(v, self.layout) as *const Word, layout: self.layout, _view: PhantomData }
+    }
+
+    /// Word `i` of a byte array.
+    pub fn byte_array_read(self, i: usize) -> u64 {
+        assert_eq!(self.info().closure_type, ClosureType::ArrWords);
+        // SAFETY: checked against the length.
+        unsafe {
+            let len = *self.p.add(self.layout.hdr);
+            assert!(i < len.div_ceil(WORD_SIZE));
+            *self.p.add(self.layout.hdr + 1 + i) as u64
+        }
+    }
+
+    /// The object's address: an identity for the life of the view (tools
+    /// that build maps of the heap use it; it changes when the GC moves).
+    pub fn addr(self) -> usize {
+        self.p as usize
+    }
+
+    /// Same object?
+    pub fn same(self, other: ObjRef<'_>) -> bool {
+        self.p == other.p
+    }
+}
+
