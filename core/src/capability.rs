@@ -23,7 +23,7 @@ pub struct Capability {
     pub hp: *mut Word,
     /// Allocation fails over to the slow path past this. Normally the end
     /// of the current block; the start of it under `--gc-every` (See Note [Forced
-    /// GCs] in `mutator`).
+    /// GCs] in `mutator::alloc`).
     pub hp_lim: *mut Word,
     /// The real end of the current block.
     pub block_end: *mut Word,

@@ -365,7 +365,7 @@ fn check_heap_value(m: &Mutator<'_>, v: Handle, what: &str) -> Result<(), GcErro
 }
 
 /// `Gc.finalise f v`: call `f` with `v` after the first GC that finds `v`
-/// unreachable (See Note [Finaliser order] in `mutator`). Several per value
+/// unreachable (See Note [Finaliser order] in `mutator::finalise`). Several per value
 /// are allowed.
 pub fn finalise(m: &mut Mutator<'_>, f: crate::mutator::Finalizer, v: Handle) -> Result<(), GcError> {
     check_heap_value(m, v, "Gc.finalise")?;

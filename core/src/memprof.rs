@@ -15,7 +15,7 @@
 //! limit is pulled back to the next sampled word, so only an allocation
 //! that covers a sample leaves the inlined fast path; the slow path counts
 //! the samples inside it. The fast path is the same code with or without
-//! Memprof (the same trick as `--gc-every`, Note [Forced GCs] in `mutator`).
+//! Memprof (the same trick as `--gc-every`, Note [Forced GCs] in `mutator::alloc`).
 //! Tracked blocks are watched through weak pointers held by stable
 //! pointers, so the GC needs no special knowledge of them.
 
