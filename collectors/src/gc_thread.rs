@@ -36,7 +36,11 @@
 //! some thread is idle, a busy thread hands out its block being filled
 //! once it holds at least `WORK_UNIT_WORDS` unscanned words (unless it is
 //! scanning that very block), and carries on in a fresh block. The rest of
-//! the shared block is left empty: some slop, for balance.
+//! the shared block is left empty: some slop, for balance. Objects on the
+//! scan stack (marked in place, or placed by a space) are shared the same
+//! way: while some thread is idle, a thread whose scan stack holds at
+//! least `WORK_UNIT_OBJECTS` hands out half of it as one work item, so
+//! that marking an old generation in place balances as copying does.
 //!
 //! Note [No false sharing]
 //! ----------------------------------------
@@ -78,6 +82,24 @@ use gclab_core::lock::Lock;
 
 /// Unscanned words that make a part-filled block worth sharing.
 pub const WORK_UNIT_WORDS: usize = 128;
+
+/// Objects on the scan stack that make half of it worth sharing.
+pub const WORK_UNIT_OBJECTS: usize = 64;
+
+/// A unit of work on a GC thread's deque, which idle threads steal: a
+/// to-space block with unscanned objects, or objects from a scan stack.
+#[derive(Debug)]
+pub enum Work {
+    /// A to-space block; it becomes the thief's.
+    Block(BlockPtr),
+    /// Objects to scan.
+    Objects(Vec<*mut Word>),
+}
+
+// SAFETY: a work item is owned by one thread at a time (the deque hands
+// it from the pusher to exactly one popper or thief); the objects and
+// blocks it names are the GC's, scanned by whoever holds the item.
+unsafe impl Send for Work {}
 
 /// To-space of one generation, for one GC thread. Aligned to two cache
 /// lines, so that the bump pointers of different GC threads, written at
@@ -154,7 +176,7 @@ pub struct GcThread<'h> {
     /// Full to-space blocks with unscanned objects that other GC threads
     /// may steal (a parallel GC with load balancing; See `work_stealing`).
     /// When None, such blocks wait on their generation's `pending` list.
-    pub todo_q: Option<Worker<BlockPtr>>,
+    pub todo_q: Option<Worker<Work>>,
     /// Does this thread share from-space with other GC threads? Then
     /// objects are claimed by compare-and-swap (See Note [Claiming an
     /// object] in `evacuate`); alone, a plain store does.
@@ -250,7 +272,7 @@ impl<'h> GcThread<'h> {
             d.free = ts.hp;
             if d.scan < d.free && self.scanning != Some(old) {
                 match &self.todo_q {
-                    Some(q) => q.push(old),
+                    Some(q) => q.push(Work::Block(old)),
                     None => ts.pending.push(old),
                 }
             } else {
@@ -272,9 +294,10 @@ impl<'h> GcThread<'h> {
     }
 
     /// If another GC thread is idle, hand out the blocks being filled that
-    /// hold enough unscanned work (See Note [Sharing part-filled blocks]).
+    /// hold enough unscanned work, and half of a long scan stack (See Note
+    /// [Sharing part-filled blocks]).
     #[inline]
-    pub fn share_part_filled_blocks(&mut self) {
+    pub fn share_work(&mut self) {
         let (Some(idle), Some(q)) = (self.idle_threads.as_deref(), self.todo_q.as_ref()) else { return };
         if idle.load(Ordering::Relaxed) == 0 {
             return;
@@ -290,7 +313,11 @@ impl<'h> GcThread<'h> {
             ts.current = None;
             ts.hp = std::ptr::null_mut();
             ts.lim = std::ptr::null_mut();
-            q.push(bd);
+            q.push(Work::Block(bd));
+        }
+        if self.scan_stack.len() >= WORK_UNIT_OBJECTS {
+            let half = self.scan_stack.split_off(self.scan_stack.len() / 2);
+            q.push(Work::Objects(half));
         }
     }
 

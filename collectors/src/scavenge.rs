@@ -15,7 +15,7 @@
 //! their cards recomputed (See Note [Card marking] in core's `barrier`).
 
 use crate::evacuate::evacuate;
-use crate::gc_thread::GcThread;
+use crate::gc_thread::{GcThread, Work};
 use gclab_core::bdescr::{BlockDesc, BlockPtr};
 use gclab_core::constants::Word;
 use gclab_core::generation::ObjPtr;
@@ -141,25 +141,31 @@ unsafe fn scavenge_block(gct: &mut GcThread<'_>, bd: BlockPtr, gen: usize) {
         scan = scan.add(size);
         scanned += 1;
         if scanned.is_multiple_of(32) {
-            gct.share_part_filled_blocks();
+            gct.share_work();
         }
     }
     d.scan = scan;
     gct.scanning = outer;
 }
 
-/// Scan a full to-space block taken from a work queue (this thread's own,
-/// or stolen from another GC thread); it then belongs to this thread.
+/// Do a work item taken from a work queue (this thread's own, or stolen
+/// from another GC thread): scan a full to-space block, which then
+/// belongs to this thread, or take objects onto the scan stack.
 ///
 /// # Safety
-/// As for `scavenge_loop`; `bd` was pushed by `alloc_to_slow` and no other
-/// thread holds it any more.
-// SAFETY: `bd` is a full to-space block whose [scan, free) holds whole copied objects, now owned by this thread.
-pub unsafe fn scavenge_stolen_block(gct: &mut GcThread<'_>, bd: BlockPtr) {
-    // SAFETY: the caller's contract: the block is now this thread's.
-    let gen = unsafe { bd.read() }.gen_no as usize;
-    scavenge_block(gct, bd, gen);
-    gct.to[gen].done.push(bd);
+/// As for `scavenge_loop`; the item was pushed by `alloc_to_slow` or
+/// `share_work` and no other thread holds it any more.
+// SAFETY: a block's [scan, free) holds whole copied objects, and shared objects are whole; both now this thread's to scan.
+pub unsafe fn scavenge_stolen(gct: &mut GcThread<'_>, work: Work) {
+    match work {
+        Work::Block(bd) => {
+            // SAFETY: the caller's contract: the block is now this thread's.
+            let gen = unsafe { bd.read() }.gen_no as usize;
+            scavenge_block(gct, bd, gen);
+            gct.to[gen].done.push(bd);
+        }
+        Work::Objects(objects) => gct.scan_stack.extend(objects),
+    }
 }
 
 /// Scan until no to-space block and no large object has unscanned objects.
@@ -184,8 +190,8 @@ pub unsafe fn scavenge_loop(gct: &mut GcThread<'_>) {
                 }
             }
         }
-        while let Some(bd) = gct.todo_q.as_ref().and_then(Worker::pop) {
-            scavenge_stolen_block(gct, bd);
+        while let Some(work) = gct.todo_q.as_ref().and_then(Worker::pop) {
+            scavenge_stolen(gct, work);
             progress = true;
         }
         while let Some(bd) = gct.large_todo.pop() {
@@ -194,9 +200,14 @@ pub unsafe fn scavenge_loop(gct: &mut GcThread<'_>) {
             scavenge_object(gct, d.start, d.gen_no as usize);
             progress = true;
         }
+        let mut scanned = 0u32;
         while let Some(p) = gct.scan_stack.pop() {
             scavenge_object(gct, p, (*BlockDesc::of(p)).gen_no as usize);
             progress = true;
+            scanned += 1;
+            if scanned.is_multiple_of(32) {
+                gct.share_work();
+            }
         }
         if !progress {
             return;

@@ -1,7 +1,8 @@
 //! Load balancing and termination for the GC threads of one parallel GC
 //! (GHC's `scavenge_until_all_done` and `steal_todo_block`).
 //!
-//! The unit of work is a full to-space block with unscanned objects. A GC
+//! The unit of work is a full to-space block with unscanned objects (or,
+//! See Note [Sharing part-filled blocks], half of a long scan stack). A GC
 //! thread pushes each block it fills onto its own crossbeam deque (when
 //! balancing is on; See `GcThread::todo_q`), scans its own blocks newest
 //! first, and when it has nothing left it steals the oldest block of
@@ -27,9 +28,9 @@
 //! never seen, and the same count simply waits for the slowest thread.
 
 use crate::gc_thread::GcThread;
-use crate::scavenge::{scavenge_loop, scavenge_stolen_block};
+use crate::gc_thread::Work;
+use crate::scavenge::{scavenge_loop, scavenge_stolen};
 use crossbeam_deque::{Steal, Stealer, Worker};
-use gclab_core::bdescr::BlockPtr;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 
 /// Progress marks of the GC threads, read by the watchdog (See
@@ -76,7 +77,7 @@ impl Heartbeats {
 
 /// What the GC threads of one parallel GC share.
 pub struct Team<'a> {
-    stealers: Vec<Stealer<BlockPtr>>,
+    stealers: Vec<Stealer<Work>>,
     idle: &'a AtomicUsize,
     abort: AtomicBool,
     heartbeats: &'a Heartbeats,
@@ -86,14 +87,14 @@ impl<'a> Team<'a> {
     /// A team of `heartbeats.len()` threads counting idle ones in `idle`
     /// (zero; the threads' `GcThread::idle_threads`); `stealers` is empty
     /// when load balancing is off.
-    pub fn new(stealers: Vec<Stealer<BlockPtr>>, idle: &'a AtomicUsize, heartbeats: &'a Heartbeats) -> Team<'a> {
+    pub fn new(stealers: Vec<Stealer<Work>>, idle: &'a AtomicUsize, heartbeats: &'a Heartbeats) -> Team<'a> {
         Team { stealers, idle, abort: AtomicBool::new(false), heartbeats }
     }
 
     /// A deque per thread, for load balancing: the workers (one per GC
     /// thread) and the stealers every thread may use.
-    pub fn deques(threads: usize) -> (Vec<Worker<BlockPtr>>, Vec<Stealer<BlockPtr>>) {
-        let workers: Vec<Worker<BlockPtr>> = (0..threads).map(|_| Worker::new_lifo()).collect();
+    pub fn deques(threads: usize) -> (Vec<Worker<Work>>, Vec<Stealer<Work>>) {
+        let workers: Vec<Worker<Work>> = (0..threads).map(|_| Worker::new_lifo()).collect();
         let stealers = workers.iter().map(Worker::stealer).collect();
         (workers, stealers)
     }
@@ -118,14 +119,14 @@ impl<'a> Team<'a> {
         self.abort.load(Ordering::SeqCst)
     }
 
-    /// Take a block from another thread's deque, trying each once.
-    fn steal(&self, me: usize) -> Option<BlockPtr> {
+    /// Take a work item from another thread's deque, trying each once.
+    fn steal(&self, me: usize) -> Option<Work> {
         let n = self.stealers.len();
         for k in 1..n {
             let victim = &self.stealers[(me + k) % n];
             loop {
                 match victim.steal() {
-                    Steal::Success(bd) => return Some(bd),
+                    Steal::Success(work) => return Some(work),
                     Steal::Empty => break,
                     Steal::Retry => continue,
                 }
@@ -153,8 +154,8 @@ pub unsafe fn scavenge_until_all_done(gct: &mut GcThread<'_>, team: &Team<'_>, m
         if team.aborted() {
             return;
         }
-        if let Some(bd) = team.steal(me) {
-            scavenge_stolen_block(gct, bd);
+        if let Some(work) = team.steal(me) {
+            scavenge_stolen(gct, work);
             continue;
         }
         if wait_idle(team, me) {
