@@ -106,27 +106,16 @@ impl CellSpace {
         CellSpace { gen, partial: Lock::new(vec![Vec::new(); CLASSES.len()]) }
     }
 
-    /// The generation it holds.
-    pub fn generation(&self) -> usize {
-        self.gen
-    }
-
-    /// Blocks on the partly free lists (for tests of reuse).
-    pub fn partly_free_blocks(&self) -> usize {
-        self.partial.lock().iter().map(Vec::len).sum()
-    }
-
     /// Sweep the blocks `marked` (the space's blocks, attached to `marks`
     /// and flagged `BF_MARK_IN_PLACE`; See Note [Sweeping eagerly]) into
     /// `gen`, whose block list holds only the blocks the space cut during
-    /// this GC. Rebuilds the partly free lists. Returns the words of the
-    /// live objects found in the marked blocks.
+    /// this GC. Rebuilds the partly free lists.
     ///
     /// # Safety
     /// The GC holds the heap; marking is complete and every allocator of
     /// this GC has finished.
     // SAFETY: writes the marked blocks' dead cells and descriptors, which the GC holds (the caller's contract).
-    pub unsafe fn sweep(&self, marked: Vec<BlockPtr>, marks: &MarkBitmap, blocks: &mut BlockAllocator, gen: &mut Generation) -> usize {
+    pub unsafe fn sweep(&self, marked: Vec<BlockPtr>, marks: &MarkBitmap, blocks: &mut BlockAllocator, gen: &mut Generation) {
         let mut partial = self.partial.lock();
         partial.iter_mut().for_each(Vec::clear);
         for &bd in &gen.blocks {
@@ -136,7 +125,6 @@ impl CellSpace {
                 partial[d.space_info as usize - 1].push(bd);
             }
         }
-        let mut live_words = 0;
         for bd in marked {
             // SAFETY: the caller's contract.
             let d = unsafe { bd.get() };
@@ -165,7 +153,6 @@ impl CellSpace {
             d.flags = (d.flags & !BF_MARK_IN_PLACE) | BF_EVACUATED;
             d.scan = d.start;
             d.aux = 0;
-            live_words += live;
             gen.blocks.push(bd);
             gen.n_blocks += 1;
             gen.n_words += live;
@@ -174,7 +161,6 @@ impl CellSpace {
                 partial[class].push(bd);
             }
         }
-        live_words
     }
 }
 

@@ -81,11 +81,6 @@ impl MarkBitmap {
         marks
     }
 
-    /// Blocks attached.
-    pub fn blocks(&self) -> usize {
-        self.maps.len()
-    }
-
     #[inline(always)]
     fn map_of(&self, bd: *const BlockDesc) -> &Map {
         // SAFETY: `bd` was attached, so its aux word indexes our table.

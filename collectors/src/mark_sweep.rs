@@ -55,13 +55,6 @@ pub struct MarkSweep {
     pool: GcThreadPool,
 }
 
-impl MarkSweep {
-    /// Blocks of the old generation with free cells (for tests of reuse).
-    pub fn partly_free_blocks(&self) -> usize {
-        self.old.as_ref().map_or(0, CellSpace::partly_free_blocks)
-    }
-}
-
 impl Collector for MarkSweep {
     fn name(&self) -> &'static str {
         "mark-sweep"

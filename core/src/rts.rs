@@ -407,22 +407,13 @@ impl Rts {
         let start = Stamp::now();
         // SAFETY: Note [Who touches what]: the world is stopped (`world`).
         let st = unsafe { &mut *self.state.get() };
-        {
-            let mut stable = self.stable_ptrs.lock();
-            // SAFETY: as above; the collector's borrows end with the call.
-            let (heap, caps) = unsafe { (self.heap_mut(), self.caps_mut()) };
-            for cap in caps.iter_mut() {
+        self.with_gc_context(0, |collector, ctx| {
+            for cap in ctx.caps.iter_mut() {
                 cap.retire_current_block_keeping_position();
             }
-            let mut ctx = GcContext { flags: self.flags(), heap, caps, stable_ptrs: &mut stable, leader: 0, sync_request: &self.sync_request };
-            self.collector.lock().sync(&mut ctx);
-        }
-        if self.flags().sanity {
-            st.sanity_checks += 1;
-            if let Err(violations) = self.check_heap() {
-                panic!("heap sanity check failed after a sync of collector {}: {} violation(s):\n  {}", self.collector_name(), violations.len(), violations.iter().take(20).cloned().collect::<Vec<_>>().join("\n  "));
-            }
-        }
+            collector.sync(ctx)
+        });
+        self.check_sanity(st, || format!("a sync of collector {}", self.collector_name()));
         let (cpu, elapsed) = Stamp::now().since(&start);
         st.stats.collector_syncs += 1;
         st.stats.collector_sync_elapsed += elapsed;
@@ -701,7 +692,8 @@ impl Rts {
         let outcome = self.run_collector(&req, leader);
         let req = GcRequest { collect_gen: outcome.collected_gen, ..req };
         let resized = self.after_collection(st, &req, &outcome);
-        self.check_sanity(st, &req);
+        let gc_number = st.stats.gcs + 1;
+        self.check_sanity(st, || format!("GC {gc_number} (collector {}, generation {})", self.collector_name(), req.collect_gen));
         let end = Stamp::now();
         let record = self.gc_record(st, &req, &outcome, allocated_words, (&start, &end), faults_at_start);
         let heap = self.heap_ref();
@@ -745,12 +737,18 @@ impl Rts {
 
     /// Hand the stopped world to the collector.
     fn run_collector(&self, req: &GcRequest, leader: usize) -> GcOutcome {
+        self.with_gc_context(leader, |collector, ctx| collector.collect(req, ctx))
+    }
+
+    /// Call `f` with the collector and the context of a GC led by
+    /// capability `leader`. The caller has stopped the world.
+    fn with_gc_context<R>(&self, leader: usize, f: impl FnOnce(&mut dyn Collector, &mut GcContext<'_>) -> R) -> R {
         let mut stable = self.stable_ptrs.lock();
         // SAFETY: the world is stopped (the caller holds `WorldStopped`),
-        // and the collector's borrows end with this call.
+        // and the context's borrows end with `f`.
         let (heap, caps) = unsafe { (self.heap_mut(), self.caps_mut()) };
         let mut ctx = GcContext { flags: self.flags(), heap, caps, stable_ptrs: &mut stable, leader, sync_request: &self.sync_request };
-        self.collector.lock().collect(req, &mut ctx)
+        f(&mut **self.collector.lock(), &mut ctx)
     }
 
     /// Empty the nurseries, count the collection and resize as the policy
@@ -770,18 +768,16 @@ impl Rts {
     }
 
     /// `-DS`: the sanity checker, counted as GC time; a violation fails
-    /// the run.
-    fn check_sanity(&self, st: &mut RunState, req: &GcRequest) {
+    /// the run, naming what it ran `after`.
+    fn check_sanity(&self, st: &mut RunState, after: impl FnOnce() -> String) {
         if !self.flags().sanity {
             return;
         }
         st.sanity_checks += 1;
         if let Err(violations) = self.check_heap() {
             panic!(
-                "heap sanity check failed after GC {} (collector {}, generation {}): {} violation(s):\n  {}",
-                st.stats.gcs + 1,
-                self.collector_name(),
-                req.collect_gen,
+                "heap sanity check failed after {}: {} violation(s):\n  {}",
+                after(),
                 violations.len(),
                 violations.iter().take(20).cloned().collect::<Vec<_>>().join("\n  ")
             );
