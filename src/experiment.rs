@@ -81,6 +81,9 @@ pub const FIGURES: &[&str] = &[
     "gc_cpu",
     "total_cpu",
     "copied_bytes",
+    "marked_bytes",
+    "swept_bytes",
+    "max_hole_bytes",
     "max_live_bytes",
     "max_mem_in_use_bytes",
     "max_rss_bytes",
@@ -189,8 +192,9 @@ impl Experiment {
         for c in file.collectors.get_ref() {
             if c.get_ref() == "all" {
                 collectors.extend(registry.entries().iter().map(|e| (e.name.to_string(), e.flags.to_string())));
-            } else if let Some(e) = registry.by_name(c.get_ref()) {
-                collectors.push((e.name.to_string(), e.flags.to_string()));
+            } else if let Some(e) = registry.by_name(c.get_ref().split(':').next().unwrap_or_default()) {
+                // `NAME:key=value,...` keeps its parameters (checked below).
+                collectors.push((c.get_ref().clone(), e.flags.to_string()));
             } else {
                 let known: Vec<&str> = registry.entries().iter().map(|e| e.name).collect();
                 return Err(err(Some(c.span()), "collectors", format!("unknown collector `{}' (known: {}, or \"all\")", c.get_ref(), known.join(", "))));
@@ -263,7 +267,8 @@ impl Experiment {
         };
         for run in exp.runs() {
             let mut flags = RtsFlags::from_env_and_args(None, &run.rts).map_err(|e| err(None, "grid", format!("run {}: {e}", run.id)))?;
-            registry.select(&mut flags, Some(&run.collector)).map_err(|e| err(None, "grid", format!("run {}: {e}", run.id)))?;
+            let (entry, params) = registry.select(&mut flags, Some(&run.collector)).map_err(|e| err(None, "grid", format!("run {}: {e}", run.id)))?;
+            (entry.make)(params, &flags).map_err(|e| err(None, "collectors", format!("run {}: {e}", run.id)))?;
         }
         Ok(exp)
     }
@@ -340,6 +345,10 @@ figures = ["gc_elapsed"]
         assert!(runs[5].rts.contains(&"-G1".to_string()));
         let ids: std::collections::HashSet<_> = runs.iter().map(|r| &r.id).collect();
         assert_eq!(ids.len(), runs.len(), "ids are unique");
+        let modes = GOOD.replace("\"two-space\"", "\"mark-sweep:sweep=lazy\", \"mark-sweep:sweep=concurrent\"");
+        let e = Experiment::parse(Path::new("t.toml"), &modes, &Registry::builtin()).unwrap();
+        let names: Vec<&str> = e.collectors.iter().map(|(n, _)| n.as_str()).collect();
+        assert_eq!(names, ["copying", "mark-sweep:sweep=lazy", "mark-sweep:sweep=concurrent"], "a collector's parameters are kept");
     }
 
     fn error(text: &str) -> ExperimentError {
@@ -359,6 +368,9 @@ figures = ["gc_elapsed"]
         assert!(e.message.contains("empty"), "{e}");
         let e = error(&GOOD.replace("\"two-space\"", "\"nope\""));
         assert_eq!((e.line, e.key.as_str()), (5, "collectors"), "{e}");
+        let e = error(&GOOD.replace("\"two-space\"", "\"mark-sweep:sweep=later\""));
+        assert_eq!(e.key, "collectors", "{e}");
+        assert!(e.message.contains("sweep=later: expected eager, lazy or concurrent"), "{e}");
         let e = error(&GOOD.replace("name = \"binary-trees\"", "name = \"nope\""));
         assert_eq!((e.line, e.key.as_str()), (8, "workloads.name"), "{e}");
         let e = error(&GOOD.replace("repetitions = 2", "repetitions = 0"));

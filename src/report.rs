@@ -95,15 +95,21 @@ fn cell(s: Option<Summary>, scale: f64, digits: usize) -> String {
     }
 }
 
+/// Columns for collectors that mark in place: shown when any run marked.
+const IN_PLACE_COLUMNS: [(&str, &str); 3] = [("marked", "marked_bytes"), ("swept", "swept_bytes"), ("max holes", "max_hole_bytes")];
+
 /// The summary table in Markdown.
 pub fn markdown(name: &str, groups: &[Group]) -> String {
     let mut out = format!("# {name}\n\nMedian over repetitions, range in parentheses; times in seconds, sizes in MB.\n\n");
-    out.push_str("| workload | collector | flags | ok/runs | total | GC | MUT | max live | mem in use | copied |\n");
-    out.push_str("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n");
+    let in_place = groups.iter().any(|g| g.figure("marked_bytes").is_some_and(|s| s.max > 0.0));
+    let extra: &[(&str, &str)] = if in_place { &IN_PLACE_COLUMNS } else { &[] };
+    out.push_str("| workload | collector | flags | ok/runs | total | GC | MUT | max live | mem in use | copied |");
+    extra.iter().for_each(|(title, _)| out.push_str(&format!(" {title} |")));
+    out.push_str(&format!("\n{}\n", "| --- ".repeat(10 + extra.len()) + "|"));
     let mb = 1024.0 * 1024.0;
     for g in groups {
         out.push_str(&format!(
-            "| {} | {} | {} | {}/{} | {} | {} | {} | {} | {} | {} |\n",
+            "| {} | {} | {} | {}/{} | {} | {} | {} | {} | {} | {} |",
             g.workload,
             g.collector,
             g.point_label(),
@@ -116,6 +122,8 @@ pub fn markdown(name: &str, groups: &[Group]) -> String {
             cell(g.figure("max_mem_in_use_bytes"), mb, 0),
             cell(g.figure("copied_bytes"), mb, 0),
         ));
+        extra.iter().for_each(|(_, figure)| out.push_str(&format!(" {} |", cell(g.figure(figure), mb, 1))));
+        out.push('\n');
     }
     let failed: usize = groups.iter().map(|g| g.runs - g.ok.len()).sum();
     if failed > 0 {

@@ -1,10 +1,14 @@
 //! The `mark-sweep` collector: its old generation never moves, reuses the
 //! cells its sweeps free, keeps live and free words apart, runs with
-//! several capabilities and GC threads (marking in parallel), and refuses
-//! what it cannot do. (It is also in `COLLECTORS`, so the conformance,
-//! property and API tests run it like every other collector.)
+//! several capabilities and GC threads (marking in parallel), sweeps
+//! eagerly, lazily or concurrently as asked, and refuses what it cannot
+//! do. (It is also in `COLLECTORS`, so the conformance, property and API
+//! tests run it like every other collector; its lazy and concurrent modes
+//! run the conformance stress settings here.)
 
-use gclab::conformance::{check_collector, run_with};
+use gclab::conformance::{check_collector, run_with, STRESS_SETTINGS};
+use gclab_collectors::{CollectorEntry, Params};
+use gclab_core::{Handle, InfoTable, Mutator, Rts, StaticObject};
 use gclab_workloads::WORKLOADS;
 
 fn mark_sweep() -> &'static gclab_collectors::CollectorEntry {
@@ -73,9 +77,120 @@ fn one_generation_is_refused_with_the_reason() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("mark-sweep") && err.contains("-G1"), "{err}");
     let out = std::process::Command::new(env!("CARGO_BIN_EXE_gclab"))
-        .args(["run", "--collector", "mark-sweep:sweep=lazy", "binary-trees", "8"])
+        .args(["run", "--collector", "mark-sweep:sweep=later", "binary-trees", "8"])
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(1));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("`sweep'"));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("sweep=later: expected eager, lazy or concurrent"));
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_gclab"))
+        .args(["run", "--collector", "mark-sweep:swept=lazy", "binary-trees", "8"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("no parameter `swept' (known: sweep)"));
+}
+
+/// `mark-sweep:sweep=lazy` and `:sweep=concurrent` as entries of their
+/// own, for the conformance checks.
+const LAZY: CollectorEntry = CollectorEntry {
+    name: "mark-sweep:sweep=lazy",
+    make: |_, flags| (mark_sweep().make)(Params::parse("sweep=lazy").unwrap(), flags),
+    ..gclab_collectors::mark_sweep::ENTRY
+};
+const CONCURRENT: CollectorEntry = CollectorEntry {
+    name: "mark-sweep:sweep=concurrent",
+    make: |_, flags| (mark_sweep().make)(Params::parse("sweep=concurrent").unwrap(), flags),
+    ..gclab_collectors::mark_sweep::ENTRY
+};
+
+#[test]
+fn lazy_and_concurrent_sweeps_pass_the_stress_settings() {
+    // Unswept blocks hold dead objects whose fields dangle: every walk of
+    // the heap (the sanity checker after each GC, under every stress
+    // setting) must skip them, and promotion must clear them before use.
+    for entry in [&LAZY, &CONCURRENT] {
+        let c = check_collector(entry, STRESS_SETTINGS).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(c.runs, WORKLOADS.len() * STRESS_SETTINGS.len());
+    }
+}
+
+static INT: InfoTable = InfoTable::constr("I#", "Int", "Test", 0, 1);
+static UNIT_INFO: InfoTable = InfoTable::static_constr("Unit", "()", "Test");
+static UNIT: StaticObject = StaticObject::new(&UNIT_INFO);
+
+/// Old data half of which dies where it lies: `n` Ints, promoted and
+/// marked live by a major GC, then every other one dropped from the array
+/// that holds them. Returns the array.
+fn half_dead_old_ints(m: &mut Mutator<'_>, n: usize) -> Handle {
+    let unit = m.static_obj(&UNIT);
+    let array = m.new_array(n, unit);
+    for i in 0..n {
+        let d = m.depth();
+        let v = m.alloc(&INT, &[], &[i]);
+        m.array_set(array, i, v);
+        m.truncate(d);
+    }
+    m.perform_gc(true);
+    for i in (0..n).step_by(2) {
+        m.array_set(array, i, unit);
+    }
+    array
+}
+
+/// The unswept blocks and their dead or free words, as the sanity
+/// checker's walk finds them.
+fn unswept(m: &mut Mutator<'_>) -> (usize, usize) {
+    let r = m.check_heap().unwrap_or_else(|e| panic!("{e:?}"));
+    (r.unswept_blocks, r.unswept_words)
+}
+
+/// Promote `n` new Ints, kept on the root stack.
+fn promote_ints(m: &mut Mutator<'_>, n: usize) {
+    for i in 0..n {
+        m.alloc(&INT, &[], &[i]);
+    }
+    m.perform_gc(false);
+}
+
+#[test]
+fn each_sweep_mode_clears_dead_cells_when_it_says() {
+    for mode in ["eager", "lazy", "concurrent"] {
+        let f = gclab::flags("-A64k -DS").unwrap();
+        let collector = (mark_sweep().make)(Params::parse(&format!("sweep={mode}")).unwrap(), &f).unwrap();
+        let rts = Rts::new(f, collector).unwrap();
+        rts.run(|m| {
+            let array = half_dead_old_ints(m, 20_000);
+            m.perform_gc(true);
+            let (blocks, words) = unswept(m);
+            if mode == "eager" {
+                assert_eq!((blocks, words), (0, 0), "eager: the major GC sweeps every block");
+            } else {
+                assert!(blocks > 20 && words >= 10_000, "{mode}: the major GC left {blocks} blocks ({words} words) unswept");
+            }
+            if mode == "lazy" {
+                // Minor GCs that promote nothing leave the blocks as they are.
+                m.perform_gc(false);
+                assert_eq!(unswept(m).0, blocks, "lazy: nothing is swept without allocation");
+                // Promotion sweeps the blocks it fills.
+                promote_ints(m, 6_000);
+                let (after, _) = unswept(m);
+                assert!(after < blocks, "lazy: promoting 6000 Ints swept none of {blocks} blocks");
+            }
+            if mode == "concurrent" {
+                // The sweeper thread clears the blocks while this mutator
+                // waits; the next GC takes them back.
+                let start = std::time::Instant::now();
+                while unswept(m).0 > 0 {
+                    assert!(start.elapsed().as_secs() < 60, "concurrent: the sweeper never finished");
+                    std::thread::sleep(std::time::Duration::from_millis(5));
+                    m.perform_gc(false);
+                }
+            }
+            // The survivors are intact, whatever swept around them.
+            let sum: usize = (1..20_000).step_by(2).map(|i| m.view().get(array).array_get(i).word(0)).sum();
+            assert_eq!(sum, (1..20_000).step_by(2).sum::<usize>(), "{mode}");
+        })
+        .unwrap();
+        assert_eq!(rts.sanity_checks(), rts.stats().gcs, "{mode}");
+    }
 }

@@ -102,6 +102,37 @@ fn a_tiny_sweep_end_to_end_with_report() {
 }
 
 #[test]
+fn a_sweep_over_sweeping_modes_reports_marked_swept_and_hole_bytes() {
+    let dir = scratch("modes");
+    let f = write(&dir, "modes.toml", r#"
+repetitions = 1
+timeout_secs = 60
+collectors = ["copying", "mark-sweep:sweep=lazy", "mark-sweep:sweep=concurrent"]
+[[workloads]]
+name = "lru"
+args = [4000, 100000, 64]
+[grid]
+A = ["64k"]
+[plot]
+x = "A"
+figures = ["swept_bytes"]
+"#);
+    let out = dir.join("out");
+    let o = gclab(&["sweep", f.to_str().unwrap(), "--out", out.to_str().unwrap(), "--quiet"]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(String::from_utf8_lossy(&o.stdout).contains("3 ran ok, 0 failed"));
+    let o = gclab(&["report", out.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let md = std::fs::read_to_string(out.join("summary.md")).unwrap();
+    assert!(md.contains("| copied | marked | swept | max holes |"), "{md}");
+    let row = md.lines().find(|l| l.contains("| mark-sweep:sweep=concurrent | -A64k | 1/1 |")).unwrap_or_else(|| panic!("{md}"));
+    let swept: f64 = row.trim_end_matches('|').rsplit('|').nth(1).unwrap().trim().parse().unwrap();
+    assert!(swept > 0.0, "{row}");
+    assert!(std::fs::metadata(out.join("plots").join("swept_bytes.svg")).unwrap().len() > 1000);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
 fn crashing_overflowing_and_hanging_runs_fail_while_the_rest_finish() {
     let dir = scratch("failures");
     let f = write(&dir, "f.toml", r#"

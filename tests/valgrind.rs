@@ -49,10 +49,13 @@ fn parallel_runs_are_clean_under_memcheck() {
 
 #[test]
 fn mark_sweep_is_clean_under_memcheck() {
-    // Cells cut, reused and swept; with two GC threads marking one bitmap.
+    // Cells cut, reused and swept (in the pause, by promotion, or by the
+    // sweeper thread beside the mutators); with two GC threads marking one
+    // bitmap.
+    let runs = [("mark-sweep", &["-A8k", "-DS", "-G3"][..]), ("mark-sweep", &["-N2", "-A8k", "-qb0", "-DS"][..]), ("mark-sweep:sweep=lazy", &["-A8k", "-DS"][..]), ("mark-sweep:sweep=concurrent", &["-N2", "-A8k", "-DS"][..])];
     for (workload, args) in [("binary-trees", &["8"][..]), ("lru", &["200", "2000", "64"][..]), ("mutable-graph", &["200", "2000"][..])] {
-        for rts in [&["-A8k", "-DS", "-G3"][..], &["-N2", "-A8k", "-qb0", "-DS"][..]] {
-            let mut a = vec!["run", "--collector", "mark-sweep", workload];
+        for (collector, rts) in runs {
+            let mut a = vec!["run", "--collector", collector, workload];
             a.extend_from_slice(args);
             a.push("+RTS");
             a.extend_from_slice(rts);

@@ -18,11 +18,13 @@
 //! fresh block is cut (and zeroed). Several GC threads allocate at once,
 //! each from blocks it took from the shared list under its lock.
 //!
-//! Sweeping (See Note [Sweeping eagerly]): after a major GC has marked
-//! the live objects of the space's blocks in a `MarkBitmap`, every cell
-//! whose first word is unmarked is dead or free; dead ones are zeroed,
-//! blocks with no live cell go back to the block allocator, and the rest
-//! become the space's partly free blocks.
+//! Sweeping: after a major GC has marked the live objects of the space's
+//! blocks in a `MarkBitmap`, every cell whose first word is unmarked is
+//! dead or free. Blocks with no live cell go back to the block allocator
+//! at once; the dead cells of the rest are zeroed in the pause, or later
+//! by allocation or a sweeper thread, as the space's `SweepMode` says
+//! (See Note [When to sweep] in `sweep`), and then they are the space's
+//! partly free blocks.
 //!
 //! Note [Size classes]
 //! ----------------------------------------
@@ -36,23 +38,11 @@
 //! of a size into a block. That gives 44 classes; the ends of blocks waste
 //! less than a cell of the smallest class of that k, and objects up to the
 //! large-object threshold (409 words) fit the largest class.
-//!
-//! Note [Sweeping eagerly]
-//! ----------------------------------------
-//! The space sweeps all its blocks at the end of the major GC that marked
-//! them, inside the pause. Sweeping lazily (a block when allocation
-//! reaches it) would leave dead objects in the unswept blocks, whose
-//! pointers may dangle into blocks freed since; every linear walk of the
-//! heap (the sanity checker after each GC, censuses, `Gc.stat`) would then
-//! have to consult the mark bits. Eager sweeping keeps the blocks walkable
-//! by everyone, and its cost is one pass over the space's mark bitmap (64
-//! bytes a block) plus a write of every dead cell: the pause grows with
-//! the dead data of the old generation, which is what `-S` shows in the
-//! major GCs' times.
 
 use crate::mark::MarkBitmap;
 use crate::space::{Space, SpaceAllocator};
-use gclab_core::bdescr::{BlockPtr, BF_EVACUATED, BF_MARK_IN_PLACE};
+use crate::sweep::{clear_dead_cells, live_cells, SweepMode, Sweeps, Unswept};
+use gclab_core::bdescr::{BlockPtr, BF_EVACUATED, BF_MARK_IN_PLACE, BF_UNSWEPT};
 use gclab_core::block_alloc::BlockAllocator;
 use gclab_core::constants::{Word, BLOCK_WORDS};
 use gclab_core::generation::Generation;
@@ -96,26 +86,51 @@ fn cells_per_block(class: usize) -> usize {
 /// A size-class cell space for one generation.
 pub struct CellSpace {
     gen: usize,
-    /// Per class, blocks that may have a free cell past their cursor.
+    mode: SweepMode,
+    /// Per class, swept blocks that may have a free cell past their cursor.
     partial: Lock<Vec<Vec<BlockPtr>>>,
+    /// Blocks whose dead cells wait to be cleared.
+    sweeps: Sweeps,
 }
 
 impl CellSpace {
-    /// An empty space for generation `gen` (its objects stay in `gen`).
-    pub fn new(gen: usize) -> CellSpace {
-        CellSpace { gen, partial: Lock::new(vec![Vec::new(); CLASSES.len()]) }
+    /// An empty space for generation `gen` (its objects stay in `gen`),
+    /// swept as `mode` says.
+    pub fn new(gen: usize, mode: SweepMode) -> CellSpace {
+        CellSpace { gen, mode, partial: Lock::new(vec![Vec::new(); CLASSES.len()]), sweeps: Sweeps::default() }
     }
 
-    /// Sweep the blocks `marked` (the space's blocks, attached to `marks`
-    /// and flagged `BF_MARK_IN_PLACE`; See Note [Sweeping eagerly]) into
-    /// `gen`, whose block list holds only the blocks the space cut during
-    /// this GC. Rebuilds the partly free lists.
+    /// A GC starts. A major one (`marking`) will judge every block afresh,
+    /// so blocks still unswept are forgotten (and the sweeper thread
+    /// stopped); a minor one takes back the blocks the sweeper cleared.
+    ///
+    /// # Safety
+    /// The GC holds the heap, before any allocator of this GC exists.
+    pub unsafe fn begin_gc(&mut self, marking: bool) {
+        if marking {
+            self.sweeps.forget();
+            return;
+        }
+        // SAFETY: the caller's contract.
+        let swept = unsafe { self.sweeps.take_swept() };
+        let mut partial = self.partial.lock();
+        for b in swept {
+            partial[b.class].push(b.bd);
+        }
+    }
+
+    /// Judge the blocks `marked` (the space's blocks, attached to `marks`
+    /// and flagged `BF_MARK_IN_PLACE`) into `gen`, whose block list holds
+    /// only the blocks the space cut during this GC: free the blocks with
+    /// nothing live, count the live and free words of the rest, and clear
+    /// their dead cells now or later (See Note [When to sweep] in `sweep`).
+    /// Rebuilds the partly free lists.
     ///
     /// # Safety
     /// The GC holds the heap; marking is complete and every allocator of
     /// this GC has finished.
     // SAFETY: writes the marked blocks' dead cells and descriptors, which the GC holds (the caller's contract).
-    pub unsafe fn sweep(&self, marked: Vec<BlockPtr>, marks: &MarkBitmap, blocks: &mut BlockAllocator, gen: &mut Generation) {
+    pub unsafe fn sweep(&mut self, marked: Vec<BlockPtr>, marks: MarkBitmap, blocks: &mut BlockAllocator, gen: &mut Generation) {
         let mut partial = self.partial.lock();
         partial.iter_mut().for_each(Vec::clear);
         for &bd in &gen.blocks {
@@ -125,41 +140,44 @@ impl CellSpace {
                 partial[d.space_info as usize - 1].push(bd);
             }
         }
+        let mut unswept = Vec::new();
         for bd in marked {
             // SAFETY: the caller's contract.
             let d = unsafe { bd.get() };
-            let class = d.space_info as usize - 1;
             let live = marks.live_words(bd);
             if live == 0 {
                 blocks.free_group(bd);
                 continue;
             }
-            let size = CLASSES[class];
-            let mut free_cells = 0;
-            for i in 0..cells_per_block(class) {
-                let cell = d.start.wrapping_add(i * size);
-                if marks.is_marked(cell) {
-                    continue;
-                }
-                free_cells += 1;
-                // SAFETY: the cell lies in the block; a dead object's cell
-                // is the space's to clear.
-                unsafe {
-                    if *cell != 0 {
-                        std::ptr::write_bytes(cell, 0, size);
-                    }
-                }
-            }
+            let class = d.space_info as usize - 1;
+            let bits = marks.bits(bd);
+            let map_address = marks.live_map_address(bd);
+            let b = Unswept { bd, start: d.start, cell_words: CLASSES[class], cells: cells_per_block(class), class, map: &bits };
+            let free_cells = b.cells - live_cells(&bits, &b);
             d.flags = (d.flags & !BF_MARK_IN_PLACE) | BF_EVACUATED;
             d.scan = d.start;
             d.aux = 0;
             gen.blocks.push(bd);
             gen.n_blocks += 1;
             gen.n_words += live;
-            gen.n_free_words += free_cells * size;
-            if free_cells > 0 {
-                partial[class].push(bd);
+            gen.n_free_words += free_cells * b.cell_words;
+            if free_cells == 0 {
+                continue;
             }
+            if self.mode == SweepMode::Eager {
+                // SAFETY: the GC holds the block; `bits` is its map.
+                unsafe { clear_dead_cells(&b) };
+                partial[class].push(bd);
+            } else {
+                // See Note [Unswept blocks] in core's `heap_walk`.
+                d.flags |= BF_UNSWEPT;
+                d.aux = map_address;
+                unswept.push(Unswept { map: d.aux as *const _, ..b });
+            }
+        }
+        drop(partial);
+        if !unswept.is_empty() {
+            self.sweeps.defer(unswept, marks, CLASSES.len(), self.mode);
         }
     }
 }
@@ -223,9 +241,13 @@ impl CellAllocator<'_> {
     }
 
     /// A block of `class` to allocate from: a partly free one of the
-    /// space's, or a fresh one (then true).
+    /// space's (swept now if it was not yet), or a fresh one (then true).
     fn take_block(&mut self, class: usize) -> (BlockPtr, bool) {
         if let Some(bd) = self.space.partial.lock()[class].pop() {
+            return (bd, false);
+        }
+        // SAFETY: allocators live inside a GC, which holds the heap.
+        if let Some(bd) = unsafe { self.space.sweeps.sweep_one(class) } {
             return (bd, false);
         }
         let bd = self.blocks.lock().alloc_block().unwrap_or_else(|e| Rts::out_of_memory(e));

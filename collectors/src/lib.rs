@@ -7,7 +7,8 @@
 //! mutable lists), `weak_ptrs` (judging weak pointers), `trace` (the
 //! tracing driver, on one GC thread or several), `from_space` (preparing
 //! and freeing from-space), `mark` (mark bitmaps), `slide` (sliding
-//! compaction), `cell_space` (size-class cells, swept), `work_stealing`
+//! compaction), `cell_space` (size-class cells), `sweep` (when and by whom
+//! a cell space is swept), `work_stealing`
 //! (load balancing and termination among GC threads), `gc_workers` (the
 //! GC thread pool and its watchdog). Collectors: `copying`, `compacting`,
 //! `two_space`, `parallel`, `mark_sweep`.
@@ -34,6 +35,7 @@ pub mod roots;
 pub mod scavenge;
 pub mod slide;
 pub mod space;
+pub mod sweep;
 pub mod trace;
 pub mod two_space;
 pub mod weak_ptrs;

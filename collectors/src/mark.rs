@@ -14,7 +14,7 @@
 //! atomic, so several GC threads mark into one bitmap: the thread whose
 //! `fetch_or` sets an object's first bit owns its scan (See `mark`).
 
-use gclab_core::bdescr::{BlockDesc, BlockPtr, BF_EVACUATED, BF_MARK_IN_PLACE};
+use gclab_core::bdescr::{BlockDesc, BlockPtr, LiveMap, BF_EVACUATED, BF_MARK_IN_PLACE, BF_UNSWEPT};
 use gclab_core::constants::{Word, BLOCK_WORDS};
 use gclab_core::info::InfoTable;
 use gclab_core::object::{info_of_header, Layout};
@@ -74,7 +74,9 @@ impl MarkBitmap {
         for &bd in blocks {
             // SAFETY: the caller's contract.
             let d = unsafe { bd.get() };
-            d.flags = (d.flags & !BF_EVACUATED) | BF_MARK_IN_PLACE;
+            // A block left unswept by the last major GC is judged afresh
+            // by this one's marks: its old dead words are simply unmarked.
+            d.flags = (d.flags & !(BF_EVACUATED | BF_UNSWEPT)) | BF_MARK_IN_PLACE;
             // SAFETY: as above.
             unsafe { marks.attach(bd) };
         }
@@ -158,6 +160,21 @@ impl MarkBitmap {
             w = (w / 64 + 1) * 64;
         }
         None
+    }
+
+    /// The mark bits of block `bd`, copied out.
+    pub fn bits(&self, bd: BlockPtr) -> LiveMap {
+        let map = self.map_of(bd.0);
+        std::array::from_fn(|i| map[i].load(Ordering::Relaxed))
+    }
+
+    /// The address of block `bd`'s bits, as a `BF_UNSWEPT` block's `aux`
+    /// word holds it (See Note [Unswept blocks] in core's `heap_walk`):
+    /// valid while the bitmap lives and no block is attached to it.
+    pub fn live_map_address(&self, bd: BlockPtr) -> u64 {
+        // An atomic u64 has the layout of a u64, so the map reads as a
+        // `LiveMap` once nobody marks any more.
+        self.map_of(bd.0).as_ptr() as u64
     }
 
     /// Live words in block `bd`.

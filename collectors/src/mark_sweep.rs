@@ -12,8 +12,10 @@
 //!   their live objects where they lie (`evacuate` does that for any such
 //!   block) and copies the young generations' survivors into cells (each
 //!   placed cell marked at once, so the sweep keeps it); then the space
-//!   sweeps every marked block (See Note [Sweeping eagerly] in
-//!   `cell_space`).
+//!   sweeps every marked block: in the pause (`sweep=eager`, the
+//!   default), when promotion reaches it (`sweep=lazy`), or on a sweeper
+//!   thread beside the mutators (`sweep=concurrent`); See Note [When to
+//!   sweep] in `sweep`.
 //!
 //! Both run on one GC thread or on `-qn` of them, as `-qg`/`-qb` say (the
 //! GC threads mark into one bitmap with atomic bit sets). The oldest
@@ -28,6 +30,7 @@ use crate::gc_thread::GcThread;
 use crate::gc_workers::GcThreadPool;
 use crate::mark::MarkBitmap;
 use crate::space::Space;
+use crate::sweep::SweepMode;
 use crate::trace::{outcome, trace_with};
 use crate::{from_space, CollectorEntry};
 use gclab_core::heap::Heap;
@@ -36,21 +39,23 @@ use gclab_core::{Collector, GcContext, GcOutcome, GcRequest};
 /// The registry entry.
 pub const ENTRY: CollectorEntry = CollectorEntry {
     name: "mark-sweep",
-    description: "copying for young generations; the oldest in size-class cells, marked in place and swept (non-moving)",
+    description: "copying for young generations; the oldest in size-class cells, marked in place and swept (non-moving; sweep=eager|lazy|concurrent)",
     flags: "",
-    make: |params, flags| {
-        params.finish("mark-sweep", &[])?;
+    make: |mut params, flags| {
+        let sweep = params.take("sweep").map(|v| SweepMode::parse(&v)).transpose()?.unwrap_or_default();
+        params.finish("mark-sweep", &["sweep"])?;
         if flags.generations < 2 {
             return Err(format!("the mark-sweep collector needs at least two generations (its oldest is swept, the others copied), not -G{}", flags.generations));
         }
-        Ok(Box::new(MarkSweep::default()))
+        Ok(Box::new(MarkSweep { sweep, ..MarkSweep::default() }))
     },
 };
 
-/// The mark-sweep collector: its old generation's space, made at the
-/// first GC, and its GC threads.
+/// The mark-sweep collector: how it sweeps (`mark-sweep:sweep=lazy`), its
+/// old generation's space, made at the first GC, and its GC threads.
 #[derive(Default)]
 pub struct MarkSweep {
+    sweep: SweepMode,
     old: Option<CellSpace>,
     pool: GcThreadPool,
 }
@@ -63,7 +68,8 @@ impl Collector for MarkSweep {
     fn collect(&mut self, req: &GcRequest, ctx: &mut GcContext<'_>) -> GcOutcome {
         let oldest = ctx.heap.oldest();
         assert!(oldest > 0, "mark-sweep needs at least two generations (the registry refuses -G1)");
-        let space = self.old.get_or_insert_with(|| CellSpace::new(oldest));
+        let sweep = self.sweep;
+        let space = self.old.get_or_insert_with(|| CellSpace::new(oldest, sweep));
         let workers = self.pool.for_collection(ctx.flags, req.collect_gen);
         let Heap { layout, blocks, gens, .. } = &mut *ctx.heap;
         let (layout, blocks, count, n) = (*layout, &*blocks, gens.len(), req.collect_gen);
@@ -73,36 +79,32 @@ impl Collector for MarkSweep {
         // marked in place.
         let marked = if major { std::mem::take(&mut gens[oldest].blocks) } else { Vec::new() };
         let words_before = gens[oldest].n_words;
+        // SAFETY: as below.
+        unsafe { space.begin_gc(major) };
         // SAFETY: the runtime gives the collector the heap exclusively
         // (core's Note [Who touches what]).
         let marks = unsafe { MarkBitmap::keep_in_place(&marked) };
         // SAFETY: as above.
         unsafe { from_space::prepare(gens, n) };
-        let marks = &marks;
         let make = || {
             let mut gct = GcThread::new(layout, n, count, blocks);
-            gct.to[oldest].space = Some(space.allocator(blocks, major.then_some(marks)));
-            gct.marks = major.then_some(marks);
+            gct.to[oldest].space = Some(space.allocator(blocks, major.then_some(&marks)));
+            gct.marks = major.then_some(&marks);
             gct
         };
         // SAFETY: as above; every root and heap slot holds a valid object
         // address, which is what tracing requires.
         let mut threads = unsafe { trace_with(&make, gens, ctx.caps, ctx.stable_ptrs, ctx.leader, workers) };
-        let mut swept_words = 0;
-        if major {
-            for gct in threads.iter_mut() {
-                if let Some(mut a) = gct.to[oldest].space.take() {
-                    // SAFETY: tracing is over; all it placed was scanned.
-                    unsafe { a.finish(&mut gens[oldest]) };
-                }
-            }
-            // SAFETY: marking is complete and every allocator finished.
-            unsafe { space.sweep(marked, marks, &mut blocks.lock(), &mut gens[oldest]) };
-            let marked_words: usize = threads.iter().map(|t| t.work.marked_words).sum();
-            swept_words = words_before.saturating_sub(marked_words);
-        }
-        // SAFETY: tracing is over; from-space holds nothing live.
+        // SAFETY: tracing is over; from-space holds nothing live. (This
+        // finishes the space's allocators too.)
         unsafe { from_space::install(gens, ctx.caps, blocks, &mut threads, n) };
-        GcOutcome { in_place: true, swept_words, ..outcome(n, &threads) }
+        let done = outcome(n, &threads);
+        drop(threads);
+        if !major {
+            return GcOutcome { in_place: true, ..done };
+        }
+        // SAFETY: marking is complete and every allocator finished.
+        unsafe { space.sweep(marked, marks, &mut blocks.lock(), &mut gens[oldest]) };
+        GcOutcome { in_place: true, swept_words: words_before.saturating_sub(done.marked_words), ..done }
     }
 }

@@ -36,6 +36,16 @@ pub const BF_MEGA: u32 = 1 << 4;
 /// place (compacting's oldest generation before it slides, mark-sweep's
 /// old generation). The collector owns the block's `aux` word meanwhile.
 pub const BF_MARK_IN_PLACE: u32 = 1 << 5;
+/// The block's dead objects are not swept yet: its live objects are those
+/// whose first word's bit is set in the `LiveMap` that `aux` points to,
+/// and every other word is garbage that nobody may read (See Note
+/// [Unswept blocks] in `heap_walk`).
+pub const BF_UNSWEPT: u32 = 1 << 6;
+
+/// The live map of an unswept single block: one bit per word (bit `i % 64`
+/// of entry `i / 64` for word `i`), set at least for each live object's
+/// first word and for no word of a dead object.
+pub type LiveMap = [u64; crate::constants::BLOCK_WORDS / 64];
 
 /// One block's descriptor: exactly 64 bytes, laid out in the megablock's
 /// first 16 KiB.
@@ -68,7 +78,8 @@ pub struct BlockDesc {
     /// here); 0 when the block is handed out.
     pub space_info: u16,
     /// A word for the collector holding the block during a GC (an index
-    /// into its own per-block table, say); meaningless between GCs.
+    /// into its own per-block table, say). Between GCs it means nothing,
+    /// except in a `BF_UNSWEPT` block: the address of its `LiveMap`.
     pub aux: u64,
 }
 
@@ -122,6 +133,18 @@ impl BlockDesc {
     #[inline(always)]
     pub fn has(&self, flag: u32) -> bool {
         self.flags & flag != 0
+    }
+
+    /// The live map of a `BF_UNSWEPT` block; None for any other block.
+    ///
+    /// # Safety
+    /// The space that left the block unswept keeps the map alive and
+    /// unchanged until it sweeps the block (See Note [Unswept blocks] in
+    /// `heap_walk`); the caller reads it no longer than the descriptor.
+    #[inline]
+    pub unsafe fn live_map(&self) -> Option<&LiveMap> {
+        // SAFETY: the caller's contract.
+        self.has(BF_UNSWEPT).then(|| unsafe { &*(self.aux as *const LiveMap) })
     }
 
     /// The flags of `bd`, read atomically: during a parallel GC a large

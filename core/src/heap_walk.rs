@@ -2,16 +2,116 @@
 //!
 //! Objects tile each block from its start to its fill level (zero words
 //! are slop: See Note [Slop is zeroed] in `object`), so a walk needs no
-//! side table: it reads each header for the object's size. This is what
-//! `Gc.stat` counts with, and what heap censuses build on. The sanity
-//! checker walks the same way but checks as it goes.
+//! side table: it reads each header for the object's size. The exception
+//! is a block a space has not swept yet, walked through its live map (See
+//! Note [Unswept blocks]). `walk_block` is the one linear walk of a block:
+//! `Gc.stat` counts with it, heap censuses build on it, and the sanity
+//! checker walks with it and checks as it goes.
+//!
+//! Note [Unswept blocks]
+//! ----------------------------------------
+//! A non-moving space may leave the dead objects of a marked block where
+//! they lie after a major GC and clear them later: when allocation reaches
+//! the block (lazy sweeping) or on a thread of its own while the mutators
+//! run (concurrent sweeping). Until then the block holds garbage that must
+//! never be read as objects: a dead object's fields may point into blocks
+//! freed since, or at objects that died with it. Such a block is flagged
+//! `BF_UNSWEPT`, and its `aux` word holds the address of its `LiveMap`, the
+//! major GC's mark bits for it: an object is live if the bit of its first
+//! word is set, and no dead word has its bit set. So the contract is:
+//!
+//! - every linear walk skips the unmarked words of an unswept block (they
+//!   count as free, as zero words do: the space counts them in the
+//!   generation's `n_free_words`), and reads a marked word as an object
+//!   start, or as slop if it is zero (an object shrunk in place since);
+//! - the space keeps the map alive and unchanged, and the flag set, until
+//!   it has swept the block and the world is stopped to clear the flag (so
+//!   no walker sees the flag and the map disagree);
+//! - a sweeper writes only the dead words of the blocks it holds, which
+//!   nobody else reads (walkers skip them, the mutators cannot reach them),
+//!   so it may sweep while the mutators run and while the world is stopped
+//!   for a walk; it changes no descriptor until the world is stopped.
+//!
+//! Pointers into unswept blocks are only ever to live objects, which the
+//! sanity checker verifies as for any block: the dead objects are not
+//! recorded as object starts, so a pointer to one is reported.
 
-use crate::bdescr::BlockPtr;
+use crate::bdescr::{BlockDesc, BlockPtr};
 use crate::capability::Capability;
 use crate::constants::Word;
 use crate::heap::Heap;
 use crate::info::InfoTable;
 use crate::object::info_of_header;
+
+/// What a walk of one block saw besides its objects.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct BlockWalk {
+    /// Zero words (slop, free cells, holes).
+    pub zero_words: usize,
+    /// Unmarked words of an unswept block: dead objects and free cells not
+    /// yet swept (See Note [Unswept blocks]).
+    pub unswept_words: usize,
+    /// Where the walk stopped: `end` unless `object` stopped it, or the
+    /// last object ran past `end`.
+    pub stopped_at: *mut Word,
+}
+
+/// Walk the block `d` from its start to `end`, calling `object(p)` at each
+/// object's first word; it returns the object's size in words, or None to
+/// stop the walk there.
+///
+/// # Safety
+/// Nobody writes the block's descriptor or its live objects while the
+/// walk runs (the world is stopped, or the caller holds the block), and
+/// `end` lies in the block at or past its last object.
+pub unsafe fn walk_block(d: &BlockDesc, end: *mut Word, mut object: impl FnMut(*mut Word) -> Option<usize>) -> BlockWalk {
+    // SAFETY: the caller's contract covers the map (See Note [Unswept blocks]).
+    let live = unsafe { d.live_map() };
+    let mut walk = BlockWalk { zero_words: 0, unswept_words: 0, stopped_at: d.start };
+    let mut p = d.start;
+    while p < end {
+        let index = (p as usize - d.start as usize) / std::mem::size_of::<Word>();
+        if let Some(map) = live {
+            if map[index / 64] & (1 << (index % 64)) == 0 {
+                let next = next_marked(map, index).min((end as usize - d.start as usize) / std::mem::size_of::<Word>());
+                walk.unswept_words += next - index;
+                p = d.start.wrapping_add(next);
+                continue;
+            }
+        }
+        // SAFETY: `p` lies in the block's used part, at an object start or
+        // a zero slop word (a live one, in an unswept block).
+        if unsafe { *p } == 0 {
+            walk.zero_words += 1;
+            p = p.wrapping_add(1);
+            continue;
+        }
+        let Some(size) = object(p) else {
+            walk.stopped_at = p;
+            return walk;
+        };
+        p = p.wrapping_add(size);
+    }
+    walk.stopped_at = p;
+    walk
+}
+
+/// The first word at or after `from` whose bit is set (the map's length
+/// if none is).
+fn next_marked(map: &crate::bdescr::LiveMap, from: usize) -> usize {
+    let mut i = from / 64;
+    let mut bits = map[i] & (!0u64 << (from % 64));
+    loop {
+        if bits != 0 {
+            return i * 64 + bits.trailing_zeros() as usize;
+        }
+        i += 1;
+        if i == map.len() {
+            return map.len() * 64;
+        }
+        bits = map[i];
+    }
+}
 
 /// Call `f(address, info, size_in_words, generation)` for every object:
 /// generation blocks, large objects, nurseries (up to each capability's
@@ -27,21 +127,15 @@ pub unsafe fn for_each_object(heap: &Heap, caps: &[Capability], mut f: impl FnMu
         // doc), so nobody writes the heap's descriptors meanwhile.
         let d = unsafe { bd.read() };
         let end = caps.iter().find(|c| c.is_current(bd.0)).map(|c| c.hp).unwrap_or(d.free);
-        let mut p = d.start;
-        while p < end {
-            // SAFETY: `p` lies in the used part of a live block, at an
-            // object start or a zero slop word.
-            let header = unsafe { *p };
-            if header == 0 {
-                p = p.wrapping_add(1);
-                continue;
-            }
-            let info = info_of_header(header);
-            // SAFETY: `p` is an object whose header is `info`.
-            let size = unsafe { layout.size_of(p, info) };
-            f(p, info, size, gen);
-            p = p.wrapping_add(size);
-        }
+        // SAFETY: as above; `end` is the block's fill level.
+        unsafe {
+            walk_block(d, end, |p| {
+                let info = info_of_header(*p);
+                let size = layout.size_of(p, info);
+                f(p, info, size, gen);
+                Some(size)
+            })
+        };
     };
     for (g, gen) in heap.gens.iter().enumerate() {
         for &bd in gen.blocks.iter().chain(gen.large_objects.iter()) {
@@ -57,5 +151,23 @@ pub unsafe fn for_each_object(heap: &Heap, caps: &[Capability], mut f: impl FnMu
         for &bd in &cap.new_large {
             walk(bd, 0, &mut f);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn next_marked_finds_the_next_set_bit_or_the_end() {
+        let mut map = [0u64; 8];
+        assert_eq!(next_marked(&map, 0), 512);
+        map[0] = 1 << 5;
+        map[3] = 1 << 63;
+        assert_eq!(next_marked(&map, 0), 5);
+        assert_eq!(next_marked(&map, 5), 5);
+        assert_eq!(next_marked(&map, 6), 255);
+        assert_eq!(next_marked(&map, 255), 255);
+        assert_eq!(next_marked(&map, 256), 512);
     }
 }

@@ -120,13 +120,16 @@ struct RunState {
 
 /// A runtime instance: one heap, its capabilities and its collector.
 pub struct Rts {
+    /// Declared first, so dropped first: a collector's own threads (a
+    /// concurrent sweeper) may write the heap until the collector is
+    /// dropped and joins them.
+    collector: Lock<Box<dyn Collector>>,
     flags: UnsafeCell<RtsFlags>,
     heap: UnsafeCell<Heap>,
     caps: Box<[UnsafeCell<Capability>]>,
     stable_ptrs: Lock<StablePtrTable>,
     finalizers: Lock<HashMap<u64, FinalizerKind>>,
     alarms: Lock<Vec<(u64, Option<Alarm>)>>,
-    collector: Lock<Box<dyn Collector>>,
     state: UnsafeCell<RunState>,
     eventlog: Lock<Option<EventLog>>,
     profiler: Lock<Option<Box<dyn HeapProfiler>>>,

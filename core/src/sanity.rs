@@ -5,7 +5,9 @@
 //! - the block allocator's own invariants (free lists, coalescing, counts);
 //! - every block of every generation: a head descriptor, not free, of that
 //!   generation, its objects tiling `[start, free)` exactly (zero words are
-//!   slop, See Note [Slop is zeroed]), each with a valid info table;
+//!   slop, See Note [Slop is zeroed]; an unswept block's dead words are
+//!   skipped, See Note [Unswept blocks] in `heap_walk`), each with a valid
+//!   info table;
 //! - every large object: alone in its group, flagged large, of its generation;
 //! - every pointer field, root, stable pointer, mutable-list entry and weak
 //!   pointer: it is a static object or the start of a live heap object (so
@@ -26,7 +28,8 @@
 //! A generation counts the words of its objects (`n_words`) and the words
 //! free for allocation inside its blocks (`n_free_words`, the holes of a
 //! non-moving space); a linear walk sees object words W and zero words Z
-//! (slop, holes, the unused ends of cells and blocks). Objects only lose
+//! (slop, holes, the unused ends of cells and blocks, and the dead words
+//! of unswept blocks, which are holes not yet cleared). Objects only lose
 //! words between GCs (a thunk updated in place leaves zeroed slop that the
 //! count keeps until the generation is next collected), so the check is
 //! `W <= n_words` and `n_words + n_free_words <= W + Z`. For bump-allocated
@@ -42,7 +45,8 @@
 //! checker rather than be reported. That is acceptable for a debugging aid
 //! (the run fails either way), and it avoids a registry of info tables.
 
-use crate::bdescr::{BlockDesc, BlockPtr, BF_EVACUATED, BF_FREE, BF_LARGE};
+use crate::bdescr::{BlockDesc, BlockPtr, BF_EVACUATED, BF_FREE, BF_LARGE, BF_UNSWEPT};
+use crate::heap_walk::walk_block;
 use crate::block_alloc::BlockAllocator;
 use crate::capability::Capability;
 use crate::constants::{Word, BLOCK_SIZE, BLOCK_WORDS, WORD_SIZE};
@@ -64,6 +68,10 @@ pub struct SanityReport {
     pub words_without_profiling: usize,
     /// Pointers checked.
     pub pointers: usize,
+    /// Blocks not yet swept (See Note [Unswept blocks] in `heap_walk`).
+    pub unswept_blocks: usize,
+    /// Their words outside live objects: dead objects and free cells.
+    pub unswept_words: usize,
 }
 
 struct Walk<'a> {
@@ -204,24 +212,30 @@ impl Walk<'_> {
             self.errors.push(format!("block at {at:p}: free pointer outside the block"));
             return (0, 0);
         }
-        let mut p = d.start;
-        let (mut words, mut zeros) = (0, 0);
-        while p < end {
-            // SAFETY: `p` lies inside the block's used part.
-            let header = unsafe { *p };
-            if header == 0 {
-                p = p.wrapping_add(1);
-                zeros += 1;
-                continue;
-            }
-            let Some(size) = self.object_at(p, gen) else { return (words, zeros) };
-            words += size;
-            p = p.wrapping_add(size);
+        if d.has(BF_UNSWEPT) && (d.blocks != 1 || d.aux == 0) {
+            self.errors.push(format!("block at {at:p}: unswept, but not a single block with a live map (See Note [Unswept blocks])"));
+            return (0, 0);
         }
-        if p != end {
+        let mut words = 0;
+        // SAFETY: the checker runs with the world stopped; `end` is the
+        // block's fill level, checked above.
+        let walk = unsafe {
+            walk_block(d, end, |p| {
+                let size = self.object_at(p, gen)?;
+                words += size;
+                Some(size)
+            })
+        };
+        if walk.stopped_at > end {
             self.errors.push(format!("block at {at:p}: last object overruns the free pointer"));
         }
-        (words, zeros)
+        if d.has(BF_UNSWEPT) {
+            self.report.unswept_blocks += 1;
+            self.report.unswept_words += walk.unswept_words;
+        }
+        // Unswept dead words are free space still to be cleared: they
+        // count as zero words (See Note [Checking the word counts]).
+        (words, walk.zero_words + walk.unswept_words)
     }
 
     fn walk_large(&mut self, bd: BlockPtr, gen: usize) -> usize {
