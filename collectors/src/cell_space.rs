@@ -106,6 +106,7 @@ impl CellSpace {
     ///
     /// # Safety
     /// The GC holds the heap, before any allocator of this GC exists.
+    // SAFETY: resets the descriptors of blocks the sweeper has finished, which the GC holds (the caller's contract).
     pub unsafe fn begin_gc(&mut self, marking: bool) {
         if marking {
             self.sweeps.forget();
