@@ -258,6 +258,7 @@ fn run(registry: &Registry, collector: Option<&str>, json: Option<PathBuf>, rest
             "collector": entry.name,
             "rts_flags": rts_args,
             "checksum": format!("{checksum:016x}"),
+            "latency": crate::latency::latency(&stats),
             "stats": stats,
         });
         let text = serde_json::to_string_pretty(&record).expect("statistics serialise");

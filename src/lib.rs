@@ -11,6 +11,7 @@ pub mod eventlog_reader;
 pub mod eventlog_report;
 pub mod experiment;
 pub mod hp_plot;
+pub mod latency;
 pub mod report;
 pub mod sweep;
 

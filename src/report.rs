@@ -8,6 +8,7 @@
 //! to SVG and PNG (fonts embedded: no system font is needed).
 
 use crate::experiment::Experiment;
+use crate::latency::MMU_WINDOWS;
 use crate::sweep::{figure, load_records, write_atomically, RunRecord, Status};
 use plotters::prelude::*;
 use std::collections::BTreeMap;
@@ -125,11 +126,84 @@ pub fn markdown(name: &str, groups: &[Group]) -> String {
         extra.iter().for_each(|(_, figure)| out.push_str(&format!(" {} |", cell(g.figure(figure), mb, 1))));
         out.push('\n');
     }
+    out.push_str(&latency_table(groups));
     let failed: usize = groups.iter().map(|g| g.runs - g.ok.len()).sum();
     if failed > 0 {
         out.push_str(&format!("\n{failed} run(s) failed: see runs/*.json (status, exit code, stderr) and logs/.\n"));
     }
     out
+}
+
+/// The latency table: pause distribution and MMU (See `latency`).
+fn latency_table(groups: &[Group]) -> String {
+    let mut out = String::from("\n## Latency\n\nPauses in milliseconds (nearest-rank percentiles over each run's pauses), MMU as a fraction; medians over repetitions.\n\n");
+    out.push_str("| workload | collector | flags | pauses | p50 | p90 | p99 | p99.9 | max | MMU 1ms | MMU 10ms | MMU 100ms | MMU 1s |\n");
+    out.push_str(&format!("{}|\n", "| --- ".repeat(13)));
+    let ms = 1e-3;
+    for g in groups {
+        let f = |name: &str, scale: f64, digits: usize| cell(g.figure(name), scale, digits);
+        out.push_str(&format!(
+            "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |\n",
+            g.workload,
+            g.collector,
+            g.point_label(),
+            f("pause_count", 1.0, 0),
+            f("pause_p50", ms, 2),
+            f("pause_p90", ms, 2),
+            f("pause_p99", ms, 2),
+            f("pause_p99_9", ms, 2),
+            f("pause_max", ms, 2),
+            f("mmu_1ms", 1.0, 3),
+            f("mmu_10ms", 1.0, 3),
+            f("mmu_100ms", 1.0, 3),
+            f("mmu_1s", 1.0, 3),
+        ));
+    }
+    out
+}
+
+/// For each workload, one series per collector and setting of the median
+/// of `figures` (the x axis: one point per figure), scaled by `scale`.
+fn figure_curves(groups: &[Group], figures: &[(&str, &str)], scale: f64) -> Vec<(String, Vec<Series>)> {
+    let mut by_workload: BTreeMap<String, Vec<Series>> = BTreeMap::new();
+    for g in groups {
+        let points: Vec<(usize, f64)> = figures.iter().enumerate().filter_map(|(i, (name, _))| Some((i, g.figure(name)?.median / scale))).collect();
+        if points.is_empty() {
+            continue;
+        }
+        let label = format!("{} {}", g.collector, g.point_label()).trim().to_string();
+        by_workload.entry(g.workload.clone()).or_default().push((label, points));
+    }
+    by_workload.into_iter().collect()
+}
+
+/// `plots/mmu` (MMU against window length) and `plots/pauses` (pause
+/// percentiles), one panel per workload, one line per collector and
+/// setting; every report draws them.
+fn latency_plots(name: &str, groups: &[Group], plots: &Path) -> Result<Vec<PathBuf>, String> {
+    let windows: Vec<(String, String)> = MMU_WINDOWS.iter().map(|(w, _)| (format!("mmu_{w}"), w.to_string())).collect();
+    let windows: Vec<(&str, &str)> = windows.iter().map(|(f, l)| (f.as_str(), l.as_str())).collect();
+    let percentiles: Vec<(&str, &str)> = vec![("pause_p50", "p50"), ("pause_p90", "p90"), ("pause_p99", "p99"), ("pause_p99_9", "p99.9"), ("pause_max", "max")];
+    let charts = [
+        ("mmu", format!("{name}: minimum mutator utilisation against window (median over repetitions)"), "MMU", &windows, 1.0),
+        ("pauses", format!("{name}: pause-time percentiles (median over repetitions)"), "pause (ms)", &percentiles, 1e-3),
+    ];
+    let mut files = Vec::new();
+    for (file, title, y_desc, figures, scale) in charts {
+        let panels = figure_curves(groups, figures, scale);
+        if panels.is_empty() {
+            continue;
+        }
+        let x_values: Vec<String> = figures.iter().map(|(_, label)| label.to_string()).collect();
+        let width = 520 * panels.len() as u32;
+        let svg = plots.join(format!("{file}.svg"));
+        draw(SVGBackend::new(&svg, (width, 420)).into_drawing_area(), &title, y_desc, &x_values, &panels)?;
+        let png = plots.join(format!("{file}.png"));
+        draw(BitMapBackend::new(&png, (width, 420)).into_drawing_area(), &title, y_desc, &x_values, &panels)?;
+        files.push(svg);
+        files.push(png);
+    }
+    Ok(files)
 }
 
 /// Make the embedded DejaVu font plotters' sans-serif (once).
@@ -203,11 +277,11 @@ pub fn report(dir: &Path, registry: &gclab_collectors::Registry) -> Result<(Stri
     let groups = groups(&records);
     let md = markdown(&exp.name, &groups);
     write_atomically(&dir.join("summary.md"), md.as_bytes()).map_err(|e| format!("summary.md: {e}"))?;
-    let mut files = Vec::new();
+    register_fonts();
+    let plots = dir.join("plots");
+    std::fs::create_dir_all(&plots).map_err(|e| format!("{}: {e}", plots.display()))?;
+    let mut files = latency_plots(&exp.name, &groups, &plots)?;
     if let Some(x) = &exp.plot_x {
-        register_fonts();
-        let plots = dir.join("plots");
-        std::fs::create_dir_all(&plots).map_err(|e| format!("{}: {e}", plots.display()))?;
         let x_values = exp.grid.iter().find(|(k, _)| k == x).map(|(_, v)| v.clone()).unwrap_or_default();
         for fig in &exp.plot_figures {
             let panels = panels(&groups, x, &x_values, fig);

@@ -230,24 +230,27 @@ pub fn load_records(dir: &Path) -> Result<Vec<RunRecord>, String> {
 /// A statistic of a successful run, by name (a field of core's `Stats`,
 /// or `mut_elapsed`).
 pub fn figure(record: &RunRecord, name: &str) -> Option<f64> {
-    let stats = record.result.as_ref()?.get("stats")?;
+    let result = record.result.as_ref()?;
+    let stats = result.get("stats")?;
     if name == "mut_elapsed" {
         let g = |k: &str| stats.get(k).and_then(|v| v.as_f64()).unwrap_or(0.0);
         return Some(g("total_elapsed") - g("gc_elapsed") - g("init_elapsed") - g("exit_elapsed"));
     }
-    stats.get(name)?.as_f64()
+    stats.get(name).or_else(|| result.get("latency")?.get(name))?.as_f64()
 }
 
 /// Rebuild `runs.csv`: one row per record, the run's identity, status, and
-/// every scalar statistic as a column.
+/// every scalar statistic and latency figure (See `latency`) as a column.
 pub fn write_csv(dir: &Path) -> Result<(), String> {
     let records = load_records(dir)?;
     let mut stat_keys: Vec<String> = Vec::new();
     for r in &records {
-        if let Some(serde_json::Value::Object(stats)) = r.result.as_ref().and_then(|v| v.get("stats")) {
-            for (k, v) in stats {
-                if v.is_number() && !stat_keys.contains(k) {
-                    stat_keys.push(k.clone());
+        for part in ["stats", "latency"] {
+            if let Some(serde_json::Value::Object(fields)) = r.result.as_ref().and_then(|v| v.get(part)) {
+                for (k, v) in fields {
+                    if v.is_number() && !stat_keys.contains(k) {
+                        stat_keys.push(k.clone());
+                    }
                 }
             }
         }

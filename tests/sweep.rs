@@ -86,7 +86,21 @@ fn a_tiny_sweep_end_to_end_with_report() {
     assert_eq!(checksums.len(), 1, "every collector and setting computes the same checksum");
     let csv = std::fs::read_to_string(out.join("runs.csv")).unwrap();
     assert_eq!(csv.lines().count(), 9);
-    assert!(csv.lines().next().unwrap().contains("gc_elapsed"));
+    let header = csv.lines().next().unwrap();
+    assert!(header.contains("gc_elapsed") && header.contains("pause_p99"), "{header}");
+    for r in recs.values() {
+        let (latency, stats) = (&r["result"]["latency"], &r["result"]["stats"]);
+        assert_eq!(latency["pause_count"], stats["gcs"], "one pause per GC");
+        let (p50, p99, max) = (latency["pause_p50"].as_f64().unwrap(), latency["pause_p99"].as_f64().unwrap(), latency["pause_max"].as_f64().unwrap());
+        assert!(0.0 < p50 && p50 <= p99 && p99 <= max, "{latency}");
+        // These runs last a few milliseconds: only the windows that fit.
+        let total = stats["total_elapsed"].as_f64().unwrap();
+        for (name, window) in gclab::latency::MMU_WINDOWS {
+            let mmu = latency.get(format!("mmu_{name}")).and_then(|v| v.as_f64());
+            assert_eq!(mmu.is_some(), window <= total, "mmu_{name} in a run of {total} s");
+            assert!(mmu.is_none_or(|u| (0.0..=1.0).contains(&u)), "{latency}");
+        }
+    }
     let manifest: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(out.join("manifest.json")).unwrap()).unwrap();
     assert_eq!(manifest["experiment"], "tiny");
     assert!(manifest["machine"]["cores"].as_u64().unwrap() >= 1);
@@ -94,7 +108,8 @@ fn a_tiny_sweep_end_to_end_with_report() {
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let md = std::fs::read_to_string(out.join("summary.md")).unwrap();
     assert!(md.contains("| binary-trees 8 | two-space | -A64k | 2/2 |"), "{md}");
-    for f in ["gc_elapsed.svg", "gc_elapsed.png", "max_live_bytes.svg", "max_live_bytes.png"] {
+    assert!(md.contains("## Latency") && md.contains("| MMU 10ms |"), "{md}");
+    for f in ["gc_elapsed.svg", "gc_elapsed.png", "max_live_bytes.svg", "max_live_bytes.png", "mmu.svg", "mmu.png", "pauses.svg", "pauses.png"] {
         let len = std::fs::metadata(out.join("plots").join(f)).unwrap().len();
         assert!(len > 1000, "{f} is only {len} bytes");
     }
