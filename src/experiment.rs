@@ -49,6 +49,10 @@ struct File {
     name: Option<String>,
     description: Option<String>,
     repetitions: Option<Spanned<i64>>,
+    warmup: Option<Spanned<i64>>,
+    order: Option<Spanned<String>>,
+    seed: Option<Spanned<i64>>,
+    baseline: Option<Spanned<String>>,
     timeout_secs: Option<Spanned<f64>>,
     collectors: Spanned<Vec<Spanned<String>>>,
     workloads: Spanned<Vec<WorkloadSpec>>,
@@ -119,6 +123,16 @@ pub struct Experiment {
     pub description: String,
     /// Runs per grid point.
     pub repetitions: usize,
+    /// Warm-up runs per grid point: run before the counted ones, and left
+    /// out of every figure.
+    pub warmup: usize,
+    /// The order the runs are made in (See Note [Run order]).
+    pub order: RunOrder,
+    /// The seed of a random order; None: chosen at the sweep's start and
+    /// recorded in its manifest.
+    pub seed: Option<u64>,
+    /// The collector the report's geometric means are normalised to.
+    pub baseline: Option<String>,
     /// Per-run timeout in seconds.
     pub timeout_secs: f64,
     /// Collector names, with the RTS flags each brings (its registry
@@ -137,6 +151,28 @@ pub struct Experiment {
     pub source: String,
 }
 
+// Note [Run order]
+// ----------------------------------------
+// A machine drifts during a sweep (thermal throttling, other load, page
+// cache), and a sweep that runs one collector's repetitions back to back
+// puts that drift on one collector. So by default (`order = "random"`)
+// the runs are made in rounds: first every warm-up run, then round r
+// holds repetition r of every configuration, and each round is shuffled
+// with a seed that the manifest records (given as `seed`, or chosen at
+// the sweep's start; a resumed sweep reuses the recorded one). `order =
+// "fixed"` makes them in the file's order: workloads, collectors, grid
+// points, repetitions. The order never changes which runs exist or their
+// ids, so shards and resumption do not depend on it.
+
+/// How a sweep orders its runs (See Note [Run order]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RunOrder {
+    /// Rounds of repetitions, each shuffled.
+    Random,
+    /// The file's order.
+    Fixed,
+}
+
 /// One run of a sweep.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct RunSpec {
@@ -152,8 +188,11 @@ pub struct RunSpec {
     pub point: BTreeMap<String, String>,
     /// The RTS flags of the run, the collector's own last.
     pub rts: Vec<String>,
-    /// 0-based repetition.
+    /// 0-based repetition (of the warm-ups, for a warm-up run).
     pub repetition: usize,
+    /// A warm-up run: made, recorded, and left out of every figure.
+    #[serde(default)]
+    pub warmup: bool,
     /// Position in the experiment's run list (reports keep this order).
     #[serde(default)]
     pub index: usize,
@@ -199,6 +238,21 @@ impl Experiment {
             Some(r) => *r.get_ref() as usize,
             None => 1,
         };
+        let warmup = match &file.warmup {
+            Some(w) if *w.get_ref() < 0 => return Err(err(Some(w.span()), "warmup", format!("must be 0 or more, not {}", w.get_ref()))),
+            Some(w) => *w.get_ref() as usize,
+            None => 0,
+        };
+        let order = match file.order.as_ref().map(|o| (o.get_ref().as_str(), o.span())) {
+            None | Some(("random", _)) => RunOrder::Random,
+            Some(("fixed", _)) => RunOrder::Fixed,
+            Some((other, span)) => return Err(err(Some(span), "order", format!("`{other}': expected \"random\" or \"fixed\""))),
+        };
+        let seed = match &file.seed {
+            Some(s) if *s.get_ref() < 0 => return Err(err(Some(s.span()), "seed", format!("must be 0 or more, not {}", s.get_ref()))),
+            Some(s) => Some(*s.get_ref() as u64),
+            None => None,
+        };
         let timeout_secs = match &file.timeout_secs {
             Some(t) if t.get_ref().is_nan() || *t.get_ref() <= 0.0 => return Err(err(Some(t.span()), "timeout_secs", format!("must be positive, not {}", t.get_ref()))),
             Some(t) => *t.get_ref(),
@@ -217,6 +271,12 @@ impl Experiment {
             } else {
                 let known: Vec<&str> = registry.entries().iter().map(|e| e.name).collect();
                 return Err(err(Some(c.span()), "collectors", format!("unknown collector `{}' (known: {}, or \"all\")", c.get_ref(), known.join(", "))));
+            }
+        }
+        if let Some(b) = &file.baseline {
+            if !collectors.iter().any(|(name, _)| name == b.get_ref()) {
+                let named: Vec<&str> = collectors.iter().map(|(n, _)| n.as_str()).collect();
+                return Err(err(Some(b.span()), "baseline", format!("`{}' is not one of the experiment's collectors ({})", b.get_ref(), named.join(", "))));
             }
         }
         if file.workloads.get_ref().is_empty() {
@@ -276,6 +336,10 @@ impl Experiment {
             name,
             description: file.description.clone().unwrap_or_default(),
             repetitions,
+            warmup,
+            order,
+            seed,
+            baseline: file.baseline.as_ref().map(|b| b.get_ref().clone()),
             timeout_secs,
             collectors,
             workloads,
@@ -290,6 +354,14 @@ impl Experiment {
             (entry.make)(params, &flags).map_err(|e| err(None, "collectors", format!("run {}: {e}", run.id)))?;
         }
         Ok(exp)
+    }
+
+    /// The most cores one run uses: its capabilities (`-N<n>`; a bare `-N`
+    /// takes every core).
+    pub fn cores_used(&self) -> usize {
+        let all = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1);
+        let caps = |rts: &[String]| rts.iter().filter_map(|f| f.strip_prefix("-N")).map(|n| if n.is_empty() { all } else { n.parse().unwrap_or(1) }).max().unwrap_or(1);
+        self.runs().iter().map(|r| caps(&r.rts)).max().unwrap_or(1)
     }
 
     /// Every run, in a fixed order: workloads, collectors, grid points
@@ -307,22 +379,73 @@ impl Experiment {
         for (workload, args) in &self.workloads {
             for (collector, entry_flags) in &self.collectors {
                 for point in &points {
-                    for repetition in 0..self.repetitions {
+                    let warmups = (0..self.warmup).map(|r| (r, true));
+                    for (repetition, warmup) in warmups.chain((0..self.repetitions).map(|r| (r, false))) {
                         let mut rts: Vec<String> = point.values().filter(|v| !v.is_empty()).cloned().collect();
                         rts.extend(entry_flags.split_whitespace().map(str::to_string));
                         let label: Vec<String> = point.values().map(|v| if v.is_empty() { "off".into() } else { v.clone() }).collect();
                         let id = sanitize(&format!(
-                            "{workload}_{}_{collector}_{}_r{repetition}",
+                            "{workload}_{}_{collector}_{}_{}{repetition}",
                             args.iter().map(|a| a.to_string()).collect::<Vec<_>>().join("-"),
-                            label.join("")
+                            label.join(""),
+                            if warmup { "w" } else { "r" }
                         ));
                         let index = runs.len();
-                        runs.push(RunSpec { id, workload: workload.clone(), args: args.clone(), collector: collector.clone(), point: point.clone(), rts, repetition, index });
+                        runs.push(RunSpec { id, workload: workload.clone(), args: args.clone(), collector: collector.clone(), point: point.clone(), rts, repetition, warmup, index });
                     }
                 }
             }
         }
         runs
+    }
+}
+
+/// `runs` (a subset of an experiment's, in its order) in the order a sweep
+/// makes them (See Note [Run order]).
+pub fn run_order(runs: Vec<RunSpec>, order: RunOrder, seed: u64) -> Vec<RunSpec> {
+    if order == RunOrder::Fixed {
+        return runs;
+    }
+    let mut rounds: BTreeMap<(bool, usize), Vec<RunSpec>> = BTreeMap::new();
+    for run in runs {
+        // Warm-ups first (false sorts before true), then round by round.
+        rounds.entry((!run.warmup, run.repetition)).or_default().push(run);
+    }
+    let mut rng = SplitMix64(seed);
+    let mut ordered = Vec::new();
+    for (_, mut round) in rounds {
+        for i in (1..round.len()).rev() {
+            round.swap(i, rng.below(i + 1));
+        }
+        ordered.extend(round);
+    }
+    ordered
+}
+
+/// A small, fully specified random generator (Steele, Lea and Flood's
+/// SplitMix64), so that a recorded seed gives the same order with any
+/// build of gclab.
+struct SplitMix64(u64);
+
+impl SplitMix64 {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    }
+
+    /// Uniform in `0..n` (n > 0), by rejection so that no value is favoured.
+    fn below(&mut self, n: usize) -> usize {
+        let n = n as u64;
+        let zone = u64::MAX - u64::MAX % n;
+        loop {
+            let x = self.next();
+            if x < zone {
+                return (x % n) as usize;
+            }
+        }
     }
 }
 
@@ -370,6 +493,33 @@ figures = ["gc_elapsed"]
         assert_eq!(names, ["copying", "mark-sweep:sweep=lazy", "mark-sweep:sweep=concurrent"], "a collector's parameters are kept");
     }
 
+    #[test]
+    fn warm_ups_come_first_and_each_round_holds_every_configuration_once() {
+        let text = GOOD.replace("repetitions = 2", "repetitions = 3\nwarmup = 1\nseed = 7\nbaseline = \"copying\"");
+        let e = Experiment::parse(Path::new("t.toml"), &text, &Registry::builtin()).unwrap();
+        assert_eq!((e.warmup, e.seed, e.baseline.as_deref(), e.order), (1, Some(7), Some("copying"), RunOrder::Random));
+        let runs = e.runs();
+        let configs = 2 * 2; // collectors x -A values
+        assert_eq!(runs.len(), configs * (1 + 3));
+        assert_eq!(runs.iter().filter(|r| r.warmup).count(), configs);
+        assert!(runs.iter().filter(|r| r.warmup).all(|r| r.id.ends_with("_w0")));
+        let ordered = run_order(runs.clone(), e.order, 7);
+        assert_eq!(ordered, run_order(runs.clone(), e.order, 7), "one seed, one order");
+        assert_ne!(ordered, run_order(runs.clone(), e.order, 8), "another seed, another order");
+        assert!(ordered[..configs].iter().all(|r| r.warmup), "warm-ups first");
+        for (round, chunk) in ordered[configs..].chunks(configs).enumerate() {
+            let mut keys: Vec<(String, String)> = chunk.iter().map(|r| (r.collector.clone(), r.rts.join(" "))).collect();
+            keys.sort();
+            keys.dedup();
+            assert_eq!(keys.len(), configs, "round {round} holds every configuration once");
+            assert!(chunk.iter().all(|r| r.repetition == round && !r.warmup));
+        }
+        let mut sorted = ordered.clone();
+        sorted.sort_by_key(|r| r.index);
+        assert_eq!(sorted, runs, "the order changes no run");
+        assert_eq!(run_order(runs.clone(), RunOrder::Fixed, 7), runs);
+    }
+
     fn error(text: &str) -> ExperimentError {
         Experiment::parse(Path::new("bad.toml"), text, &Registry::builtin()).unwrap_err()
     }
@@ -387,6 +537,13 @@ figures = ["gc_elapsed"]
         assert!(e.message.contains("empty"), "{e}");
         let e = error(&GOOD.replace("\"two-space\"", "\"nope\""));
         assert_eq!((e.line, e.key.as_str()), (5, "collectors"), "{e}");
+        let e = error(&GOOD.replace("repetitions = 2", "repetitions = 2\norder = \"sorted\""));
+        assert_eq!((e.line, e.key.as_str()), (4, "order"), "{e}");
+        let e = error(&GOOD.replace("repetitions = 2", "repetitions = 2\nwarmup = -1"));
+        assert_eq!(e.key, "warmup", "{e}");
+        let e = error(&GOOD.replace("repetitions = 2", "repetitions = 2\nbaseline = \"mark-sweep\""));
+        assert_eq!((e.line, e.key.as_str()), (4, "baseline"), "{e}");
+        assert!(e.message.contains("copying, two-space"), "{e}");
         let e = error(&GOOD.replace("\"two-space\"", "\"mark-sweep:sweep=later\""));
         assert_eq!(e.key, "collectors", "{e}");
         assert!(e.message.contains("sweep=later: expected eager, lazy or concurrent"), "{e}");

@@ -6,6 +6,7 @@
 //! settings with the sanity checker on.
 
 pub mod cli;
+pub mod confidence;
 pub mod conformance;
 pub mod eventlog_reader;
 pub mod eventlog_report;

@@ -7,7 +7,8 @@
 //! swept flag), the median as the point; they are drawn once and rendered
 //! to SVG and PNG (fonts embedded: no system font is needed).
 
-use crate::experiment::Experiment;
+use crate::experiment::{Experiment, FIGURES};
+use crate::confidence::{geometric_mean, mean_ci95};
 use crate::latency::MMU_WINDOWS;
 use crate::sweep::{figure, load_records, write_atomically, RunRecord, Status};
 use plotters::prelude::*;
@@ -33,9 +34,16 @@ pub struct Group {
     pub runs: usize,
 }
 
-/// Median, minimum, maximum.
+/// A figure over repetitions.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Summary {
+    /// Repetitions that gave it.
+    pub n: usize,
+    /// The mean.
+    pub mean: f64,
+    /// Half-width of the mean's 95% confidence interval (See `confidence`);
+    /// None for one repetition.
+    pub ci95: Option<f64>,
     /// The median.
     pub median: f64,
     /// The smallest value.
@@ -52,7 +60,8 @@ pub fn summarise(mut values: Vec<f64>) -> Option<Summary> {
     values.sort_by(|a, b| a.partial_cmp(b).expect("figures are numbers"));
     let n = values.len();
     let median = if n % 2 == 1 { values[n / 2] } else { (values[n / 2 - 1] + values[n / 2]) / 2.0 };
-    Some(Summary { median, min: values[0], max: values[n - 1] })
+    let (mean, ci95) = mean_ci95(&values);
+    Some(Summary { n, mean, ci95, median, min: values[0], max: values[n - 1] })
 }
 
 impl Group {
@@ -80,6 +89,9 @@ pub fn groups(records: &[RunRecord]) -> Vec<Group> {
             order.push(key.clone());
         }
         let g = map.entry(key).or_insert_with(|| Group { workload, collector: r.spec.collector.clone(), point: r.spec.point.clone(), ok: Vec::new(), runs: 0 });
+        if r.spec.warmup {
+            continue;
+        }
         g.runs += 1;
         if r.status == Status::Ok {
             g.ok.push(r.clone());
@@ -88,10 +100,11 @@ pub fn groups(records: &[RunRecord]) -> Vec<Group> {
     order.into_iter().map(|k| map.remove(&k).expect("every key was inserted")).collect()
 }
 
+/// `mean ±half-width` (the 95% interval), or the one value.
 fn cell(s: Option<Summary>, scale: f64, digits: usize) -> String {
     match s {
-        Some(s) if s.min == s.max => format!("{:.*}", digits, s.median / scale),
-        Some(s) => format!("{:.*} ({:.*}-{:.*})", digits, s.median / scale, digits, s.min / scale, digits, s.max / scale),
+        Some(Summary { mean, ci95: Some(ci), .. }) if ci > 0.0 => format!("{:.*} ±{:.*}", digits, mean / scale, digits, ci / scale),
+        Some(s) => format!("{:.*}", digits, s.mean / scale),
         None => "-".into(),
     }
 }
@@ -99,9 +112,84 @@ fn cell(s: Option<Summary>, scale: f64, digits: usize) -> String {
 /// Columns for collectors that mark in place: shown when any run marked.
 const IN_PLACE_COLUMNS: [(&str, &str); 3] = [("marked", "marked_bytes"), ("swept", "swept_bytes"), ("max holes", "max_hole_bytes")];
 
+/// How the sweep was made, and whether the machine was busy, from its
+/// manifest: the lines under the report's title.
+fn methodology(exp: &Experiment, manifest: &serde_json::Value) -> String {
+    let mut out = String::new();
+    let order = match manifest["order"].as_str() {
+        Some("random") => format!("in rounds of one repetition of every configuration, each round shuffled (seed {})", manifest["seed"]),
+        Some(other) => format!("in {other} order"),
+        None => "in the file's order".into(),
+    };
+    out.push_str(&format!("{} counted repetitions per configuration, after {} warm-up run(s) that are not counted; runs made {order}.\n", exp.repetitions, exp.warmup));
+    let m = &manifest["machine"];
+    out.push_str(&format!("Machine: {} ({} cores, governor {}), {}.\n", m["cpu_model"].as_str().unwrap_or("unknown CPU"), m["cores"], m["frequency_governor"].as_str().unwrap_or("unknown"), m["os"].as_str().unwrap_or("unknown OS")));
+    let load = |k: &str| m[k].as_array().and_then(|a| a.first()).and_then(|v| v.as_f64());
+    let uses = exp.cores_used() as f64;
+    let cores = m["cores"].as_f64().unwrap_or(1.0);
+    // Busy: before the sweep, fewer idle cores than its runs use; after
+    // it (its own load included), more load than cores.
+    if load("load_before").is_some_and(|l| l + uses > cores) || load("load_after").is_some_and(|l| l > cores) {
+        out.push_str(&format!(
+            "\n**Warning: the machine was busy** (1-minute load {} before the sweep, {} after, on {cores} cores; its runs use {uses}): timings may be disturbed.\n",
+            load("load_before").map_or("unknown".into(), |l| format!("{l:.2}")),
+            load("load_after").map_or("unknown".into(), |l| format!("{l:.2}"))
+        ));
+    }
+    out
+}
+
+/// The geometric mean over workloads and grid points of each collector's
+/// mean figures divided by the baseline collector's at the same workload
+/// and point.
+fn normalised_table(baseline: &str, groups: &[Group]) -> String {
+    const FIGS: [(&str, &str); 5] = [("total", "total_elapsed"), ("GC", "gc_elapsed"), ("MUT", "mut_elapsed"), ("max live", "max_live_bytes"), ("mem in use", "max_mem_in_use_bytes")];
+    let mut out = format!("\n## Normalised to {baseline}\n\nGeometric mean, over the workloads and grid points both ran, of each collector's mean divided by {baseline}'s (below 1: less than {baseline}).\n\n| collector | points |");
+    FIGS.iter().for_each(|(title, _)| out.push_str(&format!(" {title} |")));
+    out.push_str(&format!("\n{}|\n", "| --- ".repeat(2 + FIGS.len())));
+    let mut collectors: Vec<&str> = Vec::new();
+    groups.iter().for_each(|g| if !collectors.contains(&g.collector.as_str()) { collectors.push(&g.collector) });
+    for c in collectors {
+        let pairs: Vec<(&Group, &Group)> = groups
+            .iter()
+            .filter(|g| g.collector == c)
+            .filter_map(|g| Some((g, groups.iter().find(|b| b.collector == baseline && b.workload == g.workload && b.point == g.point)?)))
+            .collect();
+        out.push_str(&format!("| {c} | {} |", pairs.len()));
+        for (_, fig) in FIGS {
+            let ratios: Vec<f64> = pairs.iter().filter_map(|(g, b)| Some(g.figure(fig)?.mean / b.figure(fig)?.mean)).collect();
+            out.push_str(&geometric_mean(&ratios).map_or(" - |".into(), |r| format!(" {r:.3} |")));
+        }
+        out.push('\n');
+    }
+    out
+}
+
+/// `summary.csv`: one row per configuration; per figure its repetitions,
+/// mean, 95% half-width, median, minimum and maximum.
+fn summary_csv(groups: &[Group]) -> Result<Vec<u8>, String> {
+    let mut w = csv::Writer::from_writer(Vec::new());
+    let mut header: Vec<String> = ["workload", "collector", "flags", "ok", "runs"].iter().map(|s| s.to_string()).collect();
+    for fig in FIGURES {
+        header.extend(["n", "mean", "ci95", "median", "min", "max"].iter().map(|s| format!("{fig}_{s}")));
+    }
+    w.write_record(&header).map_err(|e| e.to_string())?;
+    for g in groups {
+        let mut row = vec![g.workload.clone(), g.collector.clone(), g.point_label(), g.ok.len().to_string(), g.runs.to_string()];
+        for fig in FIGURES {
+            match g.figure(fig) {
+                Some(s) => row.extend([s.n.to_string(), s.mean.to_string(), s.ci95.map(|c| c.to_string()).unwrap_or_default(), s.median.to_string(), s.min.to_string(), s.max.to_string()]),
+                None => row.extend(std::iter::repeat_n(String::new(), 6)),
+            }
+        }
+        w.write_record(&row).map_err(|e| e.to_string())?;
+    }
+    w.into_inner().map_err(|e| e.to_string())
+}
+
 /// The summary table in Markdown.
 pub fn markdown(name: &str, groups: &[Group]) -> String {
-    let mut out = format!("# {name}\n\nMedian over repetitions, range in parentheses; times in seconds, sizes in MB.\n\n");
+    let mut out = format!("# {name}\n\nMean ± half-width of its 95% confidence interval (Student's t) over the counted repetitions; times in seconds, sizes in MB.\n\n");
     let in_place = groups.iter().any(|g| g.figure("marked_bytes").is_some_and(|s| s.max > 0.0));
     let extra: &[(&str, &str)] = if in_place { &IN_PLACE_COLUMNS } else { &[] };
     out.push_str("| workload | collector | flags | ok/runs | total | GC | MUT | max live | mem in use | copied |");
@@ -136,7 +224,7 @@ pub fn markdown(name: &str, groups: &[Group]) -> String {
 
 /// The latency table: pause distribution and MMU (See `latency`).
 fn latency_table(groups: &[Group]) -> String {
-    let mut out = String::from("\n## Latency\n\nPauses in milliseconds (nearest-rank percentiles over each run's pauses), MMU as a fraction; medians over repetitions.\n\n");
+    let mut out = String::from("\n## Latency\n\nPauses in milliseconds (nearest-rank percentiles over each run's pauses), MMU as a fraction; mean ± 95% half-width over repetitions.\n\n");
     out.push_str("| workload | collector | flags | pauses | p50 | p90 | p99 | p99.9 | max | MMU 1ms | MMU 10ms | MMU 100ms | MMU 1s |\n");
     out.push_str(&format!("{}|\n", "| --- ".repeat(13)));
     let ms = 1e-3;
@@ -167,7 +255,7 @@ fn latency_table(groups: &[Group]) -> String {
 fn figure_curves(groups: &[Group], figures: &[(&str, &str)], scale: f64) -> Vec<(String, Vec<Series>)> {
     let mut by_workload: BTreeMap<String, Vec<Series>> = BTreeMap::new();
     for g in groups {
-        let points: Vec<(usize, f64)> = figures.iter().enumerate().filter_map(|(i, (name, _))| Some((i, g.figure(name)?.median / scale))).collect();
+        let points: Vec<Point> = figures.iter().enumerate().filter_map(|(i, (name, _))| Some(point(i, g.figure(name)?, scale))).collect();
         if points.is_empty() {
             continue;
         }
@@ -185,8 +273,8 @@ fn latency_plots(name: &str, groups: &[Group], plots: &Path) -> Result<Vec<PathB
     let windows: Vec<(&str, &str)> = windows.iter().map(|(f, l)| (f.as_str(), l.as_str())).collect();
     let percentiles: Vec<(&str, &str)> = vec![("pause_p50", "p50"), ("pause_p90", "p90"), ("pause_p99", "p99"), ("pause_p99_9", "p99.9"), ("pause_max", "max")];
     let charts = [
-        ("mmu", format!("{name}: minimum mutator utilisation against window (median over repetitions)"), "MMU", &windows, 1.0),
-        ("pauses", format!("{name}: pause-time percentiles (median over repetitions)"), "pause (ms)", &percentiles, 1e-3),
+        ("mmu", format!("{name}: minimum mutator utilisation against window (mean, 95% CI)"), "MMU", &windows, 1.0),
+        ("pauses", format!("{name}: pause-time percentiles (mean, 95% CI)"), "pause (ms)", &percentiles, 1e-3),
     ];
     let mut files = Vec::new();
     for (file, title, y_desc, figures, scale) in charts {
@@ -214,8 +302,15 @@ pub fn register_fonts() {
     });
 }
 
-/// One line of a panel: its label and (x index, median) points.
-type Series = (String, Vec<(usize, f64)>);
+/// A point of a line: x index, mean, half-width of its 95% interval.
+type Point = (usize, f64, f64);
+
+/// One line of a panel: its label and its points.
+type Series = (String, Vec<Point>);
+
+fn point(x: usize, s: Summary, scale: f64) -> Point {
+    (x, s.mean / scale, s.ci95.unwrap_or(0.0) / scale)
+}
 
 /// Draw one figure: a panel per workload, x = the values of `x_flag`.
 fn draw<DB: DrawingBackend>(root: DrawingArea<DB, plotters::coord::Shift>, title: &str, y_desc: &str, x_values: &[String], panels: &[(String, Vec<Series>)]) -> Result<(), String>
@@ -227,7 +322,7 @@ where
     let root = root.titled(title, ("sans-serif", 22)).map_err(e)?;
     let areas = root.split_evenly((1, panels.len().max(1)));
     for ((workload, series), area) in panels.iter().zip(areas.iter()) {
-        let ymax = series.iter().flat_map(|(_, pts)| pts.iter().map(|p| p.1)).fold(0.0f64, f64::max).max(1e-9) * 1.1;
+        let ymax = series.iter().flat_map(|(_, pts)| pts.iter().map(|p| p.1 + p.2)).fold(0.0f64, f64::max).max(1e-9) * 1.1;
         let mut chart = ChartBuilder::on(area)
             .caption(workload, ("sans-serif", 16))
             .margin(10)
@@ -248,13 +343,15 @@ where
             .map_err(e)?;
         for (k, (label, pts)) in series.iter().enumerate() {
             let color = Palette99::pick(k).to_rgba();
-            let points: Vec<(f64, f64)> = pts.iter().map(|&(x, y)| (x as f64, y)).collect();
+            let points: Vec<(f64, f64)> = pts.iter().map(|&(x, y, _)| (x as f64, y)).collect();
             chart
                 .draw_series(LineSeries::new(points.clone(), color.stroke_width(2)))
                 .map_err(e)?
                 .label(label.clone())
                 .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 16, y)], color.stroke_width(2)));
             chart.draw_series(points.iter().map(|&p| Circle::new(p, 3, color.filled()))).map_err(e)?;
+            let bars = pts.iter().filter(|p| p.2 > 0.0).map(|&(x, y, ci)| ErrorBar::new_vertical(x as f64, (y - ci).max(0.0), y, y + ci, color.stroke_width(1), 6));
+            chart.draw_series(bars).map_err(e)?;
         }
         chart.configure_series_labels().border_style(BLACK).background_style(WHITE.mix(0.8)).draw().map_err(e)?;
     }
@@ -275,7 +372,13 @@ pub fn report(dir: &Path, registry: &gclab_collectors::Registry) -> Result<(Stri
     crate::sweep::write_csv(dir)?;
     let records = load_records(dir)?;
     let groups = groups(&records);
-    let md = markdown(&exp.name, &groups);
+    let mut md = markdown(&exp.name, &groups);
+    let title_end = md.find("\n\n").map_or(md.len(), |i| i + 2);
+    md.insert_str(title_end, &format!("{}\n", methodology(&exp, &manifest)));
+    if let Some(b) = &exp.baseline {
+        md.push_str(&normalised_table(b, &groups));
+    }
+    write_atomically(&dir.join("summary.csv"), &summary_csv(&groups)?).map_err(|e| format!("summary.csv: {e}"))?;
     write_atomically(&dir.join("summary.md"), md.as_bytes()).map_err(|e| format!("summary.md: {e}"))?;
     register_fonts();
     let plots = dir.join("plots");
@@ -285,7 +388,7 @@ pub fn report(dir: &Path, registry: &gclab_collectors::Registry) -> Result<(Stri
         let x_values = exp.grid.iter().find(|(k, _)| k == x).map(|(_, v)| v.clone()).unwrap_or_default();
         for fig in &exp.plot_figures {
             let panels = panels(&groups, x, &x_values, fig);
-            let title = format!("{}: {} against -{} (median of {} repetitions)", exp.name, fig, x, exp.repetitions);
+            let title = format!("{}: {} against -{} (mean of {} repetitions, 95% CI)", exp.name, fig, x, exp.repetitions);
             let (y_desc, scale) = if fig.ends_with("bytes") {
                 (format!("{} (MiB)", fig.trim_end_matches("_bytes")), 1024.0 * 1024.0)
             } else if fig.contains("elapsed") || fig.contains("cpu") {
@@ -295,7 +398,7 @@ pub fn report(dir: &Path, registry: &gclab_collectors::Registry) -> Result<(Stri
             };
             let panels: Vec<(String, Vec<Series>)> = panels
                 .into_iter()
-                .map(|(w, series)| (w, series.into_iter().map(|(l, pts)| (l, pts.into_iter().map(|(x, y)| (x, y / scale)).collect())).collect()))
+                .map(|(w, series)| (w, series.into_iter().map(|(l, pts)| (l, pts.into_iter().map(|(x, y, ci)| (x, y / scale, ci / scale)).collect())).collect()))
                 .collect();
             let width = 520 * panels.len().max(1) as u32;
             let svg = plots.join(format!("{fig}.svg"));
@@ -311,14 +414,14 @@ pub fn report(dir: &Path, registry: &gclab_collectors::Registry) -> Result<(Stri
 
 /// For each workload, one series per collector and other-flags setting.
 fn panels(groups: &[Group], x: &str, x_values: &[String], fig: &str) -> Vec<(String, Vec<Series>)> {
-    let mut by_workload: BTreeMap<String, BTreeMap<String, Vec<(usize, f64)>>> = BTreeMap::new();
+    let mut by_workload: BTreeMap<String, BTreeMap<String, Vec<Point>>> = BTreeMap::new();
     for g in groups {
         let Some(xv) = g.point.get(x) else { continue };
         let Some(xi) = x_values.iter().position(|v| v == xv) else { continue };
         let Some(s) = g.figure(fig) else { continue };
         let others: Vec<String> = g.point.iter().filter(|(k, _)| k.as_str() != x).map(|(_, v)| if v.is_empty() { "(off)".into() } else { v.clone() }).collect();
         let label = if others.is_empty() { g.collector.clone() } else { format!("{} {}", g.collector, others.join(" ")) };
-        by_workload.entry(g.workload.clone()).or_default().entry(label).or_default().push((xi, s.median));
+        by_workload.entry(g.workload.clone()).or_default().entry(label).or_default().push(point(xi, s, 1.0));
     }
     by_workload
         .into_iter()
@@ -341,7 +444,9 @@ mod tests {
 
     #[test]
     fn medians_and_ranges() {
-        assert_eq!(summarise(vec![3.0, 1.0, 2.0]), Some(Summary { median: 2.0, min: 1.0, max: 3.0 }));
+        let s = summarise(vec![3.0, 1.0, 2.0]).unwrap();
+        assert_eq!((s.n, s.mean, s.median, s.min, s.max), (3, 2.0, 2.0, 1.0, 3.0));
+        assert!((s.ci95.unwrap() - 4.303 / 3f64.sqrt()).abs() < 1e-9, "t(2) s/sqrt(n) with s = 1");
         assert_eq!(summarise(vec![4.0, 1.0, 2.0, 3.0]).unwrap().median, 2.5);
         assert_eq!(summarise(vec![]), None);
     }

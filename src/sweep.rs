@@ -18,7 +18,7 @@
 //! processes or machines can fill one directory; `runs.csv` is rebuilt
 //! from `runs/` by whoever finishes, and by `gclab report`.
 
-use crate::experiment::{Experiment, RunSpec};
+use crate::experiment::{run_order, Experiment, RunOrder, RunSpec};
 use indicatif::{ProgressBar, ProgressStyle};
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
@@ -112,11 +112,15 @@ pub fn sweep(exp: &Experiment, opts: &SweepOptions) -> Result<SweepSummary, Stri
         std::fs::create_dir_all(opts.out.join(dir)).map_err(|e| io(&opts.out.join(dir).display().to_string(), e))?;
     }
     let manifest = opts.out.join("manifest.json");
-    if !manifest.exists() || opts.force {
-        let text = serde_json::to_string_pretty(&manifest_json(exp)).expect("manifest serialises");
+    let recorded = read_manifest(&opts.out).filter(|_| !opts.force);
+    // A resumed sweep keeps the seed its manifest recorded (See Note [Run order]).
+    let seed = exp.seed.or_else(|| recorded.as_ref()?.get("seed")?.as_u64()).unwrap_or_else(fresh_seed);
+    if recorded.is_none() {
+        let text = serde_json::to_string_pretty(&manifest_json(exp, seed)).expect("manifest serialises");
         write_atomically(&manifest, text.as_bytes()).map_err(|e| io("manifest.json", e))?;
     }
     let runs: Vec<RunSpec> = exp.runs().into_iter().enumerate().filter(|(i, _)| i % opts.shard.1 == opts.shard.0).map(|(_, r)| r).collect();
+    let runs = run_order(runs, exp.order, seed);
     let mut summary = SweepSummary { total: runs.len(), ..SweepSummary::default() };
     let bar = if opts.progress { ProgressBar::new(runs.len() as u64) } else { ProgressBar::hidden() };
     bar.set_style(ProgressStyle::with_template("{bar:40} {pos}/{len} runs  {msg}  [{elapsed_precise}, ETA {eta}]").expect("template parses"));
@@ -138,6 +142,7 @@ pub fn sweep(exp: &Experiment, opts: &SweepOptions) -> Result<SweepSummary, Stri
         bar.inc(1);
     }
     bar.finish_with_message(format!("{} failed", summary.failed));
+    record_load_after(&opts.out).map_err(|e| io("manifest.json", e))?;
     write_csv(&opts.out)?;
     Ok(summary)
 }
@@ -188,25 +193,58 @@ fn command_output(cmd: &str, args: &[&str]) -> String {
     Command::new(cmd).args(args).output().ok().filter(|o| o.status.success()).map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string()).unwrap_or_else(|| "unknown".into())
 }
 
-fn manifest_json(exp: &Experiment) -> serde_json::Value {
+fn manifest_json(exp: &Experiment, seed: u64) -> serde_json::Value {
     let mem_kib = std::fs::read_to_string("/proc/meminfo")
         .ok()
         .and_then(|m| m.lines().find(|l| l.starts_with("MemTotal:")).and_then(|l| l.split_whitespace().nth(1)).and_then(|v| v.parse::<u64>().ok()))
         .unwrap_or(0);
+    let cpuinfo = std::fs::read_to_string("/proc/cpuinfo").unwrap_or_default();
+    let cpu_field = |name: &str| cpuinfo.lines().find(|l| l.starts_with(name)).and_then(|l| l.split_once(':')).map(|(_, v)| v.trim().to_string()).unwrap_or_else(|| "unknown".into());
+    let governor = std::fs::read_to_string("/sys/devices/system/cpu/cpu0/cpufreq/scaling_governor").map(|g| g.trim().to_string()).unwrap_or_else(|_| "unknown (no cpufreq)".into());
     serde_json::json!({
         "experiment": exp.name,
         "description": exp.description,
         "experiment_file": exp.source,
         "runs": exp.runs().len(),
+        "order": match exp.order { RunOrder::Random => "random", RunOrder::Fixed => "fixed" },
+        "seed": seed,
         "gclab_version": env!("CARGO_PKG_VERSION"),
         "git_commit": command_output("git", &["rev-parse", "HEAD"]),
         "machine": {
             "cores": std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1),
             "memory_bytes": mem_kib * 1024,
+            "cpu_model": cpu_field("model name"),
+            "cpu_mhz": cpu_field("cpu MHz"),
+            "frequency_governor": governor,
+            "load_before": load_average(),
             "os": command_output("uname", &["-srm"]),
             "rustc": command_output("rustc", &["--version"]),
         },
     })
+}
+
+/// The manifest of results directory `dir`, if it has a readable one.
+pub fn read_manifest(dir: &Path) -> Option<serde_json::Value> {
+    serde_json::from_str(&std::fs::read_to_string(dir.join("manifest.json")).ok()?).ok()
+}
+
+/// The 1-, 5- and 15-minute load averages.
+fn load_average() -> Vec<f64> {
+    let text = std::fs::read_to_string("/proc/loadavg").unwrap_or_default();
+    text.split_whitespace().take(3).filter_map(|v| v.parse().ok()).collect()
+}
+
+/// Record the load average after this sweep (process) ended in the
+/// manifest (the report warns when either was high).
+fn record_load_after(dir: &Path) -> std::io::Result<()> {
+    let Some(mut m) = read_manifest(dir) else { return Ok(()) };
+    m["machine"]["load_after"] = load_average().into();
+    write_atomically(&dir.join("manifest.json"), serde_json::to_string_pretty(&m).expect("manifest serialises").as_bytes())
+}
+
+/// A seed for a sweep that names none: the clock's nanoseconds.
+fn fresh_seed() -> u64 {
+    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_nanos() as u64).unwrap_or(0)
 }
 
 /// Every record in `dir/runs`, in id order.

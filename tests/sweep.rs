@@ -117,6 +117,37 @@ fn a_tiny_sweep_end_to_end_with_report() {
 }
 
 #[test]
+fn warm_ups_are_run_not_counted_and_the_order_seed_is_kept_on_resume() {
+    let dir = scratch("method");
+    let text = TINY.replace("repetitions = 2", "repetitions = 2\nwarmup = 1\nbaseline = \"copying\"");
+    let f = write(&dir, "method.toml", &text);
+    let out = dir.join("out");
+    let o = gclab(&["sweep", f.to_str().unwrap(), "--out", out.to_str().unwrap(), "--quiet"]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let recs = records(&out);
+    assert_eq!(recs.len(), 4 * 3, "2 collectors x 2 -A values x (1 warm-up + 2 counted)");
+    assert_eq!(recs.values().filter(|r| r["spec"]["warmup"] == true).count(), 4);
+    let manifest = |out: &std::path::Path| -> serde_json::Value { serde_json::from_str(&std::fs::read_to_string(out.join("manifest.json")).unwrap()).unwrap() };
+    let seed = manifest(&out)["seed"].as_u64().expect("the manifest records the seed");
+    assert!(manifest(&out)["machine"]["load_after"].is_array() && manifest(&out)["machine"]["cpu_model"].is_string());
+    // A resumed sweep reuses the recorded seed.
+    std::fs::remove_file(out.join("runs").join(format!("{}.json", recs.keys().next().unwrap()))).unwrap();
+    let o = gclab(&["sweep", f.to_str().unwrap(), "--out", out.to_str().unwrap(), "--quiet"]);
+    assert!(o.status.success() && String::from_utf8_lossy(&o.stdout).contains("1 ran ok, 0 failed, 11 already recorded"), "{}", String::from_utf8_lossy(&o.stdout));
+    assert_eq!(manifest(&out)["seed"].as_u64(), Some(seed));
+    let o = gclab(&["report", out.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let md = std::fs::read_to_string(out.join("summary.md")).unwrap();
+    assert!(md.contains("| binary-trees 8 | two-space | -A64k | 2/2 |"), "warm-ups are not counted: {md}");
+    assert!(md.contains(&format!("shuffled (seed {seed})")) && md.contains("after 1 warm-up run(s)"), "{md}");
+    assert!(md.contains("## Normalised to copying") && md.contains("| copying | 2 | 1.000 | 1.000 | 1.000 |"), "{md}");
+    let csv = std::fs::read_to_string(out.join("summary.csv")).unwrap();
+    assert_eq!(csv.lines().count(), 1 + 4);
+    assert!(csv.lines().next().unwrap().contains("gc_elapsed_ci95"));
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
 fn a_sweep_over_sweeping_modes_reports_marked_swept_and_hole_bytes() {
     let dir = scratch("modes");
     let f = write(&dir, "modes.toml", r#"
