@@ -1,11 +1,16 @@
 //! `gclab report DIR`: what a sweep found, as a table and as plots.
 //!
-//! Runs are grouped by workload, collector and grid point; over the
-//! repetitions of a group the table gives the median and the range of each
-//! figure. The plots put the experiment's `plot.x` flag on the x axis, one
-//! panel per workload, one line per collector (and per value of any other
-//! swept flag), the median as the point; they are drawn once and rendered
-//! to SVG and PNG (fonts embedded: no system font is needed).
+//! Runs are grouped by workload, collector and grid point; warm-up runs
+//! are left out. Over the counted repetitions of a group the table gives
+//! each figure's mean and the half-width of its 95% confidence interval
+//! (`confidence`), `summary.csv` adds median and range, and a latency table
+//! gives the pause distribution and MMU (`latency`). With a baseline
+//! collector, a table of geometric means normalised to it. The plots put
+//! the experiment's `plot.x` flag on the x axis, one panel per workload,
+//! one line per collector (and per value of any other swept flag), the
+//! mean as the point and its interval as the error bar; the MMU curves and
+//! pause percentiles are drawn for every report. All are rendered to SVG
+//! and PNG (fonts embedded: no system font is needed).
 
 use crate::experiment::{Experiment, FIGURES};
 use crate::confidence::{geometric_mean, mean_ci95};
