@@ -17,7 +17,7 @@ use gclab_collectors::Registry;
 use gclab_core::flags::{split_rts_args, usage};
 use gclab_core::RtsFlags;
 use std::io::Write;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 #[derive(Parser)]
@@ -94,6 +94,21 @@ enum Command {
         #[arg(long, value_name = "PREFIX")]
         out: Option<PathBuf>,
     },
+    /// Find the smallest -M under which a workload completes: gclab minheap [--collector NAME] WORKLOAD [args] +RTS <flags> -RTS
+    Minheap {
+        /// The collector, by registry name (with parameters)
+        #[arg(long)]
+        collector: Option<String>,
+        /// Stop when the interval is at most this fraction of the answer
+        #[arg(long, default_value_t = 0.02)]
+        precision: f64,
+        /// The cache of answers
+        #[arg(long, value_name = "FILE", default_value = "results/minheap.json")]
+        cache: PathBuf,
+        /// The workload, its arguments, and +RTS ... -RTS flags (no -M)
+        #[arg(trailing_var_arg = true, allow_hyphen_values = true, required = true)]
+        rest: Vec<String>,
+    },
     /// List the collectors and workloads
     List,
 }
@@ -124,6 +139,7 @@ where
         }
         Command::Sweep { file, out, name, force, shard, quiet } => finish(sweep(registry, &file, out, &name, force, shard.as_deref(), quiet)),
         Command::Report { dir } => finish(report(registry, &dir)),
+        Command::Minheap { collector, precision, cache, rest } => finish(minheap(registry, collector.as_deref(), precision, &cache, &rest)),
         Command::Hp { file, out } => finish(crate::hp_plot::plot(&file, &out.unwrap_or_else(|| file.with_extension(""))).map(|files| {
             for f in files {
                 println!("Plot: {}", f.display());
@@ -227,6 +243,47 @@ fn list_text(registry: &Registry) -> String {
 }
 
 type Failure = (u8, String);
+
+fn minheap(registry: &Registry, collector: Option<&str>, precision: f64, cache: &Path, rest: &[String]) -> Result<(), String> {
+    if !(precision > 0.0 && precision < 1.0) {
+        return Err(format!("--precision {precision}: must be between 0 and 1"));
+    }
+    let (program, rts) = split_rts_args(rest);
+    let Some((name, args)) = program.split_first() else {
+        return Err("no workload given (see `gclab list`)".into());
+    };
+    let workload = gclab_workloads::by_name(name).ok_or_else(|| format!("unknown workload `{name}' (see `gclab list`)"))?;
+    let args = workload.parse_args(args).map_err(|e| e.to_string())?;
+    if let Some(m) = rts.iter().find(|f| f.starts_with("-M")) {
+        return Err(format!("`{m}': minheap searches for -M itself; leave it out"));
+    }
+    let mut flags = RtsFlags::from_env_and_args(None, &rts).map_err(|e| e.to_string())?;
+    let (entry, params) = registry.select(&mut flags, collector).map_err(|e| e.to_string())?;
+    (entry.make)(params, &flags)?;
+    let collector = collector.map_or(entry.name.to_string(), str::to_string);
+    let mut rts_all = rts.clone();
+    rts_all.extend(entry.flags.split_whitespace().map(str::to_string));
+    let q = crate::minheap::Question { workload: workload.name.to_string(), args, collector, rts: rts_all };
+    let exe = std::env::current_exe().map_err(|e| format!("cannot find the gclab executable: {e}"))?;
+    let mut cache = crate::minheap::Cache::open(cache)?;
+    let (answer, cached) = crate::minheap::min_heap(&exe, &q, precision, &mut cache, |line| eprintln!("{line}"))?;
+    let mib = |b: u64| b as f64 / (1024.0 * 1024.0);
+    println!(
+        "{} {} under {}{}: minimum heap {:.2} MiB (-M{}k): it overflows at -M{}k; {:.2} MiB in use without -M. {} probes, {:.1} s{}",
+        q.workload,
+        q.args.iter().map(|a| a.to_string()).collect::<Vec<_>>().join(" "),
+        q.collector,
+        if q.rts.is_empty() { String::new() } else { format!(" +RTS {}", q.rts.join(" ")) },
+        mib(answer.bytes),
+        answer.bytes / 1024,
+        answer.fails_at / 1024,
+        mib(answer.unlimited_peak_bytes),
+        answer.probes,
+        answer.seconds,
+        if cached { " (cached)" } else { "" }
+    );
+    Ok(())
+}
 
 fn run(registry: &Registry, collector: Option<&str>, json: Option<PathBuf>, rest: &[String]) -> Result<(), Failure> {
     let (program, rts_args) = split_rts_args(rest);

@@ -13,6 +13,7 @@ pub mod eventlog_report;
 pub mod experiment;
 pub mod hp_plot;
 pub mod latency;
+pub mod minheap;
 pub mod report;
 pub mod sweep;
 

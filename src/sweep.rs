@@ -189,6 +189,12 @@ fn run_one(run: &RunSpec, timeout_secs: f64, opts: &SweepOptions) -> std::io::Re
     Ok(RunRecord { spec: run.clone(), status: status_kind, exit_code: status.code(), signal: status.signal(), wall_secs, stderr_tail, result })
 }
 
+/// The git commit of gclab's source tree (with `-dirty` when it has
+/// uncommitted changes), or "unknown" outside a checkout.
+pub fn git_commit() -> String {
+    command_output("git", &["-C", env!("CARGO_MANIFEST_DIR"), "describe", "--always", "--dirty", "--abbrev=40"])
+}
+
 fn command_output(cmd: &str, args: &[&str]) -> String {
     Command::new(cmd).args(args).output().ok().filter(|o| o.status.success()).map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string()).unwrap_or_else(|| "unknown".into())
 }
@@ -209,7 +215,7 @@ fn manifest_json(exp: &Experiment, seed: u64) -> serde_json::Value {
         "order": match exp.order { RunOrder::Random => "random", RunOrder::Fixed => "fixed" },
         "seed": seed,
         "gclab_version": env!("CARGO_PKG_VERSION"),
-        "git_commit": command_output("git", &["rev-parse", "HEAD"]),
+        "git_commit": git_commit(),
         "machine": {
             "cores": std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1),
             "memory_bytes": mem_kib * 1024,

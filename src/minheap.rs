@@ -1,0 +1,204 @@
+//! The minimum heap of a run: the smallest `-M` under which a workload
+//! completes with a collector and flags, found by binary search, each probe
+//! its own `gclab run` process (See Note [Searching for the minimum heap]).
+//! Experiments write heap sizes as multiples of it (`M = ["2x"]`), which
+//! compares collectors at equal heap pressure rather than at equal flags.
+//!
+//! Note [Searching for the minimum heap]
+//! ----------------------------------------
+//! A first probe runs without `-M`: it must succeed (else the workload
+//! fails for another reason, which is reported as such), and its peak
+//! memory in use is a size known to fit. Its maximum residency, or `-A`
+//! if larger (`-M` below `-A` is refused), is a size assumed not to: no
+//! heap smaller than the live data can hold it. Then each probe halves
+//! the interval: exit 251 (GHC's "heap overflow") means too small, success
+//! means it fits, anything else stops the search with the probe's error.
+//! The search ends when the interval is at most `precision` of the size
+//! that fits (and never below one 4 KiB block, `-M`'s granularity), and
+//! the answer is that size. It assumes that fitting is monotonic in `-M`,
+//! which the policy makes close to true but not exactly (a larger limit
+//! can shift when major GCs happen); the answer is a size that was seen
+//! to fit, never one that was not.
+//!
+//! Answers are cached in a JSON file keyed by workload, arguments,
+//! collector, the other RTS flags and gclab's git commit, so a sweep that
+//! needs them again (or `gclab minheap` asked twice) runs no probe.
+
+use gclab_core::constants::BLOCK_SIZE;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::Instant;
+
+/// What to find the minimum heap of.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Question {
+    /// The workload and its arguments.
+    pub workload: String,
+    /// Its arguments.
+    pub args: Vec<usize>,
+    /// The collector (with parameters).
+    pub collector: String,
+    /// RTS flags, without `-M`.
+    pub rts: Vec<String>,
+}
+
+/// An answer.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct MinHeap {
+    /// The smallest `-M` seen to fit, in bytes.
+    pub bytes: u64,
+    /// The largest `-M` seen not to fit (or assumed not to), in bytes.
+    pub fails_at: u64,
+    /// Peak memory in use without `-M`.
+    pub unlimited_peak_bytes: u64,
+    /// Probes run (the first, unlimited one included).
+    pub probes: usize,
+    /// Seconds the search took.
+    pub seconds: f64,
+    /// The relative precision asked.
+    pub precision: f64,
+}
+
+impl Question {
+    /// The cache key: workload, arguments, collector, flags and commit.
+    pub fn key(&self, commit: &str) -> String {
+        let args: Vec<String> = self.args.iter().map(|a| a.to_string()).collect();
+        format!("{} {} | {} | {} | {commit}", self.workload, args.join(" "), self.collector, self.rts.join(" "))
+    }
+}
+
+/// How one probe ended.
+enum Probe {
+    /// It completed; its JSON record.
+    Fits(serde_json::Value),
+    /// Heap overflow (exit 251).
+    TooSmall,
+}
+
+/// Run the workload once with `-M` of `limit` bytes (None: no limit).
+fn probe(exe: &Path, q: &Question, limit: Option<u64>, scratch: &Path) -> Result<Probe, String> {
+    let json = scratch.join(format!("minheap-probe-{}.json", std::process::id()));
+    let _ = std::fs::remove_file(&json);
+    let mut cmd = Command::new(exe);
+    cmd.arg("run").arg("--collector").arg(&q.collector).arg("--json").arg(&json).arg(&q.workload);
+    cmd.args(q.args.iter().map(|a| a.to_string()));
+    cmd.arg("+RTS").args(&q.rts);
+    if let Some(bytes) = limit {
+        cmd.arg(format!("-M{}k", bytes / 1024));
+    }
+    cmd.arg("-RTS").env_remove("GCLABRTS").stdin(Stdio::null()).stdout(Stdio::null());
+    let out = cmd.output().map_err(|e| format!("cannot run {}: {e}", exe.display()))?;
+    let limit_text = limit.map_or("no -M".to_string(), |b| format!("-M{}k", b / 1024));
+    match out.status.code() {
+        Some(0) => {
+            let text = std::fs::read_to_string(&json).map_err(|e| format!("probe at {limit_text}: no JSON record: {e}"))?;
+            let _ = std::fs::remove_file(&json);
+            serde_json::from_str(&text).map(Probe::Fits).map_err(|e| format!("probe at {limit_text}: bad JSON record: {e}"))
+        }
+        Some(251) => Ok(Probe::TooSmall),
+        code => {
+            let err = String::from_utf8_lossy(&out.stderr);
+            let last = err.lines().rev().find(|l| !l.trim().is_empty()).unwrap_or("").trim();
+            Err(format!("{} {} under {} with {limit_text} failed for another reason than heap overflow ({}): {last}", q.workload, q.args.iter().map(|a| a.to_string()).collect::<Vec<_>>().join(" "), q.collector, code.map_or("killed by a signal".into(), |c| format!("exit {c}"))))
+        }
+    }
+}
+
+/// Search for the minimum heap of `q` to within `precision` (a fraction)
+/// with the `gclab` at `exe`, probes writing their records in `scratch`.
+/// See Note [Searching for the minimum heap].
+pub fn search(exe: &Path, q: &Question, precision: f64, scratch: &Path, mut progress: impl FnMut(&str)) -> Result<MinHeap, String> {
+    let start = Instant::now();
+    let Probe::Fits(record) = probe(exe, q, None, scratch)? else {
+        return Err(format!("{} overflowed its heap with no -M (is -M in GCLABRTS?)", q.workload));
+    };
+    let stat = |k: &str| record["stats"][k].as_u64().unwrap_or(0);
+    let block = BLOCK_SIZE as u64;
+    let round_up = |b: u64| b.div_ceil(block) * block;
+    let mut fits = round_up(stat("max_mem_in_use_bytes").max(block));
+    let alloc_area = gclab_core::RtsFlags::from_env_and_args(None, &q.rts).map(|f| (f.alloc_area_blocks * BLOCK_SIZE) as u64).unwrap_or(0);
+    let mut fails = round_up(stat("max_live_bytes").max(alloc_area)).saturating_sub(block).min(fits.saturating_sub(block));
+    let mut probes = 1;
+    while fits - fails > block && (fits - fails) as f64 > precision * fits as f64 {
+        let mid = round_up(fails + (fits - fails) / 2);
+        let mid = if mid >= fits { fits - block } else { mid };
+        progress(&format!("probe {}: -M{}k (fits at {}k, not at {}k)", probes + 1, mid / 1024, fits / 1024, fails / 1024));
+        probes += 1;
+        match probe(exe, q, Some(mid), scratch)? {
+            Probe::Fits(_) => fits = mid,
+            Probe::TooSmall => fails = mid,
+        }
+    }
+    Ok(MinHeap { bytes: fits, fails_at: fails, unlimited_peak_bytes: stat("max_mem_in_use_bytes"), probes, seconds: start.elapsed().as_secs_f64(), precision })
+}
+
+/// A JSON file of answers (See the module doc).
+pub struct Cache {
+    path: PathBuf,
+    answers: BTreeMap<String, MinHeap>,
+}
+
+impl Cache {
+    /// The cache at `path` (empty if the file does not exist yet).
+    pub fn open(path: &Path) -> Result<Cache, String> {
+        let answers = match std::fs::read_to_string(path) {
+            Ok(text) => serde_json::from_str(&text).map_err(|e| format!("{}: not a minimum-heap cache: {e}", path.display()))?,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => BTreeMap::new(),
+            Err(e) => return Err(format!("{}: {e}", path.display())),
+        };
+        Ok(Cache { path: path.to_path_buf(), answers })
+    }
+
+    /// The cached answer for `key`.
+    pub fn get(&self, key: &str) -> Option<&MinHeap> {
+        self.answers.get(key)
+    }
+
+    /// Record an answer and write the file (atomically).
+    pub fn put(&mut self, key: String, answer: MinHeap) -> Result<(), String> {
+        self.answers.insert(key, answer);
+        if let Some(dir) = self.path.parent().filter(|d| !d.as_os_str().is_empty()) {
+            std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+        }
+        let text = serde_json::to_string_pretty(&self.answers).expect("answers serialise");
+        crate::sweep::write_atomically(&self.path, text.as_bytes()).map_err(|e| format!("{}: {e}", self.path.display()))
+    }
+}
+
+/// The answer for `q`: cached, or searched for and cached.
+pub fn min_heap(exe: &Path, q: &Question, precision: f64, cache: &mut Cache, progress: impl FnMut(&str)) -> Result<(MinHeap, bool), String> {
+    let key = q.key(&crate::sweep::git_commit());
+    if let Some(hit) = cache.get(&key).filter(|h| h.precision <= precision) {
+        return Ok((hit.clone(), true));
+    }
+    let scratch = std::env::temp_dir();
+    let answer = search(exe, q, precision, &scratch, progress)?;
+    cache.put(key, answer.clone())?;
+    Ok((answer, false))
+}
+
+/// Parse a heap multiple such as `1.5x`: Some(1.5); None if `text` is not
+/// one (a size such as `64m`); Err if it looks like one but is not valid.
+pub fn parse_multiple(text: &str) -> Option<Result<f64, String>> {
+    let number = text.strip_suffix('x')?;
+    Some(match number.parse::<f64>() {
+        Ok(m) if m.is_finite() && m > 0.0 => Ok(m),
+        _ => Err(format!("`{text}' is not a heap multiple (a positive number followed by x, such as 1.5x)")),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn multiples_parse_and_sizes_are_not_multiples() {
+        assert_eq!(parse_multiple("1.5x"), Some(Ok(1.5)));
+        assert_eq!(parse_multiple("2x"), Some(Ok(2.0)));
+        assert_eq!(parse_multiple("64m"), None);
+        assert!(parse_multiple("x").unwrap().is_err());
+        assert!(parse_multiple("-2x").unwrap().is_err());
+        assert!(parse_multiple("twox").unwrap().is_err());
+    }
+}
