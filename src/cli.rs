@@ -60,6 +60,9 @@ enum Command {
         /// Print no progress bar
         #[arg(long)]
         quiet: bool,
+        /// The cache of minimum heaps that heap multiples (M = ["2x"]) use
+        #[arg(long, value_name = "FILE", default_value = "results/minheap.json")]
+        minheap_cache: PathBuf,
     },
     /// Summarise a results directory: a table (summary.md) and plots (plots/)
     Report {
@@ -102,6 +105,9 @@ enum Command {
         /// Stop when the interval is at most this fraction of the answer
         #[arg(long, default_value_t = 0.02)]
         precision: f64,
+        /// Seconds a probe may run before the search gives up
+        #[arg(long, default_value_t = 600.0)]
+        timeout: f64,
         /// The cache of answers
         #[arg(long, value_name = "FILE", default_value = "results/minheap.json")]
         cache: PathBuf,
@@ -137,9 +143,11 @@ where
             print!("{}", list_text(registry));
             ExitCode::SUCCESS
         }
-        Command::Sweep { file, out, name, force, shard, quiet } => finish(sweep(registry, &file, out, &name, force, shard.as_deref(), quiet)),
+        Command::Sweep { file, out, name, force, shard, quiet, minheap_cache } => {
+            finish(sweep(registry, SweepArgs { file: &file, out, name: &name, force, shard: shard.as_deref(), quiet, minheap_cache }))
+        }
         Command::Report { dir } => finish(report(registry, &dir)),
-        Command::Minheap { collector, precision, cache, rest } => finish(minheap(registry, collector.as_deref(), precision, &cache, &rest)),
+        Command::Minheap { collector, precision, timeout, cache, rest } => finish(minheap(registry, collector.as_deref(), precision, timeout, &cache, &rest)),
         Command::Hp { file, out } => finish(crate::hp_plot::plot(&file, &out.unwrap_or_else(|| file.with_extension(""))).map(|files| {
             for f in files {
                 println!("Plot: {}", f.display());
@@ -175,7 +183,19 @@ fn finish(r: Result<(), String>) -> ExitCode {
     }
 }
 
-fn sweep(registry: &Registry, file: &std::path::Path, out: Option<PathBuf>, name: &str, force: bool, shard: Option<&str>, quiet: bool) -> Result<(), String> {
+/// What `gclab sweep` was asked.
+struct SweepArgs<'a> {
+    file: &'a Path,
+    out: Option<PathBuf>,
+    name: &'a str,
+    force: bool,
+    shard: Option<&'a str>,
+    quiet: bool,
+    minheap_cache: PathBuf,
+}
+
+fn sweep(registry: &Registry, a: SweepArgs<'_>) -> Result<(), String> {
+    let SweepArgs { file, out, name, force, shard, quiet, minheap_cache } = a;
     let exp = crate::experiment::Experiment::load(file, registry).map_err(|e| e.to_string())?;
     let shard = match shard {
         Some(s) => crate::sweep::parse_shard(s)?,
@@ -183,7 +203,7 @@ fn sweep(registry: &Registry, file: &std::path::Path, out: Option<PathBuf>, name
     };
     let out = out.unwrap_or_else(|| PathBuf::from("results").join(&exp.name).join(name));
     let exe = std::env::current_exe().map_err(|e| format!("cannot find the gclab executable: {e}"))?;
-    let opts = crate::sweep::SweepOptions { out: out.clone(), force, shard, progress: !quiet, exe };
+    let opts = crate::sweep::SweepOptions { out: out.clone(), force, shard, progress: !quiet, exe, minheap_cache };
     let s = crate::sweep::sweep(&exp, &opts)?;
     println!(
         "sweep {}: {} runs in this shard: {} ran ok, {} failed, {} already recorded; results in {}",
@@ -244,7 +264,7 @@ fn list_text(registry: &Registry) -> String {
 
 type Failure = (u8, String);
 
-fn minheap(registry: &Registry, collector: Option<&str>, precision: f64, cache: &Path, rest: &[String]) -> Result<(), String> {
+fn minheap(registry: &Registry, collector: Option<&str>, precision: f64, timeout_secs: f64, cache: &Path, rest: &[String]) -> Result<(), String> {
     if !(precision > 0.0 && precision < 1.0) {
         return Err(format!("--precision {precision}: must be between 0 and 1"));
     }
@@ -265,8 +285,9 @@ fn minheap(registry: &Registry, collector: Option<&str>, precision: f64, cache: 
     rts_all.extend(entry.flags.split_whitespace().map(str::to_string));
     let q = crate::minheap::Question { workload: workload.name.to_string(), args, collector, rts: rts_all };
     let exe = std::env::current_exe().map_err(|e| format!("cannot find the gclab executable: {e}"))?;
+    let how = crate::minheap::Probing { exe, scratch: std::env::temp_dir(), timeout_secs, precision };
     let mut cache = crate::minheap::Cache::open(cache)?;
-    let (answer, cached) = crate::minheap::min_heap(&exe, &q, precision, &mut cache, |line| eprintln!("{line}"))?;
+    let (answer, cached) = crate::minheap::min_heap(&how, &q, &mut cache, |line| eprintln!("{line}"))?;
     let mib = |b: u64| b as f64 / (1024.0 * 1024.0);
     println!(
         "{} {} under {}{}: minimum heap {:.2} MiB (-M{}k): it overflows at -M{}k; {:.2} MiB in use without -M. {} probes, {:.1} s{}",

@@ -53,6 +53,7 @@ struct File {
     order: Option<Spanned<String>>,
     seed: Option<Spanned<i64>>,
     baseline: Option<Spanned<String>>,
+    heap_multiple_of: Option<Spanned<String>>,
     timeout_secs: Option<Spanned<f64>>,
     collectors: Spanned<Vec<Spanned<String>>>,
     workloads: Spanned<Vec<WorkloadSpec>>,
@@ -133,6 +134,8 @@ pub struct Experiment {
     pub seed: Option<u64>,
     /// The collector the report's geometric means are normalised to.
     pub baseline: Option<String>,
+    /// What heap multiples (`M = ["2x"]`) multiply.
+    pub heap_multiple_of: MultipleOf,
     /// Per-run timeout in seconds.
     pub timeout_secs: f64,
     /// Collector names, with the RTS flags each brings (its registry
@@ -163,6 +166,22 @@ pub struct Experiment {
 // "fixed"` makes them in the file's order: workloads, collectors, grid
 // points, repetitions. The order never changes which runs exist or their
 // ids, so shards and resumption do not depend on it.
+
+/// What a heap multiple (`M = ["1.5x"]`) multiplies: the minimum heap of
+/// the run's workload and flags (See `minheap`) ...
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MultipleOf {
+    /// ... the smallest over the experiment's collectors (the usual
+    /// methodology: every collector gets the same heap).
+    Smallest,
+    /// ... the run's own collector's.
+    Each,
+}
+
+/// The multiple in a run's `-M<m>x` flag, if it has one.
+pub fn heap_multiple(flag: &str) -> Option<f64> {
+    crate::minheap::parse_multiple(flag.strip_prefix("-M")?)?.ok()
+}
 
 /// How a sweep orders its runs (See Note [Run order]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -248,6 +267,11 @@ impl Experiment {
             Some(("fixed", _)) => RunOrder::Fixed,
             Some((other, span)) => return Err(err(Some(span), "order", format!("`{other}': expected \"random\" or \"fixed\""))),
         };
+        let heap_multiple_of = match file.heap_multiple_of.as_ref().map(|o| (o.get_ref().as_str(), o.span())) {
+            None | Some(("smallest", _)) => MultipleOf::Smallest,
+            Some(("each", _)) => MultipleOf::Each,
+            Some((other, span)) => return Err(err(Some(span), "heap_multiple_of", format!("`{other}': expected \"smallest\" (over the collectors) or \"each\" (each collector's own)"))),
+        };
         let seed = match &file.seed {
             Some(s) if *s.get_ref() < 0 => return Err(err(Some(s.span()), "seed", format!("must be 0 or more, not {}", s.get_ref()))),
             Some(s) => Some(*s.get_ref() as u64),
@@ -301,7 +325,10 @@ impl Experiment {
                 let Some(t) = flag_text(key, v.get_ref()) else {
                     return Err(err(Some(v.span()), &format!("grid.{key}"), format!("{} is not a flag value (use a string, number or boolean)", v.get_ref())));
                 };
-                if !t.is_empty() {
+                let multiple = if key == "M" { v.get_ref().as_str().and_then(crate::minheap::parse_multiple) } else { None };
+                if let Some(m) = multiple {
+                    m.map_err(|e| err(Some(v.span()), "grid.M", e))?;
+                } else if !t.is_empty() {
                     // The value alone; combinations are checked run by run below.
                     RtsFlags::default().parse_one(&t).map_err(|e| err(Some(v.span()), &format!("grid.{key}"), e.to_string()))?;
                 }
@@ -340,6 +367,7 @@ impl Experiment {
             order,
             seed,
             baseline: file.baseline.as_ref().map(|b| b.get_ref().clone()),
+            heap_multiple_of,
             timeout_secs,
             collectors,
             workloads,
@@ -349,7 +377,9 @@ impl Experiment {
             source: text.to_string(),
         };
         for run in exp.runs() {
-            let mut flags = RtsFlags::from_env_and_args(None, &run.rts).map_err(|e| err(None, "grid", format!("run {}: {e}", run.id)))?;
+            // A heap multiple becomes a size at the sweep; any size checks the rest.
+            let rts: Vec<String> = run.rts.iter().map(|f| if heap_multiple(f).is_some() { "-M1g".to_string() } else { f.clone() }).collect();
+            let mut flags = RtsFlags::from_env_and_args(None, &rts).map_err(|e| err(None, "grid", format!("run {}: {e}", run.id)))?;
             let (entry, params) = registry.select(&mut flags, Some(&run.collector)).map_err(|e| err(None, "grid", format!("run {}: {e}", run.id)))?;
             (entry.make)(params, &flags).map_err(|e| err(None, "collectors", format!("run {}: {e}", run.id)))?;
         }

@@ -76,9 +76,24 @@ enum Probe {
     TooSmall,
 }
 
+/// How to run probes.
+#[derive(Debug, Clone)]
+pub struct Probing {
+    /// The `gclab` executable.
+    pub exe: PathBuf,
+    /// Where probes write their records and logs.
+    pub scratch: PathBuf,
+    /// A probe running longer is killed and stops the search.
+    pub timeout_secs: f64,
+    /// Stop when the interval is at most this fraction of the answer.
+    pub precision: f64,
+}
+
 /// Run the workload once with `-M` of `limit` bytes (None: no limit).
-fn probe(exe: &Path, q: &Question, limit: Option<u64>, scratch: &Path) -> Result<Probe, String> {
+fn probe(how: &Probing, q: &Question, limit: Option<u64>) -> Result<Probe, String> {
+    let (exe, scratch) = (&how.exe, &how.scratch);
     let json = scratch.join(format!("minheap-probe-{}.json", std::process::id()));
+    let err_path = scratch.join(format!("minheap-probe-{}.stderr", std::process::id()));
     let _ = std::fs::remove_file(&json);
     let mut cmd = Command::new(exe);
     cmd.arg("run").arg("--collector").arg(&q.collector).arg("--json").arg(&json).arg(&q.workload);
@@ -87,10 +102,25 @@ fn probe(exe: &Path, q: &Question, limit: Option<u64>, scratch: &Path) -> Result
     if let Some(bytes) = limit {
         cmd.arg(format!("-M{}k", bytes / 1024));
     }
-    cmd.arg("-RTS").env_remove("GCLABRTS").stdin(Stdio::null()).stdout(Stdio::null());
-    let out = cmd.output().map_err(|e| format!("cannot run {}: {e}", exe.display()))?;
+    let err_file = std::fs::File::create(&err_path).map_err(|e| format!("{}: {e}", err_path.display()))?;
+    cmd.arg("-RTS").env_remove("GCLABRTS").stdin(Stdio::null()).stdout(Stdio::null()).stderr(err_file);
     let limit_text = limit.map_or("no -M".to_string(), |b| format!("-M{}k", b / 1024));
-    match out.status.code() {
+    let mut child = cmd.spawn().map_err(|e| format!("cannot run {}: {e}", exe.display()))?;
+    let start = Instant::now();
+    let status = loop {
+        if let Some(status) = child.try_wait().map_err(|e| e.to_string())? {
+            break status;
+        }
+        if start.elapsed().as_secs_f64() > how.timeout_secs {
+            let _ = child.kill();
+            let _ = child.wait();
+            return Err(format!("{} under {} with {limit_text} ran past {} s", q.workload, q.collector, how.timeout_secs));
+        }
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    };
+    let stderr = std::fs::read(&err_path).unwrap_or_default();
+    let _ = std::fs::remove_file(&err_path);
+    match status.code() {
         Some(0) => {
             let text = std::fs::read_to_string(&json).map_err(|e| format!("probe at {limit_text}: no JSON record: {e}"))?;
             let _ = std::fs::remove_file(&json);
@@ -98,19 +128,18 @@ fn probe(exe: &Path, q: &Question, limit: Option<u64>, scratch: &Path) -> Result
         }
         Some(251) => Ok(Probe::TooSmall),
         code => {
-            let err = String::from_utf8_lossy(&out.stderr);
+            let err = String::from_utf8_lossy(&stderr);
             let last = err.lines().rev().find(|l| !l.trim().is_empty()).unwrap_or("").trim();
             Err(format!("{} {} under {} with {limit_text} failed for another reason than heap overflow ({}): {last}", q.workload, q.args.iter().map(|a| a.to_string()).collect::<Vec<_>>().join(" "), q.collector, code.map_or("killed by a signal".into(), |c| format!("exit {c}"))))
         }
     }
 }
 
-/// Search for the minimum heap of `q` to within `precision` (a fraction)
-/// with the `gclab` at `exe`, probes writing their records in `scratch`.
-/// See Note [Searching for the minimum heap].
-pub fn search(exe: &Path, q: &Question, precision: f64, scratch: &Path, mut progress: impl FnMut(&str)) -> Result<MinHeap, String> {
-    let start = Instant::now();
-    let Probe::Fits(record) = probe(exe, q, None, scratch)? else {
+/// Search for the minimum heap of `q` as `how` says. See Note
+/// [Searching for the minimum heap].
+pub fn search(how: &Probing, q: &Question, mut progress: impl FnMut(&str)) -> Result<MinHeap, String> {
+    let (start, precision) = (Instant::now(), how.precision);
+    let Probe::Fits(record) = probe(how, q, None)? else {
         return Err(format!("{} overflowed its heap with no -M (is -M in GCLABRTS?)", q.workload));
     };
     let stat = |k: &str| record["stats"][k].as_u64().unwrap_or(0);
@@ -125,7 +154,7 @@ pub fn search(exe: &Path, q: &Question, precision: f64, scratch: &Path, mut prog
         let mid = if mid >= fits { fits - block } else { mid };
         progress(&format!("probe {}: -M{}k (fits at {}k, not at {}k)", probes + 1, mid / 1024, fits / 1024, fails / 1024));
         probes += 1;
-        match probe(exe, q, Some(mid), scratch)? {
+        match probe(how, q, Some(mid))? {
             Probe::Fits(_) => fits = mid,
             Probe::TooSmall => fails = mid,
         }
@@ -167,13 +196,12 @@ impl Cache {
 }
 
 /// The answer for `q`: cached, or searched for and cached.
-pub fn min_heap(exe: &Path, q: &Question, precision: f64, cache: &mut Cache, progress: impl FnMut(&str)) -> Result<(MinHeap, bool), String> {
+pub fn min_heap(how: &Probing, q: &Question, cache: &mut Cache, progress: impl FnMut(&str)) -> Result<(MinHeap, bool), String> {
     let key = q.key(&crate::sweep::git_commit());
-    if let Some(hit) = cache.get(&key).filter(|h| h.precision <= precision) {
+    if let Some(hit) = cache.get(&key).filter(|h| h.precision <= how.precision) {
         return Ok((hit.clone(), true));
     }
-    let scratch = std::env::temp_dir();
-    let answer = search(exe, q, precision, &scratch, progress)?;
+    let answer = search(how, q, progress)?;
     cache.put(key, answer.clone())?;
     Ok((answer, false))
 }

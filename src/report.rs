@@ -12,10 +12,10 @@
 //! pause percentiles are drawn for every report. All are rendered to SVG
 //! and PNG (fonts embedded: no system font is needed).
 
-use crate::experiment::{Experiment, FIGURES};
+use crate::experiment::{Experiment, MultipleOf, FIGURES};
 use crate::confidence::{geometric_mean, mean_ci95};
 use crate::latency::MMU_WINDOWS;
-use crate::sweep::{figure, load_records, write_atomically, RunRecord, Status};
+use crate::sweep::{figure, load_records, write_atomically, RunRecord, Status, UsedMinHeap};
 use plotters::prelude::*;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -166,6 +166,28 @@ fn normalised_table(baseline: &str, groups: &[Group]) -> String {
             out.push_str(&geometric_mean(&ratios).map_or(" - |".into(), |r| format!(" {r:.3} |")));
         }
         out.push('\n');
+    }
+    out
+}
+
+/// The minimum heaps a sweep's heap multiples (`M = ["2x"]`) multiplied,
+/// from `minheaps.json` (empty if it used none).
+fn min_heap_table(exp: &Experiment, dir: &Path) -> String {
+    let Some(used) = std::fs::read_to_string(dir.join("minheaps.json")).ok().and_then(|t| serde_json::from_str::<Vec<UsedMinHeap>>(&t).ok()) else {
+        return String::new();
+    };
+    let of = match exp.heap_multiple_of {
+        MultipleOf::Smallest => "the smallest of these over the experiment's collectors, for the same workload and flags",
+        MultipleOf::Each => "each collector's own",
+    };
+    let mut out = format!("\n## Minimum heaps\n\nA heap multiple (`-M1.5x`) is that multiple of {of}: the smallest `-M` under which the run completes, found by binary search to 2% (`gclab minheap`).\n\n| workload | collector | flags | minimum heap (MiB) |\n| --- | --- | --- | --- |\n");
+    for u in used {
+        let size = match (u.bytes, &u.error) {
+            (Some(b), _) => format!("{:.2}", b as f64 / (1024.0 * 1024.0)),
+            (None, Some(e)) => format!("none: {e}"),
+            (None, None) => "-".into(),
+        };
+        out.push_str(&format!("| {} | {} | {} | {size} |\n", u.workload, u.collector, u.flags));
     }
     out
 }
@@ -383,6 +405,7 @@ pub fn report(dir: &Path, registry: &gclab_collectors::Registry) -> Result<(Stri
     if let Some(b) = &exp.baseline {
         md.push_str(&normalised_table(b, &groups));
     }
+    md.push_str(&min_heap_table(&exp, dir));
     write_atomically(&dir.join("summary.csv"), &summary_csv(&groups)?).map_err(|e| format!("summary.csv: {e}"))?;
     write_atomically(&dir.join("summary.md"), md.as_bytes()).map_err(|e| format!("summary.md: {e}"))?;
     register_fonts();

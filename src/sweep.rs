@@ -18,9 +18,10 @@
 //! processes or machines can fill one directory; `runs.csv` is rebuilt
 //! from `runs/` by whoever finishes, and by `gclab report`.
 
-use crate::experiment::{run_order, Experiment, RunOrder, RunSpec};
+use crate::experiment::{heap_multiple, run_order, Experiment, MultipleOf, RunOrder, RunSpec};
 use indicatif::{ProgressBar, ProgressStyle};
 use serde::{Deserialize, Serialize};
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
@@ -69,6 +70,8 @@ pub struct SweepOptions {
     pub progress: bool,
     /// The `gclab` executable the runs use.
     pub exe: PathBuf,
+    /// The cache of minimum heaps that heap multiples use (See `minheap`).
+    pub minheap_cache: PathBuf,
 }
 
 /// What a sweep did.
@@ -124,6 +127,7 @@ pub fn sweep(exp: &Experiment, opts: &SweepOptions) -> Result<SweepSummary, Stri
     let mut summary = SweepSummary { total: runs.len(), ..SweepSummary::default() };
     let bar = if opts.progress { ProgressBar::new(runs.len() as u64) } else { ProgressBar::hidden() };
     bar.set_style(ProgressStyle::with_template("{bar:40} {pos}/{len} runs  {msg}  [{elapsed_precise}, ETA {eta}]").expect("template parses"));
+    let mut heaps = HeapMultiples::open(exp, opts)?;
     for run in &runs {
         let path = record_path(&opts.out, &run.id);
         if path.exists() && !opts.force {
@@ -132,7 +136,10 @@ pub fn sweep(exp: &Experiment, opts: &SweepOptions) -> Result<SweepSummary, Stri
             continue;
         }
         bar.set_message(format!("{} failed, running {}", summary.failed, run.id));
-        let record = run_one(run, exp.timeout_secs, opts).map_err(|e| io(&format!("run {}", run.id), e))?;
+        let record = match heaps.resolve(exp, run, &bar) {
+            Ok(run) => run_one(&run, exp.timeout_secs, opts).map_err(|e| io(&format!("run {}", run.id), e))?,
+            Err(reason) => RunRecord { spec: run.clone(), status: Status::Failed, exit_code: None, signal: None, wall_secs: 0.0, stderr_tail: reason, result: None },
+        };
         match record.status {
             Status::Ok => summary.ok += 1,
             _ => summary.failed += 1,
@@ -145,6 +152,89 @@ pub fn sweep(exp: &Experiment, opts: &SweepOptions) -> Result<SweepSummary, Stri
     record_load_after(&opts.out).map_err(|e| io("manifest.json", e))?;
     write_csv(&opts.out)?;
     Ok(summary)
+}
+
+/// Heap multiples resolved to sizes (See `minheap`): the cache of minimum
+/// heaps, and what this results directory used (`minheaps.json`).
+struct HeapMultiples {
+    cache: crate::minheap::Cache,
+    how: crate::minheap::Probing,
+    out: PathBuf,
+    /// Per question key: the answer, or why there is none.
+    answers: HashMap<String, Result<crate::minheap::MinHeap, String>>,
+}
+
+/// A minimum heap a sweep used, as `minheaps.json` lists it.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct UsedMinHeap {
+    /// `workload args`.
+    pub workload: String,
+    /// The collector.
+    pub collector: String,
+    /// RTS flags (without -M).
+    pub flags: String,
+    /// The minimum heap in bytes; None if it could not be found.
+    pub bytes: Option<u64>,
+    /// Why not, if not.
+    pub error: Option<String>,
+}
+
+impl HeapMultiples {
+    fn open(exp: &Experiment, opts: &SweepOptions) -> Result<HeapMultiples, String> {
+        let how = crate::minheap::Probing { exe: opts.exe.clone(), scratch: opts.out.join("logs"), timeout_secs: exp.timeout_secs, precision: 0.02 };
+        Ok(HeapMultiples { cache: crate::minheap::Cache::open(&opts.minheap_cache)?, how, out: opts.out.clone(), answers: HashMap::new() })
+    }
+
+    /// `run` with its heap multiple (if any) replaced by a size; Err: why
+    /// the minimum heap it multiplies could not be found.
+    fn resolve(&mut self, exp: &Experiment, run: &RunSpec, bar: &ProgressBar) -> Result<RunSpec, String> {
+        let Some(multiple) = run.rts.iter().find_map(|f| heap_multiple(f)) else { return Ok(run.clone()) };
+        let collectors: Vec<(String, String)> = match exp.heap_multiple_of {
+            MultipleOf::Each => exp.collectors.iter().filter(|(c, _)| *c == run.collector).cloned().collect(),
+            MultipleOf::Smallest => exp.collectors.clone(),
+        };
+        let point_flags: Vec<String> = run.point.values().filter(|v| !v.is_empty() && heap_multiple(v).is_none()).cloned().collect();
+        let mut base = u64::MAX;
+        for (collector, own) in collectors {
+            let mut rts = point_flags.clone();
+            rts.extend(own.split_whitespace().map(str::to_string));
+            let q = crate::minheap::Question { workload: run.workload.clone(), args: run.args.clone(), collector, rts };
+            base = base.min(self.answer(&q, bar)?.bytes);
+        }
+        let block = gclab_core::constants::BLOCK_SIZE as u64;
+        let bytes = ((base as f64 * multiple) as u64).div_ceil(block) * block;
+        let mut resolved = run.clone();
+        resolved.rts = run.rts.iter().map(|f| if heap_multiple(f).is_some() { format!("-M{}k", bytes / 1024) } else { f.clone() }).collect();
+        Ok(resolved)
+    }
+
+    fn answer(&mut self, q: &crate::minheap::Question, bar: &ProgressBar) -> Result<crate::minheap::MinHeap, String> {
+        let key = q.key("");
+        if !self.answers.contains_key(&key) {
+            bar.set_message(format!("finding the minimum heap of {} {:?} under {}", q.workload, q.args, q.collector));
+            let found = crate::minheap::min_heap(&self.how, q, &mut self.cache, |line| bar.set_message(line.to_string())).map(|(a, _)| a);
+            self.record(q, &found)?;
+            self.answers.insert(key.clone(), found);
+        }
+        self.answers[&key].clone().map_err(|e| format!("no minimum heap to multiply: {e}"))
+    }
+
+    /// Add the answer to `minheaps.json` (merged with what shards wrote).
+    fn record(&self, q: &crate::minheap::Question, found: &Result<crate::minheap::MinHeap, String>) -> Result<(), String> {
+        let path = self.out.join("minheaps.json");
+        let mut used: Vec<UsedMinHeap> = std::fs::read_to_string(&path).ok().and_then(|t| serde_json::from_str(&t).ok()).unwrap_or_default();
+        let entry = UsedMinHeap {
+            workload: format!("{} {}", q.workload, q.args.iter().map(|a| a.to_string()).collect::<Vec<_>>().join(" ")),
+            collector: q.collector.clone(),
+            flags: q.rts.join(" "),
+            bytes: found.as_ref().ok().map(|a| a.bytes),
+            error: found.as_ref().err().cloned(),
+        };
+        used.retain(|u| (&u.workload, &u.collector, &u.flags) != (&entry.workload, &entry.collector, &entry.flags));
+        used.push(entry);
+        let text = serde_json::to_string_pretty(&used).expect("minimum heaps serialise");
+        write_atomically(&path, text.as_bytes()).map_err(|e| format!("{}: {e}", path.display()))
+    }
 }
 
 /// One run as a child process (See Note [Crash-proof sweeps]).

@@ -179,6 +179,56 @@ figures = ["swept_bytes"]
 }
 
 #[test]
+fn heap_multiples_run_at_multiples_of_the_smallest_minimum_heap() {
+    let dir = scratch("multiples");
+    let f = write(&dir, "m.toml", r#"
+timeout_secs = 60
+order = "fixed"
+collectors = ["copying", "compacting"]
+[[workloads]]
+name = "binary-trees"
+args = [12]
+[[workloads]]
+name = "crash"
+[grid]
+M = ["1.5x", "3x"]
+"#);
+    let out = dir.join("out");
+    let cache = dir.join("minheap.json");
+    let o = gclab(&["sweep", f.to_str().unwrap(), "--out", out.to_str().unwrap(), "--quiet", "--minheap-cache", cache.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let recs = records(&out);
+    let limit = |r: &serde_json::Value| -> u64 {
+        let m = r["spec"]["rts"].as_array().unwrap().iter().find_map(|f| f.as_str()?.strip_prefix("-M")).unwrap_or_else(|| panic!("{r}"));
+        m.strip_suffix('k').unwrap().parse::<u64>().unwrap() * 1024
+    };
+    let trees: Vec<&serde_json::Value> = recs.values().filter(|r| r["spec"]["workload"] == "binary-trees").collect();
+    assert!(trees.iter().all(|r| r["status"] == "ok"), "every multiple fits");
+    let at = |c: &str, m: &str| limit(trees.iter().find(|r| r["spec"]["collector"] == c && r["spec"]["point"]["M"] == m).unwrap());
+    assert_eq!(at("copying", "-M1.5x"), at("compacting", "-M1.5x"), "both collectors get the same heap: a multiple of the smaller minimum");
+    let ratio = at("copying", "-M3x") as f64 / at("copying", "-M1.5x") as f64;
+    assert!((ratio - 2.0).abs() < 0.01, "3x is twice 1.5x: {ratio}");
+    // The cache holds both collectors' answers; the smaller one is the base.
+    let cached: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&cache).unwrap()).unwrap();
+    let smallest = cached.as_object().unwrap().iter().filter(|(k, _)| k.starts_with("binary-trees 12 |")).map(|(_, v)| v["bytes"].as_u64().unwrap()).min().unwrap();
+    assert!(at("copying", "-M1.5x").abs_diff((smallest as f64 * 1.5) as u64) <= 4096);
+    // A workload that fails without -M has no minimum heap: its runs fail, saying why.
+    let crash: Vec<&serde_json::Value> = recs.values().filter(|r| r["spec"]["workload"] == "crash").collect();
+    assert_eq!(crash.len(), 4);
+    assert!(crash.iter().all(|r| r["status"] == "failed" && r["stderr_tail"].as_str().unwrap().contains("no minimum heap to multiply")), "{crash:?}");
+    let o = gclab(&["report", out.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let md = std::fs::read_to_string(out.join("summary.md")).unwrap();
+    assert!(md.contains("## Minimum heaps") && md.contains("the smallest of these over the experiment's collectors") && md.contains("| crash  | copying |"), "{md}");
+    // A bad multiple names file, line and key.
+    let bad = write(&dir, "bad.toml", "collectors = [\"copying\"]\n[[workloads]]\nname = \"binary-trees\"\n[grid]\nM = [\"1.5y\", \"twox\"]\n");
+    let o = gclab(&["sweep", bad.to_str().unwrap(), "--out", dir.join("bad").to_str().unwrap(), "--quiet"]);
+    let e = String::from_utf8_lossy(&o.stderr);
+    assert!(!o.status.success() && e.contains("bad.toml:5: `grid.M'"), "{e}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
 fn crashing_overflowing_and_hanging_runs_fail_while_the_rest_finish() {
     let dir = scratch("failures");
     let f = write(&dir, "f.toml", r#"
