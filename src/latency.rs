@@ -118,8 +118,11 @@ pub fn mmu(pauses: &[Pause], run: f64, w: f64) -> Option<f64> {
 
 /// The latency fields of a run's JSON record: the pause distribution
 /// (`pause_count`, `pause_p50` ... `pause_max`, `pause_total`), the same per
-/// generation (`gen1_pause_p99`, ...), and `mmu_1ms` ... `mmu_10s` for the
-/// windows no longer than the run. All times in seconds.
+/// generation (`gen1_pause_p99`, ...), `mmu_1ms` ... `mmu_10s` for the
+/// windows no longer than the run, and with several capabilities the time
+/// to safepoint (`safepoint_p50` ... `safepoint_max`: how long the mutator
+/// that asked for a GC waited for the others to stop, which is not part
+/// of the pause above). All times in seconds.
 pub fn latency(stats: &Stats) -> Map<String, Value> {
     let pauses = pauses(stats);
     let mut out = Map::new();
@@ -133,6 +136,10 @@ pub fn latency(stats: &Stats) -> Map<String, Value> {
         if let Some(u) = mmu(&pauses, stats.total_elapsed, w) {
             out.insert(format!("mmu_{name}"), u.into());
         }
+    }
+    if stats.cap_allocated_bytes.len() > 1 {
+        let waits: Vec<f64> = stats.records.iter().map(|r| r.sync_wait).collect();
+        distribution(&waits, "safepoint_", &mut out);
     }
     out
 }

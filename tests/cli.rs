@@ -112,6 +112,15 @@ fn help_list_and_json_record() {
     assert!(v["stats"]["gcs"].as_u64().unwrap() > 0);
     assert_eq!(v["stats"]["allocated_bytes"], v["stats"]["cap_allocated_bytes"][0]);
     assert_eq!(v["checksum"].as_str().unwrap().len(), 16);
+    assert!(v["latency"].get("safepoint_max").is_none(), "one capability: no time to safepoint");
+    // With two capabilities the leader waits for the other at each GC.
+    let o = gclab(&["run", "--json", path.to_str().unwrap(), "binary-trees", "12", "+RTS", "-N2", "-A64k"]);
+    assert!(o.status.success());
+    let v: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    let latency = &v["latency"];
+    assert_eq!(latency["safepoint_count"], v["stats"]["gcs"]);
+    let (p50, max) = (latency["safepoint_p50"].as_f64().unwrap(), latency["safepoint_max"].as_f64().unwrap());
+    assert!(0.0 <= p50 && p50 <= max, "{latency}");
     std::fs::remove_dir_all(&dir).unwrap();
 }
 

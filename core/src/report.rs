@@ -225,6 +225,7 @@ mod tests {
             marked_bytes: 0,
             swept_bytes: 0,
             hole_bytes: 0,
+            sync_wait: 0.0,
         };
         // A line of GHC 9.0's own -S output (binary-trees 16).
         assert_eq!(gc_table_line(&r), "  1062752   1028224   1052856  0.002  0.004    0.003    0.006    0    0  (Gen:  0)\n");

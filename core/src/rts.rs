@@ -698,7 +698,8 @@ impl Rts {
         let gc_number = st.stats.gcs + 1;
         self.check_sanity(st, || format!("GC {gc_number} (collector {}, generation {})", self.collector_name(), req.collect_gen));
         let end = Stamp::now();
-        let record = self.gc_record(st, &req, &outcome, allocated_words, (&start, &end), faults_at_start);
+        let mut record = self.gc_record(st, &req, &outcome, allocated_words, (&start, &end), faults_at_start);
+        record.sync_wait = world.time_to_safepoint.as_secs_f64();
         let heap = self.heap_ref();
         let gc = GcEnd {
             req: &req,
@@ -812,6 +813,7 @@ impl Rts {
             marked_bytes: (outcome.marked_words * WORD_SIZE) as u64,
             swept_bytes: (outcome.swept_words * WORD_SIZE) as u64,
             hole_bytes: heap.hole_bytes() as u64,
+            sync_wait: 0.0,
         }
     }
 }

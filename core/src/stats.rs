@@ -97,6 +97,9 @@ pub struct GcRecord {
     /// Bytes free for allocation inside partly used generation blocks
     /// after it (the holes of non-moving spaces).
     pub hole_bytes: u64,
+    /// Seconds the mutator that led it waited for the others to stop
+    /// (time to safepoint; 0 with one capability), before `gc_elapsed`.
+    pub sync_wait: f64,
 }
 
 /// Totals for one generation (the `-s` per-generation table).

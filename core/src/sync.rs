@@ -71,6 +71,9 @@ pub struct WorldSync {
 #[must_use]
 pub struct WorldStopped<'s> {
     sync: &'s WorldSync,
+    /// How long the leader waited for the other mutators to stop: the
+    /// time to safepoint.
+    pub time_to_safepoint: std::time::Duration,
 }
 
 impl WorldSync {
@@ -132,10 +135,11 @@ impl WorldSync {
         }
         st.leader = true;
         self.gc_pending.store(true, Ordering::Relaxed);
+        let asked = std::time::Instant::now();
         while st.running > 1 {
             st = crate::lock::wait(&self.changed, st);
         }
-        Ok(Some(WorldStopped { sync: self }))
+        Ok(Some(WorldStopped { sync: self, time_to_safepoint: asked.elapsed() }))
     }
 
     fn stop_until_next_epoch(&self, mut st: MutexGuard<'_, SyncState>) -> Result<(), Failure> {
