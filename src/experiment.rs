@@ -291,7 +291,8 @@ impl Experiment {
         let mut collectors = Vec::new();
         for c in file.collectors.get_ref() {
             if c.get_ref() == "all" {
-                collectors.extend(registry.entries().iter().map(|e| (e.name.to_string(), e.flags.to_string())));
+                let real = registry.entries().iter().filter(|e| !gclab_collectors::is_baseline(e.name));
+                collectors.extend(real.map(|e| (e.name.to_string(), e.flags.to_string())));
             } else if let Some(e) = registry.by_name(c.get_ref().split(':').next().unwrap_or_default()) {
                 // `NAME:key=value,...` keeps its parameters (checked below).
                 collectors.push((c.get_ref().clone(), e.flags.to_string()));

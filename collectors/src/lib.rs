@@ -11,7 +11,7 @@
 //! a cell space is swept), `work_stealing`
 //! (load balancing and termination among GC threads), `gc_workers` (the
 //! GC thread pool and its watchdog). Collectors: `copying`, `compacting`,
-//! `two_space`, `parallel`, `mark_sweep`.
+//! `two_space`, `parallel`, `mark_sweep`; the `nogc` baseline.
 //!
 //! To add a collector: write one module with a type implementing
 //! `gclab_core::Collector` and an `ENTRY`, and add that entry to
@@ -30,6 +30,7 @@ pub mod gc_thread;
 pub mod gc_workers;
 pub mod mark;
 pub mod mark_sweep;
+pub mod nogc;
 pub mod parallel;
 pub mod roots;
 pub mod scavenge;
@@ -111,6 +112,16 @@ impl Params {
 /// Every built-in collector, by name. One line per collector.
 pub const COLLECTORS: &[CollectorEntry] = &[copying::ENTRY, compacting::ENTRY, two_space::ENTRY, parallel::ENTRY, mark_sweep::ENTRY];
 
+/// Built-in baselines: registered and runnable by name, but not
+/// collectors (nothing is ever freed), so not in `COLLECTORS`, which the
+/// conformance tests and an experiment's `"all"` take.
+pub const BASELINES: &[CollectorEntry] = &[nogc::ENTRY];
+
+/// Is `name` a baseline rather than a collector?
+pub fn is_baseline(name: &str) -> bool {
+    BASELINES.iter().any(|b| b.name == name)
+}
+
 /// The collectors a program can choose from: the built-in ones, plus any
 /// registered at run time (a research collector in its own crate, or one
 /// defined in a test).
@@ -128,7 +139,7 @@ impl Default for Registry {
 impl Registry {
     /// The built-in collectors.
     pub fn builtin() -> Registry {
-        Registry { entries: COLLECTORS.to_vec() }
+        Registry { entries: COLLECTORS.iter().chain(BASELINES).copied().collect() }
     }
 
     /// Add a collector; its name must be new.
@@ -200,12 +211,12 @@ impl Registry {
 
 /// The built-in collector called `name`.
 pub fn by_name(name: &str) -> Option<&'static CollectorEntry> {
-    COLLECTORS.iter().find(|c| c.name == name)
+    COLLECTORS.iter().chain(BASELINES).find(|c| c.name == name)
 }
 
 /// (name, description) of every built-in collector, for usage texts.
 pub fn descriptions() -> Vec<(&'static str, &'static str)> {
-    COLLECTORS.iter().map(|c| (c.name, c.description)).collect()
+    COLLECTORS.iter().chain(BASELINES).map(|c| (c.name, c.description)).collect()
 }
 
 /// The collector a run gets cannot be decided.
