@@ -306,7 +306,10 @@ fn latency_plots(name: &str, groups: &[Group], plots: &Path) -> Result<Vec<PathB
     ];
     let mut files = Vec::new();
     for (file, title, y_desc, figures, scale) in charts {
-        let panels = figure_curves(groups, figures, scale);
+        let mut panels = figure_curves(groups, figures, scale);
+        if file == "mmu" {
+            panels = panels.into_iter().map(|(w, series)| (w, series.into_iter().map(|(l, pts)| (l, capped(pts, 1.0))).collect())).collect();
+        }
         if panels.is_empty() {
             continue;
         }
@@ -330,14 +333,21 @@ pub fn register_fonts() {
     });
 }
 
-/// A point of a line: x index, mean, half-width of its 95% interval.
-type Point = (usize, f64, f64);
+/// A point of a line: x index, mean, and its 95% interval (low, high),
+/// cut to what the figure can be (never below 0; at most 1 for MMU).
+type Point = (usize, f64, (f64, f64));
 
 /// One line of a panel: its label and its points.
 type Series = (String, Vec<Point>);
 
 fn point(x: usize, s: Summary, scale: f64) -> Point {
-    (x, s.mean / scale, s.ci95.unwrap_or(0.0) / scale)
+    let ci = s.ci95.unwrap_or(0.0);
+    (x, s.mean / scale, (((s.mean - ci) / scale).max(0.0), (s.mean + ci) / scale))
+}
+
+/// `pts` with their intervals cut at `max`.
+fn capped(pts: Vec<Point>, max: f64) -> Vec<Point> {
+    pts.into_iter().map(|(x, y, (lo, hi))| (x, y, (lo, hi.min(max)))).collect()
 }
 
 /// Draw one figure: a panel per workload, x = the values of `x_flag`.
@@ -350,7 +360,7 @@ where
     let root = root.titled(title, ("sans-serif", 22)).map_err(e)?;
     let areas = root.split_evenly((1, panels.len().max(1)));
     for ((workload, series), area) in panels.iter().zip(areas.iter()) {
-        let ymax = series.iter().flat_map(|(_, pts)| pts.iter().map(|p| p.1 + p.2)).fold(0.0f64, f64::max).max(1e-9) * 1.1;
+        let ymax = series.iter().flat_map(|(_, pts)| pts.iter().map(|p| p.2 .1)).fold(0.0f64, f64::max).max(1e-9) * 1.1;
         let mut chart = ChartBuilder::on(area)
             .caption(workload, ("sans-serif", 16))
             .margin(10)
@@ -378,7 +388,7 @@ where
                 .label(label.clone())
                 .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 16, y)], color.stroke_width(2)));
             chart.draw_series(points.iter().map(|&p| Circle::new(p, 3, color.filled()))).map_err(e)?;
-            let bars = pts.iter().filter(|p| p.2 > 0.0).map(|&(x, y, ci)| ErrorBar::new_vertical(x as f64, (y - ci).max(0.0), y, y + ci, color.stroke_width(1), 6));
+            let bars = pts.iter().filter(|p| p.2 .1 > p.2 .0).map(|&(x, y, (lo, hi))| ErrorBar::new_vertical(x as f64, lo, y, hi, color.stroke_width(1), 6));
             chart.draw_series(bars).map_err(e)?;
         }
         chart.configure_series_labels().border_style(BLACK).background_style(WHITE.mix(0.8)).draw().map_err(e)?;
@@ -427,7 +437,7 @@ pub fn report(dir: &Path, registry: &gclab_collectors::Registry) -> Result<(Stri
             };
             let panels: Vec<(String, Vec<Series>)> = panels
                 .into_iter()
-                .map(|(w, series)| (w, series.into_iter().map(|(l, pts)| (l, pts.into_iter().map(|(x, y, ci)| (x, y / scale, ci / scale)).collect())).collect()))
+                .map(|(w, series)| (w, series.into_iter().map(|(l, pts)| (l, pts.into_iter().map(|(x, y, (lo, hi))| (x, y / scale, (lo / scale, hi / scale))).collect())).collect()))
                 .collect();
             let width = 520 * panels.len().max(1) as u32;
             let svg = plots.join(format!("{fig}.svg"));
