@@ -337,6 +337,7 @@ fn run(registry: &Registry, collector: Option<&str>, json: Option<PathBuf>, rest
             "rts_flags": rts_args,
             "checksum": format!("{checksum:016x}"),
             "latency": crate::latency::latency(&stats),
+            "pauses": crate::latency::pauses(&stats).iter().map(|p| p.length).collect::<Vec<f64>>(),
             "stats": stats,
         });
         let text = serde_json::to_string_pretty(&record).expect("statistics serialise");

@@ -322,7 +322,75 @@ fn latency_plots(name: &str, groups: &[Group], plots: &Path) -> Result<Vec<PathB
         files.push(svg);
         files.push(png);
     }
+    let cdfs = pause_cdfs(groups);
+    if !cdfs.is_empty() {
+        let title = format!("{name}: pause-time distribution (all counted runs' pauses)");
+        let width = 520 * cdfs.len() as u32;
+        let svg = plots.join("pause_cdf.svg");
+        draw_cdfs(SVGBackend::new(&svg, (width, 420)).into_drawing_area(), &title, &cdfs)?;
+        let png = plots.join("pause_cdf.png");
+        draw_cdfs(BitMapBackend::new(&png, (width, 420)).into_drawing_area(), &title, &cdfs)?;
+        files.push(svg);
+        files.push(png);
+    }
     Ok(files)
+}
+
+/// One configuration's pause CDF: its label and (log10 of the pause in
+/// ms, fraction of pauses at most that long) points.
+type Cdf = (String, Vec<(f64, f64)>);
+
+/// Per workload, the CDF of every configuration's pauses, pooled over its
+/// counted runs (each run's `pauses`), at most 200 points a line.
+fn pause_cdfs(groups: &[Group]) -> Vec<(String, Vec<Cdf>)> {
+    let mut by_workload: BTreeMap<String, Vec<Cdf>> = BTreeMap::new();
+    for g in groups {
+        let mut pauses: Vec<f64> = g.ok.iter().filter_map(|r| r.result.as_ref()?.get("pauses")?.as_array().cloned()).flatten().filter_map(|v| v.as_f64()).filter(|&p| p > 0.0).collect();
+        if pauses.is_empty() {
+            continue;
+        }
+        pauses.sort_by(f64::total_cmp);
+        let n = pauses.len();
+        let step = n.div_ceil(200);
+        let points: Vec<(f64, f64)> = (0..n).step_by(step).chain([n - 1]).map(|i| ((pauses[i] * 1e3).log10(), (i + 1) as f64 / n as f64)).collect();
+        let label = format!("{} {}", g.collector, g.point_label()).trim().to_string();
+        by_workload.entry(g.workload.clone()).or_default().push((label, points));
+    }
+    by_workload.into_iter().collect()
+}
+
+/// Draw pause CDFs: x the pause (ms, log scale), y the fraction of pauses.
+fn draw_cdfs<DB: DrawingBackend>(root: DrawingArea<DB, plotters::coord::Shift>, title: &str, panels: &[(String, Vec<Cdf>)]) -> Result<(), String>
+where
+    DB::ErrorType: 'static,
+{
+    let e = |e: DrawingAreaErrorKind<DB::ErrorType>| e.to_string();
+    root.fill(&WHITE).map_err(e)?;
+    let root = root.titled(title, ("sans-serif", 22)).map_err(e)?;
+    let areas = root.split_evenly((1, panels.len().max(1)));
+    for ((workload, lines), area) in panels.iter().zip(areas.iter()) {
+        let xs = lines.iter().flat_map(|(_, pts)| pts.iter().map(|p| p.0));
+        let (lo, hi) = xs.fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), x| (lo.min(x), hi.max(x)));
+        let (lo, hi) = (lo.floor(), hi.ceil().max(lo.floor() + 1.0));
+        let mut chart = ChartBuilder::on(area).caption(workload, ("sans-serif", 16)).margin(10).x_label_area_size(35).y_label_area_size(60).build_cartesian_2d(lo..hi, 0.0f64..1.0).map_err(e)?;
+        chart
+            .configure_mesh()
+            .x_desc("pause (ms)")
+            .y_desc("fraction of pauses")
+            .x_label_formatter(&|x| format!("{}", 10f64.powf(*x)))
+            .draw()
+            .map_err(e)?;
+        for (k, (label, pts)) in lines.iter().enumerate() {
+            let color = Palette99::pick(k).to_rgba();
+            chart
+                .draw_series(LineSeries::new(pts.clone(), color.stroke_width(2)))
+                .map_err(e)?
+                .label(label.clone())
+                .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 16, y)], color.stroke_width(2)));
+        }
+        chart.configure_series_labels().position(SeriesLabelPosition::LowerRight).border_style(BLACK).background_style(WHITE.mix(0.8)).draw().map_err(e)?;
+    }
+    root.present().map_err(e)
 }
 
 /// Make the embedded DejaVu font plotters' sans-serif (once).

@@ -91,6 +91,7 @@ fn a_tiny_sweep_end_to_end_with_report() {
     for r in recs.values() {
         let (latency, stats) = (&r["result"]["latency"], &r["result"]["stats"]);
         assert_eq!(latency["pause_count"], stats["gcs"], "one pause per GC");
+        assert_eq!(r["result"]["pauses"].as_array().unwrap().len() as u64, stats["gcs"].as_u64().unwrap(), "every pause, for the CDF");
         let (p50, p99, max) = (latency["pause_p50"].as_f64().unwrap(), latency["pause_p99"].as_f64().unwrap(), latency["pause_max"].as_f64().unwrap());
         assert!(0.0 < p50 && p50 <= p99 && p99 <= max, "{latency}");
         // These runs last a few milliseconds: only the windows that fit.
@@ -109,7 +110,7 @@ fn a_tiny_sweep_end_to_end_with_report() {
     let md = std::fs::read_to_string(out.join("summary.md")).unwrap();
     assert!(md.contains("| binary-trees 8 | two-space | -A64k | 2/2 |"), "{md}");
     assert!(md.contains("## Latency") && md.contains("| MMU 10ms |"), "{md}");
-    for f in ["gc_elapsed.svg", "gc_elapsed.png", "max_live_bytes.svg", "max_live_bytes.png", "mmu.svg", "mmu.png", "pauses.svg", "pauses.png"] {
+    for f in ["gc_elapsed.svg", "gc_elapsed.png", "max_live_bytes.svg", "max_live_bytes.png", "mmu.svg", "mmu.png", "pauses.svg", "pauses.png", "pause_cdf.svg", "pause_cdf.png"] {
         let len = std::fs::metadata(out.join("plots").join(f)).unwrap().len();
         assert!(len > 1000, "{f} is only {len} bytes");
     }
