@@ -377,7 +377,8 @@ where
             .configure_mesh()
             .x_desc("pause (ms)")
             .y_desc("fraction of pauses")
-            .x_label_formatter(&|x| format!("{}", 10f64.powf(*x)))
+            .x_labels((hi - lo) as usize + 1)
+            .x_label_formatter(&|x| if (x - x.round()).abs() < 1e-9 { format!("{}", 10f64.powf(x.round())) } else { String::new() })
             .draw()
             .map_err(e)?;
         for (k, (label, pts)) in lines.iter().enumerate() {
