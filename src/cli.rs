@@ -338,6 +338,7 @@ fn run(registry: &Registry, collector: Option<&str>, json: Option<PathBuf>, rest
             "checksum": format!("{checksum:016x}"),
             "latency": crate::latency::latency(&stats),
             "pauses": crate::latency::pauses(&stats).iter().map(|p| p.length).collect::<Vec<f64>>(),
+            "safepoint_waits": stats.records.iter().map(|r| r.sync_wait).collect::<Vec<f64>>(),
             "stats": stats,
         });
         let text = serde_json::to_string_pretty(&record).expect("statistics serialise");

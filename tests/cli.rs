@@ -119,6 +119,7 @@ fn help_list_and_json_record() {
     let v: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
     let latency = &v["latency"];
     assert_eq!(latency["safepoint_count"], v["stats"]["gcs"]);
+    assert_eq!(v["safepoint_waits"].as_array().unwrap().len() as u64, v["stats"]["gcs"].as_u64().unwrap(), "per GC too");
     let (p50, max) = (latency["safepoint_p50"].as_f64().unwrap(), latency["safepoint_max"].as_f64().unwrap());
     assert!(0.0 <= p50 && p50 <= max, "{latency}");
     std::fs::remove_dir_all(&dir).unwrap();
