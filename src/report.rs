@@ -359,15 +359,23 @@ fn pause_cdfs(groups: &[Group]) -> Vec<(String, Vec<Cdf>)> {
     by_workload.into_iter().collect()
 }
 
+/// A white figure with `title`, split into `n` panels side by side.
+fn titled_panels<DB: DrawingBackend>(root: &DrawingArea<DB, plotters::coord::Shift>, title: &str, n: usize) -> Result<Vec<DrawingArea<DB, plotters::coord::Shift>>, String>
+where
+    DB::ErrorType: 'static,
+{
+    let e = |e: DrawingAreaErrorKind<DB::ErrorType>| e.to_string();
+    root.fill(&WHITE).map_err(e)?;
+    Ok(root.titled(title, ("sans-serif", 22)).map_err(e)?.split_evenly((1, n.max(1))))
+}
+
 /// Draw pause CDFs: x the pause (ms, log scale), y the fraction of pauses.
 fn draw_cdfs<DB: DrawingBackend>(root: DrawingArea<DB, plotters::coord::Shift>, title: &str, panels: &[(String, Vec<Cdf>)]) -> Result<(), String>
 where
     DB::ErrorType: 'static,
 {
     let e = |e: DrawingAreaErrorKind<DB::ErrorType>| e.to_string();
-    root.fill(&WHITE).map_err(e)?;
-    let root = root.titled(title, ("sans-serif", 22)).map_err(e)?;
-    let areas = root.split_evenly((1, panels.len().max(1)));
+    let areas = titled_panels(&root, title, panels.len())?;
     for ((workload, lines), area) in panels.iter().zip(areas.iter()) {
         let xs = lines.iter().flat_map(|(_, pts)| pts.iter().map(|p| p.0));
         let (lo, hi) = xs.fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), x| (lo.min(x), hi.max(x)));
@@ -425,9 +433,7 @@ where
     DB::ErrorType: 'static,
 {
     let e = |e: DrawingAreaErrorKind<DB::ErrorType>| e.to_string();
-    root.fill(&WHITE).map_err(e)?;
-    let root = root.titled(title, ("sans-serif", 22)).map_err(e)?;
-    let areas = root.split_evenly((1, panels.len().max(1)));
+    let areas = titled_panels(&root, title, panels.len())?;
     for ((workload, series), area) in panels.iter().zip(areas.iter()) {
         let ymax = series.iter().flat_map(|(_, pts)| pts.iter().map(|p| p.2 .1)).fold(0.0f64, f64::max).max(1e-9) * 1.1;
         let mut chart = ChartBuilder::on(area)
