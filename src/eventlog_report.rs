@@ -12,6 +12,7 @@
 //!   times, so the CPU columns repeat the elapsed ones.
 
 use crate::eventlog_reader::{Event, EventLogFile};
+use crate::latency::Pause;
 use gclab_core::eventlog::{id, GcStatsGhc, HeapInfoGhc};
 use gclab_core::stats::{GenStats, Stats};
 use plotters::prelude::*;
@@ -50,6 +51,8 @@ pub struct Derived {
     pub allocated: Vec<(f64, f64)>,
     /// Events read.
     pub events: usize,
+    /// Start of the interval, seconds from the log's start.
+    pub from: f64,
 }
 
 const NS: f64 = 1e9;
@@ -64,7 +67,7 @@ pub fn derive(log: &EventLogFile, from: Option<f64>, to: Option<f64>) -> Derived
     let (from, to) = (from.unwrap_or(0.0), to.unwrap_or(last));
     let inside = |t: f64| t >= from && t <= to;
     let generations = log.events.iter().find(|e| e.id == id::HEAP_INFO_GHC).map(|e| HeapInfoGhc::decode(&e.payload).generations as usize).unwrap_or(2).max(1);
-    let mut d = Derived { stats: Stats::new(generations, 1), caps: 1, gcs: Vec::new(), heap_size: Vec::new(), live: Vec::new(), allocated: Vec::new(), events: log.events.len() };
+    let mut d = Derived { stats: Stats::new(generations, 1), caps: 1, gcs: Vec::new(), heap_size: Vec::new(), live: Vec::new(), allocated: Vec::new(), events: log.events.len(), from };
     let mut s = Stats::new(generations, 1);
     let mut alloc_at_from: HashMap<u16, u64> = HashMap::new();
     let mut alloc_last: HashMap<u16, u64> = HashMap::new();
@@ -153,11 +156,22 @@ fn record_gc(s: &mut Stats, gen: usize, pause: f64, stats: &GcStatsGhc, generati
     g.max_pause = g.max_pause.max(pause);
 }
 
-/// The `-s` text, with a line saying where it came from.
+/// The `-s` text, with a line saying where it came from, then the pause
+/// distribution and MMU of the interval (See `latency`).
 pub fn summary_text(d: &Derived, file: &Path) -> String {
     let mut out = format!("{}: {} events, {} GCs; computed from the eventlog (elapsed times only: the CPU columns repeat them)\n\n", file.display(), d.events, d.gcs.len());
     out.push_str(&gclab_core::report::summary(&d.stats, d.caps));
+    out.push('\n');
+    out.push_str(&crate::latency::latency_text(&latency(d), d.stats.gens.len()));
     out
+}
+
+/// The pause distribution and MMU of the interval's GCs (GC_START to
+/// GC_END), as a run's JSON record has them.
+pub fn latency(d: &Derived) -> serde_json::Map<String, serde_json::Value> {
+    let mut pauses: Vec<Pause> = d.gcs.iter().map(|g| Pause { start: g.start - d.from, length: g.end - g.start, gen: g.gen }).collect();
+    pauses.sort_by(|a, b| a.start.total_cmp(&b.start));
+    crate::latency::latency_of(&pauses, d.stats.total_elapsed, d.stats.gens.len())
 }
 
 /// Draw the timeline to `<prefix>.svg` and `<prefix>.png`.

@@ -116,6 +116,48 @@ pub fn mmu(pauses: &[Pause], run: f64, w: f64) -> Option<f64> {
     Some((1.0 - worst / w).clamp(0.0, 1.0))
 }
 
+/// The pause distribution, overall and per generation, and the MMU, of
+/// `pauses` (in time order, from the start of a run of `run` seconds with
+/// `generations` generations): the fields `latency` describes, less the
+/// time to safepoint. An eventlog's pauses give the same (See
+/// `eventlog_report`).
+pub fn latency_of(pauses: &[Pause], run: f64, generations: usize) -> Map<String, Value> {
+    let mut out = Map::new();
+    let lengths: Vec<f64> = pauses.iter().map(|p| p.length).collect();
+    distribution(&lengths, "pause_", &mut out);
+    for g in 0..generations {
+        let lengths: Vec<f64> = pauses.iter().filter(|p| p.gen == g).map(|p| p.length).collect();
+        distribution(&lengths, &format!("gen{g}_pause_"), &mut out);
+    }
+    for (name, w) in MMU_WINDOWS {
+        if let Some(u) = mmu(pauses, run, w) {
+            out.insert(format!("mmu_{name}"), u.into());
+        }
+    }
+    out
+}
+
+/// `latency_of`'s fields as text: a line of pause percentiles per
+/// generation and overall (milliseconds), and a line of MMU.
+pub fn latency_text(fields: &Map<String, Value>, generations: usize) -> String {
+    let ms = |k: &str| fields.get(k).and_then(Value::as_f64).map_or("-".to_string(), |v| format!("{:.3}", v * 1e3));
+    let mut out = String::from("Pauses (ms)          count      p50      p90      p99    p99.9      max\n");
+    let rows = (0..generations).map(|g| (format!("  generation {g}"), format!("gen{g}_pause_"))).chain([("  all".to_string(), "pause_".to_string())]);
+    for (label, prefix) in rows {
+        let count = fields.get(&format!("{prefix}count")).and_then(Value::as_u64).unwrap_or(0);
+        let cols: Vec<String> = ["p50", "p90", "p99", "p99_9", "max"].iter().map(|p| format!("{:>8}", ms(&format!("{prefix}{p}")))).collect();
+        out.push_str(&format!("{label:<18}{count:>8} {}\n", cols.join(" ")));
+    }
+    out.push_str("MMU ");
+    for (name, _) in MMU_WINDOWS {
+        if let Some(u) = fields.get(&format!("mmu_{name}")).and_then(Value::as_f64) {
+            out.push_str(&format!(" {name} {u:.3}"));
+        }
+    }
+    out.push('\n');
+    out
+}
+
 /// The latency fields of a run's JSON record: the pause distribution
 /// (`pause_count`, `pause_p50` ... `pause_max`, `pause_total`), the same per
 /// generation (`gen1_pause_p99`, ...), `mmu_1ms` ... `mmu_10s` for the
@@ -124,19 +166,7 @@ pub fn mmu(pauses: &[Pause], run: f64, w: f64) -> Option<f64> {
 /// that asked for a GC waited for the others to stop, which is not part
 /// of the pause above). All times in seconds.
 pub fn latency(stats: &Stats) -> Map<String, Value> {
-    let pauses = pauses(stats);
-    let mut out = Map::new();
-    let lengths: Vec<f64> = pauses.iter().map(|p| p.length).collect();
-    distribution(&lengths, "pause_", &mut out);
-    for g in 0..stats.gens.len() {
-        let lengths: Vec<f64> = pauses.iter().filter(|p| p.gen == g).map(|p| p.length).collect();
-        distribution(&lengths, &format!("gen{g}_pause_"), &mut out);
-    }
-    for (name, w) in MMU_WINDOWS {
-        if let Some(u) = mmu(&pauses, stats.total_elapsed, w) {
-            out.insert(format!("mmu_{name}"), u.into());
-        }
-    }
+    let mut out = latency_of(&pauses(stats), stats.total_elapsed, stats.gens.len());
     if stats.cap_allocated_bytes.len() > 1 {
         let waits: Vec<f64> = stats.records.iter().map(|r| r.sync_wait).collect();
         distribution(&waits, "safepoint_", &mut out);

@@ -160,6 +160,12 @@ fn a_ghc_programs_eventlog_reads_like_its_own_dash_s() {
     assert_eq!(pick(&ours, "bytes allocated in the heap"), pick(&ghc_s, "bytes allocated in the heap"), "bytes allocated");
     let colls = |text: &str| -> Vec<String> { text.lines().filter(|l| l.trim_start().starts_with("Gen ")).map(|l| l.split(',').next().unwrap().trim().to_string()).collect() };
     assert_eq!(colls(&ours), colls(&ghc_s), "GC counts per generation");
+    // The latency of a GHC program, which GHC itself does not report: one
+    // pause per GC, and an MMU line.
+    let gcs: usize = colls(&ghc_s).iter().map(|c| c.split_whitespace().nth(2).unwrap().parse::<usize>().unwrap()).sum();
+    let all = pick(&ours, "  all").unwrap_or_else(|| panic!("{ours}"));
+    assert_eq!(all.split_whitespace().nth(1), Some(gcs.to_string().as_str()), "{all}");
+    assert!(pick(&ours, "MMU ").is_some_and(|l| l.contains(" 10ms ")), "{ours}");
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
