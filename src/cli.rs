@@ -245,6 +245,12 @@ fn eventlog(file: &std::path::Path, from: Option<f64>, to: Option<f64>, plot: Op
         for p in crate::eventlog_report::timeline(&derived, &prefix, &title)? {
             println!("Timeline: {}", p.display());
         }
+        let mmu = PathBuf::from(format!("{}-mmu", prefix.display()));
+        let title = format!("{}: minimum mutator utilisation", file.display());
+        let label = file.file_name().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
+        for p in crate::report::draw_mmu_curve(&mmu, &title, &label, &crate::eventlog_report::latency(&derived))? {
+            println!("MMU: {}", p.display());
+        }
     }
     Ok(())
 }

@@ -359,6 +359,19 @@ fn pause_cdfs(groups: &[Group]) -> Vec<(String, Vec<Cdf>)> {
     by_workload.into_iter().collect()
 }
 
+/// Draw one MMU curve (the `mmu_*` fields of a latency record, as
+/// `latency::latency_of` makes them) to `<prefix>.svg` and `.png`.
+pub fn draw_mmu_curve(prefix: &Path, title: &str, label: &str, fields: &serde_json::Map<String, serde_json::Value>) -> Result<Vec<PathBuf>, String> {
+    register_fonts();
+    let points: Vec<Point> = MMU_WINDOWS.iter().enumerate().filter_map(|(i, (w, _))| Some((i, fields.get(&format!("mmu_{w}"))?.as_f64()?, (0.0, 0.0)))).collect();
+    let x_values: Vec<String> = MMU_WINDOWS.iter().map(|(w, _)| w.to_string()).collect();
+    let panels = vec![(label.to_string(), vec![(label.to_string(), points)])];
+    let (svg, png) = (prefix.with_extension("svg"), prefix.with_extension("png"));
+    draw(SVGBackend::new(&svg, (640, 420)).into_drawing_area(), title, "MMU", &x_values, &panels)?;
+    draw(BitMapBackend::new(&png, (640, 420)).into_drawing_area(), title, "MMU", &x_values, &panels)?;
+    Ok(vec![svg, png])
+}
+
 /// A white figure with `title`, split into `n` panels side by side.
 fn titled_panels<DB: DrawingBackend>(root: &DrawingArea<DB, plotters::coord::Shift>, title: &str, n: usize) -> Result<Vec<DrawingArea<DB, plotters::coord::Shift>>, String>
 where

@@ -208,6 +208,7 @@ fn dash_v_prints_the_events_and_the_timeline_is_drawn() {
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     for ext in ["svg", "png"] {
         assert!(std::fs::metadata(prefix.with_extension(ext)).unwrap().len() > 1000);
+        assert!(std::fs::metadata(dir.join(format!("timeline-mmu.{ext}"))).unwrap().len() > 1000, "the MMU curve is drawn too");
     }
     std::fs::remove_dir_all(&dir).unwrap();
 }
