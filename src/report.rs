@@ -363,7 +363,7 @@ fn pause_cdfs(groups: &[Group]) -> Vec<(String, Vec<Cdf>)> {
 /// `latency::latency_of` makes them) to `<prefix>.svg` and `.png`.
 pub fn draw_mmu_curve(prefix: &Path, title: &str, label: &str, fields: &serde_json::Map<String, serde_json::Value>) -> Result<Vec<PathBuf>, String> {
     register_fonts();
-    let points: Vec<Point> = MMU_WINDOWS.iter().enumerate().filter_map(|(i, (w, _))| Some((i, fields.get(&format!("mmu_{w}"))?.as_f64()?, (0.0, 0.0)))).collect();
+    let points: Vec<Point> = MMU_WINDOWS.iter().enumerate().filter_map(|(i, (w, _))| fields.get(&format!("mmu_{w}"))?.as_f64().map(|u| (i, u, (u, u)))).collect();
     let x_values: Vec<String> = MMU_WINDOWS.iter().map(|(w, _)| w.to_string()).collect();
     let panels = vec![(label.to_string(), vec![(label.to_string(), points)])];
     let (svg, png) = (prefix.with_extension("svg"), prefix.with_extension("png"));
@@ -448,7 +448,7 @@ where
     let e = |e: DrawingAreaErrorKind<DB::ErrorType>| e.to_string();
     let areas = titled_panels(&root, title, panels.len())?;
     for ((workload, series), area) in panels.iter().zip(areas.iter()) {
-        let ymax = series.iter().flat_map(|(_, pts)| pts.iter().map(|p| p.2 .1)).fold(0.0f64, f64::max).max(1e-9) * 1.1;
+        let ymax = series.iter().flat_map(|(_, pts)| pts.iter().map(|p| p.1.max(p.2 .1))).fold(0.0f64, f64::max).max(1e-9) * 1.1;
         let mut chart = ChartBuilder::on(area)
             .caption(workload, ("sans-serif", 16))
             .margin(10)
