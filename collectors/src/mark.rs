@@ -14,7 +14,7 @@
 //! atomic, so several GC threads mark into one bitmap: the thread whose
 //! `fetch_or` sets an object's first bit owns its scan (See `mark`).
 
-use gclab_core::bdescr::{BlockDesc, BlockPtr, LiveMap, BF_EVACUATED, BF_MARK_IN_PLACE, BF_UNSWEPT};
+use gclab_core::bdescr::{next_set_bit, BlockDesc, BlockPtr, LiveMap, BF_EVACUATED, BF_MARK_IN_PLACE, BF_UNSWEPT};
 use gclab_core::constants::{Word, BLOCK_WORDS};
 use gclab_core::info::InfoTable;
 use gclab_core::object::{info_of_header, Layout};
@@ -147,19 +147,8 @@ impl MarkBitmap {
 
     fn next_with(&self, bd: BlockPtr, from: usize, unmarked: bool) -> Option<usize> {
         let map = self.map_of(bd.0);
-        let mut w = from;
-        while w < BLOCK_WORDS {
-            let mut bits = map[w / 64].load(Ordering::Relaxed);
-            if unmarked {
-                bits = !bits;
-            }
-            bits >>= w % 64;
-            if bits != 0 {
-                return Some(w + bits.trailing_zeros() as usize);
-            }
-            w = (w / 64 + 1) * 64;
-        }
-        None
+        let flip = if unmarked { !0 } else { 0 };
+        next_set_bit(|i| map[i].load(Ordering::Relaxed) ^ flip, from)
     }
 
     /// The mark bits of block `bd`, copied out.

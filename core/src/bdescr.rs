@@ -47,6 +47,29 @@ pub const BF_UNSWEPT: u32 = 1 << 6;
 /// first word and for no word of a dead object.
 pub type LiveMap = [u64; crate::constants::BLOCK_WORDS / 64];
 
+/// The first bit at or after `from` that is set in a block's bitmap (one
+/// bit per word, in `BLOCK_WORDS / 64` words that `word(i)` reads), if
+/// any: the one search over a live map or a collector's mark bits.
+#[inline]
+pub fn next_set_bit(word: impl Fn(usize) -> u64, from: usize) -> Option<usize> {
+    let words = crate::constants::BLOCK_WORDS / 64;
+    let mut i = from / 64;
+    if i >= words {
+        return None;
+    }
+    let mut bits = word(i) & (!0u64 << (from % 64));
+    loop {
+        if bits != 0 {
+            return Some(i * 64 + bits.trailing_zeros() as usize);
+        }
+        i += 1;
+        if i == words {
+            return None;
+        }
+        bits = word(i);
+    }
+}
+
 /// One block's descriptor: exactly 64 bytes, laid out in the megablock's
 /// first 16 KiB.
 #[repr(C)]
@@ -231,6 +254,20 @@ impl BlockPtr {
 mod tests {
     use super::*;
     use crate::constants::{FIRST_BLOCK, MBLOCK_SIZE};
+
+    #[test]
+    fn next_set_bit_finds_the_next_set_bit_or_none() {
+        let mut map: LiveMap = [0; 8];
+        assert_eq!(next_set_bit(|i| map[i], 0), None);
+        map[0] = 1 << 5;
+        map[3] = 1 << 63;
+        assert_eq!(next_set_bit(|i| map[i], 0), Some(5));
+        assert_eq!(next_set_bit(|i| map[i], 5), Some(5));
+        assert_eq!(next_set_bit(|i| map[i], 6), Some(255));
+        assert_eq!(next_set_bit(|i| map[i], 255), Some(255));
+        assert_eq!(next_set_bit(|i| map[i], 256), None);
+        assert_eq!(next_set_bit(|i| map[i], 512), None);
+    }
 
     #[test]
     fn address_to_descriptor_and_back() {

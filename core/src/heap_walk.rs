@@ -36,9 +36,9 @@
 //! sanity checker verifies as for any block: the dead objects are not
 //! recorded as object starts, so a pointer to one is reported.
 
-use crate::bdescr::{BlockDesc, BlockPtr};
+use crate::bdescr::{next_set_bit, BlockDesc, BlockPtr};
 use crate::capability::Capability;
-use crate::constants::Word;
+use crate::constants::{Word, BLOCK_WORDS};
 use crate::heap::Heap;
 use crate::info::InfoTable;
 use crate::object::info_of_header;
@@ -73,7 +73,7 @@ pub unsafe fn walk_block(d: &BlockDesc, end: *mut Word, mut object: impl FnMut(*
         let index = (p as usize - d.start as usize) / std::mem::size_of::<Word>();
         if let Some(map) = live {
             if map[index / 64] & (1 << (index % 64)) == 0 {
-                let next = next_marked(map, index).min((end as usize - d.start as usize) / std::mem::size_of::<Word>());
+                let next = next_set_bit(|i| map[i], index).unwrap_or(BLOCK_WORDS).min((end as usize - d.start as usize) / std::mem::size_of::<Word>());
                 walk.unswept_words += next - index;
                 p = d.start.wrapping_add(next);
                 continue;
@@ -94,23 +94,6 @@ pub unsafe fn walk_block(d: &BlockDesc, end: *mut Word, mut object: impl FnMut(*
     }
     walk.stopped_at = p;
     walk
-}
-
-/// The first word at or after `from` whose bit is set (the map's length
-/// if none is).
-fn next_marked(map: &crate::bdescr::LiveMap, from: usize) -> usize {
-    let mut i = from / 64;
-    let mut bits = map[i] & (!0u64 << (from % 64));
-    loop {
-        if bits != 0 {
-            return i * 64 + bits.trailing_zeros() as usize;
-        }
-        i += 1;
-        if i == map.len() {
-            return map.len() * 64;
-        }
-        bits = map[i];
-    }
 }
 
 /// Call `f(address, info, size_in_words, generation)` for every object:
@@ -151,23 +134,5 @@ pub unsafe fn for_each_object(heap: &Heap, caps: &[Capability], mut f: impl FnMu
         for &bd in &cap.new_large {
             walk(bd, 0, &mut f);
         }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn next_marked_finds_the_next_set_bit_or_the_end() {
-        let mut map = [0u64; 8];
-        assert_eq!(next_marked(&map, 0), 512);
-        map[0] = 1 << 5;
-        map[3] = 1 << 63;
-        assert_eq!(next_marked(&map, 0), 5);
-        assert_eq!(next_marked(&map, 5), 5);
-        assert_eq!(next_marked(&map, 6), 255);
-        assert_eq!(next_marked(&map, 255), 255);
-        assert_eq!(next_marked(&map, 256), 512);
     }
 }
