@@ -296,9 +296,8 @@ fn minheap(registry: &Registry, collector: Option<&str>, precision: f64, timeout
     let (answer, cached) = crate::minheap::min_heap(&how, &q, &mut cache, |line| eprintln!("{line}"))?;
     let mib = |b: u64| b as f64 / (1024.0 * 1024.0);
     println!(
-        "{} {} under {}{}: minimum heap {:.2} MiB (-M{}k): it overflows at -M{}k; {:.2} MiB in use without -M. {} probes, {:.1} s{}",
-        q.workload,
-        q.args.iter().map(|a| a.to_string()).collect::<Vec<_>>().join(" "),
+        "{} under {}{}: minimum heap {:.2} MiB (-M{}k): it overflows at -M{}k; {:.2} MiB in use without -M. {} probes, {:.1} s{}",
+        q.workload_and_args(),
         q.collector,
         if q.rts.is_empty() { String::new() } else { format!(" +RTS {}", q.rts.join(" ")) },
         mib(answer.bytes),

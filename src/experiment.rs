@@ -186,6 +186,12 @@ pub fn heap_multiple(flag: &str) -> Option<f64> {
     crate::minheap::parse_multiple(flag.strip_prefix("-M")?)?.ok()
 }
 
+/// RTS flags `rts` with a heap multiple (`-M2x`) replaced by the limit of
+/// `bytes`.
+pub fn with_heap_limit(rts: &[String], bytes: u64) -> Vec<String> {
+    rts.iter().map(|f| if heap_multiple(f).is_some() { format!("-M{}k", bytes / 1024) } else { f.clone() }).collect()
+}
+
 /// How a sweep orders its runs (See Note [Run order]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum RunOrder {
@@ -382,7 +388,7 @@ impl Experiment {
         };
         for run in exp.runs() {
             // A heap multiple becomes a size at the sweep; any size checks the rest.
-            let rts: Vec<String> = run.rts.iter().map(|f| if heap_multiple(f).is_some() { "-M1g".to_string() } else { f.clone() }).collect();
+            let rts = with_heap_limit(&run.rts, 1 << 30);
             let mut flags = RtsFlags::from_env_and_args(None, &rts).map_err(|e| err(None, "grid", format!("run {}: {e}", run.id)))?;
             let (entry, params) = registry.select(&mut flags, Some(&run.collector)).map_err(|e| err(None, "grid", format!("run {}: {e}", run.id)))?;
             (entry.make)(params, &flags).map_err(|e| err(None, "collectors", format!("run {}: {e}", run.id)))?;

@@ -61,10 +61,15 @@ pub struct MinHeap {
 }
 
 impl Question {
+    /// `workload args`, as messages, the cache and `minheaps.json` name it.
+    pub fn workload_and_args(&self) -> String {
+        let args: Vec<String> = self.args.iter().map(|a| a.to_string()).collect();
+        format!("{} {}", self.workload, args.join(" "))
+    }
+
     /// The cache key: workload, arguments, collector, flags and commit.
     pub fn key(&self, commit: &str) -> String {
-        let args: Vec<String> = self.args.iter().map(|a| a.to_string()).collect();
-        format!("{} {} | {} | {} | {commit}", self.workload, args.join(" "), self.collector, self.rts.join(" "))
+        format!("{} | {} | {} | {commit}", self.workload_and_args(), self.collector, self.rts.join(" "))
     }
 }
 
@@ -130,7 +135,7 @@ fn probe(how: &Probing, q: &Question, limit: Option<u64>) -> Result<Probe, Strin
         code => {
             let err = String::from_utf8_lossy(&stderr);
             let last = err.lines().rev().find(|l| !l.trim().is_empty()).unwrap_or("").trim();
-            Err(format!("{} {} under {} with {limit_text} failed for another reason than heap overflow ({}): {last}", q.workload, q.args.iter().map(|a| a.to_string()).collect::<Vec<_>>().join(" "), q.collector, code.map_or("killed by a signal".into(), |c| format!("exit {c}"))))
+            Err(format!("{} under {} with {limit_text} failed for another reason than heap overflow ({}): {last}", q.workload_and_args(), q.collector, code.map_or("killed by a signal".into(), |c| format!("exit {c}"))))
         }
     }
 }

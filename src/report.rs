@@ -75,6 +75,11 @@ impl Group {
         summarise(self.ok.iter().filter_map(|r| figure(r, name)).collect())
     }
 
+    /// `collector flags`: the configuration's line in a plot.
+    fn label(&self) -> String {
+        format!("{} {}", self.collector, self.point_label()).trim().to_string()
+    }
+
     fn point_label(&self) -> String {
         self.point.values().map(|v| if v.is_empty() { "(off)".to_string() } else { v.clone() }).collect::<Vec<_>>().join(" ")
     }
@@ -278,7 +283,7 @@ fn latency_table(groups: &[Group]) -> String {
     out
 }
 
-/// For each workload, one series per collector and setting of the median
+/// For each workload, one series per collector and setting of the mean
 /// of `figures` (the x axis: one point per figure), scaled by `scale`.
 fn figure_curves(groups: &[Group], figures: &[(&str, &str)], scale: f64) -> Vec<(String, Vec<Series>)> {
     let mut by_workload: BTreeMap<String, Vec<Series>> = BTreeMap::new();
@@ -287,8 +292,7 @@ fn figure_curves(groups: &[Group], figures: &[(&str, &str)], scale: f64) -> Vec<
         if points.is_empty() {
             continue;
         }
-        let label = format!("{} {}", g.collector, g.point_label()).trim().to_string();
-        by_workload.entry(g.workload.clone()).or_default().push((label, points));
+        by_workload.entry(g.workload.clone()).or_default().push((g.label(), points));
     }
     by_workload.into_iter().collect()
 }
@@ -300,27 +304,19 @@ fn latency_plots(name: &str, groups: &[Group], plots: &Path) -> Result<Vec<PathB
     let windows: Vec<(String, String)> = MMU_WINDOWS.iter().map(|(w, _)| (format!("mmu_{w}"), w.to_string())).collect();
     let windows: Vec<(&str, &str)> = windows.iter().map(|(f, l)| (f.as_str(), l.as_str())).collect();
     let percentiles: Vec<(&str, &str)> = vec![("pause_p50", "p50"), ("pause_p90", "p90"), ("pause_p99", "p99"), ("pause_p99_9", "p99.9"), ("pause_max", "max")];
+    // (file, title, y axis, figures, scale, the most a figure can be)
     let charts = [
-        ("mmu", format!("{name}: minimum mutator utilisation against window (mean, 95% CI)"), "MMU", &windows, 1.0),
-        ("pauses", format!("{name}: pause-time percentiles (mean, 95% CI)"), "pause (ms)", &percentiles, 1e-3),
+        ("mmu", format!("{name}: minimum mutator utilisation against window (mean, 95% CI)"), "MMU", &windows, 1.0, 1.0),
+        ("pauses", format!("{name}: pause-time percentiles (mean, 95% CI)"), "pause (ms)", &percentiles, 1e-3, f64::INFINITY),
     ];
     let mut files = Vec::new();
-    for (file, title, y_desc, figures, scale) in charts {
-        let mut panels = figure_curves(groups, figures, scale);
-        if file == "mmu" {
-            panels = panels.into_iter().map(|(w, series)| (w, series.into_iter().map(|(l, pts)| (l, capped(pts, 1.0))).collect())).collect();
-        }
+    for (file, title, y_desc, figures, scale, max) in charts {
+        let panels: Vec<(String, Vec<Series>)> = figure_curves(groups, figures, scale).into_iter().map(|(w, series)| (w, series.into_iter().map(|(l, pts)| (l, capped(pts, max))).collect())).collect();
         if panels.is_empty() {
             continue;
         }
         let x_values: Vec<String> = figures.iter().map(|(_, label)| label.to_string()).collect();
-        let width = 520 * panels.len() as u32;
-        let svg = plots.join(format!("{file}.svg"));
-        draw(SVGBackend::new(&svg, (width, 420)).into_drawing_area(), &title, y_desc, &x_values, &panels)?;
-        let png = plots.join(format!("{file}.png"));
-        draw(BitMapBackend::new(&png, (width, 420)).into_drawing_area(), &title, y_desc, &x_values, &panels)?;
-        files.push(svg);
-        files.push(png);
+        files.extend(render(&plots.join(file), 520 * panels.len() as u32, &title, y_desc, &x_values, &panels)?);
     }
     let cdfs = pause_cdfs(groups);
     if !cdfs.is_empty() {
@@ -353,8 +349,7 @@ fn pause_cdfs(groups: &[Group]) -> Vec<(String, Vec<Cdf>)> {
         let n = pauses.len();
         let step = n.div_ceil(200);
         let points: Vec<(f64, f64)> = (0..n).step_by(step).chain([n - 1]).map(|i| ((pauses[i] * 1e3).log10(), (i + 1) as f64 / n as f64)).collect();
-        let label = format!("{} {}", g.collector, g.point_label()).trim().to_string();
-        by_workload.entry(g.workload.clone()).or_default().push((label, points));
+        by_workload.entry(g.workload.clone()).or_default().push((g.label(), points));
     }
     by_workload.into_iter().collect()
 }
@@ -366,9 +361,15 @@ pub fn draw_mmu_curve(prefix: &Path, title: &str, label: &str, fields: &serde_js
     let points: Vec<Point> = MMU_WINDOWS.iter().enumerate().filter_map(|(i, (w, _))| fields.get(&format!("mmu_{w}"))?.as_f64().map(|u| (i, u, (u, u)))).collect();
     let x_values: Vec<String> = MMU_WINDOWS.iter().map(|(w, _)| w.to_string()).collect();
     let panels = vec![(label.to_string(), vec![(label.to_string(), points)])];
+    render(prefix, 640, title, "MMU", &x_values, &panels)
+}
+
+/// `draw` to `<prefix>.svg` and `<prefix>.png`, `width` pixels wide;
+/// returns both paths.
+fn render(prefix: &Path, width: u32, title: &str, y_desc: &str, x_values: &[String], panels: &[(String, Vec<Series>)]) -> Result<Vec<PathBuf>, String> {
     let (svg, png) = (prefix.with_extension("svg"), prefix.with_extension("png"));
-    draw(SVGBackend::new(&svg, (640, 420)).into_drawing_area(), title, "MMU", &x_values, &panels)?;
-    draw(BitMapBackend::new(&png, (640, 420)).into_drawing_area(), title, "MMU", &x_values, &panels)?;
+    draw(SVGBackend::new(&svg, (width, 420)).into_drawing_area(), title, y_desc, x_values, panels)?;
+    draw(BitMapBackend::new(&png, (width, 420)).into_drawing_area(), title, y_desc, x_values, panels)?;
     Ok(vec![svg, png])
 }
 
@@ -528,12 +529,7 @@ pub fn report(dir: &Path, registry: &gclab_collectors::Registry) -> Result<(Stri
                 .map(|(w, series)| (w, series.into_iter().map(|(l, pts)| (l, pts.into_iter().map(|(x, y, (lo, hi))| (x, y / scale, (lo / scale, hi / scale))).collect())).collect()))
                 .collect();
             let width = 520 * panels.len().max(1) as u32;
-            let svg = plots.join(format!("{fig}.svg"));
-            draw(SVGBackend::new(&svg, (width, 420)).into_drawing_area(), &title, &y_desc, &x_values, &panels)?;
-            let png = plots.join(format!("{fig}.png"));
-            draw(BitMapBackend::new(&png, (width, 420)).into_drawing_area(), &title, &y_desc, &x_values, &panels)?;
-            files.push(svg);
-            files.push(png);
+            files.extend(render(&plots.join(fig), width, &title, &y_desc, &x_values, &panels)?);
         }
     }
     Ok((md, files))

@@ -18,7 +18,7 @@
 //! processes or machines can fill one directory; `runs.csv` is rebuilt
 //! from `runs/` by whoever finishes, and by `gclab report`.
 
-use crate::experiment::{heap_multiple, run_order, Experiment, MultipleOf, RunOrder, RunSpec};
+use crate::experiment::{heap_multiple, run_order, with_heap_limit, Experiment, MultipleOf, RunOrder, RunSpec};
 use indicatif::{ProgressBar, ProgressStyle};
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
@@ -204,14 +204,14 @@ impl HeapMultiples {
         let block = gclab_core::constants::BLOCK_SIZE as u64;
         let bytes = ((base as f64 * multiple) as u64).div_ceil(block) * block;
         let mut resolved = run.clone();
-        resolved.rts = run.rts.iter().map(|f| if heap_multiple(f).is_some() { format!("-M{}k", bytes / 1024) } else { f.clone() }).collect();
+        resolved.rts = with_heap_limit(&run.rts, bytes);
         Ok(resolved)
     }
 
     fn answer(&mut self, q: &crate::minheap::Question, bar: &ProgressBar) -> Result<crate::minheap::MinHeap, String> {
         let key = q.key("");
         if !self.answers.contains_key(&key) {
-            bar.set_message(format!("finding the minimum heap of {} {:?} under {}", q.workload, q.args, q.collector));
+            bar.set_message(format!("finding the minimum heap of {} under {}", q.workload_and_args(), q.collector));
             let found = crate::minheap::min_heap(&self.how, q, &mut self.cache, |line| bar.set_message(line.to_string())).map(|(a, _)| a);
             self.record(q, &found)?;
             self.answers.insert(key.clone(), found);
@@ -224,7 +224,7 @@ impl HeapMultiples {
         let path = self.out.join("minheaps.json");
         let mut used: Vec<UsedMinHeap> = std::fs::read_to_string(&path).ok().and_then(|t| serde_json::from_str(&t).ok()).unwrap_or_default();
         let entry = UsedMinHeap {
-            workload: format!("{} {}", q.workload, q.args.iter().map(|a| a.to_string()).collect::<Vec<_>>().join(" ")),
+            workload: q.workload_and_args(),
             collector: q.collector.clone(),
             flags: q.rts.join(" "),
             bytes: found.as_ref().ok().map(|a| a.bytes),

@@ -74,7 +74,7 @@ pub struct Unswept {
     pub bd: BlockPtr,
     /// Its first word.
     pub start: *mut Word,
-    /// Its cells' size in words, and how many it has.
+    /// Its cells' size in words.
     pub cell_words: usize,
     /// Cells in the block.
     pub cells: usize,
