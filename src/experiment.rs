@@ -261,16 +261,18 @@ impl Experiment {
             let key = e.message().split('`').nth(1).unwrap_or("").to_string();
             err(e.span(), &key, e.message().trim().to_string())
         })?;
-        let repetitions = match &file.repetitions {
-            Some(r) if *r.get_ref() < 1 => return Err(err(Some(r.span()), "repetitions", format!("must be at least 1, not {}", r.get_ref()))),
-            Some(r) => *r.get_ref() as usize,
-            None => 1,
+        // An integer key of at least `min`, if given.
+        let count = |value: &Option<Spanned<i64>>, key: &str, min: i64| match value {
+            Some(v) if *v.get_ref() < min => {
+                let bound = if min == 0 { "0 or more".to_string() } else { format!("at least {min}") };
+                Err(err(Some(v.span()), key, format!("must be {bound}, not {}", v.get_ref())))
+            }
+            Some(v) => Ok(Some(*v.get_ref() as u64)),
+            None => Ok(None),
         };
-        let warmup = match &file.warmup {
-            Some(w) if *w.get_ref() < 0 => return Err(err(Some(w.span()), "warmup", format!("must be 0 or more, not {}", w.get_ref()))),
-            Some(w) => *w.get_ref() as usize,
-            None => 0,
-        };
+        let repetitions = count(&file.repetitions, "repetitions", 1)?.unwrap_or(1) as usize;
+        let warmup = count(&file.warmup, "warmup", 0)?.unwrap_or(0) as usize;
+        let seed = count(&file.seed, "seed", 0)?;
         let order = match file.order.as_ref().map(|o| (o.get_ref().as_str(), o.span())) {
             None | Some(("random", _)) => RunOrder::Random,
             Some(("fixed", _)) => RunOrder::Fixed,
@@ -280,11 +282,6 @@ impl Experiment {
             None | Some(("smallest", _)) => MultipleOf::Smallest,
             Some(("each", _)) => MultipleOf::Each,
             Some((other, span)) => return Err(err(Some(span), "heap_multiple_of", format!("`{other}': expected \"smallest\" (over the collectors) or \"each\" (each collector's own)"))),
-        };
-        let seed = match &file.seed {
-            Some(s) if *s.get_ref() < 0 => return Err(err(Some(s.span()), "seed", format!("must be 0 or more, not {}", s.get_ref()))),
-            Some(s) => Some(*s.get_ref() as u64),
-            None => None,
         };
         let timeout_secs = match &file.timeout_secs {
             Some(t) if t.get_ref().is_nan() || *t.get_ref() <= 0.0 => return Err(err(Some(t.span()), "timeout_secs", format!("must be positive, not {}", t.get_ref()))),
