@@ -47,6 +47,7 @@ use gclab_core::block_alloc::BlockAllocator;
 use gclab_core::constants::{Word, BLOCK_WORDS};
 use gclab_core::generation::Generation;
 use gclab_core::lock::Lock;
+use gclab_core::object::{info_of_header, Layout};
 use gclab_core::Rts;
 
 /// Cell sizes in words, smallest first (See Note [Size classes]).
@@ -91,13 +92,15 @@ pub struct CellSpace {
     partial: Lock<Vec<Vec<BlockPtr>>>,
     /// Blocks whose dead cells wait to be cleared.
     sweeps: Sweeps,
+    /// This GC ends with a sweep of the space, which recounts its blocks.
+    sweeping: bool,
 }
 
 impl CellSpace {
     /// An empty space for generation `gen` (its objects stay in `gen`),
     /// swept as `mode` says.
     pub fn new(gen: usize, mode: SweepMode) -> CellSpace {
-        CellSpace { gen, mode, partial: Lock::new(vec![Vec::new(); CLASSES.len()]), sweeps: Sweeps::default() }
+        CellSpace { gen, mode, partial: Lock::new(vec![Vec::new(); CLASSES.len()]), sweeps: Sweeps::default(), sweeping: false }
     }
 
     /// A GC starts. A major one (`marking`) will judge every block afresh,
@@ -108,6 +111,7 @@ impl CellSpace {
     /// The GC holds the heap, before any allocator of this GC exists.
     // SAFETY: resets the descriptors of blocks the sweeper has finished, which the GC holds (the caller's contract).
     pub unsafe fn begin_gc(&mut self, marking: bool) {
+        self.sweeping = marking;
         if marking {
             self.sweeps.forget();
             return;
@@ -117,6 +121,52 @@ impl CellSpace {
         let mut partial = self.partial.lock();
         for b in swept {
             partial[b.class].push(b.bd);
+        }
+    }
+
+    /// Sweep every block the last major GC left unswept, now, and make
+    /// them partly free blocks again (before a marking that spans several
+    /// GCs, which needs no dead object left in the space).
+    ///
+    /// # Safety
+    /// The world is stopped (a GC or a sync holds the heap).
+    // SAFETY: clears dead cells and resets descriptors of the space's own blocks, under the caller's contract.
+    pub unsafe fn finish_sweeping(&mut self) {
+        // SAFETY: the caller's contract.
+        let swept = unsafe { self.sweeps.finish() };
+        let mut partial = self.partial.lock();
+        for b in swept {
+            partial[b.class].push(b.bd);
+        }
+    }
+
+    /// Count `gen`'s blocks afresh, walking their cells: the words of the
+    /// objects in them and of their free cells (for blocks whose counts
+    /// no sweep has given, such as those cut while a concurrent marking
+    /// ran).
+    ///
+    /// # Safety
+    /// The world is stopped, and every block of `gen` is one of the
+    /// space's, swept.
+    // SAFETY: reads the headers of the objects in the space's blocks, which the stopped world leaves alone.
+    pub unsafe fn recount(&self, gen: &mut Generation, layout: Layout) {
+        gen.n_blocks = gen.blocks.len();
+        gen.n_words = 0;
+        gen.n_free_words = 0;
+        for &bd in &gen.blocks {
+            // SAFETY: the caller's contract.
+            let d = unsafe { bd.read() };
+            let size = CLASSES[d.space_info as usize - 1];
+            let mut cell = d.start;
+            while cell < d.start.wrapping_add(cells_per_block(d.space_info as usize - 1) * size) {
+                // SAFETY: a cell of the block: zero (free) or an object.
+                match unsafe { *cell } {
+                    0 => gen.n_free_words += size,
+                    // SAFETY: as above.
+                    header => gen.n_words += unsafe { layout.size_of(cell, info_of_header(header)) },
+                }
+                cell = cell.wrapping_add(size);
+            }
         }
     }
 
@@ -319,9 +369,9 @@ impl SpaceAllocator for CellAllocator<'_> {
         }
         gen.n_words += c.fresh_object_words;
         gen.n_free_words += c.fresh_cell_words - c.fresh_taken_words;
-        if self.marks.is_none() {
-            // A minor GC: the space's older blocks keep their counts, less
-            // what was placed in them. (A major GC's sweep recounts them.)
+        if !self.space.sweeping {
+            // No sweep follows: the space's older blocks keep their
+            // counts, less what was placed in them. (A sweep recounts them.)
             gen.n_words += c.old_object_words;
             gen.n_free_words -= c.old_taken_words;
         }

@@ -77,10 +77,6 @@ pub unsafe fn evacuate(gct: &mut GcThread<'_>, slot: *mut Word) {
             }
             return;
         }
-        if flags & BF_LARGE != 0 {
-            evacuate_large(gct, bd);
-            return;
-        }
         if info.closure_type == ClosureType::Ind {
             // Short-cut the indirection and evacuate its value instead.
             p = *gct.layout.payload(p) as *mut Word;
@@ -90,7 +86,13 @@ pub unsafe fn evacuate(gct: &mut GcThread<'_>, slot: *mut Word) {
         if flags & BF_MARK_IN_PLACE != 0 {
             // Kept in place: mark it and scan it later; a compaction moves
             // it (and fixes this slot) in its own phases, a sweep keeps it.
+            // (A large object is kept in place this way by the nonmoving
+            // collector's snapshot.)
             gct.mark_in_place(p, gct.layout.size_of(p, info));
+            return;
+        }
+        if flags & BF_LARGE != 0 {
+            evacuate_large(gct, bd);
             return;
         }
         let size = gct.layout.size_of(p, info);
@@ -181,10 +183,15 @@ pub unsafe fn is_alive(gct: &mut GcThread<'_>, p: *const Word) -> bool {
         return true;
     }
     let flags = BlockDesc::load_flags(BlockDesc::of(p));
-    if flags & BF_MARK_IN_PLACE != 0 {
-        return gct.marks.is_some_and(|m| m.is_marked(p));
+    if flags & BF_EVACUATED != 0 {
+        return true;
     }
-    flags & BF_EVACUATED != 0
+    if flags & BF_MARK_IN_PLACE != 0 {
+        // Under a snapshot, the concurrent marker judges old objects
+        // later: this GC must take them as alive.
+        return gct.deferred.is_some() || gct.marks.is_some_and(|m| m.is_marked(p));
+    }
+    false
 }
 
 /// The current address of a live object (following its forwarding pointer).

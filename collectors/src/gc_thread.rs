@@ -170,6 +170,10 @@ pub struct GcThread<'h> {
     /// Objects marked in place or placed by a space, not yet scanned (See
     /// Note [Scanning what a space places] in `space`).
     pub scan_stack: Vec<*mut Word>,
+    /// Objects marked in place whose scan is left to a concurrent marker
+    /// (the nonmoving collector's snapshot: See Note [The snapshot] in
+    /// `nonmoving`); None when this GC scans what it marks.
+    pub deferred: Option<Vec<*mut Word>>,
     /// The block `scavenge_block` is scanning now, if any (See Note [The
     /// block being scanned]).
     pub scanning: Option<BlockPtr>,
@@ -211,6 +215,7 @@ impl<'h> GcThread<'h> {
             large_todo: Vec::new(),
             marks: None,
             scan_stack: Vec::new(),
+            deferred: None,
             todo_q: None,
             scanning: None,
             parallel: false,
@@ -238,9 +243,15 @@ impl<'h> GcThread<'h> {
     #[inline]
     pub fn mark_in_place(&mut self, p: *mut Word, size: usize) {
         let marks = self.marks.expect("a block is marked in place only when the collector gave the GC a mark bitmap");
-        if marks.mark(p, size) {
-            self.scan_stack.push(p);
-            self.work.marked_words += size;
+        if !marks.mark(p, size) {
+            return;
+        }
+        match self.deferred.as_mut() {
+            Some(deferred) => deferred.push(p),
+            None => {
+                self.scan_stack.push(p);
+                self.work.marked_words += size;
+            }
         }
     }
 

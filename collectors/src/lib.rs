@@ -23,6 +23,7 @@
 
 pub mod cell_space;
 pub mod compacting;
+pub mod concurrent_mark;
 pub mod copying;
 pub mod evacuate;
 pub mod from_space;
@@ -31,6 +32,7 @@ pub mod gc_workers;
 pub mod mark;
 pub mod mark_sweep;
 pub mod nogc;
+pub mod nonmoving;
 pub mod parallel;
 pub mod roots;
 pub mod scavenge;
@@ -110,7 +112,7 @@ impl Params {
 }
 
 /// Every built-in collector, by name. One line per collector.
-pub const COLLECTORS: &[CollectorEntry] = &[copying::ENTRY, compacting::ENTRY, two_space::ENTRY, parallel::ENTRY, mark_sweep::ENTRY];
+pub const COLLECTORS: &[CollectorEntry] = &[copying::ENTRY, compacting::ENTRY, two_space::ENTRY, parallel::ENTRY, mark_sweep::ENTRY, nonmoving::ENTRY];
 
 /// Built-in baselines: registered and runnable by name, but not
 /// collectors (nothing is ever freed), so not in `COLLECTORS`, which the
@@ -235,6 +237,10 @@ impl std::error::Error for SelectError {}
 fn implied_by_flags(flags: &RtsFlags) -> Result<(&'static str, Option<&'static str>), SelectError> {
     if flags.compact && flags.generations == 1 {
         return Err(SelectError("bad RTS option `-c': compaction is not supported with a single generation (-G1), as in GHC".into()));
+    }
+    if flags.nonmoving {
+        // `-xn` with -G1 or -c is refused when the flags are validated.
+        return Ok(("nonmoving", Some("-xn")));
     }
     if flags.compact {
         return Ok(("compacting", Some("-c")));

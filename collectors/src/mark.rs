@@ -10,11 +10,15 @@
 //! sweep needs to count live words without reading a header. An object is
 //! marked when the bit of its first word is set.
 //!
+//! A large object's group may be attached too (the nonmoving collector
+//! marks old large objects this way): its map covers the group's first
+//! block only, and only the object's first bit means anything.
+//!
 //! Blocks are attached before the GC's threads start, and the bits are
 //! atomic, so several GC threads mark into one bitmap: the thread whose
 //! `fetch_or` sets an object's first bit owns its scan (See `mark`).
 
-use gclab_core::bdescr::{next_set_bit, BlockDesc, BlockPtr, LiveMap, BF_EVACUATED, BF_MARK_IN_PLACE, BF_UNSWEPT};
+use gclab_core::bdescr::{next_set_bit, BlockDesc, BlockPtr, LiveMap, BF_EVACUATED, BF_LARGE, BF_MARK_IN_PLACE, BF_UNSWEPT};
 use gclab_core::constants::{Word, BLOCK_WORDS};
 use gclab_core::info::InfoTable;
 use gclab_core::object::{info_of_header, Layout};
@@ -48,7 +52,8 @@ impl MarkBitmap {
         MarkBitmap::default()
     }
 
-    /// Give block `bd` (a single block) a cleared bitmap.
+    /// Give block `bd` (a single block, or a large object's group) a
+    /// cleared bitmap.
     ///
     /// # Safety
     /// The caller holds `bd` for this GC: its `aux` word becomes the index
@@ -56,7 +61,7 @@ impl MarkBitmap {
     pub unsafe fn attach(&mut self, bd: BlockPtr) {
         // SAFETY: the caller's contract.
         let d = unsafe { bd.get() };
-        assert_eq!(d.blocks, 1, "mark bitmaps cover single blocks");
+        assert!(d.blocks == 1 || d.has(BF_LARGE), "mark bitmaps cover single blocks and large objects");
         d.aux = self.maps.len() as u64;
         self.maps.push(Default::default());
     }
@@ -106,7 +111,8 @@ impl MarkBitmap {
             return false;
         }
         let mut w = first + 1;
-        let end = first + size;
+        // A large object's map ends with its first block.
+        let end = (first + size).min(BLOCK_WORDS);
         while w < end {
             let upto = end.min((w / 64 + 1) * 64);
             let bits = if upto - w == 64 { u64::MAX } else { ((1u64 << (upto - w)) - 1) << (w % 64) };

@@ -27,12 +27,13 @@
 
 use crate::cell_space::CellSpace;
 use crate::gc_thread::GcThread;
-use crate::gc_workers::GcThreadPool;
+use crate::gc_workers::{GcThreadPool, GcWorkers};
 use crate::mark::MarkBitmap;
 use crate::space::Space;
 use crate::sweep::SweepMode;
 use crate::trace::{outcome, trace_with};
 use crate::{from_space, CollectorEntry};
+use gclab_core::constants::Word;
 use gclab_core::heap::Heap;
 use gclab_core::{Collector, GcContext, GcOutcome, GcRequest};
 
@@ -71,40 +72,70 @@ impl Collector for MarkSweep {
         let sweep = self.sweep;
         let space = self.old.get_or_insert_with(|| CellSpace::new(oldest, sweep));
         let workers = self.pool.for_collection(ctx.flags, req.collect_gen);
-        let Heap { layout, blocks, gens, .. } = &mut *ctx.heap;
-        let (layout, blocks, count, n) = (*layout, &*blocks, gens.len(), req.collect_gen);
+        let n = req.collect_gen;
         let major = n == oldest;
         // The oldest generation's blocks stay where they are: in a major
         // GC they are taken out of the generation before `prepare`, and
         // marked in place.
-        let marked = if major { std::mem::take(&mut gens[oldest].blocks) } else { Vec::new() };
-        let words_before = gens[oldest].n_words;
-        // SAFETY: as below.
-        unsafe { space.begin_gc(major) };
+        let marked = if major { std::mem::take(&mut ctx.heap.gens[oldest].blocks) } else { Vec::new() };
+        let words_before = ctx.heap.gens[oldest].n_words;
         // SAFETY: the runtime gives the collector the heap exclusively
         // (core's Note [Who touches what]).
-        let marks = unsafe { MarkBitmap::keep_in_place(&marked) };
+        unsafe { space.begin_gc(major) };
         // SAFETY: as above.
-        unsafe { from_space::prepare(gens, n) };
-        let make = || {
-            let mut gct = GcThread::new(layout, n, count, blocks);
-            gct.to[oldest].space = Some(space.allocator(blocks, major.then_some(&marks)));
-            gct.marks = major.then_some(&marks);
-            gct
-        };
-        // SAFETY: as above; every root and heap slot holds a valid object
-        // address, which is what tracing requires.
-        let mut threads = unsafe { trace_with(&make, gens, ctx.caps, ctx.stable_ptrs, ctx.leader, workers) };
-        // SAFETY: tracing is over; from-space holds nothing live. (This
-        // finishes the space's allocators too.)
-        unsafe { from_space::install(gens, ctx.caps, blocks, &mut threads, n) };
-        let done = outcome(n, &threads);
-        drop(threads);
+        let marks = unsafe { MarkBitmap::keep_in_place(&marked) };
+        let marking = major.then_some(&marks);
+        let how = Tracing { n, marks: marking, black: marking, defer: false };
+        // SAFETY: as above.
+        let (done, _) = unsafe { trace_into(space, how, ctx, workers) };
         if !major {
             return GcOutcome { in_place: true, ..done };
         }
         // SAFETY: marking is complete and every allocator finished.
-        unsafe { space.sweep(marked, marks, &mut blocks.lock(), &mut gens[oldest]) };
+        unsafe { space.sweep(marked, marks, &mut ctx.heap.blocks.lock(), &mut ctx.heap.gens[oldest]) };
         GcOutcome { in_place: true, swept_words: words_before.saturating_sub(done.marked_words), ..done }
     }
+}
+
+/// How a collection traces into a cell space (See `trace_into`).
+pub(crate) struct Tracing<'m> {
+    /// Generations `0..=n` are collected: the young ones copied, the
+    /// oldest (if `n` is it) marked in place.
+    pub n: usize,
+    /// The bitmap of the blocks kept in place, which `evacuate` marks.
+    pub marks: Option<&'m MarkBitmap>,
+    /// The bitmap in which the space's allocators mark the objects they
+    /// place in kept-in-place blocks ("allocated black").
+    pub black: Option<&'m MarkBitmap>,
+    /// Leave the objects marked in place unscanned, for a concurrent
+    /// marker (`GcThread::deferred`).
+    pub defer: bool,
+}
+
+/// Trace a collection whose oldest generation lives in `space`: prepare
+/// from-space, trace with the GC threads `workers` gives, install. Returns
+/// what the threads did and, when `how.defer`, the objects they marked in
+/// place and left unscanned.
+///
+/// # Safety
+/// The GC holds the heap; the blocks kept in place are attached to
+/// `how.marks` and `space.begin_gc` has been called for this GC.
+// SAFETY: the caller's contract; every root and heap slot holds a valid object address, which is what tracing requires.
+pub(crate) unsafe fn trace_into(space: &CellSpace, how: Tracing<'_>, ctx: &mut GcContext<'_>, workers: Option<(&GcWorkers, bool)>) -> (GcOutcome, Vec<*mut Word>) {
+    let Heap { layout, blocks, gens, .. } = &mut *ctx.heap;
+    let (layout, blocks, count, oldest) = (*layout, &*blocks, gens.len(), gens.len() - 1);
+    from_space::prepare(gens, how.n);
+    let make = || {
+        let mut gct = GcThread::new(layout, how.n, count, blocks);
+        gct.to[oldest].space = Some(space.allocator(blocks, how.black));
+        gct.marks = how.marks;
+        gct.deferred = how.defer.then(Vec::new);
+        gct
+    };
+    let mut threads = trace_with(&make, gens, ctx.caps, ctx.stable_ptrs, ctx.leader, workers);
+    // Tracing is over; from-space holds nothing live. (This finishes the
+    // space's allocators too.)
+    from_space::install(gens, ctx.caps, blocks, &mut threads, how.n);
+    let deferred = threads.iter_mut().filter_map(|t| t.deferred.take()).flatten().collect();
+    (outcome(how.n, &threads), deferred)
 }

@@ -136,6 +136,29 @@ impl Sweeps {
         self.marks = None;
     }
 
+    /// Clear every queued block now (after stopping the sweeper thread)
+    /// and reset the descriptors of all the blocks of the last major GC:
+    /// the space is swept through. Returns them, for the space's lists.
+    ///
+    /// # Safety
+    /// As for `take_swept`.
+    pub unsafe fn finish(&mut self) -> Vec<Unswept> {
+        self.stop_thread();
+        let queue = std::mem::take(&mut *self.queue.lock());
+        let mut done = queue.swept;
+        for b in queue.todo.into_iter().flatten() {
+            // SAFETY: the thread is stopped: the queued blocks are ours.
+            unsafe { clear_dead_cells(&b) };
+            done.push(b);
+        }
+        for b in &done {
+            // SAFETY: the caller's contract; every block is cleared.
+            unsafe { mark_swept(b) };
+        }
+        self.marks = None;
+        done
+    }
+
     fn stop_thread(&mut self) {
         if let Some(t) = self.thread.take() {
             self.stop.store(true, Ordering::Release);

@@ -19,7 +19,7 @@ use gclab_core::capability::Capability;
 use gclab_core::constants::Word;
 use gclab_core::generation::{Generation, ObjPtr};
 use gclab_core::info::{DEAD_WEAK_INFO, NULL_OBJECT};
-use gclab_core::object::{store_header, weak_field};
+use gclab_core::object::{store_header, weak_field, Layout};
 
 /// Trace the fields of the weak pointers of uncollected generations strongly.
 ///
@@ -74,10 +74,7 @@ pub unsafe fn process_weak_ptrs(gct: &mut GcThread<'_>, gens: &mut [Generation],
             break;
         }
     }
-    // Queue them in registration order (finaliser ids grow with it): the
-    // mutator runs them newest first (core's Note [Finaliser order]).
-    let layout = gct.layout;
-    pending.sort_by_key(|w| *layout.payload(current_address(w.0)).add(weak_field::FINALIZER_ID));
+    registration_order(gct.layout, &mut pending, |w| current_address(w));
     for w in pending {
         kill_weak(gct, w.0, caps);
     }
@@ -107,7 +104,32 @@ unsafe fn kill_weak(gct: &mut GcThread<'_>, w: *mut Word, caps: &mut [Capability
     gct.evac_gen = 0;
     evacuate(gct, &mut slot as *mut Word);
     let dead = slot as *mut Word;
-    let payload = gct.layout.payload(dead);
+    bury(gct.layout, dead, caps);
+    scavenge_object(gct, dead, generation_of(dead));
+}
+
+/// Sort dead weak pointers into registration order (finaliser ids grow
+/// with it), so that they are queued in it: the mutator runs them newest
+/// first (core's Note [Finaliser order]). `at` gives a weak's current
+/// address.
+///
+/// # Safety
+/// Every weak is a valid WEAK object at `at(w)`.
+// SAFETY: the caller's contract: the finaliser id is a payload word of each.
+pub unsafe fn registration_order(layout: Layout, weaks: &mut [ObjPtr], at: impl Fn(*mut Word) -> *mut Word) {
+    weaks.sort_by_key(|w| *layout.payload(at(w.0)).add(weak_field::FINALIZER_ID));
+}
+
+/// Make the weak pointer at `dead` (whose key died) DEAD_WEAK: clear its
+/// key, and queue its finaliser on capability 0, or with none, drop its
+/// value and finaliser now. The caller keeps the object itself and what
+/// it still points to alive.
+///
+/// # Safety
+/// `dead` is a WEAK object the GC holds (the world is stopped).
+// SAFETY: the caller's contract.
+pub unsafe fn bury(layout: Layout, dead: *mut Word, caps: &mut [Capability]) {
+    let payload = layout.payload(dead);
     *payload.add(weak_field::KEY) = NULL_OBJECT.addr();
     store_header(dead, DEAD_WEAK_INFO.header());
     if *payload.add(weak_field::FINALIZER_ID) == 0 {
@@ -116,5 +138,4 @@ unsafe fn kill_weak(gct: &mut GcThread<'_>, w: *mut Word, caps: &mut [Capability
     } else {
         caps[0].pending_finalizers.push(dead as Word);
     }
-    scavenge_object(gct, dead, generation_of(dead));
 }

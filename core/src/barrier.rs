@@ -42,13 +42,15 @@
 //! when objects move), so a recorded object stays valid however long the
 //! collector waits. With no extension the cost is one load and one
 //! predictable branch on each store; the recording itself is out of line.
+//! The stores themselves are atomic (See Note [Fields a concurrent marker
+//! reads] in `object`).
 
 use crate::bdescr::BlockDesc;
 use crate::capability::Capability;
 use crate::constants::Word;
 use crate::generation::ObjPtr;
 use crate::info::{ClosureType, InfoTable, IND_INFO, MUT_ARR_DIRTY_INFO, MUT_VAR_DIRTY_INFO};
-use crate::object::{info_of_header, Layout, CARD_BITS};
+use crate::object::{info_of_header, load_header, store_field, store_header, Layout, CARD_BITS};
 
 /// What a collector adds to the generational barrier (See Note
 /// [Extending the barrier]).
@@ -117,10 +119,10 @@ pub unsafe fn write_mut_var(cap: &mut Capability, layout: Layout, var: *mut Word
     if cap.barrier != BarrierExtension::None {
         record(cap, *slot, value);
     }
-    *slot = value;
-    let info: &InfoTable = info_of_header(*var);
+    store_field(slot, value);
+    let info: &InfoTable = info_of_header(load_header(var));
     if info.closure_type == ClosureType::MutVarClean {
-        *var = MUT_VAR_DIRTY_INFO.header();
+        store_header(var, MUT_VAR_DIRTY_INFO.header());
         remember(cap, var);
     }
 }
@@ -139,13 +141,29 @@ pub unsafe fn write_array(cap: &mut Capability, layout: Layout, arr: *mut Word, 
     if cap.barrier != BarrierExtension::None {
         record(cap, *payload.add(1 + i), value);
     }
-    *payload.add(1 + i) = value;
+    store_field(payload.add(1 + i), value);
     *layout.card_table(arr, n).add(i >> CARD_BITS) = 1;
-    let info: &InfoTable = info_of_header(*arr);
+    let info: &InfoTable = info_of_header(load_header(arr));
     if info.closure_type == ClosureType::MutArrClean {
-        *arr = MUT_ARR_DIRTY_INFO.header();
+        store_header(arr, MUT_ARR_DIRTY_INFO.header());
         remember(cap, arr);
     }
+}
+
+/// Overwrite a pointer field with a static object (`NULL_OBJECT`), as the
+/// mutator does when it takes a dead weak pointer's value and finaliser.
+/// A static object is never young, so nothing is remembered; but the
+/// value overwritten is recorded for a snapshot barrier like any other.
+///
+/// # Safety
+/// `slot` must be a pointer field of a live heap object the caller may
+/// write, and `value` a static object's address.
+// SAFETY: `slot` is a pointer field of a live heap object and `value` a static object.
+pub unsafe fn clear_field(cap: &mut Capability, slot: *mut Word, value: Word) {
+    if cap.barrier != BarrierExtension::None {
+        record(cap, *slot, value);
+    }
+    store_field(slot, value);
 }
 
 /// Overwrite the thunk at `thunk` (of `size` words) with an indirection to
@@ -158,17 +176,17 @@ pub unsafe fn update_thunk(cap: &mut Capability, layout: Layout, thunk: *mut Wor
     let payload = layout.payload(thunk);
     if cap.barrier == BarrierExtension::SnapshotAtTheBeginning {
         // The update overwrites the thunk's free variables.
-        let (slots, n) = layout.pointer_slots(thunk, info_of_header(*thunk));
+        let (slots, n) = layout.pointer_slots(thunk, info_of_header(load_header(thunk)));
         for k in 0..n {
             record(cap, *slots.add(k), value);
         }
     } else if cap.barrier == BarrierExtension::Insertion {
         record(cap, value, value);
     }
-    *payload = value;
+    store_field(payload, value);
     for k in (layout.hdr + 1)..size {
-        *thunk.add(k) = 0;
+        store_field(thunk.add(k), 0);
     }
-    *thunk = IND_INFO.header();
+    store_header(thunk, IND_INFO.header());
     remember(cap, thunk);
 }

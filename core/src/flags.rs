@@ -67,6 +67,9 @@ pub struct RtsFlags {
     pub compact: bool,
     /// `-c<n>`: compact when live data exceeds n% of `-M`.
     pub compact_threshold: f64,
+    /// `-xn` / `--nonmoving-gc`: the oldest generation is nonmoving,
+    /// marked concurrently (`--copying-gc` turns it off again).
+    pub nonmoving: bool,
     /// `-N`: capabilities.
     pub capabilities: usize,
     /// `-qg<gen>`: collections of generation `gen` and older use the
@@ -142,6 +145,7 @@ impl Default for RtsFlags {
             min_old_gen_blocks: (1 << 20) / BLOCK_SIZE,
             compact: false,
             compact_threshold: 30.0,
+            nonmoving: false,
             capabilities: 1,
             par_gc_gen: Some(0),
             par_balance: None,
@@ -270,6 +274,14 @@ impl RtsFlags {
                 return Err(bad(arg, "--gc-every needs a positive number of allocations between forced GCs"));
             }
             self.gc_every_allocs = n as u64;
+            return Ok(());
+        }
+        if arg == "-xn" || arg == "--nonmoving-gc" {
+            self.nonmoving = true;
+            return Ok(());
+        }
+        if arg == "--copying-gc" {
+            self.nonmoving = false;
             return Ok(());
         }
         if arg == "--machine-readable" {
@@ -501,8 +513,25 @@ impl RtsFlags {
                 format!("the maximum heap size is smaller than the allocation area (-A{})", self.alloc_area_blocks * BLOCK_SIZE),
             ));
         }
+        if self.nonmoving {
+            self.validate_nonmoving()?;
+        }
         if self.chunk_blocks > self.alloc_area_blocks {
             return Err(bad(&format!("-n{}", self.chunk_blocks * BLOCK_SIZE), "the chunk size is larger than the allocation area (-A)"));
+        }
+        Ok(())
+    }
+
+    /// GHC's refusals for `-xn` (`RtsFlags.c`), each saying why.
+    fn validate_nonmoving(&self) -> Result<(), FlagError> {
+        if self.generations == 1 {
+            return Err(bad("-xn", "the nonmoving collector needs at least two generations: its oldest is marked and swept, the young ones copied (-G1 has no young generation), as in GHC"));
+        }
+        if self.compact {
+            return Err(bad("-xn", "the nonmoving collector cannot compact (-c): its oldest generation never moves, as in GHC"));
+        }
+        if self.profiling_header {
+            return Err(bad("-xn", "the nonmoving collector cannot run with -hc, -hr or -ho: those need the profiling header, and GHC refuses the nonmoving collector in profiled builds"));
         }
         Ok(())
     }

@@ -55,6 +55,11 @@ pub struct Generation {
     pub weak_ptrs: Vec<ObjPtr>,
     /// Collect this generation when it holds more blocks than this.
     pub max_blocks: usize,
+    /// Words a concurrent collector last found live here, when its marking
+    /// ends after the major GC that started it (GHC's `live_estimate`): the
+    /// policy sizes the generation from it, since at that GC the
+    /// generation still held its dead objects.
+    pub live_estimate: Option<usize>,
     /// Collections of this generation (as the oldest collected).
     pub collections: u64,
     /// Of which parallel.

@@ -124,7 +124,8 @@ fn resize_generations(heap: &mut Heap, flags: &RtsFlags, caps: usize, in_place: 
         return Ok(());
     }
     let oldest = &heap.gens[heap.oldest()];
-    let live = oldest.n_words.div_ceil(BLOCK_SIZE / std::mem::size_of::<Word>()) + oldest.n_large_blocks;
+    let words = oldest.live_estimate.unwrap_or(oldest.n_words);
+    let live = words.div_ceil(BLOCK_SIZE / std::mem::size_of::<Word>()) + oldest.n_large_blocks;
     let mut size = ((live as f64 * flags.old_gen_factor) as usize).max(flags.min_old_gen_blocks);
     let max = flags.max_heap_blocks;
     if max != 0 {

@@ -2,6 +2,7 @@
 //! the GC that found their keys dead (or after each major GC).
 
 use super::*;
+use crate::barrier::clear_field;
 
 /// A finaliser: called on the mutator, after the GC that found its weak
 /// pointer's key dead, with a handle to the weak pointer's value.
@@ -114,11 +115,15 @@ impl Mutator<'_> {
             let p = self.obj(w);
             // SAFETY: pending entries are DEAD_WEAK objects kept alive as roots.
             // The finaliser gets the value; the dead weak lets go of it.
+            // Through the barrier: a snapshot collector must see the
+            // pointers the dead weak lets go of.
+            let layout = self.layout;
+            let cap = self.cap_mut();
             let (value, id) = unsafe {
-                let payload = self.layout.payload(p);
+                let payload = layout.payload(p);
                 let taken = (*payload.add(weak_field::VALUE), *payload.add(weak_field::FINALIZER_ID) as u64);
-                *payload.add(weak_field::VALUE) = NULL_OBJECT.addr();
-                *payload.add(weak_field::FINALIZER) = NULL_OBJECT.addr();
+                clear_field(cap, payload.add(weak_field::VALUE), NULL_OBJECT.addr());
+                clear_field(cap, payload.add(weak_field::FINALIZER), NULL_OBJECT.addr());
                 *payload.add(weak_field::FINALIZER_ID) = 0;
                 taken
             };

@@ -1,0 +1,350 @@
+//! Concurrent marking: a thread that marks the objects of a snapshot of
+//! the old generation while the mutators run (the nonmoving collector's
+//! mark, GHC's `NonMovingMark.c`).
+//!
+//! The snapshot is the set of blocks (and large objects) flagged
+//! `BF_MARK_IN_PLACE` and attached to the cycle's `MarkBitmap` when the
+//! cycle began. Marking an object sets its bits and pushes it on the mark
+//! stack; scanning it greys every field that points into the snapshot.
+//! Pointers anywhere else (young generations, blocks cut since the
+//! snapshot, static objects) are not followed: what lies outside the
+//! snapshot is not judged by this cycle (See Note [The snapshot] in
+//! `nonmoving`).
+//!
+//! The marker owns nothing but its stack and the mark bits. Work reaches
+//! it through `MarkQueue::push` (the roots of the snapshot, the values the
+//! mutators' barrier recorded), and it stops at a checkpoint between
+//! objects whenever the collector asks (`pause`): every GC and every sync
+//! runs with the marker parked, so a GC may move young objects and rewrite
+//! old objects' fields without racing with it (See Note [Pausing the
+//! marker]). When it runs out of work it says so and asks for a sync, at
+//! which the collector flushes the barrier's records and either lets it
+//! go on or finishes the marking in the pause.
+//!
+//! The same loop marks synchronously (`drain`), for the collector's
+//! synchronous mode and for the end of marking inside a sync.
+//!
+//! Note [Pausing the marker]
+//! ----------------------------------------
+//! GHC lets minor GCs run while its mark thread marks, because its marker
+//! reads only nonmoving objects and GHC's minor GC never frees a block a
+//! marker could be reading. Here a minor GC rewrites the young pointers
+//! of the old objects it scans (mutable-list entries), and frees the
+//! young blocks those pointers led into; a marker reading a header in a
+//! freed block at that moment would read a descriptor that no longer
+//! describes anything. So every GC and sync first pauses the marker: it
+//! parks at its next checkpoint (every `CHECK_EVERY` objects, a few
+//! microseconds of work), and resumes when the world restarts. The cost is
+//! that wait at the start of each GC while a cycle runs (measured: see
+//! the nonmoving collector's figures in `docs/collectors.md`); the gain is
+//! that the marker never holds a young address across a GC: its stack
+//! holds only snapshot objects, which never move.
+
+use crate::mark::MarkBitmap;
+use gclab_core::bdescr::{BlockDesc, BF_MARK_IN_PLACE};
+use gclab_core::constants::Word;
+use gclab_core::object::{info_of_header, load_field, load_header, Layout};
+use gclab_core::SyncRequest;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Condvar, Mutex};
+use std::thread::JoinHandle;
+use std::time::Instant;
+
+/// Objects the marker scans between two looks at the collector's wishes.
+const CHECK_EVERY: usize = 256;
+
+/// Where the marker thread is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Phase {
+    /// Marking.
+    Running,
+    /// The collector wants it parked.
+    PauseAsked,
+    /// Parked at a checkpoint, for a GC or a sync.
+    Paused,
+    /// Out of work; a sync is asked for.
+    Drained,
+    /// Told to end.
+    Stopping,
+}
+
+/// Work handed to the marker.
+#[derive(Debug, Default)]
+struct Incoming {
+    /// Values to grey (any object addresses).
+    grey: Vec<Word>,
+    /// Objects already marked, to scan (the snapshot's grey set).
+    marked: Vec<usize>,
+}
+
+impl Incoming {
+    fn is_empty(&self) -> bool {
+        self.grey.is_empty() && self.marked.is_empty()
+    }
+}
+
+/// The marking state of one cycle, shared by the collector and the marker
+/// thread.
+pub struct MarkQueue {
+    /// The cycle's mark bits (the snapshot's blocks are attached).
+    pub marks: MarkBitmap,
+    layout: Layout,
+    /// Work handed in by the collector, not yet taken.
+    incoming: Mutex<Incoming>,
+    phase: Mutex<Phase>,
+    wake: Condvar,
+    /// Words and objects marked so far (for statistics).
+    marked_words: AtomicUsize,
+    marked_objects: AtomicUsize,
+    /// CPU time the marker thread has spent marking, in nanoseconds.
+    busy_ns: AtomicUsize,
+}
+
+impl MarkQueue {
+    /// A queue for a cycle whose snapshot is attached to `marks`.
+    pub fn new(marks: MarkBitmap, layout: Layout) -> MarkQueue {
+        MarkQueue {
+            marks,
+            layout,
+            incoming: Mutex::new(Incoming::default()),
+            phase: Mutex::new(Phase::Running),
+            wake: Condvar::new(),
+            marked_words: AtomicUsize::new(0),
+            marked_objects: AtomicUsize::new(0),
+            busy_ns: AtomicUsize::new(0),
+        }
+    }
+
+    /// Hand the marker objects to grey (any addresses: those outside the
+    /// snapshot are dropped when taken).
+    pub fn push(&self, objects: impl IntoIterator<Item = Word>) {
+        self.incoming.lock().expect("mark queue").grey.extend(objects);
+    }
+
+    /// Hand the marker snapshot objects that are marked already but not
+    /// scanned (what the major GC marked in place and deferred).
+    pub fn push_marked(&self, objects: impl IntoIterator<Item = *mut Word>) {
+        self.incoming.lock().expect("mark queue").marked.extend(objects.into_iter().map(|p| p as usize));
+    }
+
+    /// The object layout it marks with.
+    pub fn layout(&self) -> Layout {
+        self.layout
+    }
+
+    /// Words marked so far.
+    pub fn marked_words(&self) -> usize {
+        self.marked_words.load(Ordering::Relaxed)
+    }
+
+    /// Objects marked so far.
+    pub fn marked_objects(&self) -> usize {
+        self.marked_objects.load(Ordering::Relaxed)
+    }
+
+    /// Seconds the marker thread has spent marking.
+    pub fn busy_secs(&self) -> f64 {
+        self.busy_ns.load(Ordering::Relaxed) as f64 * 1e-9
+    }
+
+    /// Is `p` (a valid object address) in the snapshot and not yet
+    /// marked? Static objects and objects outside the snapshot are not.
+    ///
+    /// # Safety
+    /// `p` is a valid object address whose header may be read (See Note
+    /// [Fields a concurrent marker reads] in core's `object`).
+    // SAFETY: the caller's contract; a heap object's descriptor is live.
+    unsafe fn in_snapshot(&self, p: *const Word) -> bool {
+        let info = info_of_header(load_header(p));
+        !info.is_static() && BlockDesc::load_flags(BlockDesc::of(p)) & BF_MARK_IN_PLACE != 0
+    }
+
+    /// Grey `v`, a field's value: mark it if it is an unmarked snapshot
+    /// object, and push it to be scanned.
+    ///
+    /// # Safety
+    /// `v` is zero (slop of a thunk updated under the marker) or a valid
+    /// object address.
+    // SAFETY: the caller's contract.
+    unsafe fn grey(&self, v: Word, stack: &mut Vec<*mut Word>) {
+        let p = v as *mut Word;
+        if v == 0 || !self.in_snapshot(p) {
+            return;
+        }
+        let size = self.layout.size_of(p, info_of_header(load_header(p)));
+        if self.marks.mark(p, size) {
+            self.marked_words.fetch_add(size, Ordering::Relaxed);
+            self.marked_objects.fetch_add(1, Ordering::Relaxed);
+            stack.push(p);
+        }
+    }
+
+    /// Scan a marked object: grey what its fields point to.
+    ///
+    /// # Safety
+    /// `p` is a marked snapshot object.
+    // SAFETY: the caller's contract: a snapshot object never moves or dies while the cycle runs.
+    unsafe fn scan(&self, p: *mut Word, stack: &mut Vec<*mut Word>) {
+        let info = info_of_header(load_header(p));
+        let (slots, n) = self.layout.pointer_slots(p, info);
+        for i in 0..n {
+            self.grey(load_field(slots.add(i)), stack);
+        }
+    }
+
+    /// Take the objects handed in and grey them.
+    ///
+    /// # Safety
+    /// Every address handed in is valid (roots, recorded values: the GC
+    /// keeps them valid until they are taken).
+    // SAFETY: the caller's contract.
+    unsafe fn take_incoming(&self, stack: &mut Vec<*mut Word>) {
+        let incoming = std::mem::take(&mut *self.incoming.lock().expect("mark queue"));
+        stack.extend(incoming.marked.into_iter().map(|p| p as *mut Word));
+        for v in incoming.grey {
+            self.grey(v, stack);
+        }
+    }
+
+    /// Mark until nothing is left: what was handed in, and everything
+    /// reachable from it in the snapshot. On the collector's own thread,
+    /// with the marker thread parked or gone.
+    ///
+    /// # Safety
+    /// The world is stopped, or the marker thread is the caller.
+    // SAFETY: the caller's contract.
+    pub unsafe fn drain(&self, stack: &mut Vec<*mut Word>) {
+        loop {
+            self.take_incoming(stack);
+            if stack.is_empty() {
+                return;
+            }
+            while let Some(p) = stack.pop() {
+                self.scan(p, stack);
+            }
+        }
+    }
+
+    /// The marker thread's loop (See the module doc).
+    fn run(&self, request: &SyncRequest) {
+        let mut stack = Vec::new();
+        loop {
+            if !self.checkpoint() {
+                return;
+            }
+            let started = Instant::now();
+            // SAFETY: running between GCs, the marker reads only what Note
+            // [Fields a concurrent marker reads] in core's `object` allows.
+            unsafe {
+                if stack.is_empty() {
+                    self.take_incoming(&mut stack);
+                }
+                for _ in 0..CHECK_EVERY {
+                    let Some(p) = stack.pop() else { break };
+                    self.scan(p, &mut stack);
+                }
+            }
+            self.busy_ns.fetch_add(started.elapsed().as_nanos() as usize, Ordering::Relaxed);
+            if stack.is_empty() && self.incoming.lock().expect("mark queue").is_empty() {
+                self.drained(request);
+            }
+        }
+    }
+
+    /// Park while the collector wants it; false when told to end.
+    fn checkpoint(&self) -> bool {
+        let mut phase = self.phase.lock().expect("marker phase");
+        loop {
+            match *phase {
+                Phase::Running => return true,
+                Phase::Stopping => return false,
+                Phase::PauseAsked => {
+                    *phase = Phase::Paused;
+                    self.wake.notify_all();
+                }
+                Phase::Paused | Phase::Drained => {}
+            }
+            phase = self.wake.wait(phase).expect("marker phase");
+        }
+    }
+
+    /// Out of work: ask for a sync (unless the collector is already
+    /// pausing the marker, which it then finds drained).
+    fn drained(&self, request: &SyncRequest) {
+        let mut phase = self.phase.lock().expect("marker phase");
+        if matches!(*phase, Phase::Running | Phase::PauseAsked) {
+            *phase = Phase::Drained;
+            self.wake.notify_all();
+            request.request();
+        }
+    }
+
+    /// Park the marker at its next checkpoint and wait until it is (See
+    /// Note [Pausing the marker]). True if it had run out of work.
+    pub fn pause(&self) -> bool {
+        let mut phase = self.phase.lock().expect("marker phase");
+        if *phase == Phase::Running {
+            *phase = Phase::PauseAsked;
+            self.wake.notify_all();
+        }
+        while *phase == Phase::PauseAsked {
+            phase = self.wake.wait(phase).expect("marker phase");
+        }
+        *phase == Phase::Drained
+    }
+
+    /// Let the marker go on (with whatever was handed in meanwhile).
+    pub fn resume(&self) {
+        let mut phase = self.phase.lock().expect("marker phase");
+        if matches!(*phase, Phase::Paused | Phase::Drained) {
+            *phase = Phase::Running;
+            self.wake.notify_all();
+        }
+    }
+
+    fn stop(&self) {
+        *self.phase.lock().expect("marker phase") = Phase::Stopping;
+        self.wake.notify_all();
+    }
+}
+
+/// A marker thread working on a `MarkQueue`.
+pub struct Marker {
+    /// The cycle's queue and marks.
+    pub queue: Arc<MarkQueue>,
+    thread: Option<JoinHandle<()>>,
+}
+
+impl Marker {
+    /// Start marking `queue` on a thread of its own; it asks for a sync
+    /// through `request` when it runs out of work.
+    pub fn start(queue: MarkQueue, request: SyncRequest) -> Marker {
+        let queue = Arc::new(queue);
+        let q = queue.clone();
+        let thread = std::thread::Builder::new().name("gclab-marker".into()).spawn(move || q.run(&request)).expect("start the marker thread");
+        Marker { queue, thread: Some(thread) }
+    }
+
+    /// End the thread (parked or not) and give back the queue, whose
+    /// marks the collector then owns alone.
+    pub fn join(mut self) -> MarkQueue {
+        self.end_thread();
+        let queue = std::mem::replace(&mut self.queue, Arc::new(MarkQueue::new(MarkBitmap::new(), Layout::new(false))));
+        Arc::try_unwrap(queue).unwrap_or_else(|_| panic!("the marker thread is joined, so the queue has one owner"))
+    }
+
+    fn end_thread(&mut self) {
+        if let Some(t) = self.thread.take() {
+            self.queue.stop();
+            if let Err(panic) = t.join() {
+                std::panic::resume_unwind(panic);
+            }
+        }
+    }
+}
+
+impl Drop for Marker {
+    fn drop(&mut self) {
+        self.end_thread();
+    }
+}

@@ -1,0 +1,389 @@
+//! `nonmoving`: GHC's nonmoving collector (`-xn`, `--nonmoving-gc`): the
+//! oldest generation never moves and is marked by a thread of its own
+//! while the mutators run, under a snapshot-at-the-beginning barrier, then
+//! swept; the young generations are copied as by `copying`, and minor GCs
+//! go on while a marking runs (GHC's `NonMoving.c`; Ueno and Ohori, ICFP
+//! 2016; Gamari and Dietz, ISMM 2020).
+//!
+//! A cycle, from one major GC to the sync that ends it:
+//!
+//! 1. The major GC (a pause) takes the snapshot: see Note [The snapshot].
+//!    It copies the young generations, promoting into the old
+//!    generation's cells, and greys every old object that the roots, the
+//!    young generations and the remembered set point to; it turns on the
+//!    snapshot barrier and starts the marker (`concurrent_mark`).
+//! 2. The mutators run and minor GCs come and go; each pauses the marker
+//!    (See Note [Pausing the marker] in `concurrent_mark`), and objects it
+//!    promotes into the snapshot's free cells are marked as they are
+//!    placed ("allocated black"); blocks cut meanwhile are not in the
+//!    snapshot and are all kept.
+//! 3. When the marker runs out of work it asks for a sync. The sync takes
+//!    every capability's recorded overwritten values; if there are many,
+//!    the marker goes on with them beside the mutators (at most
+//!    `CONCURRENT_ROUNDS` times), else the sync finishes the marking in
+//!    its pause, judges the old generation's weak pointers, turns the
+//!    barrier off and sweeps (in the pause, lazily or on the sweeper
+//!    thread, as `sweep=` says; concurrently by default, as GHC does).
+//!
+//! A major GC requested while a cycle runs collects the young generations
+//! only (GHC does the same), unless the program asked for it (`Gc.major`,
+//! `Gc.full_major`): then the running cycle is finished in the pause and a
+//! whole new one run synchronously, so the program sees its garbage gone
+//! when the call returns. `mark=sync` marks every cycle inside the major
+//! GC's pause, as GHC's non-threaded runtime does, for comparison.
+//!
+//! Note [The snapshot]
+//! ----------------------------------------
+//! Snapshot-at-the-beginning (Yuasa) marks every object that was reachable
+//! when the cycle began, plus whatever is allocated during it. The major
+//! GC flags every block and large object of the oldest generation
+//! `BF_MARK_IN_PLACE` and traces the young generations as a minor GC
+//! would, scanning the remembered set (the old generation's mutable-list
+//! entries) and keeping the old weak pointers out of it (their fields are
+//! old, since they were promoted with their weak; they are judged at the
+//! end). Each old object the trace reaches is marked and handed to the
+//! marker unscanned (`GcThread::deferred`), where a compacting or
+//! mark-sweep collection would scan it at once. Young objects survive the
+//! GC into the old generation or the young ones, so after it every old
+//! object reachable at that moment is reachable from a grey object through
+//! old objects only, and the marker, following old pointers only, finds
+//! it unless a mutator deletes a pointer on the way. The barrier records
+//! each such deletion (the value a mutable variable, an array element, a
+//! thunk update or a finaliser's run overwrites: See Note [Extending the
+//! barrier] in core's `barrier`), and the syncs grey what it recorded.
+//! Objects promoted during the cycle are marked (in the snapshot's cells)
+//! or outside the snapshot (in blocks cut since), so the sweep keeps them.
+//! Mutators allocate only into nurseries, which are young: nothing they
+//! allocate is judged by this cycle. While the cycle runs, the snapshot
+//! blocks carry `BF_EVACUATED` too, so that minor GCs leave them alone.
+//!
+//! Note [Segments and cells]
+//! ----------------------------------------
+//! GHC keeps its nonmoving heap in 32 KiB segments, one size class each
+//! (powers of two from 8 bytes), a segment's mark bitmap in its header
+//! and an epoch number in each mark so that bitmaps need no clearing
+//! between cycles; a capability allocates from its current segment of
+//! each class, and full and partly free segments wait on lists. gclab's
+//! old generation is the cell space of `mark-sweep` (`cell_space`): one
+//! 4 KiB block is a segment of one class, the block descriptor its
+//! header, and the classes are every size up to 16 words and then the
+//! largest cell for each count per block (44 classes; See Note [Size
+//! classes] in `cell_space`), which wastes less than powers of two (on
+//! average a quarter of each cell above 16 bytes). The mark bitmap is a
+//! side table made fresh for each cycle (64 bytes a block), so no epoch
+//! is needed: clearing it is allocating it. A GC thread allocates from its
+//! current block of each class, as a capability does from its current
+//! segment, and the space's partly free blocks are GHC's active list.
+//! Large objects stay apart, in the generation's large-object list, and
+//! are marked by the first bit of their own map.
+
+use crate::cell_space::CellSpace;
+use crate::concurrent_mark::{MarkQueue, Marker};
+use crate::gc_workers::GcThreadPool;
+use crate::mark::MarkBitmap;
+use crate::mark_sweep::{trace_into, Tracing};
+use crate::sweep::SweepMode;
+use crate::weak_ptrs::{bury, registration_order};
+use crate::CollectorEntry;
+use gclab_core::barrier::{set_extension, BarrierExtension};
+use gclab_core::bdescr::{BlockPtr, BF_EVACUATED, BF_LARGE, BF_MARK_IN_PLACE};
+use gclab_core::constants::Word;
+use gclab_core::generation::{Generation, ObjPtr};
+use gclab_core::object::{load_header, weak_field};
+use gclab_core::{Collector, GcContext, GcOutcome, GcReason, GcRequest};
+
+/// The registry entry.
+pub const ENTRY: CollectorEntry = CollectorEntry {
+    name: "nonmoving",
+    description: "GHC's -xn: young generations copied; the oldest in size-class cells, marked by its own thread beside the mutators (snapshot barrier), then swept (mark=concurrent|sync, sweep=concurrent|lazy|eager)",
+    flags: "-xn",
+    make: |mut params, flags| {
+        let mark = params.take("mark").map(|v| MarkMode::parse(&v)).transpose()?.unwrap_or_default();
+        let sweep = params.take("sweep").map(|v| SweepMode::parse(&v)).transpose()?.unwrap_or(SweepMode::Concurrent);
+        params.finish("nonmoving", &["mark", "sweep"])?;
+        if flags.generations < 2 {
+            return Err(format!("the nonmoving collector needs at least two generations (its oldest is marked and swept, the others copied), not -G{}", flags.generations));
+        }
+        Ok(Box::new(Nonmoving { mark, sweep, old: None, pool: GcThreadPool::default(), cycle: None }))
+    },
+};
+
+/// Where a cycle's marking runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum MarkMode {
+    /// On the marker thread, beside the mutators (GHC's threaded runtime).
+    #[default]
+    Concurrent,
+    /// Inside the major GC's pause (GHC's non-threaded runtime).
+    Sync,
+}
+
+impl MarkMode {
+    /// Parse `mark=`'s value.
+    pub fn parse(text: &str) -> Result<MarkMode, String> {
+        match text {
+            "concurrent" => Ok(MarkMode::Concurrent),
+            "sync" => Ok(MarkMode::Sync),
+            _ => Err(format!("mark={text}: expected concurrent or sync")),
+        }
+    }
+}
+
+/// Syncs at which the marker may be sent back to work beside the mutators
+/// with what the barrier recorded, before a sync finishes the marking in
+/// its pause whatever is left.
+const CONCURRENT_ROUNDS: usize = 3;
+
+/// Recorded values below which a sync finishes the marking itself.
+const FINISH_IN_PAUSE_BELOW: usize = 4096;
+
+/// A marking cycle under way.
+struct Cycle {
+    marker: Marker,
+    /// Syncs so far in this cycle.
+    syncs: usize,
+}
+
+/// The nonmoving collector.
+pub struct Nonmoving {
+    mark: MarkMode,
+    sweep: SweepMode,
+    old: Option<CellSpace>,
+    pool: GcThreadPool,
+    cycle: Option<Cycle>,
+}
+
+impl Collector for Nonmoving {
+    fn name(&self) -> &'static str {
+        "nonmoving"
+    }
+
+    fn collect(&mut self, req: &GcRequest, ctx: &mut GcContext<'_>) -> GcOutcome {
+        let oldest = ctx.heap.oldest();
+        assert!(oldest > 0, "nonmoving needs at least two generations (the registry refuses -G1)");
+        if let Some(cycle) = &self.cycle {
+            cycle.marker.queue.pause();
+        }
+        let major = req.collect_gen == oldest;
+        if major && self.cycle.is_some() && req.reason == GcReason::Explicit {
+            self.finish_cycle(ctx);
+        }
+        if !major || self.cycle.is_some() {
+            let done = self.collect_young(req.collect_gen.min(oldest - 1), ctx);
+            if let Some(cycle) = &self.cycle {
+                cycle.marker.queue.resume();
+            }
+            return done;
+        }
+        let (done, queue) = self.begin_cycle(ctx);
+        if self.mark == MarkMode::Sync || req.reason == GcReason::Explicit {
+            self.finish_marking(queue, ctx);
+        } else {
+            self.cycle = Some(Cycle { marker: Marker::start(queue, ctx.sync_request.clone()), syncs: 0 });
+        }
+        done
+    }
+
+    fn sync(&mut self, ctx: &mut GcContext<'_>) {
+        let Some(cycle) = self.cycle.as_mut() else { return };
+        let drained = cycle.marker.queue.pause();
+        cycle.syncs += 1;
+        let recorded = flush_barrier_records(&cycle.marker.queue, ctx);
+        if !drained || (recorded >= FINISH_IN_PAUSE_BELOW && cycle.syncs <= CONCURRENT_ROUNDS) {
+            cycle.marker.queue.resume();
+            return;
+        }
+        self.finish_cycle(ctx);
+    }
+}
+
+impl Nonmoving {
+    /// Copy generations `0..=n` (all young), promoting into the cell
+    /// space; objects placed in the snapshot's cells are marked, if a
+    /// cycle runs.
+    fn collect_young(&mut self, n: usize, ctx: &mut GcContext<'_>) -> GcOutcome {
+        let oldest = ctx.heap.oldest();
+        let workers = self.pool.for_collection(ctx.flags, n);
+        let black = self.cycle.as_ref().map(|c| &c.marker.queue.marks);
+        let space = self.old.get_or_insert_with(|| CellSpace::new(oldest, self.sweep));
+        // SAFETY: the runtime gives the collector the heap exclusively
+        // (core's Note [Who touches what]), and the marker is paused.
+        unsafe { space.begin_gc(false) };
+        let how = Tracing { n, marks: None, black, defer: false };
+        // SAFETY: as above.
+        let (done, _) = unsafe { trace_into(space, how, ctx, workers) };
+        GcOutcome { in_place: true, ..done }
+    }
+
+    /// The major GC that starts a cycle: take the snapshot (See Note [The
+    /// snapshot]); returns what to mark from.
+    fn begin_cycle(&mut self, ctx: &mut GcContext<'_>) -> (GcOutcome, MarkQueue) {
+        let oldest = ctx.heap.oldest();
+        let workers = self.pool.for_collection(ctx.flags, oldest);
+        let space = self.old.get_or_insert_with(|| CellSpace::new(oldest, self.sweep));
+        // SAFETY: the runtime gives the collector the heap exclusively
+        // (core's Note [Who touches what]); no cycle runs.
+        unsafe {
+            space.finish_sweeping();
+            space.begin_gc(false);
+        }
+        let old = &mut ctx.heap.gens[oldest];
+        // SAFETY: as above.
+        let (marks, snapshot) = unsafe { take_snapshot(old) };
+        let old_weaks = std::mem::take(&mut old.weak_ptrs);
+        set_extension(ctx.caps, BarrierExtension::SnapshotAtTheBeginning);
+        let how = Tracing { n: oldest - 1, marks: Some(&marks), black: Some(&marks), defer: true };
+        // SAFETY: as above; the snapshot is attached to `marks`.
+        let (done, grey) = unsafe { trace_into(space, how, ctx, workers) };
+        let old = &mut ctx.heap.gens[oldest];
+        old.weak_ptrs.extend(old_weaks);
+        for bd in snapshot {
+            // SAFETY: as above. Minor GCs leave the snapshot alone.
+            unsafe { bd.get() }.flags |= BF_EVACUATED;
+        }
+        let queue = MarkQueue::new(marks, ctx.heap.layout);
+        queue.push_marked(grey);
+        (GcOutcome { collected_gen: oldest, in_place: true, ..done }, queue)
+    }
+
+    /// End the running cycle, with the world stopped: stop the marker and
+    /// finish its marking.
+    fn finish_cycle(&mut self, ctx: &mut GcContext<'_>) {
+        if let Some(cycle) = self.cycle.take() {
+            self.finish_marking(cycle.marker.join(), ctx);
+        }
+    }
+
+    /// Finish a cycle's marking in a pause: take the barrier's records,
+    /// mark what is left, judge the old weak pointers, turn the barrier
+    /// off and sweep.
+    fn finish_marking(&mut self, queue: MarkQueue, ctx: &mut GcContext<'_>) {
+        flush_barrier_records(&queue, ctx);
+        set_extension(ctx.caps, BarrierExtension::None);
+        let mut stack = Vec::new();
+        // SAFETY: the world is stopped and the marker thread is gone.
+        unsafe { queue.drain(&mut stack) };
+        let oldest = ctx.heap.oldest();
+        let layout = ctx.heap.layout;
+        // SAFETY: as above.
+        unsafe { judge_weaks(&queue, &mut ctx.heap.gens[oldest].weak_ptrs, ctx.caps, &mut stack) };
+        let marks = queue.marks;
+        let gclab_core::heap::Heap { blocks, gens, .. } = &mut *ctx.heap;
+        let old = &mut gens[oldest];
+        let (snapshot, since): (Vec<BlockPtr>, Vec<BlockPtr>) = old.blocks.iter().partition(|bd| in_snapshot(**bd));
+        old.blocks = since;
+        let space = self.old.as_mut().expect("a cycle runs only once the space exists");
+        // SAFETY: as above; the blocks cut since the snapshot are swept.
+        unsafe { space.recount(old, layout) };
+        let mut ba = blocks.lock();
+        // SAFETY: marking is complete; no allocator exists outside a GC.
+        unsafe { sweep_large_objects(old, &marks, &mut ba) };
+        // SAFETY: as above.
+        unsafe { space.sweep(snapshot, marks, &mut ba, old) };
+        old.live_estimate = Some(old.n_words);
+    }
+}
+
+/// Take every capability's recorded overwritten values and hand them to
+/// the marker; returns how many.
+fn flush_barrier_records(queue: &MarkQueue, ctx: &mut GcContext<'_>) -> usize {
+    let mut n = 0;
+    for cap in ctx.caps.iter_mut() {
+        n += cap.update_rem_set.len();
+        queue.push(cap.update_rem_set.drain(..));
+    }
+    n
+}
+
+/// Is block `bd` part of the running cycle's snapshot?
+fn in_snapshot(bd: BlockPtr) -> bool {
+    // SAFETY: a block of the old generation, read with the world stopped.
+    unsafe { bd.read() }.has(BF_MARK_IN_PLACE)
+}
+
+/// Flag every block and large object of `old` as the snapshot (kept in
+/// place, not yet `BF_EVACUATED`) and attach them to a fresh bitmap.
+///
+/// # Safety
+/// The GC holds the heap.
+// SAFETY: writes the descriptors of the old generation's blocks, which the GC holds.
+unsafe fn take_snapshot(old: &Generation) -> (MarkBitmap, Vec<BlockPtr>) {
+    let mut marks = MarkBitmap::new();
+    let snapshot: Vec<BlockPtr> = old.blocks.iter().chain(&old.large_objects).copied().collect();
+    for &bd in &snapshot {
+        // SAFETY: the caller's contract.
+        let d = unsafe { bd.get() };
+        d.flags = (d.flags & !BF_EVACUATED) | BF_MARK_IN_PLACE;
+        // SAFETY: as above.
+        unsafe { marks.attach(bd) };
+    }
+    (marks, snapshot)
+}
+
+/// Free the old generation's large objects that the snapshot held and
+/// the marking did not reach; recount the rest.
+///
+/// # Safety
+/// Marking is complete; the world is stopped.
+// SAFETY: frees unreachable large objects' groups and resets descriptors, under the caller's contract.
+unsafe fn sweep_large_objects(old: &mut Generation, marks: &MarkBitmap, ba: &mut gclab_core::block_alloc::BlockAllocator) {
+    let mut kept = Vec::with_capacity(old.large_objects.len());
+    old.n_large_blocks = 0;
+    old.n_large_words = 0;
+    for bd in std::mem::take(&mut old.large_objects) {
+        // SAFETY: the caller's contract.
+        let d = unsafe { bd.get() };
+        if d.has(BF_MARK_IN_PLACE) {
+            if !marks.is_marked(d.start) {
+                ba.free_group(bd);
+                continue;
+            }
+            d.flags = (d.flags & !BF_MARK_IN_PLACE) | BF_EVACUATED | BF_LARGE;
+            d.aux = 0;
+        }
+        old.n_large_blocks += d.blocks as usize;
+        old.n_large_words += d.used_words();
+        kept.push(bd);
+    }
+    old.large_objects = kept;
+}
+
+/// Judge the old generation's weak pointers once marking is complete
+/// (GHC's `nonmovingTidyWeaks`): a weak whose key is marked, or lies
+/// outside the snapshot, is kept, and its value and finaliser are marked,
+/// which may mark more keys; the rest die, as in a copying GC (See
+/// `weak_ptrs`), their values kept for their finalisers.
+///
+/// # Safety
+/// The world is stopped, the marker thread is gone and `queue` is drained.
+// SAFETY: reads and writes the weak objects and marks, under the caller's contract.
+unsafe fn judge_weaks(queue: &MarkQueue, weaks: &mut Vec<ObjPtr>, caps: &mut [gclab_core::capability::Capability], stack: &mut Vec<*mut Word>) {
+    let layout = queue.layout();
+    let field = |w: ObjPtr, f: usize| -> Word { *layout.payload(w.0).add(f) };
+    let key_alive = |key: Word| -> bool {
+        let p = key as *const Word;
+        gclab_core::object::info_of_header(load_header(p)).is_static() || !in_snapshot(BlockPtr(gclab_core::bdescr::BlockDesc::of(p))) || queue.marks.is_marked(p)
+    };
+    let keep = |w: ObjPtr, stack: &mut Vec<*mut Word>| {
+        queue.push([w.0 as Word, field(w, weak_field::VALUE), field(w, weak_field::FINALIZER)]);
+        queue.drain(stack);
+    };
+    let mut pending = std::mem::take(weaks);
+    loop {
+        let before = pending.len();
+        let (alive, dead): (Vec<ObjPtr>, Vec<ObjPtr>) = pending.into_iter().partition(|&w| key_alive(field(w, weak_field::KEY)));
+        for &w in &alive {
+            keep(w, stack);
+        }
+        weaks.extend(alive);
+        pending = dead;
+        if pending.len() == before {
+            break;
+        }
+    }
+    registration_order(layout, &mut pending, |w| w);
+    for w in pending {
+        bury(layout, w.0, caps);
+        keep(w, stack);
+    }
+}
