@@ -57,8 +57,8 @@ pub fn check_collector(entry: &CollectorEntry, settings: &[&str]) -> Result<Conf
             if r.checksum != baselines[&key] {
                 return Err(format!("{} {args:?} +RTS {rts} ({}): checksum {:016x}, copying's is {:016x}", w.name, entry.name, r.checksum, baselines[&key]));
             }
-            if rts.contains("-DS") && r.sanity_checks != r.stats.gcs {
-                return Err(format!("{} +RTS {rts} ({}): {} GCs but {} sanity checks", w.name, entry.name, r.stats.gcs, r.sanity_checks));
+            if rts.contains("-DS") && r.sanity_checks != r.stats.gcs + r.stats.collector_syncs {
+                return Err(format!("{} +RTS {rts} ({}): {} GCs and {} syncs but {} sanity checks", w.name, entry.name, r.stats.gcs, r.stats.collector_syncs, r.sanity_checks));
             }
             if r.stats.gcs == 0 {
                 return Err(format!("{} +RTS {rts} ({}): no GC happened; the setting does not stress anything", w.name, entry.name));

@@ -268,6 +268,7 @@ impl Nonmoving {
         // SAFETY: as above.
         unsafe { judge_weaks(&queue, &mut ctx.heap.gens[oldest].weak_ptrs, ctx.caps, &mut stack) };
         let marks = queue.marks;
+        forget_dead_mut_list_entries(ctx.caps, oldest, &marks);
         let gclab_core::heap::Heap { blocks, gens, .. } = &mut *ctx.heap;
         let old = &mut gens[oldest];
         let (snapshot, since): (Vec<BlockPtr>, Vec<BlockPtr>) = old.blocks.iter().partition(|bd| in_snapshot(**bd));
@@ -293,6 +294,18 @@ fn flush_barrier_records(queue: &MarkQueue, ctx: &mut GcContext<'_>) -> usize {
         queue.push(cap.update_rem_set.drain(..));
     }
     n
+}
+
+/// Drop the old generation's mutable-list entries that the marking found
+/// dead: the sweep is about to free them. (A live entry stays: the
+/// remembered set still needs it.)
+fn forget_dead_mut_list_entries(caps: &mut [gclab_core::capability::Capability], oldest: usize, marks: &MarkBitmap) {
+    for cap in caps.iter_mut() {
+        cap.mut_lists[oldest].retain(|obj| {
+            let bd = BlockPtr(gclab_core::bdescr::BlockDesc::of(obj.0));
+            !in_snapshot(bd) || marks.is_marked(obj.0)
+        });
+    }
 }
 
 /// Is block `bd` part of the running cycle's snapshot?

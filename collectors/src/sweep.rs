@@ -142,6 +142,7 @@ impl Sweeps {
     ///
     /// # Safety
     /// As for `take_swept`.
+    // SAFETY: clears the queued blocks' dead cells and resets their descriptors, under the caller's contract.
     pub unsafe fn finish(&mut self) -> Vec<Unswept> {
         self.stop_thread();
         let queue = std::mem::take(&mut *self.queue.lock());

@@ -113,12 +113,12 @@ impl Mutator<'_> {
             let base = self.depth();
             let w = self.push(weak);
             let p = self.obj(w);
-            // SAFETY: pending entries are DEAD_WEAK objects kept alive as roots.
-            // The finaliser gets the value; the dead weak lets go of it.
-            // Through the barrier: a snapshot collector must see the
+            // The finaliser gets the value; the dead weak lets go of it,
+            // through the barrier: a snapshot collector must see the
             // pointers the dead weak lets go of.
             let layout = self.layout;
             let cap = self.cap_mut();
+            // SAFETY: pending entries are DEAD_WEAK objects kept alive as roots.
             let (value, id) = unsafe {
                 let payload = layout.payload(p);
                 let taken = (*payload.add(weak_field::VALUE), *payload.add(weak_field::FINALIZER_ID) as u64);
