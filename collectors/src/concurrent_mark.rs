@@ -45,10 +45,10 @@ use gclab_core::bdescr::{BlockDesc, BF_MARK_IN_PLACE};
 use gclab_core::constants::Word;
 use gclab_core::object::{info_of_header, load_field, load_header, Layout};
 use gclab_core::SyncRequest;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use gclab_core::stats::thread_cpu_seconds;
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Condvar, Mutex};
 use std::thread::JoinHandle;
-use std::time::Instant;
 
 /// Objects the marker scans between two looks at the collector's wishes.
 const CHECK_EVERY: usize = 256;
@@ -96,8 +96,9 @@ pub struct MarkQueue {
     /// Words and objects marked so far (for statistics).
     marked_words: AtomicUsize,
     marked_objects: AtomicUsize,
-    /// CPU time the marker thread has spent marking, in nanoseconds.
-    busy_ns: AtomicUsize,
+    /// The marker thread's CPU seconds (an `f64`'s bits), written when it
+    /// ends.
+    cpu_seconds: AtomicU64,
 }
 
 impl MarkQueue {
@@ -111,7 +112,7 @@ impl MarkQueue {
             wake: Condvar::new(),
             marked_words: AtomicUsize::new(0),
             marked_objects: AtomicUsize::new(0),
-            busy_ns: AtomicUsize::new(0),
+            cpu_seconds: AtomicU64::new(0),
         }
     }
 
@@ -142,9 +143,9 @@ impl MarkQueue {
         self.marked_objects.load(Ordering::Relaxed)
     }
 
-    /// Seconds the marker thread has spent marking.
-    pub fn busy_secs(&self) -> f64 {
-        self.busy_ns.load(Ordering::Relaxed) as f64 * 1e-9
+    /// CPU seconds the marker thread used (once it has ended).
+    pub fn marker_cpu_seconds(&self) -> f64 {
+        f64::from_bits(self.cpu_seconds.load(Ordering::Acquire))
     }
 
     /// Is `p` (a valid object address) in the snapshot and not yet
@@ -232,7 +233,6 @@ impl MarkQueue {
             if !self.checkpoint() {
                 return;
             }
-            let started = Instant::now();
             // SAFETY: running between GCs, the marker reads only what Note
             // [Fields a concurrent marker reads] in core's `object` allows.
             unsafe {
@@ -244,7 +244,6 @@ impl MarkQueue {
                     self.scan(p, &mut stack);
                 }
             }
-            self.busy_ns.fetch_add(started.elapsed().as_nanos() as usize, Ordering::Relaxed);
             if stack.is_empty() && self.incoming.lock().expect("mark queue").is_empty() {
                 self.drained(request);
             }
@@ -321,7 +320,13 @@ impl Marker {
     pub fn start(queue: MarkQueue, request: SyncRequest) -> Marker {
         let queue = Arc::new(queue);
         let q = queue.clone();
-        let thread = std::thread::Builder::new().name("gclab-marker".into()).spawn(move || q.run(&request)).expect("start the marker thread");
+        let thread = std::thread::Builder::new()
+            .name("gclab-marker".into())
+            .spawn(move || {
+                q.run(&request);
+                q.cpu_seconds.store(thread_cpu_seconds().to_bits(), Ordering::Release);
+            })
+            .expect("start the marker thread");
         Marker { queue, thread: Some(thread) }
     }
 

@@ -90,7 +90,8 @@ use gclab_core::bdescr::{BlockPtr, BF_EVACUATED, BF_LARGE, BF_MARK_IN_PLACE};
 use gclab_core::constants::Word;
 use gclab_core::generation::{Generation, ObjPtr};
 use gclab_core::object::{load_header, weak_field};
-use gclab_core::{Collector, GcContext, GcOutcome, GcReason, GcRequest};
+use gclab_core::{Collector, ConcurrentPhase, GcContext, GcOutcome, GcReason, GcRequest};
+use std::time::Instant;
 
 /// The registry entry.
 pub const ENTRY: CollectorEntry = CollectorEntry {
@@ -104,7 +105,7 @@ pub const ENTRY: CollectorEntry = CollectorEntry {
         if flags.generations < 2 {
             return Err(format!("the nonmoving collector needs at least two generations (its oldest is marked and swept, the others copied), not -G{}", flags.generations));
         }
-        Ok(Box::new(Nonmoving { mark, sweep, old: None, pool: GcThreadPool::default(), cycle: None }))
+        Ok(Box::new(Nonmoving { mark, sweep, old: None, pool: GcThreadPool::default(), cycle: None, finished: Vec::new() }))
     },
 };
 
@@ -140,6 +141,8 @@ const FINISH_IN_PAUSE_BELOW: usize = 4096;
 /// A marking cycle under way.
 struct Cycle {
     marker: Marker,
+    /// When the marker started.
+    started: Instant,
     /// Syncs so far in this cycle.
     syncs: usize,
 }
@@ -151,6 +154,8 @@ pub struct Nonmoving {
     old: Option<CellSpace>,
     pool: GcThreadPool,
     cycle: Option<Cycle>,
+    /// Concurrent markings that ended, not yet taken by the runtime.
+    finished: Vec<ConcurrentPhase>,
 }
 
 impl Collector for Nonmoving {
@@ -179,7 +184,7 @@ impl Collector for Nonmoving {
         if self.mark == MarkMode::Sync || req.reason == GcReason::Explicit {
             self.finish_marking(queue, ctx);
         } else {
-            self.cycle = Some(Cycle { marker: Marker::start(queue, ctx.sync_request.clone()), syncs: 0 });
+            self.cycle = Some(Cycle { marker: Marker::start(queue, ctx.sync_request.clone()), started: Instant::now(), syncs: 0 });
         }
         done
     }
@@ -194,6 +199,10 @@ impl Collector for Nonmoving {
             return;
         }
         self.finish_cycle(ctx);
+    }
+
+    fn finished_phases(&mut self) -> Vec<ConcurrentPhase> {
+        std::mem::take(&mut self.finished)
     }
 }
 
@@ -250,7 +259,9 @@ impl Nonmoving {
     /// finish its marking.
     fn finish_cycle(&mut self, ctx: &mut GcContext<'_>) {
         if let Some(cycle) = self.cycle.take() {
-            self.finish_marking(cycle.marker.join(), ctx);
+            let queue = cycle.marker.join();
+            self.finished.push(ConcurrentPhase { cpu: queue.marker_cpu_seconds(), elapsed: cycle.started.elapsed().as_secs_f64() });
+            self.finish_marking(queue, ctx);
         }
     }
 

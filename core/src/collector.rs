@@ -125,6 +125,19 @@ impl SyncRequest {
     }
 }
 
+/// A concurrent phase a collector's own threads finished (a nonmoving
+/// collector's marking cycle): their CPU seconds, and the wall-clock
+/// seconds from its start to its end, beside the mutators. The runtime
+/// takes them after every GC and sync (`Collector::finished_phases`) for
+/// GHC's `Gen 1 concurrent` line and `CONC GC time`.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct ConcurrentPhase {
+    /// CPU seconds of the collector's threads.
+    pub cpu: f64,
+    /// Wall-clock seconds from the phase's start to its end.
+    pub elapsed: f64,
+}
+
 /// What one GC thread did.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct ThreadWork {
@@ -181,6 +194,11 @@ pub trait Collector: Send + Sync {
     /// asked (See Note [Concurrent phases]); `ctx` is as for `collect`,
     /// and what must hold afterwards is what holds between GCs.
     fn sync(&mut self, _ctx: &mut GcContext<'_>) {}
+    /// The concurrent phases that ended since the last call (called with
+    /// the world stopped, after every `collect` and `sync`).
+    fn finished_phases(&mut self) -> Vec<ConcurrentPhase> {
+        Vec::new()
+    }
     /// Does it compact the oldest generation when `compact_oldest` asks?
     /// (`Gc.compact` and a finite `max_overhead` need one that does.)
     fn can_compact(&self) -> bool {

@@ -73,6 +73,9 @@ pub fn summary(s: &Stats, capabilities: usize) -> String {
             g, gen.collections, gen.par_collections, gen.cpu, gen.elapsed, avg, gen.max_pause
         );
     }
+    if s.concurrent_collector {
+        concurrent_lines(&mut o, s);
+    }
     o.push('\n');
     if s.gc_threads > 1 {
         let _ = writeln!(o, "  Parallel GC work balance: {:.2}% (serial 0%, perfect 100%)\n", s.work_balance_percent());
@@ -86,6 +89,9 @@ pub fn summary(s: &Stats, capabilities: usize) -> String {
     line(&mut o, "INIT", s.init_cpu, s.init_elapsed);
     line(&mut o, "MUT", s.mut_cpu(), s.mut_elapsed());
     line(&mut o, "GC", s.gc_cpu, s.gc_elapsed);
+    if s.concurrent_collector {
+        line(&mut o, "CONC GC", s.concurrent_cpu, s.concurrent_elapsed);
+    }
     if s.profiling {
         line(&mut o, "RP", 0.0, 0.0);
         line(&mut o, "PROF", s.prof_cpu, s.prof_elapsed);
@@ -102,6 +108,43 @@ pub fn summary(s: &Stats, capabilities: usize) -> String {
         pct(s.mut_elapsed(), s.total_elapsed)
     );
     o
+}
+
+/// GHC's two nonmoving lines under the generations (See Note [Nonmoving
+/// statistics]).
+fn concurrent_lines(o: &mut String, s: &Stats) {
+    let g = s.gens.len() - 1;
+    let (sync_avg, conc_avg) = concurrent_averages(s);
+    let _ = writeln!(
+        o,
+        "  Gen {:2}     {:5} syncs,                      {:6.3}s     {:3.4}s    {:3.4}s",
+        g, s.collector_syncs, s.collector_sync_elapsed, sync_avg, s.collector_sync_max
+    );
+    let _ = writeln!(
+        o,
+        "  Gen {:2}      concurrent,             {:6.3}s  {:6.3}s     {:3.4}s    {:3.4}s",
+        g, s.concurrent_cpu, s.concurrent_elapsed, conc_avg, s.concurrent_max
+    );
+}
+
+// Note [Nonmoving statistics]
+// ----------------------------------------
+// With `-xn` GHC adds two lines to `-s`: the syncs (the pauses that end
+// each marking) and the concurrent work (the mark thread's CPU time, and
+// the wall-clock time from the start of each marking to its end), plus
+// `CONC GC time`, which is not counted as MUT CPU time, and seven
+// `nonmoving_*` keys to `--machine-readable`. GHC has exactly one sync per
+// major collection, so it prints its major-GC count as the number of
+// syncs and divides both totals by it for the averages. gclab's nonmoving
+// collector may sync more than once per cycle (See Note [The snapshot] in
+// the collector), so it prints the syncs it made and the phases it
+// finished, and averages over those: the same figures wherever GHC's one
+// sync per cycle holds.
+
+/// Average sync pause and average concurrent phase.
+fn concurrent_averages(s: &Stats) -> (f64, f64) {
+    let per = |total: f64, n: u64| if n > 0 { total / n as f64 } else { 0.0 };
+    (per(s.collector_sync_elapsed, s.collector_syncs), per(s.concurrent_elapsed, s.concurrent_phases))
 }
 
 fn alloc_rate(s: &Stats) -> u64 {
@@ -184,6 +227,16 @@ pub fn machine_readable(s: &Stats) -> String {
         kv.push((format!("gen_{g}_avg_pause_seconds"), format!("{:.6}", avg)));
         // gclab's addition (OCaml's `compactions`): GHC prints no such key.
         kv.push((format!("gen_{g}_compactions"), gen.compactions.to_string()));
+    }
+    if s.concurrent_collector {
+        let (sync_avg, conc_avg) = concurrent_averages(s);
+        kv.push(("nonmoving_sync_wall_seconds".into(), format!("{:.6}", s.collector_sync_elapsed)));
+        kv.push(("nonmoving_sync_max_pause_seconds".into(), format!("{:.6}", s.collector_sync_max)));
+        kv.push(("nonmoving_sync_avg_pause_seconds".into(), format!("{:.6}", sync_avg)));
+        kv.push(("nonmoving_concurrent_cpu_seconds".into(), format!("{:.6}", s.concurrent_cpu)));
+        kv.push(("nonmoving_concurrent_wall_seconds".into(), format!("{:.6}", s.concurrent_elapsed)));
+        kv.push(("nonmoving_concurrent_max_pause_seconds".into(), format!("{:.6}", s.concurrent_max)));
+        kv.push(("nonmoving_concurrent_avg_pause_seconds".into(), format!("{:.6}", conc_avg)));
     }
     let mut o = String::new();
     for (i, (k, v)) in kv.iter().enumerate() {

@@ -154,6 +154,7 @@ impl Rts {
         let heap = Heap::new(&flags, caps).map_err(|e: OutOfMemory| RunError::OutOfMemory { bytes: e.bytes })?;
         let output = StatsOutput::new(open_stats_target(&flags)?, flags.stats == StatsLevel::Verbose).map_err(RunError::Io)?;
         let mut stats = Stats::new(flags.generations, caps);
+        stats.concurrent_collector = flags.nonmoving;
         let (init_cpu, init_elapsed) = Stamp::now().since(&start);
         stats.init_cpu = init_cpu;
         stats.init_elapsed = init_elapsed;
@@ -417,12 +418,22 @@ impl Rts {
             collector.sync(ctx)
         });
         self.check_sanity(st, || format!("a sync of collector {}", self.collector_name()));
+        self.take_finished_phases(st);
         let (cpu, elapsed) = Stamp::now().since(&start);
         st.stats.collector_syncs += 1;
         st.stats.collector_sync_elapsed += elapsed;
+        st.stats.collector_sync_cpu += cpu;
+        st.stats.collector_sync_max = st.stats.collector_sync_max.max(elapsed);
         st.stats.gc_cpu += cpu;
         st.stats.gc_elapsed += elapsed;
         drop(world);
+    }
+
+    /// Count the collector's concurrent phases that have ended.
+    fn take_finished_phases(&self, st: &mut RunState) {
+        for phase in self.collector.lock().finished_phases() {
+            st.stats.concurrent_phase(phase);
+        }
     }
 
     #[cold]
@@ -693,6 +704,7 @@ impl Rts {
         let census = self.census_due(st);
         let req = self.plan(st, reason, force_major || census, force_compact);
         let outcome = self.run_collector(&req, leader);
+        self.take_finished_phases(st);
         let req = GcRequest { collect_gen: outcome.collected_gen, ..req };
         let resized = self.after_collection(st, &req, &outcome);
         let gc_number = st.stats.gcs + 1;

@@ -20,6 +20,15 @@ pub fn process_cpu_seconds() -> f64 {
     ts.tv_sec as f64 + ts.tv_nsec as f64 * 1e-9
 }
 
+/// CPU time of the calling thread in seconds (a collector's own thread
+/// measures its concurrent work with it).
+pub fn thread_cpu_seconds() -> f64 {
+    let mut ts = libc::timespec { tv_sec: 0, tv_nsec: 0 };
+    // SAFETY: clock_gettime writes one timespec that we own.
+    unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut ts) };
+    ts.tv_sec as f64 + ts.tv_nsec as f64 * 1e-9
+}
+
 /// Major page faults of the process so far.
 pub fn major_page_faults() -> u64 {
     // SAFETY: getrusage fills a zeroed rusage that we own.
@@ -202,6 +211,22 @@ pub struct Stats {
     pub collector_syncs: u64,
     /// Elapsed seconds of those syncs (counted in GC time too).
     pub collector_sync_elapsed: f64,
+    /// CPU seconds of those syncs.
+    pub collector_sync_cpu: f64,
+    /// The longest of them.
+    pub collector_sync_max: f64,
+    /// The run's collector works concurrently (`-xn`): `-s`, `-t
+    /// --machine-readable` show GHC's nonmoving lines and keys.
+    pub concurrent_collector: bool,
+    /// Concurrent phases finished (nonmoving marking cycles).
+    pub concurrent_phases: u64,
+    /// CPU seconds of the collector's own threads in those phases (GHC's
+    /// `CONC GC time`, not counted as MUT).
+    pub concurrent_cpu: f64,
+    /// Elapsed seconds of those phases, beside the mutators.
+    pub concurrent_elapsed: f64,
+    /// The longest of them.
+    pub concurrent_max: f64,
 }
 
 impl Stats {
@@ -246,12 +271,28 @@ impl Stats {
             censuses: 0,
             collector_syncs: 0,
             collector_sync_elapsed: 0.0,
+            collector_sync_cpu: 0.0,
+            collector_sync_max: 0.0,
+            concurrent_collector: false,
+            concurrent_phases: 0,
+            concurrent_cpu: 0.0,
+            concurrent_elapsed: 0.0,
+            concurrent_max: 0.0,
         }
     }
 
-    /// Mutator CPU seconds: total less INIT, GC, PROF and EXIT.
+    /// Mutator CPU seconds: total less INIT, GC, PROF, EXIT and the
+    /// collector's concurrent threads (as GHC counts CONC GC time apart).
     pub fn mut_cpu(&self) -> f64 {
-        (self.total_cpu - self.init_cpu - self.gc_cpu - self.prof_cpu - self.exit_cpu).max(0.0)
+        (self.total_cpu - self.init_cpu - self.gc_cpu - self.prof_cpu - self.exit_cpu - self.concurrent_cpu).max(0.0)
+    }
+
+    /// Count a concurrent phase that ended.
+    pub fn concurrent_phase(&mut self, phase: crate::collector::ConcurrentPhase) {
+        self.concurrent_phases += 1;
+        self.concurrent_cpu += phase.cpu;
+        self.concurrent_elapsed += phase.elapsed;
+        self.concurrent_max = self.concurrent_max.max(phase.elapsed);
     }
 
     /// Mutator elapsed seconds.
