@@ -37,6 +37,7 @@ pub mod parallel;
 pub mod roots;
 pub mod scavenge;
 pub mod slide;
+pub mod snapshot_check;
 pub mod space;
 pub mod sweep;
 pub mod trace;

@@ -82,6 +82,7 @@ use crate::concurrent_mark::{MarkQueue, Marker};
 use crate::gc_workers::GcThreadPool;
 use crate::mark::MarkBitmap;
 use crate::mark_sweep::{trace_into, Tracing};
+use crate::snapshot_check::snapshot_violations;
 use crate::sweep::SweepMode;
 use crate::weak_ptrs::{bury, registration_order};
 use crate::CollectorEntry;
@@ -105,7 +106,10 @@ pub const ENTRY: CollectorEntry = CollectorEntry {
         if flags.generations < 2 {
             return Err(format!("the nonmoving collector needs at least two generations (its oldest is marked and swept, the others copied), not -G{}", flags.generations));
         }
-        Ok(Box::new(Nonmoving { mark, sweep, old: None, pool: GcThreadPool::default(), cycle: None, finished: Vec::new() }))
+        // A broken collector on purpose, for the test that shows the
+        // snapshot check catching a marking that misses live objects.
+        let lose_grey = std::env::var("GCLAB_NONMOVING_FAULT").is_ok_and(|f| f == "lose-grey");
+        Ok(Box::new(Nonmoving { mark, sweep, lose_grey, old: None, pool: GcThreadPool::default(), cycle: None, finished: Vec::new() }))
     },
 };
 
@@ -151,6 +155,10 @@ struct Cycle {
 pub struct Nonmoving {
     mark: MarkMode,
     sweep: SweepMode,
+    /// The test-only fault `GCLAB_NONMOVING_FAULT=lose-grey`: the
+    /// snapshot's grey objects are dropped, so the marking misses what
+    /// only they lead to.
+    lose_grey: bool,
     old: Option<CellSpace>,
     pool: GcThreadPool,
     cycle: Option<Cycle>,
@@ -171,7 +179,7 @@ impl Collector for Nonmoving {
         }
         let major = req.collect_gen == oldest;
         if major && self.cycle.is_some() && req.reason == GcReason::Explicit {
-            self.finish_cycle(ctx);
+            self.finish_cycle(ctx, false);
         }
         if !major || self.cycle.is_some() {
             let done = self.collect_young(req.collect_gen.min(oldest - 1), ctx);
@@ -182,7 +190,7 @@ impl Collector for Nonmoving {
         }
         let (done, queue) = self.begin_cycle(ctx);
         if self.mark == MarkMode::Sync || req.reason == GcReason::Explicit {
-            self.finish_marking(queue, ctx);
+            self.finish_marking(queue, ctx, true);
         } else {
             self.cycle = Some(Cycle { marker: Marker::start(queue, ctx.sync_request.clone()), started: Instant::now(), syncs: 0 });
         }
@@ -198,7 +206,7 @@ impl Collector for Nonmoving {
             cycle.marker.queue.resume();
             return;
         }
-        self.finish_cycle(ctx);
+        self.finish_cycle(ctx, false);
     }
 
     fn finished_phases(&mut self) -> Vec<ConcurrentPhase> {
@@ -251,24 +259,26 @@ impl Nonmoving {
             unsafe { bd.get() }.flags |= BF_EVACUATED;
         }
         let queue = MarkQueue::new(marks, ctx.heap.layout);
-        queue.push_marked(grey);
+        if !self.lose_grey {
+            queue.push_marked(grey);
+        }
         (GcOutcome { collected_gen: oldest, in_place: true, ..done }, queue)
     }
 
     /// End the running cycle, with the world stopped: stop the marker and
     /// finish its marking.
-    fn finish_cycle(&mut self, ctx: &mut GcContext<'_>) {
+    fn finish_cycle(&mut self, ctx: &mut GcContext<'_>, in_gc: bool) {
         if let Some(cycle) = self.cycle.take() {
             let queue = cycle.marker.join();
             self.finished.push(ConcurrentPhase { cpu: queue.marker_cpu_seconds(), elapsed: cycle.started.elapsed().as_secs_f64() });
-            self.finish_marking(queue, ctx);
+            self.finish_marking(queue, ctx, in_gc);
         }
     }
 
     /// Finish a cycle's marking in a pause: take the barrier's records,
     /// mark what is left, judge the old weak pointers, turn the barrier
-    /// off and sweep.
-    fn finish_marking(&mut self, queue: MarkQueue, ctx: &mut GcContext<'_>) {
+    /// off and sweep. `in_gc`: inside a GC, rather than a sync.
+    fn finish_marking(&mut self, queue: MarkQueue, ctx: &mut GcContext<'_>, in_gc: bool) {
         flush_barrier_records(&queue, ctx);
         set_extension(ctx.caps, BarrierExtension::None);
         let mut stack = Vec::new();
@@ -280,6 +290,16 @@ impl Nonmoving {
         unsafe { judge_weaks(&queue, &mut ctx.heap.gens[oldest].weak_ptrs, ctx.caps, &mut stack) };
         let marks = queue.marks;
         forget_dead_mut_list_entries(ctx.caps, oldest, &marks);
+        if ctx.flags.sanity {
+            // SAFETY: the world is stopped and nothing is swept yet.
+            let violations = unsafe { snapshot_violations(&marks, ctx, in_gc) };
+            assert!(
+                violations.is_empty(),
+                "heap sanity check failed at the end of a nonmoving marking: {} violation(s):\n  {}",
+                violations.len(),
+                violations.iter().take(20).cloned().collect::<Vec<_>>().join("\n  ")
+            );
+        }
         let gclab_core::heap::Heap { blocks, gens, .. } = &mut *ctx.heap;
         let old = &mut gens[oldest];
         let (snapshot, since): (Vec<BlockPtr>, Vec<BlockPtr>) = old.blocks.iter().partition(|bd| in_snapshot(**bd));

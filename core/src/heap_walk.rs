@@ -103,7 +103,25 @@ pub unsafe fn walk_block(d: &BlockDesc, end: *mut Word, mut object: impl FnMut(*
 /// # Safety
 /// The world is stopped (or the run not started): nobody allocates or
 /// collects while the walk runs.
-pub unsafe fn for_each_object(heap: &Heap, caps: &[Capability], mut f: impl FnMut(*mut Word, &'static InfoTable, usize, usize)) {
+pub unsafe fn for_each_object(heap: &Heap, caps: &[Capability], f: impl FnMut(*mut Word, &'static InfoTable, usize, usize)) {
+    // SAFETY: the caller's contract.
+    unsafe { walk_objects(heap, caps, true, f) }
+}
+
+/// `for_each_object` over the generations' blocks and large objects only,
+/// leaving out nurseries: what a collector may walk inside a GC, once its
+/// tracing is over (the nurseries then hold only the dead and the
+/// forwarded, until the runtime resets them).
+///
+/// # Safety
+/// As for `for_each_object`.
+pub unsafe fn for_each_generation_object(heap: &Heap, caps: &[Capability], f: impl FnMut(*mut Word, &'static InfoTable, usize, usize)) {
+    // SAFETY: the caller's contract.
+    unsafe { walk_objects(heap, caps, false, f) }
+}
+
+// SAFETY: the callers' contract: the world is stopped.
+unsafe fn walk_objects(heap: &Heap, caps: &[Capability], nurseries: bool, mut f: impl FnMut(*mut Word, &'static InfoTable, usize, usize)) {
     let layout = heap.layout;
     let walk = |bd: BlockPtr, gen: usize, f: &mut dyn FnMut(*mut Word, &'static InfoTable, usize, usize)| {
         // SAFETY: heap walks run with the world stopped (See the module
@@ -124,6 +142,9 @@ pub unsafe fn for_each_object(heap: &Heap, caps: &[Capability], mut f: impl FnMu
         for &bd in gen.blocks.iter().chain(gen.large_objects.iter()) {
             walk(bd, g, &mut f);
         }
+    }
+    if !nurseries {
+        return;
     }
     for chunk in &heap.nurseries {
         for &bd in chunk {

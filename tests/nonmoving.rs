@@ -1,0 +1,132 @@
+//! The `nonmoving` collector (GHC's `-xn`): selected by GHC's flags and
+//! refused where GHC refuses it; marking beside the mutators and inside
+//! the pause compute the same results; the marker thread and the mutators
+//! race over many rounds under the sanity checker (which also checks the
+//! snapshot invariant at the end of every marking, and is shown to catch
+//! a marking that misses objects); GHC's statistics lines and keys. (It is
+//! also in `COLLECTORS`, so the conformance, property, API and memcheck
+//! tests run it like every other collector.)
+
+use gclab::conformance::{check_collector, run_with, STRESS_SETTINGS};
+use gclab_collectors::{CollectorEntry, Params};
+use gclab_workloads::WORKLOADS;
+use std::process::{Command, Output};
+
+fn nonmoving() -> &'static CollectorEntry {
+    gclab_collectors::by_name("nonmoving").expect("nonmoving is built in")
+}
+
+fn gclab(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_gclab")).args(args).output().unwrap()
+}
+
+/// `nonmoving:mark=sync` and `:sweep=eager`, `:sweep=lazy` as entries of
+/// their own, for the conformance checks.
+const SYNC: CollectorEntry = CollectorEntry {
+    name: "nonmoving:mark=sync",
+    make: |_, flags| (nonmoving().make)(Params::parse("mark=sync").unwrap(), flags),
+    ..gclab_collectors::nonmoving::ENTRY
+};
+const EAGER: CollectorEntry = CollectorEntry {
+    name: "nonmoving:sweep=eager",
+    make: |_, flags| (nonmoving().make)(Params::parse("sweep=eager").unwrap(), flags),
+    ..gclab_collectors::nonmoving::ENTRY
+};
+const LAZY: CollectorEntry = CollectorEntry {
+    name: "nonmoving:sweep=lazy",
+    make: |_, flags| (nonmoving().make)(Params::parse("sweep=lazy").unwrap(), flags),
+    ..gclab_collectors::nonmoving::ENTRY
+};
+
+#[test]
+fn ghc_flags_select_it_and_its_refusals_say_why() {
+    for flag in ["-xn", "--nonmoving-gc"] {
+        let o = gclab(&["run", "binary-trees", "10", "+RTS", flag, "-s", "-RTS"]);
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(err.contains(" syncs,") && err.contains("concurrent,") && err.contains("CONC GC time"), "{flag}: {err}");
+    }
+    let o = gclab(&["run", "binary-trees", "10", "+RTS", "-xn", "--copying-gc", "-s", "-RTS"]);
+    assert!(o.status.success() && !String::from_utf8_lossy(&o.stderr).contains("syncs"), "--copying-gc turns -xn off again");
+    let refusals = [(&["-xn", "-G1"][..], "-G1"), (&["-xn", "-c"][..], "-c"), (&["-xn", "-hc"][..], "-hc")];
+    for (flags, named) in refusals {
+        let mut args = vec!["run", "binary-trees", "8", "+RTS"];
+        args.extend_from_slice(flags);
+        let o = gclab(&args);
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(1), "{flags:?}: {err}");
+        assert!(err.contains("-xn") && err.contains(named) && err.contains("nonmoving"), "{flags:?}: {err}");
+    }
+    let o = gclab(&["run", "--collector", "nonmoving:mark=later", "binary-trees", "8"]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("mark=later: expected concurrent or sync"));
+}
+
+#[test]
+fn marking_beside_the_mutators_and_in_the_pause_agree() {
+    for (w, args) in [("binary-trees", &[15][..]), ("lru", &[20000, 300000, 64][..]), ("mutable-graph", &[20000, 400000][..])] {
+        let w = gclab_workloads::by_name(w).unwrap();
+        let copying = run_with(gclab_collectors::by_name("copying").unwrap(), w, args, "-A256k").unwrap();
+        let sync = run_with(&SYNC, w, args, "-A256k -xn").unwrap();
+        let conc = run_with(nonmoving(), w, args, "-A256k -xn").unwrap();
+        assert_eq!((sync.checksum, conc.checksum), (copying.checksum, copying.checksum), "{}", w.name);
+        assert!(sync.stats.major_gcs >= 2 && conc.stats.major_gcs >= 2, "{}: too few cycles to compare", w.name);
+        assert_eq!(sync.stats.concurrent_phases, 0, "{}: mark=sync marks in the pause", w.name);
+        assert_eq!(sync.stats.collector_syncs, 0, "{}: mark=sync never syncs", w.name);
+        assert!(conc.stats.concurrent_phases >= 1, "{}: no marking ran beside the mutator", w.name);
+        assert!(conc.stats.collector_syncs >= conc.stats.concurrent_phases, "{}: every marking ends at a sync", w.name);
+        assert!(conc.stats.concurrent_elapsed > 0.0 && conc.stats.concurrent_max <= conc.stats.concurrent_elapsed);
+    }
+}
+
+#[test]
+fn the_marker_and_the_mutators_race_over_many_rounds() {
+    // Several capabilities and GC threads for the young generations, the
+    // marker beside them; every GC and sync checked, the snapshot
+    // invariant at the end of every marking.
+    const SETTINGS: &[&str] = &["-N2 -A8k -DS", "-N3 -qn3 -A8k -qb0 -DS", "-N2 -A8k -G3 -O8k -DS", "-N2 --gc-every=7 -A8k -qb0 -DS"];
+    for round in 0..3 {
+        let c = check_collector(nonmoving(), SETTINGS).unwrap_or_else(|e| panic!("round {round}: {e}"));
+        assert_eq!(c.runs, WORKLOADS.len() * SETTINGS.len());
+    }
+}
+
+#[test]
+fn every_mode_passes_the_stress_settings() {
+    for entry in [&SYNC, &EAGER, &LAZY] {
+        let c = check_collector(entry, STRESS_SETTINGS).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(c.runs, WORKLOADS.len() * STRESS_SETTINGS.len());
+    }
+}
+
+#[test]
+fn the_snapshot_check_catches_a_marking_that_misses_objects() {
+    let o = Command::new(env!("CARGO_BIN_EXE_gclab"))
+        .args(["run", "binary-trees", "10", "+RTS", "-xn", "-A64k", "-DS", "-RTS"])
+        .env("GCLAB_NONMOVING_FAULT", "lose-grey")
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(254), "{err}");
+    assert!(err.contains("end of a nonmoving marking") && err.contains("which was not marked"), "{err}");
+}
+
+#[test]
+fn statistics_have_ghcs_nonmoving_keys() {
+    let o = gclab(&["run", "lru", "20000", "300000", "+RTS", "-xn", "-A256k", "-t", "--machine-readable", "-RTS"]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let err = String::from_utf8_lossy(&o.stderr);
+    for key in [
+        "nonmoving_sync_wall_seconds",
+        "nonmoving_sync_max_pause_seconds",
+        "nonmoving_sync_avg_pause_seconds",
+        "nonmoving_concurrent_cpu_seconds",
+        "nonmoving_concurrent_wall_seconds",
+        "nonmoving_concurrent_max_pause_seconds",
+        "nonmoving_concurrent_avg_pause_seconds",
+    ] {
+        assert!(err.contains(&format!("(\"{key}\", \"")), "{key} missing: {err}");
+    }
+    let wall: f64 = err.split("(\"nonmoving_concurrent_wall_seconds\", \"").nth(1).unwrap().split('"').next().unwrap().parse().unwrap();
+    assert!(wall > 0.0, "the markings took no time: {err}");
+}
