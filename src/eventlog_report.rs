@@ -10,6 +10,12 @@
 //! - Memory in use: the largest HEAP_SIZE. Slop: the largest in GC_STATS_GHC.
 //! - Elapsed: the interval; MUT = elapsed - GC. An eventlog holds no CPU
 //!   times, so the CPU columns repeat the elapsed ones.
+//! - A concurrent collector's (GHC's `-xn`, gclab's `nonmoving`): each
+//!   CONC_MARK_BEGIN .. CONC_MARK_END is a marking beside the mutators
+//!   (GHC's `Gen 1 concurrent` line; the last begin before an end counts,
+//!   as a GHC marking may begin several times), each CONC_SYNC_BEGIN ..
+//!   CONC_SYNC_END a sync pause (the `syncs` line, counted as GC time and
+//!   in the pause distribution, in the oldest generation).
 
 use crate::eventlog_reader::{Event, EventLogFile};
 use crate::latency::Pause;
@@ -53,6 +59,10 @@ pub struct Derived {
     pub events: usize,
     /// Start of the interval, seconds from the log's start.
     pub from: f64,
+    /// (begin, end) seconds of each concurrent marking.
+    pub markings: Vec<(f64, f64)>,
+    /// (begin, end) seconds of each sync pause of a concurrent collector.
+    pub syncs: Vec<(f64, f64)>,
 }
 
 const NS: f64 = 1e9;
@@ -67,7 +77,19 @@ pub fn derive(log: &EventLogFile, from: Option<f64>, to: Option<f64>) -> Derived
     let (from, to) = (from.unwrap_or(0.0), to.unwrap_or(last));
     let inside = |t: f64| t >= from && t <= to;
     let generations = log.events.iter().find(|e| e.id == id::HEAP_INFO_GHC).map(|e| HeapInfoGhc::decode(&e.payload).generations as usize).unwrap_or(2).max(1);
-    let mut d = Derived { stats: Stats::new(generations, 1), caps: 1, gcs: Vec::new(), heap_size: Vec::new(), live: Vec::new(), allocated: Vec::new(), events: log.events.len(), from };
+    let mut d = Derived {
+        stats: Stats::new(generations, 1),
+        caps: 1,
+        gcs: Vec::new(),
+        heap_size: Vec::new(),
+        live: Vec::new(),
+        allocated: Vec::new(),
+        events: log.events.len(),
+        from,
+        markings: Vec::new(),
+        syncs: Vec::new(),
+    };
+    let (mut mark_begin, mut sync_begin) = (None, None);
     let mut s = Stats::new(generations, 1);
     let mut alloc_at_from: HashMap<u16, u64> = HashMap::new();
     let mut alloc_last: HashMap<u16, u64> = HashMap::new();
@@ -110,6 +132,20 @@ pub fn derive(log: &EventLogFile, from: Option<f64>, to: Option<f64>) -> Derived
                     }
                 }
             }
+            id::CONC_MARK_BEGIN => mark_begin = Some(t),
+            id::CONC_MARK_END => {
+                if let Some(b) = mark_begin.take().filter(|&b| inside(b) && inside(t)) {
+                    d.markings.push((b, t));
+                    s.concurrent_phase(gclab_core::ConcurrentPhase { cpu: t - b, elapsed: t - b });
+                }
+            }
+            id::CONC_SYNC_BEGIN => sync_begin = Some(t),
+            id::CONC_SYNC_END => {
+                if let Some(b) = sync_begin.take().filter(|&b| inside(b) && inside(t)) {
+                    d.syncs.push((b, t));
+                    record_sync(&mut s, t - b);
+                }
+            }
             id::HEAP_LIVE if inside(t) => {
                 let live = e.field(4, 8);
                 s.max_live_bytes = s.max_live_bytes.max(live);
@@ -130,9 +166,19 @@ pub fn derive(log: &EventLogFile, from: Option<f64>, to: Option<f64>) -> Derived
     s.total_elapsed = to - from;
     s.total_cpu = s.total_elapsed;
     s.gc_cpu = s.gc_elapsed;
+    s.concurrent_collector = !d.markings.is_empty() || !d.syncs.is_empty();
     d.caps = log.events.iter().filter_map(|e| e.cap).map(|c| c as usize + 1).max().unwrap_or(1);
     d.stats = s;
     d
+}
+
+/// Count a concurrent collector's sync pause of `pause` seconds.
+fn record_sync(s: &mut Stats, pause: f64) {
+    s.collector_syncs += 1;
+    s.collector_sync_elapsed += pause;
+    s.collector_sync_cpu += pause;
+    s.collector_sync_max = s.collector_sync_max.max(pause);
+    s.gc_elapsed += pause;
 }
 
 fn record_gc(s: &mut Stats, gen: usize, pause: f64, stats: &GcStatsGhc, generations: usize) {
@@ -169,7 +215,9 @@ pub fn summary_text(d: &Derived, file: &Path) -> String {
 /// The pause distribution and MMU of the interval's GCs (GC_START to
 /// GC_END), as a run's JSON record has them.
 pub fn latency(d: &Derived) -> serde_json::Map<String, serde_json::Value> {
-    let mut pauses: Vec<Pause> = d.gcs.iter().map(|g| Pause { start: g.start - d.from, length: g.end - g.start, gen: g.gen }).collect();
+    let oldest = d.stats.gens.len() - 1;
+    let syncs = d.syncs.iter().map(|&(b, end)| Pause { start: b - d.from, length: end - b, gen: oldest });
+    let mut pauses: Vec<Pause> = d.gcs.iter().map(|g| Pause { start: g.start - d.from, length: g.end - g.start, gen: g.gen }).chain(syncs).collect();
     pauses.sort_by(|a, b| a.start.total_cmp(&b.start));
     crate::latency::latency_of(&pauses, d.stats.total_elapsed, d.stats.gens.len())
 }
@@ -207,6 +255,23 @@ where
     for gc in &d.gcs {
         let c = colors[gc.gen % colors.len()].mix(0.35);
         chart.draw_series(std::iter::once(Rectangle::new([(gc.start, 0.0), (gc.end.max(gc.start + tmax / 2000.0), ymax * 0.04)], c.filled()))).map_err(e)?;
+    }
+    // Concurrent markings: a band above the pauses, beside the mutators.
+    let band = RGBColor(255, 127, 14).mix(0.45);
+    for &(b, end) in &d.markings {
+        chart.draw_series(std::iter::once(Rectangle::new([(b, ymax * 0.05), (end.max(b + tmax / 2000.0), ymax * 0.09)], band.filled()))).map_err(e)?;
+    }
+    if !d.markings.is_empty() {
+        chart
+            .draw_series(std::iter::empty::<Circle<(f64, f64), i32>>())
+            .map_err(e)?
+            .label("concurrent marking")
+            .legend(move |(x, y)| Rectangle::new([(x, y - 4), (x + 12, y + 4)], band.filled()));
+    }
+    let oldest = d.stats.gens.len() - 1;
+    for &(b, end) in &d.syncs {
+        let c = colors[oldest % colors.len()].mix(0.35);
+        chart.draw_series(std::iter::once(Rectangle::new([(b, 0.0), (end.max(b + tmax / 2000.0), ymax * 0.04)], c.filled()))).map_err(e)?;
     }
     for (g, &color) in COLORS.iter().enumerate().take(d.stats.gens.len()) {
         if d.gcs.iter().any(|gc| gc.gen == g) {

@@ -56,9 +56,17 @@ pub const MMU_WINDOWS: [(&str, f64); 13] = [
 /// The percentiles a pause distribution reports, with their names.
 pub const PERCENTILES: [(&str, f64); 4] = [("p50", 50.0), ("p90", 90.0), ("p99", 99.0), ("p99_9", 99.9)];
 
-/// The pauses of a run, from its GC records.
+/// The pauses of a run, from its GC records and its collector syncs, in
+/// order.
 pub fn pauses(stats: &Stats) -> Vec<Pause> {
-    stats.records.iter().map(|r| Pause { start: r.total_elapsed - r.gc_elapsed, length: r.gc_elapsed, gen: r.gen }).collect()
+    let oldest = stats.gens.len().saturating_sub(1);
+    let gcs = stats.records.iter().map(|r| Pause { start: r.total_elapsed - r.gc_elapsed, length: r.gc_elapsed, gen: r.gen });
+    // A concurrent collector's syncs stop the world too (in the oldest
+    // generation's row, as GHC's `-s` prints them).
+    let syncs = stats.sync_pauses.iter().map(|&(start, length)| Pause { start, length, gen: oldest });
+    let mut all: Vec<Pause> = gcs.chain(syncs).collect();
+    all.sort_by(|a, b| a.start.total_cmp(&b.start));
+    all
 }
 
 /// The nearest-rank `p`-th percentile of `sorted` (ascending, not empty).

@@ -41,7 +41,7 @@
 
 use crate::mark::MarkBitmap;
 use crate::space::{Space, SpaceAllocator};
-use crate::sweep::{clear_dead_cells, live_cells, SweepMode, Sweeps, Unswept};
+use crate::sweep::{cell_is_live, clear_dead_cells, live_cells, SweepMode, Sweeps, Unswept};
 use gclab_core::bdescr::{BlockPtr, BF_EVACUATED, BF_MARK_IN_PLACE, BF_UNSWEPT};
 use gclab_core::block_alloc::BlockAllocator;
 use gclab_core::constants::{Word, BLOCK_WORDS};
@@ -168,6 +168,43 @@ impl CellSpace {
                 cell = cell.wrapping_add(size);
             }
         }
+    }
+
+    /// The space's census by size, as GHC's nonmoving heap census reports
+    /// it with `-ln`: per power-of-two cell size in bytes (each class
+    /// counted under the smallest power of two that holds its cells, since
+    /// the event carries log2 of the size), the blocks with a free cell,
+    /// the full ones, and the cells in use. A block whose dead cells are
+    /// not yet cleared counts by its live map.
+    ///
+    /// # Safety
+    /// The world is stopped; `gen` holds the space's blocks.
+    // SAFETY: reads the space's blocks' first cell words and live maps, which the stopped world leaves alone.
+    pub unsafe fn census(&self, gen: &Generation) -> Vec<gclab_core::CollectorEvent> {
+        use gclab_core::constants::WORD_SIZE;
+        let bucket = |class: usize| (CLASSES[class] * WORD_SIZE).next_power_of_two().trailing_zeros() as usize;
+        let mut rows = [(0u32, 0u32, 0u32); 64];
+        for &bd in &gen.blocks {
+            // SAFETY: the caller's contract.
+            let d = unsafe { bd.read() };
+            let class = d.space_info as usize - 1;
+            let (size, cells) = (CLASSES[class], cells_per_block(class));
+            // SAFETY: as above.
+            let live = match unsafe { d.live_map() } {
+                Some(map) => (0..cells).filter(|&i| cell_is_live(map, size, i)).count(),
+                // SAFETY: as above; a swept block's free cells are zero.
+                None => (0..cells).filter(|&i| unsafe { *d.start.add(i * size) } != 0).count(),
+            };
+            let row = &mut rows[bucket(class)];
+            if live < cells {
+                row.0 += 1;
+            } else {
+                row.1 += 1;
+            }
+            row.2 += live as u32;
+        }
+        let used = (bucket(0)..=bucket(CLASSES.len() - 1)).map(|b| (b, rows[b]));
+        used.map(|(b, (active, filled, live))| gclab_core::CollectorEvent::Census { log_cell_bytes: b as u8, active, filled, live }).collect()
     }
 
     /// Judge the blocks `marked` (the space's blocks, attached to `marks`

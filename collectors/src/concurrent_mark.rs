@@ -125,7 +125,10 @@ impl MarkQueue {
     /// Hand the marker snapshot objects that are marked already but not
     /// scanned (what the major GC marked in place and deferred).
     pub fn push_marked(&self, objects: impl IntoIterator<Item = *mut Word>) {
-        self.incoming.lock().expect("mark queue").marked.extend(objects.into_iter().map(|p| p as usize));
+        let mut incoming = self.incoming.lock().expect("mark queue");
+        let before = incoming.marked.len();
+        incoming.marked.extend(objects.into_iter().map(|p| p as usize));
+        self.marked_objects.fetch_add(incoming.marked.len() - before, Ordering::Relaxed);
     }
 
     /// The object layout it marks with.

@@ -91,7 +91,7 @@ use gclab_core::bdescr::{BlockPtr, BF_EVACUATED, BF_LARGE, BF_MARK_IN_PLACE};
 use gclab_core::constants::Word;
 use gclab_core::generation::{Generation, ObjPtr};
 use gclab_core::object::{load_header, weak_field};
-use gclab_core::{Collector, ConcurrentPhase, GcContext, GcOutcome, GcReason, GcRequest};
+use gclab_core::{Collector, CollectorEvent, ConcurrentPhase, GcContext, GcOutcome, GcReason, GcRequest};
 use std::time::Instant;
 
 /// The registry entry.
@@ -109,7 +109,7 @@ pub const ENTRY: CollectorEntry = CollectorEntry {
         // A broken collector on purpose, for the test that shows the
         // snapshot check catching a marking that misses live objects.
         let lose_grey = std::env::var("GCLAB_NONMOVING_FAULT").is_ok_and(|f| f == "lose-grey");
-        Ok(Box::new(Nonmoving { mark, sweep, lose_grey, old: None, pool: GcThreadPool::default(), cycle: None, finished: Vec::new() }))
+        Ok(Box::new(Nonmoving { mark, sweep, lose_grey, old: None, pool: GcThreadPool::default(), cycle: None, events: Vec::new() }))
     },
 };
 
@@ -162,8 +162,8 @@ pub struct Nonmoving {
     old: Option<CellSpace>,
     pool: GcThreadPool,
     cycle: Option<Cycle>,
-    /// Concurrent markings that ended, not yet taken by the runtime.
-    finished: Vec<ConcurrentPhase>,
+    /// What it did beyond its GCs, not yet taken by the runtime.
+    events: Vec<CollectorEvent>,
 }
 
 impl Collector for Nonmoving {
@@ -189,8 +189,9 @@ impl Collector for Nonmoving {
             return done;
         }
         let (done, queue) = self.begin_cycle(ctx);
+        self.events.push(CollectorEvent::MarkBegin);
         if self.mark == MarkMode::Sync || req.reason == GcReason::Explicit {
-            self.finish_marking(queue, ctx, true);
+            self.finish_marking(queue, ctx, true, None);
         } else {
             self.cycle = Some(Cycle { marker: Marker::start(queue, ctx.sync_request.clone()), started: Instant::now(), syncs: 0 });
         }
@@ -201,16 +202,19 @@ impl Collector for Nonmoving {
         let Some(cycle) = self.cycle.as_mut() else { return };
         let drained = cycle.marker.queue.pause();
         cycle.syncs += 1;
-        let recorded = flush_barrier_records(&cycle.marker.queue, ctx);
-        if !drained || (recorded >= FINISH_IN_PAUSE_BELOW && cycle.syncs <= CONCURRENT_ROUNDS) {
-            cycle.marker.queue.resume();
+        let (queue, rounds) = (cycle.marker.queue.clone(), cycle.syncs);
+        let recorded = self.flush_barrier_records(&queue, ctx);
+        if !drained || (recorded >= FINISH_IN_PAUSE_BELOW && rounds <= CONCURRENT_ROUNDS) {
+            queue.resume();
             return;
         }
+        // The cycle's marker must hold the last reference to its queue.
+        drop(queue);
         self.finish_cycle(ctx, false);
     }
 
-    fn finished_phases(&mut self) -> Vec<ConcurrentPhase> {
-        std::mem::take(&mut self.finished)
+    fn take_events(&mut self) -> Vec<CollectorEvent> {
+        std::mem::take(&mut self.events)
     }
 }
 
@@ -270,16 +274,18 @@ impl Nonmoving {
     fn finish_cycle(&mut self, ctx: &mut GcContext<'_>, in_gc: bool) {
         if let Some(cycle) = self.cycle.take() {
             let queue = cycle.marker.join();
-            self.finished.push(ConcurrentPhase { cpu: queue.marker_cpu_seconds(), elapsed: cycle.started.elapsed().as_secs_f64() });
-            self.finish_marking(queue, ctx, in_gc);
+            let phase = ConcurrentPhase { cpu: queue.marker_cpu_seconds(), elapsed: cycle.started.elapsed().as_secs_f64() };
+            self.finish_marking(queue, ctx, in_gc, Some(phase));
         }
     }
 
     /// Finish a cycle's marking in a pause: take the barrier's records,
     /// mark what is left, judge the old weak pointers, turn the barrier
-    /// off and sweep. `in_gc`: inside a GC, rather than a sync.
-    fn finish_marking(&mut self, queue: MarkQueue, ctx: &mut GcContext<'_>, in_gc: bool) {
-        flush_barrier_records(&queue, ctx);
+    /// off and sweep. `in_gc`: inside a GC, rather than a sync;
+    /// `concurrent`: what the marking cost beside the mutators, if it ran
+    /// there.
+    fn finish_marking(&mut self, queue: MarkQueue, ctx: &mut GcContext<'_>, in_gc: bool, concurrent: Option<ConcurrentPhase>) {
+        self.flush_barrier_records(&queue, ctx);
         set_extension(ctx.caps, BarrierExtension::None);
         let mut stack = Vec::new();
         // SAFETY: the world is stopped and the marker thread is gone.
@@ -288,6 +294,8 @@ impl Nonmoving {
         let layout = ctx.heap.layout;
         // SAFETY: as above.
         unsafe { judge_weaks(&queue, &mut ctx.heap.gens[oldest].weak_ptrs, ctx.caps, &mut stack) };
+        let marked_objects = u32::try_from(queue.marked_objects()).unwrap_or(u32::MAX);
+        self.events.push(CollectorEvent::MarkEnd { marked_objects, concurrent });
         let marks = queue.marks;
         forget_dead_mut_list_entries(ctx.caps, oldest, &marks);
         if ctx.flags.sanity {
@@ -307,24 +315,31 @@ impl Nonmoving {
         let space = self.old.as_mut().expect("a cycle runs only once the space exists");
         // SAFETY: as above; the blocks cut since the snapshot are swept.
         unsafe { space.recount(old, layout) };
+        self.events.push(CollectorEvent::SweepBegin);
         let mut ba = blocks.lock();
         // SAFETY: marking is complete; no allocator exists outside a GC.
         unsafe { sweep_large_objects(old, &marks, &mut ba) };
         // SAFETY: as above.
         unsafe { space.sweep(snapshot, marks, &mut ba, old) };
         old.live_estimate = Some(old.n_words);
+        self.events.push(CollectorEvent::SweepEnd);
+        if ctx.flags.eventlog && ctx.flags.trace_nonmoving_census {
+            // SAFETY: the world is stopped; the sweep has judged every block.
+            self.events.extend(unsafe { space.census(old) });
+        }
     }
-}
 
-/// Take every capability's recorded overwritten values and hand them to
-/// the marker; returns how many.
-fn flush_barrier_records(queue: &MarkQueue, ctx: &mut GcContext<'_>) -> usize {
-    let mut n = 0;
-    for cap in ctx.caps.iter_mut() {
-        n += cap.update_rem_set.len();
-        queue.push(cap.update_rem_set.drain(..));
+    /// Take every capability's recorded overwritten values and hand them
+    /// to the marker; returns how many.
+    fn flush_barrier_records(&mut self, queue: &MarkQueue, ctx: &mut GcContext<'_>) -> usize {
+        let mut n = 0;
+        for cap in ctx.caps.iter_mut().filter(|c| !c.update_rem_set.is_empty()) {
+            n += cap.update_rem_set.len();
+            queue.push(cap.update_rem_set.drain(..));
+            self.events.push(CollectorEvent::RemSetFlush { cap: cap.no as u16 });
+        }
+        n
     }
-    n
 }
 
 /// Drop the old generation's mutable-list entries that the marking found

@@ -220,15 +220,16 @@ fn sweeper(queue: &Lock<Queue>, stop: &AtomicBool) {
     }
 }
 
-/// Is cell `i` of `b` live (the bit of its first word set)?
-fn cell_is_live(map: &LiveMap, b: &Unswept, i: usize) -> bool {
-    let w = i * b.cell_words;
+/// Is cell `i` of a block of `cell_words`-word cells live (the bit of its
+/// first word set in the block's live map)?
+pub fn cell_is_live(map: &LiveMap, cell_words: usize, i: usize) -> bool {
+    let w = i * cell_words;
     map[w / 64] & (1 << (w % 64)) != 0
 }
 
 /// Live cells of a block, by its mark bits.
 pub fn live_cells(map: &LiveMap, b: &Unswept) -> usize {
-    (0..b.cells).filter(|&i| cell_is_live(map, b, i)).count()
+    (0..b.cells).filter(|&i| cell_is_live(map, b.cell_words, i)).count()
 }
 
 /// Zero every dead cell of `b`: a cell whose first word is unmarked and
@@ -239,7 +240,7 @@ pub fn live_cells(map: &LiveMap, b: &Unswept) -> usize {
 pub unsafe fn clear_dead_cells(b: &Unswept) {
     // SAFETY: the caller's contract.
     let map = unsafe { &*b.map };
-    for i in (0..b.cells).filter(|&i| !cell_is_live(map, b, i)) {
+    for i in (0..b.cells).filter(|&i| !cell_is_live(map, b.cell_words, i)) {
         let cell = b.start.wrapping_add(i * b.cell_words);
         // SAFETY: the cell lies in the block and is dead or free: nobody
         // else reads or writes it.

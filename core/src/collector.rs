@@ -127,15 +127,57 @@ impl SyncRequest {
 
 /// A concurrent phase a collector's own threads finished (a nonmoving
 /// collector's marking cycle): their CPU seconds, and the wall-clock
-/// seconds from its start to its end, beside the mutators. The runtime
-/// takes them after every GC and sync (`Collector::finished_phases`) for
-/// GHC's `Gen 1 concurrent` line and `CONC GC time`.
+/// seconds from its start to its end, beside the mutators; for GHC's
+/// `Gen 1 concurrent` line and `CONC GC time` (See `CollectorEvent`).
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
 pub struct ConcurrentPhase {
     /// CPU seconds of the collector's threads.
     pub cpu: f64,
     /// Wall-clock seconds from the phase's start to its end.
     pub elapsed: f64,
+}
+
+/// Something a collector did outside the runtime's view, for the
+/// eventlog (GHC's nonmoving events) and the statistics. The runtime
+/// takes them after every GC and sync (`Collector::take_events`) and
+/// writes them with the time it takes them.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum CollectorEvent {
+    /// A marking began (`CONC_MARK_BEGIN`).
+    MarkBegin,
+    /// A marking ended, having marked `marked_objects` objects
+    /// (`CONC_MARK_END`); `concurrent`: what it cost beside the mutators,
+    /// None when it ran inside a pause.
+    MarkEnd {
+        /// Objects marked.
+        marked_objects: u32,
+        /// Its concurrent phase, if it had one.
+        concurrent: Option<ConcurrentPhase>,
+    },
+    /// A sweep began (`CONC_SWEEP_BEGIN`).
+    SweepBegin,
+    /// A sweep ended (`CONC_SWEEP_END`).
+    SweepEnd,
+    /// Capability `cap`'s update remembered set was taken
+    /// (`CONC_UPD_REM_SET_FLUSH`).
+    RemSetFlush {
+        /// The capability.
+        cap: u16,
+    },
+    /// One line of the old generation's census by size (GHC's
+    /// `NONMOVING_HEAP_CENSUS`, with `-ln`): cells of at most
+    /// `2^log_cell_bytes` bytes, in `active` partly free blocks and
+    /// `filled` full ones, `live` of them in use.
+    Census {
+        /// log2 of the largest cell size counted, in bytes.
+        log_cell_bytes: u8,
+        /// Blocks with a free cell.
+        active: u32,
+        /// Blocks with none.
+        filled: u32,
+        /// Cells in use.
+        live: u32,
+    },
 }
 
 /// What one GC thread did.
@@ -194,9 +236,9 @@ pub trait Collector: Send + Sync {
     /// asked (See Note [Concurrent phases]); `ctx` is as for `collect`,
     /// and what must hold afterwards is what holds between GCs.
     fn sync(&mut self, _ctx: &mut GcContext<'_>) {}
-    /// The concurrent phases that ended since the last call (called with
-    /// the world stopped, after every `collect` and `sync`).
-    fn finished_phases(&mut self) -> Vec<ConcurrentPhase> {
+    /// What it did since the last call, beyond what `collect` returns
+    /// (called with the world stopped, after every `collect` and `sync`).
+    fn take_events(&mut self) -> Vec<CollectorEvent> {
         Vec::new()
     }
     /// Does it compact the oldest generation when `compact_oldest` asks?

@@ -57,6 +57,14 @@ pub mod id {
     pub const HEAP_PROF_SAMPLE_COST_CENTRE: u16 = 163;
     pub const HEAP_PROF_SAMPLE_STRING: u16 = 164;
     pub const HEAP_PROF_SAMPLE_END: u16 = 165;
+    pub const CONC_MARK_BEGIN: u16 = 200;
+    pub const CONC_MARK_END: u16 = 201;
+    pub const CONC_SYNC_BEGIN: u16 = 202;
+    pub const CONC_SYNC_END: u16 = 203;
+    pub const CONC_SWEEP_BEGIN: u16 = 204;
+    pub const CONC_SWEEP_END: u16 = 205;
+    pub const CONC_UPD_REM_SET_FLUSH: u16 = 206;
+    pub const NONMOVING_HEAP_CENSUS: u16 = 207;
     pub const DATA_END: u16 = 0xffff;
 }
 
@@ -108,6 +116,14 @@ pub const EVENT_TYPES: &[EventType] = &[
     et(id::HEAP_PROF_SAMPLE_COST_CENTRE, None, "Heap profile cost-centre sample"),
     et(id::HEAP_PROF_SAMPLE_STRING, None, "Heap profile string sample"),
     et(id::HEAP_PROF_SAMPLE_END, Some(8), "End of heap profile sample"),
+    et(id::CONC_MARK_BEGIN, Some(0), "Begin concurrent mark phase"),
+    et(id::CONC_MARK_END, Some(4), "End concurrent mark phase"),
+    et(id::CONC_SYNC_BEGIN, Some(0), "Begin concurrent GC synchronisation"),
+    et(id::CONC_SYNC_END, Some(0), "End concurrent GC synchronisation"),
+    et(id::CONC_SWEEP_BEGIN, Some(0), "Begin concurrent sweep"),
+    et(id::CONC_SWEEP_END, Some(0), "End concurrent sweep"),
+    et(id::CONC_UPD_REM_SET_FLUSH, Some(2), "Update remembered set flushed"),
+    et(id::NONMOVING_HEAP_CENSUS, Some(13), "Nonmoving heap census"),
 ];
 
 /// The `HEAP_PROF_BEGIN` break-down code of a `-h` letter (GHC's
@@ -151,6 +167,11 @@ impl Payload {
     /// An empty payload.
     pub fn new() -> Payload {
         Payload(Vec::with_capacity(64))
+    }
+    /// Append a u8.
+    pub fn u8(mut self, v: u8) -> Payload {
+        self.0.push(v);
+        self
     }
     /// Append a u16.
     pub fn u16(mut self, v: u16) -> Payload {
@@ -418,6 +439,36 @@ impl Drop for EventLog {
     }
 }
 
+impl EventLog {
+    /// Write what a collector reports (See `CollectorEvent`), at `at`, in
+    /// the buffer of no capability (a collector's own threads belong to
+    /// none), except each capability's remembered-set flush.
+    pub fn collector_event(&mut self, at: Instant, event: &crate::collector::CollectorEvent) {
+        use crate::collector::CollectorEvent as E;
+        if !self.classes().gc {
+            return;
+        }
+        let (cap, id, payload) = match *event {
+            E::MarkBegin => (None, id::CONC_MARK_BEGIN, Payload::new()),
+            E::MarkEnd { marked_objects, .. } => (None, id::CONC_MARK_END, Payload::new().u32(marked_objects)),
+            E::SweepBegin => (None, id::CONC_SWEEP_BEGIN, Payload::new()),
+            E::SweepEnd => (None, id::CONC_SWEEP_END, Payload::new()),
+            E::RemSetFlush { cap } => (Some(cap as usize), id::CONC_UPD_REM_SET_FLUSH, Payload::new().u16(cap)),
+            E::Census { log_cell_bytes, active, filled, live } => {
+                (None, id::NONMOVING_HEAP_CENSUS, Payload::new().u8(log_cell_bytes).u32(active).u32(filled).u32(live))
+            }
+        };
+        self.post(cap, at, id, payload);
+    }
+
+    /// A collector's sync begins or ends (`CONC_SYNC_BEGIN`/`END`).
+    pub fn collector_sync(&mut self, at: Instant, begins: bool) {
+        if self.classes().gc {
+            self.post(None, at, if begins { id::CONC_SYNC_BEGIN } else { id::CONC_SYNC_END }, Payload::new());
+        }
+    }
+}
+
 /// The events of one GC, as seed 002 settles their order. They go in
 /// capability 0's buffer whichever capability led the GC (the leader is
 /// not recorded; GC thread t's GC_WORK/IDLE/DONE go in capability t mod
@@ -499,6 +550,20 @@ pub fn describe(id: u16, p: &[u8]) -> String {
         id::RUN_THREAD => format!("running thread {}", be32(p, 0)),
         id::STOP_THREAD => format!("stopping thread {} ({})", be32(p, 0), match be16(p, 4) as u16 { STOP_HEAP_OVERFLOW => "heap overflow", STOP_FINISHED => "thread finished", _ => "other" }),
         id::GC_START => "starting GC".into(),
+        id::CONC_MARK_BEGIN => "concurrent mark began".into(),
+        id::CONC_MARK_END => format!("concurrent mark ended: marked {} objects", be32(p, 0)),
+        id::CONC_SYNC_BEGIN => "post-mark synchronization began".into(),
+        id::CONC_SYNC_END => "post-mark synchronization ended".into(),
+        id::CONC_SWEEP_BEGIN => "concurrent sweep began".into(),
+        id::CONC_SWEEP_END => "concurrent sweep ended".into(),
+        id::CONC_UPD_REM_SET_FLUSH => format!("update remembered set flushed by {}", be16(p, 0)),
+        id::NONMOVING_HEAP_CENSUS => format!(
+            "nonmoving heap census {}: {} active segments, {} filled segments, {} live blocks",
+            1u64 << p.first().copied().unwrap_or(0).min(63),
+            be32(p, 1),
+            be32(p, 5),
+            be32(p, 9)
+        ),
         id::GC_END => "finished GC".into(),
         id::REQUEST_SEQ_GC => "requesting sequential GC".into(),
         id::REQUEST_PAR_GC => "requesting parallel GC".into(),

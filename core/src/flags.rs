@@ -111,6 +111,8 @@ pub struct RtsFlags {
     pub trace_gc: bool,
     /// Event classes: scheduler and capability events.
     pub trace_scheduler: bool,
+    /// `-ln`: the nonmoving collector's heap census after each sweep.
+    pub trace_nonmoving_census: bool,
     /// `-ol<file>`: where the eventlog goes (default `<program>.eventlog`).
     pub eventlog_path: Option<PathBuf>,
     /// `-h<break-down>`: heap profiling, by closure type (`T`), description
@@ -163,6 +165,7 @@ impl Default for RtsFlags {
             eventlog: false,
             trace_text: None,
             trace_gc: true,
+            trace_nonmoving_census: false,
             trace_scheduler: true,
             eventlog_path: None,
             program: vec!["gclab".into()],
@@ -442,9 +445,10 @@ impl RtsFlags {
                 }
                 's' => self.trace_scheduler = on,
                 'g' => self.trace_gc = on,
+                'n' => self.trace_nonmoving_census = on,
                 'p' | 'u' => {}
                 't' if text => self.trace_text = Some(true),
-                _ => return Err(bad(arg, format!("unknown event class `{c}' (known: a, s, g, p, u{})", if text { ", t" } else { "" }))),
+                _ => return Err(bad(arg, format!("unknown event class `{c}' (known: a, s, g, n, p, u{})", if text { ", t" } else { "" }))),
             }
             on = true;
         }

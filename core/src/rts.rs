@@ -409,6 +409,9 @@ impl Rts {
             return;
         }
         let start = Stamp::now();
+        if let Some(log) = self.eventlog.lock().as_mut() {
+            log.collector_sync(start.wall, true);
+        }
         // SAFETY: Note [Who touches what]: the world is stopped (`world`).
         let st = unsafe { &mut *self.state.get() };
         self.with_gc_context(0, |collector, ctx| {
@@ -418,21 +421,38 @@ impl Rts {
             collector.sync(ctx)
         });
         self.check_sanity(st, || format!("a sync of collector {}", self.collector_name()));
-        self.take_finished_phases(st);
-        let (cpu, elapsed) = Stamp::now().since(&start);
+        self.take_collector_events(st);
+        let end = Stamp::now();
+        if let Some(log) = self.eventlog.lock().as_mut() {
+            log.collector_sync(end.wall, false);
+        }
+        let (cpu, elapsed) = end.since(&start);
         st.stats.collector_syncs += 1;
         st.stats.collector_sync_elapsed += elapsed;
         st.stats.collector_sync_cpu += cpu;
         st.stats.collector_sync_max = st.stats.collector_sync_max.max(elapsed);
+        st.stats.sync_pauses.push((start.since(&st.start).1, elapsed));
         st.stats.gc_cpu += cpu;
         st.stats.gc_elapsed += elapsed;
         drop(world);
     }
 
-    /// Count the collector's concurrent phases that have ended.
-    fn take_finished_phases(&self, st: &mut RunState) {
-        for phase in self.collector.lock().finished_phases() {
-            st.stats.concurrent_phase(phase);
+    /// Take what the collector did beyond its GCs: count the concurrent
+    /// phases that ended, and write every event to the eventlog.
+    fn take_collector_events(&self, st: &mut RunState) {
+        let events = self.collector.lock().take_events();
+        if events.is_empty() {
+            return;
+        }
+        let now = Instant::now();
+        let mut log = self.eventlog.lock();
+        for e in &events {
+            if let crate::collector::CollectorEvent::MarkEnd { concurrent: Some(phase), .. } = e {
+                st.stats.concurrent_phase(*phase);
+            }
+            if let Some(log) = log.as_mut() {
+                log.collector_event(now, e);
+            }
         }
     }
 
@@ -704,7 +724,7 @@ impl Rts {
         let census = self.census_due(st);
         let req = self.plan(st, reason, force_major || census, force_compact);
         let outcome = self.run_collector(&req, leader);
-        self.take_finished_phases(st);
+        self.take_collector_events(st);
         let req = GcRequest { collect_gen: outcome.collected_gen, ..req };
         let resized = self.after_collection(st, &req, &outcome);
         let gc_number = st.stats.gcs + 1;

@@ -215,6 +215,9 @@ pub struct Stats {
     pub collector_sync_cpu: f64,
     /// The longest of them.
     pub collector_sync_max: f64,
+    /// Each of them: (elapsed seconds since the start when it began, its
+    /// length), for the pause distribution and MMU.
+    pub sync_pauses: Vec<(f64, f64)>,
     /// The run's collector works concurrently (`-xn`): `-s`, `-t
     /// --machine-readable` show GHC's nonmoving lines and keys.
     pub concurrent_collector: bool,
@@ -273,6 +276,7 @@ impl Stats {
             collector_sync_elapsed: 0.0,
             collector_sync_cpu: 0.0,
             collector_sync_max: 0.0,
+            sync_pauses: Vec::new(),
             concurrent_collector: false,
             concurrent_phases: 0,
             concurrent_cpu: 0.0,
