@@ -59,6 +59,9 @@ const REQUIRED: &[&str] = &[
     "RequestSeqGC", "StartGC", "EndGC", "GlobalSyncGC", "GCWork", "GCIdle", "GCDone", "GCStatsGHC", "HeapAllocated", "HeapSize", "HeapLive", "HeapInfoGHC",
 ];
 
+/// The nonmoving collector's events (GHC's, with `-ln` for the census).
+const CONCURRENT: &[&str] = &["ConcMarkBegin", "ConcMarkEnd", "ConcSyncBegin", "ConcSyncEnd", "ConcSweepBegin", "ConcSweepEnd", "NonmovingHeapCensus"];
+
 #[test]
 fn ghc_events_parses_the_eventlog_of_every_collector() {
     let dir = scratch("collectors");
@@ -68,11 +71,23 @@ fn ghc_events_parses_the_eventlog_of_every_collector() {
         let mut args = vec!["run", "--collector", entry.name, "lru", "2000", "20000", "64", "+RTS", "-A64k", "-O64k", ol.as_str()];
         args.extend(entry.flags.split_whitespace());
         args.push("-l");
+        let concurrent = entry.name == "nonmoving";
+        if concurrent {
+            args.push("-ln");
+        }
         let o = gclab(&args);
         assert!(o.status.success(), "{}: {}", entry.name, String::from_utf8_lossy(&o.stderr));
         let counts = ghc_events_counts(&file);
-        for kind in REQUIRED {
+        for kind in REQUIRED.iter().chain(if concurrent { CONCURRENT } else { &[] }) {
             assert!(counts.get(*kind).copied().unwrap_or(0) > 0, "{}: no {kind} event in {counts:?}", entry.name);
+        }
+        if concurrent {
+            // A marking still running when the program ends is stopped
+            // unfinished.
+            let unfinished = counts["ConcMarkBegin"] - counts["ConcMarkEnd"];
+            assert!(unfinished <= 1, "{unfinished} markings never ended: {counts:?}");
+            assert_eq!(counts["ConcSyncBegin"], counts["ConcSyncEnd"]);
+            assert_eq!(counts["NonmovingHeapCensus"] % counts["ConcSweepEnd"], 0, "a census line per size after each sweep");
         }
         assert!(!counts.contains_key("UnknownEvent"), "{}: events ghc-events does not know: {counts:?}", entry.name);
         assert_eq!(counts["StartGC"], counts["EndGC"]);
@@ -166,6 +181,40 @@ fn a_ghc_programs_eventlog_reads_like_its_own_dash_s() {
     let all = pick(&ours, "  all").unwrap_or_else(|| panic!("{ours}"));
     assert_eq!(all.split_whitespace().nth(1), Some(gcs.to_string().as_str()), "{all}");
     assert!(pick(&ours, "MMU ").is_some_and(|l| l.contains(" 10ms ")), "{ours}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn a_ghc_nonmoving_eventlog_shows_its_syncs_and_concurrent_marking() {
+    let dir = scratch("ghc-xn");
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let exe = dir.join("bt");
+    let o = Command::new("ghc")
+        .args(["-O2", "-threaded", "-eventlog", "-rtsopts", "-outputdir"])
+        .arg(&dir)
+        .arg("-o")
+        .arg(&exe)
+        .arg(root.join("peers").join("binarytrees.hs"))
+        .output()
+        .expect("ghc is installed (.ci/run installs it)");
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let file = dir.join("bt.eventlog");
+    let sfile = dir.join("bt.s");
+    let o = Command::new(&exe).args(["16", "+RTS", "-xn", "-N2", "-l", &format!("-ol{}", file.display()), &format!("-s{}", sfile.display()), "-RTS"]).output().unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let ghc_s = std::fs::read_to_string(&sfile).unwrap();
+    let o = gclab(&["eventlog", "--no-plot", file.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let ours = String::from_utf8_lossy(&o.stdout).into_owned();
+    let count = |text: &str, what: &str| -> usize {
+        let line = text.lines().find(|l| l.contains(what)).unwrap_or_else(|| panic!("no `{what}' line in:\n{text}"));
+        line.split_whitespace().nth(2).unwrap().parse().unwrap()
+    };
+    // GHC prints its major-GC count as its syncs; the eventlog has one
+    // sync per marking that ended before the program did.
+    let (ghc_syncs, our_syncs) = (count(&ghc_s, " syncs,"), count(&ours, " syncs,"));
+    assert!(our_syncs >= 1 && our_syncs <= ghc_syncs && our_syncs + 1 >= ghc_syncs, "syncs: GHC {ghc_syncs}, from the eventlog {our_syncs}\n{ours}");
+    assert!(ours.contains("concurrent,"), "{ours}");
     std::fs::remove_dir_all(&dir).unwrap();
 }
 

@@ -297,6 +297,12 @@ mod tests {
         assert_eq!(name(&["-N2"], None), "parallel");
         assert_eq!(name(&["-N2"], Some("copying")), "copying", "-N only suggests parallel");
         assert_eq!(name(&[], Some("mark-sweep")), "mark-sweep");
+        assert_eq!(name(&["-xn"], None), "nonmoving");
+        assert_eq!(name(&["-xn", "-N2"], None), "nonmoving", "-xn wins over -N's suggestion");
+        let mut f = flags(&[]);
+        assert_eq!(select(&mut f, Some("nonmoving")).unwrap().0.name, "nonmoving");
+        assert!(f.nonmoving, "--collector nonmoving implies -xn");
+        assert!(error(&["-xn"], Some("copying")).contains("contradicts"));
     }
 
     #[test]

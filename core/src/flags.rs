@@ -684,6 +684,17 @@ mod tests {
     }
 
     #[test]
+    fn nonmoving_flags_and_refusals() {
+        assert!(parse(&["-xn"]).unwrap().nonmoving && parse(&["--nonmoving-gc"]).unwrap().nonmoving);
+        assert!(!parse(&["-xn", "--copying-gc"]).unwrap().nonmoving);
+        assert!(parse(&["-l", "-ln"]).unwrap().trace_nonmoving_census);
+        for refused in [&["-xn", "-G1"][..], &["-xn", "-c"][..], &["-G1", "-xn"][..], &["-xn", "-hc"][..]] {
+            let e = parse(refused).and_then(|f| f.validate().map(|_| f)).err().unwrap_or_else(|| panic!("{refused:?} accepted")).to_string();
+            assert!(e.contains("-xn") && e.contains("nonmoving"), "{refused:?}: {e}");
+        }
+    }
+
+    #[test]
     fn bad_flags_name_the_flag() {
         for (args, needle) in [
             (&["-A0"][..], "-A0"),

@@ -311,4 +311,28 @@ mod tests {
         assert_eq!(lines[7], "  Gen  0      6754 colls,     0 par    2.132s   2.137s     0.0003s    0.0028s");
         assert!(text.contains("  Total   time    6.380s  (  6.397s elapsed)"));
     }
+
+    #[test]
+    fn nonmoving_lines_match_ghc_layout() {
+        let mut s = Stats::new(2, 2);
+        s.concurrent_collector = true;
+        s.gens[1].collections = 28;
+        s.collector_syncs = 28;
+        s.collector_sync_elapsed = 0.036;
+        s.collector_sync_max = 0.0056;
+        s.concurrent_phases = 28;
+        s.concurrent_cpu = 2.655;
+        s.concurrent_elapsed = 5.727;
+        s.concurrent_max = 0.3850;
+        s.total_cpu = 12.686;
+        let text = summary(&s, 2);
+        // Lines of GHC 9.0's own -s output (binary-trees 20, -N2 -xn).
+        assert!(text.contains("\n  Gen  1        28 syncs,                       0.036s     0.0013s    0.0056s\n"), "{text}");
+        assert!(text.contains("\n  Gen  1      concurrent,              2.655s   5.727s     0.2045s    0.3850s\n"), "{text}");
+        assert!(text.contains("\n  CONC GC time    2.655s  (  5.727s elapsed)\n"), "{text}");
+        assert!((s.mut_cpu() - (12.686 - 2.655)).abs() < 1e-9, "CONC GC CPU time is not MUT");
+        let mr = machine_readable(&s);
+        assert!(mr.contains(" ,(\"nonmoving_concurrent_avg_pause_seconds\", \"0.204536\")"), "{mr}");
+        assert!(!summary(&Stats::new(2, 1), 1).contains("syncs"), "only a concurrent collector's runs have the lines");
+    }
 }
