@@ -41,13 +41,12 @@
 
 use crate::mark::MarkBitmap;
 use crate::space::{Space, SpaceAllocator};
-use crate::sweep::{cell_is_live, clear_dead_cells, live_cells, SweepMode, Sweeps, Unswept};
+use crate::sweep::{clear_dead_cells, live_cells, SweepMode, Sweeps, Unswept};
 use gclab_core::bdescr::{BlockPtr, BF_EVACUATED, BF_MARK_IN_PLACE, BF_UNSWEPT};
 use gclab_core::block_alloc::BlockAllocator;
 use gclab_core::constants::{Word, BLOCK_WORDS};
 use gclab_core::generation::Generation;
 use gclab_core::lock::Lock;
-use gclab_core::object::{info_of_header, Layout};
 use gclab_core::Rts;
 
 /// Cell sizes in words, smallest first (See Note [Size classes]).
@@ -94,13 +93,18 @@ pub struct CellSpace {
     sweeps: Sweeps,
     /// This GC ends with a sweep of the space, which recounts its blocks.
     sweeping: bool,
+    /// Object words placed in, and cell words taken from, blocks kept in
+    /// place (`BF_MARK_IN_PLACE`) by GCs that do not sweep, since the last
+    /// `take_kept_placements`: how a marking that spans GCs learns what
+    /// its snapshot blocks hold now without walking them.
+    kept_placements: Lock<(usize, usize)>,
 }
 
 impl CellSpace {
     /// An empty space for generation `gen` (its objects stay in `gen`),
     /// swept as `mode` says.
     pub fn new(gen: usize, mode: SweepMode) -> CellSpace {
-        CellSpace { gen, mode, partial: Lock::new(vec![Vec::new(); CLASSES.len()]), sweeps: Sweeps::default(), sweeping: false }
+        CellSpace { gen, mode, partial: Lock::new(vec![Vec::new(); CLASSES.len()]), sweeps: Sweeps::default(), sweeping: false, kept_placements: Lock::new((0, 0)) }
     }
 
     /// A GC starts. A major one (`marking`) will judge every block afresh,
@@ -140,34 +144,10 @@ impl CellSpace {
         }
     }
 
-    /// Count `gen`'s blocks afresh, walking their cells: the words of the
-    /// objects in them and of their free cells (for blocks whose counts
-    /// no sweep has given, such as those cut while a concurrent marking
-    /// ran).
-    ///
-    /// # Safety
-    /// The world is stopped, and every block of `gen` is one of the
-    /// space's, swept.
-    // SAFETY: reads the headers of the objects in the space's blocks, which the stopped world leaves alone.
-    pub unsafe fn recount(&self, gen: &mut Generation, layout: Layout) {
-        gen.n_blocks = gen.blocks.len();
-        gen.n_words = 0;
-        gen.n_free_words = 0;
-        for &bd in &gen.blocks {
-            // SAFETY: the caller's contract.
-            let d = unsafe { bd.read() };
-            let size = CLASSES[d.space_info as usize - 1];
-            let mut cell = d.start;
-            while cell < d.start.wrapping_add(cells_per_block(d.space_info as usize - 1) * size) {
-                // SAFETY: a cell of the block: zero (free) or an object.
-                match unsafe { *cell } {
-                    0 => gen.n_free_words += size,
-                    // SAFETY: as above.
-                    header => gen.n_words += unsafe { layout.size_of(cell, info_of_header(header)) },
-                }
-                cell = cell.wrapping_add(size);
-            }
-        }
+    /// The object words placed in, and the cell words taken from, blocks
+    /// kept in place since the last call, by GCs that do not sweep.
+    pub fn take_kept_placements(&self) -> (usize, usize) {
+        std::mem::take(&mut *self.kept_placements.lock())
     }
 
     /// The space's census by size, as GHC's nonmoving heap census reports
@@ -191,7 +171,7 @@ impl CellSpace {
             let (size, cells) = (CLASSES[class], cells_per_block(class));
             // SAFETY: as above.
             let live = match unsafe { d.live_map() } {
-                Some(map) => (0..cells).filter(|&i| cell_is_live(map, size, i)).count(),
+                Some(map) => live_cells(map, size),
                 // SAFETY: as above; a swept block's free cells are zero.
                 None => (0..cells).filter(|&i| unsafe { *d.start.add(i * size) } != 0).count(),
             };
@@ -241,7 +221,7 @@ impl CellSpace {
             let bits = marks.bits(bd);
             let map_address = marks.live_map_address(bd);
             let b = Unswept { bd, start: d.start, cell_words: CLASSES[class], cells: cells_per_block(class), class, map: &bits };
-            let free_cells = b.cells - live_cells(&bits, &b);
+            let free_cells = b.cells - live_cells(&bits, b.cell_words);
             d.flags = (d.flags & !BF_MARK_IN_PLACE) | BF_EVACUATED;
             d.scan = d.start;
             d.aux = 0;
@@ -292,6 +272,8 @@ struct Counts {
     fresh_taken_words: usize,
     old_object_words: usize,
     old_taken_words: usize,
+    kept_object_words: usize,
+    kept_taken_words: usize,
 }
 
 /// One GC thread's allocation into a `CellSpace`.
@@ -385,6 +367,8 @@ impl SpaceAllocator for CellAllocator<'_> {
             if d.has(BF_MARK_IN_PLACE) {
                 let marks = self.marks.expect("a block is marked in place only in a major GC");
                 marks.mark(cell, words);
+                self.counts.kept_object_words += words;
+                self.counts.kept_taken_words += size;
             }
             return cell;
         }
@@ -411,6 +395,9 @@ impl SpaceAllocator for CellAllocator<'_> {
             // counts, less what was placed in them. (A sweep recounts them.)
             gen.n_words += c.old_object_words;
             gen.n_free_words -= c.old_taken_words;
+            let mut kept = self.space.kept_placements.lock();
+            kept.0 += c.kept_object_words;
+            kept.1 += c.kept_taken_words;
         }
     }
 }

@@ -109,7 +109,7 @@ pub const ENTRY: CollectorEntry = CollectorEntry {
         // A broken collector on purpose, for the test that shows the
         // snapshot check catching a marking that misses live objects.
         let lose_grey = std::env::var("GCLAB_NONMOVING_FAULT").is_ok_and(|f| f == "lose-grey");
-        Ok(Box::new(Nonmoving { mark, sweep, lose_grey, old: None, pool: GcThreadPool::default(), cycle: None, events: Vec::new() }))
+        Ok(Box::new(Nonmoving { mark, sweep, lose_grey, old: None, pool: GcThreadPool::default(), cycle: None, events: Vec::new(), snapshot_counts: (0, 0, 0) }))
     },
 };
 
@@ -164,6 +164,10 @@ pub struct Nonmoving {
     cycle: Option<Cycle>,
     /// What it did beyond its GCs, not yet taken by the runtime.
     events: Vec<CollectorEvent>,
+    /// The old generation's blocks, object words and free words when the
+    /// running cycle took its snapshot: the snapshot blocks' counts then
+    /// (See `uncount_snapshot`).
+    snapshot_counts: (usize, usize, usize),
 }
 
 impl Collector for Nonmoving {
@@ -249,6 +253,8 @@ impl Nonmoving {
             space.begin_gc(false);
         }
         let old = &mut ctx.heap.gens[oldest];
+        self.snapshot_counts = (old.n_blocks, old.n_words, old.n_free_words);
+        space.take_kept_placements();
         // SAFETY: as above.
         let (marks, snapshot) = unsafe { take_snapshot(old) };
         let old_weaks = std::mem::take(&mut old.weak_ptrs);
@@ -291,7 +297,6 @@ impl Nonmoving {
         // SAFETY: the world is stopped and the marker thread is gone.
         unsafe { queue.drain(&mut stack) };
         let oldest = ctx.heap.oldest();
-        let layout = ctx.heap.layout;
         // SAFETY: as above.
         unsafe { judge_weaks(&queue, &mut ctx.heap.gens[oldest].weak_ptrs, ctx.caps, &mut stack) };
         let marked_objects = u32::try_from(queue.marked_objects()).unwrap_or(u32::MAX);
@@ -313,8 +318,7 @@ impl Nonmoving {
         let (snapshot, since): (Vec<BlockPtr>, Vec<BlockPtr>) = old.blocks.iter().partition(|bd| in_snapshot(**bd));
         old.blocks = since;
         let space = self.old.as_mut().expect("a cycle runs only once the space exists");
-        // SAFETY: as above; the blocks cut since the snapshot are swept.
-        unsafe { space.recount(old, layout) };
+        uncount_snapshot(old, self.snapshot_counts, space.take_kept_placements());
         self.events.push(CollectorEvent::SweepBegin);
         let mut ba = blocks.lock();
         // SAFETY: marking is complete; no allocator exists outside a GC.
@@ -352,6 +356,18 @@ fn forget_dead_mut_list_entries(caps: &mut [gclab_core::capability::Capability],
             !in_snapshot(bd) || marks.is_marked(obj.0)
         });
     }
+}
+
+/// Take the snapshot blocks' words out of `old`'s counts, so that they
+/// count only the blocks cut since (as `CellSpace::sweep` wants them). The
+/// snapshot blocks held `at_snapshot` (blocks, object words, free words)
+/// when the cycle began, plus what GCs placed in them since (`placed`:
+/// object words and cell words taken), all of it counted in `old` too.
+fn uncount_snapshot(old: &mut Generation, at_snapshot: (usize, usize, usize), placed: (usize, usize)) {
+    let (blocks, words, free) = at_snapshot;
+    old.n_blocks -= blocks;
+    old.n_words -= words + placed.0;
+    old.n_free_words -= free - placed.1;
 }
 
 /// Is block `bd` part of the running cycle's snapshot?
