@@ -149,14 +149,17 @@ fn gclab_eventlog_reports_what_dash_s_reported() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
-#[test]
-fn a_ghc_programs_eventlog_reads_like_its_own_dash_s() {
-    let dir = scratch("ghc");
+/// Build the Haskell binary-trees peer with GHC (`ghc_flags` besides
+/// `-O2 -eventlog -rtsopts`) in `dir`, run it at `depth` with `rts` flags
+/// and an eventlog; returns the eventlog's path and GHC's own `-s` text.
+fn ghc_binary_trees(dir: &Path, ghc_flags: &[&str], depth: &str, rts: &[&str]) -> (PathBuf, String) {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let exe = dir.join("bt");
     let o = Command::new("ghc")
-        .args(["-O2", "-eventlog", "-rtsopts", "-outputdir"])
-        .arg(&dir)
+        .args(["-O2", "-eventlog", "-rtsopts"])
+        .args(ghc_flags)
+        .arg("-outputdir")
+        .arg(dir)
         .arg("-o")
         .arg(&exe)
         .arg(root.join("peers").join("binarytrees.hs"))
@@ -165,9 +168,16 @@ fn a_ghc_programs_eventlog_reads_like_its_own_dash_s() {
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let file = dir.join("bt.eventlog");
     let sfile = dir.join("bt.s");
-    let o = Command::new(&exe).args(["14", "+RTS", "-l", &format!("-ol{}", file.display()), &format!("-s{}", sfile.display()), "-RTS"]).output().unwrap();
+    let (ol, s) = (format!("-ol{}", file.display()), format!("-s{}", sfile.display()));
+    let o = Command::new(&exe).args([depth, "+RTS", "-l", &ol, &s]).args(rts).arg("-RTS").output().unwrap();
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    let ghc_s = std::fs::read_to_string(&sfile).unwrap();
+    (file, std::fs::read_to_string(&sfile).unwrap())
+}
+
+#[test]
+fn a_ghc_programs_eventlog_reads_like_its_own_dash_s() {
+    let dir = scratch("ghc");
+    let (file, ghc_s) = ghc_binary_trees(&dir, &[], "14", &[]);
     let o = gclab(&["eventlog", "--no-plot", file.to_str().unwrap()]);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let ours = String::from_utf8_lossy(&o.stdout).into_owned();
@@ -187,22 +197,7 @@ fn a_ghc_programs_eventlog_reads_like_its_own_dash_s() {
 #[test]
 fn a_ghc_nonmoving_eventlog_shows_its_syncs_and_concurrent_marking() {
     let dir = scratch("ghc-xn");
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let exe = dir.join("bt");
-    let o = Command::new("ghc")
-        .args(["-O2", "-threaded", "-eventlog", "-rtsopts", "-outputdir"])
-        .arg(&dir)
-        .arg("-o")
-        .arg(&exe)
-        .arg(root.join("peers").join("binarytrees.hs"))
-        .output()
-        .expect("ghc is installed (.ci/run installs it)");
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    let file = dir.join("bt.eventlog");
-    let sfile = dir.join("bt.s");
-    let o = Command::new(&exe).args(["16", "+RTS", "-xn", "-N2", "-l", &format!("-ol{}", file.display()), &format!("-s{}", sfile.display()), "-RTS"]).output().unwrap();
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    let ghc_s = std::fs::read_to_string(&sfile).unwrap();
+    let (file, ghc_s) = ghc_binary_trees(&dir, &["-threaded"], "16", &["-xn", "-N2"]);
     let o = gclab(&["eventlog", "--no-plot", file.to_str().unwrap()]);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let ours = String::from_utf8_lossy(&o.stdout).into_owned();

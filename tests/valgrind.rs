@@ -63,3 +63,19 @@ fn mark_sweep_is_clean_under_memcheck() {
         }
     }
 }
+
+#[test]
+fn nonmoving_is_clean_under_memcheck() {
+    // The marker thread beside the mutators (and beside a second
+    // capability), marking in the pause, and the lazy sweep.
+    let runs = [("nonmoving", &["-A8k", "-DS"][..]), ("nonmoving", &["-N2", "-A8k", "-DS"][..]), ("nonmoving:mark=sync,sweep=lazy", &["-A8k", "-DS", "-G3"][..])];
+    for (workload, args) in [("binary-trees", &["8"][..]), ("lru", &["200", "2000", "64"][..]), ("mutable-graph", &["200", "2000"][..]), ("gc-api", &["200"][..])] {
+        for (collector, rts) in runs {
+            let mut a = vec!["run", "--collector", collector, workload];
+            a.extend_from_slice(args);
+            a.push("+RTS");
+            a.extend_from_slice(rts);
+            memcheck(&a);
+        }
+    }
+}

@@ -35,10 +35,10 @@
 //! describes anything. So every GC and sync first pauses the marker: it
 //! parks at its next checkpoint (every `CHECK_EVERY` objects, a few
 //! microseconds of work), and resumes when the world restarts. The cost is
-//! that wait at the start of each GC while a cycle runs (measured: see
-//! the nonmoving collector's figures in `docs/collectors.md`); the gain is
-//! that the marker never holds a young address across a GC: its stack
-//! holds only snapshot objects, which never move.
+//! that wait at the start of each GC while a cycle runs, and the marker's
+//! idle core during GCs; the gain is that the marker never holds a young
+//! address across a GC: its stack holds only snapshot objects, which
+//! never move.
 
 use crate::mark::MarkBitmap;
 use gclab_core::bdescr::{BlockDesc, BF_MARK_IN_PLACE};
