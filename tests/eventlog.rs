@@ -206,9 +206,10 @@ fn a_ghc_nonmoving_eventlog_shows_its_syncs_and_concurrent_marking() {
         line.split_whitespace().nth(2).unwrap().parse().unwrap()
     };
     // GHC prints its major-GC count as its syncs; the eventlog has one
-    // sync per marking that ended before the program did.
+    // sync per marking that ended, and a major GC during a marking starts
+    // none, so there are at most as many.
     let (ghc_syncs, our_syncs) = (count(&ghc_s, " syncs,"), count(&ours, " syncs,"));
-    assert!(our_syncs >= 1 && our_syncs <= ghc_syncs && our_syncs + 1 >= ghc_syncs, "syncs: GHC {ghc_syncs}, from the eventlog {our_syncs}\n{ours}");
+    assert!(our_syncs >= 1 && our_syncs <= ghc_syncs, "syncs: GHC {ghc_syncs}, from the eventlog {our_syncs}\n{ours}");
     assert!(ours.contains("concurrent,"), "{ours}");
     std::fs::remove_dir_all(&dir).unwrap();
 }

@@ -133,13 +133,13 @@ fn concurrent_lines(o: &mut String, s: &Stats) {
 // each marking) and the concurrent work (the mark thread's CPU time, and
 // the wall-clock time from the start of each marking to its end), plus
 // `CONC GC time`, which is not counted as MUT CPU time, and seven
-// `nonmoving_*` keys to `--machine-readable`. GHC has exactly one sync per
-// major collection, so it prints its major-GC count as the number of
-// syncs and divides both totals by it for the averages. gclab's nonmoving
-// collector may sync more than once per cycle (See Note [The snapshot] in
-// the collector), so it prints the syncs it made and the phases it
-// finished, and averages over those: the same figures wherever GHC's one
-// sync per cycle holds.
+// `nonmoving_*` keys to `--machine-readable`. GHC prints its count of
+// major collections as the number of syncs and divides both totals by it
+// for the averages, though a major GC during a running marking starts no
+// marking and so no sync (its eventlogs show fewer syncs than majors).
+// gclab prints the syncs it made and the markings it finished, and
+// averages over those (its nonmoving collector may also sync more than
+// once per marking: See the collector's module doc).
 
 /// Average sync pause and average concurrent phase.
 fn concurrent_averages(s: &Stats) -> (f64, f64) {
