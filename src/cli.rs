@@ -88,6 +88,11 @@ enum Command {
         /// Also print every event as text
         #[arg(long)]
         show: bool,
+        /// Follow a file still being written: print the summary so far
+        /// every SECS seconds, until the file ends with the end-of-data
+        /// marker
+        #[arg(long, value_name = "SECS")]
+        follow: Option<f64>,
     },
     /// Draw a .hp heap profile (as hp2ps would) to PREFIX.svg and PREFIX.png
     Hp {
@@ -153,7 +158,13 @@ where
                 println!("Plot: {}", f.display());
             }
         })),
-        Command::Eventlog { file, from, to, plot, no_plot, show } => finish(eventlog(&file, from, to, plot, no_plot, show)),
+        Command::Eventlog { file, from, to, plot, no_plot, show, follow } => {
+            let view = EventlogView { from, to, plot, no_plot, show };
+            match follow {
+                Some(secs) => finish_with_code(follow_eventlog(&file, &view, secs)),
+                None => finish_with_code(eventlog(&file, &view)),
+            }
+        }
         Command::Run { collector, json, rest } => match run_catching_internal_errors(registry, collector.as_deref(), json, &rest) {
             Ok(()) => ExitCode::SUCCESS,
             Err((code, msg)) => {
@@ -176,6 +187,17 @@ fn run_catching_internal_errors(registry: &Registry, collector: Option<&str>, js
 fn finish(r: Result<(), String>) -> ExitCode {
     match r {
         Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("gclab: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// `finish`, for a command whose success has an exit code of its own.
+fn finish_with_code(r: Result<u8, String>) -> ExitCode {
+    match r {
+        Ok(code) => ExitCode::from(code),
         Err(e) => {
             eprintln!("gclab: {e}");
             ExitCode::FAILURE
@@ -229,15 +251,37 @@ Table: {}", dir.join("summary.md").display());
     Ok(())
 }
 
-fn eventlog(file: &std::path::Path, from: Option<f64>, to: Option<f64>, plot: Option<PathBuf>, no_plot: bool, show: bool) -> Result<(), String> {
+/// What `gclab eventlog` shows of a file.
+struct EventlogView {
+    from: Option<f64>,
+    to: Option<f64>,
+    plot: Option<PathBuf>,
+    no_plot: bool,
+    show: bool,
+}
+
+/// Read `file`, warning on stderr of each damage survived (See
+/// `eventlog_reader::Damage`).
+fn read_eventlog_warning(file: &Path) -> Result<crate::eventlog_reader::EventLogFile, String> {
     let log = crate::eventlog_reader::read(file)?;
-    if show {
+    for d in &log.damage {
+        eprintln!("gclab: warning: {}: {d}", file.display());
+    }
+    Ok(log)
+}
+
+/// `gclab eventlog FILE`: the summary, latency and timeline; the exit code
+/// says whether the file was whole (0), cut short (3) or had bytes
+/// skipped (4).
+fn eventlog(file: &Path, view: &EventlogView) -> Result<u8, String> {
+    let log = read_eventlog_warning(file)?;
+    if view.show {
         print!("{}", crate::eventlog_report::show(&log));
     }
-    let derived = crate::eventlog_report::derive(&log, from, to);
+    let derived = crate::eventlog_report::derive(&log, view.from, view.to);
     print!("{}", crate::eventlog_report::summary_text(&derived, file));
-    if !no_plot {
-        let prefix = plot.unwrap_or_else(|| {
+    if !view.no_plot {
+        let prefix = view.plot.clone().unwrap_or_else(|| {
             let stem = file.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_else(|| "eventlog".into());
             file.with_file_name(format!("{stem}-timeline"))
         });
@@ -252,8 +296,37 @@ fn eventlog(file: &std::path::Path, from: Option<f64>, to: Option<f64>, plot: Op
             println!("MMU: {}", p.display());
         }
     }
-    Ok(())
+    Ok(log.exit_code())
 }
+
+/// `gclab eventlog --follow SECS FILE`: the summary of a file still being
+/// written, every `secs` seconds (a file that does not exist yet is
+/// waited for), until it ends with the end-of-data marker; then the whole
+/// report, as without `--follow`.
+fn follow_eventlog(file: &Path, view: &EventlogView, secs: f64) -> Result<u8, String> {
+    if !(secs > 0.0 && secs.is_finite()) {
+        return Err(format!("--follow {secs}: must be a positive number of seconds"));
+    }
+    loop {
+        if file.exists() {
+            match crate::eventlog_reader::read(file) {
+                Ok(log) if !log.damage.iter().any(|d| matches!(d, crate::eventlog_reader::Damage::CutShort { .. })) => break,
+                Ok(log) => {
+                    let derived = crate::eventlog_report::derive(&log, view.from, view.to);
+                    println!("-- {} so far ({} bytes):", file.display(), std::fs::metadata(file).map(|m| m.len()).unwrap_or(0));
+                    print!("{}", crate::eventlog_report::summary_text(&derived, file));
+                }
+                // The header may not be written whole yet.
+                Err(e) if e.contains("file ends inside") => {}
+                Err(e) => return Err(e),
+            }
+        }
+        std::thread::sleep(std::time::Duration::from_secs_f64(secs));
+    }
+    eventlog(file, view)
+}
+
+
 
 fn list_text(registry: &Registry) -> String {
     let mut s = String::from("Collectors:\n");

@@ -4,8 +4,30 @@
 //! "variable"), so events of types this reader has never heard of are
 //! skipped by their declared size: an eventlog from a GHC program reads as
 //! well as gclab's. Block markers say which capability the events after
-//! them belong to. A file cut short or corrupted is an error that names
-//! the byte offset where reading failed; nothing here panics on bad input.
+//! them belong to. Nothing here panics or loops on bad input.
+//!
+//! A damaged header is an error naming the byte offset (nothing can be
+//! read without the event types). Damage after it is survived and
+//! reported (`Damage`): a file that ends without the end-of-data marker
+//! (cut short, or still being written) gives the events before the cut;
+//! bytes that do not read as events are skipped up to the next plausible
+//! block marker (See Note [Resynchronising at a block marker]), and the
+//! skipped range is reported.
+//!
+//! Note [Resynchronising at a block marker]
+//! ----------------------------------------
+//! GHC writes events in blocks, each led by a block-marker event (type
+//! 18): its timestamp, the block's size in bytes, its end time and its
+//! capability. After a bad event (an undeclared type, a payload running
+//! past its block or the file), the reader looks for the next offset that
+//! reads as a block marker whose size is at least a marker's (24 bytes),
+//! whose end time is not before its start, whose capability is a
+//! capability number or none, and which is followed by an event of a
+//! declared type (or by the end of the file). Two bytes of a payload
+//! could pass for the marker's type, so all of that is checked; a false
+//! match would only make the next event bad and the search go on. The
+//! search starts at the byte after the bad event's start, so it always
+//! moves forward and ends.
 
 use std::collections::HashMap;
 use std::fmt;
@@ -40,6 +62,41 @@ pub struct Event {
     pub payload: Vec<u8>,
 }
 
+/// Damage the reader survived.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Damage {
+    /// The file ends at `offset` without the end-of-data marker: cut short,
+    /// or still being written. The events before it were read.
+    CutShort {
+        /// Where the last whole event ends.
+        offset: usize,
+    },
+    /// Bytes `from..to` did not read as events (`why`) and were skipped:
+    /// reading went on at the next block marker, or stopped at the end.
+    Skipped {
+        /// First byte skipped.
+        from: usize,
+        /// First byte read again.
+        to: usize,
+        /// What was wrong at `from`.
+        why: String,
+    },
+}
+
+impl fmt::Display for Damage {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Damage::CutShort { offset } => write!(f, "cut short at byte offset {offset} (no end-of-data marker): the summary covers the events before it"),
+            Damage::Skipped { from, to, why } => write!(f, "bytes {from}..{to} skipped ({} bytes): {why}; read on from the next block marker", to - from),
+        }
+    }
+}
+
+/// `gclab eventlog`'s exit code for a file it read with damage: cut short.
+pub const EXIT_CUT_SHORT: u8 = 3;
+/// ... with bytes skipped (cut short or not).
+pub const EXIT_SKIPPED: u8 = 4;
+
 /// A parsed eventlog.
 #[derive(Debug, Clone, Default)]
 pub struct EventLogFile {
@@ -47,6 +104,22 @@ pub struct EventLogFile {
     pub types: HashMap<u16, (Option<u16>, String)>,
     /// Every event but block markers, in file order.
     pub events: Vec<Event>,
+    /// What was wrong with the data, in file order (empty: none).
+    pub damage: Vec<Damage>,
+}
+
+impl EventLogFile {
+    /// The exit code its damage calls for: 0, `EXIT_CUT_SHORT` or
+    /// `EXIT_SKIPPED`.
+    pub fn exit_code(&self) -> u8 {
+        if self.damage.iter().any(|d| matches!(d, Damage::Skipped { .. })) {
+            EXIT_SKIPPED
+        } else if self.damage.is_empty() {
+            0
+        } else {
+            EXIT_CUT_SHORT
+        }
+    }
 }
 
 struct Cursor<'a> {
@@ -87,7 +160,8 @@ impl<'a> Cursor<'a> {
 
 use gclab_core::eventlog::id::{BLOCK_MARKER, DATA_END};
 
-/// Parse an eventlog's bytes.
+/// Parse an eventlog's bytes: an error if the header is damaged; damage
+/// after it is recorded in `damage` (See the module doc).
 pub fn parse(bytes: &[u8]) -> Result<EventLogFile, ReadError> {
     let mut c = Cursor { bytes, at: 0 };
     let mut log = EventLogFile::default();
@@ -113,40 +187,103 @@ pub fn parse(bytes: &[u8]) -> Result<EventLogFile, ReadError> {
     }
     c.expect(b"hdre", "the header end `hdre'")?;
     c.expect(b"datb", "the data start `datb'")?;
+    read_data(&mut c, &mut log);
+    Ok(log)
+}
+
+/// One step of the data section.
+enum Step {
+    /// An event (its capability, if it is a block marker: the block's).
+    Event(Event),
+    /// A block marker: the block's end offset and capability.
+    Block(usize, Option<u16>),
+    /// The end-of-data marker.
+    End,
+}
+
+/// Read events until the end-of-data marker, surviving damage.
+fn read_data(c: &mut Cursor<'_>, log: &mut EventLogFile) {
     let mut cap: Option<u16> = None;
     let mut block_end = 0usize;
     loop {
         let at = c.at;
+        if at == c.bytes.len() {
+            log.damage.push(Damage::CutShort { offset: at });
+            return;
+        }
         if block_end != 0 && at >= block_end {
             cap = None;
             block_end = 0;
         }
-        let id = c.u16("an event's type")?;
-        if id == DATA_END {
-            break;
+        match read_event(c, &log.types, block_end) {
+            Ok(Step::End) => return,
+            Ok(Step::Block(end, block_cap)) => (block_end, cap) = (end, block_cap),
+            Ok(Step::Event(e)) => log.events.push(Event { cap, ..e }),
+            Err(e) => match next_block_marker(c.bytes, at + 1, &log.types) {
+                Some(to) => {
+                    log.damage.push(Damage::Skipped { from: at, to, why: e.message });
+                    (c.at, cap, block_end) = (to, None, 0);
+                }
+                None if e.message.starts_with("file ends") => {
+                    log.damage.push(Damage::CutShort { offset: at });
+                    return;
+                }
+                None => {
+                    log.damage.push(Damage::Skipped { from: at, to: c.bytes.len(), why: e.message });
+                    return;
+                }
+            },
         }
-        let ts = c.u64("an event's timestamp")?;
-        let Some((size, _)) = log.types.get(&id).cloned() else {
-            return Err(ReadError { offset: at, message: format!("event type {id} is not declared in the header") });
-        };
-        let size = match size {
-            Some(n) => n as usize,
-            None => c.u16("a variable event's size")? as usize,
-        };
-        let payload = c.take(size, "an event's payload")?;
-        if id == BLOCK_MARKER {
-            if payload.len() < 14 {
-                return Err(ReadError { offset: at, message: "a block marker shorter than 14 bytes".into() });
-            }
-            let block_size = u32::from_be_bytes([payload[0], payload[1], payload[2], payload[3]]) as usize;
-            let block_cap = u16::from_be_bytes([payload[12], payload[13]]);
-            block_end = at + block_size;
-            cap = if block_cap == 0xffff { None } else { Some(block_cap) };
-            continue;
-        }
-        log.events.push(Event { ts, cap, id, payload: payload.to_vec() });
     }
-    Ok(log)
+}
+
+/// Read one event at the cursor; an error if it is not a whole event of
+/// a declared type inside its block (`block_end`, 0 when none is open).
+fn read_event(c: &mut Cursor<'_>, types: &HashMap<u16, (Option<u16>, String)>, block_end: usize) -> Result<Step, ReadError> {
+    let at = c.at;
+    let id = c.u16("an event's type")?;
+    if id == DATA_END {
+        return Ok(Step::End);
+    }
+    let ts = c.u64("an event's timestamp")?;
+    let Some((size, _)) = types.get(&id) else {
+        return Err(ReadError { offset: at, message: format!("event type {id} is not declared in the header") });
+    };
+    let size = match size {
+        Some(n) => *n as usize,
+        None => c.u16("a variable event's size")? as usize,
+    };
+    let payload = c.take(size, "an event's payload")?;
+    if block_end != 0 && c.at > block_end {
+        return Err(ReadError { offset: at, message: format!("an event of type {id} runs past the end of its block (byte {block_end})") });
+    }
+    if id != BLOCK_MARKER {
+        return Ok(Step::Event(Event { ts, cap: None, id, payload: payload.to_vec() }));
+    }
+    if payload.len() < 14 {
+        return Err(ReadError { offset: at, message: "a block marker shorter than 14 bytes".into() });
+    }
+    let block_size = u32::from_be_bytes([payload[0], payload[1], payload[2], payload[3]]) as usize;
+    let block_cap = u16::from_be_bytes([payload[12], payload[13]]);
+    Ok(Step::Block(at + block_size, if block_cap == 0xffff { None } else { Some(block_cap) }))
+}
+
+/// Bytes of a block marker event: type, timestamp, size, end time, capability.
+const MARKER_BYTES: usize = 2 + 8 + 4 + 8 + 2;
+
+/// The first offset at or after `from` that reads as a block marker (See
+/// Note [Resynchronising at a block marker]).
+fn next_block_marker(bytes: &[u8], from: usize, types: &HashMap<u16, (Option<u16>, String)>) -> Option<usize> {
+    let be = |at: usize, n: usize| bytes[at..at + n].iter().fold(0u64, |acc, &b| acc << 8 | b as u64);
+    (from..bytes.len().saturating_sub(MARKER_BYTES - 1)).find(|&p| {
+        if be(p, 2) != BLOCK_MARKER as u64 {
+            return false;
+        }
+        let (ts, size, end_ts, cap) = (be(p + 2, 8), be(p + 10, 4) as usize, be(p + 14, 8), be(p + 22, 2));
+        let next = p + MARKER_BYTES;
+        let next_declared = next == bytes.len() || (next + 2 <= bytes.len() && (be(next, 2) == DATA_END as u64 || types.contains_key(&(be(next, 2) as u16))));
+        size >= MARKER_BYTES && end_ts >= ts && (cap == 0xffff || cap < 4096) && next_declared
+    })
 }
 
 /// Read and parse an eventlog file.

@@ -68,10 +68,13 @@ fn ghc_events_parses_the_eventlog_of_every_collector() {
     for entry in gclab_collectors::COLLECTORS {
         let file = dir.join(format!("{}.eventlog", entry.name));
         let ol = format!("-ol{}", file.display());
-        let mut args = vec!["run", "--collector", entry.name, "lru", "2000", "20000", "64", "+RTS", "-A64k", "-O64k", ol.as_str()];
+        let concurrent = entry.name == "nonmoving";
+        // A concurrent collector's run must be long enough for several
+        // markings to end (each one starts at a major GC).
+        let ops = if concurrent { "100000" } else { "20000" };
+        let mut args = vec!["run", "--collector", entry.name, "lru", "2000", ops, "64", "+RTS", "-A64k", "-O64k", ol.as_str()];
         args.extend(entry.flags.split_whitespace());
         args.push("-l");
-        let concurrent = entry.name == "nonmoving";
         if concurrent {
             args.push("-ln");
         }
@@ -214,28 +217,87 @@ fn a_ghc_nonmoving_eventlog_shows_its_syncs_and_concurrent_marking() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
+/// The GC count `gclab eventlog` printed (its first line).
+fn gcs_read(stdout: &[u8]) -> usize {
+    let text = String::from_utf8_lossy(stdout);
+    let first = text.lines().next().unwrap_or_default().to_string();
+    first.split(" events, ").nth(1).and_then(|r| r.split(' ').next()).and_then(|n| n.parse().ok()).unwrap_or_else(|| panic!("no GC count in {text}"))
+}
+
 #[test]
-fn truncated_or_corrupted_eventlogs_are_errors_naming_the_offset() {
+fn cut_and_corrupted_eventlogs_give_what_is_there_with_warnings_and_exit_codes() {
     let dir = scratch("bad");
     let file = dir.join("good.eventlog");
-    assert!(gclab(&["run", "binary-trees", "10", "+RTS", "-l", &format!("-ol{}", file.display())]).status.success());
+    assert!(gclab(&["run", "binary-trees", "12", "+RTS", "-A64k", "-l", &format!("-ol{}", file.display())]).status.success());
     let bytes = std::fs::read(&file).unwrap();
-    for cut in [3, 40, bytes.len() / 2, bytes.len() - 1] {
+    let whole = gclab(&["eventlog", "--no-plot", file.to_str().unwrap()]);
+    assert_eq!(whole.status.code(), Some(0));
+    let all_gcs = gcs_read(&whole.stdout);
+    let data = bytes.windows(4).position(|w| w == b"datb").unwrap() + 4;
+    // A damaged header: nothing can be read.
+    for cut in [3, 40, data - 2] {
         let bad = dir.join(format!("cut{cut}.eventlog"));
         std::fs::write(&bad, &bytes[..cut]).unwrap();
         let o = gclab(&["eventlog", "--no-plot", bad.to_str().unwrap()]);
-        assert!(!o.status.success(), "a file cut at {cut} bytes was accepted");
         let e = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(1), "cut at {cut}: {e}");
         assert!(e.contains("byte offset") && !e.contains("panicked"), "cut at {cut}: {e}");
     }
-    let mut corrupt = bytes.clone();
-    let data = corrupt.windows(4).position(|w| w == b"datb").unwrap() + 4;
-    corrupt[data] = 0x7f; // an undeclared event type
-    let bad = dir.join("corrupt.eventlog");
-    std::fs::write(&bad, &corrupt).unwrap();
-    let o = gclab(&["eventlog", "--no-plot", bad.to_str().unwrap()]);
-    let e = String::from_utf8_lossy(&o.stderr);
-    assert!(!o.status.success() && e.contains(&format!("byte offset {data}")) && e.contains("not declared"), "{e}");
+    // Cut in the data: the summary of what is there, a warning naming
+    // where the file ends, exit code 3.
+    for cut in [bytes.len() / 2, bytes.len() - 1] {
+        let bad = dir.join(format!("cut{cut}.eventlog"));
+        std::fs::write(&bad, &bytes[..cut]).unwrap();
+        let o = gclab(&["eventlog", "--no-plot", bad.to_str().unwrap()]);
+        let e = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(3), "cut at {cut}: {e}");
+        assert!(e.contains("warning") && e.contains("cut short at byte offset"), "cut at {cut}: {e}");
+        let gcs = gcs_read(&o.stdout);
+        assert!(gcs > 0 && gcs <= all_gcs, "cut at {cut}: {gcs} of {all_gcs} GCs");
+    }
+    // Corrupted bytes: skipped to the next block marker, the range named,
+    // exit code 4; the rest is read.
+    for (at, len) in [(data, 1), (bytes.len() / 3, 300)] {
+        let mut corrupt = bytes.clone();
+        for b in &mut corrupt[at..at + len] {
+            *b = 0x7f;
+        }
+        let bad = dir.join(format!("corrupt{at}.eventlog"));
+        std::fs::write(&bad, &corrupt).unwrap();
+        let o = gclab(&["eventlog", "--no-plot", bad.to_str().unwrap()]);
+        let e = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(4), "{e}");
+        assert!(e.contains("skipped") && e.contains("not declared") && e.contains("bytes "), "{e}");
+        // The rest of the damaged block is lost with it (a block holds up
+        // to 1 MiB of one capability's events); what comes before it and
+        // the other blocks are read.
+        let gcs = gcs_read(&o.stdout);
+        assert!(gcs > 0 && gcs <= all_gcs, "corrupted at {at}: read {gcs} of {all_gcs} GCs");
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn follow_reads_a_file_still_being_written() {
+    let dir = scratch("follow");
+    let file = dir.join("run.eventlog");
+    assert!(gclab(&["run", "binary-trees", "12", "+RTS", "-A64k", "-l", &format!("-ol{}", file.display())]).status.success());
+    let bytes = std::fs::read(&file).unwrap();
+    let growing = dir.join("growing.eventlog");
+    std::fs::write(&growing, &bytes[..bytes.len() / 2]).unwrap();
+    let child = Command::new(env!("CARGO_BIN_EXE_gclab"))
+        .args(["eventlog", "--no-plot", "--follow", "0.05", growing.to_str().unwrap()])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(500));
+    std::fs::write(&growing, &bytes).unwrap();
+    let o = child.wait_with_output().unwrap();
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert_eq!(o.status.code(), Some(0), "{out}{}", String::from_utf8_lossy(&o.stderr));
+    assert!(out.contains("so far"), "no summary while the file grew: {out}");
+    assert!(out.trim_end().ends_with(|c: char| c.is_ascii_digit()) && out.contains("MMU"), "the final report: {out}");
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
