@@ -88,6 +88,10 @@ enum Command {
         /// Also print every event as text
         #[arg(long)]
         show: bool,
+        /// Also write the events as Chrome trace-event JSON (open it in
+        /// ui.perfetto.dev or chrome://tracing)
+        #[arg(long, value_name = "OUT.json")]
+        trace: Option<PathBuf>,
         /// Follow a file still being written: print the summary so far
         /// every SECS seconds, until the file ends with the end-of-data
         /// marker
@@ -158,8 +162,8 @@ where
                 println!("Plot: {}", f.display());
             }
         })),
-        Command::Eventlog { file, from, to, plot, no_plot, show, follow } => {
-            let view = EventlogView { from, to, plot, no_plot, show };
+        Command::Eventlog { file, from, to, plot, no_plot, show, trace, follow } => {
+            let view = EventlogView { from, to, plot, no_plot, show, trace };
             match follow {
                 Some(secs) => finish_with_code(follow_eventlog(&file, &view, secs)),
                 None => finish_with_code(eventlog(&file, &view)),
@@ -258,6 +262,7 @@ struct EventlogView {
     plot: Option<PathBuf>,
     no_plot: bool,
     show: bool,
+    trace: Option<PathBuf>,
 }
 
 /// Read `file`, warning on stderr of each damage survived (See
@@ -280,6 +285,11 @@ fn eventlog(file: &Path, view: &EventlogView) -> Result<u8, String> {
     }
     let derived = crate::eventlog_report::derive(&log, view.from, view.to);
     print!("{}", crate::eventlog_report::summary_text(&derived, file));
+    if let Some(out) = &view.trace {
+        let json = crate::eventlog_trace::trace(&log).to_string();
+        std::fs::write(out, json).map_err(|e| format!("{}: {e}", out.display()))?;
+        println!("Trace: {}", out.display());
+    }
     if !view.no_plot {
         let prefix = view.plot.clone().unwrap_or_else(|| {
             let stem = file.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_else(|| "eventlog".into());

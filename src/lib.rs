@@ -10,6 +10,7 @@ pub mod confidence;
 pub mod conformance;
 pub mod eventlog_reader;
 pub mod eventlog_report;
+pub mod eventlog_trace;
 pub mod experiment;
 pub mod hp_plot;
 pub mod latency;

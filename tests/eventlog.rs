@@ -214,6 +214,10 @@ fn a_ghc_nonmoving_eventlog_shows_its_syncs_and_concurrent_marking() {
     let (ghc_syncs, our_syncs) = (count(&ghc_s, " syncs,"), count(&ours, " syncs,"));
     assert!(our_syncs >= 1 && our_syncs <= ghc_syncs, "syncs: GHC {ghc_syncs}, from the eventlog {our_syncs}\n{ours}");
     assert!(ours.contains("concurrent,"), "{ours}");
+    // And a GHC program's trace.
+    let out = dir.join("bt.json");
+    assert!(gclab(&["eventlog", "--no-plot", "--trace", out.to_str().unwrap(), file.to_str().unwrap()]).status.success());
+    check_trace(&out, &["mutator", "gc work", "gc idle", "gc", "mark", "sync"], &["heap size"]);
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
@@ -273,6 +277,52 @@ fn cut_and_corrupted_eventlogs_give_what_is_there_with_warnings_and_exit_codes()
         // the other blocks are read.
         let gcs = gcs_read(&o.stdout);
         assert!(gcs > 0 && gcs <= all_gcs, "corrupted at {at}: read {gcs} of {all_gcs} GCs");
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// Check a Chrome trace-event file: its structure, every span's begin
+/// before its end, and the span kinds (`cat`) and counters it must hold.
+fn check_trace(file: &Path, kinds: &[&str], counters: &[&str]) {
+    let v: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(file).unwrap()).unwrap();
+    let events = v["traceEvents"].as_array().expect("a traceEvents array");
+    let mut seen = std::collections::HashSet::new();
+    for e in events {
+        let ph = e["ph"].as_str().expect("every event has a phase");
+        assert!(e["pid"].is_u64(), "{e}");
+        match ph {
+            "X" => {
+                let (ts, dur) = (e["ts"].as_f64().expect("ts"), e["dur"].as_f64().expect("dur"));
+                assert!(ts >= 0.0 && dur >= 0.0, "a span ends before it begins: {e}");
+                assert!(e["tid"].is_u64() && e["name"].is_string(), "{e}");
+                seen.insert(e["cat"].as_str().unwrap().to_string());
+            }
+            "C" => {
+                assert!(e["ts"].as_f64().is_some() && e["args"]["MiB"].as_f64().is_some_and(|m| m >= 0.0), "{e}");
+                seen.insert(e["name"].as_str().unwrap().to_string());
+            }
+            "M" => assert!(e["args"]["name"].is_string(), "{e}"),
+            other => panic!("unexpected phase {other}: {e}"),
+        }
+    }
+    for k in kinds.iter().chain(counters) {
+        assert!(seen.contains(*k), "no `{k}' in the trace (has {seen:?})");
+    }
+}
+
+#[test]
+fn trace_writes_chrome_trace_events_with_every_track() {
+    let dir = scratch("trace");
+    let file = dir.join("run.eventlog");
+    let out = dir.join("run.json");
+    let o = gclab(&["run", "--collector", "nonmoving", "lru", "2000", "100000", "64", "+RTS", "-N2", "-A64k", "-O64k", "-l", &format!("-ol{}", file.display())]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let o = gclab(&["eventlog", "--no-plot", "--trace", out.to_str().unwrap(), file.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    check_trace(&out, &["mutator", "stopped", "gc work", "gc", "mark", "sync", "sweep"], &["heap size", "allocated"]);
+    let text = std::fs::read_to_string(&out).unwrap();
+    for track in ["capability 0", "capability 1", "GC thread 0", "GC phases (capability 0)", "concurrent collector"] {
+        assert!(text.contains(&format!("\"{track}\"")), "no {track} track");
     }
     std::fs::remove_dir_all(&dir).unwrap();
 }
