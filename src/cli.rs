@@ -69,10 +69,13 @@ enum Command {
         /// The results directory a sweep wrote
         dir: PathBuf,
     },
-    /// GHC's +RTS -s summary and a timeline, computed from an eventlog (gclab's or GHC's)
+    /// GHC's +RTS -s summary and a timeline, computed from an eventlog (gclab's or GHC's); `eventlog diff A B` compares two runs
+    #[command(args_conflicts_with_subcommands = true)]
     Eventlog {
+        #[command(subcommand)]
+        compare: Option<EventlogCompare>,
         /// The eventlog file
-        file: PathBuf,
+        file: Option<PathBuf>,
         /// Start of the interval, seconds from the run's start
         #[arg(long)]
         from: Option<f64>,
@@ -162,7 +165,9 @@ where
                 println!("Plot: {}", f.display());
             }
         })),
-        Command::Eventlog { file, from, to, plot, no_plot, show, trace, follow } => {
+        Command::Eventlog { compare: Some(EventlogCompare::Diff { a, b, plot, no_plot }), .. } => finish(eventlog_diff(&a, &b, plot, no_plot)),
+        Command::Eventlog { compare: None, file: None, .. } => finish(Err("eventlog: name an eventlog file, or `diff A B'".into())),
+        Command::Eventlog { compare: None, file: Some(file), from, to, plot, no_plot, show, trace, follow } => {
             let view = EventlogView { from, to, plot, no_plot, show, trace };
             match follow {
                 Some(secs) => finish_with_code(follow_eventlog(&file, &view, secs)),
@@ -251,6 +256,41 @@ Table: {}", dir.join("summary.md").display());
     println!("Runs:  {}", dir.join("runs.csv").display());
     for p in plots {
         println!("Plot:  {}", p.display());
+    }
+    Ok(())
+}
+
+/// `gclab eventlog diff`.
+#[derive(Subcommand)]
+enum EventlogCompare {
+    /// Two runs side by side: eventlogs (gclab's or GHC's) or JSON run records, in any mix
+    Diff {
+        /// Run A
+        a: PathBuf,
+        /// Run B
+        b: PathBuf,
+        /// Where to draw both MMU curves (PREFIX.svg, PREFIX.png; default: beside B)
+        #[arg(long, value_name = "PREFIX")]
+        plot: Option<PathBuf>,
+        /// Draw nothing
+        #[arg(long)]
+        no_plot: bool,
+    },
+}
+
+/// `gclab eventlog diff A B`: the table, and both MMU curves on one picture.
+fn eventlog_diff(a: &Path, b: &Path, plot: Option<PathBuf>, no_plot: bool) -> Result<(), String> {
+    let (sa, wa) = crate::eventlog_diff::load(a)?;
+    let (sb, wb) = crate::eventlog_diff::load(b)?;
+    for w in wa.iter().chain(&wb) {
+        eprintln!("gclab: warning: {w}");
+    }
+    print!("{}", crate::eventlog_diff::diff_text(&sa, &sb));
+    if !no_plot {
+        let prefix = plot.unwrap_or_else(|| b.with_file_name("diff-mmu"));
+        for p in crate::eventlog_diff::draw(&sa, &sb, &prefix)? {
+            println!("MMU: {}", p.display());
+        }
     }
     Ok(())
 }

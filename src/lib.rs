@@ -8,6 +8,7 @@
 pub mod cli;
 pub mod confidence;
 pub mod conformance;
+pub mod eventlog_diff;
 pub mod eventlog_reader;
 pub mod eventlog_report;
 pub mod eventlog_trace;

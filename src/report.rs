@@ -357,11 +357,22 @@ fn pause_cdfs(groups: &[Group]) -> Vec<(String, Vec<Cdf>)> {
 /// Draw one MMU curve (the `mmu_*` fields of a latency record, as
 /// `latency::latency_of` makes them) to `<prefix>.svg` and `.png`.
 pub fn draw_mmu_curve(prefix: &Path, title: &str, label: &str, fields: &serde_json::Map<String, serde_json::Value>) -> Result<Vec<PathBuf>, String> {
+    draw_mmu_curves(prefix, title, &[(label, fields)])
+}
+
+/// `draw_mmu_curve` for several runs on one chart, each `(label, latency
+/// fields)`.
+pub fn draw_mmu_curves(prefix: &Path, title: &str, runs: &[(&str, &serde_json::Map<String, serde_json::Value>)]) -> Result<Vec<PathBuf>, String> {
     register_fonts();
-    let points: Vec<Point> = MMU_WINDOWS.iter().enumerate().filter_map(|(i, (w, _))| fields.get(&format!("mmu_{w}"))?.as_f64().map(|u| (i, u, (u, u)))).collect();
+    let series = runs
+        .iter()
+        .map(|(label, fields)| {
+            let points: Vec<Point> = MMU_WINDOWS.iter().enumerate().filter_map(|(i, (w, _))| fields.get(&format!("mmu_{w}"))?.as_f64().map(|u| (i, u, (u, u)))).collect();
+            (label.to_string(), points)
+        })
+        .collect();
     let x_values: Vec<String> = MMU_WINDOWS.iter().map(|(w, _)| w.to_string()).collect();
-    let panels = vec![(label.to_string(), vec![(label.to_string(), points)])];
-    render(prefix, 640, title, "MMU", &x_values, &panels)
+    render(prefix, 640, title, "MMU", &x_values, &[("MMU".to_string(), series)])
 }
 
 /// `draw` to `<prefix>.svg` and `<prefix>.png`, `width` pixels wide;

@@ -328,6 +328,40 @@ fn trace_writes_chrome_trace_events_with_every_track() {
 }
 
 #[test]
+fn diff_puts_two_runs_side_by_side_from_eventlogs_or_json_records() {
+    let dir = scratch("diff");
+    let (a_log, a_json) = (dir.join("a.eventlog"), dir.join("a.json"));
+    let b_log = dir.join("b.eventlog");
+    let o = gclab(&["run", "--json", a_json.to_str().unwrap(), "binary-trees", "12", "+RTS", "-A64k", "-l", &format!("-ol{}", a_log.display())]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let o = gclab(&["run", "--collector", "nonmoving", "binary-trees", "12", "+RTS", "-A64k", "-l", &format!("-ol{}", b_log.display())]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    // One run, read from its eventlog and from its JSON record: the same
+    // allocation and GC counts.
+    let o = gclab(&["eventlog", "diff", "--no-plot", a_log.to_str().unwrap(), a_json.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let out = String::from_utf8_lossy(&o.stdout).into_owned();
+    let row = |name: &str| -> Vec<String> { out.lines().find(|l| l.starts_with(name)).unwrap_or_else(|| panic!("no {name} row: {out}")).split_whitespace().map(String::from).collect() };
+    assert_eq!(row("GCs")[1], row("GCs")[2], "{out}");
+    assert_eq!(row("gen 0 collections").last().unwrap(), "1.000", "{out}");
+    assert_eq!(row("allocated (MB)").last().unwrap(), "1.000", "{out}");
+    // Two collectors, with both MMU curves drawn on one picture.
+    let prefix = dir.join("mmu");
+    let o = gclab(&["eventlog", "diff", "--plot", prefix.to_str().unwrap(), a_log.to_str().unwrap(), b_log.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(out.contains("syncs") && out.contains("MMU 10ms") && out.contains("B / A"), "{out}");
+    assert!(std::fs::metadata(prefix.with_extension("png")).unwrap().len() > 1000);
+    // Something that is neither.
+    let junk = dir.join("junk.txt");
+    std::fs::write(&junk, "hello").unwrap();
+    let o = gclab(&["eventlog", "diff", "--no-plot", junk.to_str().unwrap(), a_log.to_str().unwrap()]);
+    let e = String::from_utf8_lossy(&o.stderr);
+    assert!(!o.status.success() && e.contains("junk.txt") && e.contains("neither an eventlog"), "{e}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
 fn follow_reads_a_file_still_being_written() {
     let dir = scratch("follow");
     let file = dir.join("run.eventlog");

@@ -1,0 +1,104 @@
+//! `gclab eventlog diff A B`: two runs side by side, each an eventlog
+//! (gclab's or a GHC program's) or a JSON run record (`gclab run --json`,
+//! or a sweep's record under `runs/`), in any mix: so gclab's run of a
+//! workload reads beside GHC's run of its peer, or two collectors beside
+//! each other.
+//!
+//! Both sides become the same two records, whatever their source: the
+//! statistics (core's `Stats`, as a run's JSON record holds them) and the
+//! latency fields (pause distribution per generation and MMU, as
+//! `latency` computes them). The table has a row per figure present in
+//! either: A, B, B - A and B / A. The MMU curves of both are drawn on one
+//! picture.
+
+use crate::latency::MMU_WINDOWS;
+use serde_json::{Map, Value};
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+
+/// One side of a diff.
+#[derive(Debug, Clone)]
+pub struct Side {
+    /// Its name in the table (the file's name).
+    pub label: String,
+    /// Core's statistics, as JSON.
+    pub stats: Value,
+    /// The latency fields.
+    pub latency: Map<String, Value>,
+}
+
+/// Read a side: an eventlog (it starts with `hdrb`) or a JSON run record.
+/// Damage an eventlog survived is returned as warnings.
+pub fn load(path: &Path) -> Result<(Side, Vec<String>), String> {
+    let bytes = std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let label = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| path.display().to_string());
+    if bytes.starts_with(b"hdrb") {
+        let log = crate::eventlog_reader::parse(&bytes).map_err(|e| format!("{}: {e}", path.display()))?;
+        let warnings = log.damage.iter().map(|d| format!("{}: {d}", path.display())).collect();
+        let d = crate::eventlog_report::derive(&log, None, None);
+        let stats = serde_json::to_value(&d.stats).map_err(|e| e.to_string())?;
+        return Ok((Side { label, stats, latency: crate::eventlog_report::latency(&d) }, warnings));
+    }
+    let v: Value = serde_json::from_slice(&bytes).map_err(|e| format!("{}: neither an eventlog (no `hdrb' header) nor a JSON run record: {e}", path.display()))?;
+    // A sweep's record holds the run's record under "result".
+    let record = if v.get("result").is_some_and(Value::is_object) { &v["result"] } else { &v };
+    let (Some(stats), Some(latency)) = (record.get("stats"), record.get("latency").and_then(Value::as_object)) else {
+        return Err(format!("{}: a JSON record without `stats' and `latency' (not from `gclab run --json' or a sweep)", path.display()));
+    };
+    Ok((Side { label, stats: stats.clone(), latency: latency.clone() }, Vec::new()))
+}
+
+/// The figures compared, each with its value on a side (None: absent).
+pub fn rows(side: &Side) -> Vec<(String, Option<f64>)> {
+    let s = &side.stats;
+    let num = |v: &Value| v.as_f64();
+    let mb = |k: &str| num(&s[k]).map(|b| b / 1e6);
+    let mut rows = vec![
+        ("allocated (MB)".to_string(), mb("allocated_bytes")),
+        ("copied (MB)".into(), mb("copied_bytes")),
+        ("maximum residency (MB)".into(), mb("max_live_bytes")),
+        ("memory in use (MB)".into(), mb("max_mem_in_use_bytes")),
+        ("GCs".into(), num(&s["gcs"])),
+        ("total elapsed (s)".into(), num(&s["total_elapsed"])),
+        ("GC elapsed (s)".into(), num(&s["gc_elapsed"])),
+        ("MUT elapsed (s)".into(), num(&s["total_elapsed"]).zip(num(&s["gc_elapsed"])).map(|(t, g)| t - g)),
+        ("syncs".into(), num(&s["collector_syncs"])),
+        ("concurrent elapsed (s)".into(), num(&s["concurrent_elapsed"])),
+    ];
+    for (g, gen) in s["gens"].as_array().into_iter().flatten().enumerate() {
+        rows.push((format!("gen {g} collections"), num(&gen["collections"])));
+        rows.push((format!("gen {g} elapsed (s)"), num(&gen["elapsed"])));
+        rows.push((format!("gen {g} max pause (ms)"), num(&gen["max_pause"]).map(|p| p * 1e3)));
+    }
+    let l = &side.latency;
+    for p in ["p50", "p90", "p99", "p99_9", "max"] {
+        rows.push((format!("pause {p} (ms)"), l.get(&format!("pause_{p}")).and_then(Value::as_f64).map(|v| v * 1e3)));
+    }
+    for (w, _) in MMU_WINDOWS {
+        rows.push((format!("MMU {w}"), l.get(&format!("mmu_{w}")).and_then(Value::as_f64)));
+    }
+    rows
+}
+
+/// The side-by-side table: every figure present on either side.
+pub fn diff_text(a: &Side, b: &Side) -> String {
+    let mut o = String::new();
+    let _ = writeln!(o, "{:<26} {:>14} {:>14} {:>14} {:>8}", "", a.label.chars().take(14).collect::<String>(), b.label.chars().take(14).collect::<String>(), "B - A", "B / A");
+    for ((name, x), (_, y)) in rows(a).into_iter().zip(rows(b)) {
+        if x.is_none() && y.is_none() {
+            continue;
+        }
+        let cell = |v: Option<f64>| v.map(|v| format!("{v:.4}")).unwrap_or_else(|| "-".into());
+        let delta = x.zip(y).map(|(x, y)| format!("{:+.4}", y - x)).unwrap_or_else(|| "-".into());
+        let ratio = x.zip(y).filter(|(x, _)| *x != 0.0).map(|(x, y)| format!("{:.3}", y / x)).unwrap_or_else(|| "-".into());
+        let _ = writeln!(o, "{name:<26} {:>14} {:>14} {delta:>14} {ratio:>8}", cell(x), cell(y));
+    }
+    let _ = writeln!(o, "\nA = {}\nB = {}", a.label, b.label);
+    o
+}
+
+/// Draw both MMU curves on one picture, `<prefix>.svg` and `.png`.
+pub fn draw(a: &Side, b: &Side, prefix: &Path) -> Result<Vec<PathBuf>, String> {
+    let title = format!("minimum mutator utilisation: {} vs {}", a.label, b.label);
+    crate::report::draw_mmu_curves(prefix, &title, &[(a.label.as_str(), &a.latency), (b.label.as_str(), &b.latency)])
+}
