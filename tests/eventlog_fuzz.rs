@@ -27,6 +27,11 @@ fn real() -> &'static [u8] {
     })
 }
 
+/// Cases to run: `PROPTEST_CASES`, else 1,000.
+fn cases() -> u32 {
+    std::env::var("PROPTEST_CASES").ok().and_then(|v| v.parse().ok()).unwrap_or(1000)
+}
+
 /// One kind of damage, at a fraction of the file.
 #[derive(Debug, Clone)]
 enum Mutation {
@@ -47,6 +52,9 @@ fn mutation() -> impl Strategy<Value = Mutation> {
 
 fn apply(bytes: &mut Vec<u8>, m: &Mutation) {
     let at = |f: f64, len: usize| ((f * len as f64) as usize).min(len.saturating_sub(1));
+    if bytes.is_empty() && !matches!(m, Mutation::Append { .. }) {
+        return;
+    }
     match m {
         Mutation::Flip { at: f, byte } => {
             let i = at(*f, bytes.len());
@@ -63,7 +71,7 @@ fn apply(bytes: &mut Vec<u8>, m: &Mutation) {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 1000, failure_persistence: None, ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: cases(), failure_persistence: None, ..ProptestConfig::default() })]
 
     #[test]
     fn damaged_eventlogs_never_panic_or_hang(mutations in proptest::collection::vec(mutation(), 1..4)) {
