@@ -53,7 +53,13 @@ fn mark_sweep_is_clean_under_memcheck() {
     // sweeper thread beside the mutators); with two GC threads marking one
     // bitmap.
     let runs = [("mark-sweep", &["-A8k", "-DS", "-G3"][..]), ("mark-sweep", &["-N2", "-A8k", "-qb0", "-DS"][..]), ("mark-sweep:sweep=lazy", &["-A8k", "-DS"][..]), ("mark-sweep:sweep=concurrent", &["-N2", "-A8k", "-DS"][..])];
-    for (workload, args) in [("binary-trees", &["8"][..]), ("lru", &["200", "2000", "64"][..]), ("mutable-graph", &["200", "2000"][..])] {
+    memcheck_each(&runs, &[("binary-trees", &["8"][..]), ("lru", &["200", "2000", "64"][..]), ("mutable-graph", &["200", "2000"][..])]);
+}
+
+/// Memcheck every workload (with its arguments) under every (collector,
+/// RTS flags).
+fn memcheck_each(runs: &[(&str, &[&str])], workloads: &[(&str, &[&str])]) {
+    for (workload, args) in workloads {
         for (collector, rts) in runs {
             let mut a = vec!["run", "--collector", collector, workload];
             a.extend_from_slice(args);
@@ -69,13 +75,5 @@ fn nonmoving_is_clean_under_memcheck() {
     // The marker thread beside the mutators (and beside a second
     // capability), marking in the pause, and the lazy sweep.
     let runs = [("nonmoving", &["-A8k", "-DS"][..]), ("nonmoving", &["-N2", "-A8k", "-DS"][..]), ("nonmoving:mark=sync,sweep=lazy", &["-A8k", "-DS", "-G3"][..])];
-    for (workload, args) in [("binary-trees", &["8"][..]), ("lru", &["200", "2000", "64"][..]), ("mutable-graph", &["200", "2000"][..]), ("gc-api", &["200"][..])] {
-        for (collector, rts) in runs {
-            let mut a = vec!["run", "--collector", collector, workload];
-            a.extend_from_slice(args);
-            a.push("+RTS");
-            a.extend_from_slice(rts);
-            memcheck(&a);
-        }
-    }
+    memcheck_each(&runs, &[("binary-trees", &["8"][..]), ("lru", &["200", "2000", "64"][..]), ("mutable-graph", &["200", "2000"][..]), ("gc-api", &["200"][..])]);
 }
