@@ -81,6 +81,14 @@ pub enum Damage {
         /// What was wrong at `from`.
         why: String,
     },
+    /// Reading the file failed at `offset` (an I/O error): the events
+    /// before it were read.
+    ReadFailed {
+        /// Where reading stopped.
+        offset: usize,
+        /// The error.
+        why: String,
+    },
 }
 
 impl fmt::Display for Damage {
@@ -88,6 +96,7 @@ impl fmt::Display for Damage {
         match self {
             Damage::CutShort { offset } => write!(f, "cut short at byte offset {offset} (no end-of-data marker): the summary covers the events before it"),
             Damage::Skipped { from, to, why } => write!(f, "bytes {from}..{to} skipped ({} bytes): {why}; read on from the next block marker", to - from),
+            Damage::ReadFailed { offset, why } => write!(f, "reading stopped at byte offset {offset}: {why}"),
         }
     }
 }
@@ -100,8 +109,8 @@ pub const EXIT_SKIPPED: u8 = 4;
 /// A parsed eventlog.
 #[derive(Debug, Clone, Default)]
 pub struct EventLogFile {
-    /// Declared types: id -> (size, None for variable; description).
-    pub types: HashMap<u16, (Option<u16>, String)>,
+    /// Declared types.
+    pub types: Types,
     /// Every event but block markers, in file order.
     pub events: Vec<Event>,
     /// What was wrong with the data, in file order (empty: none).
@@ -160,11 +169,23 @@ impl<'a> Cursor<'a> {
 
 use gclab_core::eventlog::id::{BLOCK_MARKER, DATA_END};
 
+/// The event types an eventlog's header declares: id -> (payload size,
+/// None for variable; description).
+pub type Types = HashMap<u16, (Option<u16>, String)>;
+
 /// Parse an eventlog's bytes: an error if the header is damaged; damage
-/// after it is recorded in `damage` (See the module doc).
+/// after it is recorded in `damage` (See the module doc). Every event is
+/// kept: for the whole of a file, `EventStream` reads it an event at a
+/// time.
 pub fn parse(bytes: &[u8]) -> Result<EventLogFile, ReadError> {
-    let mut c = Cursor { bytes, at: 0 };
-    let mut log = EventLogFile::default();
+    let mut stream = EventStream::open(bytes)?;
+    let events: Vec<Event> = stream.by_ref().collect();
+    Ok(EventLogFile { types: stream.types, events, damage: stream.damage })
+}
+
+/// Parse the header, up to and including `datb`.
+fn parse_header(c: &mut Cursor<'_>) -> Result<Types, ReadError> {
+    let mut types = Types::new();
     c.expect(b"hdrb", "the header start `hdrb'")?;
     c.expect(b"hetb", "the event type list `hetb'")?;
     loop {
@@ -180,15 +201,14 @@ pub fn parse(bytes: &[u8]) -> Result<EventLogFile, ReadError> {
                 let extra = c.u32("an event type's extra-info length")? as usize;
                 c.take(extra, "an event type's extra info")?;
                 c.expect(b"ete\0", "the end of an event type `ete'")?;
-                log.types.insert(id, (if size == 0xffff { None } else { Some(size) }, desc));
+                types.insert(id, (if size == 0xffff { None } else { Some(size) }, desc));
             }
             other => return Err(ReadError { offset: at, message: format!("expected an event type (`etb') or the end of the list (`hete'), found {:?}", String::from_utf8_lossy(other)) }),
         }
     }
     c.expect(b"hdre", "the header end `hdre'")?;
     c.expect(b"datb", "the data start `datb'")?;
-    read_data(&mut c, &mut log);
-    Ok(log)
+    Ok(types)
 }
 
 /// One step of the data section.
@@ -201,45 +221,158 @@ enum Step {
     End,
 }
 
-/// Read events until the end-of-data marker, surviving damage.
-fn read_data(c: &mut Cursor<'_>, log: &mut EventLogFile) {
-    let mut cap: Option<u16> = None;
-    let mut block_end = 0usize;
-    loop {
-        let at = c.at;
-        if at == c.bytes.len() {
-            log.damage.push(Damage::CutShort { offset: at });
-            return;
-        }
-        if block_end != 0 && at >= block_end {
-            cap = None;
-            block_end = 0;
-        }
-        match read_event(c, &log.types, block_end) {
-            Ok(Step::End) => return,
-            Ok(Step::Block(end, block_cap)) => (block_end, cap) = (end, block_cap),
-            Ok(Step::Event(e)) => log.events.push(Event { cap, ..e }),
-            Err(e) => match next_block_marker(c.bytes, at + 1, &log.types) {
-                Some(to) => {
-                    log.damage.push(Damage::Skipped { from: at, to, why: e.message });
-                    (c.at, cap, block_end) = (to, None, 0);
+/// Bytes read from the file at a time.
+pub const CHUNK: usize = 1 << 20;
+
+/// The most bytes one event can take: type, timestamp, a variable
+/// event's size and its largest payload.
+const MAX_EVENT: usize = 2 + 8 + 2 + 0xffff;
+
+/// An eventlog read an event at a time, with a window of the file in
+/// memory (a few MiB, whatever the file's size): the events in file
+/// order, block markers left out, each with its block's capability.
+/// Damage is survived as `parse` survives it, and recorded in `damage`.
+pub struct EventStream<R> {
+    src: R,
+    /// The window: the file's bytes from `base`.
+    buf: Vec<u8>,
+    base: usize,
+    /// The read position in `buf`.
+    pos: usize,
+    eof: bool,
+    /// The header's event types.
+    pub types: Types,
+    /// What was wrong so far.
+    pub damage: Vec<Damage>,
+    cap: Option<u16>,
+    /// File offset where the current block ends (0: none open).
+    block_end: usize,
+    finished: bool,
+    /// Bytes read at a time (`CHUNK`; smaller in the tests of the window).
+    chunk: usize,
+}
+
+impl<R: std::io::Read> EventStream<R> {
+    /// Read the header from `src`; an error if it is damaged or cut.
+    pub fn open(src: R) -> Result<EventStream<R>, ReadError> {
+        EventStream::with_chunk(src, CHUNK)
+    }
+
+    /// `open`, reading `chunk` bytes at a time (the window then holds
+    /// about `chunk` bytes plus the longest possible event).
+    pub fn with_chunk(src: R, chunk: usize) -> Result<EventStream<R>, ReadError> {
+        let chunk = chunk.max(MARKER_BYTES + 2);
+        let mut s = EventStream { src, buf: Vec::new(), base: 0, pos: 0, eof: false, types: Types::new(), damage: Vec::new(), cap: None, block_end: 0, finished: false, chunk };
+        loop {
+            let mut c = Cursor { bytes: &s.buf, at: 0 };
+            match parse_header(&mut c) {
+                Ok(types) => {
+                    (s.types, s.pos) = (types, c.at);
+                    return Ok(s);
                 }
-                None if e.message.starts_with("file ends") => {
-                    log.damage.push(Damage::CutShort { offset: at });
-                    return;
-                }
-                None => {
-                    log.damage.push(Damage::Skipped { from: at, to: c.bytes.len(), why: e.message });
-                    return;
-                }
-            },
+                Err(e) if e.message.starts_with("file ends") && !s.eof => s.read_more(),
+                Err(e) => return Err(e),
+            }
         }
+    }
+
+    /// Append up to `CHUNK` bytes of the file to the window.
+    fn read_more(&mut self) {
+        let old = self.buf.len();
+        self.buf.resize(old + self.chunk, 0);
+        match self.src.read(&mut self.buf[old..]) {
+            Ok(0) => {
+                self.buf.truncate(old);
+                self.eof = true;
+            }
+            Ok(n) => self.buf.truncate(old + n),
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => self.buf.truncate(old),
+            Err(e) => {
+                self.buf.truncate(old);
+                self.eof = true;
+                self.damage.push(Damage::ReadFailed { offset: self.base + old, why: e.to_string() });
+            }
+        }
+    }
+
+    /// Drop the window's bytes before `keep` (an index in it).
+    fn forget_before(&mut self, keep: usize) {
+        self.buf.drain(..keep);
+        self.base += keep;
+        self.pos -= keep.min(self.pos);
+    }
+
+    /// Make the window hold `n` bytes from the read position, unless the
+    /// file ends first.
+    fn ensure(&mut self, n: usize) {
+        while self.buf.len() - self.pos < n && !self.eof {
+            if self.pos >= self.chunk {
+                self.forget_before(self.pos);
+            }
+            self.read_more();
+        }
+    }
+
+    /// After a bad event at file offset `at`: go on at the next block
+    /// marker, or end (See Note [Resynchronising at a block marker]).
+    fn resync(&mut self, at: usize, why: String) {
+        let mut from = at + 1 - self.base;
+        loop {
+            if let Some(p) = next_block_marker(&self.buf, from, &self.types, self.eof) {
+                self.damage.push(Damage::Skipped { from: at, to: self.base + p, why });
+                (self.pos, self.cap, self.block_end) = (p, None, 0);
+                return;
+            }
+            if self.eof {
+                let end = self.base + self.buf.len();
+                self.damage.push(if why.starts_with("file ends") { Damage::CutShort { offset: at } } else { Damage::Skipped { from: at, to: end, why } });
+                self.finished = true;
+                return;
+            }
+            // Keep the bytes not yet tried as a marker's start.
+            let untried = self.buf.len().saturating_sub(MARKER_BYTES + 1).max(from);
+            self.pos = untried;
+            self.forget_before(untried);
+            from = 0;
+            self.read_more();
+        }
+    }
+}
+
+impl<R: std::io::Read> Iterator for EventStream<R> {
+    type Item = Event;
+
+    fn next(&mut self) -> Option<Event> {
+        while !self.finished {
+            self.ensure(MAX_EVENT);
+            let at = self.base + self.pos;
+            if self.pos == self.buf.len() {
+                self.damage.push(Damage::CutShort { offset: at });
+                self.finished = true;
+                return None;
+            }
+            if self.block_end != 0 && at >= self.block_end {
+                (self.cap, self.block_end) = (None, 0);
+            }
+            let block_end = if self.block_end == 0 { 0 } else { self.block_end - self.base };
+            let mut c = Cursor { bytes: &self.buf, at: self.pos };
+            match read_event(&mut c, &self.types, block_end) {
+                Ok(Step::End) => self.finished = true,
+                Ok(Step::Block(end, cap)) => (self.pos, self.block_end, self.cap) = (c.at, self.base + end, cap),
+                Ok(Step::Event(e)) => {
+                    self.pos = c.at;
+                    return Some(Event { cap: self.cap, ..e });
+                }
+                Err(e) => self.resync(at, e.message),
+            }
+        }
+        None
     }
 }
 
 /// Read one event at the cursor; an error if it is not a whole event of
 /// a declared type inside its block (`block_end`, 0 when none is open).
-fn read_event(c: &mut Cursor<'_>, types: &HashMap<u16, (Option<u16>, String)>, block_end: usize) -> Result<Step, ReadError> {
+fn read_event(c: &mut Cursor<'_>, types: &Types, block_end: usize) -> Result<Step, ReadError> {
     let at = c.at;
     let id = c.u16("an event's type")?;
     if id == DATA_END {
@@ -272,8 +405,10 @@ fn read_event(c: &mut Cursor<'_>, types: &HashMap<u16, (Option<u16>, String)>, b
 const MARKER_BYTES: usize = 2 + 8 + 4 + 8 + 2;
 
 /// The first offset at or after `from` that reads as a block marker (See
-/// Note [Resynchronising at a block marker]).
-fn next_block_marker(bytes: &[u8], from: usize, types: &HashMap<u16, (Option<u16>, String)>) -> Option<usize> {
+/// Note [Resynchronising at a block marker]); `at_eof`: `bytes` ends
+/// where the file does (else a candidate needs the type of the event
+/// after it in `bytes`).
+fn next_block_marker(bytes: &[u8], from: usize, types: &Types, at_eof: bool) -> Option<usize> {
     let be = |at: usize, n: usize| bytes[at..at + n].iter().fold(0u64, |acc, &b| acc << 8 | b as u64);
     (from..bytes.len().saturating_sub(MARKER_BYTES - 1)).find(|&p| {
         if be(p, 2) != BLOCK_MARKER as u64 {
@@ -281,7 +416,7 @@ fn next_block_marker(bytes: &[u8], from: usize, types: &HashMap<u16, (Option<u16
         }
         let (ts, size, end_ts, cap) = (be(p + 2, 8), be(p + 10, 4) as usize, be(p + 14, 8), be(p + 22, 2));
         let next = p + MARKER_BYTES;
-        let next_declared = next == bytes.len() || (next + 2 <= bytes.len() && (be(next, 2) == DATA_END as u64 || types.contains_key(&(be(next, 2) as u16))));
+        let next_declared = (at_eof && next == bytes.len()) || (next + 2 <= bytes.len() && (be(next, 2) == DATA_END as u64 || types.contains_key(&(be(next, 2) as u16))));
         size >= MARKER_BYTES && end_ts >= ts && (cap == 0xffff || cap < 4096) && next_declared
     })
 }

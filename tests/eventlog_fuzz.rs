@@ -5,7 +5,7 @@
 //! `PROPTEST_CASES=100000 cargo test --release --test eventlog_fuzz` for a
 //! long one.
 
-use gclab::eventlog_reader::{parse, Damage};
+use gclab::eventlog_reader::{parse, Damage, EventStream};
 use proptest::prelude::*;
 use std::sync::OnceLock;
 
@@ -90,6 +90,31 @@ proptest! {
             prop_assert!(events <= bytes.len(), "more event bytes than file bytes");
         }
         prop_assert!(started.elapsed().as_secs() < 10, "reading took {:?}", started.elapsed());
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: cases() / 10, failure_persistence: None, ..ProptestConfig::default() })]
+
+    /// Reading a file through a small window (as a large file is read)
+    /// gives the same events and the same damage as reading it whole.
+    #[test]
+    fn a_small_window_reads_what_the_whole_file_reads(mutations in proptest::collection::vec(mutation(), 0..3), chunk in 30..5000usize) {
+        let mut bytes = real().to_vec();
+        for m in &mutations {
+            apply(&mut bytes, m);
+        }
+        let whole = parse(&bytes);
+        match EventStream::with_chunk(&bytes[..], chunk) {
+            Err(e) => prop_assert_eq!(Err(e), whole.map(|_| ())),
+            Ok(mut stream) => {
+                let events: Vec<_> = stream.by_ref().collect();
+                let whole = whole.unwrap();
+                prop_assert_eq!(events.len(), whole.events.len());
+                prop_assert!(events == whole.events, "the events differ");
+                prop_assert_eq!(stream.damage, whole.damage);
+            }
+        }
     }
 }
 
