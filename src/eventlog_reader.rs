@@ -356,7 +356,7 @@ impl<R: std::io::Read> Iterator for EventStream<R> {
             }
             let block_end = if self.block_end == 0 { 0 } else { self.block_end - self.base };
             let mut c = Cursor { bytes: &self.buf, at: self.pos };
-            match read_event(&mut c, &self.types, block_end) {
+            match read_event(&mut c, &self.types, block_end, self.base) {
                 Ok(Step::End) => self.finished = true,
                 Ok(Step::Block(end, cap)) => (self.pos, self.block_end, self.cap) = (c.at, self.base + end, cap),
                 Ok(Step::Event(e)) => {
@@ -372,7 +372,8 @@ impl<R: std::io::Read> Iterator for EventStream<R> {
 
 /// Read one event at the cursor; an error if it is not a whole event of
 /// a declared type inside its block (`block_end`, 0 when none is open).
-fn read_event(c: &mut Cursor<'_>, types: &Types, block_end: usize) -> Result<Step, ReadError> {
+/// The cursor's bytes start at file offset `base` (for messages).
+fn read_event(c: &mut Cursor<'_>, types: &Types, block_end: usize, base: usize) -> Result<Step, ReadError> {
     let at = c.at;
     let id = c.u16("an event's type")?;
     if id == DATA_END {
@@ -388,7 +389,7 @@ fn read_event(c: &mut Cursor<'_>, types: &Types, block_end: usize) -> Result<Ste
     };
     let payload = c.take(size, "an event's payload")?;
     if block_end != 0 && c.at > block_end {
-        return Err(ReadError { offset: at, message: format!("an event of type {id} runs past the end of its block (byte {block_end})") });
+        return Err(ReadError { offset: at, message: format!("an event of type {id} runs past the end of its block (byte {})", base + block_end) });
     }
     if id != BLOCK_MARKER {
         return Ok(Step::Event(Event { ts, cap: None, id, payload: payload.to_vec() }));
