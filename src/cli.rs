@@ -305,31 +305,41 @@ struct EventlogView {
     trace: Option<PathBuf>,
 }
 
-/// Read `file`, warning on stderr of each damage survived (See
-/// `eventlog_reader::Damage`).
-fn read_eventlog_warning(file: &Path) -> Result<crate::eventlog_reader::EventLogFile, String> {
-    let log = crate::eventlog_reader::read(file)?;
-    for d in &log.damage {
-        eprintln!("gclab: warning: {}: {d}", file.display());
+/// Summarise `file` as it is read, an event at a time, in memory that
+/// does not grow with the file (`EventStream`, `Deriver`); with what was
+/// wrong with it.
+fn summarise(file: &Path, from: Option<f64>, to: Option<f64>) -> Result<(crate::eventlog_report::Derived, Vec<crate::eventlog_reader::Damage>), String> {
+    let f = std::fs::File::open(file).map_err(|e| format!("{}: {e}", file.display()))?;
+    let mut stream = crate::eventlog_reader::EventStream::open(f).map_err(|e| format!("{}: {e}", file.display()))?;
+    let mut deriver = crate::eventlog_report::Deriver::new(from, to);
+    for e in stream.by_ref() {
+        deriver.feed(&e);
     }
-    Ok(log)
+    Ok((deriver.finish(), stream.damage))
 }
 
 /// `gclab eventlog FILE`: the summary, latency and timeline; the exit code
 /// says whether the file was whole (0), cut short (3) or had bytes
-/// skipped (4).
+/// skipped (4). Only `--show` and `--trace` hold every event in memory.
 fn eventlog(file: &Path, view: &EventlogView) -> Result<u8, String> {
-    let log = read_eventlog_warning(file)?;
-    if view.show {
-        print!("{}", crate::eventlog_report::show(&log));
+    let (derived, damage) = if view.show || view.trace.is_some() {
+        let log = crate::eventlog_reader::read(file)?;
+        if view.show {
+            print!("{}", crate::eventlog_report::show(&log));
+        }
+        if let Some(out) = &view.trace {
+            let json = crate::eventlog_trace::trace(&log).to_string();
+            std::fs::write(out, json).map_err(|e| format!("{}: {e}", out.display()))?;
+            println!("Trace: {}", out.display());
+        }
+        (crate::eventlog_report::derive(&log, view.from, view.to), log.damage)
+    } else {
+        summarise(file, view.from, view.to)?
+    };
+    for d in &damage {
+        eprintln!("gclab: warning: {}: {d}", file.display());
     }
-    let derived = crate::eventlog_report::derive(&log, view.from, view.to);
     print!("{}", crate::eventlog_report::summary_text(&derived, file));
-    if let Some(out) = &view.trace {
-        let json = crate::eventlog_trace::trace(&log).to_string();
-        std::fs::write(out, json).map_err(|e| format!("{}: {e}", out.display()))?;
-        println!("Trace: {}", out.display());
-    }
     if !view.no_plot {
         let prefix = view.plot.clone().unwrap_or_else(|| {
             let stem = file.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_else(|| "eventlog".into());
@@ -346,7 +356,7 @@ fn eventlog(file: &Path, view: &EventlogView) -> Result<u8, String> {
             println!("MMU: {}", p.display());
         }
     }
-    Ok(log.exit_code())
+    Ok(crate::eventlog_reader::exit_code(&damage))
 }
 
 /// `gclab eventlog --follow SECS FILE`: the summary of a file still being
@@ -359,10 +369,9 @@ fn follow_eventlog(file: &Path, view: &EventlogView, secs: f64) -> Result<u8, St
     }
     loop {
         if file.exists() {
-            match crate::eventlog_reader::read(file) {
-                Ok(log) if !log.damage.iter().any(|d| matches!(d, crate::eventlog_reader::Damage::CutShort { .. })) => break,
-                Ok(log) => {
-                    let derived = crate::eventlog_report::derive(&log, view.from, view.to);
+            match summarise(file, view.from, view.to) {
+                Ok((_, damage)) if !damage.iter().any(|d| matches!(d, crate::eventlog_reader::Damage::CutShort { .. })) => break,
+                Ok((derived, _)) => {
                     println!("-- {} so far ({} bytes):", file.display(), std::fs::metadata(file).map(|m| m.len()).unwrap_or(0));
                     print!("{}", crate::eventlog_report::summary_text(&derived, file));
                 }

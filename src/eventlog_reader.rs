@@ -121,13 +121,18 @@ impl EventLogFile {
     /// The exit code its damage calls for: 0, `EXIT_CUT_SHORT` or
     /// `EXIT_SKIPPED`.
     pub fn exit_code(&self) -> u8 {
-        if self.damage.iter().any(|d| matches!(d, Damage::Skipped { .. })) {
-            EXIT_SKIPPED
-        } else if self.damage.is_empty() {
-            0
-        } else {
-            EXIT_CUT_SHORT
-        }
+        exit_code(&self.damage)
+    }
+}
+
+/// The exit code `damage` calls for: 0, `EXIT_CUT_SHORT` or `EXIT_SKIPPED`.
+pub fn exit_code(damage: &[Damage]) -> u8 {
+    if damage.iter().any(|d| matches!(d, Damage::Skipped { .. })) {
+        EXIT_SKIPPED
+    } else if damage.is_empty() {
+        0
+    } else {
+        EXIT_CUT_SHORT
     }
 }
 

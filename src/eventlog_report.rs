@@ -73,103 +73,198 @@ type OpenGc = (f64, Option<GcStatsGhc>);
 
 /// Compute the summary over `[from, to]` seconds (the whole run by default).
 pub fn derive(log: &EventLogFile, from: Option<f64>, to: Option<f64>) -> Derived {
-    let last = log.events.iter().map(|e| e.ts).max().unwrap_or(0) as f64 / NS;
-    let (from, to) = (from.unwrap_or(0.0), to.unwrap_or(last));
-    let inside = |t: f64| t >= from && t <= to;
-    let generations = log.events.iter().find(|e| e.id == id::HEAP_INFO_GHC).map(|e| HeapInfoGhc::decode(&e.payload).generations as usize).unwrap_or(2).max(1);
-    let mut d = Derived {
-        stats: Stats::new(generations, 1),
-        caps: 1,
-        gcs: Vec::new(),
-        heap_size: Vec::new(),
-        live: Vec::new(),
-        allocated: Vec::new(),
-        events: log.events.len(),
-        from,
-        markings: Vec::new(),
-        syncs: Vec::new(),
-    };
-    let (mut mark_begin, mut sync_begin) = (None, None);
-    let mut s = Stats::new(generations, 1);
-    let mut alloc_at_from: HashMap<u16, u64> = HashMap::new();
-    let mut alloc_last: HashMap<u16, u64> = HashMap::new();
-    let mut open: HashMap<u16, OpenGc> = HashMap::new();
-    let mut max_threads = 1u32;
+    let mut deriver = Deriver::new(from, to);
     for e in &log.events {
+        deriver.feed(e);
+    }
+    deriver.finish()
+}
+
+/// Points kept of a time series (heap size, live data, allocation): past
+/// this many, every other one is dropped and then only every other new
+/// one kept, so a series of any length is at most this long, evenly
+/// thinned, for the timeline.
+const SERIES_POINTS: usize = 20_000;
+
+/// A time series thinned as it grows (See `SERIES_POINTS`).
+#[derive(Debug, Default)]
+struct Thinned {
+    points: Vec<(f64, f64)>,
+    stride: usize,
+    seen: usize,
+}
+
+impl Thinned {
+    fn push(&mut self, p: (f64, f64)) {
+        if self.seen.is_multiple_of(self.stride.max(1)) {
+            self.points.push(p);
+            if self.points.len() > SERIES_POINTS {
+                let kept: Vec<(f64, f64)> = self.points.iter().copied().step_by(2).collect();
+                self.points = kept;
+                self.stride = self.stride.max(1) * 2;
+            }
+        }
+        self.seen += 1;
+    }
+}
+
+/// `derive`, an event at a time, so that a file of any size is summarised
+/// as it is read (`EventStream`): what it keeps grows with the GCs of the
+/// interval (a few words each, for the pauses), not with the events.
+pub struct Deriver {
+    from: f64,
+    to: f64,
+    generations: usize,
+    stats: Stats,
+    gcs: Vec<Gc>,
+    heap_size: Thinned,
+    live: Thinned,
+    allocated: Thinned,
+    markings: Vec<(f64, f64)>,
+    syncs: Vec<(f64, f64)>,
+    mark_begin: Option<f64>,
+    sync_begin: Option<f64>,
+    alloc_at_from: HashMap<u16, u64>,
+    alloc_last: HashMap<u16, u64>,
+    open: HashMap<u16, OpenGc>,
+    max_threads: u32,
+    events: usize,
+    last: f64,
+    caps: usize,
+}
+
+impl Deriver {
+    /// A summary of `[from, to]` seconds (the whole run by default).
+    pub fn new(from: Option<f64>, to: Option<f64>) -> Deriver {
+        Deriver {
+            from: from.unwrap_or(0.0),
+            to: to.unwrap_or(f64::INFINITY),
+            generations: 2,
+            stats: Stats::new(2, 1),
+            gcs: Vec::new(),
+            heap_size: Thinned::default(),
+            live: Thinned::default(),
+            allocated: Thinned::default(),
+            markings: Vec::new(),
+            syncs: Vec::new(),
+            mark_begin: None,
+            sync_begin: None,
+            alloc_at_from: HashMap::new(),
+            alloc_last: HashMap::new(),
+            open: HashMap::new(),
+            max_threads: 1,
+            events: 0,
+            last: 0.0,
+            caps: 1,
+        }
+    }
+
+    fn inside(&self, t: f64) -> bool {
+        t >= self.from && t <= self.to
+    }
+
+    /// Take one event (in file order).
+    pub fn feed(&mut self, e: &Event) {
         let t = e.ts as f64 / NS;
+        self.events += 1;
+        self.last = self.last.max(t);
+        if let Some(c) = e.cap {
+            self.caps = self.caps.max(c as usize + 1);
+        }
         let cap = e.cap.unwrap_or(u16::MAX);
+        let inside = self.inside(t);
+        let s = &mut self.stats;
         match e.id {
+            id::HEAP_INFO_GHC => {
+                // Announced first, by GHC and gclab alike.
+                self.generations = (HeapInfoGhc::decode(&e.payload).generations as usize).max(1);
+                s.gens.resize(self.generations, GenStats::default());
+            }
             id::HEAP_ALLOCATED => {
                 let total = e.field(4, 8);
-                if t <= from {
-                    alloc_at_from.insert(cap, total);
+                if t <= self.from {
+                    self.alloc_at_from.insert(cap, total);
                 }
-                if t <= to {
-                    alloc_last.insert(cap, total);
-                    if inside(t) {
-                        let sum: u64 = alloc_last.values().sum();
-                        d.allocated.push((t, sum as f64));
+                if t <= self.to {
+                    self.alloc_last.insert(cap, total);
+                    if t >= self.from {
+                        let sum: u64 = self.alloc_last.values().sum();
+                        self.allocated.push((t, sum as f64));
                     }
                 }
             }
             id::GC_START => {
-                open.insert(cap, (t, None));
+                self.open.insert(cap, (t, None));
             }
             id::GC_STATS_GHC => {
-                if let Some(g) = open.get_mut(&cap) {
+                if let Some(g) = self.open.get_mut(&cap) {
                     let stats = GcStatsGhc::decode(&e.payload);
                     g.1 = Some(stats);
                     s.max_slop_bytes = s.max_slop_bytes.max(stats.slop);
                 }
             }
             id::GC_END => {
-                if let Some((start, Some(stats))) = open.remove(&cap) {
-                    if inside(start) && inside(t) {
-                        let gen = (stats.gen as usize).min(generations - 1);
-                        d.gcs.push(Gc { start, end: t, gen, copied: stats.copied, threads: stats.par_threads });
-                        record_gc(&mut s, gen, t - start, &stats, generations);
-                        max_threads = max_threads.max(stats.par_threads);
+                if let Some((start, Some(stats))) = self.open.remove(&cap) {
+                    if self.inside(start) && self.inside(t) {
+                        let gen = (stats.gen as usize).min(self.generations - 1);
+                        self.gcs.push(Gc { start, end: t, gen, copied: stats.copied, threads: stats.par_threads });
+                        record_gc(&mut self.stats, gen, t - start, &stats, self.generations);
+                        self.max_threads = self.max_threads.max(stats.par_threads);
                     }
                 }
             }
-            id::CONC_MARK_BEGIN => mark_begin = Some(t),
+            id::CONC_MARK_BEGIN => self.mark_begin = Some(t),
             id::CONC_MARK_END => {
-                if let Some(b) = mark_begin.take().filter(|&b| inside(b) && inside(t)) {
-                    d.markings.push((b, t));
+                if let Some(b) = self.mark_begin.take().filter(|&b| b >= self.from && b <= self.to && t <= self.to) {
+                    self.markings.push((b, t));
                     s.concurrent_phase(gclab_core::ConcurrentPhase { cpu: t - b, elapsed: t - b });
                 }
             }
-            id::CONC_SYNC_BEGIN => sync_begin = Some(t),
+            id::CONC_SYNC_BEGIN => self.sync_begin = Some(t),
             id::CONC_SYNC_END => {
-                if let Some(b) = sync_begin.take().filter(|&b| inside(b) && inside(t)) {
-                    d.syncs.push((b, t));
-                    record_sync(&mut s, t - b);
+                if let Some(b) = self.sync_begin.take().filter(|&b| b >= self.from && b <= self.to && t <= self.to) {
+                    self.syncs.push((b, t));
+                    record_sync(s, t - b);
                 }
             }
-            id::HEAP_LIVE if inside(t) => {
+            id::HEAP_LIVE if inside => {
                 let live = e.field(4, 8);
                 s.max_live_bytes = s.max_live_bytes.max(live);
-                d.live.push((t, live as f64));
+                self.live.push((t, live as f64));
             }
-            id::HEAP_SIZE if inside(t) => {
+            id::HEAP_SIZE if inside => {
                 let size = e.field(4, 8);
                 s.max_mem_in_use_bytes = s.max_mem_in_use_bytes.max(size);
-                d.heap_size.push((t, size as f64));
+                self.heap_size.push((t, size as f64));
             }
             _ => {}
         }
     }
-    let allocated: u64 = alloc_last.iter().map(|(c, v)| v - alloc_at_from.get(c).copied().unwrap_or(0)).sum();
-    s.allocated_bytes = allocated;
-    s.cap_allocated_bytes = vec![allocated];
-    s.gc_threads = max_threads as usize;
-    s.total_elapsed = to - from;
-    s.total_cpu = s.total_elapsed;
-    s.gc_cpu = s.gc_elapsed;
-    s.concurrent_collector = !d.markings.is_empty() || !d.syncs.is_empty();
-    d.caps = log.events.iter().filter_map(|e| e.cap).map(|c| c as usize + 1).max().unwrap_or(1);
-    d.stats = s;
-    d
+
+    /// The summary of what was fed.
+    pub fn finish(self) -> Derived {
+        let mut s = self.stats;
+        let allocated: u64 = self.alloc_last.iter().map(|(c, v)| v - self.alloc_at_from.get(c).copied().unwrap_or(0)).sum();
+        s.allocated_bytes = allocated;
+        s.cap_allocated_bytes = vec![allocated];
+        s.gc_threads = self.max_threads as usize;
+        s.total_elapsed = self.to.min(self.last) - self.from;
+        s.total_cpu = s.total_elapsed;
+        s.gc_cpu = s.gc_elapsed;
+        s.concurrent_collector = !self.markings.is_empty() || !self.syncs.is_empty();
+        Derived {
+            stats: s,
+            caps: self.caps,
+            gcs: self.gcs,
+            heap_size: self.heap_size.points,
+            live: self.live.points,
+            allocated: self.allocated.points,
+            events: self.events,
+            from: self.from,
+            markings: self.markings,
+            syncs: self.syncs,
+        }
+    }
 }
 
 /// Count a concurrent collector's sync pause of `pause` seconds.
@@ -309,4 +404,40 @@ pub fn show(log: &EventLogFile) -> String {
         out.push_str(&format!("{ts:>12}: {who}{text}\n"));
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_thinned_series_stays_short_and_spans_the_run() {
+        let mut series = Thinned::default();
+        let n = 1_000_000;
+        for i in 0..n {
+            series.push((i as f64, 1.0));
+        }
+        let points = &series.points;
+        assert!(points.len() <= SERIES_POINTS && points.len() > SERIES_POINTS / 4, "{} points", points.len());
+        assert_eq!(points[0].0, 0.0);
+        assert!(points.last().unwrap().0 > (n as f64) * 0.99, "the end of the run is kept");
+        let gaps: Vec<f64> = points.windows(2).map(|w| w[1].0 - w[0].0).collect();
+        assert!(gaps.iter().all(|&g| g == gaps[0]), "evenly thinned");
+    }
+
+    #[test]
+    fn an_interval_counts_the_gcs_wholly_inside_it() {
+        // Ten GCs of 2 ms every 3 ms; [0, 14.5 ms] holds five whole ones.
+        let mut whole = crate::eventlog_reader::EventLogFile::default();
+        for (i, id) in [id::GC_START, id::GC_STATS_GHC, id::GC_END].iter().cycle().take(30).enumerate() {
+            let payload = if *id == id::GC_STATS_GHC { GcStatsGhc { gen: 0, copied: 100, ..GcStatsGhc::default() }.encode().0 } else { Vec::new() };
+            whole.events.push(Event { ts: i as u64 * 1_000_000, cap: Some(0), id: *id, payload });
+        }
+        let d = derive(&whole, None, None);
+        assert_eq!(d.gcs.len(), 10);
+        assert_eq!(d.stats.copied_bytes, 1000);
+        let part = derive(&whole, Some(0.0), Some(0.0145));
+        assert_eq!(part.gcs.len(), 5, "GCs wholly inside [0, 14.5 ms]");
+        assert!((part.stats.total_elapsed - 0.0145).abs() < 1e-12);
+    }
 }
