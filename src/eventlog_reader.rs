@@ -249,6 +249,9 @@ pub struct EventStream<R> {
     pub types: Types,
     /// What was wrong so far.
     pub damage: Vec<Damage>,
+    /// The declared payload sizes by event type (`None`: undeclared;
+    /// `Some(None)`: variable), a table for the per-event lookup.
+    sizes: Vec<Option<Option<u16>>>,
     cap: Option<u16>,
     /// File offset where the current block ends (0: none open).
     block_end: usize,
@@ -267,11 +270,15 @@ impl<R: std::io::Read> EventStream<R> {
     /// about `chunk` bytes plus the longest possible event).
     pub fn with_chunk(src: R, chunk: usize) -> Result<EventStream<R>, ReadError> {
         let chunk = chunk.max(MARKER_BYTES + 2);
-        let mut s = EventStream { src, buf: Vec::new(), base: 0, pos: 0, eof: false, types: Types::new(), damage: Vec::new(), cap: None, block_end: 0, finished: false, chunk };
+        let mut s = EventStream { src, buf: Vec::new(), base: 0, pos: 0, eof: false, types: Types::new(), damage: Vec::new(), sizes: Vec::new(), cap: None, block_end: 0, finished: false, chunk };
         loop {
             let mut c = Cursor { bytes: &s.buf, at: 0 };
             match parse_header(&mut c) {
                 Ok(types) => {
+                    s.sizes = vec![None; 1 << 16];
+                    for (&id, (size, _)) in &types {
+                        s.sizes[id as usize] = Some(*size);
+                    }
                     (s.types, s.pos) = (types, c.at);
                     return Ok(s);
                 }
@@ -323,7 +330,7 @@ impl<R: std::io::Read> EventStream<R> {
     fn resync(&mut self, at: usize, why: String) {
         let mut from = at + 1 - self.base;
         loop {
-            if let Some(p) = next_block_marker(&self.buf, from, &self.types, self.eof) {
+            if let Some(p) = next_block_marker(&self.buf, from, &self.sizes, self.eof) {
                 self.damage.push(Damage::Skipped { from: at, to: self.base + p, why });
                 (self.pos, self.cap, self.block_end) = (p, None, 0);
                 return;
@@ -361,7 +368,7 @@ impl<R: std::io::Read> Iterator for EventStream<R> {
             }
             let block_end = if self.block_end == 0 { 0 } else { self.block_end - self.base };
             let mut c = Cursor { bytes: &self.buf, at: self.pos };
-            match read_event(&mut c, &self.types, block_end, self.base) {
+            match read_event(&mut c, &self.sizes, block_end, self.base) {
                 Ok(Step::End) => self.finished = true,
                 Ok(Step::Block(end, cap)) => (self.pos, self.block_end, self.cap) = (c.at, self.base + end, cap),
                 Ok(Step::Event(e)) => {
@@ -378,18 +385,18 @@ impl<R: std::io::Read> Iterator for EventStream<R> {
 /// Read one event at the cursor; an error if it is not a whole event of
 /// a declared type inside its block (`block_end`, 0 when none is open).
 /// The cursor's bytes start at file offset `base` (for messages).
-fn read_event(c: &mut Cursor<'_>, types: &Types, block_end: usize, base: usize) -> Result<Step, ReadError> {
+fn read_event(c: &mut Cursor<'_>, sizes: &[Option<Option<u16>>], block_end: usize, base: usize) -> Result<Step, ReadError> {
     let at = c.at;
     let id = c.u16("an event's type")?;
     if id == DATA_END {
         return Ok(Step::End);
     }
     let ts = c.u64("an event's timestamp")?;
-    let Some((size, _)) = types.get(&id) else {
+    let Some(size) = sizes[id as usize] else {
         return Err(ReadError { offset: at, message: format!("event type {id} is not declared in the header") });
     };
     let size = match size {
-        Some(n) => *n as usize,
+        Some(n) => n as usize,
         None => c.u16("a variable event's size")? as usize,
     };
     let payload = c.take(size, "an event's payload")?;
@@ -414,7 +421,7 @@ const MARKER_BYTES: usize = 2 + 8 + 4 + 8 + 2;
 /// Note [Resynchronising at a block marker]); `at_eof`: `bytes` ends
 /// where the file does (else a candidate needs the type of the event
 /// after it in `bytes`).
-fn next_block_marker(bytes: &[u8], from: usize, types: &Types, at_eof: bool) -> Option<usize> {
+fn next_block_marker(bytes: &[u8], from: usize, sizes: &[Option<Option<u16>>], at_eof: bool) -> Option<usize> {
     let be = |at: usize, n: usize| bytes[at..at + n].iter().fold(0u64, |acc, &b| acc << 8 | b as u64);
     (from..bytes.len().saturating_sub(MARKER_BYTES - 1)).find(|&p| {
         if be(p, 2) != BLOCK_MARKER as u64 {
@@ -422,7 +429,7 @@ fn next_block_marker(bytes: &[u8], from: usize, types: &Types, at_eof: bool) -> 
         }
         let (ts, size, end_ts, cap) = (be(p + 2, 8), be(p + 10, 4) as usize, be(p + 14, 8), be(p + 22, 2));
         let next = p + MARKER_BYTES;
-        let next_declared = (at_eof && next == bytes.len()) || (next + 2 <= bytes.len() && (be(next, 2) == DATA_END as u64 || types.contains_key(&(be(next, 2) as u16))));
+        let next_declared = (at_eof && next == bytes.len()) || (next + 2 <= bytes.len() && (be(next, 2) == DATA_END as u64 || sizes[be(next, 2) as usize].is_some()));
         size >= MARKER_BYTES && end_ts >= ts && (cap == 0xffff || cap < 4096) && next_declared
     })
 }

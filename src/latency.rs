@@ -104,23 +104,28 @@ pub fn mmu(pauses: &[Pause], run: f64, w: f64) -> Option<f64> {
     for p in pauses {
         before.push(before[before.len() - 1] + p.length);
     }
-    // GC time in [0, t].
-    let gc_until = |t: f64| -> f64 {
-        let k = pauses.partition_point(|p| p.start < t);
-        if k == 0 {
+    // GC time in [0, t], for times that only grow: each candidate
+    // sequence below is in order, so one index walks the pauses once per
+    // sequence (a binary search per candidate cost 60% of summarising a
+    // 42 MB eventlog).
+    let gc_until = |t: f64, k: &mut usize| -> f64 {
+        while *k < pauses.len() && pauses[*k].start < t {
+            *k += 1;
+        }
+        if *k == 0 {
             return 0.0;
         }
-        let last = &pauses[k - 1];
-        before[k - 1] + (t - last.start).min(last.length)
+        let last = &pauses[*k - 1];
+        before[*k - 1] + (t - last.start).min(last.length)
     };
-    let starts = pauses.iter().map(|p| p.start);
-    let ends = pauses.iter().map(|p| p.start + p.length - w);
-    let worst = starts
-        .chain(ends)
-        .chain([0.0, run - w])
-        .map(|a| a.clamp(0.0, run - w))
-        .map(|a| gc_until(a + w) - gc_until(a))
-        .fold(0.0f64, f64::max);
+    let worst_of = |windows: &mut dyn Iterator<Item = f64>| -> f64 {
+        let (mut from, mut to) = (0, 0);
+        windows.map(|a| a.clamp(0.0, run - w)).map(|a| gc_until(a + w, &mut to) - gc_until(a, &mut from)).fold(0.0f64, f64::max)
+    };
+    let starts = worst_of(&mut pauses.iter().map(|p| p.start));
+    let ends = worst_of(&mut pauses.iter().map(|p| p.start + p.length - w));
+    let edges = worst_of(&mut [0.0, run - w].into_iter());
+    let worst = starts.max(ends).max(edges);
     Some((1.0 - worst / w).clamp(0.0, 1.0))
 }
 
