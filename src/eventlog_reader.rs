@@ -117,14 +117,6 @@ pub struct EventLogFile {
     pub damage: Vec<Damage>,
 }
 
-impl EventLogFile {
-    /// The exit code its damage calls for: 0, `EXIT_CUT_SHORT` or
-    /// `EXIT_SKIPPED`.
-    pub fn exit_code(&self) -> u8 {
-        exit_code(&self.damage)
-    }
-}
-
 /// The exit code `damage` calls for: 0, `EXIT_CUT_SHORT` or `EXIT_SKIPPED`.
 pub fn exit_code(damage: &[Damage]) -> u8 {
     if damage.iter().any(|d| matches!(d, Damage::Skipped { .. })) {
