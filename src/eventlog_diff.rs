@@ -84,7 +84,14 @@ pub fn rows(side: &Side) -> Vec<(String, Option<f64>)> {
 pub fn diff_text(a: &Side, b: &Side) -> String {
     let mut o = String::new();
     let _ = writeln!(o, "{:<26} {:>14} {:>14} {:>14} {:>8}", "", a.label.chars().take(14).collect::<String>(), b.label.chars().take(14).collect::<String>(), "B - A", "B / A");
-    for ((name, x), (_, y)) in rows(a).into_iter().zip(rows(b)) {
+    // Rows by name: the two runs may have different generation counts
+    // (GHC's -G3 beside gclab's default), so their rows need not line up.
+    let (ra, rb) = (rows(a), rows(b));
+    let value = |rows: &[(String, Option<f64>)], name: &str| rows.iter().find(|(n, _)| n == name).and_then(|(_, v)| *v);
+    let mut names: Vec<&String> = ra.iter().map(|(n, _)| n).collect();
+    names.extend(rb.iter().map(|(n, _)| n).filter(|n| !ra.iter().any(|(m, _)| m == *n)));
+    for name in names {
+        let (x, y) = (value(&ra, name), value(&rb, name));
         if x.is_none() && y.is_none() {
             continue;
         }

@@ -352,6 +352,14 @@ fn diff_puts_two_runs_side_by_side_from_eventlogs_or_json_records() {
     let out = String::from_utf8_lossy(&o.stdout);
     assert!(out.contains("syncs") && out.contains("MMU 10ms") && out.contains("B / A"), "{out}");
     assert!(std::fs::metadata(prefix.with_extension("png")).unwrap().len() > 1000);
+    // Runs with different generation counts line up by figure.
+    let g3 = dir.join("g3.json");
+    assert!(gclab(&["run", "--json", g3.to_str().unwrap(), "binary-trees", "12", "+RTS", "-G3"]).status.success());
+    let o = gclab(&["eventlog", "diff", "--no-plot", a_json.to_str().unwrap(), g3.to_str().unwrap()]);
+    let out = String::from_utf8_lossy(&o.stdout).into_owned();
+    let cells = |name: &str| -> Vec<String> { out.lines().find(|l| l.starts_with(name)).unwrap_or_else(|| panic!("no {name} row: {out}")).split_whitespace().map(String::from).collect() };
+    assert_eq!(cells("gen 2 collections")[3], "-", "A has no generation 2: {out}");
+    assert!(cells("pause p50 (ms)")[3].parse::<f64>().is_ok() && cells("pause p50 (ms)")[4].parse::<f64>().is_ok(), "{out}");
     // Something that is neither.
     let junk = dir.join("junk.txt");
     std::fs::write(&junk, "hello").unwrap();
