@@ -159,10 +159,6 @@ impl Deriver {
         }
     }
 
-    fn inside(&self, t: f64) -> bool {
-        t >= self.from && t <= self.to
-    }
-
     /// Take one event (in file order).
     pub fn feed(&mut self, e: &Event) {
         let t = e.ts as f64 / NS;
@@ -172,7 +168,8 @@ impl Deriver {
             self.caps = self.caps.max(c as usize + 1);
         }
         let cap = e.cap.unwrap_or(u16::MAX);
-        let inside = self.inside(t);
+        let (from, to) = (self.from, self.to);
+        let inside = |t: f64| t >= from && t <= to;
         let s = &mut self.stats;
         match e.id {
             id::HEAP_INFO_GHC => {
@@ -182,12 +179,12 @@ impl Deriver {
             }
             id::HEAP_ALLOCATED => {
                 let total = e.field(4, 8);
-                if t <= self.from {
+                if t <= from {
                     self.alloc_at_from.insert(cap, total);
                 }
-                if t <= self.to {
+                if t <= to {
                     self.alloc_last.insert(cap, total);
-                    if t >= self.from {
+                    if inside(t) {
                         let sum: u64 = self.alloc_last.values().sum();
                         self.allocated.push((t, sum as f64));
                     }
@@ -205,7 +202,7 @@ impl Deriver {
             }
             id::GC_END => {
                 if let Some((start, Some(stats))) = self.open.remove(&cap) {
-                    if self.inside(start) && self.inside(t) {
+                    if inside(start) && inside(t) {
                         let gen = (stats.gen as usize).min(self.generations - 1);
                         self.gcs.push(Gc { start, end: t, gen, copied: stats.copied, threads: stats.par_threads });
                         record_gc(&mut self.stats, gen, t - start, &stats, self.generations);
@@ -215,24 +212,24 @@ impl Deriver {
             }
             id::CONC_MARK_BEGIN => self.mark_begin = Some(t),
             id::CONC_MARK_END => {
-                if let Some(b) = self.mark_begin.take().filter(|&b| b >= self.from && b <= self.to && t <= self.to) {
+                if let Some(b) = self.mark_begin.take().filter(|&b| inside(b) && inside(t)) {
                     self.markings.push((b, t));
                     s.concurrent_phase(gclab_core::ConcurrentPhase { cpu: t - b, elapsed: t - b });
                 }
             }
             id::CONC_SYNC_BEGIN => self.sync_begin = Some(t),
             id::CONC_SYNC_END => {
-                if let Some(b) = self.sync_begin.take().filter(|&b| b >= self.from && b <= self.to && t <= self.to) {
+                if let Some(b) = self.sync_begin.take().filter(|&b| inside(b) && inside(t)) {
                     self.syncs.push((b, t));
                     record_sync(s, t - b);
                 }
             }
-            id::HEAP_LIVE if inside => {
+            id::HEAP_LIVE if inside(t) => {
                 let live = e.field(4, 8);
                 s.max_live_bytes = s.max_live_bytes.max(live);
                 self.live.push((t, live as f64));
             }
-            id::HEAP_SIZE if inside => {
+            id::HEAP_SIZE if inside(t) => {
                 let size = e.field(4, 8);
                 s.max_mem_in_use_bytes = s.max_mem_in_use_bytes.max(size);
                 self.heap_size.push((t, size as f64));

@@ -77,7 +77,7 @@ pub fn trace(log: &EventLogFile) -> Value {
     let mut spans = Spans::default();
     let mut counters = Vec::new();
     let mut allocated: HashMap<u16, u64> = HashMap::new();
-    let mut tids: Vec<u64> = Vec::new();
+    let mut tids = std::collections::BTreeSet::new();
     let mib = |b: u64| b as f64 / (1024.0 * 1024.0);
     let mut last = 0.0;
     for e in &log.events {
@@ -88,7 +88,7 @@ pub fn trace(log: &EventLogFile) -> Value {
             id::RUN_THREAD => {
                 spans.end(cap, "stopped", at);
                 spans.begin(cap, "mutator", "mutator".into(), at);
-                tids.push(cap);
+                tids.insert(cap);
             }
             id::STOP_THREAD => {
                 spans.end(cap, "mutator", at);
@@ -97,7 +97,7 @@ pub fn trace(log: &EventLogFile) -> Value {
             id::GC_WORK => {
                 spans.end(GC_THREAD_TID + cap, "gc idle", at);
                 spans.begin(GC_THREAD_TID + cap, "gc work", "GC work".into(), at);
-                tids.push(GC_THREAD_TID + cap);
+                tids.insert(GC_THREAD_TID + cap);
             }
             id::GC_IDLE => {
                 spans.end(GC_THREAD_TID + cap, "gc work", at);
@@ -109,7 +109,7 @@ pub fn trace(log: &EventLogFile) -> Value {
             }
             id::GC_START => {
                 spans.begin(GC_PHASES_TID + cap, "gc", "GC".into(), at);
-                tids.push(GC_PHASES_TID + cap);
+                tids.insert(GC_PHASES_TID + cap);
             }
             id::GC_STATS_GHC => spans.rename(GC_PHASES_TID + cap, "gc", format!("GC (generation {})", GcStatsGhc::decode(&e.payload).gen)),
             id::GC_END => spans.end(GC_PHASES_TID + cap, "gc", at),
@@ -129,8 +129,6 @@ pub fn trace(log: &EventLogFile) -> Value {
         }
     }
     spans.close_all(last);
-    tids.sort_unstable();
-    tids.dedup();
     let mut names: Vec<Value> = tids
         .iter()
         .map(|&t| match t {

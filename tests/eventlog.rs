@@ -221,6 +221,12 @@ fn a_ghc_nonmoving_eventlog_shows_its_syncs_and_concurrent_marking() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
+/// Write gclab's eventlog of binary-trees 12 (-A64k) to `file`; its bytes.
+fn binary_trees_eventlog(file: &Path) -> Vec<u8> {
+    assert!(gclab(&["run", "binary-trees", "12", "+RTS", "-A64k", "-l", &format!("-ol{}", file.display())]).status.success());
+    std::fs::read(file).unwrap()
+}
+
 /// The GC count `gclab eventlog` printed (its first line).
 fn gcs_read(stdout: &[u8]) -> usize {
     let text = String::from_utf8_lossy(stdout);
@@ -232,8 +238,7 @@ fn gcs_read(stdout: &[u8]) -> usize {
 fn cut_and_corrupted_eventlogs_give_what_is_there_with_warnings_and_exit_codes() {
     let dir = scratch("bad");
     let file = dir.join("good.eventlog");
-    assert!(gclab(&["run", "binary-trees", "12", "+RTS", "-A64k", "-l", &format!("-ol{}", file.display())]).status.success());
-    let bytes = std::fs::read(&file).unwrap();
+    let bytes = binary_trees_eventlog(&file);
     let whole = gclab(&["eventlog", "--no-plot", file.to_str().unwrap()]);
     assert_eq!(whole.status.code(), Some(0));
     let all_gcs = gcs_read(&whole.stdout);
@@ -373,8 +378,7 @@ fn diff_puts_two_runs_side_by_side_from_eventlogs_or_json_records() {
 fn follow_reads_a_file_still_being_written() {
     let dir = scratch("follow");
     let file = dir.join("run.eventlog");
-    assert!(gclab(&["run", "binary-trees", "12", "+RTS", "-A64k", "-l", &format!("-ol{}", file.display())]).status.success());
-    let bytes = std::fs::read(&file).unwrap();
+    let bytes = binary_trees_eventlog(&file);
     let growing = dir.join("growing.eventlog");
     std::fs::write(&growing, &bytes[..bytes.len() / 2]).unwrap();
     let child = Command::new(env!("CARGO_BIN_EXE_gclab"))

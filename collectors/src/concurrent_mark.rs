@@ -151,18 +151,6 @@ impl MarkQueue {
         f64::from_bits(self.cpu_seconds.load(Ordering::Acquire))
     }
 
-    /// Is `p` (a valid object address) in the snapshot and not yet
-    /// marked? Static objects and objects outside the snapshot are not.
-    ///
-    /// # Safety
-    /// `p` is a valid object address whose header may be read (See Note
-    /// [Fields a concurrent marker reads] in core's `object`).
-    // SAFETY: the caller's contract; a heap object's descriptor is live.
-    unsafe fn in_snapshot(&self, p: *const Word) -> bool {
-        let info = info_of_header(load_header(p));
-        !info.is_static() && BlockDesc::load_flags(BlockDesc::of(p)) & BF_MARK_IN_PLACE != 0
-    }
-
     /// Grey `v`, a field's value: mark it if it is an unmarked snapshot
     /// object, and push it to be scanned.
     ///
@@ -172,7 +160,7 @@ impl MarkQueue {
     // SAFETY: the caller's contract.
     unsafe fn grey(&self, v: Word, stack: &mut Vec<*mut Word>) {
         let p = v as *mut Word;
-        if v == 0 || !self.in_snapshot(p) {
+        if v == 0 || !in_snapshot(p) {
             return;
         }
         let size = self.layout.size_of(p, info_of_header(load_header(p)));
@@ -310,6 +298,28 @@ impl MarkQueue {
     }
 }
 
+/// Is the object at `p` in the snapshot (a block or large object flagged
+/// `BF_MARK_IN_PLACE`)? Static objects, and objects in blocks cut since
+/// the snapshot, are not.
+///
+/// # Safety
+/// `p` is a valid object address whose header may be read (See Note
+/// [Fields a concurrent marker reads] in core's `object`).
+// SAFETY: the caller's contract; a heap object's descriptor is live.
+pub unsafe fn in_snapshot(p: *const Word) -> bool {
+    !info_of_header(load_header(p)).is_static() && BlockDesc::load_flags(BlockDesc::of(p)) & BF_MARK_IN_PLACE != 0
+}
+
+/// Does the object at `p` survive the marking in `marks`: outside the
+/// snapshot, or marked?
+///
+/// # Safety
+/// As for `in_snapshot`.
+// SAFETY: the caller's contract.
+pub unsafe fn survives(marks: &MarkBitmap, p: *const Word) -> bool {
+    !in_snapshot(p) || marks.is_marked(p)
+}
+
 /// A marker thread working on a `MarkQueue`.
 pub struct Marker {
     /// The cycle's queue and marks.
@@ -335,9 +345,10 @@ impl Marker {
 
     /// End the thread (parked or not) and give back the queue, whose
     /// marks the collector then owns alone.
-    pub fn join(mut self) -> MarkQueue {
-        self.end_thread();
-        let queue = std::mem::replace(&mut self.queue, Arc::new(MarkQueue::new(MarkBitmap::new(), Layout::new(false))));
+    pub fn join(self) -> MarkQueue {
+        let queue = self.queue.clone();
+        // Dropping the marker ends and joins its thread.
+        drop(self);
         Arc::try_unwrap(queue).unwrap_or_else(|_| panic!("the marker thread is joined, so the queue has one owner"))
     }
 

@@ -78,7 +78,7 @@
 //! are marked by the first bit of their own map.
 
 use crate::cell_space::CellSpace;
-use crate::concurrent_mark::{MarkQueue, Marker};
+use crate::concurrent_mark::{survives, MarkQueue, Marker};
 use crate::gc_workers::GcThreadPool;
 use crate::mark::MarkBitmap;
 use crate::mark_sweep::{trace_into, Tracing};
@@ -90,7 +90,7 @@ use gclab_core::barrier::{set_extension, BarrierExtension};
 use gclab_core::bdescr::{BlockPtr, BF_EVACUATED, BF_LARGE, BF_MARK_IN_PLACE};
 use gclab_core::constants::Word;
 use gclab_core::generation::{Generation, ObjPtr};
-use gclab_core::object::{load_header, weak_field};
+use gclab_core::object::weak_field;
 use gclab_core::{Collector, CollectorEvent, ConcurrentPhase, GcContext, GcOutcome, GcReason, GcRequest};
 use std::time::Instant;
 
@@ -315,7 +315,7 @@ impl Nonmoving {
         }
         let gclab_core::heap::Heap { blocks, gens, .. } = &mut *ctx.heap;
         let old = &mut gens[oldest];
-        let (snapshot, since): (Vec<BlockPtr>, Vec<BlockPtr>) = old.blocks.iter().partition(|bd| in_snapshot(**bd));
+        let (snapshot, since): (Vec<BlockPtr>, Vec<BlockPtr>) = old.blocks.iter().partition(|bd| block_in_snapshot(**bd));
         old.blocks = since;
         let space = self.old.as_mut().expect("a cycle runs only once the space exists");
         uncount_snapshot(old, self.snapshot_counts, space.take_kept_placements());
@@ -351,10 +351,9 @@ impl Nonmoving {
 /// remembered set still needs it.)
 fn forget_dead_mut_list_entries(caps: &mut [gclab_core::capability::Capability], oldest: usize, marks: &MarkBitmap) {
     for cap in caps.iter_mut() {
-        cap.mut_lists[oldest].retain(|obj| {
-            let bd = BlockPtr(gclab_core::bdescr::BlockDesc::of(obj.0));
-            !in_snapshot(bd) || marks.is_marked(obj.0)
-        });
+        // SAFETY: a mutable-list entry is an object of the old generation
+        // (the barrier's invariant), read with the world stopped.
+        cap.mut_lists[oldest].retain(|obj| unsafe { survives(marks, obj.0) });
     }
 }
 
@@ -371,7 +370,7 @@ fn uncount_snapshot(old: &mut Generation, at_snapshot: (usize, usize, usize), pl
 }
 
 /// Is block `bd` part of the running cycle's snapshot?
-fn in_snapshot(bd: BlockPtr) -> bool {
+fn block_in_snapshot(bd: BlockPtr) -> bool {
     // SAFETY: a block of the old generation, read with the world stopped.
     unsafe { bd.read() }.has(BF_MARK_IN_PLACE)
 }
@@ -402,7 +401,6 @@ unsafe fn take_snapshot(old: &Generation) -> (MarkBitmap, Vec<BlockPtr>) {
 /// Marking is complete; the world is stopped.
 // SAFETY: frees unreachable large objects' groups and resets descriptors, under the caller's contract.
 unsafe fn sweep_large_objects(old: &mut Generation, marks: &MarkBitmap, ba: &mut gclab_core::block_alloc::BlockAllocator) {
-    let mut kept = Vec::with_capacity(old.large_objects.len());
     old.n_large_blocks = 0;
     old.n_large_words = 0;
     for bd in std::mem::take(&mut old.large_objects) {
@@ -416,11 +414,9 @@ unsafe fn sweep_large_objects(old: &mut Generation, marks: &MarkBitmap, ba: &mut
             d.flags = (d.flags & !BF_MARK_IN_PLACE) | BF_EVACUATED | BF_LARGE;
             d.aux = 0;
         }
-        old.n_large_blocks += d.blocks as usize;
-        old.n_large_words += d.used_words();
-        kept.push(bd);
+        // SAFETY: a live large object of the old generation.
+        unsafe { old.add_large_object(bd) };
     }
-    old.large_objects = kept;
 }
 
 /// Judge the old generation's weak pointers once marking is complete
@@ -435,10 +431,7 @@ unsafe fn sweep_large_objects(old: &mut Generation, marks: &MarkBitmap, ba: &mut
 unsafe fn judge_weaks(queue: &MarkQueue, weaks: &mut Vec<ObjPtr>, caps: &mut [gclab_core::capability::Capability], stack: &mut Vec<*mut Word>) {
     let layout = queue.layout();
     let field = |w: ObjPtr, f: usize| -> Word { *layout.payload(w.0).add(f) };
-    let key_alive = |key: Word| -> bool {
-        let p = key as *const Word;
-        gclab_core::object::info_of_header(load_header(p)).is_static() || !in_snapshot(BlockPtr(gclab_core::bdescr::BlockDesc::of(p))) || queue.marks.is_marked(p)
-    };
+    let key_alive = |key: Word| survives(&queue.marks, key as *const Word);
     let keep = |w: ObjPtr, stack: &mut Vec<*mut Word>| {
         queue.push([w.0 as Word, field(w, weak_field::VALUE), field(w, weak_field::FINALIZER)]);
         queue.drain(stack);

@@ -14,12 +14,11 @@
 //! an object while its dangling pointer would still read as valid (the
 //! dead cell not yet cleared, as a lazy sweep leaves it).
 
+use crate::concurrent_mark::survives;
 use crate::mark::MarkBitmap;
 use crate::roots::root_slots;
-use gclab_core::bdescr::{BlockDesc, BF_MARK_IN_PLACE};
 use gclab_core::constants::Word;
 use gclab_core::heap_walk::{for_each_generation_object, for_each_object};
-use gclab_core::object::{info_of_header, load_header};
 use gclab_core::GcContext;
 
 /// The violations of the snapshot invariant (See the module doc); empty
@@ -33,7 +32,7 @@ pub unsafe fn snapshot_violations(marks: &MarkBitmap, ctx: &mut GcContext<'_>, i
     let mut errors = Vec::new();
     let oldest = ctx.heap.oldest();
     // SAFETY: the caller's contract: every value checked is an object address.
-    let dead = |v: Word| v != 0 && unsafe { is_unmarked_snapshot_object(marks, v as *const Word) };
+    let dead = |v: Word| v != 0 && unsafe { !survives(marks, v as *const Word) };
     for slot in root_slots(ctx.caps, ctx.stable_ptrs) {
         // SAFETY: root slots hold object addresses.
         let v = unsafe { *slot };
@@ -42,7 +41,6 @@ pub unsafe fn snapshot_violations(marks: &MarkBitmap, ctx: &mut GcContext<'_>, i
         }
     }
     let layout = ctx.heap.layout;
-    // SAFETY: the caller's contract.
     let mut visit = |p: *mut Word, info: &'static gclab_core::InfoTable, _: usize, gen: usize| {
         if dead(p as Word) {
             return;
@@ -73,13 +71,4 @@ pub unsafe fn snapshot_violations(marks: &MarkBitmap, ctx: &mut GcContext<'_>, i
         }
     }
     errors
-}
-
-/// Is `p` an object of the snapshot that the marking did not mark?
-///
-/// # Safety
-/// `p` is a valid object address.
-// SAFETY: the caller's contract; a heap object's descriptor is live.
-unsafe fn is_unmarked_snapshot_object(marks: &MarkBitmap, p: *const Word) -> bool {
-    !info_of_header(load_header(p)).is_static() && BlockDesc::load_flags(BlockDesc::of(p)) & BF_MARK_IN_PLACE != 0 && !marks.is_marked(p)
 }
