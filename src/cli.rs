@@ -352,7 +352,7 @@ fn eventlog(file: &Path, view: &EventlogView) -> Result<u8, String> {
         let mmu = PathBuf::from(format!("{}-mmu", prefix.display()));
         let title = format!("{}: minimum mutator utilisation", file.display());
         let label = file.file_name().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
-        for p in crate::report::draw_mmu_curve(&mmu, &title, &label, &crate::eventlog_report::latency(&derived))? {
+        for p in crate::report::draw_mmu_curve(&mmu, &title, &label, &derived.latency)? {
             println!("MMU: {}", p.display());
         }
     }

@@ -37,7 +37,7 @@ pub fn load(path: &Path) -> Result<(Side, Vec<String>), String> {
         let warnings = log.damage.iter().map(|d| format!("{}: {d}", path.display())).collect();
         let d = crate::eventlog_report::derive(&log, None, None);
         let stats = serde_json::to_value(&d.stats).map_err(|e| e.to_string())?;
-        return Ok((Side { label, stats, latency: crate::eventlog_report::latency(&d) }, warnings));
+        return Ok((Side { label, stats, latency: d.latency }, warnings));
     }
     let v: Value = serde_json::from_slice(&bytes).map_err(|e| format!("{}: neither an eventlog (no `hdrb' header) nor a JSON run record: {e}", path.display()))?;
     // A sweep's record holds the run's record under "result".

@@ -434,3 +434,34 @@ fn heap_profile_samples_reach_the_eventlog() {
     }
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// The pause distribution and MMU that `gclab eventlog` computes from a
+/// run's eventlog are those of the run's own JSON record (both through
+/// `latency::Latency`; the eventlog's timestamps are whole nanoseconds).
+#[test]
+fn an_eventlogs_latency_is_the_runs_own() {
+    let dir = scratch("latency");
+    for rts in ["-A32k", "-xn -A64k", "-N2 -A32k"] {
+        let (file, json) = (dir.join("run.eventlog"), dir.join("run.json"));
+        let mut args: Vec<String> = vec!["run".into(), "--json".into(), json.display().to_string(), "binary-trees".into(), "14".into(), "+RTS".into()];
+        args.extend(rts.split_whitespace().map(String::from));
+        args.extend([format!("-ol{}", file.display()), "-l".into()]);
+        let o = Command::new(env!("CARGO_BIN_EXE_gclab")).args(&args).output().unwrap();
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        let record: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+        let want = record["latency"].as_object().unwrap();
+        let log = gclab::eventlog_reader::read(&file).unwrap();
+        let got = gclab::eventlog_report::derive(&log, None, None).latency;
+        assert!(want["pause_count"].as_u64().unwrap() > 20, "{rts}: {want:?}");
+        for (key, w) in want {
+            if key.starts_with("safepoint_") {
+                continue; // not in an eventlog
+            }
+            let g = got.get(key).unwrap_or_else(|| panic!("{rts}: the eventlog has no {key}"));
+            let (g, w) = (g.as_f64().unwrap(), w.as_f64().unwrap());
+            let close = if key.starts_with("mmu_") { (g - w).abs() < 1e-3 } else { (g - w).abs() <= w * 2e-3 + 2e-6 };
+            assert!(close, "{rts}: {key}: eventlog {g}, record {w}");
+        }
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -461,10 +461,13 @@ impl EventLog {
         self.post(cap, at, id, payload);
     }
 
-    /// A collector's sync begins or ends (`CONC_SYNC_BEGIN`/`END`).
+    /// A collector's sync begins or ends (`CONC_SYNC_BEGIN`/`END`), in
+    /// capability 0's buffer with the GCs: a sync stops the world too, and
+    /// a reader takes the pauses in time order from one buffer (GHC posts
+    /// its syncs in the buffer of no capability).
     pub fn collector_sync(&mut self, at: Instant, begins: bool) {
         if self.classes().gc {
-            self.post(None, at, if begins { id::CONC_SYNC_BEGIN } else { id::CONC_SYNC_END }, Payload::new());
+            self.post(Some(0), at, if begins { id::CONC_SYNC_BEGIN } else { id::CONC_SYNC_END }, Payload::new());
         }
     }
 }
