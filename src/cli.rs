@@ -269,7 +269,7 @@ enum EventlogCompare {
         a: PathBuf,
         /// Run B
         b: PathBuf,
-        /// Where to draw both MMU curves (PREFIX.svg, PREFIX.png; default: beside B)
+        /// Where to draw both MMU curves (PREFIX-mmu.svg, .png) and both timelines (PREFIX-timelines.svg, .png); default: `diff` beside B
         #[arg(long, value_name = "PREFIX")]
         plot: Option<PathBuf>,
         /// Draw nothing
@@ -278,7 +278,8 @@ enum EventlogCompare {
     },
 }
 
-/// `gclab eventlog diff A B`: the table, and both MMU curves on one picture.
+/// `gclab eventlog diff A B`: the table, both MMU curves on one picture
+/// and both timelines on another.
 fn eventlog_diff(a: &Path, b: &Path, plot: Option<PathBuf>, no_plot: bool) -> Result<(), String> {
     let (sa, wa) = crate::eventlog_diff::load(a)?;
     let (sb, wb) = crate::eventlog_diff::load(b)?;
@@ -287,9 +288,9 @@ fn eventlog_diff(a: &Path, b: &Path, plot: Option<PathBuf>, no_plot: bool) -> Re
     }
     print!("{}", crate::eventlog_diff::diff_text(&sa, &sb));
     if !no_plot {
-        let prefix = plot.unwrap_or_else(|| b.with_file_name("diff-mmu"));
+        let prefix = plot.unwrap_or_else(|| b.with_file_name("diff"));
         for p in crate::eventlog_diff::draw(&sa, &sb, &prefix)? {
-            println!("MMU: {}", p.display());
+            println!("Plot: {}", p.display());
         }
     }
     Ok(())
@@ -303,19 +304,6 @@ struct EventlogView {
     no_plot: bool,
     show: bool,
     trace: Option<PathBuf>,
-}
-
-/// Summarise `file` as it is read, an event at a time, in memory that
-/// does not grow with the file (`EventStream`, `Deriver`); with what was
-/// wrong with it.
-fn summarise(file: &Path, from: Option<f64>, to: Option<f64>) -> Result<(crate::eventlog_report::Derived, Vec<crate::eventlog_reader::Damage>), String> {
-    let f = std::fs::File::open(file).map_err(|e| format!("{}: {e}", file.display()))?;
-    let mut stream = crate::eventlog_reader::EventStream::open(f).map_err(|e| format!("{}: {e}", file.display()))?;
-    let mut deriver = crate::eventlog_report::Deriver::new(from, to);
-    for e in stream.by_ref() {
-        deriver.feed(&e);
-    }
-    Ok((deriver.finish(), stream.damage))
 }
 
 /// `gclab eventlog FILE`: the summary, latency and timeline; the exit code
@@ -334,7 +322,7 @@ fn eventlog(file: &Path, view: &EventlogView) -> Result<u8, String> {
         }
         (crate::eventlog_report::derive(&log, view.from, view.to), log.damage)
     } else {
-        summarise(file, view.from, view.to)?
+        crate::eventlog_report::summarise(file, view.from, view.to)?
     };
     for d in &damage {
         eprintln!("gclab: warning: {}: {d}", file.display());
@@ -346,7 +334,7 @@ fn eventlog(file: &Path, view: &EventlogView) -> Result<u8, String> {
             file.with_file_name(format!("{stem}-timeline"))
         });
         let title = format!("{}: heap, live data and allocation; GC pauses by generation", file.display());
-        for p in crate::eventlog_report::timeline(&derived, &prefix, &title)? {
+        for p in crate::timeline::draw(&derived.timeline, &prefix, &title)? {
             println!("Timeline: {}", p.display());
         }
         let mmu = PathBuf::from(format!("{}-mmu", prefix.display()));
@@ -369,7 +357,7 @@ fn follow_eventlog(file: &Path, view: &EventlogView, secs: f64) -> Result<u8, St
     }
     loop {
         if file.exists() {
-            match summarise(file, view.from, view.to) {
+            match crate::eventlog_report::summarise(file, view.from, view.to) {
                 Ok((_, damage)) if !damage.iter().any(|d| matches!(d, crate::eventlog_reader::Damage::CutShort { .. })) => break,
                 Ok((derived, _)) => {
                     println!("-- {} so far ({} bytes):", file.display(), std::fs::metadata(file).map(|m| m.len()).unwrap_or(0));

@@ -7,11 +7,15 @@
 //! Both sides become the same two records, whatever their source: the
 //! statistics (core's `Stats`, as a run's JSON record holds them) and the
 //! latency fields (pause distribution per generation and MMU, as
-//! `latency` computes them). The table has a row per figure present in
-//! either: A, B, B - A and B / A. The MMU curves of both are drawn on one
-//! picture.
+//! `latency` computes them), and a timeline. The table has a row per
+//! figure present in either: A, B, B - A and B / A. The MMU curves of both
+//! are drawn on one picture, their timelines on another (on the same
+//! scales). An eventlog is read as it is summarised, so a side may be
+//! any size.
 
 use crate::latency::MMU_WINDOWS;
+use crate::timeline::Timeline;
+use std::io::Read as _;
 use serde_json::{Map, Value};
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -25,27 +29,30 @@ pub struct Side {
     pub stats: Value,
     /// The latency fields.
     pub latency: Map<String, Value>,
+    /// Heap, live data, allocation and pauses over time.
+    pub timeline: Timeline,
 }
 
 /// Read a side: an eventlog (it starts with `hdrb`) or a JSON run record.
 /// Damage an eventlog survived is returned as warnings.
 pub fn load(path: &Path) -> Result<(Side, Vec<String>), String> {
-    let bytes = std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))?;
     let label = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| path.display().to_string());
-    if bytes.starts_with(b"hdrb") {
-        let log = crate::eventlog_reader::parse(&bytes).map_err(|e| format!("{}: {e}", path.display()))?;
-        let warnings = log.damage.iter().map(|d| format!("{}: {d}", path.display())).collect();
-        let d = crate::eventlog_report::derive(&log, None, None);
+    let mut magic = [0u8; 4];
+    let head = std::fs::File::open(path).and_then(|mut f| f.read(&mut magic)).map_err(|e| format!("{}: {e}", path.display()))?;
+    if magic[..head] == *b"hdrb" {
+        let (d, damage) = crate::eventlog_report::summarise(path, None, None)?;
+        let warnings = damage.iter().map(|d| format!("{}: {d}", path.display())).collect();
         let stats = serde_json::to_value(&d.stats).map_err(|e| e.to_string())?;
-        return Ok((Side { label, stats, latency: d.latency }, warnings));
+        return Ok((Side { label, stats, latency: d.latency, timeline: d.timeline }, warnings));
     }
+    let bytes = std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))?;
     let v: Value = serde_json::from_slice(&bytes).map_err(|e| format!("{}: neither an eventlog (no `hdrb' header) nor a JSON run record: {e}", path.display()))?;
     // A sweep's record holds the run's record under "result".
     let record = if v.get("result").is_some_and(Value::is_object) { &v["result"] } else { &v };
     let (Some(stats), Some(latency)) = (record.get("stats"), record.get("latency").and_then(Value::as_object)) else {
         return Err(format!("{}: a JSON record without `stats' and `latency' (not from `gclab run --json' or a sweep)", path.display()));
     };
-    Ok((Side { label, stats: stats.clone(), latency: latency.clone() }, Vec::new()))
+    Ok((Side { label, stats: stats.clone(), latency: latency.clone(), timeline: crate::timeline::from_record(stats) }, Vec::new()))
 }
 
 /// The figures compared, each with its value on a side (None: absent).
@@ -104,8 +111,15 @@ pub fn diff_text(a: &Side, b: &Side) -> String {
     o
 }
 
-/// Draw both MMU curves on one picture, `<prefix>.svg` and `.png`.
+/// Draw both MMU curves on one picture, `<prefix>-mmu.svg` and `.png`,
+/// and both timelines on another, `<prefix>-timelines.svg` and `.png`.
 pub fn draw(a: &Side, b: &Side, prefix: &Path) -> Result<Vec<PathBuf>, String> {
+    let at = |what: &str| PathBuf::from(format!("{}-{what}", prefix.display()));
     let title = format!("minimum mutator utilisation: {} vs {}", a.label, b.label);
-    crate::report::draw_mmu_curves(prefix, &title, &[(a.label.as_str(), &a.latency), (b.label.as_str(), &b.latency)])
+    let mut drawn = crate::report::draw_mmu_curves(&at("mmu"), &title, &[(a.label.as_str(), &a.latency), (b.label.as_str(), &b.latency)])?;
+    let title = format!("{} vs {}: heap, live data and pauses; allocation", a.label, b.label);
+    let runs = [(format!("A: {}", a.label), &a.timeline), (format!("B: {}", b.label), &b.timeline)];
+    let runs: Vec<(&str, &Timeline)> = runs.iter().map(|(l, t)| (l.as_str(), *t)).collect();
+    drawn.extend(crate::timeline::draw_runs(&runs, &at("timelines"), &title)?);
+    Ok(drawn)
 }

@@ -19,8 +19,8 @@
 //!
 //! Nothing kept grows with the file: the pauses go to `Latency` as they
 //! are read (See Note [Pauses out of order]), the timeline keeps the
-//! share of time in GC per stretch of the run (`Occupancy`) and thinned
-//! series of heap size, live data and allocation.
+//! share of time in GC per stretch of the run and thinned series of heap
+//! size, live data and allocation (See `timeline`).
 //!
 //! Note [Pauses out of order]
 //! ----------------------------------------
@@ -39,14 +39,14 @@
 //! how many there were. gclab's own eventlogs post every pause in
 //! capability 0's buffer, so none is ever late.
 
-use crate::eventlog_reader::{Event, EventLogFile};
+use crate::eventlog_reader::{Damage, Event, EventLogFile, EventRef, EventStream};
 use crate::latency::{Latency, Pause};
 use gclab_core::eventlog::{id, GcStatsGhc, HeapInfoGhc};
 use gclab_core::stats::{GenStats, Stats};
-use plotters::prelude::*;
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
-use std::path::{Path, PathBuf};
+use crate::timeline::{Occupancy, Thinned, Timeline};
+use std::path::Path;
 
 /// What the events say about the run.
 #[derive(Debug, Clone)]
@@ -55,22 +55,14 @@ pub struct Derived {
     pub stats: Stats,
     /// Capabilities seen.
     pub caps: usize,
-    /// The share of time in GC pauses over the interval, per generation
-    /// (a collector's syncs in the oldest).
-    pub pausing: Vec<Occupancy>,
-    /// The share of time a concurrent marker was running.
-    pub marking: Occupancy,
+    /// Heap, live data, allocation and pauses over the interval (its
+    /// times from the interval's start).
+    pub timeline: Timeline,
     /// Pause distribution and MMU (`latency::Latency`'s fields).
     pub latency: serde_json::Map<String, serde_json::Value>,
     /// Pauses that arrived too far out of order for the MMU (See Note
     /// [Pauses out of order]).
     pub late_pauses: u64,
-    /// (seconds, bytes) of HEAP_SIZE.
-    pub heap_size: Vec<(f64, f64)>,
-    /// (seconds, bytes) of HEAP_LIVE.
-    pub live: Vec<(f64, f64)>,
-    /// (seconds, bytes) of total allocation (all capabilities).
-    pub allocated: Vec<(f64, f64)>,
     /// Events read.
     pub events: usize,
     /// Start of the interval, seconds from the log's start.
@@ -78,6 +70,18 @@ pub struct Derived {
 }
 
 const NS: f64 = 1e9;
+
+/// Summarise the eventlog `file` as it is read, an event at a time, in
+/// memory that does not grow with the file (`EventStream`, `Deriver`),
+/// reading ahead on a second thread (`read_ahead`); with what was wrong
+/// with it.
+pub fn summarise(file: &Path, from: Option<f64>, to: Option<f64>) -> Result<(Derived, Vec<Damage>), String> {
+    let f = std::fs::File::open(file).map_err(|e| format!("{}: {e}", file.display()))?;
+    let stream = EventStream::open(f).map_err(|e| format!("{}: {e}", file.display()))?;
+    let mut deriver = Deriver::new(from, to);
+    let damage = crate::eventlog_reader::read_ahead(stream, crate::eventlog_reader::BATCH_EVENTS, |e| deriver.feed(e));
+    Ok((deriver.finish(), damage))
+}
 
 /// A GC begun on a capability: its start, and its GC_STATS_GHC once it
 /// arrives.
@@ -87,87 +91,9 @@ type OpenGc = (f64, Option<GcStatsGhc>);
 pub fn derive(log: &EventLogFile, from: Option<f64>, to: Option<f64>) -> Derived {
     let mut deriver = Deriver::new(from, to);
     for e in &log.events {
-        deriver.feed(e);
+        deriver.feed(e.as_ref());
     }
     deriver.finish()
-}
-
-/// Points kept of a time series (heap size, live data, allocation): past
-/// this many, every other one is dropped and then only every other new
-/// one kept, so a series of any length is at most this long, evenly
-/// thinned, for the timeline.
-const SERIES_POINTS: usize = 20_000;
-
-/// A time series thinned as it grows (See `SERIES_POINTS`).
-#[derive(Debug, Default)]
-struct Thinned {
-    points: Vec<(f64, f64)>,
-    stride: usize,
-    seen: usize,
-}
-
-impl Thinned {
-    fn push(&mut self, p: (f64, f64)) {
-        if self.seen.is_multiple_of(self.stride.max(1)) {
-            self.points.push(p);
-            if self.points.len() > SERIES_POINTS {
-                let kept: Vec<(f64, f64)> = self.points.iter().copied().step_by(2).collect();
-                self.points = kept;
-                self.stride = self.stride.max(1) * 2;
-            }
-        }
-        self.seen += 1;
-    }
-}
-
-/// Stretches of time an `Occupancy` keeps at most.
-const OCCUPANCY_BUCKETS: usize = 2048;
-
-/// The share of time taken by spans (pauses, markings) in each of at most
-/// `OCCUPANCY_BUCKETS` equal stretches of the run, 1 ms wide at first;
-/// whenever a span ends past the last, neighbours merge and the width
-/// doubles. A timeline of any number of GCs in 16 KB, and a picture of
-/// at most 2,048 bars.
-#[derive(Debug, Clone)]
-pub struct Occupancy {
-    /// Seconds per bucket.
-    pub width: f64,
-    /// Seconds taken in each bucket.
-    pub busy: Vec<f64>,
-}
-
-impl Default for Occupancy {
-    fn default() -> Occupancy {
-        Occupancy { width: 1e-3, busy: Vec::new() }
-    }
-}
-
-impl Occupancy {
-    /// Count the span `[start, end]` (seconds from the interval's start).
-    pub fn add(&mut self, start: f64, end: f64) {
-        if !(start.is_finite() && end.is_finite() && end > start) {
-            return;
-        }
-        let start = start.max(0.0);
-        while end > self.width * OCCUPANCY_BUCKETS as f64 {
-            self.busy = self.busy.chunks(2).map(|pair| pair.iter().sum()).collect();
-            self.width *= 2.0;
-        }
-        let w = self.width;
-        let last = ((end / w) as usize).min(OCCUPANCY_BUCKETS - 1);
-        if last >= self.busy.len() {
-            self.busy.resize(last + 1, 0.0);
-        }
-        for i in (start / w) as usize..=last {
-            let (lo, hi) = ((i as f64 * w).max(start), ((i + 1) as f64 * w).min(end));
-            self.busy[i] += (hi - lo).max(0.0);
-        }
-    }
-
-    /// Whether any span was counted.
-    pub fn is_empty(&self) -> bool {
-        self.busy.iter().all(|&b| b == 0.0)
-    }
 }
 
 /// Pauses held until they can go to `Latency` in time order, at most
@@ -325,7 +251,7 @@ impl Deriver {
     }
 
     /// Take one event (in file order).
-    pub fn feed(&mut self, e: &Event) {
+    pub fn feed(&mut self, e: EventRef<'_>) {
         let t = e.ts as f64 / NS;
         self.events += 1;
         self.last = self.last.max(t);
@@ -352,7 +278,7 @@ impl Deriver {
                     self.alloc_sum = self.alloc_sum.wrapping_sub(*last).wrapping_add(total);
                     *last = total;
                     if inside(t) {
-                        self.allocated.push((t, self.alloc_sum as f64));
+                        self.allocated.push((t - from, self.alloc_sum as f64));
                     }
                 }
             }
@@ -391,12 +317,12 @@ impl Deriver {
             id::HEAP_LIVE if inside(t) => {
                 let live = e.field(4, 8);
                 self.stats.max_live_bytes = self.stats.max_live_bytes.max(live);
-                self.live.push((t, live as f64));
+                self.live.push((t - from, live as f64));
             }
             id::HEAP_SIZE if inside(t) => {
                 let size = e.field(4, 8);
                 self.stats.max_mem_in_use_bytes = self.stats.max_mem_in_use_bytes.max(size);
-                self.heap_size.push((t, size as f64));
+                self.heap_size.push((t - from, size as f64));
             }
             _ => {}
         }
@@ -414,18 +340,22 @@ impl Deriver {
         s.gc_cpu = s.gc_elapsed;
         s.concurrent_collector = !self.marking.is_empty() || s.collector_syncs > 0;
         let (latency, late_pauses) = self.pauses.finish();
+        let elapsed = s.total_elapsed;
         let mut pausing = self.pausing;
         pausing.resize(s.gens.len().max(pausing.len()), Occupancy::default());
         Derived {
             latency: latency.finish(s.total_elapsed, s.gens.len()),
             stats: s,
             caps: self.caps,
-            pausing,
-            marking: self.marking,
+            timeline: Timeline {
+                elapsed,
+                pausing,
+                marking: self.marking,
+                heap_size: self.heap_size.into_points(),
+                live: self.live.into_points(),
+                allocated: self.allocated.into_points(),
+            },
             late_pauses,
-            heap_size: self.heap_size.points,
-            live: self.live.points,
-            allocated: self.allocated.points,
             events: self.events,
             from: self.from,
         }
@@ -475,90 +405,6 @@ pub fn summary_text(d: &Derived, file: &Path) -> String {
     out
 }
 
-/// Draw the timeline to `<prefix>.svg` and `<prefix>.png`.
-pub fn timeline(d: &Derived, prefix: &Path, title: &str) -> Result<Vec<PathBuf>, String> {
-    crate::report::register_fonts();
-    let svg = prefix.with_extension("svg");
-    let png = prefix.with_extension("png");
-    draw(SVGBackend::new(&svg, (1100, 600)).into_drawing_area(), d, title)?;
-    draw(BitMapBackend::new(&png, (1100, 600)).into_drawing_area(), d, title)?;
-    Ok(vec![svg, png])
-}
-
-fn draw<DB: DrawingBackend>(root: DrawingArea<DB, plotters::coord::Shift>, d: &Derived, title: &str) -> Result<(), String>
-where
-    DB::ErrorType: 'static,
-{
-    let e = |e: DrawingAreaErrorKind<DB::ErrorType>| e.to_string();
-    let mib = 1024.0 * 1024.0;
-    root.fill(&WHITE).map_err(e)?;
-    let root = root.titled(title, ("sans-serif", 20)).map_err(e)?;
-    let (top, bottom) = root.split_vertically(360);
-    let tmax = d.stats.total_elapsed.max(1e-6);
-    let ymax = d.heap_size.iter().chain(d.live.iter()).map(|p| p.1 / mib).fold(1.0f64, f64::max) * 1.1;
-    let mut chart = ChartBuilder::on(&top)
-        .margin(10)
-        .x_label_area_size(30)
-        .y_label_area_size(60)
-        .build_cartesian_2d(0.0..tmax, 0.0..ymax)
-        .map_err(e)?;
-    chart.configure_mesh().x_desc("time (s)").y_desc("MiB").draw().map_err(e)?;
-    const COLORS: [RGBColor; 4] = [RGBColor(31, 119, 180), RGBColor(214, 39, 40), RGBColor(44, 160, 44), RGBColor(148, 103, 189)];
-    // The pauses: per stretch of the run, a bar as tall as the share of it
-    // spent in GC (the band's full height is all of it), generations
-    // stacked.
-    let full = ymax * 0.08;
-    let mut stacked: Vec<f64> = Vec::new();
-    for (g, occupancy) in d.pausing.iter().enumerate() {
-        let c = COLORS[g % COLORS.len()].mix(0.6);
-        stacked.resize(stacked.len().max(occupancy.busy.len()), 0.0);
-        let bars = occupancy.busy.iter().enumerate().filter(|(_, &b)| b > 0.0).map(|(i, &b)| {
-            let (lo, share) = (i as f64 * occupancy.width, (b / occupancy.width).min(1.0));
-            let bottom = stacked[i];
-            stacked[i] += share * full;
-            Rectangle::new([(lo, bottom), (lo + occupancy.width, bottom + share * full)], c.filled())
-        });
-        let bars: Vec<_> = bars.collect();
-        chart.draw_series(bars).map_err(e)?;
-    }
-    // Concurrent markings: a band above the pauses, beside the mutators.
-    let band = RGBColor(255, 127, 14).mix(0.45);
-    let marking = &d.marking;
-    let bars = marking.busy.iter().enumerate().filter(|(_, &b)| b > 0.0).map(|(i, &b)| {
-        let lo = i as f64 * marking.width;
-        Rectangle::new([(lo, full * 1.1), (lo + marking.width, full * (1.1 + 0.5 * (b / marking.width).min(1.0)))], band.filled())
-    });
-    chart.draw_series(bars).map_err(e)?;
-    if !marking.is_empty() {
-        chart
-            .draw_series(std::iter::empty::<Circle<(f64, f64), i32>>())
-            .map_err(e)?
-            .label("concurrent marking")
-            .legend(move |(x, y)| Rectangle::new([(x, y - 4), (x + 12, y + 4)], band.filled()));
-    }
-    for (g, &color) in COLORS.iter().enumerate().take(d.stats.gens.len()) {
-        if d.pausing.get(g).is_some_and(|o| !o.is_empty()) {
-            chart
-                .draw_series(std::iter::empty::<Circle<(f64, f64), i32>>())
-                .map_err(e)?
-                .label(format!("share of time in GC pauses, generation {g}"))
-                .legend(move |(x, y)| Rectangle::new([(x, y - 4), (x + 12, y + 4)], color.mix(0.6).filled()));
-        }
-    }
-    let size: Vec<(f64, f64)> = d.heap_size.iter().map(|&(t, b)| (t, b / mib)).collect();
-    chart.draw_series(LineSeries::new(size, BLACK.stroke_width(2))).map_err(e)?.label("heap size").legend(|(x, y)| PathElement::new(vec![(x, y), (x + 16, y)], BLACK.stroke_width(2)));
-    let live: Vec<(f64, f64)> = d.live.iter().map(|&(t, b)| (t, b / mib)).collect();
-    chart.draw_series(LineSeries::new(live.clone(), RED.stroke_width(2))).map_err(e)?.label("live data (major GCs)").legend(|(x, y)| PathElement::new(vec![(x, y), (x + 16, y)], RED.stroke_width(2)));
-    chart.draw_series(live.iter().map(|&p| Circle::new(p, 3, RED.filled()))).map_err(e)?;
-    chart.configure_series_labels().position(SeriesLabelPosition::UpperLeft).border_style(BLACK).background_style(WHITE.mix(0.8)).draw().map_err(e)?;
-    let amax = d.allocated.iter().map(|p| p.1 / mib).fold(1.0f64, f64::max) * 1.1;
-    let mut alloc = ChartBuilder::on(&bottom).margin(10).x_label_area_size(30).y_label_area_size(60).build_cartesian_2d(0.0..tmax, 0.0..amax).map_err(e)?;
-    alloc.configure_mesh().x_desc("time (s)").y_desc("allocated, MiB").draw().map_err(e)?;
-    let pts: Vec<(f64, f64)> = d.allocated.iter().map(|&(t, b)| (t, b / mib)).collect();
-    alloc.draw_series(LineSeries::new(pts, BLUE.stroke_width(2))).map_err(e)?;
-    root.present().map_err(e)
-}
-
 /// The events of `log` as text, one a line (`gclab eventlog --show`).
 pub fn show(log: &EventLogFile) -> String {
     let mut out = String::new();
@@ -577,21 +423,6 @@ pub fn show(log: &EventLogFile) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn a_thinned_series_stays_short_and_spans_the_run() {
-        let mut series = Thinned::default();
-        let n = 1_000_000;
-        for i in 0..n {
-            series.push((i as f64, 1.0));
-        }
-        let points = &series.points;
-        assert!(points.len() <= SERIES_POINTS && points.len() > SERIES_POINTS / 4, "{} points", points.len());
-        assert_eq!(points[0].0, 0.0);
-        assert!(points.last().unwrap().0 > (n as f64) * 0.99, "the end of the run is kept");
-        let gaps: Vec<f64> = points.windows(2).map(|w| w[1].0 - w[0].0).collect();
-        assert!(gaps.iter().all(|&g| g == gaps[0]), "evenly thinned");
-    }
 
     #[test]
     fn an_interval_counts_the_gcs_wholly_inside_it() {

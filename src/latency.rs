@@ -50,7 +50,6 @@
 
 use gclab_core::stats::Stats;
 use serde_json::{Map, Value};
-use std::collections::VecDeque;
 
 /// One stop-the-world pause.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -184,12 +183,17 @@ struct Window {
     worst: f64,
 }
 
+/// Pauses pushed between two forgettings of the ones no longer needed (a
+/// forgetting moves the rest down; this many keeps its cost per pause
+/// small and the pauses kept at most this many more).
+const DROP_EVERY: usize = 4096;
+
 /// MMU at several windows, one pause at a time. See Note [Computing MMU
 /// exactly].
 #[derive(Debug, Clone)]
 pub struct Mmu {
     /// The pauses still needed; `kept[0]` is pause number `dropped`.
-    kept: VecDeque<Seen>,
+    kept: Vec<Seen>,
     dropped: usize,
     /// GC seconds of every pause pushed.
     gc: f64,
@@ -203,7 +207,7 @@ impl Mmu {
     /// An MMU search at each of `windows` (seconds).
     pub fn new(windows: &[f64]) -> Mmu {
         let windows = windows.iter().map(|&w| Window { w, pending: 0, to_start: 0, from_end: 0, worst: 0.0 }).collect();
-        let mut mmu = Mmu { kept: VecDeque::new(), dropped: 0, gc: 0.0, end: 0.0, windows };
+        let mut mmu = Mmu { kept: Vec::new(), dropped: 0, gc: 0.0, end: 0.0, windows };
         mmu.push(0.0, 0.0);
         mmu
     }
@@ -235,7 +239,7 @@ impl Mmu {
         if end < start {
             return;
         }
-        self.kept.push_back(Seen { start, length: end - start, before: self.gc });
+        self.kept.push(Seen { start, length: end - start, before: self.gc });
         self.gc += end - start;
         self.end = end;
         let pushed = self.dropped + self.kept.len();
@@ -253,7 +257,9 @@ impl Mmu {
             }
             self.windows[i] = win;
         }
-        self.drop_unneeded();
+        if pushed.is_multiple_of(DROP_EVERY) {
+            self.drop_unneeded();
+        }
     }
 
     /// The window starting at pause `win.pending`.
@@ -268,10 +274,9 @@ impl Mmu {
     /// pause `k - 1` and later.
     fn drop_unneeded(&mut self) {
         let needed = self.windows.iter().map(|w| w.pending.min(w.to_start.saturating_sub(1)).min(w.from_end.saturating_sub(1))).min().unwrap_or(usize::MAX);
-        while self.kept.len() > 1 && self.dropped < needed {
-            self.kept.pop_front();
-            self.dropped += 1;
-        }
+        let n = needed.saturating_sub(self.dropped).min(self.kept.len() - 1);
+        self.kept.drain(..n);
+        self.dropped += n;
     }
 
     /// The MMU at each window for a run of `run` seconds (None for a
@@ -489,8 +494,8 @@ mod tests {
             m.push(i as f64 * 0.001, 0.0002);
         }
         // 100 s of pauses every millisecond: the 100 ms window needs about
-        // the last 100.
-        assert!(m.kept.len() < 300, "{} pauses kept", m.kept.len());
+        // the last 100, and forgetting is done every `DROP_EVERY` pauses.
+        assert!(m.kept.len() < 300 + DROP_EVERY, "{} pauses kept", m.kept.len());
         let u = m.finish(100.0);
         assert!((u[0].unwrap() - 0.8).abs() < 1e-9 && (u[1].unwrap() - 0.8).abs() < 1e-9, "{u:?}");
     }

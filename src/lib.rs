@@ -18,6 +18,7 @@ pub mod latency;
 pub mod minheap;
 pub mod report;
 pub mod sweep;
+pub mod timeline;
 
 use gclab_core::{Collector, RtsFlags, Rts, RunError, Stats};
 use gclab_workloads::Workload;

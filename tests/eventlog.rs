@@ -350,13 +350,23 @@ fn diff_puts_two_runs_side_by_side_from_eventlogs_or_json_records() {
     assert_eq!(row("GCs")[1], row("GCs")[2], "{out}");
     assert_eq!(row("gen 0 collections").last().unwrap(), "1.000", "{out}");
     assert_eq!(row("allocated (MB)").last().unwrap(), "1.000", "{out}");
-    // Two collectors, with both MMU curves drawn on one picture.
-    let prefix = dir.join("mmu");
+    // Two collectors, with both MMU curves drawn on one picture and both
+    // timelines on another.
+    let prefix = dir.join("two");
     let o = gclab(&["eventlog", "diff", "--plot", prefix.to_str().unwrap(), a_log.to_str().unwrap(), b_log.to_str().unwrap()]);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let out = String::from_utf8_lossy(&o.stdout);
     assert!(out.contains("syncs") && out.contains("MMU 10ms") && out.contains("B / A"), "{out}");
-    assert!(std::fs::metadata(prefix.with_extension("png")).unwrap().len() > 1000);
+    for picture in ["two-mmu.png", "two-timelines.png", "two-timelines.svg"] {
+        assert!(std::fs::metadata(dir.join(picture)).unwrap().len() > 1000, "{picture}");
+    }
+    let svg = std::fs::read_to_string(dir.join("two-timelines.svg")).unwrap();
+    assert!(svg.contains("A: a.eventlog") && svg.contains("B: b.eventlog") && svg.contains("concurrent marking"), "both runs drawn, B's marking too");
+    // A JSON record draws its timeline too.
+    let o = gclab(&["eventlog", "diff", "--plot", prefix.to_str().unwrap(), a_json.to_str().unwrap(), b_log.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let svg = std::fs::read_to_string(dir.join("two-timelines.svg")).unwrap();
+    assert!(svg.contains("A: a.json") && svg.matches("<rect").count() > 20, "the record's pauses are drawn");
     // Runs with different generation counts line up by figure.
     let g3 = dir.join("g3.json");
     assert!(gclab(&["run", "--json", g3.to_str().unwrap(), "binary-trees", "12", "+RTS", "-G3"]).status.success());

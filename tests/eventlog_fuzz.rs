@@ -5,7 +5,7 @@
 //! `PROPTEST_CASES=100000 cargo test --release --test eventlog_fuzz` for a
 //! long one.
 
-use gclab::eventlog_reader::{parse, Damage, EventStream};
+use gclab::eventlog_reader::{parse, read_ahead, Damage, Event, EventStream};
 use proptest::prelude::*;
 use std::sync::OnceLock;
 
@@ -96,10 +96,11 @@ proptest! {
 proptest! {
     #![proptest_config(ProptestConfig { cases: cases() / 10, failure_persistence: None, ..ProptestConfig::default() })]
 
-    /// Reading a file through a small window (as a large file is read)
-    /// gives the same events and the same damage as reading it whole.
+    /// Reading a file through a small window (as a large file is read),
+    /// and reading it ahead on a thread of its own in small batches, give
+    /// the same events and the same damage as reading it whole.
     #[test]
-    fn a_small_window_reads_what_the_whole_file_reads(mutations in proptest::collection::vec(mutation(), 0..3), chunk in 30..5000usize) {
+    fn a_small_window_reads_what_the_whole_file_reads(mutations in proptest::collection::vec(mutation(), 0..3), chunk in 30..5000usize, batch in 1..300usize) {
         let mut bytes = real().to_vec();
         for m in &mutations {
             apply(&mut bytes, m);
@@ -112,7 +113,11 @@ proptest! {
                 let whole = whole.unwrap();
                 prop_assert_eq!(events.len(), whole.events.len());
                 prop_assert!(events == whole.events, "the events differ");
-                prop_assert_eq!(stream.damage, whole.damage);
+                prop_assert_eq!(&stream.damage, &whole.damage);
+                let mut ahead = Vec::new();
+                let damage = read_ahead(EventStream::with_chunk(&bytes[..], chunk).unwrap(), batch, |e| ahead.push(Event { ts: e.ts, cap: e.cap, id: e.id, payload: e.payload.to_vec() }));
+                prop_assert!(ahead == whole.events, "the events read ahead differ");
+                prop_assert_eq!(damage, whole.damage);
             }
         }
     }
