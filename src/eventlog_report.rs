@@ -265,7 +265,7 @@ impl Deriver {
         match e.id {
             id::HEAP_INFO_GHC => {
                 // Announced first, by GHC and gclab alike.
-                self.generations = (HeapInfoGhc::decode(&e.payload).generations as usize).max(1);
+                self.generations = (HeapInfoGhc::decode(e.payload).generations as usize).max(1);
                 self.stats.gens.resize(self.generations, GenStats::default());
             }
             id::HEAP_ALLOCATED => {
@@ -285,7 +285,7 @@ impl Deriver {
             id::GC_START => *grown(&mut self.open, slot) = Some((t, None)),
             id::GC_STATS_GHC => {
                 if let Some(Some(g)) = self.open.get_mut(slot) {
-                    let stats = GcStatsGhc::decode(&e.payload);
+                    let stats = GcStatsGhc::decode(e.payload);
                     g.1 = Some(stats);
                     self.stats.max_slop_bytes = self.stats.max_slop_bytes.max(stats.slop);
                 }
