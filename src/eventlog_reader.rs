@@ -148,14 +148,22 @@ struct Cursor<'a> {
 }
 
 impl<'a> Cursor<'a> {
+    // (Inlined, with the message built out of line: these run for every
+    // field of every event.)
+    #[inline]
     fn take(&mut self, n: usize, what: &str) -> Result<&'a [u8], ReadError> {
         if self.at + n > self.bytes.len() {
-            return Err(ReadError { offset: self.at, message: format!("file ends inside {what} (needs {n} bytes, {} left)", self.bytes.len() - self.at) });
+            return Err(self.cut(n, what));
         }
         let s = &self.bytes[self.at..self.at + n];
         self.at += n;
         Ok(s)
     }
+    #[cold]
+    fn cut(&self, n: usize, what: &str) -> ReadError {
+        ReadError { offset: self.at, message: format!("file ends inside {what} (needs {n} bytes, {} left)", self.bytes.len() - self.at) }
+    }
+    #[inline]
     fn u16(&mut self, what: &str) -> Result<u16, ReadError> {
         let b = self.take(2, what)?;
         Ok(u16::from_be_bytes([b[0], b[1]]))
@@ -164,6 +172,7 @@ impl<'a> Cursor<'a> {
         let b = self.take(4, what)?;
         Ok(u32::from_be_bytes([b[0], b[1], b[2], b[3]]))
     }
+    #[inline]
     fn u64(&mut self, what: &str) -> Result<u64, ReadError> {
         let b = self.take(8, what)?;
         Ok(u64::from_be_bytes(b.try_into().expect("8 bytes")))

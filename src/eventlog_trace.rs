@@ -11,8 +11,11 @@
 //! - GC phases, per capability that posts them (tid 3000 + c: GHC posts
 //!   a GC's start and end on every capability, gclab on capability 0):
 //!   each GC_START .. GC_END, named by generation where GC_STATS_GHC says;
-//! - a concurrent collector (tid 2000): each marking (CONC_MARK_BEGIN ..
-//!   END) and sweep, and each sync (CONC_SYNC_BEGIN .. END);
+//! - a concurrent collector's marker (tid 2000): each marking
+//!   (CONC_MARK_BEGIN .. END); its sweeper (tid 2001): each sweep (it may
+//!   run beside the next marking); its syncs (tid 2002, CONC_SYNC_BEGIN ..
+//!   END: a marking ends inside one, and a GHC sync waits for capabilities
+//!   that may be in a GC, so syncs overlap both other tracks);
 //! - counters: heap size, live bytes and bytes allocated (all
 //!   capabilities), in MiB.
 //!
@@ -20,7 +23,9 @@
 //! dropped, a begin with no end is closed at the last event's time. A
 //! span's two ends come from one capability's buffer (or the buffer of
 //! none), whose timestamps never decrease, so its duration is never
-//! negative (the tests check it). Times are microseconds.
+//! negative. Spans on one track are disjoint or nested, so that a viewer
+//! stacks them as they happened (the tests check both). Times are
+//! microseconds.
 
 use crate::eventlog_reader::EventLogFile;
 use gclab_core::eventlog::{id, GcStatsGhc};
@@ -29,6 +34,8 @@ use std::collections::HashMap;
 
 const GC_THREAD_TID: u64 = 1000;
 const CONCURRENT_TID: u64 = 2000;
+const SWEEPER_TID: u64 = 2001;
+const SYNC_TID: u64 = 2002;
 const GC_PHASES_TID: u64 = 3000;
 
 /// Open spans, by (track, kind): their names and start times (µs).
@@ -46,7 +53,14 @@ impl Spans {
 
     fn end(&mut self, tid: u64, kind: &'static str, at: f64) {
         if let Some((name, start)) = self.open.remove(&(tid, kind)) {
-            self.events.push(json!({"name": name, "cat": kind, "ph": "X", "pid": 1, "tid": tid, "ts": start, "dur": at - start}));
+            // A viewer ends the span at ts + dur, in floating point: the
+            // difference can round so that it ends a hair after the next
+            // span on the track begins, which nests the next inside it.
+            let mut dur = (at - start).max(0.0);
+            while start + dur > at {
+                dur = dur.next_down();
+            }
+            self.events.push(json!({"name": name, "cat": kind, "ph": "X", "pid": 1, "tid": tid, "ts": start, "dur": dur}));
         }
     }
 
@@ -115,10 +129,10 @@ pub fn trace(log: &EventLogFile) -> Value {
             id::GC_END => spans.end(GC_PHASES_TID + cap, "gc", at),
             id::CONC_MARK_BEGIN => spans.begin(CONCURRENT_TID, "mark", "concurrent marking".into(), at),
             id::CONC_MARK_END => spans.end(CONCURRENT_TID, "mark", at),
-            id::CONC_SWEEP_BEGIN => spans.begin(CONCURRENT_TID, "sweep", "sweep".into(), at),
-            id::CONC_SWEEP_END => spans.end(CONCURRENT_TID, "sweep", at),
-            id::CONC_SYNC_BEGIN => spans.begin(CONCURRENT_TID, "sync", "sync".into(), at),
-            id::CONC_SYNC_END => spans.end(CONCURRENT_TID, "sync", at),
+            id::CONC_SWEEP_BEGIN => spans.begin(SWEEPER_TID, "sweep", "sweep".into(), at),
+            id::CONC_SWEEP_END => spans.end(SWEEPER_TID, "sweep", at),
+            id::CONC_SYNC_BEGIN => spans.begin(SYNC_TID, "sync", "sync".into(), at),
+            id::CONC_SYNC_END => spans.end(SYNC_TID, "sync", at),
             id::HEAP_SIZE => counters.push(counter("heap size", at, mib(e.field(4, 8)))),
             id::HEAP_LIVE => counters.push(counter("live data", at, mib(e.field(4, 8)))),
             id::HEAP_ALLOCATED => {
@@ -137,7 +151,9 @@ pub fn trace(log: &EventLogFile) -> Value {
             t => thread_name(t, format!("capability {t}")),
         })
         .collect();
-    names.push(thread_name(CONCURRENT_TID, "concurrent collector".into()));
+    names.push(thread_name(CONCURRENT_TID, "concurrent marker".into()));
+    names.push(thread_name(SWEEPER_TID, "concurrent sweeper".into()));
+    names.push(thread_name(SYNC_TID, "concurrent collector's syncs".into()));
     names.push(json!({"name": "process_name", "ph": "M", "pid": 1, "args": {"name": "eventlog"}}));
     let mut events = names;
     events.extend(spans.events);

@@ -179,7 +179,10 @@ struct Window {
     /// `gc_until` pointers of the two candidate sequences.
     to_start: usize,
     from_end: usize,
-    /// The most GC time found in one window so far.
+    /// The most GC time found in one window so far. Once it is the whole
+    /// window the MMU is 0 and can fall no further: the window is done,
+    /// and its pointers no longer hold pauses (a run that spends whole
+    /// windows in GC skips most of the work for the short ones).
     worst: f64,
 }
 
@@ -245,6 +248,9 @@ impl Mmu {
         let pushed = self.dropped + self.kept.len();
         for i in 0..self.windows.len() {
             let mut win = self.windows[i];
+            if win.worst >= win.w {
+                continue; // See `Window::worst`.
+            }
             // The window ending where this pause ends (one reaching before
             // the run is the pending window starting at 0).
             if end >= win.w {
@@ -273,7 +279,7 @@ impl Mmu {
     /// Forget the pauses no window can read again: a pointer `k` reads
     /// pause `k - 1` and later.
     fn drop_unneeded(&mut self) {
-        let needed = self.windows.iter().map(|w| w.pending.min(w.to_start.saturating_sub(1)).min(w.from_end.saturating_sub(1))).min().unwrap_or(usize::MAX);
+        let needed = self.windows.iter().filter(|w| w.worst < w.w).map(|w| w.pending.min(w.to_start.saturating_sub(1)).min(w.from_end.saturating_sub(1))).min().unwrap_or(usize::MAX);
         let n = needed.saturating_sub(self.dropped).min(self.kept.len() - 1);
         self.kept.drain(..n);
         self.dropped += n;
@@ -286,7 +292,7 @@ impl Mmu {
         let pushed = self.dropped + self.kept.len();
         let mut windows = std::mem::take(&mut self.windows);
         for win in &mut windows {
-            while win.pending < pushed {
+            while win.pending < pushed && win.worst < win.w {
                 self.evaluate_pending(win);
             }
         }

@@ -313,6 +313,24 @@ fn check_trace(file: &Path, kinds: &[&str], counters: &[&str]) {
     for k in kinds.iter().chain(counters) {
         assert!(seen.contains(*k), "no `{k}' in the trace (has {seen:?})");
     }
+    // On each track, spans are disjoint or nested, as a viewer computes
+    // their ends (ts + dur, in floating point).
+    let mut by_track: BTreeMap<u64, Vec<(f64, f64)>> = BTreeMap::new();
+    for e in events.iter().filter(|e| e["ph"] == "X") {
+        let (ts, dur) = (e["ts"].as_f64().unwrap(), e["dur"].as_f64().unwrap());
+        by_track.entry(e["tid"].as_u64().unwrap()).or_default().push((ts, ts + dur));
+    }
+    for (tid, mut spans) in by_track {
+        spans.sort_by(|a, b| a.0.total_cmp(&b.0).then(b.1.total_cmp(&a.1)));
+        let mut open: Vec<f64> = Vec::new();
+        for (start, end) in spans {
+            while open.last().is_some_and(|&e| e <= start) {
+                open.pop();
+            }
+            assert!(open.last().is_none_or(|&e| end <= e), "track {tid}: a span [{start}, {end}] overlaps one ending at {:?}", open.last());
+            open.push(end);
+        }
+    }
 }
 
 #[test]
@@ -326,7 +344,7 @@ fn trace_writes_chrome_trace_events_with_every_track() {
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     check_trace(&out, &["mutator", "stopped", "gc work", "gc", "mark", "sync", "sweep"], &["heap size", "allocated"]);
     let text = std::fs::read_to_string(&out).unwrap();
-    for track in ["capability 0", "capability 1", "GC thread 0", "GC phases (capability 0)", "concurrent collector"] {
+    for track in ["capability 0", "capability 1", "GC thread 0", "GC phases (capability 0)", "concurrent marker", "concurrent sweeper"] {
         assert!(text.contains(&format!("\"{track}\"")), "no {track} track");
     }
     std::fs::remove_dir_all(&dir).unwrap();
