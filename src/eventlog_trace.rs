@@ -55,9 +55,11 @@ impl Spans {
         if let Some((name, start)) = self.open.remove(&(tid, kind)) {
             // A viewer ends the span at ts + dur, in floating point: the
             // difference can round so that it ends a hair after the next
-            // span on the track begins, which nests the next inside it.
+            // span on the track begins, which nests the next inside it; and
+            // some viewers (speedscope) nest a span that begins exactly
+            // where the last one ends. So it ends a hair (an ulp) before.
             let mut dur = (at - start).max(0.0);
-            while start + dur > at {
+            while dur > 0.0 && start + dur >= at {
                 dur = dur.next_down();
             }
             self.events.push(json!({"name": name, "cat": kind, "ph": "X", "pid": 1, "tid": tid, "ts": start, "dur": dur}));
