@@ -306,10 +306,24 @@ struct EventlogView {
     trace: Option<PathBuf>,
 }
 
+/// `--from` and `--to`: finite seconds, not negative, `--to` after `--from`.
+fn check_interval(from: Option<f64>, to: Option<f64>) -> Result<(), String> {
+    for (flag, v) in [("--from", from), ("--to", to)] {
+        if let Some(v) = v.filter(|v| !(v.is_finite() && *v >= 0.0)) {
+            return Err(format!("{flag} {v}: must be a number of seconds from the start of the log, 0 or more"));
+        }
+    }
+    match (from, to) {
+        (Some(f), Some(t)) if t <= f => Err(format!("--to {t} is not after --from {f}")),
+        _ => Ok(()),
+    }
+}
+
 /// `gclab eventlog FILE`: the summary, latency and timeline; the exit code
 /// says whether the file was whole (0), cut short (3) or had bytes
 /// skipped (4). Only `--show` and `--trace` hold every event in memory.
 fn eventlog(file: &Path, view: &EventlogView) -> Result<u8, String> {
+    check_interval(view.from, view.to)?;
     let (derived, damage) = if view.show || view.trace.is_some() {
         let log = crate::eventlog_reader::read(file)?;
         if view.show {
@@ -326,6 +340,9 @@ fn eventlog(file: &Path, view: &EventlogView) -> Result<u8, String> {
     };
     for d in &damage {
         eprintln!("gclab: warning: {}: {d}", file.display());
+    }
+    if let Some(from) = view.from.filter(|&f| f >= derived.log_end) {
+        return Err(format!("--from {from}: {} ends at {:.6} s", file.display(), derived.log_end));
     }
     print!("{}", crate::eventlog_report::summary_text(&derived, file));
     if !view.no_plot {
@@ -352,6 +369,7 @@ fn eventlog(file: &Path, view: &EventlogView) -> Result<u8, String> {
 /// waited for), until it ends with the end-of-data marker; then the whole
 /// report, as without `--follow`.
 fn follow_eventlog(file: &Path, view: &EventlogView, secs: f64) -> Result<u8, String> {
+    check_interval(view.from, view.to)?;
     if !(secs > 0.0 && secs.is_finite()) {
         return Err(format!("--follow {secs}: must be a positive number of seconds"));
     }

@@ -72,6 +72,8 @@ pub struct Derived {
     pub events: usize,
     /// Start of the interval, seconds from the log's start.
     pub from: f64,
+    /// The last event's time, seconds from the log's start.
+    pub log_end: f64,
 }
 
 const NS: f64 = 1e9;
@@ -366,7 +368,7 @@ impl Deriver {
         s.allocated_bytes = allocated;
         s.cap_allocated_bytes = vec![allocated];
         s.gc_threads = self.max_threads as usize;
-        s.total_elapsed = self.to.min(self.last) - self.from;
+        s.total_elapsed = (self.to.min(self.last) - self.from).max(0.0);
         s.total_cpu = s.total_elapsed;
         s.gc_cpu = s.gc_elapsed;
         s.concurrent_collector = !self.marking.is_empty() || s.collector_syncs > 0;
@@ -389,6 +391,7 @@ impl Deriver {
             late_pauses,
             events: self.events,
             from: self.from,
+            log_end: self.last,
         }
     }
 }
@@ -469,5 +472,39 @@ mod tests {
         let part = derive(&whole, Some(0.0), Some(0.0145));
         assert_eq!(part.stats.gcs, 5, "GCs wholly inside [0, 14.5 ms]");
         assert!((part.stats.total_elapsed - 0.0145).abs() < 1e-12);
+    }
+
+    /// GC events on capability 0's buffer, sync events on the buffer of no
+    /// capability written out after all of them (as GHC 9.0 writes a
+    /// `-xn` program's): the latency is that of the pauses in time order.
+    #[test]
+    fn pauses_from_a_buffer_written_last_are_put_back_in_order() {
+        let mut log = crate::eventlog_reader::EventLogFile::default();
+        let ms = |t: f64| (t * 1e6) as u64;
+        let mut pauses = Vec::new();
+        for i in 0..200 {
+            let start = i as f64 * 5.0;
+            let stats = GcStatsGhc { gen: 0, ..GcStatsGhc::default() }.encode().0;
+            for (at, id, payload) in [(start, id::GC_START, vec![]), (start + 1.0, id::GC_STATS_GHC, stats), (start + 1.0, id::GC_END, vec![])] {
+                log.events.push(Event { ts: ms(at), cap: Some(0), id, payload });
+            }
+            pauses.push(Pause { start: start / 1e3, length: 1e-3, gen: 0 });
+        }
+        for i in 0..20 {
+            let start = i as f64 * 50.0 + 2.0;
+            log.events.push(Event { ts: ms(start), cap: None, id: id::CONC_SYNC_BEGIN, payload: vec![] });
+            log.events.push(Event { ts: ms(start + 2.5), cap: None, id: id::CONC_SYNC_END, payload: vec![] });
+            pauses.push(Pause { start: start / 1e3, length: 2.5e-3, gen: 1 });
+        }
+        let d = derive(&log, None, None);
+        assert_eq!(d.late_pauses, 0);
+        pauses.sort_by(|a, b| a.start.total_cmp(&b.start));
+        let want = crate::latency::latency_of(&pauses, d.stats.total_elapsed, 2);
+        assert_eq!(d.latency.keys().collect::<Vec<_>>(), want.keys().collect::<Vec<_>>());
+        for (k, v) in &want {
+            let (got, v) = (d.latency[k].as_f64().unwrap(), v.as_f64().unwrap());
+            assert!((got - v).abs() < 1e-9, "{k}: {got} vs {v}");
+        }
+        assert!(want["mmu_5ms"].as_f64().unwrap() < 0.4, "the syncs count: {want:?}");
     }
 }

@@ -493,3 +493,20 @@ fn an_eventlogs_latency_is_the_runs_own() {
     }
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn an_interval_backwards_not_finite_or_past_the_log_is_refused() {
+    let dir = scratch("interval");
+    let file = dir.join("run.eventlog");
+    binary_trees_eventlog(&file);
+    let f = file.to_str().unwrap();
+    for (args, says) in [(vec!["--from", "5", "--to", "1"], "--to 1 is not after --from 5"), (vec!["--from", "nan"], "--from NaN"), (vec!["--to", "inf"], "--to inf"), (vec!["--from", "100"], "ends at")] {
+        let mut all = vec!["eventlog", "--no-plot"];
+        all.extend(&args);
+        all.push(f);
+        let o = gclab(&all);
+        let e = String::from_utf8_lossy(&o.stderr);
+        assert!(o.status.code() == Some(1) && e.contains(says), "{args:?}: {e}");
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
