@@ -232,6 +232,7 @@ fn sweep(registry: &Registry, a: SweepArgs<'_>) -> Result<(), String> {
         Some(s) => crate::sweep::parse_shard(s)?,
         None => (0, 1),
     };
+    let name = crate::experiment::check_dir_name(name).map_err(|e| format!("--name {e}"))?;
     let out = out.unwrap_or_else(|| PathBuf::from("results").join(&exp.name).join(name));
     let exe = std::env::current_exe().map_err(|e| format!("cannot find the gclab executable: {e}"))?;
     let opts = crate::sweep::SweepOptions { out: out.clone(), force, shard, progress: !quiet, exe, minheap_cache };

@@ -46,7 +46,7 @@ impl std::error::Error for ExperimentError {}
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct File {
-    name: Option<String>,
+    name: Option<Spanned<String>>,
     description: Option<String>,
     repetitions: Option<Spanned<i64>>,
     warmup: Option<Spanned<i64>>,
@@ -284,7 +284,9 @@ impl Experiment {
             Some((other, span)) => return Err(err(Some(span), "heap_multiple_of", format!("`{other}': expected \"smallest\" (over the collectors) or \"each\" (each collector's own)"))),
         };
         let timeout_secs = match &file.timeout_secs {
-            Some(t) if t.get_ref().is_nan() || *t.get_ref() <= 0.0 => return Err(err(Some(t.span()), "timeout_secs", format!("must be positive, not {}", t.get_ref()))),
+            Some(t) if !(*t.get_ref() > 0.0 && *t.get_ref() <= MAX_TIMEOUT_SECS) => {
+                return Err(err(Some(t.span()), "timeout_secs", format!("must be a positive number of seconds, at most {MAX_TIMEOUT_SECS} (a week), not {}", t.get_ref())))
+            }
             Some(t) => *t.get_ref(),
             None => 600.0,
         };
@@ -365,7 +367,19 @@ impl Experiment {
                 (Some(p.x.get_ref().clone()), figures)
             }
         };
-        let name = file.name.clone().unwrap_or_else(|| path.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_else(|| "experiment".into()));
+        let name = match &file.name {
+            Some(n) => check_dir_name(n.get_ref()).map_err(|e| err(Some(n.span()), "name", e))?,
+            None => {
+                let stem = path.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
+                check_dir_name(&stem).map_err(|e| err(None, "name", format!("no `name' given, and the file's name will not do: {e}")))?
+            }
+        };
+        let points: u128 = grid.iter().map(|(_, values)| values.len() as u128).product();
+        let run_count = workloads.len() as u128 * collectors.len() as u128 * points * (repetitions + warmup) as u128;
+        if run_count > MAX_RUNS as u128 {
+            let why = format!("{} workloads x {} collectors x {points} grid points x {} repetitions and warm-ups", workloads.len(), collectors.len(), repetitions + warmup);
+            return Err(err(None, "grid", format!("the experiment has {run_count} runs ({why}): more than {MAX_RUNS}; shrink the grid or split the experiment")));
+        }
         let exp = Experiment {
             name,
             description: file.description.clone().unwrap_or_default(),
@@ -383,7 +397,14 @@ impl Experiment {
             plot_figures,
             source: text.to_string(),
         };
-        for run in exp.runs() {
+        let runs = exp.runs();
+        let mut ids = std::collections::HashSet::new();
+        for run in &runs {
+            if !ids.insert(run.id.as_str()) {
+                return Err(err(None, "grid", format!("two runs have the id {}: make the grid's values differ in more than punctuation", run.id)));
+            }
+        }
+        for run in runs {
             // A heap multiple becomes a size at the sweep; any size checks the rest.
             let rts = with_heap_limit(&run.rts, 1 << 30);
             let mut flags = RtsFlags::from_env_and_args(None, &rts).map_err(|e| err(None, "grid", format!("run {}: {e}", run.id)))?;
@@ -421,7 +442,7 @@ impl Experiment {
                         let mut rts: Vec<String> = point.values().filter(|v| !v.is_empty()).cloned().collect();
                         rts.extend(entry_flags.split_whitespace().map(str::to_string));
                         let label: Vec<String> = point.values().map(|v| if v.is_empty() { "off".into() } else { v.clone() }).collect();
-                        let id = sanitize(&format!(
+                        let id = run_id(&format!(
                             "{workload}_{}_{collector}_{}_{}{repetition}",
                             args.iter().map(|a| a.to_string()).collect::<Vec<_>>().join("-"),
                             label.join(""),
@@ -486,8 +507,38 @@ impl SplitMix64 {
     }
 }
 
-fn sanitize(s: &str) -> String {
-    s.chars().map(|c| if c.is_ascii_alphanumeric() || c == '-' || c == '_' || c == '.' { c } else { '_' }).collect()
+/// Characters a run id or directory name keeps as they are.
+fn plain(c: char) -> bool {
+    c.is_ascii_alphanumeric() || c == '-' || c == '_' || c == '.'
+}
+
+/// A run's id: its description with every other character made `_`, and
+/// where that lost something, a hash of the description (FNV-1a), so that
+/// grid values differing only there (`x/y`, `x_y`, `x y`) still give
+/// different ids (one record each in `runs/`).
+fn run_id(description: &str) -> String {
+    let id: String = description.chars().map(|c| if plain(c) { c } else { '_' }).collect();
+    if description.chars().all(plain) {
+        return id;
+    }
+    let hash = description.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| (h ^ b as u64).wrapping_mul(0x0100_0000_01b3));
+    format!("{id}-{:08x}", hash as u32)
+}
+
+/// Most runs an experiment may expand to: past this, a grid is more
+/// likely a mistake than a plan (10^4 points x 4 collectors x 1,000
+/// repetitions once took 17 GB before the first run).
+pub const MAX_RUNS: u64 = 100_000;
+
+/// The longest timeout of a run, seconds: a week.
+pub const MAX_TIMEOUT_SECS: f64 = 7.0 * 24.0 * 3600.0;
+
+/// `name` if it will do as a directory name under `results/`.
+pub fn check_dir_name(name: &str) -> Result<String, String> {
+    if name.is_empty() || name.starts_with('.') || !name.chars().all(plain) {
+        return Err(format!("`{name}': must be a directory name under results/: letters, digits, `-', `_' and `.', not starting with `.'"));
+    }
+    Ok(name.to_string())
 }
 
 #[cfg(test)]
@@ -596,5 +647,35 @@ figures = ["gc_elapsed"]
         assert_eq!(e.line, 4, "{e}");
         let e = error(&GOOD.replace("c = [false]", "c = [true]").replace("\"copying\", ", ""));
         assert!(e.message.contains("-c") && e.message.contains("-G1"), "two-space with -c is refused: {e}");
+    }
+
+    #[test]
+    fn hostile_values_are_refused_before_any_run() {
+        for t in ["inf", "1e20", "1e300", "nan", "-1.0"] {
+            let e = error(&GOOD.replace("timeout_secs = 5", &format!("timeout_secs = {t}")));
+            assert_eq!((e.line, e.key.as_str()), (4, "timeout_secs"), "{t}: {e}");
+        }
+        for name in ["/abs/path", "../../x", "..", "", ".hidden", "a b"] {
+            let e = error(&format!("name = {name:?}\n{GOOD}"));
+            assert_eq!((e.line, e.key.as_str()), (1, "name"), "{name}: {e}");
+            assert!(e.message.contains("directory name"), "{e}");
+        }
+        // 10^4 grid points x 2 collectors x 1,000 repetitions: said and refused.
+        let values: Vec<String> = (0..10_000).map(|i| format!("\"{}k\"", 8 + i)).collect();
+        let big = GOOD.replace("A = [\"8k\", \"64k\"]", &format!("A = [{}]", values.join(", "))).replace("repetitions = 2", "repetitions = 1000");
+        let e = error(&big);
+        assert!(e.message.contains("20000000 runs") && e.message.contains("more than 100000"), "{e}");
+    }
+
+    #[test]
+    fn grid_values_differing_in_punctuation_get_different_ids() {
+        let text = GOOD.replace("A = [\"8k\", \"64k\"]", "A = [\"8k\"]").replace("[grid]", "[grid]\nS = [\"x/stats.txt\", \"x_stats.txt\", \"x stats.txt\"]");
+        let text = text.replace("x = \"A\"", "x = \"S\"");
+        let exp = Experiment::parse(Path::new("ids.toml"), &text, &Registry::builtin());
+        // (-S takes a file name; the point is the ids.)
+        let exp = exp.unwrap_or_else(|e| panic!("{e}"));
+        let ids: std::collections::HashSet<String> = exp.runs().into_iter().map(|r| r.id).collect();
+        assert_eq!(ids.len(), exp.runs().len(), "{ids:?}");
+        assert!(ids.iter().all(|id| id.chars().all(plain)), "{ids:?}");
     }
 }
