@@ -451,6 +451,7 @@ fn minheap(registry: &Registry, collector: Option<&str>, precision: f64, timeout
 }
 
 fn run(registry: &Registry, collector: Option<&str>, json: Option<PathBuf>, rest: &[String]) -> Result<(), Failure> {
+    crate::sweep::exit_with_parent();
     let (program, rts_args) = split_rts_args(rest);
     let env = std::env::var("GCLABRTS").ok();
     let mut flags = RtsFlags::from_env_and_args(env.as_deref(), &rts_args).map_err(|e| (1, e.to_string()))?;

@@ -108,7 +108,7 @@ fn probe(how: &Probing, q: &Question, limit: Option<u64>) -> Result<Probe, Strin
         cmd.arg(format!("-M{}k", bytes / 1024));
     }
     let err_file = std::fs::File::create(&err_path).map_err(|e| format!("{}: {e}", err_path.display()))?;
-    cmd.arg("-RTS").env_remove("GCLABRTS").stdin(Stdio::null()).stdout(Stdio::null()).stderr(err_file);
+    cmd.arg("-RTS").env_remove("GCLABRTS").env(crate::sweep::EXIT_WITH_PARENT, std::process::id().to_string()).stdin(Stdio::null()).stdout(Stdio::null()).stderr(err_file);
     let limit_text = limit.map_or("no -M".to_string(), |b| format!("-M{}k", b / 1024));
     let mut child = cmd.spawn().map_err(|e| format!("cannot run {}: {e}", exe.display()))?;
     let start = Instant::now();

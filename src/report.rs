@@ -15,7 +15,7 @@
 use crate::experiment::{Experiment, MultipleOf, FIGURES};
 use crate::confidence::{geometric_mean, mean_ci95};
 use crate::latency::MMU_WINDOWS;
-use crate::sweep::{figure, load_records, write_atomically, RunRecord, Status, UsedMinHeap};
+use crate::sweep::{figure, load_records_and_damage, write_atomically, RunRecord, Status, UsedMinHeap};
 use plotters::prelude::*;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -496,6 +496,20 @@ where
     root.present().map_err(e)
 }
 
+/// The records that do not read, named, as a warning paragraph (empty if
+/// none).
+fn damaged_text(damaged: &[String]) -> String {
+    if damaged.is_empty() {
+        return String::new();
+    }
+    let mut out = format!("**Warning: {} damaged record(s), left out of every table** (sweeping the experiment into this directory again runs them again):\n\n", damaged.len());
+    for d in damaged {
+        out.push_str(&format!("- {d}\n"));
+    }
+    out.push('\n');
+    out
+}
+
 /// Write the report of results directory `dir`: `summary.md` and, if the
 /// experiment names a `plot.x`, `plots/<figure>.svg` and `.png`. Returns
 /// the Markdown and the plot files.
@@ -508,11 +522,11 @@ pub fn report(dir: &Path, registry: &gclab_collectors::Registry) -> Result<(Stri
         exp.name = name.to_string();
     }
     crate::sweep::write_csv(dir)?;
-    let records = load_records(dir)?;
+    let (records, damaged) = load_records_and_damage(dir)?;
     let groups = groups(&records);
     let mut md = markdown(&exp.name, &groups);
     let title_end = md.find("\n\n").map_or(md.len(), |i| i + 2);
-    md.insert_str(title_end, &format!("{}\n", methodology(&exp, &manifest)));
+    md.insert_str(title_end, &format!("{}\n{}", methodology(&exp, &manifest), damaged_text(&damaged)));
     if let Some(b) = &exp.baseline {
         md.push_str(&normalised_table(b, &groups));
     }

@@ -17,6 +17,26 @@
 //! reruns them). Shards (`--shard i/n`) take every n-th run, so several
 //! processes or machines can fill one directory; `runs.csv` is rebuilt
 //! from `runs/` by whoever finishes, and by `gclab report`.
+//!
+//! Note [Sweeps sharing a directory]
+//! ----------------------------------------
+//! Shards share a directory by design, and a user may start a second
+//! sweep on one by mistake; either way no run may be run twice at once
+//! (both sweeps once deleted the same `logs/<id>.result.json` and
+//! recorded successful runs as failed). So a run is taken by locking
+//! `logs/<id>.lock` (an advisory lock, which the kernel drops when its
+//! process dies, so a killed sweep leaves no stale lock); a sweep that
+//! finds it held skips the run as another's, and one that takes it checks
+//! again for a record another has just written. The child writes its JSON
+//! record to a file named for the sweep's process. A directory swept with
+//! one experiment file is not swept with another (the manifest keeps the
+//! text) unless `--force` says to start again; a record that does not
+//! read (empty, cut, hand-edited) is named and its run run again, and
+//! `gclab report` names it and goes on without it.
+//!
+//! A child must not outlive its sweep (a killed sweep once left
+//! binary-trees 24 running at 3 GB): it is told the sweep's process id
+//! (`GCLAB_EXIT_WITH_PARENT`) and exits when its parent changes.
 
 use crate::experiment::{heap_multiple, run_order, with_heap_limit, Experiment, MultipleOf, RunOrder, RunSpec};
 use indicatif::{ProgressBar, ProgressStyle};
@@ -116,6 +136,14 @@ pub fn sweep(exp: &Experiment, opts: &SweepOptions) -> Result<SweepSummary, Stri
     }
     let manifest = opts.out.join("manifest.json");
     let recorded = read_manifest(&opts.out).filter(|_| !opts.force);
+    if let Some(file) = recorded.as_ref().and_then(|m| m.get("experiment_file")?.as_str().map(str::to_string)) {
+        if file != exp.source {
+            return Err(format!(
+                "{} was swept with a different experiment file (its manifest.json keeps the text): sweep into another directory (--name, --out), or pass --force to start this one again",
+                opts.out.display()
+            ));
+        }
+    }
     // A resumed sweep keeps the seed its manifest recorded (See Note [Run order]).
     let seed = exp.seed.or_else(|| recorded.as_ref()?.get("seed")?.as_u64()).unwrap_or_else(fresh_seed);
     if recorded.is_none() {
@@ -130,11 +158,15 @@ pub fn sweep(exp: &Experiment, opts: &SweepOptions) -> Result<SweepSummary, Stri
     let mut heaps = HeapMultiples::open(exp, opts)?;
     for run in &runs {
         let path = record_path(&opts.out, &run.id);
-        if path.exists() && !opts.force {
-            summary.skipped += 1;
-            bar.inc(1);
-            continue;
-        }
+        // See Note [Sweeps sharing a directory].
+        let lock = match take_run(&opts.out, &run.id)? {
+            Some(lock) if opts.force || !recorded_whole(&path, &bar) => lock,
+            _ => {
+                summary.skipped += 1;
+                bar.inc(1);
+                continue;
+            }
+        };
         bar.set_message(format!("{} failed, running {}", summary.failed, run.id));
         let record = match heaps.resolve(exp, run, &bar) {
             Ok(run) => run_one(&run, exp.timeout_secs, opts).map_err(|e| io(&format!("run {}", run.id), e))?,
@@ -146,12 +178,44 @@ pub fn sweep(exp: &Experiment, opts: &SweepOptions) -> Result<SweepSummary, Stri
         }
         let text = serde_json::to_string_pretty(&record).expect("records serialise");
         write_atomically(&path, text.as_bytes()).map_err(|e| io(&path.display().to_string(), e))?;
+        drop(lock);
         bar.inc(1);
     }
     bar.finish_with_message(format!("{} failed", summary.failed));
     record_load_after(&opts.out).map_err(|e| io("manifest.json", e))?;
     write_csv(&opts.out)?;
     Ok(summary)
+}
+
+/// Take run `id` for this process by locking `logs/<id>.lock`; None if
+/// another process holds it (See Note [Sweeps sharing a directory]).
+fn take_run(out: &Path, id: &str) -> Result<Option<std::fs::File>, String> {
+    let path = out.join("logs").join(format!("{id}.lock"));
+    let file = std::fs::File::create(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+    match file.try_lock() {
+        Ok(()) => Ok(Some(file)),
+        Err(std::fs::TryLockError::WouldBlock) => Ok(None),
+        Err(std::fs::TryLockError::Error(e)) => Err(format!("{}: cannot lock: {e}", path.display())),
+    }
+}
+
+/// Whether `path` holds a whole run record; a damaged one is named (it
+/// will be run again).
+fn recorded_whole(path: &Path, bar: &ProgressBar) -> bool {
+    match read_record(path) {
+        Ok(_) => true,
+        Err(e) if path.exists() => {
+            bar.suspend(|| eprintln!("gclab: warning: {e}: running it again"));
+            false
+        }
+        Err(_) => false,
+    }
+}
+
+/// One record file.
+fn read_record(path: &Path) -> Result<RunRecord, String> {
+    let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    serde_json::from_str(&text).map_err(|e| format!("{}: a damaged record ({e})", path.display()))
 }
 
 /// Heap multiples resolved to sizes (See `minheap`): the cache of minimum
@@ -240,7 +304,7 @@ impl HeapMultiples {
 /// One run as a child process (See Note [Crash-proof sweeps]).
 fn run_one(run: &RunSpec, timeout_secs: f64, opts: &SweepOptions) -> std::io::Result<RunRecord> {
     let logs = opts.out.join("logs");
-    let json = logs.join(format!("{}.result.json", run.id));
+    let json = logs.join(format!("{}.{}.result.json", run.id, std::process::id()));
     let _ = std::fs::remove_file(&json);
     let stdout = std::fs::File::create(logs.join(format!("{}.stdout", run.id)))?;
     let stderr_path = logs.join(format!("{}.stderr", run.id));
@@ -249,7 +313,7 @@ fn run_one(run: &RunSpec, timeout_secs: f64, opts: &SweepOptions) -> std::io::Re
     cmd.arg("run").arg("--collector").arg(&run.collector).arg("--json").arg(&json).arg(&run.workload);
     cmd.args(run.args.iter().map(|a| a.to_string()));
     cmd.arg("+RTS").args(&run.rts).arg("-RTS");
-    cmd.env_remove("GCLABRTS").stdin(Stdio::null()).stdout(stdout).stderr(stderr);
+    cmd.env_remove("GCLABRTS").env(EXIT_WITH_PARENT, std::process::id().to_string()).stdin(Stdio::null()).stdout(stdout).stderr(stderr);
     let start = Instant::now();
     let mut child = cmd.spawn()?;
     let deadline = Duration::from_secs_f64(timeout_secs);
@@ -268,6 +332,7 @@ fn run_one(run: &RunSpec, timeout_secs: f64, opts: &SweepOptions) -> std::io::Re
     let tail_start = err_text.len().saturating_sub(4096);
     let stderr_tail = String::from_utf8_lossy(&err_text[tail_start..]).into_owned();
     let result = std::fs::read_to_string(&json).ok().and_then(|t| serde_json::from_str(&t).ok());
+    let _ = std::fs::remove_file(&json);
     use std::os::unix::process::ExitStatusExt;
     let status_kind = if timed_out {
         Status::Timeout
@@ -343,8 +408,27 @@ fn fresh_seed() -> u64 {
     std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_nanos() as u64).unwrap_or(0)
 }
 
-/// Every record in `dir/runs`, in id order.
-pub fn load_records(dir: &Path) -> Result<Vec<RunRecord>, String> {
+/// The environment variable that tells a run the process id of the sweep
+/// that started it: the run exits when its parent is no longer that
+/// process (See Note [Sweeps sharing a directory]).
+pub const EXIT_WITH_PARENT: &str = "GCLAB_EXIT_WITH_PARENT";
+
+/// If this process was started by a sweep (`EXIT_WITH_PARENT`), watch for
+/// the sweep's end and exit with it (status 143, as on SIGTERM).
+pub fn exit_with_parent() {
+    let Some(parent) = std::env::var(EXIT_WITH_PARENT).ok().and_then(|p| p.parse::<u32>().ok()) else { return };
+    std::thread::spawn(move || loop {
+        if std::os::unix::process::parent_id() != parent {
+            eprintln!("gclab: the sweep that started this run ended: stopping");
+            std::process::exit(143);
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    });
+}
+
+/// Every whole record in `dir/runs`, in id order, and each record file
+/// that does not read, with why (See Note [Sweeps sharing a directory]).
+pub fn load_records_and_damage(dir: &Path) -> Result<(Vec<RunRecord>, Vec<String>), String> {
     let runs = dir.join("runs");
     let mut paths: Vec<PathBuf> = std::fs::read_dir(&runs)
         .map_err(|e| format!("{}: {e}", runs.display()))?
@@ -352,13 +436,24 @@ pub fn load_records(dir: &Path) -> Result<Vec<RunRecord>, String> {
         .filter(|p| p.extension().map(|x| x == "json").unwrap_or(false))
         .collect();
     paths.sort();
-    paths
-        .iter()
-        .map(|p| {
-            let text = std::fs::read_to_string(p).map_err(|e| format!("{}: {e}", p.display()))?;
-            serde_json::from_str(&text).map_err(|e| format!("{}: {e}", p.display()))
-        })
-        .collect()
+    let (mut records, mut damaged) = (Vec::new(), Vec::new());
+    for p in &paths {
+        match read_record(p) {
+            Ok(r) => records.push(r),
+            Err(e) => damaged.push(e),
+        }
+    }
+    Ok((records, damaged))
+}
+
+/// Every record in `dir/runs`, in id order; an error naming the first
+/// that does not read.
+pub fn load_records(dir: &Path) -> Result<Vec<RunRecord>, String> {
+    let (records, damaged) = load_records_and_damage(dir)?;
+    match damaged.into_iter().next() {
+        Some(e) => Err(e),
+        None => Ok(records),
+    }
 }
 
 /// A statistic of a successful run, by name (a field of core's `Stats`,
@@ -376,7 +471,8 @@ pub fn figure(record: &RunRecord, name: &str) -> Option<f64> {
 /// Rebuild `runs.csv`: one row per record, the run's identity, status, and
 /// every scalar statistic and latency figure (See `latency`) as a column.
 pub fn write_csv(dir: &Path) -> Result<(), String> {
-    let records = load_records(dir)?;
+    // (A damaged record is named by the sweep and the report, and left out.)
+    let (records, _) = load_records_and_damage(dir)?;
     let mut stat_keys: Vec<String> = Vec::new();
     for r in &records {
         for part in ["stats", "latency"] {

@@ -347,3 +347,119 @@ impl SpawnPiped for Command {
         self.stdout(std::process::Stdio::piped()).stderr(std::process::Stdio::piped()).spawn().unwrap()
     }
 }
+
+/// Two sweeps started on one directory by mistake (not as shards): every
+/// run is run once and recorded ok (they once recorded successful runs as
+/// failed). See Note [Sweeps sharing a directory].
+#[test]
+fn two_sweeps_on_one_directory_run_each_run_once_and_record_it_ok() {
+    for trial in 0..3 {
+        let dir = scratch(&format!("twice{trial}"));
+        let f = write(&dir, "t.toml", TINY);
+        let out = dir.join("out");
+        let children: Vec<_> = (0..2).map(|_| Command::new(env!("CARGO_BIN_EXE_gclab")).args(["sweep", f.to_str().unwrap(), "--out", out.to_str().unwrap(), "--quiet"]).output_then()).collect();
+        let mut ran = 0;
+        for c in children {
+            let o = c.wait_with_output().unwrap();
+            assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+            let text = String::from_utf8_lossy(&o.stdout).into_owned();
+            assert!(text.contains("0 failed"), "{text}");
+            ran += text.split(" ran ok").next().unwrap().rsplit(' ').next().unwrap().parse::<usize>().unwrap();
+        }
+        let recs = records(&out);
+        assert_eq!(recs.len(), 8);
+        assert!(recs.values().all(|r| r["status"] == "ok"), "trial {trial}: {recs:?}");
+        assert_eq!(ran, 8, "trial {trial}: each run ran once, in one sweep or the other");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}
+
+/// An empty or cut record is named and its run run again; the report names
+/// it and goes on.
+#[test]
+fn a_damaged_record_is_named_and_run_again() {
+    let dir = scratch("damaged");
+    let f = write(&dir, "d.toml", TINY);
+    let out = dir.join("out");
+    assert!(gclab(&["sweep", f.to_str().unwrap(), "--out", out.to_str().unwrap(), "--quiet"]).status.success());
+    let recs = records(&out);
+    let (empty, cut) = {
+        let mut ids = recs.keys();
+        (ids.next().unwrap().clone(), ids.next().unwrap().clone())
+    };
+    std::fs::write(out.join("runs").join(format!("{empty}.json")), "").unwrap();
+    let whole = std::fs::read_to_string(out.join("runs").join(format!("{cut}.json"))).unwrap();
+    std::fs::write(out.join("runs").join(format!("{cut}.json")), &whole[..whole.len() / 2]).unwrap();
+    // The report names both and reports the rest.
+    let o = gclab(&["report", out.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let md = std::fs::read_to_string(out.join("summary.md")).unwrap();
+    assert!(md.contains("2 damaged record(s)") && md.contains(&format!("{empty}.json")) && md.contains(&format!("{cut}.json")), "{md}");
+    assert_eq!(std::fs::read_to_string(out.join("runs.csv")).unwrap().lines().count(), 7, "runs.csv has the six whole records");
+    // A resumed sweep names them and runs them again.
+    let o = gclab(&["sweep", f.to_str().unwrap(), "--out", out.to_str().unwrap(), "--quiet"]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let e = String::from_utf8_lossy(&o.stderr);
+    assert!(e.contains(&format!("{empty}.json: a damaged record")) && e.contains("running it again"), "{e}");
+    assert!(String::from_utf8_lossy(&o.stdout).contains("2 ran ok, 0 failed, 6 already recorded"), "{}", String::from_utf8_lossy(&o.stdout));
+    assert_eq!(records(&out).len(), 8);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// A directory swept with one experiment file is not swept with another.
+#[test]
+fn a_changed_experiment_is_not_mixed_into_old_results() {
+    let dir = scratch("changed");
+    let out = dir.join("out");
+    let f = write(&dir, "c.toml", TINY);
+    assert!(gclab(&["sweep", f.to_str().unwrap(), "--out", out.to_str().unwrap(), "--quiet"]).status.success());
+    let f = write(&dir, "c.toml", &TINY.replace("args = [11]", "args = [10]"));
+    let o = gclab(&["sweep", f.to_str().unwrap(), "--out", out.to_str().unwrap(), "--quiet"]);
+    let e = String::from_utf8_lossy(&o.stderr);
+    assert!(!o.status.success() && e.contains("different experiment file") && e.contains("--force"), "{e}");
+    assert_eq!(records(&out).len(), 8, "nothing was added");
+    let o = gclab(&["sweep", f.to_str().unwrap(), "--out", out.to_str().unwrap(), "--quiet", "--force"]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let manifest = std::fs::read_to_string(out.join("manifest.json")).unwrap();
+    assert!(manifest.contains("args = [10]"), "the manifest keeps the new file");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// A killed sweep's child stops within moments, not at its timeout.
+#[test]
+fn a_killed_sweeps_run_stops_with_it() {
+    let dir = scratch("orphan");
+    let f = write(&dir, "o.toml", "timeout_secs = 600\ncollectors = [\"copying\"]\n[[workloads]]\nname = \"binary-trees\"\nargs = [24]\n");
+    let out = dir.join("out");
+    let mut sweep = Command::new(env!("CARGO_BIN_EXE_gclab")).args(["sweep", f.to_str().unwrap(), "--out", out.to_str().unwrap(), "--quiet"]).stdout(std::process::Stdio::null()).spawn().unwrap();
+    // (The sweep's children include `git describe`, for the manifest.)
+    let runs_of = |parent: u32| -> Vec<u32> {
+        std::fs::read_dir("/proc")
+            .unwrap()
+            .filter_map(|e| e.ok()?.file_name().to_str()?.parse::<u32>().ok())
+            .filter(|pid| {
+                let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+                // pid (comm) state ppid ...: the fields after the last ')'.
+                let cmdline = std::fs::read_to_string(format!("/proc/{pid}/cmdline")).unwrap_or_default();
+                stat.rsplit(')').next().and_then(|rest| rest.split_whitespace().nth(1)).and_then(|p| p.parse::<u32>().ok()) == Some(parent) && cmdline.contains("binary-trees")
+            })
+            .collect()
+    };
+    let start = Instant::now();
+    let run = loop {
+        if let Some(&pid) = runs_of(sweep.id()).first() {
+            break pid;
+        }
+        assert!(start.elapsed() < Duration::from_secs(30), "the sweep started no run");
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    std::thread::sleep(Duration::from_millis(200));
+    sweep.kill().unwrap(); // SIGKILL: the sweep can do nothing about it
+    sweep.wait().unwrap();
+    let killed = Instant::now();
+    while std::path::Path::new(&format!("/proc/{run}")).exists() && std::fs::read_to_string(format!("/proc/{run}/stat")).map(|s| !s.contains(") Z")).unwrap_or(false) {
+        assert!(killed.elapsed() < Duration::from_secs(5), "the run {run} outlived its sweep by 5 s");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
