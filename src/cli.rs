@@ -151,20 +151,13 @@ where
         }
     };
     match cli.command {
-        Command::List => {
-            print!("{}", list_text(registry));
-            ExitCode::SUCCESS
-        }
+        Command::List => finish(out(list_text(registry))),
         Command::Sweep { file, out, name, force, shard, quiet, minheap_cache } => {
             finish(sweep(registry, SweepArgs { file: &file, out, name: &name, force, shard: shard.as_deref(), quiet, minheap_cache }))
         }
         Command::Report { dir } => finish(report(registry, &dir)),
         Command::Minheap { collector, precision, timeout, cache, rest } => finish(minheap(registry, collector.as_deref(), precision, timeout, &cache, &rest)),
-        Command::Hp { file, out } => finish(crate::hp_plot::plot(&file, &out.unwrap_or_else(|| file.with_extension(""))).map(|files| {
-            for f in files {
-                println!("Plot: {}", f.display());
-            }
-        })),
+        Command::Hp { file, out: prefix } => finish(crate::hp_plot::plot(&file, &prefix.unwrap_or_else(|| file.with_extension(""))).and_then(|files| files.iter().try_for_each(|f| out(format!("Plot: {}\n", f.display()))))),
         Command::Eventlog { compare: Some(EventlogCompare::Diff { a, b, plot, no_plot }), .. } => finish(eventlog_diff(&a, &b, plot, no_plot)),
         Command::Eventlog { compare: None, file: None, .. } => finish(Err("eventlog: name an eventlog file, or `diff A B'".into())),
         Command::Eventlog { compare: None, file: Some(file), from, to, plot, no_plot, show, trace, follow } => {
@@ -191,6 +184,32 @@ where
 /// after the panic message has been printed.
 fn run_catching_internal_errors(registry: &Registry, collector: Option<&str>, json: Option<PathBuf>, rest: &[String]) -> Result<(), (u8, String)> {
     std::panic::catch_unwind(|| run(registry, collector, json, rest)).unwrap_or_else(|_| Err((254, "internal error: the run stopped (see the message above)".into())))
+}
+
+/// A writer that keeps its first failure.
+struct Checked<W> {
+    inner: W,
+    failed: Option<std::io::Error>,
+}
+
+impl<W: Write> Write for Checked<W> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.inner.write(buf).inspect_err(|e| {
+            self.failed.get_or_insert_with(|| std::io::Error::new(e.kind(), e.to_string()));
+        })
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.inner.flush()
+    }
+}
+
+/// Write `text` to standard output: a failure (a full disk) is an error
+/// that says so, not a panic (a closed pipe ends the process quietly, See
+/// `quiet_broken_pipes`).
+fn out(text: impl AsRef<str>) -> Result<(), String> {
+    let mut stdout = std::io::stdout().lock();
+    stdout.write_all(text.as_ref().as_bytes()).and_then(|()| stdout.flush()).map_err(|e| format!("cannot write to standard output: {e}"))
 }
 
 fn finish(r: Result<(), String>) -> ExitCode {
@@ -226,37 +245,35 @@ struct SweepArgs<'a> {
 }
 
 fn sweep(registry: &Registry, a: SweepArgs<'_>) -> Result<(), String> {
-    let SweepArgs { file, out, name, force, shard, quiet, minheap_cache } = a;
+    let SweepArgs { file, out: out_dir, name, force, shard, quiet, minheap_cache } = a;
     let exp = crate::experiment::Experiment::load(file, registry).map_err(|e| e.to_string())?;
     let shard = match shard {
         Some(s) => crate::sweep::parse_shard(s)?,
         None => (0, 1),
     };
     let name = crate::experiment::check_dir_name(name).map_err(|e| format!("--name {e}"))?;
-    let out = out.unwrap_or_else(|| PathBuf::from("results").join(&exp.name).join(name));
+    let out_dir = out_dir.unwrap_or_else(|| PathBuf::from("results").join(&exp.name).join(name));
     let exe = std::env::current_exe().map_err(|e| format!("cannot find the gclab executable: {e}"))?;
-    let opts = crate::sweep::SweepOptions { out: out.clone(), force, shard, progress: !quiet, exe, minheap_cache };
+    let opts = crate::sweep::SweepOptions { out: out_dir.clone(), force, shard, progress: !quiet, exe, minheap_cache };
     let s = crate::sweep::sweep(&exp, &opts)?;
-    println!(
-        "sweep {}: {} runs in this shard: {} ran ok, {} failed, {} already recorded; results in {}",
+    out(format!(
+        "sweep {}: {} runs in this shard: {} ran ok, {} failed, {} already recorded; results in {}\n",
         exp.name,
         s.total,
         s.ok,
         s.failed,
         s.skipped,
-        out.display()
-    );
-    Ok(())
+        out_dir.display()
+    ))
 }
 
 fn report(registry: &Registry, dir: &std::path::Path) -> Result<(), String> {
     let (md, plots) = crate::report::report(dir, registry)?;
-    print!("{md}");
-    println!("
-Table: {}", dir.join("summary.md").display());
-    println!("Runs:  {}", dir.join("runs.csv").display());
+    out(&md)?;
+    out(format!("\nTable: {}\n", dir.join("summary.md").display()))?;
+    out(format!("Runs:  {}\n", dir.join("runs.csv").display()))?;
     for p in plots {
-        println!("Plot:  {}", p.display());
+        out(format!("Plot:  {}\n", p.display()))?;
     }
     Ok(())
 }
@@ -287,11 +304,11 @@ fn eventlog_diff(a: &Path, b: &Path, plot: Option<PathBuf>, no_plot: bool) -> Re
     for w in wa.iter().chain(&wb) {
         eprintln!("gclab: warning: {w}");
     }
-    print!("{}", crate::eventlog_diff::diff_text(&sa, &sb));
+    out(crate::eventlog_diff::diff_text(&sa, &sb))?;
     if !no_plot {
         let prefix = plot.unwrap_or_else(|| b.with_file_name("diff"));
         for p in crate::eventlog_diff::draw(&sa, &sb, &prefix)? {
-            println!("Plot: {}", p.display());
+            out(format!("Plot: {}\n", p.display()))?;
         }
     }
     Ok(())
@@ -328,12 +345,12 @@ fn eventlog(file: &Path, view: &EventlogView) -> Result<u8, String> {
     let (derived, damage) = if view.show || view.trace.is_some() {
         let log = crate::eventlog_reader::read(file)?;
         if view.show {
-            print!("{}", crate::eventlog_report::show(&log));
+            out(crate::eventlog_report::show(&log))?;
         }
-        if let Some(out) = &view.trace {
+        if let Some(trace) = &view.trace {
             let json = crate::eventlog_trace::trace(&log).to_string();
-            std::fs::write(out, json).map_err(|e| format!("{}: {e}", out.display()))?;
-            println!("Trace: {}", out.display());
+            std::fs::write(trace, json).map_err(|e| format!("cannot write {}: {e}", trace.display()))?;
+            out(format!("Trace: {}\n", trace.display()))?;
         }
         (crate::eventlog_report::derive(&log, view.from, view.to), log.damage)
     } else {
@@ -345,7 +362,7 @@ fn eventlog(file: &Path, view: &EventlogView) -> Result<u8, String> {
     if let Some(from) = view.from.filter(|&f| f >= derived.log_end) {
         return Err(format!("--from {from}: {} ends at {:.6} s", file.display(), derived.log_end));
     }
-    print!("{}", crate::eventlog_report::summary_text(&derived, file));
+    out(crate::eventlog_report::summary_text(&derived, file))?;
     if !view.no_plot {
         let prefix = view.plot.clone().unwrap_or_else(|| {
             let stem = file.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_else(|| "eventlog".into());
@@ -353,13 +370,13 @@ fn eventlog(file: &Path, view: &EventlogView) -> Result<u8, String> {
         });
         let title = format!("{}: heap, live data and allocation; GC pauses by generation", file.display());
         for p in crate::timeline::draw(&derived.timeline, &prefix, &title)? {
-            println!("Timeline: {}", p.display());
+            out(format!("Timeline: {}\n", p.display()))?;
         }
         let mmu = PathBuf::from(format!("{}-mmu", prefix.display()));
         let title = format!("{}: minimum mutator utilisation", file.display());
         let label = file.file_name().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
         for p in crate::report::draw_mmu_curve(&mmu, &title, &label, &derived.latency)? {
-            println!("MMU: {}", p.display());
+            out(format!("MMU: {}\n", p.display()))?;
         }
     }
     Ok(crate::eventlog_reader::exit_code(&damage))
@@ -379,8 +396,8 @@ fn follow_eventlog(file: &Path, view: &EventlogView, secs: f64) -> Result<u8, St
             match crate::eventlog_report::summarise(file, view.from, view.to) {
                 Ok((_, damage)) if !damage.iter().any(|d| matches!(d, crate::eventlog_reader::Damage::CutShort { .. })) => break,
                 Ok((derived, _)) => {
-                    println!("-- {} so far ({} bytes):", file.display(), std::fs::metadata(file).map(|m| m.len()).unwrap_or(0));
-                    print!("{}", crate::eventlog_report::summary_text(&derived, file));
+                    out(format!("-- {} so far ({} bytes):\n", file.display(), std::fs::metadata(file).map(|m| m.len()).unwrap_or(0)))?;
+                    out(crate::eventlog_report::summary_text(&derived, file))?;
                 }
                 // The header may not be written whole yet.
                 Err(e) if e.contains("file ends inside") => {}
@@ -434,8 +451,8 @@ fn minheap(registry: &Registry, collector: Option<&str>, precision: f64, timeout
     let mut cache = crate::minheap::Cache::open(cache)?;
     let (answer, cached) = crate::minheap::min_heap(&how, &q, &mut cache, |line| eprintln!("{line}"))?;
     let mib = |b: u64| b as f64 / (1024.0 * 1024.0);
-    println!(
-        "{} under {}{}: minimum heap {:.2} MiB (-M{}k): it overflows at -M{}k; {:.2} MiB in use without -M. {} probes, {:.1} s{}",
+    out(format!(
+        "{} under {}{}: minimum heap {:.2} MiB (-M{}k): it overflows at -M{}k; {:.2} MiB in use without -M. {} probes, {:.1} s{}\n",
         q.workload_and_args(),
         q.collector,
         if q.rts.is_empty() { String::new() } else { format!(" +RTS {}", q.rts.join(" ")) },
@@ -446,8 +463,7 @@ fn minheap(registry: &Registry, collector: Option<&str>, precision: f64, timeout
         answer.probes,
         answer.seconds,
         if cached { " (cached)" } else { "" }
-    );
-    Ok(())
+    ))
 }
 
 fn run(registry: &Registry, collector: Option<&str>, json: Option<PathBuf>, rest: &[String]) -> Result<(), Failure> {
@@ -458,7 +474,7 @@ fn run(registry: &Registry, collector: Option<&str>, json: Option<PathBuf>, rest
     flags.program = program.clone();
     if flags.help {
         let descriptions: Vec<(&str, &str)> = registry.entries().iter().map(|c| (c.name, c.description)).collect();
-        print!("{}", usage(&descriptions));
+        out(usage(&descriptions)).map_err(|e| (1, e))?;
         return Ok(());
     }
     let Some((name, args)) = program.split_first() else {
@@ -469,10 +485,13 @@ fn run(registry: &Registry, collector: Option<&str>, json: Option<PathBuf>, rest
     let (entry, params) = registry.select(&mut flags, collector).map_err(|e| (1, e.to_string()))?;
     let made = (entry.make)(params, &flags).map_err(|e| (1, e))?;
 
-    let stdout = std::io::stdout();
-    let mut out = stdout.lock();
+    // The workloads write as they go and cannot stop for an error: the
+    // first is kept, and fails the run at its end.
+    let mut out = Checked { inner: std::io::stdout().lock(), failed: None };
     let outcome = crate::run_workload(workload, &args, flags, made, &mut out).map_err(|e| (e.exit_code() as u8, e.to_string()))?;
-    let _ = out.flush();
+    if let Some(e) = out.flush().err().or(out.failed.take()) {
+        return Err((1, format!("cannot write the workload's output to standard output: {e}")));
+    }
     let (checksum, stats) = (outcome.checksum, outcome.stats);
     if let Some(path) = json {
         let record = serde_json::json!({

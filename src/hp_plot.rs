@@ -83,12 +83,21 @@ where
 pub fn plot(hp: &Path, prefix: &Path) -> Result<Vec<PathBuf>, String> {
     let text = std::fs::read_to_string(hp).map_err(|e| format!("{}: {e}", hp.display()))?;
     let samples = parse(&text).map_err(|e| format!("{}: {e}", hp.display()))?;
+    if samples.is_empty() {
+        return Err(format!("{}: no samples (BEGIN_SAMPLE .. END_SAMPLE): nothing to draw", hp.display()));
+    }
     let job = text.lines().next().and_then(|l| l.strip_prefix("JOB ")).unwrap_or("\"\"").trim_matches('"').to_string();
     let (names, rows) = stack(&samples);
     crate::report::register_fonts();
     let title = format!("{job} ({})", hp.file_name().map(|f| f.to_string_lossy().into_owned()).unwrap_or_default());
     let (svg, png) = (prefix.with_extension("svg"), prefix.with_extension("png"));
-    draw(SVGBackend::new(&svg, (1000, 560)).into_drawing_area(), &title, &names, &rows)?;
-    draw(BitMapBackend::new(&png, (1000, 560)).into_drawing_area(), &title, &names, &rows)?;
+    let drawn = draw(SVGBackend::new(&svg, (1000, 560)).into_drawing_area(), &title, &names, &rows).map_err(|e| (svg.clone(), e));
+    let drawn = drawn.and_then(|()| draw(BitMapBackend::new(&png, (1000, 560)).into_drawing_area(), &title, &names, &rows).map_err(|e| (png.clone(), e)));
+    if let Err((file, e)) = drawn {
+        // No half-drawn picture is left to be mistaken for a whole one.
+        let _ = std::fs::remove_file(&svg);
+        let _ = std::fs::remove_file(&png);
+        return Err(format!("cannot draw {}: {e}", file.display()));
+    }
     Ok(vec![svg, png])
 }

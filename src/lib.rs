@@ -46,7 +46,7 @@ pub fn run_workload(workload: &Workload, args: &[usize], flags: RtsFlags, collec
     });
     let rts = Rts::new(flags, collector)?;
     if let Some((kind, interval, path, job)) = profile {
-        let profiler = gclab_heap_traverse::Profiler::new(kind, interval, &path, &job).map_err(RunError::Io)?;
+        let profiler = gclab_heap_traverse::Profiler::new(kind, interval, &path, &job).map_err(|e| RunError::Write(format!("cannot create the heap profile {}: {e}", path.display())))?;
         rts.set_heap_profiler(Box::new(profiler));
     }
     let checksum = match rts.run(|m| (workload.run)(m, args, out)) {

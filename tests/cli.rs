@@ -140,3 +140,71 @@ fn a_collector_named_on_the_command_line_brings_its_own_flags() {
     let o = gclab(&["run", "--collector", "two-space", "binary-trees", "8", "+RTS", "-G3"]);
     assert!(!o.status.success() && stderr(&o).contains("-G3") && stderr(&o).contains("-G1"), "{}", stderr(&o));
 }
+
+/// Every output that cannot be written (a full disk: /dev/full) is an
+/// error naming it, exit 1, never a panic or a silent exit 0.
+#[test]
+fn a_full_disk_is_an_error_naming_the_output() {
+    let full = || std::fs::OpenOptions::new().write(true).open("/dev/full").expect("/dev/full");
+    let to_full = |args: &[&str]| Command::new(env!("CARGO_BIN_EXE_gclab")).args(args).env_remove("GCLABRTS").stdout(full()).output().unwrap();
+    for args in [vec!["list"], vec!["run", "binary-trees", "10"], vec!["run", "binary-trees", "8", "+RTS", "-v"], vec!["run", "+RTS", "-?"]] {
+        let o = to_full(&args);
+        assert_eq!(o.status.code(), Some(1), "{args:?}: {}", stderr(&o));
+        assert!(stderr(&o).contains("standard output") && stderr(&o).contains("No space left"), "{args:?}: {}", stderr(&o));
+        assert!(!stderr(&o).contains("panicked"), "{args:?}: {}", stderr(&o));
+    }
+    // Files: each a link to /dev/full.
+    let dir = std::env::temp_dir().join(format!("gclab-full-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    for name in ["p.hp", "e.eventlog", "s.txt"] {
+        std::os::unix::fs::symlink("/dev/full", dir.join(name)).unwrap();
+    }
+    let at = |name: &str| dir.join(name).display().to_string();
+    for (flags, says) in [
+        (vec!["-hT".to_string(), format!("-po{}", at("p"))], format!("cannot write the heap profile {}", at("p.hp"))),
+        (vec!["-l".to_string(), format!("-ol{}", at("e.eventlog"))], format!("cannot write the eventlog {}", at("e.eventlog"))),
+        (vec![format!("-S{}", at("s.txt"))], format!("cannot write the statistics file {}", at("s.txt"))),
+    ] {
+        let mut args = vec!["run", "binary-trees", "12", "+RTS"];
+        args.extend(flags.iter().map(String::as_str));
+        let o = gclab(&args);
+        assert_eq!(o.status.code(), Some(1), "{flags:?}: {}", stderr(&o));
+        assert!(stderr(&o).contains(&says), "{flags:?}: {}", stderr(&o));
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// `gclab hp` on a malformed `.hp`: an error naming the file and line,
+/// never a hang (an infinite time once hung at full CPU) or a blank plot.
+#[test]
+fn a_malformed_heap_profile_is_an_error_naming_the_line() {
+    let dir = std::env::temp_dir().join(format!("gclab-badhp-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let head = "JOB \"x\"\nDATE \"now\"\nSAMPLE_UNIT \"seconds\"\nVALUE_UNIT \"bytes\"\n";
+    for (name, body, says) in [
+        ("inf", "BEGIN_SAMPLE inf\nEND_SAMPLE inf\n", "line 5: sample time `inf'"),
+        ("nan", "BEGIN_SAMPLE nan\nEND_SAMPLE nan\n", "line 5: sample time `nan'"),
+        ("back", "BEGIN_SAMPLE 2.0\nEND_SAMPLE 2.0\nBEGIN_SAMPLE 1.0\nEND_SAMPLE 1.0\n", "line 7: sample time `1.0'"),
+        ("cut", "BEGIN_SAMPLE 0.0\nx\t10\n", "ends inside the sample begun at line 5"),
+        ("bytes", "BEGIN_SAMPLE 0.0\nx\tmany\nEND_SAMPLE 0.0\n", "line 6: bad byte count `many'"),
+        ("empty", "", "no samples"),
+    ] {
+        let file = dir.join(format!("{name}.hp"));
+        std::fs::write(&file, format!("{head}{body}")).unwrap();
+        let start = std::time::Instant::now();
+        let o = gclab(&["hp", file.to_str().unwrap()]);
+        assert!(start.elapsed() < std::time::Duration::from_secs(10), "{name}: took {:?}", start.elapsed());
+        assert_eq!(o.status.code(), Some(1), "{name}: {}", stderr(&o));
+        assert!(stderr(&o).contains(&format!("{name}.hp")) && stderr(&o).contains(says), "{name}: {}", stderr(&o));
+        assert!(!dir.join(format!("{name}.svg")).exists(), "{name}: nothing drawn");
+    }
+    // A picture that cannot be written names it and leaves no part of it.
+    let good = dir.join("good.hp");
+    std::fs::write(&good, format!("{head}BEGIN_SAMPLE 0.0\nx\t10\nEND_SAMPLE 0.0\nBEGIN_SAMPLE 1.0\nx\t20\nEND_SAMPLE 1.0\n")).unwrap();
+    let o = gclab(&["hp", good.to_str().unwrap(), "--out", dir.join("missing").join("p").to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert!(stderr(&o).contains("cannot draw") && stderr(&o).contains("missing/p.svg"), "{}", stderr(&o));
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -308,6 +308,8 @@ pub struct EventLog {
     pub bytes_written: u64,
     /// Events posted so far.
     pub events: u64,
+    /// The first failure to write `-v`'s text to standard output.
+    text_failed: Option<std::io::Error>,
 }
 
 fn size_of(id: u16) -> Option<Option<u16>> {
@@ -341,7 +343,7 @@ impl EventLog {
         let mut bufs: Vec<Buffer> = (0..caps).map(|c| Buffer { cap: c as u16, bytes: Vec::with_capacity(FLUSH_BYTES), first_ts: None, last_ts: 0 }).collect();
         bufs.push(Buffer { cap: NO_CAP, bytes: Vec::new(), first_ts: None, last_ts: 0 });
         let written = out.as_ref().map(|_| 0).unwrap_or(0);
-        Ok(EventLog { out, text, bufs, start, classes, finished: false, bytes_written: written, events: 0 })
+        Ok(EventLog { out, text, bufs, start, classes, finished: false, bytes_written: written, events: 0, text_failed: None })
     }
 
     /// Nanoseconds from the run's start to `at`.
@@ -378,10 +380,9 @@ impl EventLog {
                 None => String::new(),
             };
             let line = describe(id, &payload.0);
-            if with_ts {
-                println!("{ts:>12}: {who}{line}");
-            } else {
-                println!("{who}{line}");
+            let stamp = if with_ts { format!("{ts:>12}: ") } else { String::new() };
+            if let Err(e) = writeln!(std::io::stdout().lock(), "{stamp}{who}{line}") {
+                self.text_failed.get_or_insert(e);
             }
         }
         if self.bufs[index].bytes.len() >= FLUSH_BYTES {
@@ -409,6 +410,11 @@ impl EventLog {
             self.bytes_written += block.len() as u64;
         }
         Ok(())
+    }
+
+    /// The first failure to write `-v`'s text, if any (taken).
+    pub fn take_text_failure(&mut self) -> Option<std::io::Error> {
+        self.text_failed.take()
     }
 
     /// Flush every buffer and end the data. Idempotent; also done on drop,

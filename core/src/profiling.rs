@@ -166,8 +166,10 @@ pub trait HeapProfiler: Send {
     /// Take a sample, right after a major GC; returns its bands (name,
     /// bytes), which the runtime also posts to the eventlog.
     fn sample(&mut self, ctx: &ProfileContext<'_>) -> Vec<(String, u64)>;
-    /// The run ends (`elapsed` seconds): write whatever is left.
-    fn finish(&mut self, elapsed: f64);
+    /// The run ends (`elapsed` seconds): write whatever is left. An error
+    /// says which file could not be written, and why (a sample that could
+    /// not be written is reported here).
+    fn finish(&mut self, elapsed: f64) -> Result<(), String>;
 }
 
 /// The cost-centre stack id new objects of a capability are stamped with.

@@ -68,8 +68,9 @@ pub enum RunError {
         /// The request in bytes.
         bytes: usize,
     },
-    /// The statistics file could not be written.
-    Io(std::io::Error),
+    /// An output file (statistics, eventlog, heap profile) could not be
+    /// written: what, with the file's name, and why.
+    Write(String),
 }
 
 impl fmt::Display for RunError {
@@ -82,7 +83,7 @@ impl fmt::Display for RunError {
                 max_heap_bytes / (1024 * 1024)
             ),
             RunError::OutOfMemory { bytes } => write!(f, "out of memory (requested {bytes} bytes)"),
-            RunError::Io(e) => write!(f, "cannot write statistics: {e}"),
+            RunError::Write(what) => f.write_str(what),
         }
     }
 }
@@ -95,7 +96,7 @@ impl RunError {
         match self {
             RunError::HeapOverflow { .. } => 251,
             RunError::OutOfMemory { .. } => 251,
-            RunError::Io(_) => 1,
+            RunError::Write(_) => 1,
         }
     }
 }
@@ -152,14 +153,14 @@ impl Rts {
         let start = Stamp::now();
         let caps = flags.capabilities;
         let heap = Heap::new(&flags, caps).map_err(|e: OutOfMemory| RunError::OutOfMemory { bytes: e.bytes })?;
-        let output = StatsOutput::new(open_stats_target(&flags)?, flags.stats == StatsLevel::Verbose).map_err(RunError::Io)?;
+        let output = StatsOutput::new(open_stats_target(&flags)?, flags.stats == StatsLevel::Verbose).map_err(|e| stats_write_error(&flags, e))?;
         let mut stats = Stats::new(flags.generations, caps);
         stats.concurrent_collector = flags.nonmoving;
         let (init_cpu, init_elapsed) = Stamp::now().since(&start);
         stats.init_cpu = init_cpu;
         stats.init_elapsed = init_elapsed;
         let generations = flags.generations;
-        let eventlog = open_eventlog(&flags, start.wall, collector.name()).map_err(RunError::Io)?;
+        let eventlog = open_eventlog(&flags, start.wall, collector.name()).map_err(|e| eventlog_write_error(&flags, e))?;
         Ok(Rts {
             eventlog: Lock::new(eventlog),
             profiler: Lock::new(None),
@@ -498,7 +499,7 @@ impl Rts {
         // SAFETY: the mutator has returned; nothing else touches the state.
         let st = unsafe { &mut *self.state.get() };
         if let Some(p) = self.profiler.lock().as_mut() {
-            p.finish(exit_start.since(&st.start).1);
+            p.finish(exit_start.since(&st.start).1).map_err(RunError::Write)?;
         }
         // SAFETY: the mutators have returned: the run is over.
         let caps = unsafe { self.caps_mut() };
@@ -518,7 +519,10 @@ impl Rts {
                     log.post(Some(i), now, ev::id::STOP_THREAD, Payload::new().u32(i as u32 + 1).u16(ev::STOP_FINISHED).u32(0));
                 }
             }
-            log.finish().map_err(RunError::Io)?;
+            if let Some(e) = log.take_text_failure() {
+                return Err(RunError::Write(format!("cannot write the event trace (-v) to standard output: {e}")));
+            }
+            log.finish().map_err(|e| eventlog_write_error(self.flags(), e))?;
         }
         let end = Stamp::now();
         let (exit_cpu, exit_elapsed) = end.since(&exit_start);
@@ -540,7 +544,7 @@ impl Rts {
                 t
             }
         };
-        st.output.finish(&text).map_err(RunError::Io)?;
+        st.output.finish(&text).map_err(|e| stats_write_error(self.flags(), e))?;
         if self.flags().verbose & 0x400 != 0 {
             let _ = crate::gc::print_stats(&st.stats, &mut std::io::stderr());
         }
@@ -880,12 +884,33 @@ fn absorb_capability_allocation(heap: &mut Heap, caps: &mut [Capability], stats:
 /// Open the eventlog `-l`/`-v` ask for and post the run's preamble: the
 /// capability sets and capabilities, the process, the program and the heap
 /// parameters.
+/// Where `-l` writes the eventlog (`-ol<file>`, else `<program>.eventlog`).
+fn eventlog_path(flags: &RtsFlags) -> Option<std::path::PathBuf> {
+    let program = flags.program.first().cloned().unwrap_or_else(|| "gclab".into());
+    flags.eventlog.then(|| flags.eventlog_path.clone().unwrap_or_else(|| format!("{program}.eventlog").into()))
+}
+
+/// A failure to write the eventlog (or `-v`'s trace), naming where.
+fn eventlog_write_error(flags: &RtsFlags, e: std::io::Error) -> RunError {
+    match eventlog_path(flags) {
+        Some(path) => RunError::Write(format!("cannot write the eventlog {}: {e}", path.display())),
+        None => RunError::Write(format!("cannot write the event trace (-v) to standard output: {e}")),
+    }
+}
+
+/// A failure to write the statistics (`-s`, `-S`, `-t`), naming where.
+fn stats_write_error(flags: &RtsFlags, e: std::io::Error) -> RunError {
+    match &flags.stats_target {
+        StatsTarget::File(path) => RunError::Write(format!("cannot write the statistics file {}: {e}", path.display())),
+        StatsTarget::Stderr => RunError::Write(format!("cannot write the statistics to standard error: {e}")),
+    }
+}
+
 fn open_eventlog(flags: &RtsFlags, start: Instant, collector: &str) -> std::io::Result<Option<EventLog>> {
     if !flags.eventlog && flags.trace_text.is_none() {
         return Ok(None);
     }
-    let program = flags.program.first().cloned().unwrap_or_else(|| "gclab".into());
-    let path = flags.eventlog.then(|| flags.eventlog_path.clone().unwrap_or_else(|| format!("{program}.eventlog").into()));
+    let path = eventlog_path(flags);
     let classes = ev::Classes { gc: flags.trace_gc, scheduler: flags.trace_scheduler };
     let mut log = EventLog::create(path.as_deref(), flags.trace_text, flags.capabilities, classes, start)?;
     let now = Instant::now();
@@ -938,7 +963,7 @@ fn open_stats_target(flags: &RtsFlags) -> Result<Option<Box<dyn Write + Send>>, 
     }
     Ok(Some(match &flags.stats_target {
         StatsTarget::Stderr => Box::new(std::io::stderr()),
-        StatsTarget::File(path) => Box::new(std::io::BufWriter::new(std::fs::File::create(path).map_err(RunError::Io)?)),
+        StatsTarget::File(path) => Box::new(std::io::BufWriter::new(std::fs::File::create(path).map_err(|e| stats_write_error(flags, e))?)),
     }))
 }
 

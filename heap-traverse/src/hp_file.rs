@@ -21,19 +21,33 @@ pub struct HpWriter {
 /// One sample of a `.hp` file: its time and (band, bytes) pairs.
 pub type Sample = (f64, Vec<(String, u64)>);
 
-/// Read a `.hp` file back: (time, [(band, bytes)]) per sample.
+/// Read a `.hp` file back: (time, [(band, bytes)]) per sample. Sample
+/// times are finite seconds, 0 or more, never decreasing (as hp2ps needs
+/// them); a file that ends inside a sample is an error naming its line.
 pub fn parse(text: &str) -> Result<Vec<Sample>, String> {
-    let mut samples = Vec::new();
+    let mut samples: Vec<Sample> = Vec::new();
     let mut current: Option<(f64, Vec<(String, u64)>)> = None;
+    let mut begun = 0;
     for (n, line) in text.lines().enumerate() {
         if let Some(t) = line.strip_prefix("BEGIN_SAMPLE ") {
-            current = Some((t.trim().parse().map_err(|_| format!("line {}: bad time", n + 1))?, Vec::new()));
+            let time: f64 = t.trim().parse().map_err(|_| format!("line {}: bad time `{}'", n + 1, t.trim()))?;
+            let previous = samples.last().map_or(0.0, |s| s.0);
+            if !(time.is_finite() && time >= previous) {
+                return Err(format!("line {}: sample time `{}' is not a finite number of seconds, at least the previous sample's ({previous})", n + 1, t.trim()));
+            }
+            if current.is_some() {
+                return Err(format!("line {}: BEGIN_SAMPLE inside the sample begun at line {begun}", n + 1));
+            }
+            (current, begun) = (Some((time, Vec::new())), n + 1);
         } else if line.starts_with("END_SAMPLE") {
             samples.push(current.take().ok_or(format!("line {}: END_SAMPLE without BEGIN_SAMPLE", n + 1))?);
         } else if let Some((_, bands)) = current.as_mut() {
             let (band, bytes) = line.rsplit_once('\t').ok_or(format!("line {}: expected band<TAB>bytes", n + 1))?;
-            bands.push((band.to_string(), bytes.trim().parse().map_err(|_| format!("line {}: bad byte count", n + 1))?));
+            bands.push((band.to_string(), bytes.trim().parse().map_err(|_| format!("line {}: bad byte count `{}'", n + 1, bytes.trim()))?));
         }
+    }
+    if current.is_some() {
+        return Err(format!("the file ends inside the sample begun at line {begun} (no END_SAMPLE)"));
     }
     Ok(samples)
 }

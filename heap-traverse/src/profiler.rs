@@ -7,7 +7,7 @@ use crate::hp_file::HpWriter;
 use crate::retainer::retainer_profile;
 use crate::root_profile::root_profile;
 use gclab_core::profiling::{HeapProfiler, ProfileContext};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 /// `-h<kind>` with samples every `interval` seconds into a `.hp` file.
 pub struct Profiler {
@@ -15,6 +15,9 @@ pub struct Profiler {
     interval: f64,
     last: Option<f64>,
     out: HpWriter,
+    path: PathBuf,
+    /// The first write that failed.
+    failed: Option<std::io::Error>,
     /// Every sample taken: (time, bands). Intervals between samples are
     /// counted in mutator time; the samples are stamped with elapsed time.
     pub samples: Vec<(f64, Vec<(String, u64)>)>,
@@ -23,7 +26,7 @@ pub struct Profiler {
 impl Profiler {
     /// A profiler for break-down `kind` writing `path`.
     pub fn new(kind: char, interval: f64, path: &Path, job: &str) -> std::io::Result<Profiler> {
-        Ok(Profiler { kind, interval, last: None, out: HpWriter::create(path, job)?, samples: Vec::new() })
+        Ok(Profiler { kind, interval, last: None, out: HpWriter::create(path, job)?, path: path.to_path_buf(), failed: None, samples: Vec::new() })
     }
 }
 
@@ -49,14 +52,19 @@ impl HeapProfiler for Profiler {
             'r' => retainer_profile(ctx),
             kind => census(ctx, kind).into_iter().collect(),
         };
-        let _ = self.out.sample(ctx.elapsed, &bands);
+        if let Err(e) = self.out.sample(ctx.elapsed, &bands) {
+            self.failed.get_or_insert(e);
+        }
         self.samples.push((ctx.elapsed, bands.clone()));
         self.last = Some(ctx.mutator);
         bands
     }
 
-    fn finish(&mut self, elapsed: f64) {
-        let _ = self.out.sample(elapsed, &[]);
-        let _ = self.out.flush();
+    fn finish(&mut self, elapsed: f64) -> Result<(), String> {
+        let last = self.out.sample(elapsed, &[]).and_then(|()| self.out.flush());
+        match self.failed.take().map_or(last, Err) {
+            Ok(()) => Ok(()),
+            Err(e) => Err(format!("cannot write the heap profile {}: {e}", self.path.display())),
+        }
     }
 }
