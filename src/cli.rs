@@ -38,7 +38,7 @@ enum Command {
         #[arg(long, value_name = "FILE")]
         json: Option<PathBuf>,
         /// The workload, its arguments, and +RTS ... -RTS flags
-        #[arg(trailing_var_arg = true, allow_hyphen_values = true, required = true)]
+        #[arg(trailing_var_arg = true, allow_hyphen_values = true, value_name = "WORKLOAD [ARGS] [+RTS FLAGS -RTS]")]
         rest: Vec<String>,
     },
     /// Run every point of an experiment file's grid, each run in its own process
@@ -124,7 +124,7 @@ enum Command {
         #[arg(long, value_name = "FILE", default_value = "results/minheap.json")]
         cache: PathBuf,
         /// The workload, its arguments, and +RTS ... -RTS flags (no -M)
-        #[arg(trailing_var_arg = true, allow_hyphen_values = true, required = true)]
+        #[arg(trailing_var_arg = true, allow_hyphen_values = true, value_name = "WORKLOAD [ARGS] [+RTS FLAGS -RTS]")]
         rest: Vec<String>,
     },
     /// List the collectors and workloads
@@ -184,6 +184,19 @@ where
 /// after the panic message has been printed.
 fn run_catching_internal_errors(registry: &Registry, collector: Option<&str>, json: Option<PathBuf>, rest: &[String]) -> Result<(), (u8, String)> {
     std::panic::catch_unwind(|| run(registry, collector, json, rest)).unwrap_or_else(|_| Err((254, "internal error: the run stopped (see the message above)".into())))
+}
+
+/// The `GCLABRTS` environment variable's flags, checked alone so that an
+/// error in them says where they came from.
+fn gclabrts() -> Result<Option<String>, String> {
+    match std::env::var("GCLABRTS") {
+        Ok(text) => {
+            RtsFlags::from_env_and_args(Some(&text), &[]).map_err(|e| format!("in GCLABRTS=\"{text}\": {e}"))?;
+            Ok(Some(text))
+        }
+        Err(std::env::VarError::NotPresent) => Ok(None),
+        Err(std::env::VarError::NotUnicode(raw)) => Err(format!("GCLABRTS is not UTF-8 text: {}", raw.to_string_lossy())),
+    }
 }
 
 /// A writer that keeps its first failure.
@@ -469,7 +482,7 @@ fn minheap(registry: &Registry, collector: Option<&str>, precision: f64, timeout
 fn run(registry: &Registry, collector: Option<&str>, json: Option<PathBuf>, rest: &[String]) -> Result<(), Failure> {
     crate::sweep::exit_with_parent();
     let (program, rts_args) = split_rts_args(rest);
-    let env = std::env::var("GCLABRTS").ok();
+    let env = gclabrts().map_err(|e| (1, e))?;
     let mut flags = RtsFlags::from_env_and_args(env.as_deref(), &rts_args).map_err(|e| (1, e.to_string()))?;
     flags.program = program.clone();
     if flags.help {

@@ -33,7 +33,10 @@ pub struct ExperimentError {
 
 impl fmt::Display for ExperimentError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}:{}: ", self.file.display(), self.line)?;
+        match self.line {
+            0 => write!(f, "{}: ", self.file.display())?,
+            line => write!(f, "{}:{line}: ", self.file.display())?,
+        }
         if !self.key.is_empty() {
             write!(f, "`{}': ", self.key)?;
         }
@@ -226,6 +229,28 @@ pub struct RunSpec {
     pub index: usize,
 }
 
+/// The dotted key whose value lies at byte `at` of `text`: the key on that
+/// line, under the last table header above it.
+fn key_at(text: &str, at: usize) -> String {
+    let before = &text[..at.min(text.len())];
+    let line_start = before.rfind('\n').map_or(0, |i| i + 1);
+    let line = &text[line_start..text[line_start..].find('\n').map_or(text.len(), |i| line_start + i)];
+    let key = line.split_once('=').map(|(k, _)| k.trim().to_string()).unwrap_or_default();
+    let table = before[..line_start].lines().rev().find_map(|l| {
+        let l = l.trim();
+        l.starts_with('[').then(|| l.trim_matches(|c| c == '[' || c == ']').trim().to_string())
+    });
+    match table {
+        Some(t) if !key.is_empty() => format!("{t}.{key}"),
+        _ => key,
+    }
+}
+
+/// A TOML type error in words (`expected i64` means a whole number).
+fn plain_toml_message(message: &str) -> String {
+    message.trim().replace("expected i64", "expected a whole number").replace("expected usize", "expected a whole number, 0 or more").replace("expected f64", "expected a number")
+}
+
 fn line_of(text: &str, span: Range<usize>) -> usize {
     text[..span.start.min(text.len())].matches('\n').count() + 1
 }
@@ -258,8 +283,14 @@ impl Experiment {
             message,
         };
         let file: File = toml::from_str(text).map_err(|e| {
-            let key = e.message().split('`').nth(1).unwrap_or("").to_string();
-            err(e.span(), &key, e.message().trim().to_string())
+            // The key is the one on the line the error points at (a type
+            // error's message quotes the value, not the key), under its
+            // table; a missing key is named in the message.
+            let key = match e.span() {
+                Some(span) if !e.message().starts_with("missing field") => key_at(text, span.start),
+                _ => e.message().split('`').nth(1).unwrap_or("").to_string(),
+            };
+            err(e.span().filter(|s| s.start > 0 || !e.message().starts_with("missing field")), &key, plain_toml_message(e.message()))
         })?;
         // An integer key of at least `min`, if given.
         let count = |value: &Option<Spanned<i64>>, key: &str, min: i64| match value {
@@ -644,7 +675,18 @@ figures = ["gc_elapsed"]
         let e = error(&GOOD.replace("[\"gc_elapsed\"]", "[\"speed\"]"));
         assert_eq!(e.key, "plot.figures", "{e}");
         let e = error(&GOOD.replace("timeout_secs = 5", "timeout_secs = \"soon\""));
-        assert_eq!(e.line, 4, "{e}");
+        assert_eq!((e.line, e.key.as_str()), (4, "timeout_secs"), "{e}");
+        assert!(e.message.contains("expected a number"), "{e}");
+        for value in ["\"three\"", "2.5"] {
+            let e = error(&GOOD.replace("repetitions = 2", &format!("repetitions = {value}")));
+            assert_eq!((e.line, e.key.as_str()), (3, "repetitions"), "{e}");
+            assert!(e.message.contains("expected a whole number"), "{e}");
+        }
+        let e = error(&GOOD.replace("args = [6]", "args = [-3]"));
+        assert_eq!((e.line, e.key.as_str()), (9, "workloads.args"), "{e}");
+        let e = error("collectors = [\"copying\"]\n");
+        assert_eq!((e.line, e.key.as_str()), (0, "workloads"), "{e}");
+        assert_eq!(e.to_string(), "bad.toml: `workloads': missing field `workloads`", "no line 0 shown");
         let e = error(&GOOD.replace("c = [false]", "c = [true]").replace("\"copying\", ", ""));
         assert!(e.message.contains("-c") && e.message.contains("-G1"), "two-space with -c is refused: {e}");
     }

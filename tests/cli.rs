@@ -208,3 +208,28 @@ fn a_malformed_heap_profile_is_an_error_naming_the_line() {
     assert!(stderr(&o).contains("cannot draw") && stderr(&o).contains("missing/p.svg"), "{}", stderr(&o));
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// Messages say what was wrong and where it came from.
+#[test]
+fn messages_name_the_source_and_keep_the_users_words() {
+    let g = |args: &[&str], env: Option<&std::ffi::OsStr>| {
+        let mut c = Command::new(env!("CARGO_BIN_EXE_gclab"));
+        c.args(args).env_remove("GCLABRTS");
+        if let Some(v) = env {
+            c.env("GCLABRTS", v);
+        }
+        c.output().unwrap()
+    };
+    let o = g(&["run", "binary-trees", "4"], Some(std::ffi::OsStr::new("-Qx")));
+    assert!(stderr(&o).contains("in GCLABRTS=\"-Qx\"") && o.status.code() == Some(1), "{}", stderr(&o));
+    use std::os::unix::ffi::OsStrExt;
+    let o = g(&["run", "binary-trees", "4"], Some(std::ffi::OsStr::from_bytes(b"-s -A\xff")));
+    assert!(stderr(&o).contains("GCLABRTS is not UTF-8") && o.status.code() == Some(1), "{}", stderr(&o));
+    let o = g(&["run"], None);
+    assert!(stderr(&o).contains("no workload given") && o.status.code() == Some(1), "{}", stderr(&o));
+    let o = g(&["run", "binary-trees", "4", "+RTS", "-M1m", "-A2m"], None);
+    assert!(stderr(&o).contains("`-M1m'") && stderr(&o).contains("(-A2m)"), "{}", stderr(&o));
+    let long = format!("-Q{}", "x".repeat(100_000));
+    let o = g(&["run", "binary-trees", "4", "+RTS", &long], None);
+    assert!(stderr(&o).len() < 400 && stderr(&o).contains("(100002 bytes)"), "{} bytes of message", stderr(&o).len());
+}

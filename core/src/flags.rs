@@ -185,9 +185,27 @@ pub struct FlagError {
     pub reason: String,
 }
 
+/// Characters of a bad flag an error shows (a 100 KB flag was echoed
+/// whole).
+const FLAG_SHOWN: usize = 60;
+
 impl fmt::Display for FlagError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.flag.chars().count() > FLAG_SHOWN {
+            let shown: String = self.flag.chars().take(FLAG_SHOWN).collect();
+            return write!(f, "bad RTS option `{shown}...' ({} bytes): {}", self.flag.len(), self.reason);
+        }
         write!(f, "bad RTS option `{}': {}", self.flag, self.reason)
+    }
+}
+
+/// A size as a flag would give it: `1m`, `64k`, or bytes.
+fn size_text(bytes: usize) -> String {
+    match bytes {
+        b if b > 0 && b.is_multiple_of(1 << 30) => format!("{}g", b >> 30),
+        b if b > 0 && b.is_multiple_of(1 << 20) => format!("{}m", b >> 20),
+        b if b > 0 && b.is_multiple_of(1 << 10) => format!("{}k", b >> 10),
+        b => b.to_string(),
     }
 }
 
@@ -513,8 +531,8 @@ impl RtsFlags {
         }
         if self.max_heap_blocks != 0 && self.max_heap_blocks < self.alloc_area_blocks {
             return Err(bad(
-                &format!("-M{}", self.max_heap_blocks * BLOCK_SIZE),
-                format!("the maximum heap size is smaller than the allocation area (-A{})", self.alloc_area_blocks * BLOCK_SIZE),
+                &format!("-M{}", size_text(self.max_heap_blocks * BLOCK_SIZE)),
+                format!("the maximum heap size is smaller than the allocation area (-A{})", size_text(self.alloc_area_blocks * BLOCK_SIZE)),
             ));
         }
         if self.nonmoving {
