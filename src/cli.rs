@@ -497,6 +497,7 @@ fn run(registry: &Registry, collector: Option<&str>, json: Option<PathBuf>, rest
     let args = workload.parse_args(args).map_err(|e| (1, e.to_string()))?;
     let (entry, params) = registry.select(&mut flags, collector).map_err(|e| (1, e.to_string()))?;
     let made = (entry.make)(params, &flags).map_err(|e| (1, e))?;
+    crate::check_fits(workload, &args, &flags)?;
 
     // The workloads write as they go and cannot stop for an error: the
     // first is kept, and fails the run at its end.

@@ -61,6 +61,36 @@ pub fn run_workload(workload: &Workload, args: &[usize], flags: RtsFlags, collec
     Ok(RunOutcome { checksum, stats, sanity_checks: rts.sanity_checks(), collector: rts.collector_name() })
 }
 
+/// The machine's memory in bytes (`MemTotal` of /proc/meminfo), if known.
+pub fn machine_memory_bytes() -> Option<u64> {
+    let meminfo = std::fs::read_to_string("/proc/meminfo").ok()?;
+    let kib: u64 = meminfo.lines().find(|l| l.starts_with("MemTotal:"))?.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kib * 1024)
+}
+
+/// Refuse a run whose arguments or flags cannot fit in the machine's
+/// memory before it starts: the workload's live data (`Workload::fits`)
+/// and the capabilities' allocation areas (`binary-trees 63` and
+/// `-N100000` once ran until the OS refused memory). Under a smaller
+/// `-M`, the run goes ahead and overflows as GHC's would, statistics and
+/// all. The error comes with its exit code, 1.
+pub fn check_fits(workload: &Workload, args: &[usize], flags: &RtsFlags) -> Result<(), (u8, String)> {
+    use gclab_core::constants::BLOCK_SIZE;
+    let Some(memory) = machine_memory_bytes() else { return Ok(()) };
+    let gib = |b: u128| b as f64 / (1u128 << 30) as f64;
+    let nurseries = flags.capabilities as u128 * (flags.alloc_area_blocks * BLOCK_SIZE) as u128;
+    if nurseries > memory as u128 {
+        return Err((1, format!(
+            "-N{} with -A{} KiB needs {:.1} GiB of allocation areas: more than this machine's memory ({:.1} GiB)",
+            flags.capabilities,
+            flags.alloc_area_blocks * BLOCK_SIZE / 1024,
+            gib(nurseries),
+            gib(memory as u128)
+        )));
+    }
+    workload.fits(args, memory as u128, "this machine's memory").map_err(|e| (1, e.to_string()))
+}
+
 /// Parse RTS options given as one string (`"-A8k -G3 -DS"`).
 pub fn flags(rts: &str) -> Result<RtsFlags, gclab_core::FlagError> {
     let args: Vec<String> = rts.split_whitespace().map(str::to_string).collect();

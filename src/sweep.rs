@@ -355,10 +355,6 @@ fn command_output(cmd: &str, args: &[&str]) -> String {
 }
 
 fn manifest_json(exp: &Experiment, seed: u64) -> serde_json::Value {
-    let mem_kib = std::fs::read_to_string("/proc/meminfo")
-        .ok()
-        .and_then(|m| m.lines().find(|l| l.starts_with("MemTotal:")).and_then(|l| l.split_whitespace().nth(1)).and_then(|v| v.parse::<u64>().ok()))
-        .unwrap_or(0);
     let cpuinfo = std::fs::read_to_string("/proc/cpuinfo").unwrap_or_default();
     let cpu_field = |name: &str| cpuinfo.lines().find(|l| l.starts_with(name)).and_then(|l| l.split_once(':')).map(|(_, v)| v.trim().to_string()).unwrap_or_else(|| "unknown".into());
     let governor = std::fs::read_to_string("/sys/devices/system/cpu/cpu0/cpufreq/scaling_governor").map(|g| g.trim().to_string()).unwrap_or_else(|_| "unknown (no cpufreq)".into());
@@ -373,7 +369,7 @@ fn manifest_json(exp: &Experiment, seed: u64) -> serde_json::Value {
         "git_commit": git_commit(),
         "machine": {
             "cores": std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1),
-            "memory_bytes": mem_kib * 1024,
+            "memory_bytes": crate::machine_memory_bytes().unwrap_or(0),
             "cpu_model": cpu_field("model name"),
             "cpu_mhz": cpu_field("cpu MHz"),
             "frequency_governor": governor,

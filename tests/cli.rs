@@ -233,3 +233,21 @@ fn messages_name_the_source_and_keep_the_users_words() {
     let o = g(&["run", "binary-trees", "4", "+RTS", &long], None);
     assert!(stderr(&o).len() < 400 && stderr(&o).contains("(100002 bytes)"), "{} bytes of message", stderr(&o).len());
 }
+
+/// Arguments and flags that cannot fit are refused before the run, with
+/// what they need (they ran until the OS refused memory).
+#[test]
+fn sizes_that_cannot_fit_are_refused_up_front() {
+    for (args, code, says) in [
+        (vec!["run", "binary-trees", "63"], 1, "binary-trees 63 holds at least"),
+        (vec!["run", "large-arrays", "2", "10000000000"], 1, "large-arrays 2 10000000000 holds at least"),
+        (vec!["run", "lru", "100000000000000", "10", "8"], 1, "lru 100000000000000 10 8 holds at least"),
+        (vec!["run", "binary-trees", "4", "+RTS", "-N100000"], 1, "-N100000 with -A1024 KiB needs"),
+    ] {
+        let start = std::time::Instant::now();
+        let o = gclab(&args);
+        assert_eq!(o.status.code(), Some(code), "{args:?}: {}", stderr(&o));
+        assert!(stderr(&o).contains(says), "{args:?}: {}", stderr(&o));
+        assert!(start.elapsed() < std::time::Duration::from_secs(5), "{args:?} was run, not refused");
+    }
+}

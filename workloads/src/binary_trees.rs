@@ -28,6 +28,7 @@ pub const WORKLOAD: Workload = Workload {
     small: &[8],
     tiny: &[6],
     run,
+    footprint: Some(footprint),
 };
 
 /// A complete tree of depth `d`, built bottom-up.
@@ -57,6 +58,13 @@ fn make_check(m: &mut Mutator<'_>, nil: Handle, d: usize) -> u64 {
     let c = check(m.view().get(t));
     m.truncate(base);
     c
+}
+
+/// The stretch tree, depth `max_depth + 1`: 2^(max_depth + 2) - 1 nodes
+/// of three words, all live at once.
+fn footprint(args: &[usize]) -> u128 {
+    let max_depth = args[0].max(MIN_DEPTH + 2) as u32;
+    1u128.checked_shl(max_depth + 2).unwrap_or(u128::MAX) * 24
 }
 
 fn run(m: &mut Mutator<'_>, args: &[usize], out: &mut dyn Write) -> u64 {

@@ -30,6 +30,7 @@ pub const WORKLOAD: Workload = Workload {
     small: &[500],
     tiny: &[40],
     run,
+    footprint: None,
 };
 
 fn run(m: &mut Mutator<'_>, args: &[usize], out: &mut dyn Write) -> u64 {

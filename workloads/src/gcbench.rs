@@ -41,6 +41,7 @@ pub const WORKLOAD: Workload = Workload {
     small: &[10],
     tiny: &[7],
     run,
+    footprint: None,
 };
 
 fn tree_size(d: usize) -> u64 {

@@ -26,6 +26,7 @@ pub const WORKLOAD: Workload = Workload {
     small: &[2_000],
     tiny: &[200],
     run,
+    footprint: None,
 };
 
 fn word(m: &mut Mutator<'_>, v: usize) -> Handle {

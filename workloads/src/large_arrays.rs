@@ -26,6 +26,7 @@ pub const WORKLOAD: Workload = Workload {
     small: &[60, 8_192],
     tiny: &[20, 4096],
     run,
+    footprint: Some(footprint),
 };
 
 fn pattern(round: usize, i: usize) -> u64 {
@@ -50,6 +51,17 @@ fn verify(m: &mut Mutator<'_>, bytes: Handle, ptrs: Handle, round: usize) -> u64
         m.truncate(base);
     }
     sum
+}
+
+/// One round's byte array and pointer array, each `bytes` long, and the
+/// boxed integers the pointer array holds (two words each), all live at
+/// once.
+fn footprint(args: &[usize]) -> u128 {
+    let bytes = args[1].max(8) as u128;
+    if args[0] == 0 {
+        return 0;
+    }
+    bytes * 2 + bytes / 8 * 16
 }
 
 fn run(m: &mut Mutator<'_>, args: &[usize], out: &mut dyn Write) -> u64 {

@@ -57,6 +57,10 @@ pub struct Workload {
     pub tiny: &'static [usize],
     /// The program.
     pub run: WorkloadFn,
+    /// A lower bound on the bytes of live data its arguments make it hold
+    /// at once, where that is easily computed: arguments that cannot fit
+    /// are refused before the run starts (`fits`).
+    pub footprint: Option<fn(&[usize]) -> u128>,
 }
 
 impl Workload {
@@ -76,6 +80,22 @@ impl Workload {
             args[i] = g.parse().map_err(|_| WorkloadError(format!("{}: argument {} ({}) must be a non-negative whole number, not `{g}'", self.name, i + 1, self.params[i])))?;
         }
         Ok(args)
+    }
+
+    /// Whether `args` can fit in `bytes` of heap: an error saying what they
+    /// need, if they cannot (`binary-trees 63` once ran until the OS
+    /// refused memory).
+    pub fn fits(&self, args: &[usize], bytes: u128, what: &str) -> Result<(), WorkloadError> {
+        let Some(needs) = self.footprint.map(|f| f(args)) else { return Ok(()) };
+        if needs <= bytes {
+            return Ok(());
+        }
+        let args: Vec<String> = args.iter().map(|a| a.to_string()).collect();
+        let size = |b: u128| match b {
+            b if b >= 1 << 30 => format!("{:.1} GiB", b as f64 / (1u128 << 30) as f64),
+            b => format!("{:.1} MiB", b as f64 / (1u128 << 20) as f64),
+        };
+        Err(WorkloadError(format!("{} {} holds at least {needs} bytes ({}) of live data at once: more than {what} ({}); try smaller arguments", self.name, args.join(" "), size(needs), size(bytes))))
     }
 }
 

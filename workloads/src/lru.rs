@@ -29,10 +29,17 @@ pub const WORKLOAD: Workload = Workload {
     small: &[500, 5_000, 64],
     tiny: &[60, 600, 32],
     run,
+    footprint: Some(footprint),
 };
 
 fn value_word(key: usize, i: usize) -> u64 {
     (key as u64).wrapping_mul(0x9e37_79b9).wrapping_add(i as u64)
+}
+
+/// The slot array of `capacity` words, made first and live to the end
+/// (the values it fills depend on the hit rate, so they are not counted).
+fn footprint(args: &[usize]) -> u128 {
+    args[0].max(1) as u128 * 8
 }
 
 fn run(m: &mut Mutator<'_>, args: &[usize], out: &mut dyn Write) -> u64 {

@@ -29,6 +29,7 @@ pub const WORKLOAD: Workload = Workload {
     small: &[300, 5_000],
     tiny: &[40, 600],
     run,
+    footprint: None,
 };
 
 fn run(m: &mut Mutator<'_>, args: &[usize], out: &mut dyn Write) -> u64 {

@@ -32,6 +32,7 @@ pub const WORKLOAD: Workload = Workload {
     small: &[3_000],
     tiny: &[400],
     run,
+    footprint: None,
 };
 
 /// `from k = k : from (k + 1)`
