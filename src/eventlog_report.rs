@@ -68,6 +68,8 @@ pub struct Derived {
     /// Pauses that arrived too far out of order for the MMU (See Note
     /// [Pauses out of order]).
     pub late_pauses: u64,
+    /// Signs of damage the figures show.
+    pub implausible: Implausible,
     /// Events read.
     pub events: usize,
     /// Start of the interval, seconds from the log's start.
@@ -156,6 +158,53 @@ struct InOrder {
     latency: Latency,
 }
 
+/// How far (seconds) an event may be stamped before the previous one of
+/// its buffer before the file counts as damaged. GHC posts GC_END with the
+/// GC statistics' own time, a fraction of a millisecond before the event
+/// it follows; a flipped bit in a timestamp moves it by seconds to
+/// centuries, which made the summary print a GC time of -4611686018 s.
+const BACKWARDS_SLACK: f64 = 1.0;
+
+/// Signs that a file's events are damaged in ways the reader cannot see
+/// (a flipped bit in a timestamp reads as a valid event): the summary
+/// warns instead of printing impossible figures silently.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Implausible {
+    /// Events stamped more than `BACKWARDS_SLACK` before the previous one
+    /// of their buffer (a buffer's events are in time order).
+    pub backwards: u64,
+    /// GCs or syncs that end before they begin (left out).
+    pub inverted: u64,
+    /// GCs that begin before the previous GC ended (the world is stopped
+    /// for one at a time).
+    pub overlapping: u64,
+    /// More GC time than elapsed time.
+    pub gc_over_elapsed: bool,
+}
+
+impl Implausible {
+    /// A warning line, or nothing.
+    pub fn text(&self) -> String {
+        let mut signs = Vec::new();
+        if self.backwards > 0 {
+            signs.push(format!("{} events are stamped over a second before the previous event of their buffer", self.backwards));
+        }
+        if self.inverted > 0 {
+            signs.push(format!("{} GCs or syncs end before they begin (left out)", self.inverted));
+        }
+        if self.overlapping > 0 {
+            signs.push(format!("{} GCs begin before the previous one ended", self.overlapping));
+        }
+        if self.gc_over_elapsed {
+            signs.push("the GCs take longer than the run".to_string());
+        }
+        match signs.is_empty() {
+            true => String::new(),
+            false => format!("(warning: {}: the file is damaged, and the figures above may be wrong)\n", signs.join("; ")),
+        }
+    }
+}
+
 /// A buffer's index: 0 for the events of no capability, c + 1 for
 /// capability c's.
 fn slot(cap: Option<u16>) -> usize {
@@ -164,8 +213,13 @@ fn slot(cap: Option<u16>) -> usize {
 
 impl InOrder {
     /// An event of buffer `slot` at `t`.
-    fn seen(&mut self, slot: usize, t: f64) {
-        grown(&mut self.buffers, slot).last = t;
+    /// Returns whether `t` is more than `BACKWARDS_SLACK` before the
+    /// buffer's previous event.
+    fn seen(&mut self, slot: usize, t: f64) -> bool {
+        let b = grown(&mut self.buffers, slot);
+        let backwards = t < b.last - BACKWARDS_SLACK;
+        b.last = t;
+        backwards
     }
 
     /// A pause began at `t` (GC_START, CONC_SYNC_BEGIN) in buffer `slot`.
@@ -233,6 +287,9 @@ pub struct Deriver {
     events: usize,
     last: f64,
     caps: usize,
+    implausible: Implausible,
+    /// Where the last GC ended.
+    last_gc_end: f64,
 }
 
 /// `v[i]`, growing `v` to hold it.
@@ -267,6 +324,8 @@ impl Deriver {
             events: 0,
             last: 0.0,
             caps: 1,
+            implausible: Implausible::default(),
+            last_gc_end: 0.0,
         }
     }
 
@@ -286,7 +345,7 @@ impl Deriver {
             self.caps = self.caps.max(c as usize + 1);
         }
         let slot = slot(e.cap);
-        self.pauses.seen(slot, t);
+        self.implausible.backwards += self.pauses.seen(slot, t) as u64;
         let (from, to) = (self.from, self.to);
         let inside = |t: f64| t >= from && t <= to;
         match e.id {
@@ -322,7 +381,11 @@ impl Deriver {
             }
             id::GC_END => {
                 if let Some((start, Some(stats))) = self.open.get_mut(slot).and_then(Option::take) {
-                    if inside(start) && inside(t) {
+                    if t < start {
+                        self.implausible.inverted += 1;
+                    } else if inside(start) && inside(t) {
+                        self.implausible.overlapping += (start < self.last_gc_end) as u64;
+                        self.last_gc_end = t;
                         let gen = (stats.gen as usize).min(self.generations - 1);
                         record_gc(&mut self.stats, gen, t - start, &stats, self.generations);
                         self.max_threads = self.max_threads.max(stats.par_threads);
@@ -343,6 +406,10 @@ impl Deriver {
             }
             id::CONC_SYNC_END => {
                 if let Some(b) = self.sync_begin.take().filter(|&b| inside(b) && inside(t)) {
+                    if t < b {
+                        self.implausible.inverted += 1;
+                        return;
+                    }
                     record_sync(&mut self.stats, t - b);
                     self.pause(slot, self.generations - 1, b, t);
                 }
@@ -374,6 +441,7 @@ impl Deriver {
         s.concurrent_collector = !self.marking.is_empty() || s.collector_syncs > 0;
         let (latency, late_pauses) = self.pauses.finish();
         let elapsed = s.total_elapsed;
+        let s_gc_over = s.gc_elapsed > elapsed + 1e-9;
         let mut pausing = self.pausing;
         pausing.resize(s.gens.len().max(pausing.len()), Occupancy::default());
         Derived {
@@ -389,6 +457,7 @@ impl Deriver {
                 allocated: self.allocated.into_points(),
             },
             late_pauses,
+            implausible: Implausible { gc_over_elapsed: s_gc_over, ..self.implausible },
             events: self.events,
             from: self.from,
             log_end: self.last,
@@ -433,6 +502,7 @@ pub fn summary_text(d: &Derived, file: &Path) -> String {
     out.push_str(&gclab_core::report::summary(&d.stats, d.caps));
     out.push('\n');
     out.push_str(&crate::latency::latency_text(&d.latency, d.stats.gens.len()));
+    out.push_str(&d.implausible.text());
     if d.late_pauses > 0 {
         out.push_str(&format!("(warning: {} pauses were read after more than {HELD_PAUSES} later ones, from another capability's buffer: the distributions count them, the MMU clips them to where the pauses before them ended)\n", d.late_pauses));
     }
