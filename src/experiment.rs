@@ -248,6 +248,10 @@ fn key_at(text: &str, at: usize) -> String {
 
 /// A TOML type error in words (`expected i64` means a whole number).
 fn plain_toml_message(message: &str) -> String {
+    if message.trim().is_empty() {
+        // (toml says nothing for a key at the very end with no value.)
+        return "expected a value".into();
+    }
     message.trim().replace("expected i64", "expected a whole number").replace("expected usize", "expected a whole number, 0 or more").replace("expected f64", "expected a number")
 }
 

@@ -185,17 +185,26 @@ pub struct FlagError {
     pub reason: String,
 }
 
-/// Characters of a bad flag an error shows (a 100 KB flag was echoed
-/// whole).
+/// Characters of a bad flag an error shows, and of the reason (which may
+/// quote the flag's value): a 100 KB flag was echoed whole.
 const FLAG_SHOWN: usize = 60;
+const REASON_SHOWN: usize = 200;
+
+/// `text` cut to `n` characters, with `...` if it was longer.
+fn cut(text: &str, n: usize) -> String {
+    match text.char_indices().nth(n) {
+        Some((at, _)) => format!("{}...", &text[..at]),
+        None => text.to_string(),
+    }
+}
 
 impl fmt::Display for FlagError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let reason = cut(&self.reason, REASON_SHOWN);
         if self.flag.chars().count() > FLAG_SHOWN {
-            let shown: String = self.flag.chars().take(FLAG_SHOWN).collect();
-            return write!(f, "bad RTS option `{shown}...' ({} bytes): {}", self.flag.len(), self.reason);
+            return write!(f, "bad RTS option `{}' ({} bytes): {reason}", cut(&self.flag, FLAG_SHOWN), self.flag.len());
         }
-        write!(f, "bad RTS option `{}': {}", self.flag, self.reason)
+        write!(f, "bad RTS option `{}': {reason}", self.flag)
     }
 }
 
