@@ -497,7 +497,10 @@ impl RtsFlags {
                 decode_count(arg, text, "a generation number").map(Some)
             }
         };
-        match rest.split_at(rest.len().min(1)) {
+        // (At the first character's end, not byte 1: `-qÔ` panicked here;
+        // found by fuzzing.)
+        let first = rest.chars().next().map_or(0, char::len_utf8);
+        match rest.split_at(first) {
             ("g", text) => self.par_gc_gen = gen(text)?,
             ("b", text) => self.par_balance = Some(gen(text)?),
             ("n", text) => {
@@ -736,6 +739,7 @@ mod tests {
             (&["-N0"][..], "-N0"),
             (&["-Ax"][..], "-Ax"),
             (&["-qx"][..], "-qx"),
+            (&["-qÔ"][..], "-qÔ"),
             (&["-qgx"][..], "-qgx"),
             (&["-qn0"][..], "-qn0"),
             (&["-N2", "-qn3"][..], "-qn3"),
