@@ -303,19 +303,16 @@ impl<R: std::io::Read> EventStream<R> {
         }
     }
 
-    /// Append up to `CHUNK` bytes of the file to the window.
+    /// Append up to `CHUNK` bytes of the file to the window (through
+    /// `read_to_end`, which neither zeroes the space first nor drops the
+    /// bytes read before an error).
     fn read_more(&mut self) {
+        use std::io::Read as _;
         let old = self.buf.len();
-        self.buf.resize(old + self.chunk, 0);
-        match self.src.read(&mut self.buf[old..]) {
-            Ok(0) => {
-                self.buf.truncate(old);
-                self.eof = true;
-            }
-            Ok(n) => self.buf.truncate(old + n),
-            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => self.buf.truncate(old),
+        match self.src.by_ref().take(self.chunk as u64).read_to_end(&mut self.buf) {
+            Ok(0) => self.eof = true,
+            Ok(_) => {}
             Err(e) => {
-                self.buf.truncate(old);
                 self.eof = true;
                 self.damage.push(Damage::ReadFailed { offset: self.base + old, why: e.to_string() });
             }
