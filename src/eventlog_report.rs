@@ -303,12 +303,13 @@ fn grown<T: Clone + Default>(v: &mut Vec<T>, i: usize) -> &mut T {
 impl Deriver {
     /// A summary of `[from, to]` seconds (the whole run by default).
     pub fn new(from: Option<f64>, to: Option<f64>) -> Deriver {
+        let from = from.unwrap_or(0.0);
         Deriver {
-            from: from.unwrap_or(0.0),
+            from,
             to: to.unwrap_or(f64::INFINITY),
             generations: 2,
             stats: Stats::new(2, 1),
-            pauses: InOrder { from: from.unwrap_or(0.0), buffers: vec![Buffer::default()], ..InOrder::default() },
+            pauses: InOrder { from, buffers: vec![Buffer::default()], ..InOrder::default() },
             pausing: Vec::new(),
             marking: Occupancy::default(),
             heap_size: Thinned::default(),
@@ -441,11 +442,11 @@ impl Deriver {
         s.concurrent_collector = !self.marking.is_empty() || s.collector_syncs > 0;
         let (latency, late_pauses) = self.pauses.finish();
         let elapsed = s.total_elapsed;
-        let s_gc_over = s.gc_elapsed > elapsed + 1e-9;
+        let implausible = Implausible { gc_over_elapsed: s.gc_elapsed > elapsed + 1e-9, ..self.implausible };
         let mut pausing = self.pausing;
         pausing.resize(s.gens.len().max(pausing.len()), Occupancy::default());
         Derived {
-            latency: latency.finish(s.total_elapsed, s.gens.len()),
+            latency: latency.finish(elapsed, s.gens.len()),
             stats: s,
             caps: self.caps,
             timeline: Timeline {
@@ -457,7 +458,7 @@ impl Deriver {
                 allocated: self.allocated.into_points(),
             },
             late_pauses,
-            implausible: Implausible { gc_over_elapsed: s_gc_over, ..self.implausible },
+            implausible,
             events: self.events,
             from: self.from,
             log_end: self.last,

@@ -300,16 +300,6 @@ impl Mmu {
     }
 }
 
-/// MMU at window `w` for a run of `run` seconds; None if the window is
-/// longer than the run. `pauses` are in time order.
-pub fn mmu(pauses: &[Pause], run: f64, w: f64) -> Option<f64> {
-    let mut m = Mmu::new(&[w]);
-    for p in pauses {
-        m.push(p.start, p.length);
-    }
-    m.finish(run)[0]
-}
-
 /// The pause distribution, overall and per generation, and the MMU of a
 /// run's pauses, taken one at a time in time order.
 #[derive(Debug, Clone)]
@@ -416,6 +406,16 @@ mod tests {
 
     fn p(start: f64, length: f64) -> Pause {
         Pause { start, length, gen: 0 }
+    }
+
+    /// MMU at window `w` for a run of `run` seconds; None if the window
+    /// is longer than the run. `pauses` are in time order.
+    fn mmu(pauses: &[Pause], run: f64, w: f64) -> Option<f64> {
+        let mut m = Mmu::new(&[w]);
+        for p in pauses {
+            m.push(p.start, p.length);
+        }
+        m.finish(run)[0]
     }
 
     #[test]

@@ -27,7 +27,7 @@
 use gclab_core::constants::BLOCK_SIZE;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::Stdio;
 use std::time::Instant;
 
 /// What to find the minimum heap of.
@@ -100,15 +100,11 @@ fn probe(how: &Probing, q: &Question, limit: Option<u64>) -> Result<Probe, Strin
     let json = scratch.join(format!("minheap-probe-{}.json", std::process::id()));
     let err_path = scratch.join(format!("minheap-probe-{}.stderr", std::process::id()));
     let _ = std::fs::remove_file(&json);
-    let mut cmd = Command::new(exe);
-    cmd.arg("run").arg("--collector").arg(&q.collector).arg("--json").arg(&json).arg(&q.workload);
-    cmd.args(q.args.iter().map(|a| a.to_string()));
-    cmd.arg("+RTS").args(&q.rts);
-    if let Some(bytes) = limit {
-        cmd.arg(format!("-M{}k", bytes / 1024));
-    }
+    let mut rts = q.rts.clone();
+    rts.extend(limit.map(|bytes| format!("-M{}k", bytes / 1024)));
     let err_file = std::fs::File::create(&err_path).map_err(|e| format!("{}: {e}", err_path.display()))?;
-    cmd.arg("-RTS").env_remove("GCLABRTS").env(crate::sweep::EXIT_WITH_PARENT, std::process::id().to_string()).stdin(Stdio::null()).stdout(Stdio::null()).stderr(err_file);
+    let mut cmd = crate::sweep::run_command(exe, &q.collector, &json, &q.workload, &q.args, &rts);
+    cmd.stdout(Stdio::null()).stderr(err_file);
     let limit_text = limit.map_or("no -M".to_string(), |b| format!("-M{}k", b / 1024));
     let mut child = cmd.spawn().map_err(|e| format!("cannot run {}: {e}", exe.display()))?;
     let start = Instant::now();

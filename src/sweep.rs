@@ -309,11 +309,8 @@ fn run_one(run: &RunSpec, timeout_secs: f64, opts: &SweepOptions) -> std::io::Re
     let stdout = std::fs::File::create(logs.join(format!("{}.stdout", run.id)))?;
     let stderr_path = logs.join(format!("{}.stderr", run.id));
     let stderr = std::fs::File::create(&stderr_path)?;
-    let mut cmd = Command::new(&opts.exe);
-    cmd.arg("run").arg("--collector").arg(&run.collector).arg("--json").arg(&json).arg(&run.workload);
-    cmd.args(run.args.iter().map(|a| a.to_string()));
-    cmd.arg("+RTS").args(&run.rts).arg("-RTS");
-    cmd.env_remove("GCLABRTS").env(EXIT_WITH_PARENT, std::process::id().to_string()).stdin(Stdio::null()).stdout(stdout).stderr(stderr);
+    let mut cmd = run_command(&opts.exe, &run.collector, &json, &run.workload, &run.args, &run.rts);
+    cmd.stdout(stdout).stderr(stderr);
     let start = Instant::now();
     let mut child = cmd.spawn()?;
     let deadline = Duration::from_secs_f64(timeout_secs);
@@ -402,6 +399,19 @@ fn record_load_after(dir: &Path) -> std::io::Result<()> {
 /// A seed for a sweep that names none: the clock's nanoseconds.
 fn fresh_seed() -> u64 {
     std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_nanos() as u64).unwrap_or(0)
+}
+
+/// The child process of one run, as sweeps and minimum-heap probes start
+/// it: `gclab run --collector C --json J WORKLOAD ARGS +RTS FLAGS -RTS`,
+/// without `GCLABRTS` (the flags are the run's own), stdin closed, and
+/// told to exit with this process (`EXIT_WITH_PARENT`).
+pub fn run_command(exe: &Path, collector: &str, json: &Path, workload: &str, args: &[usize], rts: &[String]) -> Command {
+    let mut cmd = Command::new(exe);
+    cmd.arg("run").arg("--collector").arg(collector).arg("--json").arg(json).arg(workload);
+    cmd.args(args.iter().map(|a| a.to_string()));
+    cmd.arg("+RTS").args(rts).arg("-RTS");
+    cmd.env_remove("GCLABRTS").env(EXIT_WITH_PARENT, std::process::id().to_string()).stdin(Stdio::null());
+    cmd
 }
 
 /// The environment variable that tells a run the process id of the sweep
