@@ -508,7 +508,7 @@ fn run(registry: &Registry, collector: Option<&str>, json: Option<PathBuf>, rest
     }
     let (checksum, stats) = (outcome.checksum, outcome.stats);
     if let Some(path) = json {
-        let record = serde_json::json!({
+        let mut record = serde_json::json!({
             "workload": workload.name,
             "args": args,
             "collector": entry.name,
@@ -519,6 +519,13 @@ fn run(registry: &Registry, collector: Option<&str>, json: Option<PathBuf>, rest
             "safepoint_waits": stats.records.iter().map(|r| r.sync_wait).collect::<Vec<f64>>(),
             "stats": stats,
         });
+        if outcome.sanity_checks > 0 {
+            record["sanity"] = serde_json::json!({
+                "checks": outcome.sanity_checks,
+                "whole_checks": outcome.sanity_whole_checks,
+                "seconds": outcome.sanity_seconds,
+            });
+        }
         let text = serde_json::to_string_pretty(&record).expect("statistics serialise");
         std::fs::write(&path, text + "\n").map_err(|e| (1, format!("cannot write {}: {e}", path.display())))?;
     }

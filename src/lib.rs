@@ -31,8 +31,12 @@ pub struct RunOutcome {
     pub checksum: u64,
     /// The run's statistics (after `finish`, so totals are set).
     pub stats: Stats,
-    /// Heap sanity checks performed (`-DS`).
+    /// Heap sanity checks performed (`-DS`, `--sanity=`).
     pub sanity_checks: u64,
+    /// Of those, checks of the whole heap.
+    pub sanity_whole_checks: u64,
+    /// Seconds spent in them (part of the GC time).
+    pub sanity_seconds: f64,
     /// The collector's name.
     pub collector: &'static str,
 }
@@ -58,7 +62,14 @@ pub fn run_workload(workload: &Workload, args: &[usize], flags: RtsFlags, collec
         }
     };
     let stats = rts.finish()?;
-    Ok(RunOutcome { checksum, stats, sanity_checks: rts.sanity_checks(), collector: rts.collector_name() })
+    Ok(RunOutcome {
+        checksum,
+        stats,
+        sanity_checks: rts.sanity_checks(),
+        sanity_whole_checks: rts.sanity_whole_checks(),
+        sanity_seconds: rts.sanity_time().as_secs_f64(),
+        collector: rts.collector_name(),
+    })
 }
 
 /// The machine's memory in bytes (`MemTotal` of /proc/meminfo), if known.

@@ -303,7 +303,7 @@ impl Nonmoving {
         self.events.push(CollectorEvent::MarkEnd { marked_objects, concurrent });
         let marks = queue.marks;
         forget_dead_mut_list_entries(ctx.caps, oldest, &marks);
-        if ctx.flags.sanity {
+        if ctx.flags.sanity.is_on() {
             // SAFETY: the world is stopped and nothing is swept yet.
             let violations = unsafe { snapshot_violations(&marks, ctx, in_gc) };
             assert!(

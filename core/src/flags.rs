@@ -89,8 +89,9 @@ pub struct RtsFlags {
     pub machine_readable: bool,
     /// `-T`: collect statistics even if none is printed.
     pub collect_stats: bool,
-    /// `-DS`: run the heap sanity checker after every GC.
-    pub sanity: bool,
+    /// `-DS` or `--sanity=<mode>`: what the heap sanity checker checks
+    /// after every GC.
+    pub sanity: SanityMode,
     /// `--gc-every=<n>` (gclab): force a GC every n allocations (stress
     /// testing). GHC's own `-Z` (no update-frame squeezing) is accepted
     /// and has no effect: gclab's mutators have no Haskell stacks.
@@ -156,7 +157,7 @@ impl Default for RtsFlags {
             stats_target: StatsTarget::Stderr,
             machine_readable: false,
             collect_stats: false,
-            sanity: false,
+            sanity: SanityMode::Off,
             gc_every_allocs: 0,
             profiling_header: false,
             help: false,
@@ -253,6 +254,45 @@ fn decode_blocks(flag: &str, text: &str, min_bytes: u64) -> Result<usize, FlagEr
 
 fn decode_float(flag: &str, text: &str, what: &str) -> Result<f64, FlagError> {
     text.parse::<f64>().ok().filter(|v| v.is_finite()).ok_or_else(|| bad(flag, format!("`{text}' is not {what}")))
+}
+
+/// What the heap sanity checker checks after each GC (See Note [The minor
+/// sanity check] in `sanity`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SanityMode {
+    /// No checks.
+    Off,
+    /// The whole heap after every GC (`-DS`).
+    Full,
+    /// After a minor GC, what it can have changed; the whole heap after a
+    /// major GC and at every `full_every`-th check.
+    Minor {
+        /// Every this many checks, one is whole.
+        full_every: u64,
+    },
+}
+
+impl SanityMode {
+    /// The checks between whole-heap ones under `--sanity=minor`.
+    pub const DEFAULT_FULL_EVERY: u64 = 16;
+
+    /// Is any check on?
+    pub fn is_on(self) -> bool {
+        self != SanityMode::Off
+    }
+
+    fn parse(flag: &str, mode: &str) -> Result<SanityMode, FlagError> {
+        match mode.split_once(':') {
+            None if mode == "off" => Ok(SanityMode::Off),
+            None if mode == "full" => Ok(SanityMode::Full),
+            None if mode == "minor" => Ok(SanityMode::Minor { full_every: Self::DEFAULT_FULL_EVERY }),
+            Some(("minor", k)) => match decode_count(flag, k, "a number of checks")? {
+                0 => Err(bad(flag, "--sanity=minor:<k> needs k of 1 or more (every k-th check is whole)")),
+                k => Ok(SanityMode::Minor { full_every: k as u64 }),
+            },
+            _ => Err(bad(flag, format!("`{mode}' is not a sanity mode (off, full, minor or minor:<k>)"))),
+        }
+    }
 }
 
 fn decode_count(flag: &str, text: &str, what: &str) -> Result<usize, FlagError> {
@@ -365,7 +405,11 @@ impl RtsFlags {
             if !rest.is_empty() {
                 return Err(bad(arg, "debug flag -DS takes no argument"));
             }
-            self.sanity = true;
+            self.sanity = SanityMode::Full;
+            return Ok(());
+        }
+        if let Some(mode) = arg.strip_prefix("--sanity=") {
+            self.sanity = SanityMode::parse(arg, mode)?;
             return Ok(());
         }
         if let Some(rest) = arg.strip_prefix("-q") {
@@ -633,7 +677,10 @@ pub fn usage(collectors: &[(&str, &str)]) -> String {
         "  -t[<file>] One line of statistics; with --machine-readable, GHC's key/value list",
         "  --machine-readable  Statistics as a list of key/value pairs",
         "  -T         Collect statistics (for the JSON record) without printing them",
-        "  -DS        Run the heap sanity checker after every GC",
+        "  -DS        Run the heap sanity checker after every GC (the whole heap)",
+        "  --sanity=minor[:<k>]  (gclab) After a minor GC, check only what it can have",
+        "             changed, and the whole heap at every k-th check (default 16);",
+        "             --sanity=full is -DS, --sanity=off none",
         "  -Z         Don't squeeze out update frames (GHC's; no effect: gclab has no stacks)",
         "  --gc-every=<n>  (gclab) Force a GC every n allocations, for stress tests",
         "  -l[flags]  Write a binary eventlog, <program>.eventlog (GHC's format; flags:",
@@ -680,6 +727,16 @@ mod tests {
     }
 
     #[test]
+    fn sanity_modes() {
+        assert_eq!(parse(&["--sanity=minor"]).unwrap().sanity, SanityMode::Minor { full_every: SanityMode::DEFAULT_FULL_EVERY });
+        assert_eq!(parse(&["--sanity=minor:4"]).unwrap().sanity, SanityMode::Minor { full_every: 4 });
+        assert_eq!(parse(&["-DS", "--sanity=minor:1"]).unwrap().sanity, SanityMode::Minor { full_every: 1 });
+        assert_eq!(parse(&["--sanity=minor", "--sanity=full"]).unwrap().sanity, SanityMode::Full);
+        assert_eq!(parse(&["-DS", "--sanity=off"]).unwrap().sanity, SanityMode::Off);
+        assert_eq!(parse(&[]).unwrap().sanity, SanityMode::Off);
+    }
+
+    #[test]
     fn good_flags() {
         let f = parse(&["-A8k", "-n4k", "-F1.5", "-G3", "-H64m", "-M1g", "-m5", "-O2m", "-c", "-s", "-DS", "--gc-every=1", "-Z"]).unwrap();
         assert_eq!(f.alloc_area_blocks, 2);
@@ -690,7 +747,7 @@ mod tests {
         assert_eq!(f.max_heap_blocks, 256 * 1024);
         assert_eq!(f.pc_free_heap, 5.0);
         assert_eq!(f.min_old_gen_blocks, 512);
-        assert!(f.compact && f.sanity);
+        assert!(f.compact && f.sanity == SanityMode::Full);
         assert_eq!(f.stats, StatsLevel::Summary);
         assert_eq!(f.gc_every_allocs, 1);
         let f = parse(&["-c50", "-Sgc.log", "-H"]).unwrap();
@@ -748,6 +805,9 @@ mod tests {
             (&["-lz"][..], "-lz"),
             (&["-Z3"][..], "-Z3"),
             (&["--gc-every=0"][..], "--gc-every=0"),
+            (&["--sanity=minor:0"][..], "--sanity=minor:0"),
+            (&["--sanity=minor:x"][..], "--sanity=minor:x"),
+            (&["--sanity=most"][..], "--sanity=most"),
             (&["-ol"][..], "-ol"),
             (&["nonsense"][..], "nonsense"),
         ] {

@@ -53,7 +53,7 @@ use crate::sync::{Failure, WorldStopped, WorldSync};
 use std::sync::atomic::{AtomicU64, Ordering};
 use crate::lock::Lock;
 use std::sync::Once;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 /// Why a run failed.
 #[derive(Debug)]
@@ -115,7 +115,7 @@ struct RunState {
     policy: PolicyState,
     start: Stamp,
     faults_at_last_gc: u64,
-    sanity_checks: u64,
+    sanity: sanity::Checks,
     output: StatsOutput,
 }
 
@@ -178,7 +178,7 @@ impl Rts {
                 policy: PolicyState::default(),
                 start,
                 faults_at_last_gc: major_page_faults(),
-                sanity_checks: 0,
+                sanity: sanity::Checks::default(),
                 output,
             }),
             sync: WorldSync::default(),
@@ -421,7 +421,7 @@ impl Rts {
             }
             collector.sync(ctx)
         });
-        self.check_sanity(st, || format!("a sync of collector {}", self.collector_name()));
+        self.check_sanity(st, None, || format!("a sync of collector {}", self.collector_name()));
         self.take_collector_events(st);
         let end = Stamp::now();
         if let Some(log) = self.eventlog.lock().as_mut() {
@@ -571,8 +571,23 @@ impl Rts {
 
     /// Number of heap sanity checks run so far (`-DS`).
     pub fn sanity_checks(&self) -> u64 {
+        self.sanity_state().checks
+    }
+
+    /// Of those, the checks of the whole heap (all of them under `-DS`;
+    /// See Note [The minor sanity check] in `sanity`).
+    pub fn sanity_whole_checks(&self) -> u64 {
+        self.sanity_state().whole_checks
+    }
+
+    /// The time spent in heap sanity checks (counted as GC time).
+    pub fn sanity_time(&self) -> Duration {
+        self.sanity_state().time
+    }
+
+    fn sanity_state(&self) -> &sanity::Checks {
         // SAFETY: as for `stats`.
-        unsafe { (*self.state.get()).sanity_checks }
+        unsafe { &(*self.state.get()).sanity }
     }
 
     /// Run the sanity checker now, the world stopped (See
@@ -732,7 +747,7 @@ impl Rts {
         let req = GcRequest { collect_gen: outcome.collected_gen, ..req };
         let resized = self.after_collection(st, &req, &outcome);
         let gc_number = st.stats.gcs + 1;
-        self.check_sanity(st, || format!("GC {gc_number} (collector {}, generation {})", self.collector_name(), req.collect_gen));
+        self.check_sanity(st, Some(req.collect_gen), || format!("GC {gc_number} (collector {}, generation {})", self.collector_name(), req.collect_gen));
         let end = Stamp::now();
         let mut record = self.gc_record(st, &req, &outcome, allocated_words, (&start, &end), faults_at_start);
         record.sync_wait = world.time_to_safepoint.as_secs_f64();
@@ -807,14 +822,19 @@ impl Rts {
         policy::after_gc(heap, self.flags(), &mut st.policy, req, outcome.in_place, outcome.copied_words, self.caps.len())
     }
 
-    /// `-DS`: the sanity checker, counted as GC time; a violation fails
-    /// the run, naming what it ran `after`.
-    fn check_sanity(&self, st: &mut RunState, after: impl FnOnce() -> String) {
-        if !self.flags().sanity {
-            return;
-        }
-        st.sanity_checks += 1;
-        if let Err(violations) = self.check_heap() {
+    /// `-DS`: the sanity checker, counted as GC time, after a GC of
+    /// generations `0..=collected` (None: a collector's sync, which may
+    /// have changed any of them); a violation fails the run, naming what
+    /// it ran `after`.
+    fn check_sanity(&self, st: &mut RunState, collected: Option<usize>, after: impl FnOnce() -> String) {
+        let Some(scope) = st.sanity.next_scope(self.flags().sanity, collected, self.heap_ref().oldest()) else { return };
+        let start = Instant::now();
+        let stable = self.stable_ptrs.lock();
+        // SAFETY: the caller stopped the world.
+        let checked = unsafe { sanity::check_scope(self.heap_ref(), self.caps_ref(), &stable, scope, &mut st.sanity.seen) };
+        drop(stable);
+        st.sanity.time += start.elapsed();
+        if let Err(violations) = checked {
             panic!(
                 "heap sanity check failed after {}: {} violation(s):\n  {}",
                 after(),

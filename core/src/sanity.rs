@@ -23,6 +23,41 @@
 //!   free words at most the objects and zero words walked (See Note
 //!   [Checking the word counts]).
 //!
+//! A check covers the whole heap (`Scope::Whole`, GHC's `-DS`) or only
+//! what a GC of the young generations can have changed (`Scope::Collected`,
+//! `--sanity=minor`): See Note [The minor sanity check].
+//!
+//! Note [The minor sanity check]
+//! ----------------------------------------
+//! A full check walks every object after every GC, so its cost grows with
+//! the old generation while a minor GC's does not: binary-trees 16 at
+//! `-A8k` spends minutes in it. A GC of generations `0..=g` can change only:
+//! the objects of those generations; the objects it promoted, which land in
+//! blocks of older generations; the fields of older objects on a mutable
+//! list (which it updates to the new addresses); the roots, mutable lists
+//! and weak lists. The other objects of older generations it does not touch.
+//!
+//! So the minor check walks generations `0..=g` as the full check does, and
+//! of each older generation only the blocks that are new or whose fill
+//! level moved since the last check (where a bump-allocating collector puts
+//! what it promoted; `SeenBlocks` remembers the levels) and its new large
+//! objects. It checks every field of those objects and of every object on
+//! a mutable list, every root, and every block descriptor and count of the
+//! older generations (a walk of their block lists, not of their words). A
+//! pointer into an unwalked old block passes if it lands on a valid,
+//! non-static, unforwarded info pointer in a live block of an uncollected
+//! generation.
+//!
+//! What it cannot see, and the full check does: an interior word that
+//! happens to hold an info pointer taken for an object start; an object
+//! promoted into a hole of an old block whose fill level stays put (a
+//! non-moving space), checked only through the pointers to it; a missed
+//! write barrier (an old object off every mutable list pointing young);
+//! damage to untouched old objects; the word counts of older generations.
+//! Hence `--sanity=minor:k` also runs the full check at every k-th check,
+//! and every major GC's check is full anyway (nothing is uncollected), so a
+//! fault of that kind is reported at most k GCs late.
+//!
 //! Note [Checking the word counts]
 //! ----------------------------------------
 //! A generation counts the words of its objects (`n_words`) and the words
@@ -45,7 +80,7 @@
 //! checker rather than be reported. That is acceptable for a debugging aid
 //! (the run fails either way), and it avoids a registry of info tables.
 
-use crate::bdescr::{BlockDesc, BlockPtr, BF_EVACUATED, BF_FREE, BF_LARGE, BF_UNSWEPT};
+use crate::bdescr::{BlockDesc, BlockPtr, BF_EVACUATED, BF_FREE, BF_LARGE, BF_NURSERY, BF_UNSWEPT};
 use crate::heap_walk::walk_block;
 use crate::block_alloc::BlockAllocator;
 use crate::capability::Capability;
@@ -54,7 +89,84 @@ use crate::heap::Heap;
 use crate::info::{ClosureType, InfoTable, INFO_MAGIC};
 use crate::object::{is_forwarded, weak_field, Layout, CARD_BITS};
 use crate::stable_ptr::StablePtrTable;
+use crate::flags::SanityMode;
 use std::collections::{HashMap, HashSet};
+use std::time::Duration;
+
+/// A run's sanity checks: the scope of each, how many, what they cost.
+#[derive(Debug, Default)]
+pub struct Checks {
+    /// Checks run.
+    pub checks: u64,
+    /// Of those, whole-heap checks.
+    pub whole_checks: u64,
+    /// Minor checks since the last whole one.
+    minor_in_a_row: u64,
+    /// Their time.
+    pub time: Duration,
+    /// The blocks at the last check (See `SeenBlocks`).
+    pub seen: SeenBlocks,
+}
+
+impl Checks {
+    /// Count the check due after a GC of generations `0..=collected`
+    /// (None: a change anywhere) of a heap whose oldest generation is
+    /// `oldest`, and say its scope; None under `--sanity=off`.
+    pub fn next_scope(&mut self, mode: SanityMode, collected: Option<usize>, oldest: usize) -> Option<Scope> {
+        let scope = match (mode, collected) {
+            (SanityMode::Off, _) => return None,
+            (SanityMode::Minor { full_every }, Some(g)) if g < oldest && self.minor_in_a_row + 1 < full_every => Scope::Collected { oldest: g },
+            _ => Scope::Whole,
+        };
+        self.checks += 1;
+        if scope == Scope::Whole {
+            self.whole_checks += 1;
+            self.minor_in_a_row = 0;
+        } else {
+            self.minor_in_a_row += 1;
+        }
+        Some(scope)
+    }
+}
+
+/// How much of the heap one check covers (See Note [The minor sanity check]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Scope {
+    /// Every generation, every object.
+    Whole,
+    /// What a GC of generations `0..=oldest` can have changed.
+    Collected {
+        /// The oldest generation the GC collected.
+        oldest: usize,
+    },
+}
+
+/// The blocks of every generation at the last check, each with its fill
+/// level: the minor check walks an older generation's blocks that are new
+/// or refilled since (See Note [The minor sanity check]).
+#[derive(Debug, Default)]
+pub struct SeenBlocks {
+    fill: HashMap<usize, usize>,
+}
+
+impl SeenBlocks {
+    /// Remember every block of every generation and its fill level.
+    fn remember(&mut self, heap: &Heap) {
+        self.fill.clear();
+        for gen in &heap.gens {
+            for &bd in gen.blocks.iter().chain(&gen.large_objects) {
+                // SAFETY: the checker runs with the world stopped (See `check`).
+                let d = unsafe { bd.read() };
+                self.fill.insert(d.start as usize, d.free as usize);
+            }
+        }
+    }
+
+    /// Is the block unchanged since the last check?
+    fn unchanged(&self, d: &BlockDesc) -> bool {
+        self.fill.get(&(d.start as usize)) == Some(&(d.free as usize))
+    }
+}
 
 /// What a clean check walked.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -77,12 +189,19 @@ pub struct SanityReport {
 struct Walk<'a> {
     layout: Layout,
     blocks: &'a BlockAllocator,
+    /// The generations walked whole: all, or those the GC collected.
+    walked_whole: usize,
+    seen: &'a SeenBlocks,
     /// Block start -> (its generation, a bit per word: object starts). An
     /// object starts in its group's first block, so a pointer's block is
     /// the pointer rounded down to a block.
     starts: HashMap<usize, (usize, Box<[u64; BLOCK_WORDS / 64]>)>,
-    /// Every object (start, generation), in walk order.
+    /// Every object whose fields are to be checked (start, generation),
+    /// in walk order: all of them for a whole-heap check.
     objects: Vec<(usize, usize)>,
+    /// Of those, the ones in generations not walked whole (a minor check),
+    /// so that a mutable list does not add them twice.
+    queued_old: HashSet<usize>,
     /// (object, generation) pairs on mutable lists.
     remembered: HashSet<usize>,
     errors: Vec<String>,
@@ -102,10 +221,36 @@ fn valid_info(blocks: &BlockAllocator, header: Word) -> Option<&'static InfoTabl
 ///
 /// # Safety
 /// The world is stopped: nobody allocates or collects while it runs.
-// SAFETY: reads every block and object of a heap nobody changes meanwhile (the caller's contract).
 pub unsafe fn check(heap: &Heap, caps: &[Capability], stable: &StablePtrTable) -> Result<SanityReport, Vec<String>> {
+    // SAFETY: the caller's contract; a whole check reads nothing from `seen`.
+    unsafe { check_scope(heap, caps, stable, Scope::Whole, &mut SeenBlocks::default()) }
+}
+
+/// Check what `scope` covers, then remember the blocks for the next minor
+/// check in `seen`; `Err` lists every violation found. The report counts
+/// what was walked: the whole heap only for `Scope::Whole`.
+///
+/// # Safety
+/// As for `check`.
+// SAFETY: reads every block and object of a heap nobody changes meanwhile (the caller's contract).
+pub unsafe fn check_scope(heap: &Heap, caps: &[Capability], stable: &StablePtrTable, scope: Scope, seen: &mut SeenBlocks) -> Result<SanityReport, Vec<String>> {
     let blocks = heap.blocks.lock();
-    let mut w = Walk { layout: heap.layout, blocks: &blocks, starts: HashMap::new(), objects: Vec::new(), remembered: HashSet::new(), errors: Vec::new(), report: SanityReport::default() };
+    let walked_whole = match scope {
+        Scope::Whole => heap.gens.len(),
+        Scope::Collected { oldest } => oldest + 1,
+    };
+    let mut w = Walk {
+        layout: heap.layout,
+        blocks: &blocks,
+        walked_whole,
+        seen,
+        starts: HashMap::new(),
+        objects: Vec::new(),
+        queued_old: HashSet::new(),
+        remembered: HashSet::new(),
+        errors: Vec::new(),
+        report: SanityReport::default(),
+    };
     if let Err(e) = blocks.check() {
         w.errors.push(format!("block allocator: {e}"));
     }
@@ -113,21 +258,33 @@ pub unsafe fn check(heap: &Heap, caps: &[Capability], stable: &StablePtrTable) -
     w.collect_remembered(caps);
     w.check_fields();
     w.check_roots(heap, caps, stable);
-    if w.errors.is_empty() {
-        Ok(w.report)
+    let (errors, report) = (w.errors, w.report);
+    seen.remember(heap);
+    if errors.is_empty() {
+        Ok(report)
     } else {
-        Err(w.errors)
+        Err(errors)
     }
 }
 
 impl Walk<'_> {
-    /// Note an object start of generation `gen`.
-    fn record(&mut self, p: usize, gen: usize) {
+    /// Note an object start of generation `gen`; `check_fields`: its
+    /// fields are to be checked too.
+    fn record(&mut self, p: usize, gen: usize, check_fields: bool) {
         let block = p & !(BLOCK_SIZE - 1);
         let word = (p - block) / WORD_SIZE;
         let entry = self.starts.entry(block).or_insert_with(|| (gen, Box::new([0; BLOCK_WORDS / 64])));
         entry.1[word / 64] |= 1 << (word % 64);
-        self.objects.push((p, gen));
+        if check_fields {
+            self.queue_fields(p, gen);
+        }
+    }
+
+    /// Check the fields of the object at `p` (once).
+    fn queue_fields(&mut self, p: usize, gen: usize) {
+        if gen < self.walked_whole || self.queued_old.insert(p) {
+            self.objects.push((p, gen));
+        }
     }
 
     /// The generation of the object starting at `v`, if one does.
@@ -141,40 +298,38 @@ impl Walk<'_> {
         (bits[word / 64] & (1 << (word % 64)) != 0).then_some(*gen)
     }
 
+    /// The generation of the object at `v`: one the walk recorded, or, in
+    /// a minor check, one in an unwalked block of an uncollected generation
+    /// whose header is a heap object's info table (See Note [The minor
+    /// sanity check]).
+    fn object_gen(&self, v: usize) -> Option<usize> {
+        self.lookup(v).or_else(|| self.unwalked_old_object(v))
+    }
+
+    fn unwalked_old_object(&self, v: usize) -> Option<usize> {
+        if !v.is_multiple_of(WORD_SIZE) || !self.blocks.owns(v) {
+            return None;
+        }
+        // SAFETY: `v` lies in a megablock we own, so its descriptor is
+        // readable; the world is stopped (See `check`).
+        let d = unsafe { &*BlockDesc::of_raw(v) };
+        let gen = d.gen_no as usize;
+        let live = d.blocks != 0 && !d.has(BF_FREE) && !d.has(BF_NURSERY) && (d.start as usize..d.free as usize).contains(&v);
+        let walked = self.starts.contains_key(&(d.start as usize));
+        if !live || walked || gen < self.walked_whole {
+            return None;
+        }
+        // SAFETY: `v` lies below the block's free pointer, so inside it.
+        let info = valid_info(self.blocks, unsafe { *(v as *const Word) })?;
+        (!info.is_static()).then_some(gen)
+    }
+
     fn collect_objects(&mut self, heap: &Heap, caps: &[Capability]) {
         for (g, gen) in heap.gens.iter().enumerate() {
-            let (mut words, mut zeros) = (0, 0);
-            let mut blocks = 0;
-            for &bd in &gen.blocks {
-                let (w, z) = self.walk_block(bd, g, Some(BF_EVACUATED), cap_hp(caps, bd));
-                words += w;
-                zeros += z;
-                // SAFETY: the checker runs with the world stopped (See `check`).
-                blocks += unsafe { bd.read() }.blocks as usize;
-            }
-            if blocks != gen.n_blocks {
-                self.errors.push(format!("generation {g}: counts {} blocks, its list holds {blocks}", gen.n_blocks));
-            }
-            if words > gen.n_words || gen.n_words + gen.n_free_words > words + zeros {
-                self.errors.push(format!(
-                    "generation {g}: counts {} object words and {} free words, its blocks hold {words} object words and {zeros} zero words (See Note [Checking the word counts])",
-                    gen.n_words, gen.n_free_words
-                ));
-            }
-            let (mut lwords, mut lblocks) = (0, 0);
-            for &bd in &gen.large_objects {
-                lwords += self.walk_large(bd, g);
-                // SAFETY: as above.
-                lblocks += unsafe { bd.read() }.blocks as usize;
-            }
-            if lwords != gen.n_large_words || lblocks != gen.n_large_blocks {
-                self.errors.push(format!(
-                    "generation {g}: counts {} large words in {} blocks, its large objects hold {lwords} in {lblocks}",
-                    gen.n_large_words, gen.n_large_blocks
-                ));
-            }
-            if !gen.old_blocks.is_empty() || !gen.old_large_objects.is_empty() {
-                self.errors.push(format!("generation {g}: from-space left behind after GC"));
+            if g < self.walked_whole {
+                self.walk_generation(g, gen, caps);
+            } else {
+                self.walk_changed_blocks(g, gen, caps);
             }
         }
         for chunk in &heap.nurseries {
@@ -184,20 +339,87 @@ impl Walk<'_> {
         }
         for cap in caps {
             for &bd in &cap.new_large {
-                self.walk_large(bd, 0);
+                self.walk_large(bd, 0, true);
             }
         }
     }
 
-    /// Walk the objects of one block; returns the words of its objects and
-    /// its zero words.
-    fn walk_block(&mut self, bd: BlockPtr, gen: usize, want_flag: Option<u32>, hp: Option<*mut Word>) -> (usize, usize) {
+    /// Walk every block and large object of generation `g`, and check its
+    /// counts against what the walk found.
+    fn walk_generation(&mut self, g: usize, gen: &crate::generation::Generation, caps: &[Capability]) {
+        let (mut words, mut zeros) = (0, 0);
+        let mut blocks = 0;
+        for &bd in &gen.blocks {
+            let (w, z) = self.walk_block(bd, g, Some(BF_EVACUATED), cap_hp(caps, bd));
+            words += w;
+            zeros += z;
+            // SAFETY: the checker runs with the world stopped (See `check`).
+            blocks += unsafe { bd.read() }.blocks as usize;
+        }
+        if blocks != gen.n_blocks {
+            self.errors.push(format!("generation {g}: counts {} blocks, its list holds {blocks}", gen.n_blocks));
+        }
+        if words > gen.n_words || gen.n_words + gen.n_free_words > words + zeros {
+            self.errors.push(format!(
+                "generation {g}: counts {} object words and {} free words, its blocks hold {words} object words and {zeros} zero words (See Note [Checking the word counts])",
+                gen.n_words, gen.n_free_words
+            ));
+        }
+        self.walk_large_objects(g, gen, true);
+    }
+
+    /// Of an uncollected generation `g` (a minor check), walk the blocks
+    /// new or refilled since the last check, check every block's descriptor
+    /// and the block count, and size every large object (See Note [The
+    /// minor sanity check]).
+    fn walk_changed_blocks(&mut self, g: usize, gen: &crate::generation::Generation, caps: &[Capability]) {
+        let mut blocks = 0;
+        for &bd in &gen.blocks {
+            // SAFETY: the checker runs with the world stopped (See `check`).
+            let d = unsafe { bd.read() };
+            if self.seen.unchanged(d) {
+                self.check_head(bd, g, Some(BF_EVACUATED));
+            } else {
+                self.walk_block(bd, g, Some(BF_EVACUATED), cap_hp(caps, bd));
+            }
+            blocks += d.blocks as usize;
+        }
+        if blocks != gen.n_blocks {
+            self.errors.push(format!("generation {g}: counts {} blocks, its list holds {blocks}", gen.n_blocks));
+        }
+        self.walk_large_objects(g, gen, false);
+    }
+
+    /// Walk generation `g`'s large objects and check their counts; their
+    /// fields are checked if `all_fields`, else only those of new ones.
+    fn walk_large_objects(&mut self, g: usize, gen: &crate::generation::Generation, all_fields: bool) {
+        let (mut lwords, mut lblocks) = (0, 0);
+        for &bd in &gen.large_objects {
+            // SAFETY: the checker runs with the world stopped (See `check`).
+            let d = unsafe { bd.read() };
+            lwords += self.walk_large(bd, g, all_fields || !self.seen.unchanged(d));
+            lblocks += d.blocks as usize;
+        }
+        if lwords != gen.n_large_words || lblocks != gen.n_large_blocks {
+            self.errors.push(format!(
+                "generation {g}: counts {} large words in {} blocks, its large objects hold {lwords} in {lblocks}",
+                gen.n_large_words, gen.n_large_blocks
+            ));
+        }
+        if !gen.old_blocks.is_empty() || !gen.old_large_objects.is_empty() {
+            self.errors.push(format!("generation {g}: from-space left behind after GC"));
+        }
+    }
+
+    /// Check that `bd` heads a live group of generation `gen` carrying
+    /// `want_flag`; returns its descriptor if it is a live head.
+    fn check_head(&mut self, bd: BlockPtr, gen: usize, want_flag: Option<u32>) -> Option<&'static BlockDesc> {
         // SAFETY: the checker runs with the world stopped (See `check`).
         let d = unsafe { bd.read() };
         let at = d.start;
         if d.blocks == 0 || d.has(BF_FREE) || BlockDesc::of(d.start) != bd.0 {
             self.errors.push(format!("block at {at:p} of generation {gen}: not a live group head"));
-            return (0, 0);
+            return None;
         }
         if d.gen_no as usize != gen {
             self.errors.push(format!("block at {at:p}: in generation {gen}'s list but says generation {}", d.gen_no));
@@ -207,6 +429,14 @@ impl Walk<'_> {
                 self.errors.push(format!("block at {at:p} of generation {gen}: lacks BF_EVACUATED"));
             }
         }
+        Some(d)
+    }
+
+    /// Walk the objects of one block; returns the words of its objects and
+    /// its zero words.
+    fn walk_block(&mut self, bd: BlockPtr, gen: usize, want_flag: Option<u32>, hp: Option<*mut Word>) -> (usize, usize) {
+        let Some(d) = self.check_head(bd, gen, want_flag) else { return (0, 0) };
+        let at = d.start;
         let end = hp.unwrap_or(d.free);
         if end > d.end() || end < d.start {
             self.errors.push(format!("block at {at:p}: free pointer outside the block"));
@@ -221,7 +451,7 @@ impl Walk<'_> {
         // block's fill level, checked above.
         let walk = unsafe {
             walk_block(d, end, |p| {
-                let size = self.object_at(p, gen)?;
+                let size = self.object_at(p, gen, true)?;
                 words += size;
                 Some(size)
             })
@@ -238,13 +468,13 @@ impl Walk<'_> {
         (words, walk.zero_words + walk.unswept_words)
     }
 
-    fn walk_large(&mut self, bd: BlockPtr, gen: usize) -> usize {
+    fn walk_large(&mut self, bd: BlockPtr, gen: usize, check_fields: bool) -> usize {
         // SAFETY: the checker runs with the world stopped (See `check`).
         let d = unsafe { bd.read() };
         if !d.has(BF_LARGE) || d.gen_no as usize != gen || d.has(BF_FREE) {
             self.errors.push(format!("large object at {:p}: flags {:#x}, generation {} (expected {gen})", d.start, d.flags, d.gen_no));
         }
-        let size = self.object_at(d.start, gen).unwrap_or(0);
+        let size = self.object_at(d.start, gen, check_fields).unwrap_or(0);
         if size > d.blocks as usize * crate::constants::BLOCK_WORDS {
             self.errors.push(format!("large object at {:p}: {size} words overrun its group", d.start));
         }
@@ -252,7 +482,7 @@ impl Walk<'_> {
     }
 
     /// Record the object at `p`; returns its size, or None if its header is bad.
-    fn object_at(&mut self, p: *mut Word, gen: usize) -> Option<usize> {
+    fn object_at(&mut self, p: *mut Word, gen: usize, check_fields: bool) -> Option<usize> {
         // SAFETY: callers pass addresses inside live blocks.
         let header = unsafe { *p };
         if is_forwarded(header) {
@@ -268,7 +498,7 @@ impl Walk<'_> {
         }
         // SAFETY: the header is a valid info table for this object.
         let size = unsafe { self.layout.size_of(p, info) };
-        self.record(p as usize, gen);
+        self.record(p as usize, gen, check_fields);
         self.report.objects += 1;
         self.report.words += size;
         self.report.words_without_profiling += size - (self.layout.hdr - 1);
@@ -280,9 +510,14 @@ impl Walk<'_> {
             for (g, list) in cap.mut_lists.iter().enumerate() {
                 for obj in list {
                     let addr = obj.0 as usize;
-                    match self.lookup(addr) {
+                    match self.object_gen(addr) {
                         Some(og) if og == g => {
                             self.remembered.insert(addr);
+                            // The GC updated its fields: check them even
+                            // where its block went unwalked.
+                            if og >= self.walked_whole {
+                                self.queue_fields(addr, og);
+                            }
                         }
                         Some(og) => self.errors.push(format!("mutable list of generation {g} holds an object of generation {og} at {addr:#x}")),
                         None => self.errors.push(format!("mutable list of generation {g}: {addr:#x} is not an object")),
@@ -294,7 +529,7 @@ impl Walk<'_> {
 
     fn check_pointer(&mut self, what: &dyn Fn() -> String, v: Word) -> Option<usize> {
         self.report.pointers += 1;
-        if let Some(g) = self.lookup(v) {
+        if let Some(g) = self.object_gen(v) {
             return Some(g);
         }
         if self.blocks.owns(v) {
@@ -377,7 +612,7 @@ impl Walk<'_> {
         for (g, gen) in heap.gens.iter().enumerate() {
             for w in &gen.weak_ptrs {
                 let addr = w.0 as usize;
-                match self.lookup(addr) {
+                match self.object_gen(addr) {
                     Some(wg) if wg == g => {
                         // SAFETY: a recorded object.
                         let t = unsafe { valid_info(self.blocks, *w.0) }.map(|i| i.closure_type);
