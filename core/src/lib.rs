@@ -39,6 +39,7 @@ pub mod profiling;
 pub mod report;
 pub mod rts;
 pub mod sanity;
+pub mod shim;
 pub mod stable_ptr;
 pub mod stats;
 pub mod stats_output;

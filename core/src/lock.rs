@@ -13,7 +13,7 @@
 //! and the code that takes them says so once, here, rather than at every
 //! call site.
 
-use std::sync::{Condvar, Mutex, MutexGuard};
+use crate::shim::{Condvar, Mutex, MutexGuard};
 
 /// A mutex whose `lock` always succeeds (See Note [Locks are not poisoned]).
 #[derive(Debug, Default)]
@@ -21,7 +21,14 @@ pub struct Lock<T>(Mutex<T>);
 
 impl<T> Lock<T> {
     /// A lock holding `value`.
+    #[cfg(not(loom))]
     pub const fn new(value: T) -> Lock<T> {
+        Lock(Mutex::new(value))
+    }
+
+    /// A lock holding `value` (loom's mutexes are not made at compile time).
+    #[cfg(loom)]
+    pub fn new(value: T) -> Lock<T> {
         Lock(Mutex::new(value))
     }
 

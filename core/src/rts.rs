@@ -653,7 +653,7 @@ impl Rts {
         unsafe { std::slice::from_raw_parts_mut(self.caps.as_ptr() as *mut Capability, self.caps.len()) }
     }
 
-    pub(crate) fn stable_ptrs(&self) -> std::sync::MutexGuard<'_, StablePtrTable> {
+    pub(crate) fn stable_ptrs(&self) -> crate::shim::MutexGuard<'_, StablePtrTable> {
         self.stable_ptrs.lock()
     }
 

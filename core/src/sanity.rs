@@ -80,17 +80,18 @@
 //! checker rather than be reported. That is acceptable for a debugging aid
 //! (the run fails either way), and it avoids a registry of info tables.
 
-use crate::bdescr::{BlockDesc, BlockPtr, BF_EVACUATED, BF_FREE, BF_LARGE, BF_NURSERY, BF_UNSWEPT};
+use crate::bdescr::{BlockDesc, BlockPtr, BF_EVACUATED, BF_FREE, BF_LARGE, BF_UNSWEPT};
 use crate::heap_walk::walk_block;
 use crate::block_alloc::BlockAllocator;
 use crate::capability::Capability;
-use crate::constants::{Word, BLOCK_SIZE, BLOCK_WORDS, WORD_SIZE};
+use crate::constants::{Word, BLOCK_SIZE, BLOCK_WORDS, MBLOCK_SIZE, WORD_SIZE};
 use crate::heap::Heap;
 use crate::info::{ClosureType, InfoTable, INFO_MAGIC};
 use crate::object::{is_forwarded, weak_field, Layout, CARD_BITS};
 use crate::stable_ptr::StablePtrTable;
 use crate::flags::SanityMode;
 use std::collections::{HashMap, HashSet};
+use std::hash::{BuildHasherDefault, Hasher};
 use std::time::Duration;
 
 /// A run's sanity checks: the scope of each, how many, what they cost.
@@ -146,7 +147,7 @@ pub enum Scope {
 /// or refilled since (See Note [The minor sanity check]).
 #[derive(Debug, Default)]
 pub struct SeenBlocks {
-    fill: HashMap<usize, usize>,
+    fill: AddrMap<usize>,
 }
 
 impl SeenBlocks {
@@ -186,30 +187,88 @@ pub struct SanityReport {
     pub unswept_words: usize,
 }
 
+/// Where the objects of one block start.
+enum Starts {
+    /// A walked block of generation `.0`: a bit per word.
+    Walked(usize, Box<[u64; BLOCK_WORDS / 64]>),
+    /// An unwalked block of an uncollected generation `.0` (a minor
+    /// check), filled up to `.1`.
+    Unwalked(usize, usize),
+}
+
+/// Maps and sets keyed by heap addresses, which need no defence against
+/// chosen keys: one multiplication spreads them (the default SipHash took
+/// a third of a check's time).
+type AddrMap<V> = HashMap<usize, V, BuildHasherDefault<AddrHasher>>;
+type AddrSet = HashSet<usize, BuildHasherDefault<AddrHasher>>;
+
+#[derive(Default)]
+struct AddrHasher(u64);
+
+impl Hasher for AddrHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.write_u64(self.0 ^ b as u64);
+        }
+    }
+
+    fn write_usize(&mut self, addr: usize) {
+        self.write_u64(addr as u64);
+    }
+
+    fn write_u64(&mut self, v: u64) {
+        // Fibonacci hashing, folded: a product's high bits mix all of `v`
+        // but its low bits only `v`'s low bits, which are zero for block
+        // addresses, and the table takes its bucket from the low bits.
+        let h = v.wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        self.0 = h ^ (h >> 32);
+    }
+}
+
 struct Walk<'a> {
     layout: Layout,
-    blocks: &'a BlockAllocator,
+    mappings: Mappings,
     /// The generations walked whole: all, or those the GC collected.
     walked_whole: usize,
     seen: &'a SeenBlocks,
-    /// Block start -> (its generation, a bit per word: object starts). An
-    /// object starts in its group's first block, so a pointer's block is
-    /// the pointer rounded down to a block.
-    starts: HashMap<usize, (usize, Box<[u64; BLOCK_WORDS / 64]>)>,
+    /// Block start -> where its objects start. An object starts in its
+    /// group's first block, so a pointer's block is the pointer rounded
+    /// down to a block.
+    starts: AddrMap<Starts>,
     /// Every object whose fields are to be checked (start, generation),
     /// in walk order: all of them for a whole-heap check.
     objects: Vec<(usize, usize)>,
     /// Of those, the ones in generations not walked whole (a minor check),
     /// so that a mutable list does not add them twice.
-    queued_old: HashSet<usize>,
+    queued_old: AddrSet,
     /// (object, generation) pairs on mutable lists.
-    remembered: HashSet<usize>,
+    remembered: AddrSet,
     errors: Vec<String>,
     report: SanityReport,
 }
 
-fn valid_info(blocks: &BlockAllocator, header: Word) -> Option<&'static InfoTable> {
-    if header == 0 || !header.is_multiple_of(8) || blocks.owns(header) {
+/// The heap's megablocks, for the walk's many "is this address in the
+/// heap?" questions (the allocator answers from a B-tree of its mappings,
+/// which took a fifth of a check's time).
+struct Mappings(AddrSet);
+
+impl Mappings {
+    fn of(blocks: &BlockAllocator) -> Mappings {
+        let bases = blocks.mblocks().mappings().flat_map(|(base, n)| (0..n).map(move |i| base + i * MBLOCK_SIZE));
+        Mappings(bases.collect())
+    }
+
+    fn contains(&self, addr: usize) -> bool {
+        self.0.contains(&(addr & !(MBLOCK_SIZE - 1)))
+    }
+}
+
+fn valid_info(heap: &Mappings, header: Word) -> Option<&'static InfoTable> {
+    if header == 0 || !header.is_multiple_of(8) || heap.contains(header) {
         return None;
     }
     // SAFETY: See Note [Checking info pointers].
@@ -241,13 +300,13 @@ pub unsafe fn check_scope(heap: &Heap, caps: &[Capability], stable: &StablePtrTa
     };
     let mut w = Walk {
         layout: heap.layout,
-        blocks: &blocks,
+        mappings: Mappings::of(&blocks),
         walked_whole,
         seen,
-        starts: HashMap::new(),
+        starts: AddrMap::with_capacity_and_hasher(blocks.used_blocks(), Default::default()),
         objects: Vec::new(),
-        queued_old: HashSet::new(),
-        remembered: HashSet::new(),
+        queued_old: AddrSet::default(),
+        remembered: AddrSet::default(),
         errors: Vec::new(),
         report: SanityReport::default(),
     };
@@ -273,8 +332,10 @@ impl Walk<'_> {
     fn record(&mut self, p: usize, gen: usize, check_fields: bool) {
         let block = p & !(BLOCK_SIZE - 1);
         let word = (p - block) / WORD_SIZE;
-        let entry = self.starts.entry(block).or_insert_with(|| (gen, Box::new([0; BLOCK_WORDS / 64])));
-        entry.1[word / 64] |= 1 << (word % 64);
+        let entry = self.starts.entry(block).or_insert_with(|| Starts::Walked(gen, Box::new([0; BLOCK_WORDS / 64])));
+        if let Starts::Walked(_, bits) = entry {
+            bits[word / 64] |= 1 << (word % 64);
+        }
         if check_fields {
             self.queue_fields(p, gen);
         }
@@ -287,41 +348,29 @@ impl Walk<'_> {
         }
     }
 
-    /// The generation of the object starting at `v`, if one does.
-    fn lookup(&self, v: usize) -> Option<usize> {
+    /// The generation of the object starting at `v`, if one does: one the
+    /// walk recorded, or, in a minor check, one in an unwalked block of an
+    /// uncollected generation whose header is a heap object's info table
+    /// (See Note [The minor sanity check]).
+    fn object_gen(&self, v: usize) -> Option<usize> {
         if !v.is_multiple_of(WORD_SIZE) {
             return None;
         }
         let block = v & !(BLOCK_SIZE - 1);
-        let (gen, bits) = self.starts.get(&block)?;
-        let word = (v - block) / WORD_SIZE;
-        (bits[word / 64] & (1 << (word % 64)) != 0).then_some(*gen)
-    }
-
-    /// The generation of the object at `v`: one the walk recorded, or, in
-    /// a minor check, one in an unwalked block of an uncollected generation
-    /// whose header is a heap object's info table (See Note [The minor
-    /// sanity check]).
-    fn object_gen(&self, v: usize) -> Option<usize> {
-        self.lookup(v).or_else(|| self.unwalked_old_object(v))
-    }
-
-    fn unwalked_old_object(&self, v: usize) -> Option<usize> {
-        if !v.is_multiple_of(WORD_SIZE) || !self.blocks.owns(v) {
-            return None;
+        match self.starts.get(&block)? {
+            Starts::Walked(gen, bits) => {
+                let word = (v - block) / WORD_SIZE;
+                (bits[word / 64] & (1 << (word % 64)) != 0).then_some(*gen)
+            }
+            Starts::Unwalked(gen, free) => {
+                if v >= *free {
+                    return None;
+                }
+                // SAFETY: `v` lies below the fill level of a live block.
+                let info = valid_info(&self.mappings, unsafe { *(v as *const Word) })?;
+                (!info.is_static()).then_some(*gen)
+            }
         }
-        // SAFETY: `v` lies in a megablock we own, so its descriptor is
-        // readable; the world is stopped (See `check`).
-        let d = unsafe { &*BlockDesc::of_raw(v) };
-        let gen = d.gen_no as usize;
-        let live = d.blocks != 0 && !d.has(BF_FREE) && !d.has(BF_NURSERY) && (d.start as usize..d.free as usize).contains(&v);
-        let walked = self.starts.contains_key(&(d.start as usize));
-        if !live || walked || gen < self.walked_whole {
-            return None;
-        }
-        // SAFETY: `v` lies below the block's free pointer, so inside it.
-        let info = valid_info(self.blocks, unsafe { *(v as *const Word) })?;
-        (!info.is_static()).then_some(gen)
     }
 
     fn collect_objects(&mut self, heap: &Heap, caps: &[Capability]) {
@@ -378,7 +427,9 @@ impl Walk<'_> {
             // SAFETY: the checker runs with the world stopped (See `check`).
             let d = unsafe { bd.read() };
             if self.seen.unchanged(d) {
-                self.check_head(bd, g, Some(BF_EVACUATED));
+                if self.check_head(bd, g, Some(BF_EVACUATED)).is_some() {
+                    self.starts.insert(d.start as usize, Starts::Unwalked(g, d.free as usize));
+                }
             } else {
                 self.walk_block(bd, g, Some(BF_EVACUATED), cap_hp(caps, bd));
             }
@@ -489,7 +540,7 @@ impl Walk<'_> {
             self.errors.push(format!("object at {p:p} (generation {gen}): forwarding pointer left after GC"));
             return None;
         }
-        let Some(info) = valid_info(self.blocks, header) else {
+        let Some(info) = valid_info(&self.mappings, header) else {
             self.errors.push(format!("object at {p:p} (generation {gen}): header {header:#x} is not an info table"));
             return None;
         };
@@ -532,13 +583,13 @@ impl Walk<'_> {
         if let Some(g) = self.object_gen(v) {
             return Some(g);
         }
-        if self.blocks.owns(v) {
+        if self.mappings.contains(v) {
             self.errors.push(format!("{}: {v:#x} points into the heap but not at a live object", what()));
             return None;
         }
         // SAFETY: a non-heap pointer must be a static object; See Note
         // [Checking info pointers] for why reading it is tolerated.
-        let ok = v != 0 && v.is_multiple_of(8) && valid_info(self.blocks, unsafe { *(v as *const Word) }).map(|i| i.is_static()).unwrap_or(false);
+        let ok = v != 0 && v.is_multiple_of(8) && valid_info(&self.mappings, unsafe { *(v as *const Word) }).map(|i| i.is_static()).unwrap_or(false);
         if !ok {
             self.errors.push(format!("{}: {v:#x} is neither a heap object nor a static object", what()));
         }
@@ -550,7 +601,7 @@ impl Walk<'_> {
         for &(addr, gen) in &objects {
             let p = addr as *mut Word;
             // SAFETY: `p` is an object start recorded by the walk.
-            let info = unsafe { valid_info(self.blocks, *p) }.expect("recorded objects have valid headers");
+            let info = unsafe { valid_info(&self.mappings, *p) }.expect("recorded objects have valid headers");
             // SAFETY: as above.
             let (slots, n) = unsafe { self.layout.pointer_slots(p, info) };
             for i in 0..n {
@@ -615,7 +666,7 @@ impl Walk<'_> {
                 match self.object_gen(addr) {
                     Some(wg) if wg == g => {
                         // SAFETY: a recorded object.
-                        let t = unsafe { valid_info(self.blocks, *w.0) }.map(|i| i.closure_type);
+                        let t = unsafe { valid_info(&self.mappings, *w.0) }.map(|i| i.closure_type);
                         if t != Some(ClosureType::Weak) {
                             self.errors.push(format!("weak list of generation {g}: {addr:#x} is not a live WEAK"));
                         }

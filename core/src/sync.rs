@@ -32,10 +32,9 @@
 //! overflow keeps its kind, so that the run still ends with GHC's "heap
 //! overflow" error whichever capability hit it.
 
-use crate::policy::HeapExhausted;
-use std::sync::atomic::{AtomicBool, Ordering};
 use crate::lock::Lock;
-use std::sync::{Condvar, MutexGuard};
+use crate::policy::HeapExhausted;
+use crate::shim::{reintroduced, AtomicBool, Condvar, MutexGuard, Ordering, Race};
 
 /// Why the run can no longer go on (See Note [Failures stop every mutator]).
 #[derive(Debug, Clone, PartialEq)]
@@ -148,7 +147,8 @@ impl WorldSync {
         self.changed.notify_all();
         // Wait for the end of this GC, and of any GC a new leader started
         // before this mutator woke: it is not counted as running until then.
-        while (st.epoch == epoch || st.leader) && st.failed.is_none() {
+        let next_gc_started = |st: &SyncState| st.leader && !reintroduced(Race::WokenMutatorRunsDuringNextGc);
+        while (st.epoch == epoch || next_gc_started(&st)) && st.failed.is_none() {
             st = crate::lock::wait(&self.changed, st);
         }
         st.running += 1;
@@ -277,5 +277,177 @@ mod tests {
         assert_eq!(s.safe_point().unwrap_err(), Failure::Panicked("boom".into()));
         leader.join().unwrap();
         assert!(s.stop_the_world().is_err(), "a failed run stays failed");
+    }
+}
+
+/// The handshake under loom (See Note [Model checking with loom] in
+/// `shim`): every interleaving, within the preemption bound, of two
+/// mutators stopping, leading and failing. Each mutator owns a nursery
+/// (a loom cell) that it writes while it runs, and a GC writes every
+/// nursery; loom reports two unsynchronised writes to one nursery, so a
+/// mutator running during a GC fails the model.
+#[cfg(all(test, loom))]
+mod loom_tests {
+    use super::*;
+    use crate::shim::{reintroduce, Race};
+    use loom::cell::UnsafeCell;
+    use loom::sync::Arc;
+    use std::sync::atomic::AtomicUsize as Count;
+
+    type Nurseries = Arc<[UnsafeCell<u64>; 2]>;
+
+    fn allocate(nurseries: &Nurseries, me: usize) {
+        nurseries[me].with_mut(|n| unsafe { *n += 1 });
+    }
+
+    fn collect(nurseries: &Nurseries) {
+        for n in nurseries.iter() {
+            n.with_mut(|n| unsafe { *n = 0 });
+        }
+    }
+
+    /// Explore `model`, the race put back or not, every interleaving (or
+    /// those with at most `preemptions` preemptions); returns the number of
+    /// interleavings explored (printed with the time, for the figures).
+    fn explore(name: &str, race: Option<Race>, preemptions: Option<usize>, model: impl Fn() + Sync + Send + 'static) -> usize {
+        static RUNS: Count = Count::new(0);
+        RUNS.store(0, Ordering::SeqCst);
+        reintroduce(race);
+        let started = std::time::Instant::now();
+        let mut builder = loom::model::Builder::new();
+        builder.preemption_bound = preemptions;
+        builder.check(move || {
+            RUNS.fetch_add(1, Ordering::SeqCst);
+            model()
+        });
+        let runs = RUNS.load(Ordering::SeqCst);
+        eprintln!("loom {name}: {runs} interleavings in {:.2} s", started.elapsed().as_secs_f64());
+        runs
+    }
+
+    /// Mutator 0 runs two GCs back to back while mutator 1 passes two
+    /// safe points: mutator 1 stops for the first GC and must not wake
+    /// into the second.
+    fn back_to_back_gcs() {
+        let s = Arc::new(WorldSync::default());
+        let nurseries: Nurseries = Arc::new([UnsafeCell::new(0), UnsafeCell::new(0)]);
+        s.acquire().unwrap();
+        s.acquire().unwrap();
+        let other = {
+            let (s, nurseries) = (s.clone(), nurseries.clone());
+            loom::thread::spawn(move || {
+                for _ in 0..2 {
+                    s.safe_point().unwrap();
+                    allocate(&nurseries, 1);
+                }
+                s.release();
+            })
+        };
+        for _ in 0..2 {
+            if let Some(world) = s.stop_the_world().unwrap() {
+                collect(&nurseries);
+                drop(world);
+            }
+            allocate(&nurseries, 0);
+        }
+        s.release();
+        other.join().unwrap();
+    }
+
+    #[test]
+    fn a_woken_mutator_never_runs_during_the_next_gc() {
+        assert!(explore("back-to-back GCs", None, None, back_to_back_gcs) > 1);
+    }
+
+    #[test]
+    #[should_panic(expected = "Causality violation")]
+    fn loom_finds_a_woken_mutator_running_during_the_next_gc() {
+        explore("back-to-back GCs, race put back", Some(Race::WokenMutatorRunsDuringNextGc), None, back_to_back_gcs);
+    }
+
+    #[test]
+    fn one_leader_at_a_time_and_the_loser_joins_its_gc() {
+        let runs = explore("two would-be leaders", None, None, || {
+            let s = Arc::new(WorldSync::default());
+            let nurseries: Nurseries = Arc::new([UnsafeCell::new(0), UnsafeCell::new(0)]);
+            let led = Arc::new(loom::sync::atomic::AtomicUsize::new(0));
+            s.acquire().unwrap();
+            s.acquire().unwrap();
+            let mutator = |me: usize| {
+                let (s, nurseries, led) = (s.clone(), nurseries.clone(), led.clone());
+                move || {
+                    allocate(&nurseries, me);
+                    if let Some(world) = s.stop_the_world().unwrap() {
+                        led.fetch_add(1, Ordering::SeqCst);
+                        collect(&nurseries);
+                        drop(world);
+                    }
+                    allocate(&nurseries, me);
+                    s.release();
+                }
+            };
+            let other = loom::thread::spawn(mutator(1));
+            mutator(0)();
+            other.join().unwrap();
+            let led = led.load(Ordering::SeqCst);
+            assert!(led == 1 || led == 2, "{led} leaders");
+        });
+        assert!(runs > 1);
+    }
+
+    #[test]
+    fn three_mutators_each_leading_or_joining_a_gc() {
+        let runs = explore("three mutators", None, Some(3), || {
+            let s = Arc::new(WorldSync::default());
+            let nurseries: Arc<[UnsafeCell<u64>; 3]> = Arc::new([UnsafeCell::new(0), UnsafeCell::new(0), UnsafeCell::new(0)]);
+            for _ in 0..3 {
+                s.acquire().unwrap();
+            }
+            let mutator = |me: usize| {
+                let (s, nurseries) = (s.clone(), nurseries.clone());
+                move || {
+                    if let Some(world) = s.stop_the_world().unwrap() {
+                        for n in nurseries.iter() {
+                            n.with_mut(|n| unsafe { *n = 0 });
+                        }
+                        drop(world);
+                    }
+                    nurseries[me].with_mut(|n| unsafe { *n += 1 });
+                    s.safe_point().unwrap();
+                    nurseries[me].with_mut(|n| unsafe { *n += 1 });
+                    s.release();
+                }
+            };
+            let others: Vec<_> = (1..3).map(|me| loom::thread::spawn(mutator(me))).collect();
+            mutator(0)();
+            for t in others {
+                t.join().unwrap();
+            }
+        });
+        assert!(runs > 1);
+    }
+
+    #[test]
+    fn a_failure_reaches_a_stopped_mutator_and_later_arrivals() {
+        let runs = explore("a failing GC", None, None, || {
+            let s = Arc::new(WorldSync::default());
+            s.acquire().unwrap();
+            s.acquire().unwrap();
+            let other = {
+                let s = s.clone();
+                loom::thread::spawn(move || loop {
+                    match s.safe_point() {
+                        Ok(()) => crate::shim::yield_now(),
+                        Err(f) => break f,
+                    }
+                })
+            };
+            let world = s.stop_the_world().unwrap().expect("the other mutator never leads");
+            world.fail(Failure::Panicked("boom".into()));
+            assert_eq!(other.join().unwrap(), Failure::Panicked("boom".into()));
+            assert!(s.acquire().is_err(), "a mutator arriving after the failure is refused");
+            assert!(s.stop_the_world().is_err(), "a failed run stays failed");
+        });
+        assert!(runs > 1);
     }
 }
