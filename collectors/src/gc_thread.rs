@@ -74,9 +74,9 @@ use gclab_core::object::Layout;
 use gclab_core::{Rts, ThreadWork};
 use crate::mark::MarkBitmap;
 use crate::space::SpaceAllocator;
-use crossbeam_deque::Worker;
+use crate::work_stealing::Worker;
 use gclab_core::constants::WORD_SIZE;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use gclab_core::shim::{reintroduced, AtomicUsize, Ordering, Race};
 use std::sync::Arc;
 use gclab_core::lock::Lock;
 
@@ -85,6 +85,13 @@ pub const WORK_UNIT_WORDS: usize = 128;
 
 /// Objects on the scan stack that make half of it worth sharing.
 pub const WORK_UNIT_OBJECTS: usize = 64;
+
+/// May block `bd` be queued as work for other threads? Not while this
+/// thread is scanning it (See Note [The block being scanned]).
+#[inline(always)]
+pub fn may_hand_out(bd: BlockPtr, scanning: Option<BlockPtr>) -> bool {
+    scanning != Some(bd) || reintroduced(Race::HandOutBlockBeingScanned)
+}
 
 /// A unit of work on a GC thread's deque, which idle threads steal: a
 /// to-space block with unscanned objects, or objects from a scan stack.
@@ -281,7 +288,7 @@ impl<'h> GcThread<'h> {
             // SAFETY: the block being filled is this thread's own.
             let d = unsafe { old.get() };
             d.free = ts.hp;
-            if d.scan < d.free && self.scanning != Some(old) {
+            if d.scan < d.free && may_hand_out(old, self.scanning) {
                 match &self.todo_q {
                     Some(q) => q.push(Work::Block(old)),
                     None => ts.pending.push(old),
@@ -317,7 +324,7 @@ impl<'h> GcThread<'h> {
             let Some(bd) = ts.current else { continue };
             // SAFETY: the block being filled is this thread's own.
             let d = unsafe { bd.get() };
-            if Some(bd) == self.scanning || (ts.hp as usize - d.scan as usize) / WORD_SIZE < WORK_UNIT_WORDS {
+            if !may_hand_out(bd, self.scanning) || (ts.hp as usize - d.scan as usize) / WORD_SIZE < WORK_UNIT_WORDS {
                 continue;
             }
             d.free = ts.hp;

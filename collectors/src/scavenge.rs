@@ -20,7 +20,7 @@ use gclab_core::bdescr::{BlockDesc, BlockPtr};
 use gclab_core::constants::Word;
 use gclab_core::generation::ObjPtr;
 use gclab_core::info::*;
-use crossbeam_deque::Worker;
+use crate::work_stealing::Worker;
 use gclab_core::object::{info_of_header, load_header, store_header, CARD_SIZE};
 
 /// Scan the object at `p`, which lives in generation `gen`; returns its size.

@@ -52,7 +52,7 @@ use gclab_core::generation::{Generation, ObjPtr};
 use gclab_core::lock::Lock;
 use gclab_core::stable_ptr::StablePtrTable;
 use gclab_core::{GcOutcome, RtsFlags, ThreadWork};
-use std::sync::atomic::AtomicUsize;
+use gclab_core::shim::AtomicUsize;
 use std::sync::Arc;
 
 /// Trace everything live on one GC thread (See the module doc).
