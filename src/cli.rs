@@ -171,7 +171,7 @@ where
             Ok(()) => ExitCode::SUCCESS,
             Err((code, msg)) => {
                 for line in msg.lines() {
-                    eprintln!("gclab: {line}");
+                    let _ = writeln!(std::io::stderr(), "gclab: {line}");
                 }
                 ExitCode::from(code)
             }
@@ -229,7 +229,7 @@ fn finish(r: Result<(), String>) -> ExitCode {
     match r {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
-            eprintln!("gclab: {e}");
+            let _ = writeln!(std::io::stderr(), "gclab: {e}");
             ExitCode::FAILURE
         }
     }
@@ -240,7 +240,7 @@ fn finish_with_code(r: Result<u8, String>) -> ExitCode {
     match r {
         Ok(code) => ExitCode::from(code),
         Err(e) => {
-            eprintln!("gclab: {e}");
+            let _ = writeln!(std::io::stderr(), "gclab: {e}");
             ExitCode::FAILURE
         }
     }
@@ -315,7 +315,7 @@ fn eventlog_diff(a: &Path, b: &Path, plot: Option<PathBuf>, no_plot: bool) -> Re
     let (sa, wa) = crate::eventlog_diff::load(a)?;
     let (sb, wb) = crate::eventlog_diff::load(b)?;
     for w in wa.iter().chain(&wb) {
-        eprintln!("gclab: warning: {w}");
+        let _ = writeln!(std::io::stderr(), "gclab: warning: {w}");
     }
     out(crate::eventlog_diff::diff_text(&sa, &sb))?;
     if !no_plot {
@@ -370,7 +370,7 @@ fn eventlog(file: &Path, view: &EventlogView) -> Result<u8, String> {
         crate::eventlog_report::summarise(file, view.from, view.to)?
     };
     for d in &damage {
-        eprintln!("gclab: warning: {}: {d}", file.display());
+        let _ = writeln!(std::io::stderr(), "gclab: warning: {}: {d}", file.display());
     }
     if let Some(from) = view.from.filter(|&f| f >= derived.log_end) {
         return Err(format!("--from {from}: {} ends at {:.6} s", file.display(), derived.log_end));
@@ -462,7 +462,9 @@ fn minheap(registry: &Registry, collector: Option<&str>, precision: f64, timeout
     let exe = std::env::current_exe().map_err(|e| format!("cannot find the gclab executable: {e}"))?;
     let how = crate::minheap::Probing { exe, scratch: std::env::temp_dir(), timeout_secs, precision };
     let mut cache = crate::minheap::Cache::open(cache)?;
-    let (answer, cached) = crate::minheap::min_heap(&how, &q, &mut cache, |line| eprintln!("{line}"))?;
+    let (answer, cached) = crate::minheap::min_heap(&how, &q, &mut cache, |line| {
+        let _ = writeln!(std::io::stderr(), "{line}");
+    })?;
     let mib = |b: u64| b as f64 / (1024.0 * 1024.0);
     out(format!(
         "{} under {}{}: minimum heap {:.2} MiB (-M{}k): it overflows at -M{}k; {:.2} MiB in use without -M. {} probes, {:.1} s{}\n",
@@ -479,6 +481,9 @@ fn minheap(registry: &Registry, collector: Option<&str>, precision: f64, timeout
     ))
 }
 
+/// `run`'s exit code when an output cannot be written.
+const UNWRITABLE: u8 = gclab_core::rts::EXIT_OUTPUT_UNWRITABLE as u8;
+
 fn run(registry: &Registry, collector: Option<&str>, json: Option<PathBuf>, rest: &[String]) -> Result<(), Failure> {
     crate::sweep::exit_with_parent();
     let (program, rts_args) = split_rts_args(rest);
@@ -487,7 +492,7 @@ fn run(registry: &Registry, collector: Option<&str>, json: Option<PathBuf>, rest
     flags.program = program.clone();
     if flags.help {
         let descriptions: Vec<(&str, &str)> = registry.entries().iter().map(|c| (c.name, c.description)).collect();
-        out(usage(&descriptions)).map_err(|e| (1, e))?;
+        out(usage(&descriptions)).map_err(|e| (UNWRITABLE, e))?;
         return Ok(());
     }
     let Some((name, args)) = program.split_first() else {
@@ -504,7 +509,7 @@ fn run(registry: &Registry, collector: Option<&str>, json: Option<PathBuf>, rest
     let mut out = Checked { inner: std::io::stdout().lock(), failed: None };
     let outcome = crate::run_workload(workload, &args, flags, made, &mut out).map_err(|e| (e.exit_code() as u8, e.to_string()))?;
     if let Some(e) = out.flush().err().or(out.failed.take()) {
-        return Err((1, format!("cannot write the workload's output to standard output: {e}")));
+        return Err((UNWRITABLE, format!("cannot write the workload's output to standard output: {e}")));
     }
     let (checksum, stats) = (outcome.checksum, outcome.stats);
     if let Some(path) = json {
@@ -524,10 +529,11 @@ fn run(registry: &Registry, collector: Option<&str>, json: Option<PathBuf>, rest
                 "checks": outcome.sanity_checks,
                 "whole_checks": outcome.sanity_whole_checks,
                 "seconds": outcome.sanity_seconds,
+                "whole_seconds": outcome.sanity_whole_seconds,
             });
         }
         let text = serde_json::to_string_pretty(&record).expect("statistics serialise");
-        std::fs::write(&path, text + "\n").map_err(|e| (1, format!("cannot write {}: {e}", path.display())))?;
+        std::fs::write(&path, text + "\n").map_err(|e| (UNWRITABLE, format!("cannot write {}: {e}", path.display())))?;
     }
     Ok(())
 }

@@ -37,6 +37,8 @@ pub struct RunOutcome {
     pub sanity_whole_checks: u64,
     /// Seconds spent in them (part of the GC time).
     pub sanity_seconds: f64,
+    /// Of those, seconds in whole-heap checks.
+    pub sanity_whole_seconds: f64,
     /// The collector's name.
     pub collector: &'static str,
 }
@@ -67,7 +69,8 @@ pub fn run_workload(workload: &Workload, args: &[usize], flags: RtsFlags, collec
         stats,
         sanity_checks: rts.sanity_checks(),
         sanity_whole_checks: rts.sanity_whole_checks(),
-        sanity_seconds: rts.sanity_time().as_secs_f64(),
+        sanity_seconds: rts.sanity_time().0.as_secs_f64(),
+        sanity_whole_seconds: rts.sanity_time().1.as_secs_f64(),
         collector: rts.collector_name(),
     })
 }

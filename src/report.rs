@@ -531,8 +531,10 @@ pub fn report(dir: &Path, registry: &gclab_collectors::Registry) -> Result<(Stri
         md.push_str(&normalised_table(b, &groups));
     }
     md.push_str(&min_heap_table(&exp, dir));
-    write_atomically(&dir.join("summary.csv"), &summary_csv(&groups)?).map_err(|e| format!("summary.csv: {e}"))?;
-    write_atomically(&dir.join("summary.md"), md.as_bytes()).map_err(|e| format!("summary.md: {e}"))?;
+    for (name, bytes) in [("summary.csv", summary_csv(&groups)?), ("summary.md", md.clone().into_bytes())] {
+        let path = dir.join(name);
+        write_atomically(&path, &bytes).map_err(|e| format!("{}: {e}", path.display()))?;
+    }
     register_fonts();
     let plots = dir.join("plots");
     std::fs::create_dir_all(&plots).map_err(|e| format!("{}: {e}", plots.display()))?;

@@ -34,10 +34,25 @@
 //! read (empty, cut, hand-edited) is named and its run run again, and
 //! `gclab report` names it and goes on without it.
 //!
+//! Note [A sweep on a full disk]
+//! ----------------------------------------
+//! When the results directory cannot be written (a full disk, a read-only
+//! mount), a run would fail for want of room, not for anything it did,
+//! and recording it as failed would keep it failed on every resume. So
+//! the sweep stops instead, with an error naming the file: when its own
+//! write fails (a lock file, a record, `runs.csv`), or when a run exits
+//! with `EXIT_OUTPUT_UNWRITABLE` (74), which `gclab run` uses for exactly
+//! this and nothing else (its message may itself be lost on a full disk,
+//! its exit code is not). Records are written whole or not at all
+//! (`write_atomically`, which also removes its temporary file on
+//! failure), so every record already there stays whole, and a resume
+//! after making room carries on where the sweep stopped.
+//!
 //! A child must not outlive its sweep (a killed sweep once left
 //! binary-trees 24 running at 3 GB): it is told the sweep's process id
 //! (`GCLAB_EXIT_WITH_PARENT`) and exits when its parent changes.
 
+use std::io::Write;
 use crate::experiment::{heap_multiple, run_order, with_heap_limit, Experiment, MultipleOf, RunOrder, RunSpec};
 use indicatif::{ProgressBar, ProgressStyle};
 use serde::{Deserialize, Serialize};
@@ -117,11 +132,16 @@ pub fn parse_shard(s: &str) -> Result<(usize, usize), String> {
     Ok((i, n))
 }
 
-/// Write `bytes` to `path` atomically (temporary file, then rename).
+/// Write `bytes` to `path` atomically (temporary file, then rename): the
+/// file is whole or as it was, and a failed write (a full disk) leaves no
+/// temporary file behind.
 pub fn write_atomically(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     let tmp = path.with_extension(format!("tmp.{}", std::process::id()));
-    std::fs::write(&tmp, bytes)?;
-    std::fs::rename(&tmp, path)
+    let written = std::fs::write(&tmp, bytes).and_then(|()| std::fs::rename(&tmp, path));
+    if written.is_err() {
+        let _ = std::fs::remove_file(&tmp);
+    }
+    written
 }
 
 fn record_path(out: &Path, id: &str) -> PathBuf {
@@ -172,6 +192,9 @@ pub fn sweep(exp: &Experiment, opts: &SweepOptions) -> Result<SweepSummary, Stri
             Ok(run) => run_one(&run, exp.timeout_secs, opts).map_err(|e| io(&format!("run {}", run.id), e))?,
             Err(reason) => RunRecord { spec: run.clone(), status: Status::Failed, exit_code: None, signal: None, wall_secs: 0.0, stderr_tail: reason, result: None },
         };
+        if record.exit_code == Some(gclab_core::rts::EXIT_OUTPUT_UNWRITABLE) {
+            return Err(unwritable_output(&opts.out, &record));
+        }
         match record.status {
             Status::Ok => summary.ok += 1,
             _ => summary.failed += 1,
@@ -185,6 +208,17 @@ pub fn sweep(exp: &Experiment, opts: &SweepOptions) -> Result<SweepSummary, Stri
     record_load_after(&opts.out).map_err(|e| io("manifest.json", e))?;
     write_csv(&opts.out)?;
     Ok(summary)
+}
+
+/// The error that stops a sweep whose run could not write its output
+/// (See Note [A sweep on a full disk]).
+fn unwritable_output(out: &Path, record: &RunRecord) -> String {
+    let said = record.stderr_tail.lines().rev().find(|l| l.contains("cannot write")).map(|l| format!(" ({})", l.trim())).unwrap_or_default();
+    format!(
+        "run {} could not write its output under {}{said}: the sweep stops here, without recording it. Make room (or make the directory writable) and run the sweep again: it resumes",
+        record.spec.id,
+        out.join("logs").display()
+    )
 }
 
 /// Take run `id` for this process by locking `logs/<id>.lock`; None if
@@ -205,7 +239,9 @@ fn recorded_whole(path: &Path, bar: &ProgressBar) -> bool {
     match read_record(path) {
         Ok(_) => true,
         Err(e) if path.exists() => {
-            bar.suspend(|| eprintln!("gclab: warning: {e}: running it again"));
+            bar.suspend(|| {
+                let _ = writeln!(std::io::stderr(), "gclab: warning: {e}: running it again");
+            });
             false
         }
         Err(_) => false,
@@ -425,7 +461,7 @@ pub fn exit_with_parent() {
     let Some(parent) = std::env::var(EXIT_WITH_PARENT).ok().and_then(|p| p.parse::<u32>().ok()) else { return };
     std::thread::spawn(move || loop {
         if std::os::unix::process::parent_id() != parent {
-            eprintln!("gclab: the sweep that started this run ended: stopping");
+            let _ = writeln!(std::io::stderr(), "gclab: the sweep that started this run ended: stopping");
             std::process::exit(143);
         }
         std::thread::sleep(Duration::from_millis(50));
@@ -520,5 +556,6 @@ pub fn write_csv(dir: &Path) -> Result<(), String> {
         w.write_record(&row).map_err(|e| e.to_string())?;
     }
     let bytes = w.into_inner().map_err(|e| e.to_string())?;
-    write_atomically(&dir.join("runs.csv"), &bytes).map_err(|e| format!("runs.csv: {e}"))
+    let path = dir.join("runs.csv");
+    write_atomically(&path, &bytes).map_err(|e| format!("{}: {e}", path.display()))
 }

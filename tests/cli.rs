@@ -142,14 +142,15 @@ fn a_collector_named_on_the_command_line_brings_its_own_flags() {
 }
 
 /// Every output that cannot be written (a full disk: /dev/full) is an
-/// error naming it, exit 1, never a panic or a silent exit 0.
+/// error naming it, exit 1 (74, EX_IOERR, for a run's outputs, so that a
+/// sweep can tell), never a panic or a silent exit 0.
 #[test]
 fn a_full_disk_is_an_error_naming_the_output() {
     let full = || std::fs::OpenOptions::new().write(true).open("/dev/full").expect("/dev/full");
     let to_full = |args: &[&str]| Command::new(env!("CARGO_BIN_EXE_gclab")).args(args).env_remove("GCLABRTS").stdout(full()).output().unwrap();
     for args in [vec!["list"], vec!["run", "binary-trees", "10"], vec!["run", "binary-trees", "8", "+RTS", "-v"], vec!["run", "+RTS", "-?"]] {
         let o = to_full(&args);
-        assert_eq!(o.status.code(), Some(1), "{args:?}: {}", stderr(&o));
+        assert_eq!(o.status.code(), Some(if args[0] == "run" { 74 } else { 1 }), "{args:?}: {}", stderr(&o));
         assert!(stderr(&o).contains("standard output") && stderr(&o).contains("No space left"), "{args:?}: {}", stderr(&o));
         assert!(!stderr(&o).contains("panicked"), "{args:?}: {}", stderr(&o));
     }
@@ -169,7 +170,7 @@ fn a_full_disk_is_an_error_naming_the_output() {
         let mut args = vec!["run", "binary-trees", "12", "+RTS"];
         args.extend(flags.iter().map(String::as_str));
         let o = gclab(&args);
-        assert_eq!(o.status.code(), Some(1), "{flags:?}: {}", stderr(&o));
+        assert_eq!(o.status.code(), Some(74), "{flags:?}: {}", stderr(&o));
         assert!(stderr(&o).contains(&says), "{flags:?}: {}", stderr(&o));
     }
     std::fs::remove_dir_all(&dir).unwrap();

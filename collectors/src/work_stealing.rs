@@ -305,7 +305,15 @@ mod loom_tests {
 
     /// Scan one step of block `b`: a write to its scan state.
     fn scan_step(blocks: &[UnsafeCell<u32>; 2], b: usize) {
+        // SAFETY: none, on purpose: loom fails the model if another thread
+        // scans this block meanwhile, which is what the tests look for.
         blocks[b].with_mut(|n| unsafe { *n += 1 });
+    }
+
+    /// The scan steps block `b` has had, once every thread is done.
+    fn steps(blocks: &[UnsafeCell<u32>; 2], b: usize) -> u32 {
+        // SAFETY: every other thread has been joined.
+        blocks[b].with(|n| unsafe { *n })
     }
 
     /// Thread 0 as above, and `threads - 1` thieves. (Two thieves make
@@ -365,7 +373,7 @@ mod loom_tests {
         }
         assert!(stealers.iter().all(Stealer::is_empty), "a thread returned with work left");
         assert_eq!(idle.load(Ordering::SeqCst), threads, "a thread returned before every thread was idle");
-        assert_eq!(blocks[Y].with(|n| unsafe { *n }), 2, "Y filled once and scanned once");
+        assert_eq!(steps(&blocks, Y), 2, "Y filled once and scanned once");
     }
 
     fn explore(name: &str, threads: usize, preemptions: Option<usize>, race: Option<Race>) -> usize {

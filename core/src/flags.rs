@@ -274,7 +274,7 @@ pub enum SanityMode {
 
 impl SanityMode {
     /// The checks between whole-heap ones under `--sanity=minor`.
-    pub const DEFAULT_FULL_EVERY: u64 = 16;
+    pub const DEFAULT_FULL_EVERY: u64 = 64;
 
     /// Is any check on?
     pub fn is_on(self) -> bool {
@@ -679,7 +679,7 @@ pub fn usage(collectors: &[(&str, &str)]) -> String {
         "  -T         Collect statistics (for the JSON record) without printing them",
         "  -DS        Run the heap sanity checker after every GC (the whole heap)",
         "  --sanity=minor[:<k>]  (gclab) After a minor GC, check only what it can have",
-        "             changed, and the whole heap at every k-th check (default 16);",
+        "             changed, and the whole heap at every k-th check (default 64);",
         "             --sanity=full is -DS, --sanity=off none",
         "  -Z         Don't squeeze out update frames (GHC's; no effect: gclab has no stacks)",
         "  --gc-every=<n>  (gclab) Force a GC every n allocations, for stress tests",

@@ -312,7 +312,7 @@ pub fn set(m: &mut Mutator<'_>, c: Control) -> Result<(), GcError> {
     flags.compact_overhead = if c.max_overhead == old.max_overhead && m.rts().flags().compact_overhead.is_none() { None } else { Some(c.max_overhead) };
     flags.validate().map_err(|e| unsupported("minor_heap_size", e.to_string()))?;
     if c.verbose & 0x010 != 0 {
-        eprintln!("gclab: Gc.set: -A{}k -F{} max_overhead {}", blocks * BLOCK_SIZE / 1024, flags.old_gen_factor, c.max_overhead);
+        let _ = writeln!(std::io::stderr(), "gclab: Gc.set: -A{}k -F{} max_overhead {}", blocks * BLOCK_SIZE / 1024, flags.old_gen_factor, c.max_overhead);
     }
     if blocks != m.rts().flags().alloc_area_blocks {
         minor(m);

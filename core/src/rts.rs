@@ -90,13 +90,19 @@ impl fmt::Display for RunError {
 
 impl std::error::Error for RunError {}
 
+/// The exit code of a run whose output could not be written (sysexits'
+/// `EX_IOERR`): a sweep tells it from the run's own failure by the code
+/// alone, since on a full disk the run's message may be lost too.
+pub const EXIT_OUTPUT_UNWRITABLE: i32 = 74;
+
 impl RunError {
-    /// The process exit code GHC uses for this failure (251 for heap overflow).
+    /// The process exit code for this failure: GHC's 251 for heap
+    /// overflow, `EXIT_OUTPUT_UNWRITABLE` for an output not written.
     pub fn exit_code(&self) -> i32 {
         match self {
             RunError::HeapOverflow { .. } => 251,
             RunError::OutOfMemory { .. } => 251,
-            RunError::Write(_) => 1,
+            RunError::Write(_) => EXIT_OUTPUT_UNWRITABLE,
         }
     }
 }
@@ -580,9 +586,10 @@ impl Rts {
         self.sanity_state().whole_checks
     }
 
-    /// The time spent in heap sanity checks (counted as GC time).
-    pub fn sanity_time(&self) -> Duration {
-        self.sanity_state().time
+    /// The time spent in heap sanity checks (counted as GC time), and of
+    /// that in whole-heap checks.
+    pub fn sanity_time(&self) -> (Duration, Duration) {
+        (self.sanity_state().time, self.sanity_state().whole_time)
     }
 
     fn sanity_state(&self) -> &sanity::Checks {
@@ -834,6 +841,9 @@ impl Rts {
         let checked = unsafe { sanity::check_scope(self.heap_ref(), self.caps_ref(), &stable, scope, &mut st.sanity.seen) };
         drop(stable);
         st.sanity.time += start.elapsed();
+        if scope == sanity::Scope::Whole {
+            st.sanity.whole_time += start.elapsed();
+        }
         if let Err(violations) = checked {
             panic!(
                 "heap sanity check failed after {}: {} violation(s):\n  {}",

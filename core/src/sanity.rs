@@ -105,6 +105,8 @@ pub struct Checks {
     minor_in_a_row: u64,
     /// Their time.
     pub time: Duration,
+    /// Of that, the whole-heap checks' time.
+    pub whole_time: Duration,
     /// The blocks at the last check (See `SeenBlocks`).
     pub seen: SeenBlocks,
 }

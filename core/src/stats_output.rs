@@ -51,14 +51,14 @@ impl GcObserver for StatsOutput {
 fn verbose_messages(gc: &GcEnd<'_>) {
     let collected = gc.req.collect_gen;
     if gc.verbose & 0x001 != 0 && gc.major {
-        eprintln!("gclab: major GC cycle (generations 0..={collected}){}", if gc.outcome.compacted { ", compacted" } else { "" });
+        let _ = writeln!(std::io::stderr(), "gclab: major GC cycle (generations 0..={collected}){}", if gc.outcome.compacted { ", compacted" } else { "" });
     }
     if gc.verbose & 0x002 != 0 && !gc.major {
-        eprintln!("gclab: minor collection (generations 0..={collected})");
+        let _ = writeln!(std::io::stderr(), "gclab: minor collection (generations 0..={collected})");
     }
     if gc.verbose & 0x004 != 0 {
         let blocks = gc.heap.blocks.lock();
-        eprintln!("gclab: heap: {} megablocks mapped, {} returned to the OS so far", blocks.mblocks().mapped(), blocks.mblocks().returned());
+        let _ = writeln!(std::io::stderr(), "gclab: heap: {} megablocks mapped, {} returned to the OS so far", blocks.mblocks().mapped(), blocks.mblocks().returned());
     }
 }
 

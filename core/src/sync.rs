@@ -294,14 +294,23 @@ mod loom_tests {
     use loom::sync::Arc;
     use std::sync::atomic::AtomicUsize as Count;
 
-    type Nurseries = Arc<[UnsafeCell<u64>; 2]>;
+    type Nurseries = Arc<Vec<UnsafeCell<u64>>>;
 
+    fn nurseries(n: usize) -> Nurseries {
+        Arc::new((0..n).map(|_| UnsafeCell::new(0)).collect())
+    }
+
+    /// Mutator `me` allocates in its nursery.
     fn allocate(nurseries: &Nurseries, me: usize) {
+        // SAFETY: none, on purpose: loom fails the model if another thread
+        // touches this nursery meanwhile, which is what the tests look for.
         nurseries[me].with_mut(|n| unsafe { *n += 1 });
     }
 
+    /// A GC empties every nursery.
     fn collect(nurseries: &Nurseries) {
         for n in nurseries.iter() {
+            // SAFETY: as in `allocate`.
             n.with_mut(|n| unsafe { *n = 0 });
         }
     }
@@ -330,7 +339,7 @@ mod loom_tests {
     /// into the second.
     fn back_to_back_gcs() {
         let s = Arc::new(WorldSync::default());
-        let nurseries: Nurseries = Arc::new([UnsafeCell::new(0), UnsafeCell::new(0)]);
+        let nurseries = nurseries(2);
         s.acquire().unwrap();
         s.acquire().unwrap();
         let other = {
@@ -369,7 +378,7 @@ mod loom_tests {
     fn one_leader_at_a_time_and_the_loser_joins_its_gc() {
         let runs = explore("two would-be leaders", None, None, || {
             let s = Arc::new(WorldSync::default());
-            let nurseries: Nurseries = Arc::new([UnsafeCell::new(0), UnsafeCell::new(0)]);
+            let nurseries = nurseries(2);
             let led = Arc::new(loom::sync::atomic::AtomicUsize::new(0));
             s.acquire().unwrap();
             s.acquire().unwrap();
@@ -399,7 +408,7 @@ mod loom_tests {
     fn three_mutators_each_leading_or_joining_a_gc() {
         let runs = explore("three mutators", None, Some(3), || {
             let s = Arc::new(WorldSync::default());
-            let nurseries: Arc<[UnsafeCell<u64>; 3]> = Arc::new([UnsafeCell::new(0), UnsafeCell::new(0), UnsafeCell::new(0)]);
+            let nurseries = nurseries(3);
             for _ in 0..3 {
                 s.acquire().unwrap();
             }
@@ -407,14 +416,12 @@ mod loom_tests {
                 let (s, nurseries) = (s.clone(), nurseries.clone());
                 move || {
                     if let Some(world) = s.stop_the_world().unwrap() {
-                        for n in nurseries.iter() {
-                            n.with_mut(|n| unsafe { *n = 0 });
-                        }
+                        collect(&nurseries);
                         drop(world);
                     }
-                    nurseries[me].with_mut(|n| unsafe { *n += 1 });
+                    allocate(&nurseries, me);
                     s.safe_point().unwrap();
-                    nurseries[me].with_mut(|n| unsafe { *n += 1 });
+                    allocate(&nurseries, me);
                     s.release();
                 }
             };
