@@ -290,7 +290,11 @@ impl<R: std::io::Read> EventStream<R> {
             let mut c = Cursor { bytes: &s.buf, at: 0 };
             match parse_header(&mut c) {
                 Ok(types) => {
-                    s.sizes = vec![None; 1 << 16];
+                    // Up to the largest declared type, not all 2^16: the
+                    // table is made once per file, but a fuzzer makes it
+                    // once per input.
+                    let largest = types.keys().map(|&id| id as usize).max().map_or(0, |id| id + 1);
+                    s.sizes = vec![None; largest];
                     for (&id, (size, _)) in &types {
                         s.sizes[id as usize] = Some(*size);
                     }
@@ -412,7 +416,7 @@ fn read_event(c: &mut Cursor<'_>, sizes: &[Option<Option<u16>>], block_end: usiz
         return Ok(Step::End);
     }
     let ts = c.u64("an event's timestamp")?;
-    let Some(size) = sizes[id as usize] else {
+    let Some(size) = sizes.get(id as usize).copied().flatten() else {
         return Err(ReadError { offset: at, message: format!("event type {id} is not declared in the header") });
     };
     let size = match size {
@@ -449,7 +453,7 @@ fn next_block_marker(bytes: &[u8], from: usize, sizes: &[Option<Option<u16>>], a
         }
         let (ts, size, end_ts, cap) = (be(p + 2, 8), be(p + 10, 4) as usize, be(p + 14, 8), be(p + 22, 2));
         let next = p + MARKER_BYTES;
-        let next_declared = (at_eof && next == bytes.len()) || (next + 2 <= bytes.len() && (be(next, 2) == DATA_END as u64 || sizes[be(next, 2) as usize].is_some()));
+        let next_declared = (at_eof && next == bytes.len()) || (next + 2 <= bytes.len() && (be(next, 2) == DATA_END as u64 || sizes.get(be(next, 2) as usize).is_some_and(Option::is_some)));
         size >= MARKER_BYTES && end_ts >= ts && (cap == 0xffff || cap < 4096) && next_declared
     })
 }

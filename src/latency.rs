@@ -44,9 +44,13 @@
 //! doubling (HdrHistogram's layout), and each bucket keeps its count and
 //! the longest pause in it. The percentile is that longest pause of the
 //! bucket holding the rank: a pause that happened, never shorter than the
-//! exact nearest-rank figure and at most 1/1024 (0.1%) longer, in the few
-//! kilobytes of the buckets the pauses reach. Below 2,048 ns every bucket
-//! is one nanosecond wide, so short pauses are exact.
+//! exact nearest-rank figure and at most 1/1024 (0.1%) longer. The
+//! buckets are kept a doubling (16 KB) at a time, only for the doublings
+//! some pause reached: one table up to the longest pause held 300 KB for a
+//! 1 ms pause, which a fuzzer's thousand short eventlogs a second paid for
+//! in page faults, and an ordered map of the buckets reached made the
+//! summary of a 195 MB eventlog 30% slower. Below 2,048 ns every bucket is
+//! one nanosecond wide, so short pauses are exact.
 
 use gclab_core::stats::Stats;
 use serde_json::{Map, Value};
@@ -106,12 +110,16 @@ fn bucket(ns: u64) -> usize {
     (shift as usize) * (1 << (SUB_BITS - 1)) + (ns >> shift) as usize
 }
 
+/// Buckets kept together: one doubling's.
+const CHUNK: usize = 1 << (SUB_BITS - 1);
+
 /// A distribution of pause lengths in bounded memory. See Note
 /// [Percentiles in bounded memory].
 #[derive(Debug, Clone, Default)]
 pub struct Distribution {
     /// Per bucket: how many pauses, and the longest (seconds).
-    buckets: Vec<(u64, f64)>,
+    /// Indexed by bucket / CHUNK, then bucket % CHUNK.
+    buckets: Vec<Option<Box<[(u64, f64); CHUNK]>>>,
     count: u64,
     total: f64,
 }
@@ -121,10 +129,11 @@ impl Distribution {
     pub fn add(&mut self, length: f64) {
         let length = if length > 0.0 { length } else { 0.0 };
         let b = bucket((length * 1e9).round().min(u64::MAX as f64) as u64);
-        if b >= self.buckets.len() {
-            self.buckets.resize(b + 1, (0, 0.0));
+        let (chunk, at) = (b / CHUNK, b % CHUNK);
+        if chunk >= self.buckets.len() {
+            self.buckets.resize_with(chunk + 1, || None);
         }
-        let slot = &mut self.buckets[b];
+        let slot = &mut self.buckets[chunk].get_or_insert_with(|| Box::new([(0, 0.0); CHUNK]))[at];
         slot.0 += 1;
         slot.1 = slot.1.max(length);
         self.count += 1;
@@ -133,16 +142,27 @@ impl Distribution {
 
     /// The nearest-rank `p`-th percentile (None if no pauses).
     pub fn percentile(&self, p: f64) -> Option<f64> {
+        self.percentiles(&[p])[0]
+    }
+
+    /// The nearest-rank percentiles `ps` (ascending), in one pass over the
+    /// buckets.
+    pub fn percentiles(&self, ps: &[f64]) -> Vec<Option<f64>> {
         // (Less a hair, so that 99.9% of 1000 is rank 999, not 1000.)
-        let rank = (((p / 100.0) * self.count as f64 - 1e-9).ceil() as u64).clamp(1, self.count.max(1));
-        let mut below = 0;
-        for &(n, longest) in &self.buckets {
+        let rank = |p: f64| (((p / 100.0) * self.count as f64 - 1e-9).ceil() as u64).clamp(1, self.count.max(1));
+        let mut found = vec![None; ps.len()];
+        let (mut next, mut below) = (0, 0);
+        for &(n, longest) in self.buckets.iter().flatten().flat_map(|chunk| chunk.iter()) {
             below += n;
-            if n > 0 && below >= rank {
-                return Some(longest);
+            while next < ps.len() && n > 0 && below >= rank(ps[next]) {
+                found[next] = Some(longest);
+                next += 1;
+            }
+            if next == ps.len() {
+                break;
             }
         }
-        None
+        found
     }
 
     /// Pause count, percentiles, longest and total, as JSON fields named
@@ -152,10 +172,11 @@ impl Distribution {
         if self.count == 0 {
             return;
         }
-        for (name, p) in PERCENTILES {
-            out.insert(format!("{prefix}{name}"), self.percentile(p).into());
+        let ps: Vec<f64> = PERCENTILES.iter().map(|&(_, p)| p).chain([100.0]).collect();
+        let names = PERCENTILES.iter().map(|&(name, _)| name).chain(["max"]);
+        for (name, value) in names.zip(self.percentiles(&ps)) {
+            out.insert(format!("{prefix}{name}"), value.into());
         }
-        out.insert(format!("{prefix}max"), self.percentile(100.0).into());
         out.insert(format!("{prefix}total"), self.total.into());
     }
 }
