@@ -113,13 +113,16 @@ fn bucket(ns: u64) -> usize {
 /// Buckets kept together: one doubling's.
 const CHUNK: usize = 1 << (SUB_BITS - 1);
 
+/// One doubling's buckets: each one's pause count and longest pause.
+type Doubling = [(u64, f64); CHUNK];
+
 /// A distribution of pause lengths in bounded memory. See Note
 /// [Percentiles in bounded memory].
 #[derive(Debug, Clone, Default)]
 pub struct Distribution {
     /// Per bucket: how many pauses, and the longest (seconds).
     /// Indexed by bucket / CHUNK, then bucket % CHUNK.
-    buckets: Vec<Option<Box<[(u64, f64); CHUNK]>>>,
+    buckets: Vec<Option<Box<Doubling>>>,
     count: u64,
     total: f64,
 }

@@ -1,14 +1,14 @@
 //! Sweeps end to end, as a user runs them: experiment files, bad files,
 //! crashing runs, a sweep killed midway and resumed, shards merged.
 
+mod common;
+
+use common::{gclab, TINY};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Command;
 use std::time::{Duration, Instant};
 
-fn gclab(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_gclab")).args(args).env_remove("GCLABRTS").output().expect("gclab runs")
-}
 
 fn scratch(name: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("gclab-sweep-{name}-{}", std::process::id()));
@@ -57,20 +57,6 @@ fn a_bad_file_is_an_error_naming_file_line_and_key() {
     assert!(!dir.join("out").exists(), "nothing is run or written for a bad file");
 }
 
-const TINY: &str = r#"
-description = "tiny"
-repetitions = 2
-timeout_secs = 60
-collectors = ["copying", "two-space"]
-[[workloads]]
-name = "binary-trees"
-args = [11]
-[grid]
-A = ["8k", "64k"]
-[plot]
-x = "A"
-figures = ["gc_elapsed", "max_live_bytes"]
-"#;
 
 #[test]
 fn a_tiny_sweep_end_to_end_with_report() {

@@ -6,24 +6,13 @@
 //!
 //! The tmpfs tests mount file systems, so they need root (CI runs as root).
 
+mod common;
+
+use common::{gclab, TINY};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-const TINY: &str = r#"
-description = "tiny"
-repetitions = 2
-timeout_secs = 60
-collectors = ["copying", "two-space"]
-[[workloads]]
-name = "binary-trees"
-args = [11]
-[grid]
-A = ["8k", "64k"]
-"#;
 
-fn gclab(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_gclab")).args(args).env_remove("GCLABRTS").output().expect("gclab runs")
-}
 
 fn text(bytes: &[u8]) -> String {
     String::from_utf8_lossy(bytes).into_owned()

@@ -291,7 +291,7 @@ mod loom_tests {
     use super::*;
     use crate::gc_thread::may_hand_out;
     use gclab_core::bdescr::{BlockDesc, BlockPtr};
-    use gclab_core::shim::{reintroduce, Race};
+    use gclab_core::shim::{explore, Race};
     use loom::cell::UnsafeCell;
     use loom::sync::Arc;
 
@@ -376,31 +376,15 @@ mod loom_tests {
         assert_eq!(steps(&blocks, Y), 2, "Y filled once and scanned once");
     }
 
-    fn explore(name: &str, threads: usize, preemptions: Option<usize>, race: Option<Race>) -> usize {
-        static RUNS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-        RUNS.store(0, Ordering::SeqCst);
-        reintroduce(race);
-        let started = std::time::Instant::now();
-        let mut builder = loom::model::Builder::new();
-        builder.preemption_bound = preemptions;
-        builder.check(move || {
-            RUNS.fetch_add(1, Ordering::SeqCst);
-            gc_threads(threads)
-        });
-        let runs = RUNS.load(Ordering::SeqCst);
-        eprintln!("loom {name}: {runs} interleavings in {:.2} s", started.elapsed().as_secs_f64());
-        runs
-    }
-
     #[test]
     fn the_parallel_scavenge_ends_once_with_every_block_scanned_once() {
-        assert!(explore("two GC threads", 2, None, None) > 1);
+        assert!(explore("two GC threads", None, None, || gc_threads(2)) > 1);
     }
 
 
     #[test]
     #[should_panic(expected = "Causality violation")]
     fn loom_finds_a_block_handed_out_while_being_scanned() {
-        explore("two GC threads, race put back", 2, None, Some(Race::HandOutBlockBeingScanned));
+        explore("two GC threads, race put back", Some(Race::HandOutBlockBeingScanned), None, || gc_threads(2));
     }
 }

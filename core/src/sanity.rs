@@ -85,6 +85,7 @@ use crate::heap_walk::walk_block;
 use crate::block_alloc::BlockAllocator;
 use crate::capability::Capability;
 use crate::constants::{Word, BLOCK_SIZE, BLOCK_WORDS, MBLOCK_SIZE, WORD_SIZE};
+use crate::generation::Generation;
 use crate::heap::Heap;
 use crate::info::{ClosureType, InfoTable, INFO_MAGIC};
 use crate::object::{is_forwarded, weak_field, Layout, CARD_BITS};
@@ -397,7 +398,7 @@ impl Walk<'_> {
 
     /// Walk every block and large object of generation `g`, and check its
     /// counts against what the walk found.
-    fn walk_generation(&mut self, g: usize, gen: &crate::generation::Generation, caps: &[Capability]) {
+    fn walk_generation(&mut self, g: usize, gen: &Generation, caps: &[Capability]) {
         let (mut words, mut zeros) = (0, 0);
         let mut blocks = 0;
         for &bd in &gen.blocks {
@@ -407,9 +408,7 @@ impl Walk<'_> {
             // SAFETY: the checker runs with the world stopped (See `check`).
             blocks += unsafe { bd.read() }.blocks as usize;
         }
-        if blocks != gen.n_blocks {
-            self.errors.push(format!("generation {g}: counts {} blocks, its list holds {blocks}", gen.n_blocks));
-        }
+        self.check_block_count(g, gen, blocks);
         if words > gen.n_words || gen.n_words + gen.n_free_words > words + zeros {
             self.errors.push(format!(
                 "generation {g}: counts {} object words and {} free words, its blocks hold {words} object words and {zeros} zero words (See Note [Checking the word counts])",
@@ -423,7 +422,7 @@ impl Walk<'_> {
     /// new or refilled since the last check, check every block's descriptor
     /// and the block count, and size every large object (See Note [The
     /// minor sanity check]).
-    fn walk_changed_blocks(&mut self, g: usize, gen: &crate::generation::Generation, caps: &[Capability]) {
+    fn walk_changed_blocks(&mut self, g: usize, gen: &Generation, caps: &[Capability]) {
         let mut blocks = 0;
         for &bd in &gen.blocks {
             // SAFETY: the checker runs with the world stopped (See `check`).
@@ -437,15 +436,19 @@ impl Walk<'_> {
             }
             blocks += d.blocks as usize;
         }
+        self.check_block_count(g, gen, blocks);
+        self.walk_large_objects(g, gen, false);
+    }
+
+    fn check_block_count(&mut self, g: usize, gen: &Generation, blocks: usize) {
         if blocks != gen.n_blocks {
             self.errors.push(format!("generation {g}: counts {} blocks, its list holds {blocks}", gen.n_blocks));
         }
-        self.walk_large_objects(g, gen, false);
     }
 
     /// Walk generation `g`'s large objects and check their counts; their
     /// fields are checked if `all_fields`, else only those of new ones.
-    fn walk_large_objects(&mut self, g: usize, gen: &crate::generation::Generation, all_fields: bool) {
+    fn walk_large_objects(&mut self, g: usize, gen: &Generation, all_fields: bool) {
         let (mut lwords, mut lblocks) = (0, 0);
         for &bd in &gen.large_objects {
             // SAFETY: the checker runs with the world stopped (See `check`).

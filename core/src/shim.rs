@@ -93,3 +93,25 @@ pub fn reintroduced(race: Race) -> bool {
 pub fn reintroduce(race: Option<Race>) {
     REINTRODUCED.with(|r| r.set(race));
 }
+
+/// Run `model` under loom with `race` put back (or none): every
+/// interleaving, or those with at most `preemptions` preemptions. Returns
+/// the number of interleavings explored, printed with the time taken (run
+/// the tests with `--nocapture` to see them).
+#[cfg(loom)]
+pub fn explore(name: &str, race: Option<Race>, preemptions: Option<usize>, model: impl Fn() + Sync + Send + 'static) -> usize {
+    let runs = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let counted = runs.clone();
+    reintroduce(race);
+    let started = std::time::Instant::now();
+    let mut builder = loom::model::Builder::new();
+    builder.preemption_bound = preemptions;
+    builder.check(move || {
+        counted.fetch_add(1, Ordering::Relaxed);
+        model()
+    });
+    reintroduce(None);
+    let runs = runs.load(Ordering::Relaxed);
+    eprintln!("loom {name}: {runs} interleavings in {:.2} s", started.elapsed().as_secs_f64());
+    runs
+}

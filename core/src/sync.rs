@@ -289,10 +289,9 @@ mod tests {
 #[cfg(all(test, loom))]
 mod loom_tests {
     use super::*;
-    use crate::shim::{reintroduce, Race};
+    use crate::shim::{explore, Race};
     use loom::cell::UnsafeCell;
     use loom::sync::Arc;
-    use std::sync::atomic::AtomicUsize as Count;
 
     type Nurseries = Arc<Vec<UnsafeCell<u64>>>;
 
@@ -313,25 +312,6 @@ mod loom_tests {
             // SAFETY: as in `allocate`.
             n.with_mut(|n| unsafe { *n = 0 });
         }
-    }
-
-    /// Explore `model`, the race put back or not, every interleaving (or
-    /// those with at most `preemptions` preemptions); returns the number of
-    /// interleavings explored (printed with the time, for the figures).
-    fn explore(name: &str, race: Option<Race>, preemptions: Option<usize>, model: impl Fn() + Sync + Send + 'static) -> usize {
-        static RUNS: Count = Count::new(0);
-        RUNS.store(0, Ordering::SeqCst);
-        reintroduce(race);
-        let started = std::time::Instant::now();
-        let mut builder = loom::model::Builder::new();
-        builder.preemption_bound = preemptions;
-        builder.check(move || {
-            RUNS.fetch_add(1, Ordering::SeqCst);
-            model()
-        });
-        let runs = RUNS.load(Ordering::SeqCst);
-        eprintln!("loom {name}: {runs} interleavings in {:.2} s", started.elapsed().as_secs_f64());
-        runs
     }
 
     /// Mutator 0 runs two GCs back to back while mutator 1 passes two
