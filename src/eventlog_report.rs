@@ -180,6 +180,8 @@ pub struct Implausible {
     pub overlapping: u64,
     /// More GC time than elapsed time.
     pub gc_over_elapsed: bool,
+    /// Bytes allocated or copied summing past 2^64 (kept at 2^64 - 1).
+    pub bytes_overflow: bool,
 }
 
 impl Implausible {
@@ -197,6 +199,9 @@ impl Implausible {
         }
         if self.gc_over_elapsed {
             signs.push("the GCs take longer than the run".to_string());
+        }
+        if self.bytes_overflow {
+            signs.push("the bytes allocated or copied sum past 2^64".to_string());
         }
         match signs.is_empty() {
             true => String::new(),
@@ -432,7 +437,8 @@ impl Deriver {
     /// The summary of what was fed.
     pub fn finish(self) -> Derived {
         let mut s = self.stats;
-        let allocated: u64 = self.alloc_last.iter().enumerate().map(|(i, v)| v.saturating_sub(self.alloc_at_from.get(i).copied().unwrap_or(0))).sum();
+        // Saturating: a damaged file's counters can sum past 2^64.
+        let allocated: u64 = self.alloc_last.iter().enumerate().map(|(i, v)| v.saturating_sub(self.alloc_at_from.get(i).copied().unwrap_or(0))).fold(0, u64::saturating_add);
         s.allocated_bytes = allocated;
         s.cap_allocated_bytes = vec![allocated];
         s.gc_threads = self.max_threads as usize;
@@ -442,7 +448,8 @@ impl Deriver {
         s.concurrent_collector = !self.marking.is_empty() || s.collector_syncs > 0;
         let (latency, late_pauses) = self.pauses.finish();
         let elapsed = s.total_elapsed;
-        let implausible = Implausible { gc_over_elapsed: s.gc_elapsed > elapsed + 1e-9, ..self.implausible };
+        let bytes_overflow = [s.allocated_bytes, s.copied_bytes, s.cumulative_par_max_copied_bytes, s.cumulative_par_balanced_copied_bytes].contains(&u64::MAX);
+        let implausible = Implausible { gc_over_elapsed: s.gc_elapsed > elapsed + 1e-9, bytes_overflow, ..self.implausible };
         let mut pausing = self.pausing;
         pausing.resize(s.gens.len().max(pausing.len()), Occupancy::default());
         Derived {
@@ -477,16 +484,18 @@ fn record_sync(s: &mut Stats, pause: f64) {
 
 fn record_gc(s: &mut Stats, gen: usize, pause: f64, stats: &GcStatsGhc, generations: usize) {
     let (copied, threads) = (stats.copied, stats.par_threads);
+    // The byte counts come from the file, and a damaged one can make them
+    // sum past 2^64: they saturate (and the summary says it is implausible).
     s.gcs += 1;
-    s.copied_bytes += copied;
+    s.copied_bytes = s.copied_bytes.saturating_add(copied);
     s.gc_elapsed += pause;
     if gen == generations - 1 {
         s.major_gcs += 1;
     }
     if threads > 1 {
-        s.par_copied_bytes += copied;
-        s.cumulative_par_max_copied_bytes += stats.par_max_copied;
-        s.cumulative_par_balanced_copied_bytes += stats.par_balanced_copied;
+        s.par_copied_bytes = s.par_copied_bytes.saturating_add(copied);
+        s.cumulative_par_max_copied_bytes = s.cumulative_par_max_copied_bytes.saturating_add(stats.par_max_copied);
+        s.cumulative_par_balanced_copied_bytes = s.cumulative_par_balanced_copied_bytes.saturating_add(stats.par_balanced_copied);
     }
     let g: &mut GenStats = &mut s.gens[gen];
     g.collections += 1;

@@ -157,3 +157,17 @@ fn a_flipped_bit_gives_possible_figures_or_a_warning() {
     }
     assert!(warned > 0, "no flip was noticed at all");
 }
+
+/// AFL++'s first crashes of the eventlog summary (`scripts/fuzz
+/// eventlog`): damaged allocation counters that sum past 2^64, which
+/// overflowed (a panic with overflow checks, a wrapped figure without).
+/// The sum saturates, and the summary says the file is damaged.
+#[test]
+fn byte_counts_past_2_to_the_64_saturate_with_a_warning() {
+    let bytes = std::fs::read(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/eventlog-bytes-overflow.bin")).unwrap();
+    let log = parse(&bytes).unwrap();
+    let d = gclab::eventlog_report::derive(&log, None, None);
+    assert_eq!(d.stats.allocated_bytes, u64::MAX);
+    let text = gclab::eventlog_report::summary_text(&d, std::path::Path::new("overflow.eventlog"));
+    assert!(text.contains("sum past 2^64") && text.contains("the file is damaged"), "{text}");
+}
