@@ -840,13 +840,11 @@ impl Rts {
         // SAFETY: the caller stopped the world.
         let checked = unsafe { sanity::check_scope(self.heap_ref(), self.caps_ref(), &stable, scope, &mut st.sanity.seen) };
         drop(stable);
-        st.sanity.time += start.elapsed();
-        if scope == sanity::Scope::Whole {
-            st.sanity.whole_time += start.elapsed();
-        }
+        st.sanity.took(scope, start.elapsed());
         if let Err(violations) = checked {
+            let kind = if scope == sanity::Scope::Whole { "" } else { " (a minor check: See Note [The minor sanity check])" };
             panic!(
-                "heap sanity check failed after {}: {} violation(s):\n  {}",
+                "heap sanity check failed after {}{kind}: {} violation(s):\n  {}",
                 after(),
                 violations.len(),
                 violations.iter().take(20).cloned().collect::<Vec<_>>().join("\n  ")

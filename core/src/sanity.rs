@@ -131,6 +131,14 @@ impl Checks {
         }
         Some(scope)
     }
+
+    /// Count `elapsed`, the time of a check of `scope`.
+    pub fn took(&mut self, scope: Scope, elapsed: Duration) {
+        self.time += elapsed;
+        if scope == Scope::Whole {
+            self.whole_time += elapsed;
+        }
+    }
 }
 
 /// How much of the heap one check covers (See Note [The minor sanity check]).
