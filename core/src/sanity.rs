@@ -51,7 +51,8 @@
 //! What it cannot see, and the full check does: an interior word that
 //! happens to hold an info pointer taken for an object start; an object
 //! promoted into a hole of an old block whose fill level stays put (a
-//! non-moving space), checked only through the pointers to it; a missed
+//! non-moving space), or into a block freed and refilled to the very level
+//! it had, checked only through the pointers to it; a missed
 //! write barrier (an old object off every mutable list pointing young);
 //! damage to untouched old objects; the word counts of older generations.
 //! Hence `--sanity=minor:k` also runs the full check at every k-th check,
