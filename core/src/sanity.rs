@@ -159,25 +159,29 @@ pub enum Scope {
 /// or refilled since (See Note [The minor sanity check]).
 #[derive(Debug, Default)]
 pub struct SeenBlocks {
-    fill: AddrMap<usize>,
+    fill: AddrMap<(usize, u16)>,
 }
 
 impl SeenBlocks {
-    /// Remember every block of every generation and its fill level.
+    /// Remember every block of every generation, its fill level and its
+    /// generation.
     fn remember(&mut self, heap: &Heap) {
         self.fill.clear();
         for gen in &heap.gens {
             for &bd in gen.blocks.iter().chain(&gen.large_objects) {
                 // SAFETY: the checker runs with the world stopped (See `check`).
                 let d = unsafe { bd.read() };
-                self.fill.insert(d.start as usize, d.free as usize);
+                self.fill.insert(d.start as usize, (d.free as usize, d.gen_no));
             }
         }
     }
 
-    /// Is the block unchanged since the last check?
+    /// Is the block unchanged since the last check: the same fill level
+    /// in the same generation? (A large object promoted keeps its block
+    /// and fill level, but its fields were scanned by the GC that
+    /// promoted it: it counts as changed.)
     fn unchanged(&self, d: &BlockDesc) -> bool {
-        self.fill.get(&(d.start as usize)) == Some(&(d.free as usize))
+        self.fill.get(&(d.start as usize)) == Some(&(d.free as usize, d.gen_no))
     }
 }
 
