@@ -152,12 +152,12 @@ impl Distribution {
     /// buckets.
     pub fn percentiles(&self, ps: &[f64]) -> Vec<Option<f64>> {
         // (Less a hair, so that 99.9% of 1000 is rank 999, not 1000.)
-        let rank = |p: f64| (((p / 100.0) * self.count as f64 - 1e-9).ceil() as u64).clamp(1, self.count.max(1));
+        let ranks: Vec<u64> = ps.iter().map(|p| (((p / 100.0) * self.count as f64 - 1e-9).ceil() as u64).clamp(1, self.count.max(1))).collect();
         let mut found = vec![None; ps.len()];
         let (mut next, mut below) = (0, 0);
         for &(n, longest) in self.buckets.iter().flatten().flat_map(|chunk| chunk.iter()) {
             below += n;
-            while next < ps.len() && n > 0 && below >= rank(ps[next]) {
+            while next < ps.len() && n > 0 && below >= ranks[next] {
                 found[next] = Some(longest);
                 next += 1;
             }

@@ -64,13 +64,14 @@ pub fn run_workload(workload: &Workload, args: &[usize], flags: RtsFlags, collec
         }
     };
     let stats = rts.finish()?;
+    let (sanity_time, sanity_whole_time) = rts.sanity_time();
     Ok(RunOutcome {
         checksum,
         stats,
         sanity_checks: rts.sanity_checks(),
         sanity_whole_checks: rts.sanity_whole_checks(),
-        sanity_seconds: rts.sanity_time().0.as_secs_f64(),
-        sanity_whole_seconds: rts.sanity_time().1.as_secs_f64(),
+        sanity_seconds: sanity_time.as_secs_f64(),
+        sanity_whole_seconds: sanity_whole_time.as_secs_f64(),
         collector: rts.collector_name(),
     })
 }
@@ -91,15 +92,14 @@ pub fn machine_memory_bytes() -> Option<u64> {
 pub fn check_fits(workload: &Workload, args: &[usize], flags: &RtsFlags) -> Result<(), (u8, String)> {
     use gclab_core::constants::BLOCK_SIZE;
     let Some(memory) = machine_memory_bytes() else { return Ok(()) };
-    let gib = |b: u128| b as f64 / (1u128 << 30) as f64;
     let nurseries = flags.capabilities as u128 * (flags.alloc_area_blocks * BLOCK_SIZE) as u128;
     if nurseries > memory as u128 {
         return Err((1, format!(
-            "-N{} with -A{} KiB needs {:.1} GiB of allocation areas: more than this machine's memory ({:.1} GiB)",
+            "-N{} with -A{} KiB needs {} of allocation areas: more than this machine's memory ({})",
             flags.capabilities,
             flags.alloc_area_blocks * BLOCK_SIZE / 1024,
-            gib(nurseries),
-            gib(memory as u128)
+            gclab_workloads::bytes_text(nurseries),
+            gclab_workloads::bytes_text(memory as u128)
         )));
     }
     workload.fits(args, memory as u128, "this machine's memory").map_err(|e| (1, e.to_string()))

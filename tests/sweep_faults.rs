@@ -44,6 +44,14 @@ impl Drop for Tmpfs {
     }
 }
 
+/// The tiny experiment file written into `dir`, and its results directory
+/// there (not made yet).
+fn tiny_experiment_in(dir: &Path) -> (PathBuf, PathBuf) {
+    let file = dir.join("tiny.toml");
+    std::fs::write(&file, TINY).unwrap();
+    (file, dir.join("out"))
+}
+
 fn sweep(file: &Path, out: &Path) -> Output {
     gclab(&["sweep", file.to_str().unwrap(), "--out", out.to_str().unwrap(), "--quiet"])
 }
@@ -61,9 +69,7 @@ fn whole_records(out: &Path) -> Vec<gclab::sweep::RunRecord> {
 #[test]
 fn a_full_disk_stops_the_sweep_naming_the_file_and_a_resume_finishes_it() {
     let fs = Tmpfs::mount("full", "40k");
-    let file = fs.0.join("tiny.toml");
-    std::fs::write(&file, TINY).unwrap();
-    let out = fs.0.join("out");
+    let (file, out) = tiny_experiment_in(&fs.0);
     let o = sweep(&file, &out);
     let err = text(&o.stderr);
     assert!(!o.status.success(), "the sweep went on with a full disk: {err}");
@@ -87,9 +93,7 @@ fn a_full_disk_stops_the_sweep_naming_the_file_and_a_resume_finishes_it() {
 #[test]
 fn a_read_only_directory_is_an_error_naming_the_file_and_loses_nothing() {
     let fs = Tmpfs::mount("ro", "8m");
-    let file = fs.0.join("tiny.toml");
-    std::fs::write(&file, TINY).unwrap();
-    let out = fs.0.join("out");
+    let (file, out) = tiny_experiment_in(&fs.0);
     assert!(sweep(&file, &out).status.success());
     let records = std::fs::read_dir(out.join("runs")).unwrap().count();
     fs.mount_with("remount,ro");
@@ -112,9 +116,7 @@ fn a_hand_corrupted_runs_csv_is_rebuilt() {
     let dir = std::env::temp_dir().join(format!("gclab-faults-csv-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
-    let file = dir.join("tiny.toml");
-    std::fs::write(&file, TINY).unwrap();
-    let out = dir.join("out");
+    let (file, out) = tiny_experiment_in(&dir);
     assert!(sweep(&file, &out).status.success());
     let csv = out.join("runs.csv");
     let good = std::fs::read_to_string(&csv).unwrap();

@@ -34,7 +34,7 @@ use crate::observe::{GcEnd, GcObserver};
 use crate::stats_output::StatsOutput;
 use crate::constants::{BLOCK_SIZE, MBLOCK_SIZE, WORD_SIZE};
 use crate::eventlog::{self as ev, EventLog, Payload};
-use crate::flags::{RtsFlags, StatsLevel, StatsTarget};
+use crate::flags::{RtsFlags, SanityMode, StatsLevel, StatsTarget};
 use crate::heap::Heap;
 use crate::mblock::OutOfMemory;
 use crate::mutator::{Alarm, FinalizerKind, Mutator};
@@ -837,8 +837,10 @@ impl Rts {
         let Some(scope) = st.sanity.next_scope(self.flags().sanity, collected, self.heap_ref().oldest()) else { return };
         let start = Instant::now();
         let stable = self.stable_ptrs.lock();
+        // Only the minor mode compares with the blocks seen last time.
+        let seen = matches!(self.flags().sanity, SanityMode::Minor { .. }).then_some(&mut st.sanity.seen);
         // SAFETY: the caller stopped the world.
-        let checked = unsafe { sanity::check_scope(self.heap_ref(), self.caps_ref(), &stable, scope, &mut st.sanity.seen) };
+        let checked = unsafe { sanity::check_scope(self.heap_ref(), self.caps_ref(), &stable, scope, seen) };
         drop(stable);
         st.sanity.took(scope, start.elapsed());
         if let Err(violations) = checked {

@@ -297,19 +297,22 @@ fn valid_info(heap: &Mappings, header: Word) -> Option<&'static InfoTable> {
 /// # Safety
 /// The world is stopped: nobody allocates or collects while it runs.
 pub unsafe fn check(heap: &Heap, caps: &[Capability], stable: &StablePtrTable) -> Result<SanityReport, Vec<String>> {
-    // SAFETY: the caller's contract; a whole check reads nothing from `seen`.
-    unsafe { check_scope(heap, caps, stable, Scope::Whole, &mut SeenBlocks::default()) }
+    // SAFETY: the caller's contract.
+    unsafe { check_scope(heap, caps, stable, Scope::Whole, None) }
 }
 
-/// Check what `scope` covers, then remember the blocks for the next minor
-/// check in `seen`; `Err` lists every violation found. The report counts
-/// what was walked: the whole heap only for `Scope::Whole`.
+/// Check what `scope` covers; `Err` lists every violation found. The
+/// report counts what was walked: the whole heap only for `Scope::Whole`.
+/// `seen`, for a run under the minor mode: the blocks at the last check,
+/// which a minor check compares with (without it every block counts as
+/// new), replaced by this check's.
 ///
 /// # Safety
 /// As for `check`.
 // SAFETY: reads every block and object of a heap nobody changes meanwhile (the caller's contract).
-pub unsafe fn check_scope(heap: &Heap, caps: &[Capability], stable: &StablePtrTable, scope: Scope, seen: &mut SeenBlocks) -> Result<SanityReport, Vec<String>> {
+pub unsafe fn check_scope(heap: &Heap, caps: &[Capability], stable: &StablePtrTable, scope: Scope, seen: Option<&mut SeenBlocks>) -> Result<SanityReport, Vec<String>> {
     let blocks = heap.blocks.lock();
+    let none_seen = SeenBlocks::default();
     let walked_whole = match scope {
         Scope::Whole => heap.gens.len(),
         Scope::Collected { oldest } => oldest + 1,
@@ -318,7 +321,7 @@ pub unsafe fn check_scope(heap: &Heap, caps: &[Capability], stable: &StablePtrTa
         layout: heap.layout,
         mappings: Mappings::of(&blocks),
         walked_whole,
-        seen,
+        seen: seen.as_deref().unwrap_or(&none_seen),
         starts: AddrMap::with_capacity_and_hasher(blocks.used_blocks(), Default::default()),
         objects: Vec::new(),
         queued_old: AddrSet::default(),
@@ -334,7 +337,9 @@ pub unsafe fn check_scope(heap: &Heap, caps: &[Capability], stable: &StablePtrTa
     w.check_fields();
     w.check_roots(heap, caps, stable);
     let (errors, report) = (w.errors, w.report);
-    seen.remember(heap);
+    if let Some(seen) = seen {
+        seen.remember(heap);
+    }
     if errors.is_empty() {
         Ok(report)
     } else {

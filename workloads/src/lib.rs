@@ -91,11 +91,15 @@ impl Workload {
             return Ok(());
         }
         let args: Vec<String> = args.iter().map(|a| a.to_string()).collect();
-        let size = |b: u128| match b {
-            b if b >= 1 << 30 => format!("{:.1} GiB", b as f64 / (1u128 << 30) as f64),
-            b => format!("{:.1} MiB", b as f64 / (1u128 << 20) as f64),
-        };
-        Err(WorkloadError(format!("{} {} holds at least {needs} bytes ({}) of live data at once: more than {what} ({}); try smaller arguments", self.name, args.join(" "), size(needs), size(bytes))))
+        Err(WorkloadError(format!("{} {} holds at least {needs} bytes ({}) of live data at once: more than {what} ({}); try smaller arguments", self.name, args.join(" "), bytes_text(needs), bytes_text(bytes))))
+    }
+}
+
+/// A size in words: GiB from 1 GiB up, else MiB, one decimal.
+pub fn bytes_text(bytes: u128) -> String {
+    match bytes {
+        b if b >= 1 << 30 => format!("{:.1} GiB", b as f64 / (1u128 << 30) as f64),
+        b => format!("{:.1} MiB", b as f64 / (1u128 << 20) as f64),
     }
 }
 
