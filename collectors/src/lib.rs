@@ -27,10 +27,13 @@ pub mod cell_space;
 pub mod compacting;
 pub mod concurrent_mark;
 pub mod copying;
+pub mod defrag;
 pub mod evacuate;
 pub mod from_space;
 pub mod gc_thread;
 pub mod gc_workers;
+pub mod immix;
+pub mod line_space;
 pub mod mark;
 pub mod mark_sweep;
 pub mod nogc;
@@ -115,7 +118,7 @@ impl Params {
 }
 
 /// Every built-in collector, by name. One line per collector.
-pub const COLLECTORS: &[CollectorEntry] = &[copying::ENTRY, compacting::ENTRY, two_space::ENTRY, parallel::ENTRY, mark_sweep::ENTRY, nonmoving::ENTRY];
+pub const COLLECTORS: &[CollectorEntry] = &[copying::ENTRY, compacting::ENTRY, two_space::ENTRY, parallel::ENTRY, mark_sweep::ENTRY, nonmoving::ENTRY, immix::ENTRY];
 
 /// Built-in baselines: registered and runnable by name, but not
 /// collectors (nothing is ever freed), so not in `COLLECTORS`, which the
@@ -244,6 +247,10 @@ fn implied_by_flags(flags: &RtsFlags) -> Result<(&'static str, Option<&'static s
     if flags.nonmoving {
         // `-xn` with -G1 or -c is refused when the flags are validated.
         return Ok(("nonmoving", Some("-xn")));
+    }
+    if flags.mark_region {
+        // `-w` with -G1, -c or -xn is refused when the flags are validated.
+        return Ok(("immix", Some("-w")));
     }
     if flags.compact {
         return Ok(("compacting", Some("-c")));

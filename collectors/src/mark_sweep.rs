@@ -26,15 +26,11 @@
 //! the statistics) and a sweep that grows with the dead old data.
 
 use crate::cell_space::CellSpace;
-use crate::gc_thread::GcThread;
-use crate::gc_workers::{GcThreadPool, GcWorkers};
+use crate::gc_workers::GcThreadPool;
 use crate::mark::MarkBitmap;
-use crate::space::Space;
+use crate::space::{trace_into, Tracing};
 use crate::sweep::SweepMode;
-use crate::trace::{outcome, trace_with};
-use crate::{from_space, CollectorEntry};
-use gclab_core::constants::Word;
-use gclab_core::heap::Heap;
+use crate::CollectorEntry;
 use gclab_core::{Collector, GcContext, GcOutcome, GcRequest};
 
 /// The registry entry.
@@ -95,47 +91,4 @@ impl Collector for MarkSweep {
         unsafe { space.sweep(marked, marks, &mut ctx.heap.blocks.lock(), &mut ctx.heap.gens[oldest]) };
         GcOutcome { in_place: true, swept_words: words_before.saturating_sub(done.marked_words), ..done }
     }
-}
-
-/// How a collection traces into a cell space (See `trace_into`).
-pub(crate) struct Tracing<'m> {
-    /// Generations `0..=n` are collected: the young ones copied, the
-    /// oldest (if `n` is it) marked in place.
-    pub n: usize,
-    /// The bitmap of the blocks kept in place, which `evacuate` marks.
-    pub marks: Option<&'m MarkBitmap>,
-    /// The bitmap in which the space's allocators mark the objects they
-    /// place in kept-in-place blocks ("allocated black").
-    pub black: Option<&'m MarkBitmap>,
-    /// Leave the objects marked in place unscanned, for a concurrent
-    /// marker (`GcThread::deferred`).
-    pub defer: bool,
-}
-
-/// Trace a collection whose oldest generation lives in `space`: prepare
-/// from-space, trace with the GC threads `workers` gives, install. Returns
-/// what the threads did and, when `how.defer`, the objects they marked in
-/// place and left unscanned.
-///
-/// # Safety
-/// The GC holds the heap; the blocks kept in place are attached to
-/// `how.marks` and `space.begin_gc` has been called for this GC.
-// SAFETY: the caller's contract; every root and heap slot holds a valid object address, which is what tracing requires.
-pub(crate) unsafe fn trace_into(space: &CellSpace, how: Tracing<'_>, ctx: &mut GcContext<'_>, workers: Option<(&GcWorkers, bool)>) -> (GcOutcome, Vec<*mut Word>) {
-    let Heap { layout, blocks, gens, .. } = &mut *ctx.heap;
-    let (layout, blocks, count, oldest) = (*layout, &*blocks, gens.len(), gens.len() - 1);
-    from_space::prepare(gens, how.n);
-    let make = || {
-        let mut gct = GcThread::new(layout, how.n, count, blocks);
-        gct.to[oldest].space = Some(space.allocator(blocks, how.black));
-        gct.marks = how.marks;
-        gct.deferred = how.defer.then(Vec::new);
-        gct
-    };
-    let mut threads = trace_with(&make, gens, ctx.caps, ctx.stable_ptrs, ctx.leader, workers);
-    // Tracing is over; from-space holds nothing live. (This finishes the
-    // space's allocators too.)
-    from_space::install(gens, ctx.caps, blocks, &mut threads, how.n);
-    let deferred = threads.iter_mut().filter_map(|t| t.deferred.take()).flatten().collect();
-    (outcome(how.n, &threads), deferred)
 }

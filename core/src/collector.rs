@@ -214,6 +214,32 @@ pub struct GcOutcome {
     pub marked_words: usize,
     /// Words of dead objects a sweep gave back as free space.
     pub swept_words: usize,
+    /// What the sweep of a line-marked (mark-region) space found, for a
+    /// collector that has one (`immix`'s major GCs).
+    pub region: Option<RegionSweep>,
+}
+
+/// One sweep of a mark-region space, by lines and blocks (Immix's
+/// statistics): in `-S`, the JSON record, `gclab report` and the
+/// eventlog's `REGION_SWEEP` event.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize)]
+pub struct RegionSweep {
+    /// Bytes per line.
+    pub line_bytes: u32,
+    /// Blocks the sweep judged (marked in place this GC).
+    pub blocks_swept: u32,
+    /// Of those, blocks with nothing live, given back to the block allocator.
+    pub blocks_freed: u32,
+    /// Blocks left with at least one free line: recyclable, their holes
+    /// reused by the next GCs' promotion.
+    pub blocks_recyclable: u32,
+    /// Free lines found in the blocks kept (the holes), all together.
+    pub lines_free: u32,
+    /// Blocks evacuated to defragment (See Note [Choosing what to
+    /// evacuate] in `defrag`); 0 when this GC did not defragment.
+    pub defrag_blocks: u32,
+    /// Bytes of live objects copied out of those blocks.
+    pub defrag_copied_bytes: u64,
 }
 
 impl GcOutcome {
@@ -239,6 +265,13 @@ pub trait Collector: Send + Sync {
     /// What it did since the last call, beyond what `collect` returns
     /// (called with the world stopped, after every `collect` and `sync`).
     fn take_events(&mut self) -> Vec<CollectorEvent> {
+        Vec::new()
+    }
+    /// Check the collector's own invariants about the heap (a space's
+    /// free lines or cells really free, say): the sanity checker calls it
+    /// after its own checks, with the world stopped, and reports each
+    /// string returned as a violation.
+    fn check_heap(&self, _heap: &Heap) -> Vec<String> {
         Vec::new()
     }
     /// Does it compact the oldest generation when `compact_oldest` asks?

@@ -65,6 +65,10 @@ pub mod id {
     pub const CONC_SWEEP_END: u16 = 205;
     pub const CONC_UPD_REM_SET_FLUSH: u16 = 206;
     pub const NONMOVING_HEAP_CENSUS: u16 = 207;
+    /// gclab's own: one sweep of a mark-region space (See
+    /// `region_sweep_payload`). Declared with its size, so GHC's readers
+    /// skip it.
+    pub const REGION_SWEEP: u16 = 248;
     pub const DATA_END: u16 = 0xffff;
 }
 
@@ -124,6 +128,7 @@ pub const EVENT_TYPES: &[EventType] = &[
     et(id::CONC_SWEEP_END, Some(0), "End concurrent sweep"),
     et(id::CONC_UPD_REM_SET_FLUSH, Some(2), "Update remembered set flushed"),
     et(id::NONMOVING_HEAP_CENSUS, Some(13), "Nonmoving heap census"),
+    et(id::REGION_SWEEP, Some(30), "Mark-region sweep (gclab)"),
 ];
 
 /// The `HEAP_PROF_BEGIN` break-down code of a `-h` letter (GHC's
@@ -533,6 +538,9 @@ impl GcObserver for EventLog {
             // Live data is known at major GCs only, as in GHC.
             self.post(Some(0), end, id::HEAP_LIVE, Payload::new().u32(0).u64(record.live_bytes));
         }
+        if let Some(r) = &record.region {
+            self.post(Some(0), end, id::REGION_SWEEP, region_sweep_payload(r));
+        }
         self.post(Some(0), end, id::GC_END, Payload::new());
         if threads_shown {
             for c in 0..caps {
@@ -540,6 +548,13 @@ impl GcObserver for EventLog {
             }
         }
     }
+}
+
+/// `REGION_SWEEP`'s 30 bytes: line bytes (u16), blocks swept, freed and
+/// recyclable, free lines and defragmented blocks (u32 each), and the
+/// bytes copied to defragment (u64).
+fn region_sweep_payload(r: &crate::collector::RegionSweep) -> Payload {
+    Payload::new().u16(r.line_bytes as u16).u32(r.blocks_swept).u32(r.blocks_freed).u32(r.blocks_recyclable).u32(r.lines_free).u32(r.defrag_blocks).u64(r.defrag_copied_bytes)
 }
 
 fn be16(b: &[u8], at: usize) -> u64 {

@@ -70,6 +70,9 @@ pub struct RtsFlags {
     /// `-xn` / `--nonmoving-gc`: the oldest generation is nonmoving,
     /// marked concurrently (`--copying-gc` turns it off again).
     pub nonmoving: bool,
+    /// `-w`: the oldest generation is mark-region (GHC's "mark-region for
+    /// the oldest generation (experimental)"): gclab's `immix` collector.
+    pub mark_region: bool,
     /// `-N`: capabilities.
     pub capabilities: usize,
     /// `-qg<gen>`: collections of generation `gen` and older use the
@@ -149,6 +152,7 @@ impl Default for RtsFlags {
             compact: false,
             compact_threshold: 30.0,
             nonmoving: false,
+            mark_region: false,
             capabilities: 1,
             par_gc_gen: Some(0),
             par_balance: None,
@@ -348,6 +352,10 @@ impl RtsFlags {
         }
         if arg == "-xn" || arg == "--nonmoving-gc" {
             self.nonmoving = true;
+            return Ok(());
+        }
+        if arg == "-w" {
+            self.mark_region = true;
             return Ok(());
         }
         if arg == "--copying-gc" {
@@ -594,6 +602,9 @@ impl RtsFlags {
         if self.nonmoving {
             self.validate_nonmoving()?;
         }
+        if self.mark_region {
+            self.validate_mark_region()?;
+        }
         if self.chunk_blocks > self.alloc_area_blocks {
             return Err(bad(&format!("-n{}", self.chunk_blocks * BLOCK_SIZE), "the chunk size is larger than the allocation area (-A)"));
         }
@@ -610,6 +621,20 @@ impl RtsFlags {
         }
         if self.profiling_header {
             return Err(bad("-xn", "the nonmoving collector cannot run with -hc, -hr or -ho: those need the profiling header, and GHC refuses the nonmoving collector in profiled builds"));
+        }
+        Ok(())
+    }
+
+    /// The refusals for `-w`, each saying why.
+    fn validate_mark_region(&self) -> Result<(), FlagError> {
+        if self.generations == 1 {
+            return Err(bad("-w", "the mark-region collector needs at least two generations: its oldest is line-marked in place, the young ones copied into it (-G1 has no young generation)"));
+        }
+        if self.compact {
+            return Err(bad("-w", "the mark-region collector does not compact (-c): it defragments its oldest generation by evacuating its most fragmented blocks"));
+        }
+        if self.nonmoving {
+            return Err(bad("-w", "-w and -xn each choose the oldest generation's collector: give one"));
         }
         Ok(())
     }
@@ -667,6 +692,8 @@ pub fn usage(collectors: &[(&str, &str)]) -> String {
         "  -c         Compact the oldest generation in place (compacting collector)",
         "  -c<n>      Compact automatically when live data exceeds n% of -M (default 30);",
         "             without -M there is no maximum, so this has no effect (as in GHC)",
+        "  -w         Mark-region (Immix) for the oldest generation (the immix collector)",
+        "  -xn        Nonmoving, concurrently marked oldest generation (the nonmoving collector)",
         "  -N[<n>]    Capabilities (mutator threads); -N alone: the number of cores",
         "  -qg[<gen>] Parallel GC for generation gen and older (default 0); -qg alone: none",
         "  -qb[<gen>] Load balancing (work stealing) in parallel GCs of generation gen and",
@@ -775,6 +802,11 @@ mod tests {
         assert!(parse(&["-xn"]).unwrap().nonmoving && parse(&["--nonmoving-gc"]).unwrap().nonmoving);
         assert!(!parse(&["-xn", "--copying-gc"]).unwrap().nonmoving);
         assert!(parse(&["-l", "-ln"]).unwrap().trace_nonmoving_census);
+        assert!(parse(&["-w"]).unwrap().mark_region);
+        for refused in [&["-w", "-G1"][..], &["-w", "-c"][..], &["-w", "-xn"][..]] {
+            let e = parse(refused).unwrap_err().to_string();
+            assert!(e.contains("-w"), "{refused:?}: {e}");
+        }
         for refused in [&["-xn", "-G1"][..], &["-xn", "-c"][..], &["-G1", "-xn"][..], &["-xn", "-hc"][..]] {
             let e = parse(refused).and_then(|f| f.validate().map(|_| f)).err().unwrap_or_else(|| panic!("{refused:?} accepted")).to_string();
             assert!(e.contains("-xn") && e.contains("nonmoving"), "{refused:?}: {e}");

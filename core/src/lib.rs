@@ -45,7 +45,7 @@ pub mod stats;
 pub mod stats_output;
 pub mod sync;
 
-pub use collector::{Collector, CollectorEvent, ConcurrentPhase, GcContext, GcOutcome, GcReason, GcRequest, SyncRequest, ThreadWork};
+pub use collector::{Collector, CollectorEvent, ConcurrentPhase, GcContext, GcOutcome, GcReason, GcRequest, RegionSweep, SyncRequest, ThreadWork};
 pub use flags::{FlagError, RtsFlags};
 pub use info::{ClosureType, InfoTable, StaticObject};
 pub use mutator::{Alarm, Finalizer, FinalizerKind, Handle, HeapView, LastFinalizer, Mutator, ObjRef};

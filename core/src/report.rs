@@ -37,6 +37,16 @@ pub fn gc_table_line(r: &GcRecord) -> String {
         let per_thread: Vec<String> = r.thread_copied_bytes.iter().map(u64::to_string).collect();
         let _ = write!(line, "  copied per GC thread: {}", per_thread.join(" "));
     }
+    if let Some(s) = &r.region {
+        let _ = write!(
+            line,
+            "  lines: {} free ({} B each) in {} recyclable of {} blocks swept, {} blocks freed",
+            s.lines_free, s.line_bytes, s.blocks_recyclable, s.blocks_swept, s.blocks_freed
+        );
+        if s.defrag_blocks > 0 {
+            let _ = write!(line, "; defrag: {} blocks, {} bytes copied", s.defrag_blocks, s.defrag_copied_bytes);
+        }
+    }
     line.push('\n');
     line
 }
@@ -278,6 +288,7 @@ mod tests {
             marked_bytes: 0,
             swept_bytes: 0,
             hole_bytes: 0,
+            region: None,
             sync_wait: 0.0,
         };
         // A line of GHC 9.0's own -S output (binary-trees 16).

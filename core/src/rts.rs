@@ -840,8 +840,14 @@ impl Rts {
         // Only the minor mode compares with the blocks seen last time.
         let seen = matches!(self.flags().sanity, SanityMode::Minor { .. }).then_some(&mut st.sanity.seen);
         // SAFETY: the caller stopped the world.
-        let checked = unsafe { sanity::check_scope(self.heap_ref(), self.caps_ref(), &stable, scope, seen) };
+        let mut checked = unsafe { sanity::check_scope(self.heap_ref(), self.caps_ref(), &stable, scope, seen) };
         drop(stable);
+        // The collector's own invariants (a space's free lines), after the
+        // heap's.
+        let own = self.collector.lock().check_heap(self.heap_ref());
+        if !own.is_empty() {
+            checked = Err(checked.err().unwrap_or_default().into_iter().chain(own).collect());
+        }
         st.sanity.took(scope, start.elapsed());
         if let Err(violations) = checked {
             let kind = if scope == sanity::Scope::Whole { "" } else { " (a minor check: See Note [The minor sanity check])" };
@@ -879,6 +885,7 @@ impl Rts {
             marked_bytes: (outcome.marked_words * WORD_SIZE) as u64,
             swept_bytes: (outcome.swept_words * WORD_SIZE) as u64,
             hole_bytes: heap.hole_bytes() as u64,
+            region: outcome.region,
             sync_wait: 0.0,
         }
     }

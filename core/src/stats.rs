@@ -106,6 +106,9 @@ pub struct GcRecord {
     /// Bytes free for allocation inside partly used generation blocks
     /// after it (the holes of non-moving spaces).
     pub hole_bytes: u64,
+    /// What the sweep of a mark-region space found (`immix`'s major GCs).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub region: Option<crate::collector::RegionSweep>,
     /// Seconds the mutator that led it waited for the others to stop
     /// (time to safepoint; 0 with one capability), before `gc_elapsed`.
     pub sync_wait: f64,
@@ -167,6 +170,17 @@ pub struct Stats {
     /// Largest hole space seen after a GC: free space inside partly used
     /// blocks of non-moving spaces (their fragmentation).
     pub max_hole_bytes: u64,
+    /// Sweeps of a mark-region space (`immix`'s major GCs).
+    pub region_sweeps: u64,
+    /// Bytes of free lines those sweeps found in the blocks they kept
+    /// (Immix's reclaimed lines), all sweeps together.
+    pub reclaimed_line_bytes: u64,
+    /// Bytes of the blocks those sweeps found empty and freed.
+    pub reclaimed_block_bytes: u64,
+    /// Of those sweeps, the ones that defragmented.
+    pub defrag_gcs: u64,
+    /// Bytes copied out of the blocks evacuated to defragment.
+    pub defrag_copied_bytes: u64,
     /// Peak memory mapped for the heap.
     pub max_mem_in_use_bytes: u64,
     /// Space lost to fragmentation at the peak.
@@ -253,6 +267,11 @@ impl Stats {
             marked_bytes: 0,
             swept_bytes: 0,
             max_hole_bytes: 0,
+            region_sweeps: 0,
+            reclaimed_line_bytes: 0,
+            reclaimed_block_bytes: 0,
+            defrag_gcs: 0,
+            defrag_copied_bytes: 0,
             max_mem_in_use_bytes: 0,
             fragmentation_bytes: 0,
             gc_cpu: 0.0,
@@ -304,6 +323,17 @@ impl Stats {
         (self.total_elapsed - self.init_elapsed - self.gc_elapsed - self.prof_elapsed - self.exit_elapsed).max(0.0)
     }
 
+    /// Account one sweep of a mark-region space.
+    fn record_region_sweep(&mut self, r: &crate::collector::RegionSweep) {
+        self.region_sweeps += 1;
+        self.reclaimed_line_bytes += r.lines_free as u64 * r.line_bytes as u64;
+        self.reclaimed_block_bytes += r.blocks_freed as u64 * crate::constants::BLOCK_SIZE as u64;
+        if r.defrag_blocks > 0 {
+            self.defrag_gcs += 1;
+        }
+        self.defrag_copied_bytes += r.defrag_copied_bytes;
+    }
+
     /// Account one GC.
     pub fn record_gc(&mut self, rec: GcRecord, major: bool, parallel: bool) {
         self.gcs += 1;
@@ -315,6 +345,9 @@ impl Stats {
         self.marked_bytes += rec.marked_bytes;
         self.swept_bytes += rec.swept_bytes;
         self.max_hole_bytes = self.max_hole_bytes.max(rec.hole_bytes);
+        if let Some(r) = rec.region {
+            self.record_region_sweep(&r);
+        }
         if major {
             self.major_gcs += 1;
             self.max_live_bytes = self.max_live_bytes.max(rec.live_bytes);

@@ -1,0 +1,178 @@
+//! Defragmentation: which blocks of a line space a major GC evacuates
+//! instead of marking in place (Immix's opportunistic defragmentation).
+//!
+//! A line space reuses holes but never moves what it keeps, so a block
+//! with a few live objects scattered across it stays, its holes too short
+//! or too many for the objects promotion brings. Before a major GC marks
+//! the space, `choose` picks the most fragmented recyclable blocks; the
+//! collector leaves them in the generation, so they become from-space and
+//! `evacuate` copies their live objects into the space's holes and fresh
+//! blocks (and fixes every slot that points at them, as it does for any
+//! copied object); they are freed when the GC ends.
+//!
+//! Note [Choosing what to evacuate]
+//! ----------------------------------------
+//! *When.* As in the paper, a major GC defragments (`defrag=auto`) when
+//! the last sweep left recyclable blocks that promotion has not touched
+//! since: holes nobody needed, the sign that free space is scattered in
+//! pieces allocation does not reach. `defrag=always` defragments every
+//! major GC, `defrag=never` none.
+//!
+//! *What.* Blocks are ranked by their holes ahead of the cursor: more
+//! holes, more fragmented. Two histograms by hole count h give, for the
+//! blocks with h holes, the lines they use (`required[h]`, what evacuating
+//! them would copy) and their free lines (`available[h]`, room that
+//! evacuating others could fill). Start with everything available: every
+//! recyclable block's free lines plus the headroom (`headroom` percent of
+//! the space's blocks, 2 by default as in MMTk, to be cut fresh). Then,
+//! from the most holes down, take the blocks with h holes as candidates:
+//! what they need joins `required`, their free lines leave `available`
+//! (nothing is placed in a block being evacuated). Stop before `required`
+//! would pass `available`. Blocks with one hole are never candidates: a
+//! single hole is a block partly full, not fragmented (MMTk's minimum is
+//! two holes too).
+//!
+//! *Why used lines, not live ones.* Immix estimates what a candidate needs
+//! from the last GC's marks and, if the estimate was short, stops copying
+//! and marks the rest of the candidates in place. Here a candidate is
+//! from-space, freed whole at the end, so every live object in it must
+//! move; whether an object stays or goes cannot be decided per object
+//! without a claim that both a copying and a marking GC thread respect
+//! (`evacuate` claims headers to copy and mark bits to mark; a thread that
+//! marks while another forwards would scan a forwarded object). So the
+//! plan uses an upper bound instead: a block's used lines (the lines live
+//! at the last sweep plus everything before its cursor) hold all its live
+//! objects. What can still overrun the plan is the holes' own
+//! fragmentation (an object does not fit the end of a hole): the
+//! allocator then cuts fresh blocks beyond the headroom, which `-M` may
+//! refuse as any heap growth.
+
+use crate::line_space::{cursor_of, LineSpace};
+use gclab_core::bdescr::BlockPtr;
+
+/// When a major GC defragments (`immix:defrag=auto|always|never`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum DefragMode {
+    /// When the last sweep's recyclable blocks went unused (See Note
+    /// [Choosing what to evacuate]).
+    #[default]
+    Auto,
+    /// Every major GC.
+    Always,
+    /// Never: the space only marks in place.
+    Never,
+}
+
+impl DefragMode {
+    /// Parse a collector parameter's value.
+    pub fn parse(v: &str) -> Result<DefragMode, String> {
+        match v {
+            "auto" => Ok(DefragMode::Auto),
+            "always" => Ok(DefragMode::Always),
+            "never" => Ok(DefragMode::Never),
+            _ => Err(format!("defrag must be auto, always or never, not `{v}'")),
+        }
+    }
+}
+
+/// Fewest holes that make a block a candidate.
+pub const MIN_HOLES: usize = 2;
+
+/// A recyclable block as allocation left it: its holes ahead of the
+/// cursor, and its lines free there and used.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct BlockHoles {
+    /// The block.
+    pub bd: BlockPtr,
+    /// Holes ahead of its cursor.
+    pub holes: usize,
+    /// Their free lines.
+    pub free_lines: usize,
+    /// The other lines: live at the last sweep, or filled since.
+    pub used_lines: usize,
+    /// Nothing was placed in it since the last sweep.
+    pub untouched: bool,
+}
+
+/// The recyclable blocks of `space`, as `choose` ranks them.
+///
+/// # Safety
+/// The world is stopped: nobody allocates into the space.
+// SAFETY: reads the recyclable blocks' descriptors, which the stopped world leaves alone.
+pub unsafe fn census(space: &LineSpace) -> Vec<BlockHoles> {
+    let g = space.geometry();
+    let mut out = Vec::new();
+    for r in space.recyclable() {
+        // SAFETY: the caller's contract.
+        let cursor = unsafe { cursor_of(r.bd) };
+        let (holes, free_lines) = g.holes_from(r.used, cursor);
+        out.push(BlockHoles { bd: r.bd, holes, free_lines, used_lines: g.lines() - free_lines, untouched: cursor == 0 });
+    }
+    out
+}
+
+/// Should this major GC defragment, given the census?
+pub fn wanted(mode: DefragMode, blocks: &[BlockHoles]) -> bool {
+    match mode {
+        DefragMode::Always => true,
+        DefragMode::Never => false,
+        DefragMode::Auto => blocks.iter().any(|b| b.untouched),
+    }
+}
+
+/// The blocks to evacuate, given the recyclable blocks and the headroom
+/// in lines (See Note [Choosing what to evacuate]).
+pub fn choose(blocks: &[BlockHoles], headroom_lines: usize) -> Vec<BlockPtr> {
+    let most = blocks.iter().map(|b| b.holes).max().unwrap_or(0);
+    let mut required = vec![0; most + 1];
+    let mut available = vec![0; most + 1];
+    for b in blocks {
+        required[b.holes] += b.used_lines;
+        available[b.holes] += b.free_lines;
+    }
+    let mut room: usize = headroom_lines + available.iter().sum::<usize>();
+    let mut needed = 0;
+    let mut threshold = most + 1;
+    for h in (MIN_HOLES..=most).rev() {
+        let (more, less) = (needed + required[h], room - available[h]);
+        if more > less {
+            break;
+        }
+        (needed, room, threshold) = (more, less, h);
+    }
+    blocks.iter().filter(|b| b.holes >= threshold).map(|b| b.bd).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn block(i: usize, holes: usize, free_lines: usize) -> BlockHoles {
+        BlockHoles { bd: BlockPtr((i * 64) as *mut _), holes, free_lines, used_lines: 32 - free_lines, untouched: true }
+    }
+
+    #[test]
+    fn the_most_fragmented_blocks_go_first_while_their_data_fits() {
+        // Four blocks of 32 lines: two with 6 holes (8 lines used each),
+        // one with 3 holes (20 used), one with 1 hole (30 used).
+        let blocks = [block(1, 6, 24), block(2, 6, 24), block(3, 3, 12), block(4, 1, 2)];
+        // No headroom: the 6-hole blocks need 16 lines, and the others
+        // have 14 free: nothing fits.
+        assert!(choose(&blocks, 0).is_empty());
+        // 2 lines of headroom make it fit; the 3-hole block would then need
+        // 20 more with only 2 left.
+        let chosen = choose(&blocks, 2);
+        assert_eq!(chosen, vec![blocks[0].bd, blocks[1].bd]);
+        // Plenty of headroom: every block with two holes or more, never
+        // the one-hole block.
+        assert_eq!(choose(&blocks, 1000).len(), 3);
+    }
+
+    #[test]
+    fn auto_defragments_when_a_recyclable_block_went_unused() {
+        let mut blocks = [block(1, 3, 10)];
+        assert!(wanted(DefragMode::Auto, &blocks));
+        blocks[0].untouched = false;
+        assert!(!wanted(DefragMode::Auto, &blocks) && wanted(DefragMode::Always, &blocks) && !wanted(DefragMode::Never, &blocks));
+    }
+}

@@ -1,0 +1,570 @@
+//! A space of line-marked blocks: Immix's mark-region space (Blackburn and
+//! McKinley, PLDI 2008), the oldest generation of `immix`.
+//!
+//! Each block is cut into lines (See Note [Line size]). After a major GC
+//! has marked the space's blocks in place, a line is *used* if any word of
+//! it is marked (a live object lies on it) and *free* otherwise; runs of
+//! free lines are *holes*. The sweep gives blocks with no used line back
+//! to the block allocator, zeroes every dead word of the rest, and lists
+//! those with a hole as *recyclable*, each with its map of used lines.
+//! Promotion then bump-allocates into the holes, one after another, before
+//! it cuts fresh blocks:
+//!
+//! - a GC thread's allocator fills the hole it holds with a bump pointer;
+//!   an object that does not fit goes to the block's next hole (the rest
+//!   of this one is given up), unless it is larger than a line: then it
+//!   goes to the allocator's *overflow block*, a fresh block that only
+//!   such medium objects fill, so that one medium object does not skip a
+//!   run of holes small objects would have filled (Immix's overflow
+//!   allocation);
+//! - a block's *cursor* (its descriptor's `scan`) says how far allocation
+//!   has gone through its holes since the sweep: everything before it
+//!   counts as used. A block goes from GC to GC with its line map (on the
+//!   recyclable list) and its cursor, and nothing else.
+//!
+//! Invariant kept: every word of a space block that is not inside an
+//! object is zero, and the block's `free` is its end, so a block is a
+//! valid linear walk at every moment (See Note [Slop is zeroed] in core's
+//! `object`); and every free line at or after a recyclable block's cursor
+//! holds only zero words (`LineSpace::check`, which the sanity checker
+//! runs).
+//!
+//! Counts: `n_words` counts the objects placed (after a sweep, the marked
+//! words); `n_free_words` counts the words of the holes ahead of the
+//! cursors, so the space's fragmentation (`hole_bytes`) is the free lines
+//! not yet reused. The rest of a hole given up, and dead words on used
+//! lines, are slop until the next sweep.
+//!
+//! Note [Line size]
+//! ----------------------------------------
+//! Immix uses 32 KiB blocks of 256-byte lines: the line about a cache
+//! line pair, many lines per block so that a block with a few live
+//! objects still has long holes. gclab's block is 4 KiB, the unit of its
+//! block allocator, descriptors and remembered blocks, and no object but
+//! a large one spans two blocks; grouping eight of them into an Immix
+//! block would change none of that (holes never cross a 4 KiB boundary,
+//! since objects do not), so the choice left is the line. A line map is
+//! one word per block, so a line is at least 64 bytes (64 lines). The
+//! default, 128 bytes (32 lines a block), was chosen by measuring 64, 128
+//! and 256 (`immix:line=BYTES`; the figures are in `docs/immix.md`).
+//!
+//! Note [Exact line marks]
+//! ----------------------------------------
+//! Immix marks lines as it traces: for a small object (at most a line) it
+//! marks only the line the object starts on, and when it looks for holes
+//! it takes the line after every marked line as used too, since a small
+//! object may spill into it ("conservative line marking"); objects larger
+//! than a line mark every line they cover. That saves a second store per
+//! object in the marking loop, at the price of a line per live run. In
+//! gclab the major GC already marks every word of a live object in a
+//! bitmap (compaction and sweeps need it: See `mark`), so the sweep reads
+//! the used lines exactly off the bitmap, a few word tests per line, and
+//! no line is presumed used: an object spanning lines marks all of them,
+//! and a line is free exactly when nothing live touches it.
+
+use crate::mark::MarkBitmap;
+use crate::space::{Space, SpaceAllocator};
+use gclab_core::bdescr::{BlockDesc, BlockPtr, LiveMap, BF_EVACUATED, BF_MARK_IN_PLACE};
+use gclab_core::block_alloc::BlockAllocator;
+use gclab_core::constants::{Word, BLOCK_WORDS, WORD_SIZE};
+use gclab_core::generation::Generation;
+use gclab_core::lock::Lock;
+use gclab_core::{RegionSweep, Rts};
+
+/// How a block is cut into lines (See Note [Line size]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Geometry {
+    line_words: usize,
+}
+
+impl Geometry {
+    /// Lines of `line_bytes` bytes: a power of two from 64 (a block's
+    /// line map is one word) to half a block.
+    pub fn new(line_bytes: usize) -> Result<Geometry, String> {
+        let block_bytes = BLOCK_WORDS * WORD_SIZE;
+        if !line_bytes.is_power_of_two() || line_bytes < 64 || line_bytes > block_bytes / 2 {
+            return Err(format!("the line size must be a power of two from 64 to {} bytes, not {line_bytes}", block_bytes / 2));
+        }
+        Ok(Geometry { line_words: line_bytes / WORD_SIZE })
+    }
+
+    /// Words per line.
+    pub fn line_words(&self) -> usize {
+        self.line_words
+    }
+
+    /// Lines per block.
+    pub fn lines(&self) -> usize {
+        BLOCK_WORDS / self.line_words
+    }
+
+    /// The lines of a block that hold a marked word, as a line map (bit
+    /// `l` for line `l`): See Note [Exact line marks].
+    pub fn used_lines(&self, bits: &LiveMap) -> u64 {
+        let n = self.line_words;
+        let mut used = 0;
+        for line in 0..self.lines() {
+            let w = line * n;
+            let any = if n >= 64 { bits[w / 64..(w + n) / 64].iter().any(|&b| b != 0) } else { (bits[w / 64] >> (w % 64)) & ((1 << n) - 1) != 0 };
+            if any {
+                used |= 1 << line;
+            }
+        }
+        used
+    }
+
+    /// The first hole at or after word `from` of a block whose used lines
+    /// are `used`, as a range of word indices.
+    pub fn next_hole(&self, used: u64, from: usize) -> Option<std::ops::Range<usize>> {
+        let lines = self.lines();
+        let mut line = from / self.line_words;
+        while line < lines && used & (1 << line) != 0 {
+            line += 1;
+        }
+        if line >= lines {
+            return None;
+        }
+        let start = from.max(line * self.line_words);
+        let mut end = line;
+        while end < lines && used & (1 << end) == 0 {
+            end += 1;
+        }
+        Some(start..end * self.line_words)
+    }
+
+    /// The holes at or after word `from`: how many, and their free lines
+    /// (a hole's part-line at `from` counts as a line).
+    pub fn holes_from(&self, used: u64, from: usize) -> (usize, usize) {
+        let (mut holes, mut words, mut at) = (0, 0, from);
+        while let Some(h) = self.next_hole(used, at) {
+            holes += 1;
+            words += h.end - h.start;
+            at = h.end;
+        }
+        (holes, words.div_ceil(self.line_words))
+    }
+}
+
+/// A block with a hole at or after its cursor, and its used lines as the
+/// last sweep found them (0 for a block cut fresh since).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Recyclable {
+    /// The block.
+    pub bd: BlockPtr,
+    /// Its used lines.
+    pub used: u64,
+}
+
+/// A line-marked space for one generation.
+pub struct LineSpace {
+    gen: usize,
+    geometry: Geometry,
+    /// Blocks with a hole ahead of their cursor.
+    recyclable: Lock<Vec<Recyclable>>,
+}
+
+// SAFETY: the recyclable list names blocks the space owns; it is read and
+// written under its lock, and the blocks' words only by the GC that holds
+// the heap.
+unsafe impl Sync for LineSpace {}
+// SAFETY: as above.
+unsafe impl Send for LineSpace {}
+
+impl LineSpace {
+    /// An empty space for generation `gen`.
+    pub fn new(gen: usize, geometry: Geometry) -> LineSpace {
+        LineSpace { gen, geometry, recyclable: Lock::new(Vec::new()) }
+    }
+
+    /// Its geometry.
+    pub fn geometry(&self) -> Geometry {
+        self.geometry
+    }
+
+    /// The recyclable blocks, as they stand between GCs.
+    pub fn recyclable(&self) -> Vec<Recyclable> {
+        self.recyclable.lock().clone()
+    }
+
+    /// Take `blocks` off the recyclable list (they are about to be
+    /// evacuated: nothing may be placed in them).
+    pub fn forget(&self, blocks: &[BlockPtr]) {
+        self.recyclable.lock().retain(|r| !blocks.contains(&r.bd));
+    }
+
+    /// Judge the blocks `kept` (the space's blocks, attached to `marks` and
+    /// flagged `BF_MARK_IN_PLACE`) into `gen`, whose block list holds only
+    /// the blocks cut during this GC: free the blocks with nothing live,
+    /// zero the dead words of the rest, count them, and list the ones with
+    /// a hole as recyclable, their cursors at their start.
+    ///
+    /// # Safety
+    /// The GC holds the heap; marking is complete and every allocator of
+    /// this GC has finished.
+    // SAFETY: writes the kept blocks' dead words and descriptors, which the GC holds (the caller's contract).
+    pub unsafe fn sweep(&mut self, kept: Vec<BlockPtr>, marks: &MarkBitmap, blocks: &mut BlockAllocator, gen: &mut Generation) -> RegionSweep {
+        let g = self.geometry;
+        let mut stats = RegionSweep { line_bytes: (g.line_words * WORD_SIZE) as u32, blocks_swept: kept.len() as u32, ..RegionSweep::default() };
+        let mut list = self.recyclable.lock();
+        // The kept blocks' entries are stale; the blocks cut in this GC
+        // keep theirs.
+        // SAFETY: listed blocks are the space's, which the GC holds.
+        list.retain(|r| !unsafe { r.bd.read() }.has(BF_MARK_IN_PLACE));
+        for bd in kept {
+            let live = marks.live_words(bd);
+            if live == 0 {
+                blocks.free_group(bd);
+                stats.blocks_freed += 1;
+                continue;
+            }
+            let bits = marks.bits(bd);
+            // SAFETY: the caller's contract.
+            let d = unsafe { bd.get() };
+            for run in marks.free_runs(bd, BLOCK_WORDS) {
+                // SAFETY: the run lies in the block and holds dead words
+                // only, which nothing reads.
+                unsafe { std::ptr::write_bytes(d.start.add(run.start), 0, run.len()) };
+            }
+            let used = g.used_lines(&bits);
+            d.flags = (d.flags & !BF_MARK_IN_PLACE) | BF_EVACUATED;
+            d.aux = 0;
+            d.scan = d.start;
+            gen.blocks.push(bd);
+            gen.n_blocks += 1;
+            gen.n_words += live;
+            let free_lines = g.lines() - used.count_ones() as usize;
+            gen.n_free_words += free_lines * g.line_words;
+            if free_lines > 0 {
+                list.push(Recyclable { bd, used });
+                stats.blocks_recyclable += 1;
+                stats.lines_free += free_lines as u32;
+            }
+        }
+        stats
+    }
+
+    /// The space's own invariants, for the sanity checker: every listed
+    /// block belongs to `gen` and has a hole ahead of its cursor, and
+    /// every free line ahead of a cursor holds only zero words.
+    ///
+    /// # Safety
+    /// The world is stopped; `gen` is the space's generation.
+    // SAFETY: reads the listed blocks' descriptors and hole words, which the stopped world leaves alone.
+    pub unsafe fn check(&self, gen: &Generation) -> Vec<String> {
+        let g = self.geometry;
+        let mut problems = Vec::new();
+        let own: std::collections::HashSet<BlockPtr> = gen.blocks.iter().copied().collect();
+        for r in self.recyclable.lock().iter() {
+            if !own.contains(&r.bd) {
+                problems.push(format!("recyclable block {:p} is not in generation {}", r.bd.0, self.gen));
+                continue;
+            }
+            // SAFETY: the caller's contract.
+            let d = unsafe { r.bd.read() };
+            let cursor = (d.scan as usize - d.start as usize) / WORD_SIZE;
+            if d.free != d.end() || cursor > BLOCK_WORDS {
+                problems.push(format!("block {:p} of the line space: free {:p} is not its end, or its cursor {cursor} is out of the block", r.bd.0, d.free));
+                continue;
+            }
+            let mut at = cursor;
+            if g.next_hole(r.used, at).is_none() {
+                problems.push(format!("recyclable block {:p} has no hole after its cursor (word {cursor})", r.bd.0));
+            }
+            while let Some(hole) = g.next_hole(r.used, at) {
+                // SAFETY: the hole lies in the block.
+                if let Some(w) = hole.clone().find(|&w| unsafe { *d.start.add(w) } != 0) {
+                    problems.push(format!("line {} of block {:p} is free in the line map but word {w} holds {:#x}", w / g.line_words, r.bd.0, unsafe { *d.start.add(w) }));
+                }
+                at = hole.end;
+            }
+        }
+        problems
+    }
+}
+
+impl Space for LineSpace {
+    fn allocator<'a>(&'a self, blocks: &'a Lock<BlockAllocator>, marks: Option<&'a MarkBitmap>) -> Box<dyn SpaceAllocator + 'a> {
+        Box::new(LineAllocator { space: self, blocks, marks, hole: None, overflow: None, fresh: Vec::new(), counts: Counts::default() })
+    }
+}
+
+/// Where a block an allocator holds comes from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    /// Cut by this allocator in this GC: its words are not zero until
+    /// objects or the allocator write them, and the allocator counts them.
+    Fresh,
+    /// The space's, not marked in this GC: what is placed in it is
+    /// counted by the allocator.
+    Old,
+    /// Marked in place in this GC: what is placed in it is allocated
+    /// black, and the sweep counts it.
+    Kept,
+}
+
+/// A block an allocator holds, and the hole it is filling (`hp..lim`).
+struct Held {
+    bd: BlockPtr,
+    used: u64,
+    hp: *mut Word,
+    lim: *mut Word,
+    kind: Kind,
+}
+
+impl Held {
+    fn bump(&mut self, words: usize) -> Option<*mut Word> {
+        let p = self.hp;
+        let end = p.wrapping_add(words);
+        (end <= self.lim).then(|| {
+            self.hp = end;
+            p
+        })
+    }
+
+    fn word_index(&self, p: *mut Word) -> usize {
+        // SAFETY: the block is the allocator's (See `LineAllocator`).
+        (p as usize - unsafe { self.bd.read() }.start as usize) / WORD_SIZE
+    }
+
+    /// Words left in the hole.
+    fn left(&self) -> usize {
+        (self.lim as usize - self.hp as usize) / WORD_SIZE
+    }
+}
+
+/// What one allocator placed and took.
+#[derive(Debug, Default, Clone, Copy)]
+struct Counts {
+    /// Object words placed in blocks the sweep does not recount.
+    object_words: usize,
+    /// Words of the holes of blocks the space had before used up (objects
+    /// and holes given up), outside blocks kept in place.
+    old_taken_words: usize,
+    /// Words of fresh blocks used up.
+    fresh_taken_words: usize,
+}
+
+/// One GC thread's allocation into a `LineSpace`.
+struct LineAllocator<'a> {
+    space: &'a LineSpace,
+    blocks: &'a Lock<BlockAllocator>,
+    /// The major GC's bitmap: objects placed in blocks kept in place are
+    /// marked as they are placed ("allocated black"), so the sweep keeps
+    /// them.
+    marks: Option<&'a MarkBitmap>,
+    /// The block whose holes small objects fill.
+    hole: Option<Held>,
+    /// The overflow block, for medium objects that do not fit `hole`.
+    overflow: Option<Held>,
+    /// Blocks cut in this GC.
+    fresh: Vec<BlockPtr>,
+    counts: Counts,
+}
+
+// SAFETY: the allocator's blocks are this GC thread's alone while it holds
+// them (taken off the space's list under its lock, or cut fresh).
+unsafe impl Send for LineAllocator<'_> {}
+
+impl LineAllocator<'_> {
+    /// An object of `words` was placed at `p` in a block of `kind`: mark
+    /// it black in a kept block, else count it.
+    fn placed(&mut self, p: *mut Word, words: usize, kind: Kind) -> *mut Word {
+        match kind {
+            Kind::Kept => {
+                self.marks.expect("a block is kept in place only in a major GC").mark(p, words);
+            }
+            Kind::Fresh => {
+                self.counts.object_words += words;
+                self.counts.fresh_taken_words += words;
+            }
+            Kind::Old => {
+                self.counts.object_words += words;
+                self.counts.old_taken_words += words;
+            }
+        }
+        p
+    }
+
+    /// The rest of `held`'s hole, `words` at `from`, is given up: count it,
+    /// and zero it in a fresh block (the space keeps every word outside an
+    /// object zero; an older block's holes already are).
+    fn given_up(&mut self, held: &Held, from: *mut Word, words: usize) {
+        match held.kind {
+            Kind::Fresh => {
+                // SAFETY: the words lie in the allocator's fresh block,
+                // past every object placed in it.
+                unsafe { std::ptr::write_bytes(from, 0, words) };
+                self.counts.fresh_taken_words += words;
+            }
+            Kind::Old => self.counts.old_taken_words += words,
+            Kind::Kept => {}
+        }
+    }
+
+    /// Move `held` to its block's next hole, giving up the rest of this
+    /// one; false if the block has none.
+    fn next_hole(&mut self, held: &mut Held) -> bool {
+        let (from, left) = (held.hp, held.left());
+        let at = held.word_index(held.lim);
+        self.given_up(held, from, left);
+        // SAFETY: the block is the allocator's.
+        let start = unsafe { held.bd.read() }.start;
+        match self.space.geometry.next_hole(held.used, at) {
+            Some(h) => {
+                held.hp = start.wrapping_add(h.start);
+                held.lim = start.wrapping_add(h.end);
+                true
+            }
+            None => {
+                held.hp = held.lim;
+                false
+            }
+        }
+    }
+
+    /// A block to fill: a recyclable one of the space's, at its cursor's
+    /// hole, or else a fresh one.
+    fn take_block(&mut self) -> Held {
+        loop {
+            let Some(r) = self.space.recyclable.lock().pop() else { break };
+            // SAFETY: a listed block is the space's, and now ours alone.
+            let d = unsafe { r.bd.read() };
+            let cursor = (d.scan as usize - d.start as usize) / WORD_SIZE;
+            if let Some(h) = self.space.geometry.next_hole(r.used, cursor) {
+                let (hp, lim) = (d.start.wrapping_add(h.start), d.start.wrapping_add(h.end));
+                let kind = if d.has(BF_MARK_IN_PLACE) { Kind::Kept } else { Kind::Old };
+                return Held { bd: r.bd, used: r.used, hp, lim, kind };
+            }
+        }
+        self.cut_block()
+    }
+
+    fn cut_block(&mut self) -> Held {
+        let bd = self.blocks.lock().alloc_block().unwrap_or_else(|e| Rts::out_of_memory(e));
+        // SAFETY: a block fresh from the allocator is ours alone.
+        let d = unsafe { bd.get() };
+        d.flags = BF_EVACUATED;
+        d.gen_no = self.space.gen as u16;
+        d.dest_no = self.space.gen as u16;
+        d.scan = d.start;
+        d.free = d.end();
+        self.fresh.push(bd);
+        Held { bd, used: 0, hp: d.start, lim: d.end(), kind: Kind::Fresh }
+    }
+
+    /// The allocator is done with `held`: its cursor moves to the hole's
+    /// bump pointer, and it goes back on the recyclable list if a hole is
+    /// left.
+    fn retire(&mut self, held: Held) {
+        // SAFETY: the block is the allocator's.
+        let d = unsafe { held.bd.get() };
+        if held.kind == Kind::Fresh {
+            // The rest of a fresh block's hole is not used up, but it must
+            // be zero.
+            // SAFETY: as in `given_up`.
+            unsafe { std::ptr::write_bytes(held.hp, 0, held.left()) };
+        }
+        d.scan = held.hp;
+        let cursor = held.word_index(held.hp);
+        if self.space.geometry.next_hole(held.used, cursor).is_some() {
+            self.space.recyclable.lock().push(Recyclable { bd: held.bd, used: held.used });
+        }
+    }
+
+    /// A medium object that did not fit the current hole: into the
+    /// overflow block.
+    fn alloc_overflow(&mut self, words: usize) -> *mut Word {
+        if let Some(p) = self.overflow.as_mut().and_then(|h| h.bump(words)) {
+            return self.placed(p, words, Kind::Fresh);
+        }
+        if let Some(full) = self.overflow.take() {
+            self.retire(full);
+        }
+        let mut block = self.cut_block();
+        let p = block.bump(words).expect("an object smaller than a large one fits a fresh block");
+        self.overflow = Some(block);
+        self.placed(p, words, Kind::Fresh)
+    }
+}
+
+impl SpaceAllocator for LineAllocator<'_> {
+    fn alloc(&mut self, words: usize) -> *mut Word {
+        let line_words = self.space.geometry.line_words;
+        loop {
+            if let Some(held) = self.hole.as_mut() {
+                if let Some(p) = held.bump(words) {
+                    let kind = held.kind;
+                    return self.placed(p, words, kind);
+                }
+                if words > line_words {
+                    return self.alloc_overflow(words);
+                }
+                let mut held = self.hole.take().expect("held above");
+                if self.next_hole(&mut held) {
+                    self.hole = Some(held);
+                    continue;
+                }
+                self.retire(held);
+            }
+            self.hole = Some(self.take_block());
+        }
+    }
+
+    // SAFETY: hands the allocator's blocks back to the space and the generation, which the GC holds.
+    unsafe fn finish(&mut self, gen: &mut Generation) {
+        for held in [self.hole.take(), self.overflow.take()].into_iter().flatten() {
+            self.retire(held);
+        }
+        let c = self.counts;
+        for bd in self.fresh.drain(..) {
+            gen.blocks.push(bd);
+            gen.n_blocks += 1;
+            gen.n_free_words += BLOCK_WORDS;
+        }
+        gen.n_words += c.object_words;
+        gen.n_free_words -= c.fresh_taken_words + c.old_taken_words;
+    }
+}
+
+/// The descriptor's block start and cursor, as word indices (for tests
+/// and the defragmentation census).
+///
+/// # Safety
+/// `bd` is a space block the caller may read.
+pub unsafe fn cursor_of(bd: BlockPtr) -> usize {
+    // SAFETY: the caller's contract.
+    let d: &BlockDesc = unsafe { bd.read() };
+    (d.scan as usize - d.start as usize) / WORD_SIZE
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lines_are_used_exactly_where_marked_words_lie() {
+        let g = Geometry::new(128).unwrap();
+        assert_eq!((g.line_words(), g.lines()), (16, 32));
+        let mut bits: LiveMap = [0; BLOCK_WORDS / 64];
+        // An object on words 14..18 spans lines 0 and 1; one on word 40 is
+        // on line 2.
+        bits[0] |= 0b1111 << 14 | 1 << 40;
+        assert_eq!(g.used_lines(&bits), 0b111);
+        let wide = Geometry::new(1024).unwrap();
+        bits[2] = 1;
+        assert_eq!(wide.used_lines(&bits), 0b1, "words 0..128 are line 0 of a 1 KiB geometry");
+        assert!(Geometry::new(32).is_err() && Geometry::new(96).is_err() && Geometry::new(4096).is_err());
+    }
+
+    #[test]
+    fn holes_are_runs_of_free_lines_from_the_cursor() {
+        let g = Geometry::new(128).unwrap();
+        let used: u64 = 0b1001 | 1 << 31; // lines 0, 3, 31
+        assert_eq!(g.next_hole(used, 0), Some(16..48));
+        assert_eq!(g.next_hole(used, 20), Some(20..48), "a cursor inside a free line starts the hole there");
+        assert_eq!(g.next_hole(used, 48), Some(64..496));
+        assert_eq!(g.next_hole(used, 496), None);
+        assert_eq!(g.holes_from(used, 0), (2, 2 + 27));
+        assert_eq!(g.holes_from(0, 0), (1, 32));
+    }
+}
