@@ -272,8 +272,9 @@ impl LineSpace {
             }
             while let Some(hole) = g.next_hole(r.used, at) {
                 // SAFETY: the hole lies in the block.
-                if let Some(w) = hole.clone().find(|&w| unsafe { *d.start.add(w) } != 0) {
-                    problems.push(format!("line {} of block {:p} is free in the line map but word {w} holds {:#x}", w / g.line_words, r.bd.0, unsafe { *d.start.add(w) }));
+                let word = |w: usize| unsafe { *d.start.add(w) };
+                if let Some(w) = hole.clone().find(|&w| word(w) != 0) {
+                    problems.push(format!("line {} of block {:p} is free in the line map but word {w} holds {:#x}", w / g.line_words, r.bd.0, word(w)));
                 }
                 at = hole.end;
             }
@@ -551,8 +552,9 @@ mod tests {
         bits[0] |= 0b1111 << 14 | 1 << 40;
         assert_eq!(g.used_lines(&bits), 0b111);
         let wide = Geometry::new(1024).unwrap();
-        bits[2] = 1;
         assert_eq!(wide.used_lines(&bits), 0b1, "words 0..128 are line 0 of a 1 KiB geometry");
+        bits[2] = 1;
+        assert_eq!(wide.used_lines(&bits), 0b11, "word 128 starts line 1");
         assert!(Geometry::new(32).is_err() && Geometry::new(96).is_err() && Geometry::new(4096).is_err());
     }
 

@@ -1,0 +1,180 @@
+//! The `immix` collector: promotion fills the holes its sweeps find, its
+//! line statistics add up, fragmented blocks are evacuated when asked and
+//! not otherwise, every geometry and the defragmentation stress pass the
+//! stress settings (with one GC thread and several), and bad parameters
+//! and flags are refused by name. (It is also in `COLLECTORS`, so the
+//! conformance, property, eventlog and API tests run it like every other
+//! collector.)
+
+use gclab::conformance::{check_collector, run_with, STRESS_SETTINGS};
+use gclab_collectors::{CollectorEntry, Params};
+use gclab_core::{Handle, InfoTable, Mutator, RegionSweep, Rts, StaticObject};
+use gclab_workloads::WORKLOADS;
+use std::process::Command;
+
+fn immix() -> &'static CollectorEntry {
+    gclab_collectors::by_name("immix").expect("immix is built in")
+}
+
+/// The region sweeps of a run's major GCs, in order.
+fn sweeps(records: &[gclab_core::stats::GcRecord]) -> Vec<RegionSweep> {
+    records.iter().filter_map(|r| r.region).collect()
+}
+
+#[test]
+fn promotion_fills_the_holes_that_sweeps_found() {
+    // lru replaces its entries all the time: each major GC finds dead
+    // lines among live ones, and the promotions of the next minor GCs must
+    // land in them before fresh blocks are cut.
+    let w = gclab_workloads::by_name("lru").unwrap();
+    let r = run_with(immix(), w, &[4000, 100000, 64], "-A64k -O64k -DS").unwrap();
+    let records = &r.stats.records;
+    let majors = records.iter().filter(|g| g.gen == 1).count();
+    assert!(majors >= 3, "only {majors} major GCs");
+    let sweeps = sweeps(records);
+    assert_eq!(sweeps.len(), majors, "a region sweep per major GC, none in minor GCs");
+    assert!(sweeps.iter().all(|s| s.line_bytes == 128 && s.blocks_recyclable <= s.blocks_swept - s.blocks_freed));
+    assert!(sweeps.iter().any(|s| s.lines_free > 0), "no sweep found a free line");
+    let mut fills = 0;
+    for pair in records.windows(2) {
+        let (before, after) = (&pair[0], &pair[1]);
+        if after.gen == 0 && before.hole_bytes > 0 && after.hole_bytes < before.hole_bytes {
+            fills += 1;
+        }
+    }
+    assert!(fills >= majors / 2, "minor GCs filled holes after only {fills} of {majors} major GCs");
+    let free_line_bytes: u64 = sweeps.iter().map(|s| s.lines_free as u64 * 128).sum();
+    assert_eq!(r.stats.reclaimed_line_bytes, free_line_bytes);
+    assert_eq!(r.stats.region_sweeps, majors as u64);
+}
+
+static INT: InfoTable = InfoTable::constr("I#", "Int", "Test", 0, 1);
+static UNIT_INFO: InfoTable = InfoTable::static_constr("Unit", "()", "Test");
+static UNIT: StaticObject = StaticObject::new(&UNIT_INFO);
+
+/// `n` Ints in an array, promoted to the old generation and marked by a
+/// major GC; then all but every 16th dropped. An Int is two words, so a
+/// 128-byte line holds eight: every other line of their blocks dies, and
+/// the next major GC finds those blocks full of one-line holes.
+fn scattered_old_ints(m: &mut Mutator<'_>, n: usize) -> Handle {
+    let unit = m.static_obj(&UNIT);
+    let array = m.new_array(n, unit);
+    for i in 0..n {
+        let d = m.depth();
+        let v = m.alloc(&INT, &[], &[i]);
+        m.array_set(array, i, v);
+        m.truncate(d);
+    }
+    m.perform_gc(true);
+    for i in (0..n).filter(|i| i % 16 != 0) {
+        m.array_set(array, i, unit);
+    }
+    array
+}
+
+/// Four major GCs over scattered old Ints with `params`; the region
+/// sweeps of the last three.
+fn fragment_and_collect(params: &str) -> Vec<RegionSweep> {
+    let f = gclab::flags("-A64k -DS").unwrap();
+    let collector = (immix().make)(Params::parse(params).unwrap(), &f).unwrap();
+    let rts = Rts::new(f, collector).unwrap();
+    const N: usize = 40_000;
+    rts.run(|m| {
+        let array = scattered_old_ints(m, N);
+        for _ in 0..3 {
+            m.perform_gc(true);
+        }
+        let sum: usize = (0..N).step_by(16).map(|i| m.view().get(array).array_get(i).word(0)).sum();
+        assert_eq!(sum, (0..N).step_by(16).sum::<usize>(), "{params}: the survivors are intact");
+    })
+    .unwrap();
+    assert_eq!(rts.sanity_checks(), rts.stats().gcs);
+    let all = sweeps(&rts.stats().records);
+    all[all.len() - 3..].to_vec()
+}
+
+#[test]
+fn fragmented_blocks_are_evacuated_and_their_objects_kept() {
+    // The first of the three sweeps finds the holes; the next major GC
+    // evacuates the blocks that have them (headroom for all of them), so
+    // the last one sweeps a handful of blocks.
+    let [found, moved, after] = fragment_and_collect("defrag=always,headroom=100").try_into().unwrap();
+    assert!(found.blocks_recyclable > 100 && found.lines_free > 100 * 14, "the sweep found {found:?}");
+    assert_eq!(found.defrag_blocks, 0, "nothing was fragmented before");
+    assert!(moved.defrag_blocks >= found.blocks_recyclable * 9 / 10, "only {} of {} fragmented blocks evacuated", moved.defrag_blocks, found.blocks_recyclable);
+    // 40,000 / 16 Ints of 16 bytes live in them.
+    let live = 40_000 / 16 * 16;
+    assert!(moved.defrag_copied_bytes as usize >= live * 9 / 10 && moved.defrag_copied_bytes as usize <= live, "copied {} bytes out", moved.defrag_copied_bytes);
+    assert!(after.blocks_swept * 5 < found.blocks_swept, "{} blocks before, {} after", found.blocks_swept, after.blocks_swept);
+    // Without defragmentation the holes stay where they are.
+    let [found, kept, after] = fragment_and_collect("defrag=never").try_into().unwrap();
+    assert_eq!((kept.defrag_blocks, kept.defrag_copied_bytes, after.defrag_blocks), (0, 0, 0));
+    // (A block or two more: what the major GCs promoted from the nursery.)
+    let left = found.blocks_swept - found.blocks_freed;
+    assert!((left..=left + 2).contains(&after.blocks_swept), "{left} blocks left, {} swept later", after.blocks_swept);
+    // No headroom and nothing else free: the blocks' data has nowhere to go.
+    let [_, none, _] = fragment_and_collect("defrag=always,headroom=0").try_into().unwrap();
+    assert!(none.defrag_blocks < moved.defrag_blocks, "with no headroom, {} blocks evacuated", none.defrag_blocks);
+}
+
+/// Immix with parameters, as an entry of its own for the conformance
+/// checks.
+const fn with(name: &'static str, make: gclab_collectors::MakeCollector) -> CollectorEntry {
+    CollectorEntry { name, make, ..gclab_collectors::immix::ENTRY }
+}
+
+const DEFRAG_STRESS: CollectorEntry = with("immix:defrag=always,headroom=50", |_, f| (immix().make)(Params::parse("defrag=always,headroom=50").unwrap(), f));
+const LINE_64: CollectorEntry = with("immix:line=64", |_, f| (immix().make)(Params::parse("line=64").unwrap(), f));
+const LINE_256: CollectorEntry = with("immix:line=256,defrag=always", |_, f| (immix().make)(Params::parse("line=256,defrag=always").unwrap(), f));
+
+#[test]
+fn every_geometry_and_the_defragmentation_stress_pass_the_stress_settings() {
+    // Defragmenting at every major GC with room to evacuate half the
+    // space moves old objects all the time: every slot that points at one
+    // must follow it, under the sanity checker after every GC.
+    for entry in [&DEFRAG_STRESS, &LINE_64, &LINE_256] {
+        let c = check_collector(entry, STRESS_SETTINGS).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(c.runs, WORKLOADS.len() * STRESS_SETTINGS.len());
+    }
+}
+
+#[test]
+fn several_gc_threads_mark_evacuate_and_fill_holes_together() {
+    const SETTINGS: &[&str] = &["-N2 -A8k -DS", "-N3 -qn3 -A8k -qb0 -DS", "-N4 -A8k -G3 -O8k -qb0 -DS", "-N4 --gc-every=7 -A8k -qb0 -DS"];
+    for round in 0..2 {
+        for entry in [immix(), &DEFRAG_STRESS] {
+            let c = check_collector(entry, SETTINGS).unwrap_or_else(|e| panic!("round {round}: {e}"));
+            assert_eq!(c.runs, WORKLOADS.len() * SETTINGS.len());
+        }
+    }
+    let w = gclab_workloads::by_name("binary-trees").unwrap();
+    let r = run_with(immix(), w, &[14], "-N2 -A64k -qb0").unwrap();
+    assert_eq!(r.stats.par_collections(), r.stats.gcs, "every GC is parallel with -N2");
+    assert!(r.stats.gens[1].par_collections > 0, "the major GCs mark in parallel");
+}
+
+fn gclab(args: &[&str]) -> std::process::Output {
+    Command::new(env!("CARGO_BIN_EXE_gclab")).args(args).output().unwrap()
+}
+
+#[test]
+fn w_selects_immix_and_bad_parameters_are_refused_by_name() {
+    let o = gclab(&["run", "binary-trees", "12", "+RTS", "-w", "-A64k", "-S"]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("(Gen:  1)  lines: "), "-S shows each major GC's region sweep:\n{err}");
+    for (args, says) in [
+        (&["run", "--collector", "immix:line=100", "binary-trees", "8"][..], "power of two from 64 to 2048 bytes, not 100"),
+        (&["run", "--collector", "immix:defrag=sometimes", "binary-trees", "8"][..], "defrag must be auto, always or never, not `sometimes'"),
+        (&["run", "--collector", "immix:headroom=101", "binary-trees", "8"][..], "headroom must be a percentage from 0 to 100, not `101'"),
+        (&["run", "--collector", "immix:lines=128", "binary-trees", "8"][..], "no parameter `lines' (known: line, defrag, headroom)"),
+        (&["run", "binary-trees", "8", "+RTS", "-w", "-G1"][..], "-w"),
+        (&["run", "binary-trees", "8", "+RTS", "-w", "-c"][..], "does not compact"),
+        (&["run", "--collector", "copying", "binary-trees", "8", "+RTS", "-w"][..], "contradicts the RTS option `-w'"),
+    ] {
+        let o = gclab(args);
+        assert_eq!(o.status.code(), Some(1), "{args:?}");
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(err.contains(says), "{args:?}: {err}");
+    }
+}
