@@ -122,6 +122,9 @@ fn cell(s: Option<Summary>, scale: f64, digits: usize) -> String {
 /// Columns for collectors that mark in place: shown when any run marked.
 const IN_PLACE_COLUMNS: [(&str, &str); 3] = [("marked", "marked_bytes"), ("swept", "swept_bytes"), ("max holes", "max_hole_bytes")];
 
+/// Columns for mark-region collectors: shown when any run swept by lines.
+const REGION_COLUMNS: [(&str, &str); 3] = [("lines freed", "reclaimed_line_bytes"), ("blocks freed", "reclaimed_block_bytes"), ("defrag copied", "defrag_copied_bytes")];
+
 /// How the sweep was made, and whether the machine was busy, from its
 /// manifest: the lines under the report's title.
 fn methodology(exp: &Experiment, manifest: &serde_json::Value) -> String {
@@ -223,7 +226,14 @@ fn summary_csv(groups: &[Group]) -> Result<Vec<u8>, String> {
 pub fn markdown(name: &str, groups: &[Group]) -> String {
     let mut out = format!("# {name}\n\nMean ± half-width of its 95% confidence interval (Student's t) over the counted repetitions; times in seconds, sizes in MB.\n\n");
     let in_place = groups.iter().any(|g| g.figure("marked_bytes").is_some_and(|s| s.max > 0.0));
-    let extra: &[(&str, &str)] = if in_place { &IN_PLACE_COLUMNS } else { &[] };
+    let region = groups.iter().any(|g| g.figure("region_sweeps").is_some_and(|s| s.max > 0.0));
+    let mut extra: Vec<(&str, &str)> = Vec::new();
+    if in_place {
+        extra.extend(IN_PLACE_COLUMNS);
+    }
+    if region {
+        extra.extend(REGION_COLUMNS);
+    }
     out.push_str("| workload | collector | flags | ok/runs | total | GC | MUT | max live | mem in use | copied |");
     extra.iter().for_each(|(title, _)| out.push_str(&format!(" {title} |")));
     out.push_str(&format!("\n{}\n", "| --- ".repeat(10 + extra.len()) + "|"));
