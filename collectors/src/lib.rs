@@ -8,12 +8,15 @@
 //! tracing driver, on one GC thread or several), `from_space` (preparing
 //! and freeing from-space), `mark` (mark bitmaps), `slide` (sliding
 //! compaction), `cell_space` (size-class cells), `sweep` (when and by whom
-//! a cell space is swept), `concurrent_mark` (a marker thread beside the
+//! a cell space is swept), `line_space` (line-marked blocks whose holes
+//! are bump-allocated), `defrag` (which blocks of a line space to
+//! evacuate), `concurrent_mark` (a marker thread beside the
 //! mutators), `snapshot_check` (the sanity check of a finished snapshot
 //! marking), `work_stealing`
 //! (load balancing and termination among GC threads), `gc_workers` (the
 //! GC thread pool and its watchdog). Collectors: `copying`, `compacting`,
-//! `two_space`, `parallel`, `mark_sweep`, `nonmoving`; the `nogc` baseline.
+//! `two_space`, `parallel`, `mark_sweep`, `nonmoving`, `immix`; the `nogc`
+//! baseline.
 //!
 //! To add a collector: write one module with a type implementing
 //! `gclab_core::Collector` and an `ENTRY`, and add that entry to

@@ -285,7 +285,7 @@ impl LineSpace {
 
 impl Space for LineSpace {
     fn allocator<'a>(&'a self, blocks: &'a Lock<BlockAllocator>, marks: Option<&'a MarkBitmap>) -> Box<dyn SpaceAllocator + 'a> {
-        Box::new(LineAllocator { space: self, blocks, marks, hole: None, overflow: None, fresh: Vec::new(), counts: Counts::default() })
+        Box::new(LineAllocator { space: self, blocks, marks, hole: None, overflow: None, fresh: Vec::new(), retired: Vec::new(), counts: Counts::default() })
     }
 }
 
@@ -295,8 +295,8 @@ enum Kind {
     /// Cut by this allocator in this GC: its words are not zero until
     /// objects or the allocator write them, and the allocator counts them.
     Fresh,
-    /// The space's, not marked in this GC: what is placed in it is
-    /// counted by the allocator.
+    /// The space's since an earlier GC, in a GC that does not mark it (a
+    /// minor GC): what is placed in it is counted by the allocator.
     Old,
     /// Marked in place in this GC: what is placed in it is allocated
     /// black, and the sweep counts it.
@@ -359,6 +359,8 @@ struct LineAllocator<'a> {
     overflow: Option<Held>,
     /// Blocks cut in this GC.
     fresh: Vec<BlockPtr>,
+    /// Blocks given back with a hole left, for the recyclable list.
+    retired: Vec<Recyclable>,
     counts: Counts,
 }
 
@@ -454,8 +456,11 @@ impl LineAllocator<'_> {
     }
 
     /// The allocator is done with `held`: its cursor moves to the hole's
-    /// bump pointer, and it goes back on the recyclable list if a hole is
-    /// left.
+    /// bump pointer, and it goes back on the recyclable list, when this
+    /// allocator finishes, if a hole is left. (Not before: a block this
+    /// allocator cut and another took in the same GC would be counted by
+    /// both, the free words by one and their use by the other, and the
+    /// generation's count could go below zero between their `finish`es.)
     fn retire(&mut self, held: Held) {
         // SAFETY: the block is the allocator's.
         let d = unsafe { held.bd.get() };
@@ -468,7 +473,7 @@ impl LineAllocator<'_> {
         d.scan = held.hp;
         let cursor = held.word_index(held.hp);
         if self.space.geometry.next_hole(held.used, cursor).is_some() {
-            self.space.recyclable.lock().push(Recyclable { bd: held.bd, used: held.used });
+            self.retired.push(Recyclable { bd: held.bd, used: held.used });
         }
     }
 
@@ -516,6 +521,7 @@ impl SpaceAllocator for LineAllocator<'_> {
         for held in [self.hole.take(), self.overflow.take()].into_iter().flatten() {
             self.retire(held);
         }
+        self.space.recyclable.lock().append(&mut self.retired);
         let c = self.counts;
         for bd in self.fresh.drain(..) {
             gen.blocks.push(bd);

@@ -24,6 +24,13 @@
 //! allocator borrows it for one GC, so several GC threads allocate into
 //! one space at once, each from blocks it took for itself.
 //!
+//! `trace_into` is the collection of a generational collector whose
+//! oldest generation is a space (`mark_sweep`, `nonmoving`, `immix`):
+//! prepare from-space, trace with every GC thread's oldest to-space an
+//! allocator of the space, install. A major GC marks the blocks it keeps
+//! in place; blocks it leaves in the generation are from-space, and their
+//! live objects move into the space (`immix`'s defragmentation).
+//!
 //! Note [Scanning what a space places]
 //! ----------------------------------------
 //! Cheney's scan needs each thread's new objects to lie one after another
