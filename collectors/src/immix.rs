@@ -37,7 +37,7 @@
 //! nursery, not to a collector. See `docs/immix.md`.
 
 use crate::defrag::{self, DefragMode};
-use crate::gc_workers::GcThreadPool;
+use crate::gc_workers::{GcThreadPool, GcWorkers};
 use crate::line_space::{Geometry, LineSpace};
 use crate::mark::MarkBitmap;
 use crate::space::{trace_into, trace_into_inspecting, Tracing};
@@ -46,7 +46,7 @@ use gclab_core::bdescr::BlockPtr;
 use gclab_core::constants::WORD_SIZE;
 use gclab_core::heap::Heap;
 use gclab_core::object::{forward_target, info_of_header, is_forwarded, load_header, Layout};
-use gclab_core::{Collector, GcContext, GcOutcome, GcRequest, RtsFlags};
+use gclab_core::{Collector, GcContext, GcOutcome, GcRequest, RegionSweep, RtsFlags, ThreadWork};
 use std::collections::HashSet;
 
 /// The registry entry.
@@ -93,7 +93,7 @@ impl Collector for Immix {
         let oldest = ctx.heap.oldest();
         assert!(oldest > 0, "immix needs at least two generations (the registry refuses -G1)");
         let n = req.collect_gen;
-        let (mode, headroom) = self.defrag_for(req, ctx.heap, ctx.flags);
+        let (mode, headroom) = defrag_for(self.defrag, self.headroom_percent, req, ctx.heap, ctx.flags);
         let workers = self.pool.for_collection(ctx.flags, n);
         let space = self.old.get_or_insert_with(|| LineSpace::new(oldest, self.geometry));
         if n < oldest {
@@ -103,30 +103,22 @@ impl Collector for Immix {
             let (done, _) = unsafe { trace_into(space, how, ctx, workers) };
             return GcOutcome { in_place: true, ..done };
         }
-        let old = &mut ctx.heap.gens[oldest];
-        let words_before = old.n_words;
         // SAFETY: as above.
-        let chosen = unsafe { choose_candidates(space, mode, headroom) };
-        space.forget(&chosen);
-        // The candidates stay in the generation and become from-space; the
-        // others are kept in place.
-        let candidates: HashSet<BlockPtr> = chosen.iter().copied().collect();
-        let (evacuated, kept): (Vec<BlockPtr>, Vec<BlockPtr>) = std::mem::take(&mut old.blocks).into_iter().partition(|bd| candidates.contains(bd));
-        old.blocks = evacuated;
+        let first = unsafe { major(space, ctx, workers, choose_candidates(space, mode, headroom)) };
+        if !req.compact_oldest || mode == DefragMode::Never {
+            return first;
+        }
+        // See Note [Defragmenting under -M]: the heap is tight, and the
+        // sweep just found exactly what is live where.
+        let (_, room) = defrag_for(self.defrag, self.headroom_percent, req, ctx.heap, ctx.flags);
         // SAFETY: as above.
-        let marks = unsafe { MarkBitmap::keep_in_place(&kept) };
-        let how = Tracing { n, marks: Some(&marks), black: Some(&marks), defer: false };
-        let layout = ctx.heap.layout;
-        let mut copied_out = 0;
-        // SAFETY: as above; the kept blocks are attached to `marks`.
-        let (done, _) = unsafe { trace_into_inspecting(space, how, ctx, workers, |gens| copied_out = evacuated_words(&gens[oldest].old_blocks, layout)) };
-        let Heap { blocks, gens, .. } = &mut *ctx.heap;
-        // SAFETY: marking is complete and every allocator finished.
-        let mut region = unsafe { space.sweep(kept, &marks, &mut blocks.lock(), &mut gens[oldest]) };
-        region.defrag_blocks = chosen.len() as u32;
-        region.defrag_copied_bytes = (copied_out * WORD_SIZE) as u64;
-        let swept_words = words_before.saturating_sub(done.marked_words + copied_out);
-        GcOutcome { in_place: true, swept_words, region: Some(region), ..done }
+        let chosen = unsafe { choose_candidates(space, DefragMode::Always, room) };
+        if chosen.is_empty() {
+            return first;
+        }
+        // SAFETY: as above.
+        let second = unsafe { major(space, ctx, workers, chosen) };
+        one_pause(first, second)
     }
 
     fn check_heap(&self, heap: &Heap) -> Vec<String> {
@@ -138,21 +130,18 @@ impl Collector for Immix {
     }
 }
 
-impl Immix {
-    /// When this major GC defragments, and its headroom in blocks. The
-    /// collector's parameters say, unless the policy asks the oldest
-    /// generation to be compacted (`-M` with live data past `-c<n>`% of
-    /// it: the heap is tight): then it defragments whatever fits in the
-    /// room left under `-M` (See Note [Defragmenting under -M]).
-    fn defrag_for(&self, req: &GcRequest, heap: &Heap, flags: &RtsFlags) -> (DefragMode, usize) {
-        let old = &heap.gens[heap.oldest()];
-        let percent = (old.n_blocks * self.headroom_percent).div_ceil(100);
-        if req.compact_oldest && self.defrag != DefragMode::Never {
-            let room = flags.max_heap_blocks.saturating_sub(heap.generation_blocks() + heap.nursery_blocks());
-            return (DefragMode::Always, room.max(percent));
-        }
-        (self.defrag, percent)
+/// When a major GC defragments, and its headroom in blocks: as the
+/// collector's parameters say (`mode`, `percent` of the space's blocks),
+/// unless the policy asks the oldest generation to be compacted (`-M` with
+/// live data past `-c<n>`% of it: the heap is tight): then whatever fits
+/// in the room left under `-M` (See Note [Defragmenting under -M]).
+fn defrag_for(mode: DefragMode, percent: usize, req: &GcRequest, heap: &Heap, flags: &RtsFlags) -> (DefragMode, usize) {
+    let headroom = (heap.gens[heap.oldest()].n_blocks * percent).div_ceil(100);
+    if req.compact_oldest && mode != DefragMode::Never {
+        let room = flags.max_heap_blocks.saturating_sub(heap.generation_blocks() + heap.nursery_blocks());
+        return (DefragMode::Always, room.max(headroom));
     }
+    (mode, headroom)
 }
 
 // Note [Defragmenting under -M]
@@ -164,12 +153,79 @@ impl Immix {
 // threshold), which is what `compacting` acts on. `immix` takes the same
 // request as an order to defragment, with every block left under `-M` as
 // headroom instead of 2% of the space: the candidates' objects are packed
-// into the other blocks' holes and into those fresh blocks. On lru
-// (50000 1000000 128) that brought its minimum heap from 19.3 MB to
-// a figure measured in `docs/immix.md`. `immix:defrag=never` refuses
-// it too.
+// into the other blocks' holes and into those fresh blocks.
+//
+// Candidates are chosen from the holes the last sweep found, so a heap
+// that filled up since (lru's old generation grows to its full size
+// before any major GC finds a hole) would defragment one GC too late:
+// the policy's overflow check after this very GC would stop the run. So
+// when compaction is asked for and this GC could not defragment, a second
+// major GC runs in the same pause, choosing from the holes the first one
+// just found (Immix's "defragment when the last collection did not yield
+// enough"). Its choice is also the better one: right after a sweep a
+// block's used lines are exactly its live lines, where later its filled
+// holes count as used whether what was placed there lived or not.
+// Statistics count the pause once, with both passes' work; a pass is run
+// only when it has blocks to evacuate.
+// `immix:defrag=never` refuses all of it.
 
-/// The blocks this major GC evacuates: none unless `mode` says it should
+/// A major GC that evacuates the blocks `chosen` and keeps the others in
+/// place: mark, trace, sweep.
+///
+/// # Safety
+/// The GC holds the heap.
+// SAFETY: the caller's contract; every root and heap slot holds a valid object address.
+unsafe fn major(space: &LineSpace, ctx: &mut GcContext<'_>, workers: Option<(&GcWorkers, bool)>, chosen: Vec<BlockPtr>) -> GcOutcome {
+    let oldest = ctx.heap.oldest();
+    let old = &mut ctx.heap.gens[oldest];
+    let words_before = old.n_words;
+    space.forget(&chosen);
+    // The candidates stay in the generation and become from-space; the
+    // others are kept in place.
+    let candidates: HashSet<BlockPtr> = chosen.iter().copied().collect();
+    let (evacuated, kept): (Vec<BlockPtr>, Vec<BlockPtr>) = std::mem::take(&mut old.blocks).into_iter().partition(|bd| candidates.contains(bd));
+    old.blocks = evacuated;
+    // SAFETY: as above.
+    let marks = unsafe { MarkBitmap::keep_in_place(&kept) };
+    let how = Tracing { n: oldest, marks: Some(&marks), black: Some(&marks), defer: false };
+    let layout = ctx.heap.layout;
+    let mut copied_out = 0;
+    // SAFETY: as above; the kept blocks are attached to `marks`.
+    let (done, _) = unsafe { trace_into_inspecting(space, how, ctx, workers, |gens| copied_out = evacuated_words(&gens[oldest].old_blocks, layout)) };
+    let Heap { blocks, gens, .. } = &mut *ctx.heap;
+    // SAFETY: marking is complete and every allocator finished.
+    let mut region = unsafe { space.sweep(kept, &marks, &mut blocks.lock(), &mut gens[oldest]) };
+    region.defrag_blocks = chosen.len() as u32;
+    region.defrag_copied_bytes = (copied_out * WORD_SIZE) as u64;
+    let swept_words = words_before.saturating_sub(done.marked_words + copied_out);
+    GcOutcome { in_place: true, swept_words, region: Some(region), ..done }
+}
+
+/// Two major GCs run in one pause, as one: their work added up, and the
+/// second's sweep (the state the space is left in), with both sweeps'
+/// freed blocks.
+fn one_pause(first: GcOutcome, second: GcOutcome) -> GcOutcome {
+    let threads = first.threads.iter().zip(&second.threads).map(|(a, b)| ThreadWork {
+        copied_words: a.copied_words + b.copied_words,
+        scanned_objects: a.scanned_objects + b.scanned_objects,
+        promoted_words: a.promoted_words + b.promoted_words,
+        marked_words: a.marked_words + b.marked_words,
+    });
+    let region = match (first.region, second.region) {
+        (Some(a), Some(b)) => Some(RegionSweep { blocks_freed: a.blocks_freed + b.blocks_freed, ..b }),
+        (a, b) => b.or(a),
+    };
+    GcOutcome {
+        copied_words: first.copied_words + second.copied_words,
+        marked_words: first.marked_words + second.marked_words,
+        swept_words: first.swept_words + second.swept_words,
+        threads: threads.collect(),
+        region,
+        ..second
+    }
+}
+
+/// The blocks a major GC evacuates: none unless `mode` says it should
 /// defragment now, else as `defrag::choose` picks them, with `headroom`
 /// blocks to cut fresh.
 ///

@@ -202,7 +202,7 @@ impl LineSpace {
     /// The GC holds the heap; marking is complete and every allocator of
     /// this GC has finished.
     // SAFETY: writes the kept blocks' dead words and descriptors, which the GC holds (the caller's contract).
-    pub unsafe fn sweep(&mut self, kept: Vec<BlockPtr>, marks: &MarkBitmap, blocks: &mut BlockAllocator, gen: &mut Generation) -> RegionSweep {
+    pub unsafe fn sweep(&self, kept: Vec<BlockPtr>, marks: &MarkBitmap, blocks: &mut BlockAllocator, gen: &mut Generation) -> RegionSweep {
         let g = self.geometry;
         let mut stats = RegionSweep { line_bytes: (g.line_words * WORD_SIZE) as u32, blocks_swept: kept.len() as u32, ..RegionSweep::default() };
         let mut list = self.recyclable.lock();
