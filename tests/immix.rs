@@ -117,6 +117,31 @@ fn fragmented_blocks_are_evacuated_and_their_objects_kept() {
     assert!(none.defrag_blocks < moved.defrag_blocks, "with no headroom, {} blocks evacuated", none.defrag_blocks);
 }
 
+#[test]
+fn a_tight_maximum_heap_makes_every_major_gc_defragment() {
+    // With -M1m lru's live data is past 30% of the maximum, so the policy
+    // asks for compaction at every major GC: immix defragments, in a second
+    // pass when it must (See Note [Defragmenting under -M]), under the
+    // sanity checker; the result is the copying collector's.
+    let w = gclab_workloads::by_name("lru").unwrap();
+    let args = [4000, 100000, 64];
+    let r = run_with(immix(), w, &args, "-A64k -M1m -DS").unwrap();
+    let sweeps = sweeps(&r.stats.records);
+    let defragmented = sweeps.iter().filter(|s| s.defrag_blocks > 0 && s.defrag_copied_bytes > 0).count();
+    assert!(sweeps.len() >= 5 && defragmented >= sweeps.len() - 1, "{defragmented} of {} major GCs defragmented", sweeps.len());
+    let never = immix_with("defrag=never", w, &args, "-A64k -M1m");
+    assert!(never.is_err(), "without defragmentation lru should not fit in 1 MB");
+    let copying = run_with(gclab_collectors::by_name("copying").unwrap(), w, &args, "-A64k").unwrap();
+    assert_eq!(r.checksum, copying.checksum);
+}
+
+/// A run of immix with `params`.
+fn immix_with(params: &str, w: &gclab_workloads::Workload, args: &[usize], rts: &str) -> Result<gclab::RunOutcome, String> {
+    let f = gclab::flags(rts).map_err(|e| e.to_string())?;
+    let collector = (immix().make)(Params::parse(params).unwrap(), &f)?;
+    gclab::run_workload(w, args, f, collector, &mut std::io::sink()).map_err(|e| e.to_string())
+}
+
 /// Immix with parameters, as an entry of its own for the conformance
 /// checks.
 const fn with(name: &'static str, make: gclab_collectors::MakeCollector) -> CollectorEntry {
