@@ -8,7 +8,10 @@
 
 use gclab::conformance::{check_collector, run_with, STRESS_SETTINGS};
 use gclab_collectors::{CollectorEntry, Params};
-use gclab_core::{Handle, InfoTable, Mutator, RegionSweep, Rts, StaticObject};
+use gclab_core::{RegionSweep, Rts};
+use old_data::old_ints;
+
+mod old_data;
 use gclab_workloads::WORKLOADS;
 use std::process::Command;
 
@@ -48,28 +51,11 @@ fn promotion_fills_the_holes_that_sweeps_found() {
     assert_eq!(r.stats.region_sweeps, majors as u64);
 }
 
-static INT: InfoTable = InfoTable::constr("I#", "Int", "Test", 0, 1);
-static UNIT_INFO: InfoTable = InfoTable::static_constr("Unit", "()", "Test");
-static UNIT: StaticObject = StaticObject::new(&UNIT_INFO);
-
-/// `n` Ints in an array, promoted to the old generation and marked by a
-/// major GC; then all but every 16th dropped. An Int is two words, so a
-/// 128-byte line holds eight: every other line of their blocks dies, and
-/// the next major GC finds those blocks full of one-line holes.
-fn scattered_old_ints(m: &mut Mutator<'_>, n: usize) -> Handle {
-    let unit = m.static_obj(&UNIT);
-    let array = m.new_array(n, unit);
-    for i in 0..n {
-        let d = m.depth();
-        let v = m.alloc(&INT, &[], &[i]);
-        m.array_set(array, i, v);
-        m.truncate(d);
-    }
-    m.perform_gc(true);
-    for i in (0..n).filter(|i| i % 16 != 0) {
-        m.array_set(array, i, unit);
-    }
-    array
+/// 16-byte Ints of which every 16th lives: a 128-byte line holds eight, so
+/// every other line of their blocks dies, and the next major GC finds
+/// those blocks full of one-line holes.
+fn scattered(i: usize) -> bool {
+    !i.is_multiple_of(16)
 }
 
 /// Four major GCs over scattered old Ints with `params`; the region
@@ -80,7 +66,7 @@ fn fragment_and_collect(params: &str) -> Vec<RegionSweep> {
     let rts = Rts::new(f, collector).unwrap();
     const N: usize = 40_000;
     rts.run(|m| {
-        let array = scattered_old_ints(m, N);
+        let array = old_ints(m, N, scattered);
         for _ in 0..3 {
             m.perform_gc(true);
         }

@@ -8,7 +8,10 @@
 
 use gclab::conformance::{check_collector, run_with, STRESS_SETTINGS};
 use gclab_collectors::{CollectorEntry, Params};
-use gclab_core::{Handle, InfoTable, Mutator, Rts, StaticObject};
+use gclab_core::{Mutator, Rts};
+use old_data::{old_ints, INT};
+
+mod old_data;
 use gclab_workloads::WORKLOADS;
 
 fn mark_sweep() -> &'static gclab_collectors::CollectorEntry {
@@ -114,29 +117,6 @@ fn lazy_and_concurrent_sweeps_pass_the_stress_settings() {
     }
 }
 
-static INT: InfoTable = InfoTable::constr("I#", "Int", "Test", 0, 1);
-static UNIT_INFO: InfoTable = InfoTable::static_constr("Unit", "()", "Test");
-static UNIT: StaticObject = StaticObject::new(&UNIT_INFO);
-
-/// Old data half of which dies where it lies: `n` Ints, promoted and
-/// marked live by a major GC, then every other one dropped from the array
-/// that holds them. Returns the array.
-fn half_dead_old_ints(m: &mut Mutator<'_>, n: usize) -> Handle {
-    let unit = m.static_obj(&UNIT);
-    let array = m.new_array(n, unit);
-    for i in 0..n {
-        let d = m.depth();
-        let v = m.alloc(&INT, &[], &[i]);
-        m.array_set(array, i, v);
-        m.truncate(d);
-    }
-    m.perform_gc(true);
-    for i in (0..n).step_by(2) {
-        m.array_set(array, i, unit);
-    }
-    array
-}
-
 /// The unswept blocks and their dead or free words, as the sanity
 /// checker's walk finds them.
 fn unswept(m: &mut Mutator<'_>) -> (usize, usize) {
@@ -159,7 +139,7 @@ fn each_sweep_mode_clears_dead_cells_when_it_says() {
         let collector = (mark_sweep().make)(Params::parse(&format!("sweep={mode}")).unwrap(), &f).unwrap();
         let rts = Rts::new(f, collector).unwrap();
         rts.run(|m| {
-            let array = half_dead_old_ints(m, 20_000);
+            let array = old_ints(m, 20_000, |i| i.is_multiple_of(2));
             m.perform_gc(true);
             let (blocks, words) = unswept(m);
             if mode == "eager" {
