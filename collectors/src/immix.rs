@@ -19,7 +19,7 @@
 //!   anything live, are freed with from-space; the sweep frees kept blocks
 //!   with no used line and lists the rest's holes.
 //!
-//! Parameters: `immix:line=BYTES` (64 to 2048, default 128: See Note
+//! Parameters: `immix:line=BYTES` (64 to 2048, default 64: See Note
 //! [Line size] in `line_space`), `defrag=auto|always|never` and
 //! `headroom=PERCENT` (default 2): See `defrag`. Runs on one GC thread or
 //! on `-qn` of them, as `-qg`/`-qb` say. The oldest generation is kept in
@@ -55,7 +55,7 @@ pub const ENTRY: CollectorEntry = CollectorEntry {
     description: "GHC's -w: young generations copied; the oldest in line-marked blocks, marked in place and its holes reused, the most fragmented blocks evacuated (line=BYTES, defrag=auto|always|never, headroom=PERCENT)",
     flags: "-w",
     make: |mut params, flags| {
-        let line = params.take("line").map(|v| v.parse::<usize>().map_err(|_| format!("line must be a number of bytes, not `{v}'"))).transpose()?.unwrap_or(128);
+        let line = params.take("line").map(|v| v.parse::<usize>().map_err(|_| format!("line must be a number of bytes, not `{v}'"))).transpose()?.unwrap_or(64);
         let geometry = Geometry::new(line)?;
         let defrag = params.take("defrag").map(|v| DefragMode::parse(&v)).transpose()?.unwrap_or_default();
         let headroom = params.take("headroom").map(|v| parse_percent(&v)).transpose()?.unwrap_or(2);
