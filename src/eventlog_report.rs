@@ -420,6 +420,7 @@ impl Deriver {
                     self.pause(slot, self.generations - 1, b, t);
                 }
             }
+            id::REGION_SWEEP if inside(t) => self.stats.record_region_sweep(&gclab_core::eventlog::decode_region_sweep(e.payload)),
             id::HEAP_LIVE if inside(t) => {
                 let live = e.field(4, 8);
                 self.stats.max_live_bytes = self.stats.max_live_bytes.max(live);
@@ -510,6 +511,7 @@ fn record_gc(s: &mut Stats, gen: usize, pause: f64, stats: &GcStatsGhc, generati
 pub fn summary_text(d: &Derived, file: &Path) -> String {
     let mut out = format!("{}: {} events, {} GCs; computed from the eventlog (elapsed times only: the CPU columns repeat them)\n\n", file.display(), d.events, d.stats.gcs);
     out.push_str(&gclab_core::report::summary(&d.stats, d.caps));
+    out.push_str(&gclab_core::report::region_summary(&d.stats).unwrap_or_default());
     out.push('\n');
     out.push_str(&crate::latency::latency_text(&d.latency, d.stats.gens.len()));
     out.push_str(&d.implausible.text());

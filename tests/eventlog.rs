@@ -159,6 +159,33 @@ fn gclab_eventlog_reports_what_dash_s_reported() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
+#[test]
+fn gclab_eventlog_totals_a_mark_region_collectors_sweeps() {
+    // immix's REGION_SWEEP events, read back, give the totals its run
+    // recorded; a tight -M makes it defragment.
+    let dir = scratch("region");
+    let (file, json) = (dir.join("immix.eventlog"), dir.join("immix.json"));
+    let o = gclab(&["run", "--collector", "immix", "--json", json.to_str().unwrap(), "lru", "4000", "100000", "64", "+RTS", "-A64k", "-M1m", "-l", &format!("-ol{}", file.display())]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let record: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let stat = |k: &str| record["stats"][k].as_u64().unwrap();
+    assert!(stat("defrag_gcs") > 0, "{}", record["stats"]);
+    let o = gclab(&["eventlog", "--no-plot", file.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let text = String::from_utf8_lossy(&o.stdout);
+    let commas = |n: u64| gclab_core::report::with_commas(n);
+    let line = format!(
+        "  Mark-region: {} sweeps freed {} bytes of lines and {} bytes of whole blocks; {} defragmented, copying {} bytes",
+        stat("region_sweeps"),
+        commas(stat("reclaimed_line_bytes")),
+        commas(stat("reclaimed_block_bytes")),
+        stat("defrag_gcs"),
+        commas(stat("defrag_copied_bytes"))
+    );
+    assert!(text.lines().any(|l| l == line), "expected `{line}' in:\n{text}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
 /// Build the Haskell binary-trees peer with GHC (`ghc_flags` besides
 /// `-O2 -eventlog -rtsopts`) in `dir`, run it at `depth` with `rts` flags
 /// and an eventlog; returns the eventlog's path and GHC's own `-s` text.

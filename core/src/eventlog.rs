@@ -539,7 +539,7 @@ impl GcObserver for EventLog {
             self.post(Some(0), end, id::HEAP_LIVE, Payload::new().u32(0).u64(record.live_bytes));
         }
         if let Some(r) = &record.region {
-            self.post(Some(0), end, id::REGION_SWEEP, region_sweep_payload(r));
+            self.post(Some(0), end, id::REGION_SWEEP, encode_region_sweep(r));
         }
         self.post(Some(0), end, id::GC_END, Payload::new());
         if threads_shown {
@@ -553,8 +553,21 @@ impl GcObserver for EventLog {
 /// `REGION_SWEEP`'s 30 bytes: line bytes (u16), blocks swept, freed and
 /// recyclable, free lines and defragmented blocks (u32 each), and the
 /// bytes copied to defragment (u64).
-fn region_sweep_payload(r: &crate::collector::RegionSweep) -> Payload {
+pub fn encode_region_sweep(r: &crate::collector::RegionSweep) -> Payload {
     Payload::new().u16(r.line_bytes as u16).u32(r.blocks_swept).u32(r.blocks_freed).u32(r.blocks_recyclable).u32(r.lines_free).u32(r.defrag_blocks).u64(r.defrag_copied_bytes)
+}
+
+/// Read `REGION_SWEEP`'s payload back (missing bytes read as zero).
+pub fn decode_region_sweep(p: &[u8]) -> crate::collector::RegionSweep {
+    crate::collector::RegionSweep {
+        line_bytes: be16(p, 0) as u32,
+        blocks_swept: be32(p, 2) as u32,
+        blocks_freed: be32(p, 6) as u32,
+        blocks_recyclable: be32(p, 10) as u32,
+        lines_free: be32(p, 14) as u32,
+        defrag_blocks: be32(p, 18) as u32,
+        defrag_copied_bytes: be64(p, 22),
+    }
 }
 
 fn be16(b: &[u8], at: usize) -> u64 {
@@ -588,6 +601,13 @@ pub fn describe(id: u16, p: &[u8]) -> String {
             be32(p, 5),
             be32(p, 9)
         ),
+        id::REGION_SWEEP => {
+            let r = decode_region_sweep(p);
+            format!(
+                "mark-region sweep: {} free lines of {} bytes in {} recyclable of {} blocks swept, {} blocks freed; {} blocks evacuated, {} bytes copied",
+                r.lines_free, r.line_bytes, r.blocks_recyclable, r.blocks_swept, r.blocks_freed, r.defrag_blocks, r.defrag_copied_bytes
+            )
+        }
         id::GC_END => "finished GC".into(),
         id::REQUEST_SEQ_GC => "requesting sequential GC".into(),
         id::REQUEST_PAR_GC => "requesting parallel GC".into(),

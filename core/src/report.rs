@@ -59,6 +59,22 @@ fn pct(part: f64, whole: f64) -> f64 {
     }
 }
 
+/// A mark-region collector's sweeps, all together, in one line (none for
+/// other collectors): not in GHC's `-s`, so shown after it where gclab
+/// reads a run back (`gclab eventlog`).
+pub fn region_summary(s: &Stats) -> Option<String> {
+    (s.region_sweeps > 0).then(|| {
+        format!(
+            "  Mark-region: {} sweeps freed {} bytes of lines and {} bytes of whole blocks; {} defragmented, copying {} bytes\n",
+            s.region_sweeps,
+            with_commas(s.reclaimed_line_bytes),
+            with_commas(s.reclaimed_block_bytes),
+            s.defrag_gcs,
+            with_commas(s.defrag_copied_bytes)
+        )
+    })
+}
+
 /// The `-s` summary. Parallel GCs add GHC's work balance line, several
 /// capabilities its TASKS line.
 pub fn summary(s: &Stats, capabilities: usize) -> String {

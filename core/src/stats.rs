@@ -324,14 +324,17 @@ impl Stats {
     }
 
     /// Account one sweep of a mark-region space.
-    fn record_region_sweep(&mut self, r: &crate::collector::RegionSweep) {
+    /// (Saturating: `gclab eventlog` feeds it what a file says, which a
+    /// damaged file can make absurd.)
+    pub fn record_region_sweep(&mut self, r: &crate::collector::RegionSweep) {
         self.region_sweeps += 1;
-        self.reclaimed_line_bytes += r.lines_free as u64 * r.line_bytes as u64;
-        self.reclaimed_block_bytes += r.blocks_freed as u64 * crate::constants::BLOCK_SIZE as u64;
+        let lines = (r.lines_free as u64).saturating_mul(r.line_bytes as u64);
+        self.reclaimed_line_bytes = self.reclaimed_line_bytes.saturating_add(lines);
+        self.reclaimed_block_bytes = self.reclaimed_block_bytes.saturating_add(r.blocks_freed as u64 * crate::constants::BLOCK_SIZE as u64);
         if r.defrag_blocks > 0 {
             self.defrag_gcs += 1;
         }
-        self.defrag_copied_bytes += r.defrag_copied_bytes;
+        self.defrag_copied_bytes = self.defrag_copied_bytes.saturating_add(r.defrag_copied_bytes);
     }
 
     /// Account one GC.
