@@ -93,7 +93,6 @@ impl Collector for Immix {
         let oldest = ctx.heap.oldest();
         assert!(oldest > 0, "immix needs at least two generations (the registry refuses -G1)");
         let n = req.collect_gen;
-        let (mode, headroom) = defrag_for(self.defrag, self.headroom_percent, req, ctx.heap, ctx.flags);
         let workers = self.pool.for_collection(ctx.flags, n);
         let space = self.old.get_or_insert_with(|| LineSpace::new(oldest, self.geometry));
         if n < oldest {
@@ -103,6 +102,7 @@ impl Collector for Immix {
             let (done, _) = unsafe { trace_into(space, how, ctx, workers) };
             return GcOutcome { in_place: true, ..done };
         }
+        let (mode, headroom) = defrag_for(self.defrag, self.headroom_percent, req, ctx.heap, ctx.flags);
         // SAFETY: as above.
         let first = unsafe { major(space, ctx, workers, choose_candidates(space, mode, headroom)) };
         if !req.compact_oldest || mode == DefragMode::Never {

@@ -74,7 +74,7 @@
 
 use crate::mark::MarkBitmap;
 use crate::space::{Space, SpaceAllocator};
-use gclab_core::bdescr::{BlockDesc, BlockPtr, LiveMap, BF_EVACUATED, BF_MARK_IN_PLACE};
+use gclab_core::bdescr::{BlockPtr, LiveMap, BF_EVACUATED, BF_MARK_IN_PLACE};
 use gclab_core::block_alloc::BlockAllocator;
 use gclab_core::constants::{Word, BLOCK_WORDS, WORD_SIZE};
 use gclab_core::generation::Generation;
@@ -271,7 +271,7 @@ impl LineSpace {
             }
             // SAFETY: the caller's contract.
             let d = unsafe { r.bd.read() };
-            let cursor = (d.scan as usize - d.start as usize) / WORD_SIZE;
+            let cursor = d.word_index(d.scan);
             if d.free != d.end() || cursor > BLOCK_WORDS {
                 problems.push(format!("block {:p} of the line space: free {:p} is not its end, or its cursor {cursor} is out of the block", r.bd.0, d.free));
                 continue;
@@ -334,7 +334,7 @@ impl Held {
 
     fn word_index(&self, p: *mut Word) -> usize {
         // SAFETY: the block is the allocator's (See `LineAllocator`).
-        (p as usize - unsafe { self.bd.read() }.start as usize) / WORD_SIZE
+        unsafe { self.bd.read() }.word_index(p)
     }
 
     /// Words left in the hole.
@@ -442,8 +442,7 @@ impl LineAllocator<'_> {
             let Some(r) = self.space.recyclable.lock().pop() else { break };
             // SAFETY: a listed block is the space's, and now ours alone.
             let d = unsafe { r.bd.read() };
-            let cursor = (d.scan as usize - d.start as usize) / WORD_SIZE;
-            if let Some(h) = self.space.geometry.next_hole(r.used, cursor) {
+            if let Some(h) = self.space.geometry.next_hole(r.used, d.word_index(d.scan)) {
                 let (hp, lim) = (d.start.wrapping_add(h.start), d.start.wrapping_add(h.end));
                 let kind = if d.has(BF_MARK_IN_PLACE) { Kind::Kept } else { Kind::Old };
                 return Held { bd: r.bd, used: r.used, hp, lim, kind };
@@ -543,15 +542,15 @@ impl SpaceAllocator for LineAllocator<'_> {
     }
 }
 
-/// The descriptor's block start and cursor, as word indices (for tests
-/// and the defragmentation census).
+/// How far allocation has gone through a space block's holes, in words
+/// from its start (for the defragmentation census).
 ///
 /// # Safety
 /// `bd` is a space block the caller may read.
 pub unsafe fn cursor_of(bd: BlockPtr) -> usize {
     // SAFETY: the caller's contract.
-    let d: &BlockDesc = unsafe { bd.read() };
-    (d.scan as usize - d.start as usize) / WORD_SIZE
+    let d = unsafe { bd.read() };
+    d.word_index(d.scan)
 }
 
 #[cfg(test)]

@@ -38,7 +38,7 @@ pub struct MarkBitmap {
 fn word_index(p: *const Word, bd: *const BlockDesc) -> usize {
     // SAFETY: callers pass an address inside the block `bd` describes,
     // which is attached (so its descriptor is live and ours to read).
-    (p as usize - unsafe { (*bd).start } as usize) / std::mem::size_of::<Word>()
+    unsafe { &*bd }.word_index(p)
 }
 
 #[inline(always)]

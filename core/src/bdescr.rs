@@ -140,10 +140,16 @@ impl BlockDesc {
         (self.start as usize + self.blocks as usize * BLOCK_SIZE) as *mut Word
     }
 
+    /// The index of the word at `p` (in the group) from its start.
+    #[inline(always)]
+    pub fn word_index(&self, p: *const Word) -> usize {
+        (p as usize - self.start as usize) / crate::constants::WORD_SIZE
+    }
+
     /// Words in use: `free - start`.
     #[inline(always)]
     pub fn used_words(&self) -> usize {
-        (self.free as usize - self.start as usize) / crate::constants::WORD_SIZE
+        self.word_index(self.free)
     }
 
     /// Words still free: `end - free`.

@@ -70,10 +70,10 @@ pub unsafe fn walk_block(d: &BlockDesc, end: *mut Word, mut object: impl FnMut(*
     let mut walk = BlockWalk { zero_words: 0, unswept_words: 0, stopped_at: d.start };
     let mut p = d.start;
     while p < end {
-        let index = (p as usize - d.start as usize) / std::mem::size_of::<Word>();
+        let index = d.word_index(p);
         if let Some(map) = live {
             if map[index / 64] & (1 << (index % 64)) == 0 {
-                let next = next_set_bit(|i| map[i], index).unwrap_or(BLOCK_WORDS).min((end as usize - d.start as usize) / std::mem::size_of::<Word>());
+                let next = next_set_bit(|i| map[i], index).unwrap_or(BLOCK_WORDS).min(d.word_index(end));
                 walk.unswept_words += next - index;
                 p = d.start.wrapping_add(next);
                 continue;
