@@ -54,7 +54,31 @@ use gclab_core::object::{claim_header, forward_target, forwarding_header, info_o
 #[inline(always)]
 // SAFETY: the caller holds the heap for this GC and `*slot` is a valid object, so its header and descriptor may be read and to-space written.
 pub unsafe fn evacuate(gct: &mut GcThread<'_>, slot: *mut Word) {
-    let mut p = *slot as *mut Word;
+    let p = *slot as *mut Word;
+    let header = load_header(p);
+    if !is_forwarded(header) {
+        let info = info_of_header(header);
+        if info.is_static() {
+            return;
+        }
+        if info.closure_type.has_fixed_layout() {
+            // See Note [The common object first] in `scavenge`: an object
+            // of fixed layout in a block being evacuated is simply copied.
+            let bd = BlockDesc::of(p);
+            if BlockDesc::load_flags(bd) & (BF_EVACUATED | BF_MARK_IN_PLACE | BF_LARGE) == 0
+                && copy(gct, slot, p, header, bd, gct.layout.fixed_size(info))
+            {
+                return;
+            }
+        }
+    }
+    evacuate_any(gct, slot, p);
+}
+
+/// `evacuate` for every kind of object and block (the loop follows
+/// indirections and lost claims).
+// SAFETY: as for `evacuate`.
+unsafe fn evacuate_any(gct: &mut GcThread<'_>, slot: *mut Word, mut p: *mut Word) {
     loop {
         let header = load_header(p);
         if is_forwarded(header) {
@@ -95,28 +119,38 @@ pub unsafe fn evacuate(gct: &mut GcThread<'_>, slot: *mut Word) {
             evacuate_large(gct, bd);
             return;
         }
-        let size = gct.layout.size_of(p, info);
-        let dest = gct.destination((*bd).dest_no as usize);
-        let to = gct.alloc_to(dest, size);
-        *to = header;
-        copy_words(p.add(1), to.add(1), size - 1);
-        if !gct.parallel {
-            store_header(p, forwarding_header(to));
-        } else if claim_header(p, header, forwarding_header(to)).is_err() {
-            // Another GC thread copied it first: drop our copy and follow
-            // its forwarding pointer (See Note [Claiming an object]).
-            if !gct.unalloc_to(dest, to, size) {
-                gct.work.copied_words += size;
-            }
-            continue;
+        if copy(gct, slot, p, header, bd, gct.layout.size_of(p, info)) {
+            return;
         }
-        gct.work.copied_words += size;
-        if dest > (*bd).gen_no as usize && (*bd).gen_no == 0 {
-            gct.work.promoted_words += size;
-        }
-        *slot = to as Word;
-        return;
     }
+}
+
+/// Copy the object at `p` (`size` words, header `header`, in block `bd`)
+/// to its destination's to-space, leave a forwarding pointer and point
+/// `slot` at the copy. False when another GC thread claimed the object
+/// first: the caller then follows that thread's forwarding pointer (See
+/// Note [Claiming an object]).
+#[inline(always)]
+// SAFETY: `p` is an unclaimed object of `size` words in from-space block `bd`, whose header read `header`.
+unsafe fn copy(gct: &mut GcThread<'_>, slot: *mut Word, p: *mut Word, header: Word, bd: *mut BlockDesc, size: usize) -> bool {
+    let dest = gct.destination((*bd).dest_no as usize);
+    let to = gct.alloc_to(dest, size);
+    *to = header;
+    copy_words(p.add(1), to.add(1), size - 1);
+    if !gct.parallel {
+        store_header(p, forwarding_header(to));
+    } else if claim_header(p, header, forwarding_header(to)).is_err() {
+        if !gct.unalloc_to(dest, to, size) {
+            gct.work.copied_words += size;
+        }
+        return false;
+    }
+    gct.work.copied_words += size;
+    if (*bd).gen_no == 0 && dest > 0 {
+        gct.work.promoted_words += size;
+    }
+    *slot = to as Word;
+    true
 }
 
 /// Copy an object's words after its header. Most objects are a handful of

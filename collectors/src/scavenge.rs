@@ -13,6 +13,28 @@
 //! afterwards is put on its generation's new mutable list. Mutable
 //! variables and arrays become clean or dirty accordingly, and arrays get
 //! their cards recomputed (See Note [Card marking] in core's `barrier`).
+//!
+//! Note [The common object first]
+//! ----------------------------------------
+//! Most objects a GC meets are constructors, functions and thunks: a
+//! fixed layout read off the info table (`ClosureType::has_fixed_layout`),
+//! with `payload_words` worked out once when the table is made. Both
+//! halves of the copying loop test for that case before anything else, as
+//! GHC's `evacuate` and `scavenge_block` switch on the closure type first:
+//! `evacuate` copies such an object straight away when its block is plain
+//! from-space (no flag among evacuated, marked in place or large), and
+//! `scavenge_object` evacuates its `ptrs` fields and returns its size
+//! without a second look at the closure type. Every other case takes the
+//! general path, unchanged. `scavenge_object` is inlined into its callers,
+//! the block scan above all, so a scanned object costs no call.
+//!
+//! Measured with `scripts/ab --instructions` (cachegrind, binary-trees 14,
+//! instructions in `gclab_collectors`): 88.8 M before; 82.2 M with the
+//! scavenge fast path; 70.7 M with evacuate's (its static test first: half
+//! the fields of a binary tree are `Nil`); 61.0 M with `scavenge_object`
+//! inlined: 31% fewer in all, about 136 instead of 198 per copied node.
+//! The clock agrees within this machine's noise (binary-trees 18, 5
+//! alternated rounds: GC time 1.92 s before, 1.07 s after).
 
 use crate::evacuate::evacuate;
 use crate::gc_thread::{GcThread, Work};
@@ -28,7 +50,7 @@ use gclab_core::object::{info_of_header, load_header, store_header, CARD_SIZE};
 /// # Safety
 /// `p` must be a live, already evacuated (or never-moving) object, and the
 /// GC must hold the heap.
-#[inline]
+#[inline(always)]
 // SAFETY: `p` is a live, already placed object; its fields hold valid object addresses to evacuate.
 pub unsafe fn scavenge_object(gct: &mut GcThread<'_>, p: *mut Word, gen: usize) -> usize {
     let info = info_of_header(load_header(p));
@@ -36,6 +58,15 @@ pub unsafe fn scavenge_object(gct: &mut GcThread<'_>, p: *mut Word, gen: usize) 
     gct.evac_gen = gen;
     gct.failed_to_evac = false;
     gct.work.scanned_objects += 1;
+    if info.closure_type.has_fixed_layout() {
+        // See Note [The common object first].
+        let fields = layout.payload(p);
+        for i in 0..info.ptrs as usize {
+            evacuate(gct, fields.add(i));
+        }
+        remember_if_young(gct, p, gen);
+        return layout.fixed_size(info);
+    }
     match info.closure_type {
         ClosureType::MutVarClean | ClosureType::MutVarDirty => {
             gct.eager_promotion = false;
@@ -63,11 +94,19 @@ pub unsafe fn scavenge_object(gct: &mut GcThread<'_>, p: *mut Word, gen: usize) 
             }
         }
     }
+    remember_if_young(gct, p, gen);
+    layout.size_of(p, info)
+}
+
+/// After scanning `p` (of generation `gen`): if one of its fields could
+/// not be promoted as far as `gen`, it goes on `gen`'s mutable list (See
+/// Note [Eager promotion] in `gc_thread`).
+#[inline(always)]
+fn remember_if_young(gct: &mut GcThread<'_>, p: *mut Word, gen: usize) {
     if gct.failed_to_evac && gen > 0 {
         gct.to[gen].mut_list.push(ObjPtr(p));
     }
     gct.failed_to_evac = false;
-    layout.size_of(p, info)
 }
 
 /// Scan the elements of the cards in `cards` of array `p` (`n` elements),

@@ -97,6 +97,14 @@ impl ClosureType {
         matches!(self, ClosureType::MutArrClean | ClosureType::MutArrDirty | ClosureType::Arr)
     }
 
+    /// Kinds laid out by their info table alone: `ptrs` pointers, then
+    /// `nptrs` words (a thunk at least one). The collectors' fast paths
+    /// test this first (See Note [The common object first] in the collectors' `scavenge`).
+    #[inline(always)]
+    pub fn has_fixed_layout(self) -> bool {
+        matches!(self, ClosureType::Constr | ClosureType::Fun | ClosureType::Thunk)
+    }
+
     /// Objects the mutator may write pointers into after allocation.
     pub fn is_mutable(self) -> bool {
         matches!(
@@ -126,11 +134,22 @@ pub struct InfoTable {
     pub module: &'static str,
     /// For thunks: the code that evaluates it.
     pub entry: Option<ThunkCode>,
+    /// Payload words of a fixed-layout object, worked out once here:
+    /// `ptrs + nptrs`, at least 1 for a thunk (See `InfoTable::thunk`).
+    payload_words: u32,
 }
 
 impl InfoTable {
     const fn new(closure_type: ClosureType, ptrs: u32, nptrs: u32, name: &'static str, type_name: &'static str, module: &'static str) -> InfoTable {
-        InfoTable { magic: INFO_MAGIC, closure_type, ptrs, nptrs, name, type_name, module, entry: None }
+        let payload = ptrs + nptrs;
+        let payload_words = if matches!(closure_type, ClosureType::Thunk) && payload == 0 { 1 } else { payload };
+        InfoTable { magic: INFO_MAGIC, closure_type, ptrs, nptrs, name, type_name, module, entry: None, payload_words }
+    }
+
+    /// Payload words of an object of this fixed-layout kind.
+    #[inline(always)]
+    pub fn payload_words(&self) -> usize {
+        self.payload_words as usize
     }
 
     /// A data constructor with `ptrs` pointer fields and `nptrs` words.

@@ -171,15 +171,11 @@ impl Layout {
         self.hdr == 3
     }
 
-    /// Words of an object with fixed layout `ptrs` + `nptrs`.
+    /// Words of an object with fixed layout `ptrs` + `nptrs` (a thunk
+    /// keeps room for its indirectee: See `InfoTable::thunk`).
     #[inline(always)]
     pub fn fixed_size(self, info: &InfoTable) -> usize {
-        let payload = (info.ptrs + info.nptrs) as usize;
-        match info.closure_type {
-            // A thunk keeps room for the indirectee (See InfoTable::thunk).
-            ClosureType::Thunk => self.hdr + payload.max(1),
-            _ => self.hdr + payload,
-        }
+        self.hdr + info.payload_words()
     }
 
     /// Words of a pointer array of `n` elements.
@@ -201,6 +197,9 @@ impl Layout {
     #[inline(always)]
     // SAFETY: `p` is a live object whose header is `info`; arrays keep their length in their first payload word.
     pub unsafe fn size_of(self, p: *const Word, info: &InfoTable) -> usize {
+        if info.closure_type.has_fixed_layout() {
+            return self.fixed_size(info);
+        }
         match info.closure_type {
             ClosureType::MutArrClean | ClosureType::MutArrDirty | ClosureType::Arr => self.array_size(*p.add(self.hdr)),
             ClosureType::ArrWords => self.byte_array_size(*p.add(self.hdr)),
