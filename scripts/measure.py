@@ -1,0 +1,72 @@
+"""Helpers shared by `scripts/ab` and `scripts/compare-peers`: run a program
+and read its peak RSS, and count its instructions under cachegrind, split
+into the collector's part and the program's.
+
+Instruction counts are deterministic where this machine's clock is not
+(timings drift by tens of percent between runs), so they show a hot-path
+change's effect, and how much work each runtime does for the same program,
+where wall time cannot. They are not times: cache misses and the work GHC's
+runtime does outside named functions are not in them.
+"""
+import os, subprocess, sys, tempfile, time
+
+
+def run(cmd, env=None):
+    """Run one program; its stdout, stderr, elapsed seconds and own peak RSS in bytes (wait4)."""
+    with tempfile.TemporaryFile("w+") as out, tempfile.TemporaryFile("w+") as err:
+        t0 = time.perf_counter()
+        p = subprocess.Popen(cmd, stdout=out, stderr=err, env=env)
+        _, status, usage = os.wait4(p.pid, 0)
+        elapsed = time.perf_counter() - t0
+        out.seek(0)
+        err.seek(0)
+        stdout, stderr = out.read(), err.read()
+    if os.waitstatus_to_exitcode(status) != 0:
+        sys.exit(f"{' '.join(cmd)} failed:\n{stderr}")
+    return stdout, stderr, elapsed, usage.ru_maxrss * 1024
+
+
+def part_of(function):
+    """Which part of a run a function belongs to: "GC" (the runtime's
+    collector), "mutator" (the program) or "other" (start-up, the rest of
+    the runtime), for gclab, GHC and OCaml programs alike."""
+    if function.startswith("gclab_collectors::"):
+        return "GC"
+    if function.startswith(("gclab_workloads::", "gclab_core::mutator::")):
+        return "mutator"
+    if function.startswith("gclab") or function.startswith(("_dl", "__", "std::", "core::", "alloc::")):
+        return "other"
+    # GHC: compiled Haskell has no symbols cachegrind can name ("???") or
+    # ends in _info; every named C function is the RTS, nearly all of it GC.
+    if function == "???" or function.endswith("_info"):
+        return "mutator"
+    # OCaml: camlModule__... is compiled OCaml, caml_... is the runtime.
+    if function.startswith("caml") and not function.startswith("caml_"):
+        return "mutator"
+    return "GC"
+
+
+def cachegrind(cmd, env=None):
+    """Run `cmd` once under cachegrind; its stdout and, per part (See
+    `part_of`), the instructions executed ("Ir") and first-level data cache
+    misses ("D1")."""
+    with tempfile.TemporaryDirectory() as tmp:
+        out = os.path.join(tmp, "cg.out")
+        full = ["valgrind", "--tool=cachegrind", "--cache-sim=yes", f"--cachegrind-out-file={out}", *cmd]
+        p = subprocess.run(full, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+        if p.returncode != 0:
+            sys.exit(f"{' '.join(full)} failed:\n{p.stderr}")
+        totals = {}
+        events, part = [], "other"
+        with open(out) as f:
+            for line in f:
+                if line.startswith("events:"):
+                    events = line.split()[1:]
+                elif line.startswith("fn="):
+                    part = part_of(line[3:].strip())
+                elif line[:1].isdigit():
+                    counts = dict(zip(events, map(int, line.split()[1:])))
+                    t = totals.setdefault(part, {"Ir": 0, "D1": 0})
+                    t["Ir"] += counts.get("Ir", 0)
+                    t["D1"] += counts.get("D1mr", 0) + counts.get("D1mw", 0)
+    return p.stdout, totals
