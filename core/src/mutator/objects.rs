@@ -27,7 +27,11 @@ impl Mutator<'_> {
         let p = self.alloc_words(size);
         self.init_header(p, info);
         let payload = self.layout.payload(p);
-        let roots = &self.cap().roots;
+        // A slice, not the Vec: its address and length stay in registers
+        // across the stores below, which the compiler cannot prove miss
+        // the capability's Vec (3.2% fewer mutator instructions on
+        // binary-trees 14, by `scripts/ab --instructions`).
+        let roots: &[Word] = self.cap().roots.as_slice();
         // SAFETY: the object has room for its payload (fixed_size).
         unsafe {
             for (i, h) in ptrs.iter().enumerate() {

@@ -43,9 +43,9 @@ impl<'m> ObjRef<'m> {
     /// Pointer field `i`, through indirections.
     #[inline(always)]
     pub fn field(self, i: usize) -> ObjRef<'m> {
-        debug_assert!(i < self.info().ptrs as usize);
-        // SAFETY: field `i` is inside the object (checked in debug builds
-        // against the info table; workloads index fields they declared).
+        let info = self.info();
+        assert!(i < info.ptrs as usize, "{}: no pointer field {i}", info.name);
+        // SAFETY: field `i` is inside the object, per its info table.
         let v = unsafe { *self.p.add(self.layout.hdr + i) };
         ObjRef { p: deref_ind(v, self.layout) as *const Word, layout: self.layout, _view: PhantomData }
     }
