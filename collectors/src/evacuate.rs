@@ -56,21 +56,28 @@ use gclab_core::object::{claim_header, forward_target, forwarding_header, info_o
 pub unsafe fn evacuate(gct: &mut GcThread<'_>, slot: *mut Word) {
     let p = *slot as *mut Word;
     let header = load_header(p);
-    if !is_forwarded(header) {
-        let info = info_of_header(header);
-        if info.is_static() {
-            return;
-        }
-        if info.closure_type.has_fixed_layout() {
-            // See Note [The common object first] in `scavenge`: an object
-            // of fixed layout in a block being evacuated is simply copied.
-            let bd = BlockDesc::of(p);
-            if BlockDesc::load_flags(bd) & (BF_EVACUATED | BF_MARK_IN_PLACE | BF_LARGE) == 0
-                && copy(gct, slot, p, header, bd, gct.layout.fixed_size(info))
-            {
-                return;
-            }
-        }
+    if is_forwarded(header) {
+        follow_forwarding(gct, slot, header);
+        return;
+    }
+    let info = info_of_header(header);
+    if info.is_static() {
+        return;
+    }
+    // See Note [The common object first] in `scavenge`: an object of
+    // fixed layout in a block being evacuated is simply copied, and one in
+    // a block that stays (an older generation) left.
+    let bd = BlockDesc::of(p);
+    let flags = BlockDesc::load_flags(bd);
+    if flags & BF_EVACUATED != 0 {
+        note_generation(gct, bd);
+        return;
+    }
+    if info.closure_type.has_fixed_layout()
+        && flags & (BF_MARK_IN_PLACE | BF_LARGE) == 0
+        && copy(gct, slot, p, header, bd, gct.layout.fixed_size(info))
+    {
+        return;
     }
     evacuate_any(gct, slot, p);
 }
@@ -82,11 +89,7 @@ unsafe fn evacuate_any(gct: &mut GcThread<'_>, slot: *mut Word, mut p: *mut Word
     loop {
         let header = load_header(p);
         if is_forwarded(header) {
-            let to = forward_target(header);
-            *slot = to as Word;
-            if ((*BlockDesc::of(to)).gen_no as usize) < gct.evac_gen {
-                gct.failed_to_evac = true;
-            }
+            follow_forwarding(gct, slot, header);
             return;
         }
         let info = info_of_header(header);
@@ -96,9 +99,7 @@ unsafe fn evacuate_any(gct: &mut GcThread<'_>, slot: *mut Word, mut p: *mut Word
         let bd = BlockDesc::of(p);
         let flags = BlockDesc::load_flags(bd);
         if flags & BF_EVACUATED != 0 {
-            if ((*bd).gen_no as usize) < gct.evac_gen {
-                gct.failed_to_evac = true;
-            }
+            note_generation(gct, bd);
             return;
         }
         if info.closure_type == ClosureType::Ind {
@@ -122,6 +123,27 @@ unsafe fn evacuate_any(gct: &mut GcThread<'_>, slot: *mut Word, mut p: *mut Word
         if copy(gct, slot, p, header, bd, gct.layout.size_of(p, info)) {
             return;
         }
+    }
+}
+
+/// The object `slot` points to was copied already (its header is the
+/// forwarding pointer `header`): point the slot at the copy.
+#[inline(always)]
+// SAFETY: `header` is a forwarding pointer to a copy in to-space.
+unsafe fn follow_forwarding(gct: &mut GcThread<'_>, slot: *mut Word, header: Word) {
+    let to = forward_target(header);
+    *slot = to as Word;
+    note_generation(gct, BlockDesc::of(to));
+}
+
+/// An object stays in block `bd` (to-space, or a generation not being
+/// collected): if that is younger than `evac_gen`, the object being
+/// scanned will point younger (See Note [Eager promotion] in `gc_thread`).
+#[inline(always)]
+// SAFETY: `bd` is a live block descriptor.
+unsafe fn note_generation(gct: &mut GcThread<'_>, bd: *const BlockDesc) {
+    if ((*bd).gen_no as usize) < gct.evac_gen {
+        gct.failed_to_evac = true;
     }
 }
 
