@@ -35,10 +35,11 @@
 //! scavenge fast path; 70.7 M with evacuate's (its static test first: half
 //! the fields of a binary tree are `Nil`); 61.0 M with `scavenge_object`
 //! inlined; 56.8 M with forwarding pointers and older generations handled
-//! on the common path too: 36% fewer in all, about 127 instead of 198 per
-//! copied node (GHC 9.0's runtime: 43.5 M for the same trees). gcbench 14
-//! went from 19.6 M to 17.9 M, lru from 7.7 M to 6.9 M, mutable-graph from
-//! 4.8 M to 3.8 M. The clock agrees within this machine's noise
+//! on the common path too; 52.8 M with `scavenge_block` reading its limit
+//! once per batch of objects rather than once per object: 41% fewer in
+//! all, about 118 instead of 198 per copied node (GHC 9.0's runtime: 43.5
+//! M for the same trees). gcbench 14 went from 19.6 M to 16.9 M, lru from
+//! 7.7 M to 6.5 M. The clock agrees within this machine's noise
 //! (binary-trees 18, 5 alternated rounds: GC time 1.92 s before, 1.07 s
 //! with the first three steps).
 //!
@@ -188,13 +189,19 @@ unsafe fn scavenge_block(gct: &mut GcThread<'_>, bd: BlockPtr, gen: usize) {
     // being scanned] in `gc_thread`).
     let mut scan = d.scan;
     let mut scanned = 0u32;
-    while scan < gct.limit_of(gen, bd) {
-        let size = scavenge_object(gct, scan, gen);
-        scan = scan.add(size);
-        scanned += 1;
-        if scanned.is_multiple_of(32) {
-            gct.share_work();
+    // The limit is read once per batch: what is copied meanwhile (often
+    // into this very block) is scanned by the next batch.
+    let mut limit = gct.limit_of(gen, bd);
+    while scan < limit {
+        while scan < limit {
+            let size = scavenge_object(gct, scan, gen);
+            scan = scan.add(size);
+            scanned += 1;
+            if scanned.is_multiple_of(32) {
+                gct.share_work();
+            }
         }
+        limit = gct.limit_of(gen, bd);
     }
     d.scan = scan;
     gct.scanning = outer;
