@@ -39,8 +39,7 @@ pub fn make(m: &mut Mutator<'_>, nil: Handle, d: usize) -> Handle {
     let base = m.depth();
     let l = make(m, nil, d - 1);
     let r = make(m, nil, d - 1);
-    let n = m.alloc(&NODE, &[l, r], &[]);
-    m.ret(base, n)
+    m.alloc_ret(base, &NODE, &[l, r], &[])
 }
 
 /// Nodes in a tree.

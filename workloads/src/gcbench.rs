@@ -56,8 +56,7 @@ fn make_tree(m: &mut Mutator<'_>, empty: Handle, d: usize) -> Handle {
     let base = m.depth();
     let l = make_tree(m, empty, d - 1);
     let r = make_tree(m, empty, d - 1);
-    let n = m.alloc(&NODE, &[l, r], &[d, 0]);
-    m.ret(base, n)
+    m.alloc_ret(base, &NODE, &[l, r], &[d, 0])
 }
 
 /// Top-down: `node` (a mutable two-element array) gets new children.

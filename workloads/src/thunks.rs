@@ -41,8 +41,7 @@ fn from_entry(m: &mut Mutator<'_>, this: Handle) -> Handle {
     let base = m.depth();
     let head = m.alloc(&INT, &[], &[k]);
     let tail = m.alloc(&FROM, &[], &[k + 1]);
-    let cell = m.alloc(&CONS, &[head, tail], &[]);
-    m.ret(base, cell)
+    m.alloc_ret(base, &CONS, &[head, tail], &[])
 }
 
 /// `memo[i] = (memo[i-1] + memo[i-2]) mod p`, with memo[0] = 0, memo[1] = 1.
@@ -59,8 +58,7 @@ fn memo_entry(m: &mut Mutator<'_>, this: Handle) -> Handle {
         let b = m.force(b);
         (m.word(a, 0) + m.word(b, 0)) % MODULUS
     };
-    let r = m.alloc(&INT, &[], &[v]);
-    m.ret(base, r)
+    m.alloc_ret(base, &INT, &[], &[v])
 }
 
 fn run(m: &mut Mutator<'_>, args: &[usize], out: &mut dyn Write) -> u64 {

@@ -21,6 +21,26 @@ impl Mutator<'_> {
     /// fields from `ptrs` and non-pointer words `words`.
     #[inline(always)]
     pub fn alloc(&mut self, info: &'static InfoTable, ptrs: &[Handle], words: &[Word]) -> Handle {
+        let p = self.new_object(info, ptrs, words);
+        self.finish(p)
+    }
+
+    /// `alloc`, then `ret(depth, ..)` of the new object, in one step: the
+    /// frame that began at `depth` is popped and the object is the one
+    /// handle left in its place. A function that builds its result last
+    /// (`make` in binary-trees) saves a push and a copy per object (4.4% of
+    /// binary-trees' mutator instructions).
+    #[inline(always)]
+    pub fn alloc_ret(&mut self, depth: usize, info: &'static InfoTable, ptrs: &[Handle], words: &[Word]) -> Handle {
+        let p = self.new_object(info, ptrs, words);
+        self.cap_mut().roots.truncate(depth);
+        self.finish(p)
+    }
+
+    /// A new, initialised object of `info`, not yet rooted: the caller
+    /// roots it before anything can allocate.
+    #[inline(always)]
+    fn new_object(&mut self, info: &'static InfoTable, ptrs: &[Handle], words: &[Word]) -> *mut Word {
         debug_assert!(matches!(info.closure_type, ClosureType::Constr | ClosureType::Fun | ClosureType::Thunk));
         assert!(ptrs.len() == info.ptrs as usize && words.len() == info.nptrs as usize, "{}: wrong number of fields", info.name);
         let size = self.layout.fixed_size(info);
@@ -44,7 +64,7 @@ impl Mutator<'_> {
                 *payload = 0; // a thunk's reserved indirectee word
             }
         }
-        self.finish(p)
+        p
     }
 
     /// Pointer field `i` of the object behind `h`.
