@@ -1,0 +1,48 @@
+//! The measuring scripts (`scripts/ab`, which `docs/performance.md`
+//! describes) work end to end on a build of gclab: a build compared with
+//! itself does the same work, copies the same bytes and executes the same
+//! number of collector instructions.
+
+use std::process::Command;
+
+fn ab(args: &[&str]) -> String {
+    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/scripts/ab");
+    let o = Command::new(script).args(args).env_remove("GCLABRTS").output().expect("scripts/ab runs");
+    let out = String::from_utf8_lossy(&o.stdout).into_owned();
+    assert!(o.status.success(), "scripts/ab {args:?} failed: {}{out}", String::from_utf8_lossy(&o.stderr));
+    out
+}
+
+/// The B/A column of the row labelled `label`.
+fn ratio(out: &str, label: &str) -> f64 {
+    let line = out.lines().find(|l| l.starts_with(label)).unwrap_or_else(|| panic!("no {label} row in:\n{out}"));
+    let fields: Vec<&str> = line[label.len()..].split_whitespace().collect();
+    fields[2].parse().unwrap_or_else(|_| panic!("no ratio in {line:?}"))
+}
+
+#[test]
+fn ab_compares_a_build_with_itself_round_by_round() {
+    let gclab = env!("CARGO_BIN_EXE_gclab");
+    let out = ab(&["-n", "2", gclab, &format!("{gclab}:-A64k"), "--", "run", "binary-trees", "10"]);
+    assert!(out.contains("median of 2 alternated rounds"), "{out}");
+    assert!(ratio(&out, "copied MB") > 1.0, "a smaller nursery copies more:\n{out}");
+    assert!(ratio(&out, "GC s") > 0.0, "{out}");
+}
+
+#[test]
+fn ab_counts_the_same_instructions_for_the_same_build() {
+    let gclab = env!("CARGO_BIN_EXE_gclab");
+    let out = ab(&["--instructions", gclab, gclab, "--", "run", "binary-trees", "8"]);
+    for part in ["GC instructions", "mutator instructions"] {
+        let r = ratio(&out, part);
+        assert!((0.99..=1.01).contains(&r), "{part}: {r} for one build against itself:\n{out}");
+    }
+    let gc: u64 = out.lines().find(|l| l.starts_with("GC instructions")).unwrap()["GC instructions".len()..]
+        .split_whitespace()
+        .next()
+        .unwrap()
+        .replace(',', "")
+        .parse()
+        .unwrap();
+    assert!(gc > 100_000, "binary-trees 8 collects: its GC instructions cannot be {gc}:\n{out}");
+}
