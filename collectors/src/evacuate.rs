@@ -41,7 +41,7 @@
 use crate::gc_thread::GcThread;
 use gclab_core::bdescr::{BlockDesc, BF_EVACUATED, BF_LARGE, BF_MARK_IN_PLACE};
 use gclab_core::constants::Word;
-use gclab_core::info::ClosureType;
+use gclab_core::info::{ClosureType, InfoTable};
 use gclab_core::object::{claim_header, forward_target, forwarding_header, info_of_header, is_forwarded, load_header, store_header};
 
 /// Evacuate the object `*slot` points to. See the module doc.
@@ -73,57 +73,54 @@ pub unsafe fn evacuate(gct: &mut GcThread<'_>, slot: *mut Word) {
         note_generation(gct, bd);
         return;
     }
-    if info.closure_type.has_fixed_layout()
-        && flags & (BF_MARK_IN_PLACE | BF_LARGE) == 0
-        && copy(gct, slot, p, header, bd, gct.layout.fixed_size(info))
-    {
+    if info.closure_type.has_fixed_layout() && flags & (BF_MARK_IN_PLACE | BF_LARGE) == 0 {
+        copy_or_follow(gct, slot, p, header, bd, gct.layout.fixed_size(info));
         return;
     }
-    evacuate_any(gct, slot, p);
+    evacuate_uncommon(gct, slot, p, header, info, flags);
 }
 
-/// `evacuate` for every kind of object and block (the loop follows
-/// indirections and lost claims).
-// SAFETY: as for `evacuate`.
-unsafe fn evacuate_any(gct: &mut GcThread<'_>, slot: *mut Word, mut p: *mut Word) {
-    loop {
-        let header = load_header(p);
-        if is_forwarded(header) {
-            follow_forwarding(gct, slot, header);
-            return;
-        }
-        let info = info_of_header(header);
-        if info.is_static() {
-            return;
-        }
-        let bd = BlockDesc::of(p);
-        let flags = BlockDesc::load_flags(bd);
-        if flags & BF_EVACUATED != 0 {
-            note_generation(gct, bd);
-            return;
-        }
-        if info.closure_type == ClosureType::Ind {
-            // Short-cut the indirection and evacuate its value instead.
-            p = *gct.layout.payload(p) as *mut Word;
-            *slot = p as Word;
-            continue;
-        }
-        if flags & BF_MARK_IN_PLACE != 0 {
-            // Kept in place: mark it and scan it later; a compaction moves
-            // it (and fixes this slot) in its own phases, a sweep keeps it.
-            // (A large object is kept in place this way by the nonmoving
-            // collector's snapshot.)
-            gct.mark_in_place(p, gct.layout.size_of(p, info));
-            return;
-        }
-        if flags & BF_LARGE != 0 {
-            evacuate_large(gct, bd);
-            return;
-        }
-        if copy(gct, slot, p, header, bd, gct.layout.size_of(p, info)) {
-            return;
-        }
+/// What `evacuate`'s common path leaves out, for an object `p` (header
+/// `header`) in a collected block with `flags`: an indirection, an object
+/// in a block kept in place, a large object, and the kinds of object
+/// without a fixed layout.
+#[inline(never)]
+// SAFETY: as for `evacuate`; `p` is an unforwarded heap object whose header read `header`.
+unsafe fn evacuate_uncommon(gct: &mut GcThread<'_>, slot: *mut Word, p: *mut Word, header: Word, info: &InfoTable, flags: u32) {
+    let bd = BlockDesc::of(p);
+    if info.closure_type == ClosureType::Ind {
+        // Short-cut the indirection and evacuate its value instead.
+        *slot = *gct.layout.payload(p);
+        evacuate(gct, slot);
+    } else if flags & BF_MARK_IN_PLACE != 0 {
+        // Kept in place: mark it and scan it later; a compaction moves
+        // it (and fixes this slot) in its own phases, a sweep keeps it.
+        // (A large object is kept in place this way by the nonmoving
+        // collector's snapshot.)
+        gct.mark_in_place(p, gct.layout.size_of(p, info));
+    } else if flags & BF_LARGE != 0 {
+        evacuate_large(gct, bd);
+    } else {
+        copy_or_follow(gct, slot, p, header, bd, gct.layout.size_of(p, info));
     }
+}
+
+/// Copy the object at `p` (See `copy`); if another GC thread claimed it
+/// first, its header is now that thread's forwarding pointer: follow it.
+#[inline(always)]
+// SAFETY: as for `copy`.
+unsafe fn copy_or_follow(gct: &mut GcThread<'_>, slot: *mut Word, p: *mut Word, header: Word, bd: *mut BlockDesc, size: usize) {
+    if !copy(gct, slot, p, header, bd, size) {
+        lost_claim(gct, slot, p);
+    }
+}
+
+/// Another GC thread claimed the object at `p` first (rare).
+#[cold]
+#[inline(never)]
+// SAFETY: `p`'s header is another thread's forwarding pointer.
+unsafe fn lost_claim(gct: &mut GcThread<'_>, slot: *mut Word, p: *mut Word) {
+    follow_forwarding(gct, slot, load_header(p));
 }
 
 /// The object `slot` points to was copied already (its header is the

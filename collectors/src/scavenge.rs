@@ -37,11 +37,13 @@
 //! inlined; 56.8 M with forwarding pointers and older generations handled
 //! on the common path too; 52.8 M with `scavenge_block` reading its limit
 //! once per batch of objects rather than once per object; 51.0 M with the
-//! count towards sharing work kept only by threads that balance: 43% fewer
-//! in all, about 114 instead of 198 per copied node (GHC 9.0's runtime:
-//! 43.5 M for the same trees). gcbench 14 went from 19.6 M to 16.9 M, lru
-//! from 7.7 M to 6.5 M, mutable-graph from 4.8 M to 3.6 M, thunks from
-//! 1.78 G to 1.24 G. The clock agrees within this machine's noise
+//! count towards sharing work kept only by threads that balance; 52.3 M
+//! once the uncommon cases became one function called without a loop
+//! (which costs binary-trees 2.6% and saves gcbench, lru and thunks 3.5-6%).
+//! 41% fewer in all, about 117 instead of 198 per copied node (GHC 9.0's
+//! runtime: 43.5 M for the same trees). gcbench 14 went from 19.6 M to
+//! 16.0 M, lru from 7.7 M to 6.0 M, mutable-graph from 4.8 M to 3.5 M,
+//! thunks from 1.78 G to 1.17 G. The clock agrees within this machine's noise
 //! (binary-trees 18, 5 alternated rounds: GC time 1.92 s before, 1.07 s
 //! with the first three steps).
 //!
