@@ -19,8 +19,9 @@
 //! Most objects a GC meets are constructors, functions and thunks: a
 //! fixed layout read off the info table (`ClosureType::has_fixed_layout`),
 //! with `payload_words` worked out once when the table is made. Both
-//! halves of the copying loop test for that case before anything else, as
-//! GHC's `evacuate` and `scavenge_block` switch on the closure type first:
+//! halves of the copying loop test for that case before the others (GHC's
+//! `scavenge_block` and `evacuate` switch on the closure type, with the
+//! constructors' cases first):
 //! `evacuate` follows a forwarding pointer, leaves a static object or one
 //! in a block that stays (an older generation, to-space), and copies an
 //! object of fixed layout straight away when its block is plain from-space

@@ -75,21 +75,13 @@ pub struct Mutator<'rt> {
 
 /// Follow indirections (updated thunks) from the object at `p`.
 #[inline(always)]
-fn deref_ind(p: Word, layout: Layout) -> Word {
-    follow_ind(p, layout).0
-}
-
-/// Follow indirections from the object at `p`: the object reached and
-/// its header word.
-#[inline(always)]
-fn follow_ind(mut p: Word, layout: Layout) -> (Word, Word) {
+fn deref_ind(mut p: Word, layout: Layout) -> Word {
     loop {
         // SAFETY: `p` is a valid object address (heap or static); reading
         // its header word is always allowed. IND has one info table, so
         // comparing the header word is enough.
-        let header = unsafe { *(p as *const Word) };
-        if header != IND_INFO.header() {
-            return (p, header);
+        if unsafe { *(p as *const Word) } != IND_INFO.header() {
+            return p;
         }
         // SAFETY: an IND's payload is its indirectee.
         p = unsafe { *layout.payload(p as *mut Word) };
