@@ -77,17 +77,16 @@ pub unsafe fn evacuate(gct: &mut GcThread<'_>, slot: *mut Word) {
         copy_or_follow(gct, slot, p, header, bd, gct.layout.fixed_size(info));
         return;
     }
-    evacuate_uncommon(gct, slot, p, header, info, flags);
+    evacuate_uncommon(gct, slot, p, header, info, bd, flags);
 }
 
 /// What `evacuate`'s common path leaves out, for an object `p` (header
-/// `header`) in a collected block with `flags`: an indirection, an object
+/// `header`) in collected block `bd` with `flags`: an indirection, an object
 /// in a block kept in place, a large object, and the kinds of object
 /// without a fixed layout.
 #[inline(never)]
 // SAFETY: as for `evacuate`; `p` is an unforwarded heap object whose header read `header`.
-unsafe fn evacuate_uncommon(gct: &mut GcThread<'_>, slot: *mut Word, p: *mut Word, header: Word, info: &InfoTable, flags: u32) {
-    let bd = BlockDesc::of(p);
+unsafe fn evacuate_uncommon(gct: &mut GcThread<'_>, slot: *mut Word, p: *mut Word, header: Word, info: &InfoTable, bd: *mut BlockDesc, flags: u32) {
     if info.closure_type == ClosureType::Ind {
         // Short-cut the indirection and evacuate its value instead.
         *slot = *gct.layout.payload(p);

@@ -41,7 +41,7 @@ impl Mutator<'_> {
     /// roots it before anything can allocate.
     #[inline(always)]
     fn new_object(&mut self, info: &'static InfoTable, ptrs: &[Handle], words: &[Word]) -> *mut Word {
-        debug_assert!(matches!(info.closure_type, ClosureType::Constr | ClosureType::Fun | ClosureType::Thunk));
+        debug_assert!(info.closure_type.has_fixed_layout());
         assert!(ptrs.len() == info.ptrs as usize && words.len() == info.nptrs as usize, "{}: wrong number of fields", info.name);
         let size = self.layout.fixed_size(info);
         let p = self.alloc_words(size);
