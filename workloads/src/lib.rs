@@ -9,12 +9,18 @@
 #![warn(missing_docs)]
 
 pub mod binary_trees;
+pub mod constraints;
+pub mod fibheaps;
 pub mod gc_api;
 pub mod gcbench;
+pub mod hash;
 pub mod hsc_roots;
 pub mod large_arrays;
+pub mod lcss;
+pub mod linear;
 pub mod lru;
 pub mod mutable_graph;
+pub mod power;
 pub mod rng;
 pub mod testing;
 pub mod thunks;
@@ -113,6 +119,12 @@ pub const WORKLOADS: &[Workload] = &[
     thunks::WORKLOAD,
     gc_api::WORKLOAD,
     hsc_roots::WORKLOAD,
+    fibheaps::WORKLOAD,
+    hash::WORKLOAD,
+    lcss::WORKLOAD,
+    constraints::WORKLOAD,
+    linear::WORKLOAD,
+    power::WORKLOAD,
 ];
 
 /// The workload called `name` (the test-only ones of `testing` too).
