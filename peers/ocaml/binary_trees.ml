@@ -1,5 +1,4 @@
-(* binary-trees for OCaml, the peer gclab's binary-trees is compared with
-   (see scripts/compare-peers). *)
+(* binary-trees for OCaml, the peer of gclab's binary-trees. *)
 type tree = Nil | Node of tree * tree
 
 let rec make d = if d = 0 then Node (Nil, Nil) else Node (make (d - 1), make (d - 1))
@@ -8,9 +7,11 @@ let rec check = function Nil -> 0 | Node (l, r) -> 1 + check l + check r
 
 let () =
   let min_depth = 4 in
-  let max_depth = max (min_depth + 2) (int_of_string Sys.argv.(1)) in
+  let max_depth = max (min_depth + 2) (Peer.arg 1) in
   let stretch = max_depth + 1 in
-  Printf.printf "stretch tree of depth %d\t check: %d\n" stretch (check (make stretch));
+  let s = check (make stretch) in
+  Printf.printf "stretch tree of depth %d\t check: %d\n" stretch s;
+  let sum = ref (Peer.mix_int 0L s) in
   let long = make max_depth in
   let d = ref min_depth in
   while !d <= max_depth do
@@ -18,6 +19,9 @@ let () =
     let c = ref 0 in
     for _ = 1 to iterations do c := !c + check (make !d) done;
     Printf.printf "%d\t trees of depth %d\t check: %d\n" iterations !d !c;
+    sum := Peer.mix_int !sum !c;
     d := !d + 2
   done;
-  Printf.printf "long lived tree of depth %d\t check: %d\n" max_depth (check long)
+  let ll = check long in
+  Printf.printf "long lived tree of depth %d\t check: %d\n" max_depth ll;
+  Peer.finish (Peer.mix_int !sum ll)
