@@ -41,6 +41,21 @@ enum Command {
         #[arg(trailing_var_arg = true, allow_hyphen_values = true, value_name = "WORKLOAD [ARGS] [+RTS FLAGS -RTS]")]
         rest: Vec<String>,
     },
+    /// Run a workload's peer program (Haskell on GHC, OCaml, or C on Boehm GC), built if need be: gclab peer [--json FILE] LANGUAGE WORKLOAD [args] +RTS <flags> -RTS
+    Peer {
+        /// Write one JSON record of the run (flags, checksum, the runtime's statistics) to FILE
+        #[arg(long, value_name = "FILE")]
+        json: Option<PathBuf>,
+        /// Where peer programs are built
+        #[arg(long, value_name = "DIR", default_value = "target/peers")]
+        build_dir: PathBuf,
+        /// Run this program, already built, instead of building the peer
+        #[arg(long, value_name = "FILE")]
+        program: Option<PathBuf>,
+        /// The language (ghc, ocaml, boehm), the workload, its arguments, and +RTS ... -RTS flags
+        #[arg(trailing_var_arg = true, allow_hyphen_values = true, value_name = "LANGUAGE WORKLOAD [ARGS] [+RTS FLAGS -RTS]")]
+        rest: Vec<String>,
+    },
     /// Run every point of an experiment file's grid, each run in its own process
     Sweep {
         /// The experiment file (see experiments/README.md)
@@ -167,16 +182,54 @@ where
                 None => finish_with_code(eventlog(&file, &view)),
             }
         }
-        Command::Run { collector, json, rest } => match run_catching_internal_errors(registry, collector.as_deref(), json, &rest) {
-            Ok(()) => ExitCode::SUCCESS,
-            Err((code, msg)) => {
-                for line in msg.lines() {
-                    let _ = writeln!(std::io::stderr(), "gclab: {line}");
-                }
-                ExitCode::from(code)
-            }
-        },
+        Command::Run { collector, json, rest } => finish_run(run_catching_internal_errors(registry, collector.as_deref(), json, &rest)),
+        Command::Peer { json, build_dir, program, rest } => finish_run(peer(json.as_deref(), &build_dir, program, &rest)),
     }
+}
+
+/// The exit of `run` and `peer`: each line of a failure's message, then
+/// its code.
+fn finish_run(result: Result<(), Failure>) -> ExitCode {
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err((code, msg)) => {
+            for line in msg.lines() {
+                let _ = writeln!(std::io::stderr(), "gclab: {line}");
+            }
+            ExitCode::from(code)
+        }
+    }
+}
+
+/// `gclab peer`: build the peer (unless `program` is given) and run it.
+fn peer(json: Option<&Path>, build_dir: &Path, program: Option<PathBuf>, rest: &[String]) -> Result<(), Failure> {
+    use crate::peers::{build, exec, Language};
+    let (words, rts) = split_rts_args(rest);
+    let [language, name, args @ ..] = words.as_slice() else {
+        return Err((1, format!("name a language ({}) and a workload (see `gclab list`)", Language::names())));
+    };
+    let language = Language::from_name(language).ok_or_else(|| (1, format!("unknown peer language `{language}' (known: {})", Language::names())))?;
+    let workload = gclab_workloads::by_name(name).ok_or_else(|| (1, format!("unknown workload `{name}' (see `gclab list`)")))?;
+    let args = workload.parse_args(args).map_err(|e| (1, e.to_string()))?;
+    let Some(program) = program else {
+        // The peak RSS `exec` reads is the largest of this process's
+        // children's, which would include the compiler's: the built
+        // program runs under a fresh `gclab peer --program`.
+        let built = build::build(build_dir, workload.name, language).map_err(|e| (1, e))?;
+        let exe = std::env::current_exe().map_err(|e| (1, format!("cannot find gclab's own program: {e}")))?;
+        let mut again = std::process::Command::new(exe);
+        again.arg("peer").arg("--program").arg(built);
+        if let Some(j) = json {
+            again.arg("--json").arg(j);
+        }
+        let status = again.args(rest).status().map_err(|e| (1, format!("cannot run gclab peer again: {e}")))?;
+        return match status.code() {
+            Some(0) => Ok(()),
+            code => Err((code.and_then(|c| u8::try_from(c).ok()).unwrap_or(1), String::new())),
+        };
+    };
+    let run = exec::PeerRun { language, workload: workload.name.to_string(), args, rts, program };
+    exec::run(&run, json)
 }
 
 /// `run`, with a panic inside the runtime (a failed sanity check, a
@@ -433,6 +486,10 @@ fn list_text(registry: &Registry) -> String {
     for w in gclab_workloads::WORKLOADS {
         let args: Vec<String> = w.params.iter().zip(w.defaults).map(|(p, d)| format!("{p}={d}")).collect();
         s.push_str(&format!("  {:<14} {}\n  {:<14}   args: {}\n", w.name, w.description, "", args.join(" ")));
+        let peers: Vec<&str> = crate::peers::languages_of(w.name).iter().map(|l| l.name()).collect();
+        if !peers.is_empty() {
+            s.push_str(&format!("  {:<14}   peers: {}\n", "", peers.join(", ")));
+        }
     }
     s
 }

@@ -16,6 +16,7 @@ pub mod experiment;
 pub mod hp_plot;
 pub mod latency;
 pub mod minheap;
+pub mod peers;
 pub mod report;
 pub mod sweep;
 pub mod timeline;

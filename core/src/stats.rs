@@ -29,24 +29,31 @@ pub fn thread_cpu_seconds() -> f64 {
     ts.tv_sec as f64 + ts.tv_nsec as f64 * 1e-9
 }
 
-/// Major page faults of the process so far.
-pub fn major_page_faults() -> u64 {
+/// The resource usage of `who` (`RUSAGE_SELF` or `RUSAGE_CHILDREN`).
+fn rusage(who: libc::c_int) -> libc::rusage {
     // SAFETY: getrusage fills a zeroed rusage that we own.
     unsafe {
         let mut ru: libc::rusage = std::mem::zeroed();
-        libc::getrusage(libc::RUSAGE_SELF, &mut ru);
-        ru.ru_majflt as u64
+        libc::getrusage(who, &mut ru);
+        ru
     }
+}
+
+/// Major page faults of the process so far.
+pub fn major_page_faults() -> u64 {
+    rusage(libc::RUSAGE_SELF).ru_majflt as u64
 }
 
 /// Peak resident set size of the process, in bytes.
 pub fn max_rss_bytes() -> u64 {
-    // SAFETY: as above.
-    unsafe {
-        let mut ru: libc::rusage = std::mem::zeroed();
-        libc::getrusage(libc::RUSAGE_SELF, &mut ru);
-        ru.ru_maxrss as u64 * 1024
-    }
+    rusage(libc::RUSAGE_SELF).ru_maxrss as u64 * 1024
+}
+
+/// The largest peak resident set size of this process's children that
+/// have ended and been waited for, in bytes: with one child, its own
+/// (`gclab peer` measures a peer program so).
+pub fn children_max_rss_bytes() -> u64 {
+    rusage(libc::RUSAGE_CHILDREN).ru_maxrss as u64 * 1024
 }
 
 /// A point in time on both clocks.
