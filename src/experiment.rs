@@ -9,6 +9,7 @@
 //! the grid into a deterministic list of runs, each with a stable id, so
 //! that sweeps resume and shard.
 
+use crate::peers::Language;
 use gclab_collectors::Registry;
 use gclab_core::RtsFlags;
 use serde::Deserialize;
@@ -59,6 +60,7 @@ struct File {
     heap_multiple_of: Option<Spanned<String>>,
     timeout_secs: Option<Spanned<f64>>,
     collectors: Spanned<Vec<Spanned<String>>>,
+    peers: Option<Spanned<Vec<Spanned<String>>>>,
     workloads: Spanned<Vec<WorkloadSpec>>,
     #[serde(default)]
     grid: BTreeMap<String, Spanned<Vec<Spanned<toml::Value>>>>,
@@ -150,6 +152,9 @@ pub struct Experiment {
     /// Collector names, with the RTS flags each brings (its registry
     /// entry's `flags`).
     pub collectors: Vec<(String, String)>,
+    /// Peer programs run beside the collectors (See `peers`): each is a
+    /// collector in the runs and the report, named for its language.
+    pub peers: Vec<Language>,
     /// (workload, arguments).
     pub workloads: Vec<(String, Vec<usize>)>,
     /// Flag name (without the dash) -> its values as flag texts (`-A64k`,
@@ -344,10 +349,18 @@ impl Experiment {
                 return Err(err(Some(c.span()), "collectors", format!("unknown collector `{}' (known: {}, or \"all\")", c.get_ref(), known.join(", "))));
             }
         }
+        let mut peers = Vec::new();
+        for p in file.peers.iter().flat_map(|ps| ps.get_ref()) {
+            let language = Language::from_name(p.get_ref()).ok_or_else(|| err(Some(p.span()), "peers", format!("unknown peer `{}' (known: {})", p.get_ref(), Language::names())))?;
+            if !peers.contains(&language) {
+                peers.push(language);
+            }
+        }
         if let Some(b) = &file.baseline {
-            if !collectors.iter().any(|(name, _)| name == b.get_ref()) {
-                let named: Vec<&str> = collectors.iter().map(|(n, _)| n.as_str()).collect();
-                return Err(err(Some(b.span()), "baseline", format!("`{}' is not one of the experiment's collectors ({})", b.get_ref(), named.join(", "))));
+            if !collectors.iter().any(|(name, _)| name == b.get_ref()) && !peers.iter().any(|l| l.name() == b.get_ref()) {
+                let mut named: Vec<&str> = collectors.iter().map(|(n, _)| n.as_str()).collect();
+                named.extend(peers.iter().map(|l| l.name()));
+                return Err(err(Some(b.span()), "baseline", format!("`{}' is not one of the experiment's collectors or peers ({})", b.get_ref(), named.join(", "))));
             }
         }
         if file.workloads.get_ref().is_empty() {
@@ -413,9 +426,9 @@ impl Experiment {
             }
         };
         let points: u128 = grid.iter().map(|(_, values)| values.len() as u128).product();
-        let run_count = workloads.len() as u128 * collectors.len() as u128 * points * (repetitions + warmup) as u128;
+        let run_count = workloads.len() as u128 * (collectors.len() + peers.len()) as u128 * points * (repetitions + warmup) as u128;
         if run_count > MAX_RUNS as u128 {
-            let why = format!("{} workloads x {} collectors x {points} grid points x {} repetitions and warm-ups", workloads.len(), collectors.len(), repetitions + warmup);
+            let why = format!("{} workloads x {} collectors and peers x {points} grid points x {} repetitions and warm-ups", workloads.len(), collectors.len() + peers.len(), repetitions + warmup);
             return Err(err(None, "grid", format!("the experiment has {run_count} runs ({why}): more than {MAX_RUNS}; shrink the grid or split the experiment")));
         }
         let exp = Experiment {
@@ -429,6 +442,7 @@ impl Experiment {
             heap_multiple_of,
             timeout_secs,
             collectors,
+            peers,
             workloads,
             grid,
             plot_x,
@@ -445,6 +459,11 @@ impl Experiment {
         for run in runs {
             // A heap multiple becomes a size at the sweep; any size checks the rest.
             let rts = with_heap_limit(&run.rts, 1 << 30);
+            if let Some(language) = exp.peer_of(&run) {
+                // GHC judges its own flags (See Note [Peers' flags]).
+                crate::peers::flags::invocation(language, &rts, Path::new("stats")).map_err(|e| err(None, "grid", format!("run {}: {e}", run.id)))?;
+                continue;
+            }
             let mut flags = RtsFlags::from_env_and_args(None, &rts).map_err(|e| err(None, "grid", format!("run {}: {e}", run.id)))?;
             let (entry, params) = registry.select(&mut flags, Some(&run.collector)).map_err(|e| err(None, "grid", format!("run {}: {e}", run.id)))?;
             (entry.make)(params, &flags).map_err(|e| err(None, "collectors", format!("run {}: {e}", run.id)))?;
@@ -460,8 +479,20 @@ impl Experiment {
         self.runs().iter().map(|r| caps(&r.rts)).max().unwrap_or(1)
     }
 
-    /// Every run, in a fixed order: workloads, collectors, grid points
-    /// (first key slowest), repetitions.
+    /// The peer language of `run`, if it is a peer's run.
+    pub fn peer_of(&self, run: &RunSpec) -> Option<Language> {
+        Language::from_name(&run.collector).filter(|l| self.peers.contains(l))
+    }
+
+    /// The workloads some of the experiment's peers have no program for,
+    /// with those peers (their runs are left out).
+    pub fn missing_peers(&self) -> Vec<(String, Vec<Language>)> {
+        let missing = |w: &str| -> Vec<Language> { self.peers.iter().copied().filter(|&l| crate::peers::source(w, l).is_none()).collect() };
+        self.workloads.iter().map(|(w, _)| (w.clone(), missing(w))).filter(|(_, m)| !m.is_empty()).collect()
+    }
+
+    /// Every run, in a fixed order: workloads, collectors then peers, grid
+    /// points (first key slowest), repetitions.
     pub fn runs(&self) -> Vec<RunSpec> {
         let mut points: Vec<BTreeMap<String, String>> = vec![BTreeMap::new()];
         for (key, values) in &self.grid {
@@ -473,7 +504,9 @@ impl Experiment {
         }
         let mut runs = Vec::new();
         for (workload, args) in &self.workloads {
-            for (collector, entry_flags) in &self.collectors {
+            // A peer brings no flags of its own.
+            let peers = self.peers.iter().filter(|&&l| crate::peers::source(workload, l).is_some()).map(|l| (l.name().to_string(), String::new()));
+            for (collector, entry_flags) in &self.collectors.iter().cloned().chain(peers).collect::<Vec<_>>() {
                 for point in &points {
                     let warmups = (0..self.warmup).map(|r| (r, true));
                     for (repetition, warmup) in warmups.chain((0..self.repetitions).map(|r| (r, false))) {

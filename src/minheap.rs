@@ -113,7 +113,7 @@ fn probe(how: &Probing, q: &Question, limit: Option<u64>) -> Result<Probe, Strin
             break status;
         }
         if start.elapsed().as_secs_f64() > how.timeout_secs {
-            let _ = child.kill();
+            crate::sweep::kill_group(&mut child);
             let _ = child.wait();
             return Err(format!("{} under {} with {limit_text} ran past {} s", q.workload, q.collector, how.timeout_secs));
         }

@@ -234,13 +234,13 @@ pub fn markdown(name: &str, groups: &[Group]) -> String {
     if region {
         extra.extend(REGION_COLUMNS);
     }
-    out.push_str("| workload | collector | flags | ok/runs | total | GC | MUT | max live | mem in use | copied |");
+    out.push_str("| workload | collector | flags | ok/runs | total | GC | MUT | allocated | copied | max live | mem in use | peak RSS |");
     extra.iter().for_each(|(title, _)| out.push_str(&format!(" {title} |")));
-    out.push_str(&format!("\n{}\n", "| --- ".repeat(10 + extra.len()) + "|"));
+    out.push_str(&format!("\n{}\n", "| --- ".repeat(12 + extra.len()) + "|"));
     let mb = 1024.0 * 1024.0;
     for g in groups {
         out.push_str(&format!(
-            "| {} | {} | {} | {}/{} | {} | {} | {} | {} | {} | {} |",
+            "| {} | {} | {} | {}/{} | {} | {} | {} | {} | {} | {} | {} | {} |",
             g.workload,
             g.collector,
             g.point_label(),
@@ -249,9 +249,11 @@ pub fn markdown(name: &str, groups: &[Group]) -> String {
             cell(g.figure("total_elapsed"), 1.0, 3),
             cell(g.figure("gc_elapsed"), 1.0, 3),
             cell(g.figure("mut_elapsed"), 1.0, 3),
+            cell(g.figure("allocated_bytes"), mb, 0),
+            cell(g.figure("copied_bytes"), mb, 0),
             cell(g.figure("max_live_bytes"), mb, 1),
             cell(g.figure("max_mem_in_use_bytes"), mb, 0),
-            cell(g.figure("copied_bytes"), mb, 0),
+            cell(g.figure("max_rss_bytes"), mb, 0),
         ));
         extra.iter().for_each(|(_, figure)| out.push_str(&format!(" {} |", cell(g.figure(figure), mb, 1))));
         out.push('\n');
@@ -270,7 +272,8 @@ fn latency_table(groups: &[Group]) -> String {
     out.push_str("| workload | collector | flags | pauses | p50 | p90 | p99 | p99.9 | max | MMU 1ms | MMU 10ms | MMU 100ms | MMU 1s | to safepoint p99 |\n");
     out.push_str(&format!("{}|\n", "| --- ".repeat(14)));
     let ms = 1e-3;
-    for g in groups {
+    // Peers' runtimes report no pauses: their rows would be empty.
+    for g in groups.iter().filter(|g| g.figure("pause_count").is_some()) {
         let f = |name: &str, scale: f64, digits: usize| cell(g.figure(name), scale, digits);
         out.push_str(&format!(
             "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |\n",
@@ -506,6 +509,50 @@ where
     root.present().map_err(e)
 }
 
+/// What the report says about the experiment's peers (empty if it has
+/// none): their compilers, what their figures mean, the workloads some
+/// have no program for, and the flags each had no counterpart for.
+fn peers_text(exp: &Experiment, manifest: &serde_json::Value, records: &[RunRecord]) -> String {
+    if exp.peers.is_empty() {
+        return String::new();
+    }
+    let compilers: Vec<String> = exp.peers.iter().map(|l| format!("{} ({})", l.name(), manifest["peers"][l.name()].as_str().unwrap_or("compiler unknown"))).collect();
+    let mut out = format!(
+        "\nPeers, run beside gclab's collectors as collectors of their own: {}. GHC's figures are its own (`+RTS -t --machine-readable`); OCaml has no GC clock (no GC or MUT time), its \"copied\" is promoted words and it has no max live; Boehm GC copies nothing and its memory in use is its heap at exit; every peer's peak RSS and (for OCaml and Boehm) total time are measured from outside.\n",
+        compilers.join(", ")
+    );
+    for (workload, missing) in exp.missing_peers() {
+        out.push_str(&format!("No {} peer of {workload}: its runs are left out.\n", missing.iter().map(|l| l.name()).collect::<Vec<_>>().join(" or ")));
+    }
+    let mut ignored: BTreeMap<String, std::collections::BTreeSet<String>> = BTreeMap::new();
+    for r in records {
+        let Some(flags) = r.result.as_ref().and_then(|v| v["peer"]["ignored_flags"].as_array()) else { continue };
+        ignored.entry(r.spec.collector.clone()).or_default().extend(flags.iter().filter_map(|f| f.as_str().map(str::to_string)));
+    }
+    for (peer, flags) in ignored.iter().filter(|(_, f)| !f.is_empty()) {
+        out.push_str(&format!("{peer} has no counterpart for, and ran without: {}.\n", flags.iter().cloned().collect::<Vec<_>>().join(" ")));
+    }
+    out
+}
+
+/// A warning naming the workloads whose successful runs disagree on their
+/// checksum (a collector that lost or corrupted data, or a peer that does
+/// other work), empty if every workload's runs agree.
+fn checksum_text(records: &[RunRecord]) -> String {
+    let mut by_workload: BTreeMap<String, BTreeMap<String, std::collections::BTreeSet<String>>> = BTreeMap::new();
+    for r in records.iter().filter(|r| r.status == Status::Ok) {
+        let Some(sum) = r.result.as_ref().and_then(|v| v["checksum"].as_str()) else { continue };
+        let workload = format!("{} {:?}", r.spec.workload, r.spec.args);
+        by_workload.entry(workload).or_default().entry(sum.to_string()).or_default().insert(r.spec.collector.clone());
+    }
+    let mut out = String::new();
+    for (workload, sums) in by_workload.iter().filter(|(_, s)| s.len() > 1) {
+        let each: Vec<String> = sums.iter().map(|(sum, who)| format!("{sum} ({})", who.iter().cloned().collect::<Vec<_>>().join(", "))).collect();
+        out.push_str(&format!("**Warning: the runs of {workload} disagree on the checksum**: {}.\n\n", each.join("; ")));
+    }
+    out
+}
+
 /// The records that do not read, named, as a warning paragraph (empty if
 /// none).
 fn damaged_text(damaged: &[String]) -> String {
@@ -536,7 +583,7 @@ pub fn report(dir: &Path, registry: &gclab_collectors::Registry) -> Result<(Stri
     let groups = groups(&records);
     let mut md = markdown(&exp.name, &groups);
     let title_end = md.find("\n\n").map_or(md.len(), |i| i + 2);
-    md.insert_str(title_end, &format!("{}\n{}", methodology(&exp, &manifest), damaged_text(&damaged)));
+    md.insert_str(title_end, &format!("{}{}\n{}{}", methodology(&exp, &manifest), peers_text(&exp, &manifest, &records), damaged_text(&damaged), checksum_text(&records)));
     if let Some(b) = &exp.baseline {
         md.push_str(&normalised_table(b, &groups));
     }

@@ -53,6 +53,7 @@
 //! (`GCLAB_EXIT_WITH_PARENT`) and exits when its parent changes.
 
 use std::io::Write;
+use crate::peers::Language;
 use crate::experiment::{heap_multiple, run_order, with_heap_limit, Experiment, MultipleOf, RunOrder, RunSpec};
 use indicatif::{ProgressBar, ProgressStyle};
 use serde::{Deserialize, Serialize};
@@ -176,6 +177,7 @@ pub fn sweep(exp: &Experiment, opts: &SweepOptions) -> Result<SweepSummary, Stri
     let bar = if opts.progress { ProgressBar::new(runs.len() as u64) } else { ProgressBar::hidden() };
     bar.set_style(ProgressStyle::with_template("{bar:40} {pos}/{len} runs  {msg}  [{elapsed_precise}, ETA {eta}]").expect("template parses"));
     let mut heaps = HeapMultiples::open(exp, opts)?;
+    let programs = build_peers(exp, &runs, &opts.out.join("peers"), &bar)?;
     for run in &runs {
         let path = record_path(&opts.out, &run.id);
         // See Note [Sweeps sharing a directory].
@@ -189,7 +191,10 @@ pub fn sweep(exp: &Experiment, opts: &SweepOptions) -> Result<SweepSummary, Stri
         };
         bar.set_message(format!("{} failed, running {}", summary.failed, run.id));
         let record = match heaps.resolve(exp, run, &bar) {
-            Ok(run) => run_one(&run, exp.timeout_secs, opts).map_err(|e| io(&format!("run {}", run.id), e))?,
+            Ok(run) => {
+                let program = exp.peer_of(&run).map(|l| (l, programs[&(run.workload.clone(), l)].as_path()));
+                run_one(&run, program, exp.timeout_secs, opts).map_err(|e| io(&format!("run {}", run.id), e))?
+            }
             Err(reason) => RunRecord { spec: run.clone(), status: Status::Failed, exit_code: None, signal: None, wall_secs: 0.0, stderr_tail: reason, result: None },
         };
         if record.exit_code == Some(gclab_core::rts::EXIT_OUTPUT_UNWRITABLE) {
@@ -293,6 +298,9 @@ impl HeapMultiples {
             MultipleOf::Each => exp.collectors.iter().filter(|(c, _)| *c == run.collector).cloned().collect(),
             MultipleOf::Smallest => exp.collectors.clone(),
         };
+        if collectors.is_empty() {
+            return Err(format!("a peer ({}) has no minimum heap of its own to multiply: use heap_multiple_of = \"smallest\" (the smallest of gclab's collectors')", run.collector));
+        }
         let point_flags: Vec<String> = run.point.values().filter(|v| !v.is_empty() && heap_multiple(v).is_none()).cloned().collect();
         let mut base = u64::MAX;
         for (collector, own) in collectors {
@@ -337,15 +345,34 @@ impl HeapMultiples {
     }
 }
 
-/// One run as a child process (See Note [Crash-proof sweeps]).
-fn run_one(run: &RunSpec, timeout_secs: f64, opts: &SweepOptions) -> std::io::Result<RunRecord> {
+/// Build every peer program `runs` use, under `dir` (See Note [Building
+/// peers once]): (workload, language) -> the program.
+fn build_peers(exp: &Experiment, runs: &[RunSpec], dir: &Path, bar: &ProgressBar) -> Result<HashMap<(String, Language), PathBuf>, String> {
+    let mut programs = HashMap::new();
+    for run in runs {
+        let Some(language) = exp.peer_of(run) else { continue };
+        let key = (run.workload.clone(), language);
+        if !programs.contains_key(&key) {
+            bar.set_message(format!("building the {} peer of {}", language.name(), run.workload));
+            programs.insert(key, crate::peers::build::build(dir, &run.workload, language)?);
+        }
+    }
+    Ok(programs)
+}
+
+/// One run as a child process (See Note [Crash-proof sweeps]): gclab's
+/// own, or a peer's (`peer`: its language and program).
+fn run_one(run: &RunSpec, peer: Option<(Language, &Path)>, timeout_secs: f64, opts: &SweepOptions) -> std::io::Result<RunRecord> {
     let logs = opts.out.join("logs");
     let json = logs.join(format!("{}.{}.result.json", run.id, std::process::id()));
     let _ = std::fs::remove_file(&json);
     let stdout = std::fs::File::create(logs.join(format!("{}.stdout", run.id)))?;
     let stderr_path = logs.join(format!("{}.stderr", run.id));
     let stderr = std::fs::File::create(&stderr_path)?;
-    let mut cmd = run_command(&opts.exe, &run.collector, &json, &run.workload, &run.args, &run.rts);
+    let mut cmd = match peer {
+        Some((language, program)) => peer_command(&opts.exe, language, program, &json, run),
+        None => run_command(&opts.exe, &run.collector, &json, &run.workload, &run.args, &run.rts),
+    };
     cmd.stdout(stdout).stderr(stderr);
     let start = Instant::now();
     let mut child = cmd.spawn()?;
@@ -355,7 +382,7 @@ fn run_one(run: &RunSpec, timeout_secs: f64, opts: &SweepOptions) -> std::io::Re
             break (status, false);
         }
         if start.elapsed() >= deadline {
-            let _ = child.kill();
+            kill_group(&mut child);
             break (child.wait()?, true);
         }
         std::thread::sleep(Duration::from_millis(5));
@@ -400,6 +427,7 @@ fn manifest_json(exp: &Experiment, seed: u64) -> serde_json::Value {
         "seed": seed,
         "gclab_version": env!("CARGO_PKG_VERSION"),
         "git_commit": git_commit(),
+        "peers": exp.peers.iter().map(|&l| (l.name().to_string(), crate::peers::build::compiler_version(l).unwrap_or_else(|e| e).into())).collect::<serde_json::Map<String, serde_json::Value>>(),
         "machine": {
             "cores": std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1),
             "memory_bytes": crate::machine_memory_bytes().unwrap_or(0),
@@ -438,16 +466,41 @@ fn fresh_seed() -> u64 {
 }
 
 /// The child process of one run, as sweeps and minimum-heap probes start
-/// it: `gclab run --collector C --json J WORKLOAD ARGS +RTS FLAGS -RTS`,
-/// without `GCLABRTS` (the flags are the run's own), stdin closed, and
-/// told to exit with this process (`EXIT_WITH_PARENT`).
+/// it: `gclab run --collector C --json J WORKLOAD ARGS +RTS FLAGS -RTS`.
 pub fn run_command(exe: &Path, collector: &str, json: &Path, workload: &str, args: &[usize], rts: &[String]) -> Command {
-    let mut cmd = Command::new(exe);
-    cmd.arg("run").arg("--collector").arg(collector).arg("--json").arg(json).arg(workload);
+    let mut cmd = child_command(exe, "run");
+    cmd.arg("--collector").arg(collector).arg("--json").arg(json).arg(workload);
     cmd.args(args.iter().map(|a| a.to_string()));
     cmd.arg("+RTS").args(rts).arg("-RTS");
-    cmd.env_remove("GCLABRTS").env(EXIT_WITH_PARENT, std::process::id().to_string()).stdin(Stdio::null());
     cmd
+}
+
+/// The child process of a peer's run: `gclab peer --program P --json J
+/// LANGUAGE WORKLOAD ARGS +RTS FLAGS -RTS` (See `peers::exec`).
+fn peer_command(exe: &Path, language: Language, program: &Path, json: &Path, run: &RunSpec) -> Command {
+    let mut cmd = child_command(exe, "peer");
+    cmd.arg("--program").arg(program).arg("--json").arg(json).arg(language.name()).arg(&run.workload);
+    cmd.args(run.args.iter().map(|a| a.to_string()));
+    cmd.arg("+RTS").args(&run.rts).arg("-RTS");
+    cmd
+}
+
+/// `gclab <subcommand>` (`run` or `peer`) as every child of a sweep
+/// starts: without `GCLABRTS` (the flags are the run's own), stdin
+/// closed, told to exit with this process (`EXIT_WITH_PARENT`), and in a
+/// process group of its own, which a timeout kills whole (a peer's
+/// program is a grandchild).
+fn child_command(exe: &Path, subcommand: &str) -> Command {
+    use std::os::unix::process::CommandExt;
+    let mut cmd = Command::new(exe);
+    cmd.arg(subcommand).env_remove("GCLABRTS").env(EXIT_WITH_PARENT, std::process::id().to_string()).stdin(Stdio::null()).process_group(0);
+    cmd
+}
+
+/// Kill `child` and its process group (a peer run's program with it).
+pub fn kill_group(child: &mut std::process::Child) {
+    let _ = Command::new("kill").args(["-KILL", "--", &format!("-{}", child.id())]).stderr(Stdio::null()).status();
+    let _ = child.kill();
 }
 
 /// The environment variable that tells a run the process id of the sweep
@@ -504,6 +557,8 @@ pub fn figure(record: &RunRecord, name: &str) -> Option<f64> {
     let result = record.result.as_ref()?;
     let stats = result.get("stats")?;
     if name == "mut_elapsed" {
+        // No GC clock (an OCaml peer's run), no MUT time either.
+        stats.get("gc_elapsed")?;
         let g = |k: &str| stats.get(k).and_then(|v| v.as_f64()).unwrap_or(0.0);
         return Some(g("total_elapsed") - g("gc_elapsed") - g("init_elapsed") - g("exit_elapsed"));
     }

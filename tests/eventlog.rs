@@ -195,11 +195,12 @@ fn ghc_binary_trees(dir: &Path, ghc_flags: &[&str], depth: &str, rts: &[&str]) -
     let o = Command::new("ghc")
         .args(["-O2", "-eventlog", "-rtsopts"])
         .args(ghc_flags)
+        .arg(format!("-i{}", root.join("peers").join("ghc").display()))
         .arg("-outputdir")
         .arg(dir)
         .arg("-o")
         .arg(&exe)
-        .arg(root.join("peers").join("binarytrees.hs"))
+        .arg(root.join("peers").join("ghc").join("binary_trees.hs"))
         .output()
         .expect("ghc is installed (.ci/run installs it)");
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
