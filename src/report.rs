@@ -156,7 +156,7 @@ fn methodology(exp: &Experiment, manifest: &serde_json::Value) -> String {
 /// mean figures divided by the baseline collector's at the same workload
 /// and point.
 fn normalised_table(baseline: &str, groups: &[Group]) -> String {
-    const FIGS: [(&str, &str); 5] = [("total", "total_elapsed"), ("GC", "gc_elapsed"), ("MUT", "mut_elapsed"), ("max live", "max_live_bytes"), ("mem in use", "max_mem_in_use_bytes")];
+    const FIGS: [(&str, &str); 7] = NORMALISED;
     let mut out = format!("\n## Normalised to {baseline}\n\nGeometric mean, over the workloads and grid points both ran, of each collector's mean divided by {baseline}'s (below 1: less than {baseline}).\n\n| collector | points |");
     FIGS.iter().for_each(|(title, _)| out.push_str(&format!(" {title} |")));
     out.push_str(&format!("\n{}|\n", "| --- ".repeat(2 + FIGS.len())));
@@ -170,12 +170,76 @@ fn normalised_table(baseline: &str, groups: &[Group]) -> String {
             .collect();
         out.push_str(&format!("| {c} | {} |", pairs.len()));
         for (_, fig) in FIGS {
-            let ratios: Vec<f64> = pairs.iter().filter_map(|(g, b)| Some(g.figure(fig)?.mean / b.figure(fig)?.mean)).collect();
+            let ratios: Vec<f64> = pairs.iter().filter_map(|(g, b)| ratio(g, b, fig)).collect();
             out.push_str(&geometric_mean(&ratios).map_or(" - |".into(), |r| format!(" {r:.3} |")));
         }
         out.push('\n');
     }
+    if groups.iter().any(|g| g.workload != groups[0].workload) {
+        out.push_str(&per_workload_table(baseline, groups));
+    }
     out
+}
+
+/// Figures normalised to a baseline: (title, figure).
+const NORMALISED: [(&str, &str); 7] = [
+    ("total", "total_elapsed"),
+    ("GC", "gc_elapsed"),
+    ("MUT", "mut_elapsed"),
+    ("allocated", "allocated_bytes"),
+    ("max live", "max_live_bytes"),
+    ("mem in use", "max_mem_in_use_bytes"),
+    ("peak RSS", "max_rss_bytes"),
+];
+
+/// `g`'s mean of `fig` over baseline `b`'s, where both have it.
+fn ratio(g: &Group, b: &Group, fig: &str) -> Option<f64> {
+    Some(g.figure(fig)?.mean / b.figure(fig)?.mean).filter(|r| r.is_finite())
+}
+
+/// The baseline's group at `g`'s workload and point.
+fn baseline_of<'a>(baseline: &str, g: &Group, groups: &'a [Group]) -> Option<&'a Group> {
+    groups.iter().find(|b| b.collector == baseline && b.workload == g.workload && b.point == g.point)
+}
+
+/// Each workload's figures normalised to the baseline's (How closely does
+/// a workload do its peer's work? Its allocated bytes and max live say).
+fn per_workload_table(baseline: &str, groups: &[Group]) -> String {
+    let mut out = format!("\nPer workload and grid point, each collector's mean divided by {baseline}'s:\n\n| workload | collector | flags |");
+    NORMALISED.iter().for_each(|(title, _)| out.push_str(&format!(" {title} |")));
+    out.push_str(&format!("\n{}|\n", "| --- ".repeat(3 + NORMALISED.len())));
+    for g in groups.iter().filter(|g| g.collector != baseline) {
+        let Some(b) = baseline_of(baseline, g, groups) else { continue };
+        out.push_str(&format!("| {} | {} | {} |", g.workload, g.collector, g.point_label()));
+        for (_, fig) in NORMALISED {
+            out.push_str(&ratio(g, b, fig).map_or(" - |".into(), |r| format!(" {r:.2} |")));
+        }
+        out.push('\n');
+    }
+    out
+}
+
+/// The per-workload ratios to the baseline as a plot: one panel per
+/// workload, one line per collector over the figures (empty if there is
+/// no baseline to divide by).
+fn normalised_plot(name: &str, baseline: &str, groups: &[Group], prefix: &Path) -> Result<Vec<PathBuf>, String> {
+    const FIGS: [(&str, &str); 4] = [("total", "total_elapsed"), ("GC", "gc_elapsed"), ("allocated", "allocated_bytes"), ("peak RSS", "max_rss_bytes")];
+    let mut panels: Vec<(String, Vec<Series>)> = Vec::new();
+    for g in groups {
+        let Some(b) = baseline_of(baseline, g, groups) else { continue };
+        let points: Vec<Point> = FIGS.iter().enumerate().filter_map(|(x, (_, fig))| ratio(g, b, fig).map(|r| (x, r, (r, r)))).collect();
+        let panel = format!("{} {}", g.workload, g.point_label());
+        match panels.iter_mut().find(|(p, _)| *p == panel) {
+            Some((_, series)) => series.push((g.collector.clone(), points)),
+            None => panels.push((panel, vec![(g.collector.clone(), points)])),
+        }
+    }
+    if panels.is_empty() {
+        return Ok(Vec::new());
+    }
+    let x_values: Vec<String> = FIGS.iter().map(|(t, _)| t.to_string()).collect();
+    let title = format!("{name}: each collector's mean over {baseline}'s");
+    render(prefix, 320 * panels.len() as u32, &title, &format!("ratio to {baseline}"), &x_values, &panels)
 }
 
 /// The minimum heaps a sweep's heap multiples (`M = ["2x"]`) multiplied,
@@ -596,6 +660,9 @@ pub fn report(dir: &Path, registry: &gclab_collectors::Registry) -> Result<(Stri
     let plots = dir.join("plots");
     std::fs::create_dir_all(&plots).map_err(|e| format!("{}: {e}", plots.display()))?;
     let mut files = latency_plots(&exp.name, &groups, &plots)?;
+    if let Some(b) = &exp.baseline {
+        files.extend(normalised_plot(&exp.name, b, &groups, &plots.join("normalised"))?);
+    }
     if let Some(x) = &exp.plot_x {
         let x_values = exp.grid.iter().find(|(k, _)| k == x).map(|(_, v)| v.clone()).unwrap_or_default();
         for fig in &exp.plot_figures {

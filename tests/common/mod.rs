@@ -9,6 +9,7 @@ pub fn gclab(args: &[&str]) -> Output {
 
 /// Eight runs of binary-trees 11 (two collectors, two -A sizes, twice
 /// each), a second or two in all.
+#[allow(dead_code)] // not every test file sweeps
 pub const TINY: &str = r#"
 description = "tiny"
 repetitions = 2
