@@ -2,9 +2,12 @@
    of the N-queens problem by backtracking search over lists of placed
    columns, building each row's list of safe columns. *)
 
-let safe placed c =
-  let rec go d = function [] -> true | q :: rest -> q <> c && q + d <> c && c + d <> q && go (d + 1) rest in
-  go 1 placed
+(* Whether no queen of placed (the nearest first, d rows up) attacks
+   column c; a top-level function, as a local one would allocate a
+   closure on every call. *)
+let rec safe_from c d = function [] -> true | q :: rest -> q <> c && q + d <> c && c + d <> q && safe_from c (d + 1) rest
+
+let safe placed c = safe_from c 1 placed
 
 let signature placed =
   let rec go acc i = function [] -> acc | q :: rest -> go (acc + q * i) (i + 1) rest in
