@@ -239,7 +239,7 @@ fn normalised_plot(name: &str, baseline: &str, groups: &[Group], prefix: &Path) 
     }
     let x_values: Vec<String> = FIGS.iter().map(|(t, _)| t.to_string()).collect();
     let title = format!("{name}: each collector's mean over {baseline}'s");
-    render(prefix, 320 * panels.len() as u32, &title, &format!("ratio to {baseline}"), &x_values, &panels)
+    render(prefix, 320, &title, &format!("ratio to {baseline}"), &x_values, &panels)
 }
 
 /// The minimum heaps a sweep's heap multiples (`M = ["2x"]`) multiplied,
@@ -393,16 +393,16 @@ fn latency_plots(name: &str, groups: &[Group], plots: &Path) -> Result<Vec<PathB
             continue;
         }
         let x_values: Vec<String> = figures.iter().map(|(_, label)| label.to_string()).collect();
-        files.extend(render(&plots.join(file), 520 * panels.len() as u32, &title, y_desc, &x_values, &panels)?);
+        files.extend(render(&plots.join(file), 520, &title, y_desc, &x_values, &panels)?);
     }
     let cdfs = pause_cdfs(groups);
     if !cdfs.is_empty() {
         let title = format!("{name}: pause-time distribution (all counted runs' pauses)");
-        let width = 520 * cdfs.len() as u32;
+        let size = figure_size(cdfs.len(), 520);
         let svg = plots.join("pause_cdf.svg");
-        draw_cdfs(SVGBackend::new(&svg, (width, 420)).into_drawing_area(), &title, &cdfs)?;
+        draw_cdfs(SVGBackend::new(&svg, size).into_drawing_area(), &title, &cdfs)?;
         let png = plots.join("pause_cdf.png");
-        draw_cdfs(BitMapBackend::new(&png, (width, 420)).into_drawing_area(), &title, &cdfs)?;
+        draw_cdfs(BitMapBackend::new(&png, size).into_drawing_area(), &title, &cdfs)?;
         files.push(svg);
         files.push(png);
     }
@@ -452,23 +452,38 @@ pub fn draw_mmu_curves(prefix: &Path, title: &str, runs: &[(&str, &serde_json::M
     render(prefix, 640, title, "MMU", &x_values, &[("MMU".to_string(), series)])
 }
 
-/// `draw` to `<prefix>.svg` and `<prefix>.png`, `width` pixels wide;
-/// returns both paths.
-fn render(prefix: &Path, width: u32, title: &str, y_desc: &str, x_values: &[String], panels: &[(String, Vec<Series>)]) -> Result<Vec<PathBuf>, String> {
+/// `draw` to `<prefix>.svg` and `<prefix>.png`, each panel `panel_width`
+/// pixels wide (See `figure_size`); returns both paths.
+fn render(prefix: &Path, panel_width: u32, title: &str, y_desc: &str, x_values: &[String], panels: &[(String, Vec<Series>)]) -> Result<Vec<PathBuf>, String> {
     let (svg, png) = (prefix.with_extension("svg"), prefix.with_extension("png"));
-    draw(SVGBackend::new(&svg, (width, 420)).into_drawing_area(), title, y_desc, x_values, panels)?;
-    draw(BitMapBackend::new(&png, (width, 420)).into_drawing_area(), title, y_desc, x_values, panels)?;
+    let size = figure_size(panels.len(), panel_width);
+    draw(SVGBackend::new(&svg, size).into_drawing_area(), title, y_desc, x_values, panels)?;
+    draw(BitMapBackend::new(&png, size).into_drawing_area(), title, y_desc, x_values, panels)?;
     Ok(vec![svg, png])
 }
 
-/// A white figure with `title`, split into `n` panels side by side.
+/// Panels in a row of a figure; more go on further rows (a sweep of nine
+/// workloads drew a strip 4,700 pixels wide).
+const PANELS_PER_ROW: usize = 5;
+
+/// The size of a figure of `n` panels, each `panel_width` by 420 pixels.
+fn figure_size(n: usize, panel_width: u32) -> (u32, u32) {
+    let columns = n.clamp(1, PANELS_PER_ROW);
+    (panel_width * columns as u32, 420 * n.max(1).div_ceil(columns) as u32)
+}
+
+/// A white figure with `title`, split into `n` panels, in rows of at most
+/// `PANELS_PER_ROW`.
 fn titled_panels<DB: DrawingBackend>(root: &DrawingArea<DB, plotters::coord::Shift>, title: &str, n: usize) -> Result<Vec<DrawingArea<DB, plotters::coord::Shift>>, String>
 where
     DB::ErrorType: 'static,
 {
     let e = |e: DrawingAreaErrorKind<DB::ErrorType>| e.to_string();
     root.fill(&WHITE).map_err(e)?;
-    Ok(root.titled(title, ("sans-serif", 22)).map_err(e)?.split_evenly((1, n.max(1))))
+    let columns = n.clamp(1, PANELS_PER_ROW);
+    let mut areas = root.titled(title, ("sans-serif", 22)).map_err(e)?.split_evenly((n.max(1).div_ceil(columns), columns));
+    areas.truncate(n.max(1));
+    Ok(areas)
 }
 
 /// Draw pause CDFs: x the pause (ms, log scale), y the fraction of pauses.
@@ -679,8 +694,7 @@ pub fn report(dir: &Path, registry: &gclab_collectors::Registry) -> Result<(Stri
                 .into_iter()
                 .map(|(w, series)| (w, series.into_iter().map(|(l, pts)| (l, pts.into_iter().map(|(x, y, (lo, hi))| (x, y / scale, (lo / scale, hi / scale))).collect())).collect()))
                 .collect();
-            let width = 520 * panels.len().max(1) as u32;
-            files.extend(render(&plots.join(fig), width, &title, &y_desc, &x_values, &panels)?);
+            files.extend(render(&plots.join(fig), 520, &title, &y_desc, &x_values, &panels)?);
         }
     }
     Ok((md, files))
