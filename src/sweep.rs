@@ -351,10 +351,9 @@ fn build_peers(exp: &Experiment, runs: &[RunSpec], dir: &Path, bar: &ProgressBar
     let mut programs = HashMap::new();
     for run in runs {
         let Some(language) = exp.peer_of(run) else { continue };
-        let key = (run.workload.clone(), language);
-        if !programs.contains_key(&key) {
+        if let std::collections::hash_map::Entry::Vacant(slot) = programs.entry((run.workload.clone(), language)) {
             bar.set_message(format!("building the {} peer of {}", language.name(), run.workload));
-            programs.insert(key, crate::peers::build::build(dir, &run.workload, language)?);
+            slot.insert(crate::peers::build::build(dir, &run.workload, language)?);
         }
     }
     Ok(programs)

@@ -134,7 +134,7 @@ fn insert_by_rank(m: &mut Mutator<'_>, ranks: Handle, tree: Handle, nil: Handle)
     let base = m.depth();
     let tree = m.dup(tree);
     loop {
-        let rank = m.word(tree, 1) as usize;
+        let rank = m.word(tree, 1);
         let other = m.array_get(ranks, rank);
         if m.same(other, nil) {
             m.array_set(ranks, rank, tree);
