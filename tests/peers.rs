@@ -160,3 +160,13 @@ fn a_missing_compiler_and_an_unknown_peer_are_named() {
     assert!(String::from_utf8_lossy(&o.stderr).contains("workload `power' has no boehm peer (it has: ghc, ocaml)"), "{}", String::from_utf8_lossy(&o.stderr));
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn a_heap_limit_overflows_ghc_and_boehm_with_ghcs_exit_code() {
+    for language in ["ghc", "boehm"] {
+        let dir = build_dir();
+        let o = gclab(&["peer", "--build-dir", dir.to_str().unwrap(), language, "binary-trees", "16", "+RTS", "-M2m", "-RTS"]);
+        assert_eq!(o.status.code(), Some(251), "{language}: {}", String::from_utf8_lossy(&o.stderr));
+        assert!(String::from_utf8_lossy(&o.stderr).to_lowercase().contains("heap overflow"), "{language}: {}", String::from_utf8_lossy(&o.stderr));
+    }
+}

@@ -41,9 +41,17 @@ static inline uint64_t rng_next(rng_t *r) {
 /* A number in [0, n). */
 static inline size_t rng_below(rng_t *r, size_t n) { return (size_t)(rng_next(r) % n); }
 
+/* Out of heap (past GC_MAXIMUM_HEAP_SIZE, a grid's -M): GHC's message and
+   exit code, 251, where Boehm GC would return NULL. */
+static void *peer_out_of_memory(size_t bytes) {
+  fprintf(stderr, "boehm: heap overflow (allocating %zu bytes past the maximum heap size)\n", bytes);
+  exit(251);
+}
+
 /* Start the collector, with its clock for collection time. */
 static inline void peer_start(void) {
   GC_INIT();
+  GC_set_oom_fn(peer_out_of_memory);
   GC_start_performance_measurement();
 }
 
