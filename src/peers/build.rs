@@ -9,7 +9,11 @@
 //! GHC takes seconds per program, so a resumed sweep must not build
 //! again: a build leaves a stamp (the compiler's version and a hash of the
 //! sources), and a program whose stamp matches is used as it is. Any
-//! change to a source, or another compiler, builds it again.
+//! change to a source, or another compiler, builds it again. Several
+//! processes may build into one directory at once (the shards of a sweep,
+//! tests in parallel): a lock file in each peer's directory makes them
+//! take turns (the kernel drops it with its holder), and all but the
+//! first find the first one's build.
 //!
 //! GHC peers are built `-threaded`, so that a grid's `-N` and `-qn` reach
 //! GHC's runtime as they are written (the non-threaded runtime refuses
@@ -34,6 +38,10 @@ pub fn build(dir: &Path, workload: &str, language: Language) -> Result<PathBuf, 
     let program = program_path(dir, workload, language);
     let work = program.parent().expect("a program path has a directory").to_path_buf();
     std::fs::create_dir_all(&work).map_err(|e| format!("{}: {e}", work.display()))?;
+    // See Note [Building peers once]: builders take turns.
+    let lock_path = work.join("lock");
+    let lock = std::fs::File::create(&lock_path).map_err(|e| format!("{}: {e}", lock_path.display()))?;
+    lock.lock().map_err(|e| format!("{}: cannot lock: {e}", lock_path.display()))?;
     let stamp = format!("{}\n{:016x}\n", compiler_version(language)?, source_hash(text, language.common().1));
     let stamp_path = work.join("stamp");
     if program.exists() && std::fs::read_to_string(&stamp_path).is_ok_and(|s| s == stamp) {
