@@ -348,6 +348,14 @@ impl HeapMultiples {
 /// Build every peer program `runs` use, under `dir` (See Note [Building
 /// peers once]): (workload, language) -> the program.
 fn build_peers(exp: &Experiment, runs: &[RunSpec], dir: &Path, bar: &ProgressBar) -> Result<HashMap<(String, Language), PathBuf>, String> {
+    let mut languages: Vec<Language> = runs.iter().filter_map(|r| exp.peer_of(r)).collect();
+    languages.sort();
+    languages.dedup();
+    // Every missing compiler at once, before any build.
+    let missing: Vec<String> = languages.iter().filter_map(|&l| crate::peers::build::compiler_version(l).err()).collect();
+    if !missing.is_empty() {
+        return Err(missing.join("\n"));
+    }
     let mut programs = HashMap::new();
     for run in runs {
         let Some(language) = exp.peer_of(run) else { continue };

@@ -44,7 +44,8 @@ static inline size_t rng_below(rng_t *r, size_t n) { return (size_t)(rng_next(r)
 /* Out of heap (past GC_MAXIMUM_HEAP_SIZE, a grid's -M): GHC's message and
    exit code, 251, where Boehm GC would return NULL. */
 static void *peer_out_of_memory(size_t bytes) {
-  fprintf(stderr, "boehm: heap overflow (allocating %zu bytes past the maximum heap size)\n", bytes);
+  const char *max = getenv("GC_MAXIMUM_HEAP_SIZE");
+  fprintf(stderr, "boehm: Heap exhausted; allocating %zu bytes past the maximum heap size (GC_MAXIMUM_HEAP_SIZE=%s)\n", bytes, max ? max : "unset");
   exit(251);
 }
 

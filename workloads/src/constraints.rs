@@ -24,8 +24,8 @@ pub const WORKLOAD: Workload = Workload {
     description: "nofib constraints: N-queens by backtracking search, short-lived partial solutions",
     params: &["queens"],
     defaults: &[13],
-    small: &[7],
-    tiny: &[5],
+    small: &[9],
+    tiny: &[8],
     run,
     footprint: None,
 };

@@ -33,7 +33,7 @@ pub const WORKLOAD: Workload = Workload {
     params: &["keys", "ops"],
     defaults: &[300_000, 5_000_000],
     small: &[2_000, 20_000],
-    tiny: &[200, 2_000],
+    tiny: &[300, 4_000],
     run,
     footprint: None,
 };

@@ -30,8 +30,8 @@ pub const WORKLOAD: Workload = Workload {
     description: "nofib linear: Gaussian elimination building new unboxed rows (large objects), old-to-young stores",
     params: &["n", "count"],
     defaults: &[420, 2],
-    small: &[24, 2],
-    tiny: &[8, 2],
+    small: &[40, 2],
+    tiny: &[24, 2],
     run,
     footprint: Some(footprint),
 };

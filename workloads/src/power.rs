@@ -31,8 +31,8 @@ pub const WORKLOAD: Workload = Workload {
     description: "nofib power: lazy power series multiplied as streams, thunks updated as they are forced",
     params: &["coefficients", "k"],
     defaults: &[1_200, 14],
-    small: &[60, 4],
-    tiny: &[20, 3],
+    small: &[80, 4],
+    tiny: &[40, 3],
     run,
     footprint: None,
 };
