@@ -159,7 +159,7 @@ figures = ["swept_bytes"]
     let o = gclab(&["report", out.to_str().unwrap()]);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let md = std::fs::read_to_string(out.join("summary.md")).unwrap();
-    assert!(md.contains("| copied | marked | swept | max holes |"), "{md}");
+    assert!(md.contains("| peak RSS | marked | swept | max holes |"), "{md}");
     let row = md.lines().find(|l| l.contains("| mark-sweep:sweep=concurrent | -A64k | 1/1 |")).unwrap_or_else(|| panic!("{md}"));
     let swept: f64 = row.trim_end_matches('|').rsplit('|').nth(1).unwrap().trim().parse().unwrap();
     assert!(swept > 0.0, "{row}");
