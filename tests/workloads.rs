@@ -76,3 +76,22 @@ fn allocation_is_counted_per_capability_and_totals_match() {
     let nodes: u64 = (1 << 12) - 1 + (1 << 11) - 1 + (4..=10).step_by(2).map(|d| (1u64 << (10 - d + 4)) * ((1 << (d + 1)) - 1)).sum::<u64>();
     assert_eq!(r.stats.allocated_bytes, nodes * 24);
 }
+
+#[test]
+fn objects_allocated_are_counted_on_request() {
+    let copying = gclab_collectors::by_name("copying").unwrap();
+    let trees = gclab_workloads::by_name("binary-trees").unwrap();
+    // Every object binary-trees allocates is a three-word node.
+    for rts in ["-A8k --count-objects", "-A8k -N2 --count-objects", "-A1m --count-objects"] {
+        let r = run_with(copying, trees, trees.small, rts).unwrap();
+        assert!(r.stats.allocated_objects > 0, "{rts}");
+        assert_eq!(r.stats.allocated_bytes, r.stats.allocated_objects * 24, "{rts}");
+    }
+    assert_eq!(run_with(copying, trees, trees.small, "-A8k").unwrap().stats.allocated_objects, 0, "counted only on request");
+    // linear's rows are large objects, counted one each.
+    let linear = gclab_workloads::by_name("linear").unwrap();
+    let r = run_with(copying, linear, &[420, 1], "--count-objects").unwrap();
+    let rows = 420 + 420 * 419 / 2; // the random ones, then one per elimination
+    assert!(r.stats.allocated_objects >= rows, "{} objects", r.stats.allocated_objects);
+    assert!(r.stats.allocated_bytes / r.stats.allocated_objects > 3_000, "{} bytes per object", r.stats.allocated_bytes / r.stats.allocated_objects);
+}

@@ -51,6 +51,11 @@ pub struct Capability {
     pub pending_finalizers: Vec<Word>,
     /// Words allocated in nursery blocks already left behind since the last GC.
     pub retired_words: u64,
+    /// With `--count-objects`, the heap's layout, for walking each block
+    /// as it is retired; None otherwise.
+    pub count_objects: Option<crate::object::Layout>,
+    /// Objects in the blocks retired since the last GC (`--count-objects`).
+    pub retired_objects: u64,
     /// Words allocated over the whole run (updated at every GC).
     pub total_allocated_words: u64,
     /// Allocations since the last forced GC (`--gc-every`).
@@ -74,7 +79,7 @@ unsafe impl Send for Capability {}
 
 impl Capability {
     /// A fresh capability with empty mutable lists for `generations`.
-    pub fn new(no: usize, generations: usize) -> Capability {
+    pub fn new(no: usize, generations: usize, count_objects: Option<crate::object::Layout>) -> Capability {
         Capability {
             no,
             hp: std::ptr::null_mut(),
@@ -90,6 +95,8 @@ impl Capability {
             new_weaks: Vec::new(),
             pending_finalizers: Vec::new(),
             retired_words: 0,
+            count_objects,
+            retired_objects: 0,
             total_allocated_words: 0,
             allocs_since_forced_gc: 0,
             gc_wanted: false,
@@ -107,6 +114,9 @@ impl Capability {
             let d = unsafe { bd.get() };
             d.free = self.hp;
             self.retired_words += d.used_words() as u64;
+            if let Some(layout) = self.count_objects {
+                self.retired_objects += count_block_objects(d, layout);
+            }
         }
         self.hp = std::ptr::null_mut();
         self.hp_lim = std::ptr::null_mut();
@@ -146,6 +156,15 @@ impl Capability {
         words
     }
 
+    /// Objects allocated since the last GC (`--count-objects`; 0 without
+    /// it): those of the retired blocks and the new large objects. Called
+    /// after `take_allocation`, which retires the current block.
+    pub fn take_allocated_objects(&mut self) -> u64 {
+        let objects = self.retired_objects + if self.count_objects.is_some() { self.new_large.len() as u64 } else { 0 };
+        self.retired_objects = 0;
+        objects
+    }
+
     /// Words allocated so far in the run, the current cycle included.
     pub fn allocated_words_now(&self) -> u64 {
         let current = match self.current {
@@ -160,4 +179,18 @@ impl Capability {
     pub fn is_current(&self, bd: *const BlockDesc) -> bool {
         self.current.map(|c| std::ptr::eq(c.0, bd)).unwrap_or(false)
     }
+}
+
+/// The objects of a nursery block up to its fill level.
+fn count_block_objects(d: &BlockDesc, layout: crate::object::Layout) -> u64 {
+    let mut objects = 0;
+    // SAFETY: the block is this capability's own nursery block, just
+    // retired: its objects tile it up to `free`, and nobody else writes it.
+    unsafe {
+        crate::heap_walk::walk_block(d, d.free, |p| {
+            objects += 1;
+            Some(layout.size_of(p, crate::object::info_of_header(*p)))
+        });
+    }
+    objects
 }

@@ -99,6 +99,11 @@ pub struct RtsFlags {
     /// testing). GHC's own `-Z` (no update-frame squeezing) is accepted
     /// and has no effect: gclab's mutators have no Haskell stacks.
     pub gc_every_allocs: u64,
+    /// `--count-objects` (gclab): count the objects allocated, for the
+    /// average object size (Stats' `allocated_objects`), by walking each
+    /// nursery block as it is retired. Off by default: it costs a pass
+    /// over everything allocated.
+    pub count_objects: bool,
     /// Objects carry the two-word profiling header (switched on by
     /// profiling flags; tests may also switch it on).
     pub profiling_header: bool,
@@ -163,6 +168,7 @@ impl Default for RtsFlags {
             collect_stats: false,
             sanity: SanityMode::Off,
             gc_every_allocs: 0,
+            count_objects: false,
             profiling_header: false,
             help: false,
             verbose: 0,
@@ -340,6 +346,10 @@ impl RtsFlags {
     pub fn parse_one(&mut self, arg: &str) -> Result<(), FlagError> {
         if arg == "-?" {
             self.help = true;
+            return Ok(());
+        }
+        if arg == "--count-objects" {
+            self.count_objects = true;
             return Ok(());
         }
         if let Some(n) = arg.strip_prefix("--gc-every=") {
@@ -710,6 +720,8 @@ pub fn usage(collectors: &[(&str, &str)]) -> String {
         "             --sanity=full is -DS, --sanity=off none",
         "  -Z         Don't squeeze out update frames (GHC's; no effect: gclab has no stacks)",
         "  --gc-every=<n>  (gclab) Force a GC every n allocations, for stress tests",
+        "  --count-objects  (gclab) Count the objects allocated (for the JSON record's",
+        "             allocated_objects: the average object size)",
         "  -l[flags]  Write a binary eventlog, <program>.eventlog (GHC's format; flags:",
         "             a all, s scheduler, g GC and heap, -x turns class x off)",
         "  -ol<file>  Write the eventlog to <file>",
@@ -777,6 +789,7 @@ mod tests {
         assert!(f.compact && f.sanity == SanityMode::Full);
         assert_eq!(f.stats, StatsLevel::Summary);
         assert_eq!(f.gc_every_allocs, 1);
+        assert!(!f.count_objects && parse(&["--count-objects"]).unwrap().count_objects);
         let f = parse(&["-c50", "-Sgc.log", "-H"]).unwrap();
         assert_eq!(f.compact_threshold, 50.0);
         assert!(!f.compact);

@@ -166,6 +166,7 @@ impl Rts {
         stats.init_cpu = init_cpu;
         stats.init_elapsed = init_elapsed;
         let generations = flags.generations;
+        let layout = heap.layout;
         let eventlog = open_eventlog(&flags, start.wall, collector.name()).map_err(|e| eventlog_write_error(&flags, e))?;
         Ok(Rts {
             eventlog: Lock::new(eventlog),
@@ -174,7 +175,7 @@ impl Rts {
             heap_roots: Lock::new(Vec::new()),
             defined_cost_centres: Lock::new(Vec::new()),
             heap: UnsafeCell::new(heap),
-            caps: (0..caps).map(|i| UnsafeCell::new(Capability::new(i, generations))).collect(),
+            caps: (0..caps).map(|i| UnsafeCell::new(Capability::new(i, generations, flags.count_objects.then_some(layout)))).collect(),
             stable_ptrs: Lock::new(StablePtrTable::new()),
             finalizers: Lock::new(HashMap::new()),
             alarms: Lock::new(Vec::new()),
@@ -513,6 +514,7 @@ impl Rts {
             let words = cap.take_allocation();
             st.stats.cap_allocated_bytes[i] += words * WORD_SIZE as u64;
             st.stats.allocated_bytes += words * WORD_SIZE as u64;
+            st.stats.allocated_objects += cap.take_allocated_objects();
         }
         st.stats.note_memory_in_use(self.heap_ref());
         if let Some(log) = self.eventlog.lock().as_mut() {
@@ -905,6 +907,7 @@ fn absorb_capability_allocation(heap: &mut Heap, caps: &mut [Capability], stats:
     for (i, cap) in caps.iter_mut().enumerate() {
         let words = cap.take_allocation();
         stats.cap_allocated_bytes[i] += words * WORD_SIZE as u64;
+        stats.allocated_objects += cap.take_allocated_objects();
         total += words;
         let g0 = &mut heap.gens[0];
         for bd in cap.new_large.drain(..) {

@@ -149,6 +149,8 @@ pub struct Stats {
     pub allocated_bytes: u64,
     /// Bytes allocated per capability.
     pub cap_allocated_bytes: Vec<u64>,
+    /// Objects allocated, counted with `--count-objects` (0 without it).
+    pub allocated_objects: u64,
     /// Bytes copied.
     pub copied_bytes: u64,
     /// Words moved from generation 0 into older generations (OCaml's
@@ -261,6 +263,7 @@ impl Stats {
             major_gcs: 0,
             allocated_bytes: 0,
             cap_allocated_bytes: vec![0; caps],
+            allocated_objects: 0,
             copied_bytes: 0,
             promoted_words: 0,
             forced_major_collections: 0,
