@@ -8,9 +8,10 @@
 //!
 //! Note [Crash-proof sweeps]
 //! ----------------------------------------
-//! Each run is `gclab run ... --json` in its own process, so a crash, a
-//! heap overflow or a hang (killed at the experiment's timeout) marks that
-//! run failed, with its exit status and stderr kept, and the sweep goes
+//! Each run is `gclab run ... --json` in its own process (a peer's run is
+//! `gclab peer ... --json`, whose program is a grandchild: See
+//! `peers::exec`), so a crash, a heap overflow or a hang (killed, with its
+//! process group, at the experiment's timeout) marks that run failed, with its exit status and stderr kept, and the sweep goes
 //! on. A run's record is written to a temporary file and renamed into
 //! `runs/` only when complete, so a sweep killed at any moment leaves only
 //! whole records behind; a rerun skips every run that has one (`--force`
