@@ -172,3 +172,34 @@ fn a_heap_limit_overflows_ghc_and_boehm_with_ghcs_exit_code() {
         assert!(String::from_utf8_lossy(&o.stderr).contains("Heap exhausted"), "{language}: {}", String::from_utf8_lossy(&o.stderr));
     }
 }
+
+/// Processes whose command line mentions `needle`.
+fn processes_running(needle: &str) -> Vec<String> {
+    let mut found = Vec::new();
+    for entry in std::fs::read_dir("/proc").unwrap().flatten() {
+        let Ok(cmdline) = std::fs::read(entry.path().join("cmdline")) else { continue };
+        let cmdline = String::from_utf8_lossy(&cmdline).replace('\0', " ");
+        if cmdline.contains(needle) {
+            found.push(cmdline);
+        }
+    }
+    found
+}
+
+#[test]
+fn a_peer_past_the_timeout_is_killed_with_its_program() {
+    let dir = scratch("timeout");
+    let file = dir.join("slow.toml");
+    std::fs::write(&file, "collectors = [\"copying\"]\npeers = [\"boehm\"]\ntimeout_secs = 1\n[[workloads]]\nname = \"binary-trees\"\nargs = [24]\n").unwrap();
+    let out = dir.join("results");
+    let o = gclab(&["sweep", file.to_str().unwrap(), "--out", out.to_str().unwrap(), "--quiet"]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let records = gclab::sweep::load_records(&out).unwrap();
+    let peer = records.iter().find(|r| r.spec.collector == "boehm").unwrap();
+    assert_eq!(peer.status, gclab::sweep::Status::Timeout, "{peer:?}");
+    // The peer's program (a grandchild of the sweep) died with its run.
+    let program = out.join("peers").join("boehm").join("binary_trees").join("binary_trees");
+    std::thread::sleep(std::time::Duration::from_millis(200));
+    assert!(processes_running(program.to_str().unwrap()).is_empty(), "{:?}", processes_running(program.to_str().unwrap()));
+    std::fs::remove_dir_all(&dir).unwrap();
+}
