@@ -192,8 +192,11 @@ impl MarkQueue {
     /// Take the objects handed in and grey them.
     ///
     /// # Safety
-    /// Every address handed in is valid (roots, recorded values: the GC
-    /// keeps them valid until they are taken).
+    /// Every address handed in is valid: the roots, and the barrier's
+    /// records, are snapshot objects, which never move or die while the
+    /// cycle runs (See Note [Recorded values are filtered in the pause]
+    /// in `nonmoving`), or, inside a pause, objects the world-stopped
+    /// caller just read.
     // SAFETY: the caller's contract.
     unsafe fn take_incoming(&self, stack: &mut Vec<*mut Word>) {
         let incoming = std::mem::take(&mut *self.incoming.lock().expect("mark queue"));

@@ -57,6 +57,23 @@
 //! allocate is judged by this cycle. While the cycle runs, the snapshot
 //! blocks carry `BF_EVACUATED` too, so that minor GCs leave them alone.
 //!
+//! Note [Recorded values are filtered in the pause]
+//! ----------------------------------------
+//! A value the barrier records may be a young object. While it sits in a
+//! capability's records it is a GC root (`roots`), so a minor GC moves it
+//! and updates the record. Once a sync hands the records to the marker
+//! and the world restarts, nothing updates them: if a minor GC comes
+//! before the marker takes them (on a loaded machine, it does), a young
+//! value then points into a nursery block reset or freed, its megablock
+//! perhaps returned to the OS, and the marker read its "header" and
+//! crashed (SIGSEGV in `in_snapshot`: once in three full test runs
+//! here, and three times in one run of the heavy test binaries side by
+//! side, after the nofib-style workloads joined the stress tests). The
+//! marker only ever greys snapshot objects, which neither move nor die
+//! while the cycle runs; so the sync keeps just those, filtering the
+//! records while the world is stopped and every value is still an object,
+//! and the marker never holds an address a GC can invalidate.
+//!
 //! Note [Segments and cells]
 //! ----------------------------------------
 //! GHC keeps its nonmoving heap in 32 KiB segments, one size class each
@@ -78,7 +95,7 @@
 //! are marked by the first bit of their own map.
 
 use crate::cell_space::CellSpace;
-use crate::concurrent_mark::{survives, MarkQueue, Marker};
+use crate::concurrent_mark::{in_snapshot, survives, MarkQueue, Marker};
 use crate::gc_workers::GcThreadPool;
 use crate::mark::MarkBitmap;
 use crate::space::{trace_into, Tracing};
@@ -333,13 +350,18 @@ impl Nonmoving {
         }
     }
 
-    /// Take every capability's recorded overwritten values and hand them
-    /// to the marker; returns how many.
+    /// Take every capability's recorded overwritten values and hand the
+    /// snapshot objects among them to the marker (See Note [Recorded
+    /// values are filtered in the pause]); returns how many were recorded.
+    /// The world is stopped.
     fn flush_barrier_records(&mut self, queue: &MarkQueue, ctx: &mut GcContext<'_>) -> usize {
         let mut n = 0;
         for cap in ctx.caps.iter_mut().filter(|c| !c.update_rem_set.is_empty()) {
             n += cap.update_rem_set.len();
-            queue.push(cap.update_rem_set.drain(..));
+            // SAFETY: the world is stopped, and a record is zero (slop of
+            // an updated thunk) or an object the GCs kept valid as a root.
+            let snapshot = cap.update_rem_set.drain(..).filter(|&v| v != 0 && unsafe { in_snapshot(v as *const Word) });
+            queue.push(snapshot);
             self.events.push(CollectorEvent::RemSetFlush { cap: cap.no as u16 });
         }
         n
