@@ -506,7 +506,7 @@ impl Experiment {
         for (workload, args) in &self.workloads {
             // A peer brings no flags of its own.
             let peers = self.peers.iter().filter(|&&l| crate::peers::source(workload, l).is_some()).map(|l| (l.name().to_string(), String::new()));
-            for (collector, entry_flags) in &self.collectors.iter().cloned().chain(peers).collect::<Vec<_>>() {
+            for (collector, entry_flags) in self.collectors.iter().cloned().chain(peers) {
                 for point in &points {
                     let warmups = (0..self.warmup).map(|r| (r, true));
                     for (repetition, warmup) in warmups.chain((0..self.repetitions).map(|r| (r, false))) {

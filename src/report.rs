@@ -156,20 +156,19 @@ fn methodology(exp: &Experiment, manifest: &serde_json::Value) -> String {
 /// mean figures divided by the baseline collector's at the same workload
 /// and point.
 fn normalised_table(baseline: &str, groups: &[Group]) -> String {
-    const FIGS: [(&str, &str); 7] = NORMALISED;
     let mut out = format!("\n## Normalised to {baseline}\n\nGeometric mean, over the workloads and grid points both ran, of each collector's mean divided by {baseline}'s (below 1: less than {baseline}).\n\n| collector | points |");
-    FIGS.iter().for_each(|(title, _)| out.push_str(&format!(" {title} |")));
-    out.push_str(&format!("\n{}|\n", "| --- ".repeat(2 + FIGS.len())));
+    NORMALISED.iter().for_each(|(title, _)| out.push_str(&format!(" {title} |")));
+    out.push_str(&format!("\n{}|\n", "| --- ".repeat(2 + NORMALISED.len())));
     let mut collectors: Vec<&str> = Vec::new();
     groups.iter().for_each(|g| if !collectors.contains(&g.collector.as_str()) { collectors.push(&g.collector) });
     for c in collectors {
         let pairs: Vec<(&Group, &Group)> = groups
             .iter()
             .filter(|g| g.collector == c)
-            .filter_map(|g| Some((g, groups.iter().find(|b| b.collector == baseline && b.workload == g.workload && b.point == g.point)?)))
+            .filter_map(|g| Some((g, baseline_of(baseline, g, groups)?)))
             .collect();
         out.push_str(&format!("| {c} | {} |", pairs.len()));
-        for (_, fig) in FIGS {
+        for (_, fig) in NORMALISED {
             let ratios: Vec<f64> = pairs.iter().filter_map(|(g, b)| ratio(g, b, fig)).collect();
             out.push_str(&geometric_mean(&ratios).map_or(" - |".into(), |r| format!(" {r:.3} |")));
         }
@@ -466,10 +465,16 @@ fn render(prefix: &Path, panel_width: u32, title: &str, y_desc: &str, x_values: 
 /// workloads drew a strip 4,700 pixels wide).
 const PANELS_PER_ROW: usize = 5;
 
+/// (rows, columns) of a figure of `n` panels.
+fn panel_grid(n: usize) -> (usize, usize) {
+    let columns = n.clamp(1, PANELS_PER_ROW);
+    (n.max(1).div_ceil(columns), columns)
+}
+
 /// The size of a figure of `n` panels, each `panel_width` by 420 pixels.
 fn figure_size(n: usize, panel_width: u32) -> (u32, u32) {
-    let columns = n.clamp(1, PANELS_PER_ROW);
-    (panel_width * columns as u32, 420 * n.max(1).div_ceil(columns) as u32)
+    let (rows, columns) = panel_grid(n);
+    (panel_width * columns as u32, 420 * rows as u32)
 }
 
 /// A white figure with `title`, split into `n` panels, in rows of at most
@@ -480,8 +485,7 @@ where
 {
     let e = |e: DrawingAreaErrorKind<DB::ErrorType>| e.to_string();
     root.fill(&WHITE).map_err(e)?;
-    let columns = n.clamp(1, PANELS_PER_ROW);
-    let mut areas = root.titled(title, ("sans-serif", 22)).map_err(e)?.split_evenly((n.max(1).div_ceil(columns), columns));
+    let mut areas = root.titled(title, ("sans-serif", 22)).map_err(e)?.split_evenly(panel_grid(n));
     areas.truncate(n.max(1));
     Ok(areas)
 }

@@ -516,13 +516,24 @@ pub fn kill_group(child: &mut std::process::Child) {
 /// process (See Note [Sweeps sharing a directory]).
 pub const EXIT_WITH_PARENT: &str = "GCLAB_EXIT_WITH_PARENT";
 
+/// The sweep that started this process (`EXIT_WITH_PARENT`), if one did:
+/// a test that says whether it has ended (this process's parent is no
+/// longer it).
+pub fn starting_sweep() -> Option<impl Fn() -> bool> {
+    let sweep = std::env::var(EXIT_WITH_PARENT).ok().and_then(|p| p.parse::<u32>().ok())?;
+    Some(move || std::os::unix::process::parent_id() != sweep)
+}
+
+/// What a run says when it stops because its sweep ended.
+pub const SWEEP_ENDED: &str = "the sweep that started this run ended: stopping";
+
 /// If this process was started by a sweep (`EXIT_WITH_PARENT`), watch for
 /// the sweep's end and exit with it (status 143, as on SIGTERM).
 pub fn exit_with_parent() {
-    let Some(parent) = std::env::var(EXIT_WITH_PARENT).ok().and_then(|p| p.parse::<u32>().ok()) else { return };
+    let Some(ended) = starting_sweep() else { return };
     std::thread::spawn(move || loop {
-        if std::os::unix::process::parent_id() != parent {
-            let _ = writeln!(std::io::stderr(), "gclab: the sweep that started this run ended: stopping");
+        if ended() {
+            let _ = writeln!(std::io::stderr(), "gclab: {SWEEP_ENDED}");
             std::process::exit(143);
         }
         std::thread::sleep(Duration::from_millis(50));

@@ -145,24 +145,18 @@ impl Capability {
         self.current = Some(bd);
     }
 
-    /// Words allocated since the last GC (closing the current block's
-    /// count) and move them into the run's total. Called by the GC.
-    pub fn take_allocation(&mut self) -> u64 {
+    /// What was allocated since the last GC (closing the current block's
+    /// count), its words moved into the run's total. Called by the GC.
+    pub fn take_allocation(&mut self) -> Allocated {
         self.retire_current_block();
         let words = self.retired_words + self.new_large_words as u64;
+        let large_objects = if self.count_objects.is_some() { self.new_large.len() as u64 } else { 0 };
+        let objects = self.retired_objects + large_objects;
         self.retired_words = 0;
+        self.retired_objects = 0;
         self.new_large_words = 0;
         self.total_allocated_words += words;
-        words
-    }
-
-    /// Objects allocated since the last GC (`--count-objects`; 0 without
-    /// it): those of the retired blocks and the new large objects. Called
-    /// after `take_allocation`, which retires the current block.
-    pub fn take_allocated_objects(&mut self) -> u64 {
-        let objects = self.retired_objects + if self.count_objects.is_some() { self.new_large.len() as u64 } else { 0 };
-        self.retired_objects = 0;
-        objects
+        Allocated { words, objects }
     }
 
     /// Words allocated so far in the run, the current cycle included.
@@ -179,6 +173,16 @@ impl Capability {
     pub fn is_current(&self, bd: *const BlockDesc) -> bool {
         self.current.map(|c| std::ptr::eq(c.0, bd)).unwrap_or(false)
     }
+}
+
+/// What a capability allocated between two GCs (`take_allocation`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Allocated {
+    /// Words, in nursery blocks and large objects.
+    pub words: u64,
+    /// Objects, with `--count-objects` (0 without it): those of the
+    /// retired nursery blocks, and each large object.
+    pub objects: u64,
 }
 
 /// The objects of a nursery block up to its fill level.

@@ -511,10 +511,10 @@ impl Rts {
         // SAFETY: the mutators have returned: the run is over.
         let caps = unsafe { self.caps_mut() };
         for (i, cap) in caps.iter_mut().enumerate() {
-            let words = cap.take_allocation();
-            st.stats.cap_allocated_bytes[i] += words * WORD_SIZE as u64;
-            st.stats.allocated_bytes += words * WORD_SIZE as u64;
-            st.stats.allocated_objects += cap.take_allocated_objects();
+            let allocated = cap.take_allocation();
+            st.stats.cap_allocated_bytes[i] += allocated.words * WORD_SIZE as u64;
+            st.stats.allocated_bytes += allocated.words * WORD_SIZE as u64;
+            st.stats.allocated_objects += allocated.objects;
         }
         st.stats.note_memory_in_use(self.heap_ref());
         if let Some(log) = self.eventlog.lock().as_mut() {
@@ -905,10 +905,10 @@ fn mutator_seconds(st: &RunState) -> f64 {
 fn absorb_capability_allocation(heap: &mut Heap, caps: &mut [Capability], stats: &mut Stats) -> u64 {
     let mut total = 0;
     for (i, cap) in caps.iter_mut().enumerate() {
-        let words = cap.take_allocation();
-        stats.cap_allocated_bytes[i] += words * WORD_SIZE as u64;
-        stats.allocated_objects += cap.take_allocated_objects();
-        total += words;
+        let allocated = cap.take_allocation();
+        stats.cap_allocated_bytes[i] += allocated.words * WORD_SIZE as u64;
+        stats.allocated_objects += allocated.objects;
+        total += allocated.words;
         let g0 = &mut heap.gens[0];
         for bd in cap.new_large.drain(..) {
             // SAFETY: the world is stopped and the GC holds the heap; the

@@ -11,7 +11,7 @@
 //! kills the whole process group.
 
 use super::{flags, stats, Language};
-use crate::sweep::EXIT_WITH_PARENT;
+use crate::sweep::{starting_sweep, SWEEP_ENDED};
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -50,15 +50,15 @@ pub fn run(peer: &PeerRun, json: Option<&Path>) -> Result<(), Failure> {
     let start = Instant::now();
     let mut child = cmd.spawn().map_err(|e| (1, format!("cannot start {}: {e}", peer.program.display())))?;
     let (out, err) = (reader(child.stdout.take()), reader(child.stderr.take()));
-    let parent = std::env::var(EXIT_WITH_PARENT).ok().and_then(|p| p.parse::<u32>().ok());
+    let sweep_ended = starting_sweep();
     let status = loop {
         if let Some(status) = child.try_wait().map_err(|e| (1, e.to_string()))? {
             break status;
         }
-        if parent.is_some_and(|p| std::os::unix::process::parent_id() != p) {
+        if sweep_ended.as_ref().is_some_and(|ended| ended()) {
             let _ = child.kill();
             let _ = child.wait();
-            return Err((143, "the sweep that started this run ended: stopping".into()));
+            return Err((143, SWEEP_ENDED.into()));
         }
         std::thread::sleep(Duration::from_millis(2));
     };
