@@ -102,6 +102,25 @@ fn a_stalled_gc_thread_fails_the_run_instead_of_hanging() {
 }
 
 #[test]
+fn without_balancing_the_leader_does_the_parts_of_gc_threads_that_are_late() {
+    // -qb: no load balancing, so any GC thread may run any part of a GC
+    // (Note [Late GC threads]); GCLAB_GC_FAULT=late holds the pool thread
+    // back 20 ms at every GC, so the leader does every part, capability
+    // 1's roots included, and the other thread is cancelled.
+    let args = ["run", "binary-trees", "12", "+RTS", "-N2", "-qn2", "-qb", "-A64k", "-DS", "-s", "-RTS"];
+    let run = |envs: &[(&str, &str)]| {
+        let out = Command::new(env!("CARGO_BIN_EXE_gclab")).args(args).envs(envs.iter().copied()).output().expect("gclab starts");
+        let (stdout, stderr) = (String::from_utf8_lossy(&out.stdout).into_owned(), String::from_utf8_lossy(&out.stderr).into_owned());
+        assert!(out.status.success(), "{envs:?}: {stderr}");
+        (stdout, stderr)
+    };
+    let (on_time, _) = run(&[]);
+    let (late, report) = run(&[("GCLAB_GC_FAULT", "late")]);
+    assert!(late.contains("long lived tree") && late == on_time, "the same trees with late GC threads:\n{late}\nagainst\n{on_time}");
+    assert!(report.contains("Parallel GC work balance: 0.00%"), "the leader did all the work: {report}");
+}
+
+#[test]
 fn heap_overflow_on_any_capability_ends_the_run_with_ghcs_error() {
     let (code, err, _) = gclab(&["run", "grow", "+RTS", "-N4", "-M16m", "-RTS"], &[]);
     assert_eq!(code, Some(251), "{err}");

@@ -4,8 +4,8 @@
 //! The threads are the leader (the mutator thread that asked for the GC)
 //! and a rayon pool of `-qn` - 1 threads, made at the first parallel GC and
 //! kept (a GC is too short to pay for spawning threads): each GC spawns the
-//! job once per pool thread in a rayon scope, which lends them the heap,
-//! and runs it as thread 0 on the leader.
+//! job once per pool thread, each behind a gate that lends it the job (See
+//! Note [Late GC threads]), and runs it as thread 0 on the leader.
 //!
 //! Note [The leader is GC thread 0]
 //! ----------------------------------------
@@ -16,9 +16,39 @@
 //! the leader works as thread 0 from the first instant, and at the end it
 //! spins for the others, which stop within microseconds of it (termination
 //! is collective), instead of sleeping on a latch. Each pool thread takes
-//! one job: a job does not return before every thread of its team has
-//! started and finished, and rayon wakes a sleeping pool thread for every
-//! job queued, so the jobs cannot pile up on one thread.
+//! one job: a job of a team that must all take part (below) does not
+//! return before every thread of its team has started and finished, and
+//! rayon wakes a sleeping pool thread for every job queued, so the jobs
+//! cannot pile up on one thread.
+//!
+//! Note [Late GC threads]
+//! ----------------------------------------
+//! A pool thread sleeps between GCs (the mutator runs for a millisecond or
+//! more between minor GCs, too long to spin through on a core the mutators
+//! may want), so it joins a GC only once the OS has woken it: tens to
+//! hundreds of microseconds here, as long as a whole minor GC. When each
+//! thread's part of a GC was its own (its capabilities' roots and mutable
+//! lists and everything it copies from them, See Note [Roots by
+//! capability] in `trace`), every GC waited for the latest thread, and a
+//! program with one busy capability paid a wake-up at every minor GC for a
+//! thread with nothing to do.
+//!
+//! Now a GC without load balancing lets any thread run any part: each
+//! thread takes its own part, then every part still unclaimed, and its
+//! work is counted to the thread that did it. Nothing else ties a part to
+//! a thread: the part carries its own to-space, and objects are claimed
+//! one by one whoever copies them. And the leader does not wait for a pool
+//! thread that has not started: when its own work is done it cancels,
+//! through that thread's gate, any thread still asleep, which returns at
+//! once when it wakes without touching the GC's data. The gate is also
+//! what makes lending the job sound: the leader cannot return while a
+//! thread has passed the gate and not come out. So a minor GC at `-qn2`
+//! costs at most what it costs at `-qn1`, plus one wake-up call.
+//!
+//! With load balancing the termination protocol (Note [Termination of a
+//! parallel scavenge]) counts every thread of the team, so the leader
+//! waits for them all (`Late::Wait`). It does so too while a fault is
+//! injected, so that the fault always strikes the same thread.
 //!
 //! Note [A failing GC thread]
 //! ----------------------------------------
@@ -32,10 +62,11 @@
 //! for the stall timeout (60 s, or `GCLAB_GC_STALL_SECONDS`). Nothing
 //! short of that is safe, since the stalled thread still holds the heap.
 //! For tests, `GCLAB_GC_FAULT=panic` or `=stall` makes the last GC thread
-//! of the first parallel GC panic or stall.
+//! of the first parallel GC panic or stall, and `=late` makes every pool
+//! thread reach every parallel GC 20 ms late (See Note [Late GC threads]).
 
 use crate::work_stealing::Heartbeats;
-use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicU8, Ordering};
 use gclab_core::lock::Lock;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -50,7 +81,12 @@ pub enum Fault {
     Panic,
     /// The last GC thread sleeps for ever.
     Stall,
+    /// Every pool thread reaches every GC late.
+    Late,
 }
+
+/// How late `Fault::Late` makes a pool thread.
+const LATE_ARRIVAL: Duration = Duration::from_millis(20);
 
 impl Fault {
     /// The fault `GCLAB_GC_FAULT` asks for, if any.
@@ -58,6 +94,7 @@ impl Fault {
         match std::env::var("GCLAB_GC_FAULT").ok()?.as_str() {
             "panic" => Some(Fault::Panic),
             "stall" => Some(Fault::Stall),
+            "late" => Some(Fault::Late),
             _ => None,
         }
     }
@@ -111,19 +148,24 @@ impl GcWorkers {
         &self.watched.heartbeats
     }
 
-    /// Run `job(i)` on GC thread `i`, for every thread, and wait for all.
-    /// Thread 0 is the caller (See Note [The leader is GC thread 0]).
-    /// `abort` is called when a thread panics, so that the others stop;
-    /// the result names the first thread that panicked and its message.
-    pub fn run(&self, job: &(dyn Fn(usize) + Sync), abort: &(dyn Fn() + Sync)) -> Result<(), String> {
+    /// Run `job(i)` on GC thread `i`, for every thread, and wait for all
+    /// (or, with `Late::Cancel`, for all that have started). Thread 0 is
+    /// the caller (See Note [The leader is GC thread 0]). `abort` is
+    /// called when a thread panics, so that the others stop; the result
+    /// names the first thread that panicked and its message.
+    pub fn run(&self, job: &(dyn Fn(usize) + Sync), abort: &(dyn Fn() + Sync), late: Late) -> Result<(), String> {
         let gc = self.watched.gc_number.fetch_add(1, Ordering::Relaxed) + 1;
         let threads = self.threads();
-        let fault = if gc == 1 { self.fault } else { None };
+        let fault = match self.fault {
+            Some(Fault::Late) => Some(Fault::Late),
+            f if gc == 1 => f,
+            _ => None,
+        };
+        let late = if matches!(fault, Some(Fault::Panic | Fault::Stall)) { Late::Wait } else { late };
         for i in 0..threads {
             self.watched.heartbeats.set_resting(i, false);
         }
         self.watched.gc_running.store(true, Ordering::SeqCst);
-        let finished = AtomicUsize::new(0);
         let failures: Lock<Vec<(usize, String)>> = Lock::new(Vec::new());
         let one = |i: usize| {
             let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| match fault {
@@ -138,19 +180,106 @@ impl GcWorkers {
                 failures.lock().push((i, panic_message(&*p)));
             }
             self.watched.heartbeats.set_resting(i, true);
-            finished.fetch_add(1, Ordering::Release);
         };
-        self.pool.in_place_scope(|scope| {
+        let call = Arc::new(Call::new(&one, threads, fault == Some(Fault::Late)));
+        {
+            // Declared before the pool threads are let in, so that even an
+            // unwinding leader waits at its end for those that came in.
+            let _end = EndOfCall { call: &call, late, heartbeats: &self.watched.heartbeats };
             for i in 1..threads {
-                let one = &one;
-                scope.spawn(move |_| one(i));
+                let call = call.clone();
+                self.pool.spawn(move || call.enter(i));
             }
             one(0);
-            // The others end within microseconds of thread 0 (they stop
-            // together); spinning here spares the leader a sleep and a
-            // wake-up at the end of every GC.
+        }
+        self.watched.gc_running.store(false, Ordering::SeqCst);
+        let mut failures = failures.into_inner();
+        failures.sort();
+        match failures.into_iter().next() {
+            Some((i, msg)) => Err(format!("GC thread {i} panicked in parallel GC {gc}: {msg}")),
+            None => Ok(()),
+        }
+    }
+}
+
+/// Whether the leader waits for pool threads that have not started by the
+/// time its own work is done (See Note [Late GC threads]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Late {
+    /// Every thread must take part (a balanced team's termination counts
+    /// them all).
+    Wait,
+    /// Any thread may do any part: cancel those still asleep.
+    Cancel,
+}
+
+/// Where pool thread `i` stands in one call (a gate's states).
+const WAITING: u8 = 0;
+const STARTED: u8 = 1;
+const DONE: u8 = 2;
+const CANCELLED: u8 = 3;
+
+/// One call of `GcWorkers::run`, as its pool threads see it: the job, its
+/// borrow's lifetime erased, and a gate per thread (See Note [Late GC
+/// threads]).
+struct Call {
+    job: *const (dyn Fn(usize) + Sync + 'static),
+    gates: Vec<AtomicU8>,
+    /// `Fault::Late`: threads arrive `LATE_ARRIVAL` late.
+    arrive_late: bool,
+}
+
+// SAFETY: the job is `Sync`, and it is only called between a gate's
+// STARTED and DONE, while the leader that lent it is still in `run`.
+unsafe impl Send for Call {}
+// SAFETY: as above.
+unsafe impl Sync for Call {}
+
+impl Call {
+    fn new<'a>(job: &'a (dyn Fn(usize) + Sync + 'a), threads: usize, arrive_late: bool) -> Call {
+        let job: *const (dyn Fn(usize) + Sync + 'a) = job;
+        // SAFETY: only the lifetime changes; `EndOfCall` keeps the leader
+        // in `run` (so the job alive) while any thread may call it.
+        let job: *const (dyn Fn(usize) + Sync + 'static) = unsafe { std::mem::transmute(job) };
+        Call { job, gates: (0..threads).map(|_| AtomicU8::new(WAITING)).collect(), arrive_late }
+    }
+
+    /// Pool thread `i` arrives: run the job, unless the leader has
+    /// cancelled this thread's turn.
+    fn enter(&self, i: usize) {
+        if self.arrive_late && self.gates[i].load(Ordering::Acquire) == WAITING {
+            std::thread::sleep(LATE_ARRIVAL);
+        }
+        if self.gates[i].compare_exchange(WAITING, STARTED, Ordering::AcqRel, Ordering::Acquire).is_err() {
+            return;
+        }
+        // SAFETY: gate i is STARTED, so the leader is still in `run` and
+        // the job it lent is alive (See `EndOfCall`).
+        unsafe { (*self.job)(i) };
+        self.gates[i].store(DONE, Ordering::Release);
+    }
+}
+
+/// The end of a call, on the leader: cancel or wait for each pool thread,
+/// as `late` says. In `Drop`, so that it also runs if the leader unwinds.
+struct EndOfCall<'c> {
+    call: &'c Call,
+    late: Late,
+    heartbeats: &'c Heartbeats,
+}
+
+impl Drop for EndOfCall<'_> {
+    fn drop(&mut self) {
+        for (i, gate) in self.call.gates.iter().enumerate().skip(1) {
+            if self.late == Late::Cancel && gate.compare_exchange(WAITING, CANCELLED, Ordering::AcqRel, Ordering::Acquire).is_ok() {
+                self.heartbeats.set_resting(i, true);
+                continue;
+            }
+            // Those that started end within microseconds of the leader
+            // (they stop together); spinning spares the leader a sleep and
+            // a wake-up at the end of every GC.
             let mut spins = 0u32;
-            while finished.load(Ordering::Acquire) < threads {
+            while gate.load(Ordering::Acquire) != DONE {
                 spins += 1;
                 if spins < 1000 {
                     std::hint::spin_loop();
@@ -158,13 +287,6 @@ impl GcWorkers {
                     std::thread::yield_now();
                 }
             }
-        });
-        self.watched.gc_running.store(false, Ordering::SeqCst);
-        let mut failures = failures.into_inner();
-        failures.sort();
-        match failures.into_iter().next() {
-            Some((i, msg)) => Err(format!("GC thread {i} panicked in parallel GC {gc}: {msg}")),
-            None => Ok(()),
         }
     }
 }
@@ -237,5 +359,54 @@ impl GcThreadPool {
         }
         let workers = self.workers.as_ref().expect("made just above");
         Some((workers, crate::trace::balance_for(flags, collect_gen)))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{GcWorkers, Late};
+    use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+    use std::sync::mpsc;
+    use std::time::Duration;
+
+    /// Keep the pool's only thread busy until the sender is dropped.
+    fn occupy_pool(w: &GcWorkers) -> mpsc::Sender<()> {
+        let (release, wait) = mpsc::channel::<()>();
+        let (busy, is_busy) = mpsc::channel::<()>();
+        w.pool.spawn(move || {
+            busy.send(()).expect("the test waits");
+            let _ = wait.recv();
+        });
+        is_busy.recv().expect("the pool thread started");
+        release
+    }
+
+    #[test]
+    fn the_leader_cancels_a_thread_that_has_not_started_and_it_never_runs_the_job() {
+        let w = GcWorkers::new(2, Duration::from_secs(60), None);
+        let ran = [AtomicBool::new(false), AtomicBool::new(false)];
+        let release = occupy_pool(&w);
+        w.run(&|i| ran[i].store(true, Ordering::SeqCst), &|| {}, Late::Cancel).expect("no thread panics");
+        assert!(ran[0].load(Ordering::SeqCst), "the leader ran its part");
+        drop(release);
+        // The pool thread now reaches the cancelled call, then this one.
+        let later = AtomicUsize::new(0);
+        w.run(&|_| drop(later.fetch_add(1, Ordering::SeqCst)), &|| {}, Late::Wait).expect("no thread panics");
+        assert_eq!(later.load(Ordering::SeqCst), 2, "both threads ran the next call");
+        assert!(!ran[1].load(Ordering::SeqCst), "a cancelled thread never runs the job");
+    }
+
+    #[test]
+    fn a_team_that_must_all_take_part_waits_for_a_late_thread() {
+        let w = GcWorkers::new(2, Duration::from_secs(60), None);
+        let ran = [AtomicBool::new(false), AtomicBool::new(false)];
+        let release = occupy_pool(&w);
+        let releaser = std::thread::spawn(move || {
+            std::thread::sleep(Duration::from_millis(50));
+            drop(release);
+        });
+        w.run(&|i| ran[i].store(true, Ordering::SeqCst), &|| {}, Late::Wait).expect("no thread panics");
+        assert!(ran.iter().all(|r| r.load(Ordering::SeqCst)), "run returned before the late thread ran");
+        releaser.join().unwrap();
     }
 }

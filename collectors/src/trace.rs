@@ -41,7 +41,7 @@
 
 use crate::evacuate::evacuate;
 use crate::gc_thread::GcThread;
-use crate::gc_workers::GcWorkers;
+use crate::gc_workers::{GcWorkers, Late};
 use crate::roots::{capability_root_slots, evacuate_roots, scavenge_mut_lists, take_capability_mut_lists, take_mut_lists};
 use crate::scavenge::scavenge_loop;
 use crate::weak_ptrs::{process_weak_ptrs, trace_uncollected_weaks};
@@ -52,7 +52,7 @@ use gclab_core::generation::{Generation, ObjPtr};
 use gclab_core::lock::Lock;
 use gclab_core::stable_ptr::StablePtrTable;
 use gclab_core::{GcOutcome, RtsFlags, ThreadWork};
-use gclab_core::shim::AtomicUsize;
+use gclab_core::shim::{AtomicUsize, Ordering};
 use std::sync::Arc;
 
 /// Trace everything live on one GC thread (See the module doc).
@@ -162,14 +162,16 @@ pub unsafe fn trace_parallel<'h>(
         .collect();
     let team = Team::new(stealers, &idle, workers.heartbeats());
     let gens_ro: &[Generation] = gens;
-    let job = |i: usize| {
+    // Thread `me` runs part `i`: its roots and mutable-list entries, and
+    // everything copied into its to-space.
+    let run_part = |i: usize, me: usize| {
         let mut part = parts[i].lock();
         let ThreadPart { gct, roots, mut_entries } = &mut *part;
         // SAFETY: the runtime gives the collector the heap exclusively and
         // the collector shares it among its threads: each root slot and
-        // mutable-list entry is one thread's, each to-space block is one
-        // thread's at a time, from-space objects are claimed atomically,
-        // and marks are set atomically.
+        // mutable-list entry is one part's, each part is one thread's,
+        // each to-space block is one thread's at a time, from-space
+        // objects are claimed atomically, and marks are set atomically.
         unsafe {
             gct.evac_gen = 0;
             for slot in roots.iter() {
@@ -179,14 +181,40 @@ pub unsafe fn trace_parallel<'h>(
             if i == 0 {
                 trace_uncollected_weaks(gct, gens_ro);
             }
-            team.beat(i);
-            scavenge_until_all_done(gct, &team, i);
+            team.beat(me);
+            if balance {
+                scavenge_until_all_done(gct, &team, i);
+            } else {
+                scavenge_loop(gct);
+            }
         }
     };
-    if let Err(why) = workers.run(&job, &|| team.abort()) {
+    // Without balancing, any thread may run any part (See Note [Late GC
+    // threads] in `gc_workers`): its own first, then any left unclaimed.
+    let ran_by: Vec<AtomicUsize> = (0..threads).map(|_| AtomicUsize::new(usize::MAX)).collect();
+    let job = |me: usize| {
+        if balance {
+            return run_part(me, me);
+        }
+        for i in (me..threads).chain(0..me) {
+            if ran_by[i].compare_exchange(usize::MAX, me, Ordering::AcqRel, Ordering::Acquire).is_ok() {
+                run_part(i, me);
+            }
+        }
+    };
+    let late = if balance { Late::Wait } else { Late::Cancel };
+    if let Err(why) = workers.run(&job, &|| team.abort(), late) {
         panic!("parallel collector: {why}");
     }
     let mut threads: Vec<GcThread<'h>> = parts.into_iter().map(|p| p.into_inner().gct).collect();
+    // Each part's work is counted to the thread that did it.
+    for (i, by) in ran_by.iter().enumerate() {
+        let me = by.load(Ordering::Relaxed);
+        if me != i && me != usize::MAX {
+            let work = std::mem::take(&mut threads[i].work);
+            threads[me].work += work;
+        }
+    }
     // On this thread alone now: every GC thread is done.
     process_weak_ptrs(&mut threads[0], gens, caps);
     threads
