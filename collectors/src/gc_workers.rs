@@ -391,7 +391,13 @@ mod tests {
         drop(release);
         // The pool thread now reaches the cancelled call, then this one.
         let later = AtomicUsize::new(0);
-        w.run(&|_| drop(later.fetch_add(1, Ordering::SeqCst)), &|| {}, Late::Wait).expect("no thread panics");
+        w.run(
+            &|_| {
+                later.fetch_add(1, Ordering::SeqCst);
+            },
+            &|| {},
+            Late::Wait,
+        ).expect("no thread panics");
         assert_eq!(later.load(Ordering::SeqCst), 2, "both threads ran the next call");
         assert!(!ran[1].load(Ordering::SeqCst), "a cancelled thread never runs the job");
     }
