@@ -9,11 +9,14 @@ use gclab_workloads::WORKLOADS;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-/// Several capabilities and GC threads, with and without load balancing,
+/// Several capabilities and GC threads, with and without load balancing
+/// (without it, the leader lets the pool threads in and claims objects
+/// only while they are in: Note [A GC thread alone claims nothing]),
 /// `-qg1`, more generations, `-n` chunks, and a GC every 7 allocations.
 const PARALLEL_STRESS: &[&str] = &[
     "-N2 -A8k -DS",
     "-N4 -A8k -qb0 -DS",
+    "-N4 -A8k -qb -DS",
     "-N4 -A8k -G3 -O8k -qb0 -DS",
     "-N2 -qg1 -A8k -DS",
     "-N3 -qn2 -A16k -n4k -qb0 -DS",

@@ -74,6 +74,7 @@ use gclab_core::object::Layout;
 use gclab_core::{Rts, ThreadWork};
 use crate::mark::MarkBitmap;
 use crate::space::SpaceAllocator;
+use crate::gc_workers::Company;
 use crate::work_stealing::Worker;
 use gclab_core::constants::WORD_SIZE;
 use gclab_core::shim::{reintroduced, AtomicUsize, Ordering, Race};
@@ -192,6 +193,10 @@ pub struct GcThread<'h> {
     /// objects are claimed by compare-and-swap (See Note [Claiming an
     /// object] in `evacuate`); alone, a plain store does.
     pub parallel: bool,
+    /// The leader of a GC without balancing: the pool threads it lets in,
+    /// and through them whether it is alone (`parallel`), checked between
+    /// blocks (See Note [A GC thread alone claims nothing] in `gc_workers`).
+    pub company: Option<Company>,
     /// The team's count of idle GC threads, when balancing: while it is
     /// not zero, part-filled blocks are shared too (See Note [Sharing
     /// part-filled blocks]).
@@ -226,9 +231,20 @@ impl<'h> GcThread<'h> {
             todo_q: None,
             scanning: None,
             parallel: false,
+            company: None,
             idle_threads: None,
             blocks,
             work: ThreadWork::default(),
+        }
+    }
+
+    /// The leader of a GC without balancing: let in the pool threads that
+    /// have arrived, and learn whether it is alone (See Note [A GC thread
+    /// alone claims nothing] in `gc_workers`).
+    #[inline(always)]
+    pub fn poll_company(&mut self) {
+        if let Some(c) = &self.company {
+            c.poll(&mut self.parallel);
         }
     }
 

@@ -38,17 +38,41 @@
 //! work is counted to the thread that did it. Nothing else ties a part to
 //! a thread: the part carries its own to-space, and objects are claimed
 //! one by one whoever copies them. And the leader does not wait for a pool
-//! thread that has not started: when its own work is done it cancels,
-//! through that thread's gate, any thread still asleep, which returns at
-//! once when it wakes without touching the GC's data. The gate is also
-//! what makes lending the job sound: the leader cannot return while a
-//! thread has passed the gate and not come out. So a minor GC at `-qn2`
-//! costs at most what it costs at `-qn1`, plus one wake-up call.
+//! thread that is not in yet: when its own work is done it cancels,
+//! through that thread's gate, any thread still asleep or waiting to be
+//! let in (below), which returns at once without touching the GC's data.
+//! The gate is also what makes lending the job sound: the leader cannot
+//! return while a thread has passed the gate and not come out. So a minor
+//! GC at `-qn2` does no more work than at `-qn1`: a wake-up call, and a
+//! look at the gates between blocks.
 //!
 //! With load balancing the termination protocol (Note [Termination of a
-//! parallel scavenge]) counts every thread of the team, so the leader
-//! waits for them all (`Late::Wait`). It does so too while a fault is
-//! injected, so that the fault always strikes the same thread.
+//! parallel scavenge]) counts every thread of the team, so each thread
+//! comes in as soon as it arrives and the leader waits for them all
+//! (`Late::Wait`). It does so too while a fault is injected, so that the
+//! fault always strikes the same thread.
+//!
+//! Note [A GC thread alone claims nothing]
+//! ----------------------------------------
+//! A GC thread that shares from-space with others claims each object it
+//! copies with a compare-and-swap (Note [Claiming an object] in
+//! `evacuate`), which waits for the copy's stores to drain: half of the
+//! samples of `evacuate_uncommon` in lru's parallel minor GCs fell on it,
+//! where the copies are 17-word byte arrays. But in a GC without
+//! balancing the leader works alone until a pool thread comes in, and in a
+//! program with one busy capability it often works alone throughout, so
+//! it should store forwarding pointers plainly, as a sequential GC does.
+//! So in such a GC a pool thread does not come in by itself: it waits at
+//! its gate (ARRIVED) until the leader lets it in, and the leader, between
+//! to-space blocks and between the phases of its part, looks at the gates
+//! (`Company::poll`): if any thread is waiting or in, it turns claiming on
+//! *before* letting the waiting ones in; if every thread is still asleep,
+//! done or cancelled, it turns claiming off. Letting a thread in is a
+//! release of its gate that the thread acquires, so it sees every plain
+//! forwarding pointer the leader stored before; a thread's DONE is a
+//! release the leader acquires, so the leader, alone again, sees every
+//! claim that thread made. A thread waits at most one block's scan of the
+//! leader to be let in.
 //!
 //! Note [A failing GC thread]
 //! ----------------------------------------
@@ -148,12 +172,14 @@ impl GcWorkers {
         &self.watched.heartbeats
     }
 
-    /// Run `job(i)` on GC thread `i`, for every thread, and wait for all
-    /// (or, with `Late::Cancel`, for all that have started). Thread 0 is
-    /// the caller (See Note [The leader is GC thread 0]). `abort` is
-    /// called when a thread panics, so that the others stop; the result
-    /// names the first thread that panicked and its message.
-    pub fn run(&self, job: &(dyn Fn(usize) + Sync), abort: &(dyn Fn() + Sync), late: Late) -> Result<(), String> {
+    /// Run `job(i, company)` on GC thread `i`, for every thread, and wait
+    /// for all (or, with `Late::Cancel`, for all that were let in). Thread
+    /// 0 is the caller (See Note [The leader is GC thread 0]) and, with
+    /// `Late::Cancel`, the one that gets the `Company` through which pool
+    /// threads are let in. `abort` is called when a thread panics, so that
+    /// the others stop; the result names the first thread that panicked
+    /// and its message.
+    pub fn run(&self, job: &(dyn Fn(usize, Option<&Company>) + Sync), abort: &(dyn Fn() + Sync), late: Late) -> Result<(), String> {
         let gc = self.watched.gc_number.fetch_add(1, Ordering::Relaxed) + 1;
         let threads = self.threads();
         let fault = match self.fault {
@@ -166,6 +192,8 @@ impl GcWorkers {
             self.watched.heartbeats.set_resting(i, false);
         }
         self.watched.gc_running.store(true, Ordering::SeqCst);
+        let gates = Arc::new(Gates::new(threads, late));
+        let company = (late == Late::Cancel).then(|| Company(gates.clone()));
         let failures: Lock<Vec<(usize, String)>> = Lock::new(Vec::new());
         let one = |i: usize| {
             let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| match fault {
@@ -173,7 +201,7 @@ impl GcWorkers {
                 Some(Fault::Stall) if i == threads - 1 => loop {
                     std::thread::sleep(Duration::from_secs(3600));
                 },
-                _ => job(i),
+                _ => job(i, if i == 0 { company.as_ref() } else { None }),
             }));
             if let Err(p) = r {
                 abort();
@@ -181,11 +209,11 @@ impl GcWorkers {
             }
             self.watched.heartbeats.set_resting(i, true);
         };
-        let call = Arc::new(Call::new(&one, threads, fault == Some(Fault::Late)));
+        let call = Arc::new(Call::new(&one, gates.clone(), fault == Some(Fault::Late)));
         {
-            // Declared before the pool threads are let in, so that even an
-            // unwinding leader waits at its end for those that came in.
-            let _end = EndOfCall { call: &call, late, heartbeats: &self.watched.heartbeats };
+            // Declared before the pool threads are spawned, so that even an
+            // unwinding leader waits at its end for those it let in.
+            let _end = EndOfCall { gates: &gates, heartbeats: &self.watched.heartbeats };
             for i in 1..threads {
                 let call = call.clone();
                 self.pool.spawn(move || call.enter(i));
@@ -202,29 +230,117 @@ impl GcWorkers {
     }
 }
 
-/// Whether the leader waits for pool threads that have not started by the
+/// Whether the leader waits for pool threads that have not come in by the
 /// time its own work is done (See Note [Late GC threads]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Late {
     /// Every thread must take part (a balanced team's termination counts
-    /// them all).
+    /// them all); each comes in as soon as it arrives.
     Wait,
-    /// Any thread may do any part: cancel those still asleep.
+    /// Any thread may do any part: a pool thread comes in when the leader
+    /// lets it in, and one still outside at the end is cancelled.
     Cancel,
 }
 
-/// Where pool thread `i` stands in one call (a gate's states).
+/// Where a pool thread stands in one call (a gate's states).
 const WAITING: u8 = 0;
-const STARTED: u8 = 1;
-const DONE: u8 = 2;
-const CANCELLED: u8 = 3;
+/// At its gate, waiting to be let in (`Late::Cancel`).
+const ARRIVED: u8 = 1;
+const STARTED: u8 = 2;
+const DONE: u8 = 3;
+const CANCELLED: u8 = 4;
+
+/// The gates of one call, one per thread (thread 0's unused).
+pub struct Gates {
+    states: Vec<AtomicU8>,
+    late: Late,
+}
+
+impl Gates {
+    fn new(threads: usize, late: Late) -> Gates {
+        Gates { states: (0..threads).map(|_| AtomicU8::new(WAITING)).collect(), late }
+    }
+
+    /// Pool thread `i` arrives: true once it may run the job, false if
+    /// the leader has cancelled its turn.
+    fn pass(&self, i: usize) -> bool {
+        let gate = &self.states[i];
+        if self.late == Late::Wait {
+            return gate.compare_exchange(WAITING, STARTED, Ordering::AcqRel, Ordering::Acquire).is_ok();
+        }
+        if gate.compare_exchange(WAITING, ARRIVED, Ordering::AcqRel, Ordering::Acquire).is_err() {
+            return false;
+        }
+        let mut spins = 0u32;
+        loop {
+            match gate.load(Ordering::Acquire) {
+                STARTED => return true,
+                CANCELLED => return false,
+                _ => back_off(&mut spins),
+            }
+        }
+    }
+
+    /// The leader's end, for pool thread `i`: cancel its turn if it has
+    /// not been let in (`Late::Cancel`), else wait until it is done. True
+    /// when it was cancelled.
+    fn close(&self, i: usize) -> bool {
+        let gate = &self.states[i];
+        if self.late == Late::Cancel {
+            for outside in [WAITING, ARRIVED] {
+                if gate.compare_exchange(outside, CANCELLED, Ordering::AcqRel, Ordering::Acquire).is_ok() {
+                    return true;
+                }
+            }
+        }
+        // Those let in end within microseconds of the leader (they stop
+        // together); spinning spares the leader a sleep and a wake-up at
+        // the end of every GC.
+        let mut spins = 0u32;
+        while gate.load(Ordering::Acquire) != DONE {
+            back_off(&mut spins);
+        }
+        false
+    }
+}
+
+/// Spin a while, then yield the core.
+fn back_off(spins: &mut u32) {
+    *spins += 1;
+    if *spins < 1000 {
+        std::hint::spin_loop();
+    } else {
+        std::thread::yield_now();
+    }
+}
+
+/// The leader's view of the pool threads in a GC without balancing: it
+/// lets in those waiting at their gates, and knows whether it is alone
+/// (See Note [A GC thread alone claims nothing]).
+#[derive(Clone)]
+pub struct Company(Arc<Gates>);
+
+impl Company {
+    /// Let in the pool threads waiting at their gates, and set `parallel`
+    /// to whether any other GC thread may be evacuating now. It is set
+    /// before anyone is let in, so the leader claims every object it
+    /// copies from then on.
+    pub fn poll(&self, parallel: &mut bool) {
+        let others = self.0.states[1..].iter().any(|g| matches!(g.load(Ordering::Acquire), ARRIVED | STARTED));
+        *parallel = others;
+        if others {
+            for gate in &self.0.states[1..] {
+                let _ = gate.compare_exchange(ARRIVED, STARTED, Ordering::AcqRel, Ordering::Relaxed);
+            }
+        }
+    }
+}
 
 /// One call of `GcWorkers::run`, as its pool threads see it: the job, its
-/// borrow's lifetime erased, and a gate per thread (See Note [Late GC
-/// threads]).
+/// borrow's lifetime erased, and the gates (See Note [Late GC threads]).
 struct Call {
     job: *const (dyn Fn(usize) + Sync + 'static),
-    gates: Vec<AtomicU8>,
+    gates: Arc<Gates>,
     /// `Fault::Late`: threads arrive `LATE_ARRIVAL` late.
     arrive_late: bool,
 }
@@ -236,56 +352,42 @@ unsafe impl Send for Call {}
 unsafe impl Sync for Call {}
 
 impl Call {
-    fn new<'a>(job: &'a (dyn Fn(usize) + Sync + 'a), threads: usize, arrive_late: bool) -> Call {
+    fn new<'a>(job: &'a (dyn Fn(usize) + Sync + 'a), gates: Arc<Gates>, arrive_late: bool) -> Call {
         let job: *const (dyn Fn(usize) + Sync + 'a) = job;
         // SAFETY: only the lifetime changes; `EndOfCall` keeps the leader
         // in `run` (so the job alive) while any thread may call it.
         let job: *const (dyn Fn(usize) + Sync + 'static) = unsafe { std::mem::transmute(job) };
-        Call { job, gates: (0..threads).map(|_| AtomicU8::new(WAITING)).collect(), arrive_late }
+        Call { job, gates, arrive_late }
     }
 
     /// Pool thread `i` arrives: run the job, unless the leader has
     /// cancelled this thread's turn.
     fn enter(&self, i: usize) {
-        if self.arrive_late && self.gates[i].load(Ordering::Acquire) == WAITING {
+        if self.arrive_late && self.gates.states[i].load(Ordering::Acquire) == WAITING {
             std::thread::sleep(LATE_ARRIVAL);
         }
-        if self.gates[i].compare_exchange(WAITING, STARTED, Ordering::AcqRel, Ordering::Acquire).is_err() {
+        if !self.gates.pass(i) {
             return;
         }
         // SAFETY: gate i is STARTED, so the leader is still in `run` and
         // the job it lent is alive (See `EndOfCall`).
         unsafe { (*self.job)(i) };
-        self.gates[i].store(DONE, Ordering::Release);
+        self.gates.states[i].store(DONE, Ordering::Release);
     }
 }
 
-/// The end of a call, on the leader: cancel or wait for each pool thread,
-/// as `late` says. In `Drop`, so that it also runs if the leader unwinds.
+/// The end of a call, on the leader: cancel or wait for each pool thread
+/// (`Gates::close`). In `Drop`, so that it also runs if the leader unwinds.
 struct EndOfCall<'c> {
-    call: &'c Call,
-    late: Late,
+    gates: &'c Gates,
     heartbeats: &'c Heartbeats,
 }
 
 impl Drop for EndOfCall<'_> {
     fn drop(&mut self) {
-        for (i, gate) in self.call.gates.iter().enumerate().skip(1) {
-            if self.late == Late::Cancel && gate.compare_exchange(WAITING, CANCELLED, Ordering::AcqRel, Ordering::Acquire).is_ok() {
+        for i in 1..self.gates.states.len() {
+            if self.gates.close(i) {
                 self.heartbeats.set_resting(i, true);
-                continue;
-            }
-            // Those that started end within microseconds of the leader
-            // (they stop together); spinning spares the leader a sleep and
-            // a wake-up at the end of every GC.
-            let mut spins = 0u32;
-            while gate.load(Ordering::Acquire) != DONE {
-                spins += 1;
-                if spins < 1000 {
-                    std::hint::spin_loop();
-                } else {
-                    std::thread::yield_now();
-                }
             }
         }
     }
@@ -364,7 +466,7 @@ impl GcThreadPool {
 
 #[cfg(test)]
 mod tests {
-    use super::{GcWorkers, Late};
+    use super::{Company, GcWorkers, Late, ARRIVED, DONE};
     use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
     use std::sync::mpsc;
     use std::time::Duration;
@@ -386,13 +488,13 @@ mod tests {
         let w = GcWorkers::new(2, Duration::from_secs(60), None);
         let ran = [AtomicBool::new(false), AtomicBool::new(false)];
         let release = occupy_pool(&w);
-        w.run(&|i| ran[i].store(true, Ordering::SeqCst), &|| {}, Late::Cancel).expect("no thread panics");
+        w.run(&|i, _| ran[i].store(true, Ordering::SeqCst), &|| {}, Late::Cancel).expect("no thread panics");
         assert!(ran[0].load(Ordering::SeqCst), "the leader ran its part");
         drop(release);
         // The pool thread now reaches the cancelled call, then this one.
         let later = AtomicUsize::new(0);
         w.run(
-            &|_| {
+            &|_, _| {
                 later.fetch_add(1, Ordering::SeqCst);
             },
             &|| {},
@@ -400,6 +502,39 @@ mod tests {
         ).expect("no thread panics");
         assert_eq!(later.load(Ordering::SeqCst), 2, "both threads ran the next call");
         assert!(!ran[1].load(Ordering::SeqCst), "a cancelled thread never runs the job");
+    }
+
+    #[test]
+    fn a_pool_thread_waits_at_its_gate_until_the_leader_lets_it_in() {
+        let w = GcWorkers::new(2, Duration::from_secs(60), None);
+        let ran = AtomicBool::new(false);
+        let seen = std::sync::Mutex::new(Vec::new());
+        let job = |i: usize, company: Option<&Company>| {
+            if i == 1 {
+                ran.store(true, Ordering::SeqCst);
+                return;
+            }
+            let c = company.expect("the leader of a Late::Cancel call has the company");
+            let gate = &c.0.states[1];
+            while gate.load(Ordering::SeqCst) != ARRIVED {
+                std::thread::yield_now();
+            }
+            std::thread::sleep(Duration::from_millis(20));
+            let mut seen = seen.lock().unwrap();
+            seen.push(("arrived, not let in", ran.load(Ordering::SeqCst)));
+            let mut parallel = false;
+            c.poll(&mut parallel);
+            seen.push(("let in: the leader claims", parallel));
+            while gate.load(Ordering::SeqCst) != DONE {
+                std::thread::yield_now();
+            }
+            c.poll(&mut parallel);
+            seen.push(("done: the leader is alone again", !parallel));
+        };
+        w.run(&job, &|| {}, Late::Cancel).expect("no thread panics");
+        let seen = seen.into_inner().unwrap();
+        assert_eq!(seen, [("arrived, not let in", false), ("let in: the leader claims", true), ("done: the leader is alone again", true)]);
+        assert!(ran.load(Ordering::SeqCst));
     }
 
     #[test]
@@ -411,7 +546,7 @@ mod tests {
             std::thread::sleep(Duration::from_millis(50));
             drop(release);
         });
-        w.run(&|i| ran[i].store(true, Ordering::SeqCst), &|| {}, Late::Wait).expect("no thread panics");
+        w.run(&|i, _| ran[i].store(true, Ordering::SeqCst), &|| {}, Late::Wait).expect("no thread panics");
         assert!(ran.iter().all(|r| r.load(Ordering::SeqCst)), "run returned before the late thread ran");
         releaser.join().unwrap();
     }

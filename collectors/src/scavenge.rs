@@ -246,10 +246,12 @@ pub unsafe fn scavenge_loop(gct: &mut GcThread<'_>) {
         let mut progress = false;
         for gen in 0..gct.to.len() {
             while let Some(bd) = gct.to[gen].pending.pop() {
+                gct.poll_company();
                 scavenge_block(gct, bd, gen);
                 gct.to[gen].done.push(bd);
                 progress = true;
             }
+            gct.poll_company();
             if let Some(bd) = gct.to[gen].current {
                 // SAFETY: the block being filled is this thread's own.
                 if unsafe { bd.read() }.scan < gct.to[gen].hp {

@@ -37,11 +37,14 @@
 //! program's few roots then often landed on a pool thread, so that without
 //! load balancing every minor GC waited for that thread to wake up while
 //! the leader had nothing to do (lru, -N2 -qn2: minor GCs 1.45x slower than
-//! with one GC thread, all the copying done by thread 1).
+//! with one GC thread, all the copying done by thread 1). Without load
+//! balancing a thread's share is only its first choice: a share whose
+//! thread is late goes to whichever thread reaches it first (See Note
+//! [Late GC threads] in `gc_workers`).
 
 use crate::evacuate::evacuate;
 use crate::gc_thread::GcThread;
-use crate::gc_workers::{GcWorkers, Late};
+use crate::gc_workers::{Company, GcWorkers, Late};
 use crate::roots::{capability_root_slots, evacuate_roots, scavenge_mut_lists, take_capability_mut_lists, take_mut_lists};
 use crate::scavenge::scavenge_loop;
 use crate::weak_ptrs::{process_weak_ptrs, trace_uncollected_weaks};
@@ -154,7 +157,6 @@ pub unsafe fn trace_parallel<'h>(
         .into_iter()
         .map(|(roots, mut_entries)| {
             let mut gct = first.take().unwrap_or_else(make);
-            gct.parallel = true;
             gct.todo_q = queues.next();
             gct.idle_threads = balance.then(|| idle.clone());
             Lock::new(ThreadPart { gct, roots, mut_entries })
@@ -164,9 +166,12 @@ pub unsafe fn trace_parallel<'h>(
     let gens_ro: &[Generation] = gens;
     // Thread `me` runs part `i`: its roots and mutable-list entries, and
     // everything copied into its to-space.
-    let run_part = |i: usize, me: usize| {
+    let run_part = |i: usize, me: usize, company: Option<&Company>| {
         let mut part = parts[i].lock();
         let ThreadPart { gct, roots, mut_entries } = &mut *part;
+        gct.parallel = true;
+        gct.company = company.cloned();
+        gct.poll_company();
         // SAFETY: the runtime gives the collector the heap exclusively and
         // the collector shares it among its threads: each root slot and
         // mutable-list entry is one part's, each part is one thread's,
@@ -177,6 +182,7 @@ pub unsafe fn trace_parallel<'h>(
             for slot in roots.iter() {
                 evacuate(gct, slot.0);
             }
+            gct.poll_company();
             scavenge_mut_lists(gct, mut_entries);
             if i == 0 {
                 trace_uncollected_weaks(gct, gens_ro);
@@ -188,17 +194,18 @@ pub unsafe fn trace_parallel<'h>(
                 scavenge_loop(gct);
             }
         }
+        gct.company = None;
     };
     // Without balancing, any thread may run any part (See Note [Late GC
     // threads] in `gc_workers`): its own first, then any left unclaimed.
     let ran_by: Vec<AtomicUsize> = (0..threads).map(|_| AtomicUsize::new(usize::MAX)).collect();
-    let job = |me: usize| {
+    let job = |me: usize, company: Option<&Company>| {
         if balance {
-            return run_part(me, me);
+            return run_part(me, me, None);
         }
         for i in (me..threads).chain(0..me) {
             if ran_by[i].compare_exchange(usize::MAX, me, Ordering::AcqRel, Ordering::Acquire).is_ok() {
-                run_part(i, me);
+                run_part(i, me, company);
             }
         }
     };
@@ -216,6 +223,7 @@ pub unsafe fn trace_parallel<'h>(
         }
     }
     // On this thread alone now: every GC thread is done.
+    threads[0].parallel = false;
     process_weak_ptrs(&mut threads[0], gens, caps);
     threads
 }
