@@ -110,6 +110,13 @@ struct ThreadPart<'h> {
     mut_entries: Vec<(ObjPtr, usize)>,
 }
 
+impl ThreadPart<'_> {
+    /// Does this part start from anything?
+    fn has_roots(&self) -> bool {
+        !self.roots.is_empty() || !self.mut_entries.is_empty()
+    }
+}
+
 /// One GC thread's roots and mutable-list entries.
 type RootShare = (Vec<RootSlot>, Vec<(ObjPtr, usize)>);
 
@@ -210,7 +217,10 @@ pub unsafe fn trace_parallel<'h>(
         }
     };
     let late = if balance { Late::Wait } else { Late::Cancel };
-    if let Err(why) = workers.run(&job, &|| team.abort(), late) {
+    // Without balancing a thread can only do parts, so only those whose
+    // part has roots are woken (See Note [Waking only threads with work]).
+    let has_roots: Vec<bool> = parts.iter().map(|p| p.lock().has_roots()).collect();
+    if let Err(why) = workers.run(&job, &|| team.abort(), late, &|i| has_roots[i]) {
         panic!("parallel collector: {why}");
     }
     let mut threads: Vec<GcThread<'h>> = parts.into_iter().map(|p| p.into_inner().gct).collect();
