@@ -75,9 +75,9 @@ use gclab_core::{Rts, ThreadWork};
 use crate::mark::MarkBitmap;
 use crate::space::SpaceAllocator;
 use crate::gc_workers::Company;
-use crate::work_stealing::Worker;
+use crate::work_stealing::{Roster, Worker};
 use gclab_core::constants::WORD_SIZE;
-use gclab_core::shim::{reintroduced, AtomicUsize, Ordering, Race};
+use gclab_core::shim::{reintroduced, Race};
 use std::sync::Arc;
 use gclab_core::lock::Lock;
 
@@ -197,10 +197,10 @@ pub struct GcThread<'h> {
     /// and through them whether it is alone (`parallel`), checked between
     /// blocks (See Note [A GC thread alone claims nothing] in `gc_workers`).
     pub company: Option<Company>,
-    /// The team's count of idle GC threads, when balancing: while it is
-    /// not zero, part-filled blocks are shared too (See Note [Sharing
+    /// The team's members and idle ones, when balancing: while any member
+    /// is idle, part-filled blocks are shared too (See Note [Sharing
     /// part-filled blocks]).
-    pub idle_threads: Option<Arc<AtomicUsize>>,
+    pub roster: Option<Arc<Roster>>,
     /// Where fresh blocks come from.
     blocks: &'h Lock<BlockAllocator>,
     /// Counters.
@@ -232,7 +232,7 @@ impl<'h> GcThread<'h> {
             scanning: None,
             parallel: false,
             company: None,
-            idle_threads: None,
+            roster: None,
             blocks,
             work: ThreadWork::default(),
         }
@@ -332,8 +332,8 @@ impl<'h> GcThread<'h> {
     /// [Sharing part-filled blocks]).
     #[inline]
     pub fn share_work(&mut self) {
-        let (Some(idle), Some(q)) = (self.idle_threads.as_deref(), self.todo_q.as_ref()) else { return };
-        if idle.load(Ordering::Relaxed) == 0 {
+        let (Some(roster), Some(q)) = (self.roster.as_deref(), self.todo_q.as_ref()) else { return };
+        if roster.idle() == 0 {
             return;
         }
         for ts in self.to.iter_mut() {

@@ -15,11 +15,10 @@
 //! mutator has run for a millisecond: a visible share of a minor GC. Now
 //! the leader works as thread 0 from the first instant, and at the end it
 //! spins for the others, which stop within microseconds of it (termination
-//! is collective), instead of sleeping on a latch. Each pool thread takes
-//! one job: a job of a team that must all take part (below) does not
-//! return before every thread of its team has started and finished, and
-//! rayon wakes a sleeping pool thread for every job queued, so the jobs
-//! cannot pile up on one thread.
+//! is collective), instead of sleeping on a latch. Rayon wakes a sleeping
+//! pool thread for every job queued, so each pool thread takes one job;
+//! and since no job waits for a thread that has not come in, jobs that do
+//! pile up on one thread (one cancelled, one current) cannot deadlock.
 //!
 //! Note [Late GC threads]
 //! ----------------------------------------
@@ -33,24 +32,27 @@
 //! program with one busy capability paid a wake-up at every minor GC for a
 //! thread with nothing to do.
 //!
-//! Now a GC without load balancing lets any thread run any part: each
-//! thread takes its own part, then every part still unclaimed, and its
-//! work is counted to the thread that did it. Nothing else ties a part to
-//! a thread: the part carries its own to-space, and objects are claimed
-//! one by one whoever copies them. And the leader does not wait for a pool
-//! thread that is not in yet: when its own work is done it cancels,
-//! through that thread's gate, any thread still asleep or waiting to be
-//! let in (below), which returns at once without touching the GC's data.
-//! The gate is also what makes lending the job sound: the leader cannot
-//! return while a thread has passed the gate and not come out. So a minor
-//! GC at `-qn2` does no more work than at `-qn1`: a wake-up call, and a
-//! look at the gates between blocks.
+//! Now a capability's roots and mutable lists are a *share* that any GC
+//! thread may claim: each thread takes its own share first, then every
+//! share still unclaimed, evacuating into its own to-space (objects are
+//! claimed one by one, whoever copies them, so nothing else ties a share
+//! to a thread). And the leader does not wait for a pool thread that is
+//! not in yet: when its own work is done it cancels, through that thread's
+//! gate, any thread still asleep or waiting to be let in (below), which
+//! returns at once without touching the GC's data. The gate is also what
+//! makes lending the job sound: the leader cannot return while a thread
+//! has passed the gate and not come out. So a GC at `-qn2` does no more
+//! work than at `-qn1` when the other thread is late: a wake-up call, and
+//! a look at the gates between blocks. Without balancing a thread
+//! scavenges each share it takes before it claims the next, so that a
+//! thread a little late still finds its own share.
 //!
-//! With load balancing the termination protocol (Note [Termination of a
-//! parallel scavenge]) counts every thread of the team, so each thread
-//! comes in as soon as it arrives and the leader waits for them all
-//! (`Late::Wait`). It does so too while a fault is injected, so that the
-//! fault always strikes the same thread.
+//! With load balancing a pool thread comes in as soon as it arrives
+//! (`Arrival::Open`) and joins the team if the team has not finished (See
+//! Note [Joining a team late] in `work_stealing`); the leader cancels
+//! those not yet there, as above. Only while a fault is injected does the
+//! leader wait for every thread (`Arrival::AllWaited`), so that the fault
+//! always strikes the same thread.
 //!
 //! Note [A GC thread alone claims nothing]
 //! ----------------------------------------
@@ -188,15 +190,15 @@ impl GcWorkers {
         &self.watched.heartbeats
     }
 
-    /// Run `job(i, company)` on GC thread `i`, for every thread, and wait
-    /// for all (or, with `Late::Cancel`, for all that were let in). Thread
-    /// 0 is the caller (See Note [The leader is GC thread 0]) and, with
-    /// `Late::Cancel`, the one that gets the `Company` through which pool
-    /// threads are let in; then only the pool threads `wake` names are
-    /// woken (See Note [Waking only threads with work]). `abort` is called
-    /// when a thread panics, so that the others stop; the result names the
-    /// first thread that panicked and its message.
-    pub fn run(&self, job: &(dyn Fn(usize, Option<&Company>) + Sync), abort: &(dyn Fn() + Sync), late: Late, wake: &dyn Fn(usize) -> bool) -> Result<(), String> {
+    /// Run `job(i, company)` on GC thread `i`, for the threads that come in
+    /// as `arrival` says, and wait for those. Thread 0 is the caller (See
+    /// Note [The leader is GC thread 0]) and, with `Arrival::Admitted`, the
+    /// one that gets the `Company` through which pool threads are let in;
+    /// then only the pool threads `wake` names are woken (See Note [Waking
+    /// only threads with work]). `abort` is called when a thread panics,
+    /// so that the others stop; the result names the first thread that
+    /// panicked and its message.
+    pub fn run(&self, job: &(dyn Fn(usize, Option<&Company>) + Sync), abort: &(dyn Fn() + Sync), arrival: Arrival, wake: &dyn Fn(usize) -> bool) -> Result<(), String> {
         let gc = self.watched.gc_number.fetch_add(1, Ordering::Relaxed) + 1;
         let threads = self.threads();
         let fault = match self.fault {
@@ -204,13 +206,13 @@ impl GcWorkers {
             f if gc == 1 => f,
             _ => None,
         };
-        let late = if matches!(fault, Some(Fault::Panic | Fault::Stall)) { Late::Wait } else { late };
+        let arrival = if matches!(fault, Some(Fault::Panic | Fault::Stall)) { Arrival::AllWaited } else { arrival };
         for i in 0..threads {
             self.watched.heartbeats.set_resting(i, false);
         }
         self.watched.gc_running.store(true, Ordering::SeqCst);
-        let gates = Arc::new(Gates::new(threads, late));
-        let company = (late == Late::Cancel).then(|| Company(gates.clone()));
+        let gates = Arc::new(Gates::new(threads, arrival));
+        let company = (arrival == Arrival::Admitted).then(|| Company(gates.clone()));
         let failures: Lock<Vec<(usize, String)>> = Lock::new(Vec::new());
         let one = |i: usize| {
             let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| match fault {
@@ -232,7 +234,7 @@ impl GcWorkers {
             // unwinding leader waits at its end for those it let in.
             let _end = EndOfCall { gates: &gates, heartbeats: &self.watched.heartbeats };
             for i in 1..threads {
-                if late == Late::Cancel && !wake(i) {
+                if arrival == Arrival::Admitted && !wake(i) {
                     gates.states[i].store(CANCELLED, Ordering::Relaxed);
                     self.watched.heartbeats.set_resting(i, true);
                     continue;
@@ -252,21 +254,26 @@ impl GcWorkers {
     }
 }
 
-/// Whether the leader waits for pool threads that have not come in by the
-/// time its own work is done (See Note [Late GC threads]).
+/// How pool threads come in to a call, and whether the leader waits for
+/// those not in by the time its own work is done (See Note [Late GC
+/// threads]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Late {
-    /// Every thread must take part (a balanced team's termination counts
-    /// them all); each comes in as soon as it arrives.
-    Wait,
-    /// Any thread may do any part: a pool thread comes in when the leader
-    /// lets it in, and one still outside at the end is cancelled.
-    Cancel,
+pub enum Arrival {
+    /// Each comes in when it arrives, and the leader waits for all (an
+    /// injected fault must strike its thread).
+    AllWaited,
+    /// Each comes in when it arrives; those not there when the leader is
+    /// done are cancelled (a balanced team, which latecomers join).
+    Open,
+    /// Each waits at its gate until the leader lets it in; those not in
+    /// when the leader is done are cancelled (a GC without balancing: See
+    /// Note [A GC thread alone claims nothing]).
+    Admitted,
 }
 
 /// Where a pool thread stands in one call (a gate's states).
 const WAITING: u8 = 0;
-/// At its gate, waiting to be let in (`Late::Cancel`).
+/// At its gate, waiting to be let in (`Arrival::Admitted`).
 const ARRIVED: u8 = 1;
 const STARTED: u8 = 2;
 const DONE: u8 = 3;
@@ -275,19 +282,19 @@ const CANCELLED: u8 = 4;
 /// The gates of one call, one per thread (thread 0's unused).
 pub struct Gates {
     states: Vec<AtomicU8>,
-    late: Late,
+    arrival: Arrival,
 }
 
 impl Gates {
-    fn new(threads: usize, late: Late) -> Gates {
-        Gates { states: (0..threads).map(|_| AtomicU8::new(WAITING)).collect(), late }
+    fn new(threads: usize, arrival: Arrival) -> Gates {
+        Gates { states: (0..threads).map(|_| AtomicU8::new(WAITING)).collect(), arrival }
     }
 
     /// Pool thread `i` arrives: true once it may run the job, false if
     /// the leader has cancelled its turn.
     fn pass(&self, i: usize) -> bool {
         let gate = &self.states[i];
-        if self.late == Late::Wait {
+        if self.arrival != Arrival::Admitted {
             return gate.compare_exchange(WAITING, STARTED, Ordering::AcqRel, Ordering::Acquire).is_ok();
         }
         if gate.compare_exchange(WAITING, ARRIVED, Ordering::AcqRel, Ordering::Acquire).is_err() {
@@ -303,12 +310,12 @@ impl Gates {
         }
     }
 
-    /// The leader's end, for pool thread `i`: cancel its turn if it has
-    /// not been let in (`Late::Cancel`), else wait until it is done. True
+    /// The leader's end, for pool thread `i`: cancel its turn if it is not
+    /// in (unless `Arrival::AllWaited`), else wait until it is done. True
     /// when it was cancelled.
     fn close(&self, i: usize) -> bool {
         let gate = &self.states[i];
-        if self.late == Late::Cancel {
+        if self.arrival != Arrival::AllWaited {
             for outside in [WAITING, ARRIVED] {
                 match gate.compare_exchange(outside, CANCELLED, Ordering::AcqRel, Ordering::Acquire) {
                     Ok(_) | Err(CANCELLED) => return true,
@@ -489,7 +496,7 @@ impl GcThreadPool {
 
 #[cfg(test)]
 mod tests {
-    use super::{Company, GcWorkers, Late, ARRIVED, DONE};
+    use super::{Arrival, Company, GcWorkers, ARRIVED, DONE};
     use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
     use std::sync::mpsc;
     use std::time::Duration;
@@ -508,12 +515,18 @@ mod tests {
 
     #[test]
     fn the_leader_cancels_a_thread_that_has_not_started_and_it_never_runs_the_job() {
-        let w = GcWorkers::new(2, Duration::from_secs(60), None);
-        let ran = [AtomicBool::new(false), AtomicBool::new(false)];
-        let release = occupy_pool(&w);
-        w.run(&|i, _| ran[i].store(true, Ordering::SeqCst), &|| {}, Late::Cancel, &|_| true).expect("no thread panics");
-        assert!(ran[0].load(Ordering::SeqCst), "the leader ran its part");
-        drop(release);
+        for arrival in [Arrival::Open, Arrival::Admitted] {
+            let w = GcWorkers::new(2, Duration::from_secs(60), None);
+            let ran = [AtomicBool::new(false), AtomicBool::new(false)];
+            let release = occupy_pool(&w);
+            w.run(&|i, _| ran[i].store(true, Ordering::SeqCst), &|| {}, arrival, &|_| true).expect("no thread panics");
+            assert!(ran[0].load(Ordering::SeqCst), "{arrival:?}: the leader ran its part");
+            drop(release);
+            then_the_pool_runs_the_next_call_and_not_the_cancelled_one(&w, &ran[1]);
+        }
+    }
+
+    fn then_the_pool_runs_the_next_call_and_not_the_cancelled_one(w: &GcWorkers, cancelled_ran: &AtomicBool) {
         // The pool thread now reaches the cancelled call, then this one.
         let later = AtomicUsize::new(0);
         w.run(
@@ -521,22 +534,22 @@ mod tests {
                 later.fetch_add(1, Ordering::SeqCst);
             },
             &|| {},
-            Late::Wait,
+            Arrival::AllWaited,
             &|_| true,
         ).expect("no thread panics");
         assert_eq!(later.load(Ordering::SeqCst), 2, "both threads ran the next call");
-        assert!(!ran[1].load(Ordering::SeqCst), "a cancelled thread never runs the job");
+        assert!(!cancelled_ran.load(Ordering::SeqCst), "a cancelled thread never runs the job");
     }
 
     #[test]
     fn a_thread_with_no_work_is_not_woken_unless_every_thread_must_take_part() {
         let w = GcWorkers::new(3, Duration::from_secs(60), None);
         let ran: [AtomicBool; 3] = Default::default();
-        w.run(&|i, _| ran[i].store(true, Ordering::SeqCst), &|| {}, Late::Cancel, &|i| i == 2).expect("no thread panics");
+        w.run(&|i, _| ran[i].store(true, Ordering::SeqCst), &|| {}, Arrival::Admitted, &|i| i == 2).expect("no thread panics");
         // Thread 2 may have come in or been cancelled; thread 1 never ran.
         assert!(ran[0].load(Ordering::SeqCst) && !ran[1].load(Ordering::SeqCst));
         let ran: [AtomicBool; 3] = Default::default();
-        w.run(&|i, _| ran[i].store(true, Ordering::SeqCst), &|| {}, Late::Wait, &|_| false).expect("no thread panics");
+        w.run(&|i, _| ran[i].store(true, Ordering::SeqCst), &|| {}, Arrival::AllWaited, &|_| false).expect("no thread panics");
         assert!(ran.iter().all(|r| r.load(Ordering::SeqCst)), "a balanced team wakes every thread");
     }
 
@@ -550,7 +563,7 @@ mod tests {
                 ran.store(true, Ordering::SeqCst);
                 return;
             }
-            let c = company.expect("the leader of a Late::Cancel call has the company");
+            let c = company.expect("the leader of an Arrival::Admitted call has the company");
             let gate = &c.0.states[1];
             while gate.load(Ordering::SeqCst) != ARRIVED {
                 std::thread::yield_now();
@@ -567,7 +580,7 @@ mod tests {
             c.poll(&mut parallel);
             seen.push(("done: the leader is alone again", !parallel));
         };
-        w.run(&job, &|| {}, Late::Cancel, &|_| true).expect("no thread panics");
+        w.run(&job, &|| {}, Arrival::Admitted, &|_| true).expect("no thread panics");
         let seen = seen.into_inner().unwrap();
         assert_eq!(seen, [("arrived, not let in", false), ("let in: the leader claims", true), ("done: the leader is alone again", true)]);
         assert!(ran.load(Ordering::SeqCst));
@@ -582,7 +595,7 @@ mod tests {
             std::thread::sleep(Duration::from_millis(50));
             drop(release);
         });
-        w.run(&|i, _| ran[i].store(true, Ordering::SeqCst), &|| {}, Late::Wait, &|_| true).expect("no thread panics");
+        w.run(&|i, _| ran[i].store(true, Ordering::SeqCst), &|| {}, Arrival::AllWaited, &|_| true).expect("no thread panics");
         assert!(ran.iter().all(|r| r.load(Ordering::SeqCst)), "run returned before the late thread ran");
         releaser.join().unwrap();
     }

@@ -195,7 +195,7 @@ unsafe fn scavenge_block(gct: &mut GcThread<'_>, bd: BlockPtr, gen: usize) {
     let mut scan = d.scan;
     let mut scanned = 0u32;
     // Only a thread of a balanced team has anyone to share work with.
-    let balancing = gct.idle_threads.is_some();
+    let balancing = gct.roster.is_some();
     // The limit is read once per batch: what is copied meanwhile (often
     // into this very block) is scanned by the next batch.
     let mut limit = gct.limit_of(gen, bd);

@@ -44,18 +44,18 @@
 
 use crate::evacuate::evacuate;
 use crate::gc_thread::GcThread;
-use crate::gc_workers::{Company, GcWorkers, Late};
+use crate::gc_workers::{Arrival, Company, GcWorkers};
 use crate::roots::{capability_root_slots, evacuate_roots, scavenge_mut_lists, take_capability_mut_lists, take_mut_lists};
 use crate::scavenge::scavenge_loop;
 use crate::weak_ptrs::{process_weak_ptrs, trace_uncollected_weaks};
-use crate::work_stealing::{scavenge_until_all_done, Team};
+use crate::work_stealing::{scavenge_until_all_done, Roster, Team};
 use gclab_core::capability::Capability;
 use gclab_core::constants::Word;
 use gclab_core::generation::{Generation, ObjPtr};
 use gclab_core::lock::Lock;
 use gclab_core::stable_ptr::StablePtrTable;
 use gclab_core::{GcOutcome, RtsFlags, ThreadWork};
-use gclab_core::shim::{AtomicUsize, Ordering};
+use gclab_core::shim::{AtomicBool, Ordering};
 use std::sync::Arc;
 
 /// Trace everything live on one GC thread (See the module doc).
@@ -103,20 +103,6 @@ struct RootSlot(*mut Word);
 // reads and updates it during the GC.
 unsafe impl Send for RootSlot {}
 
-/// One GC thread's part of a parallel collection.
-struct ThreadPart<'h> {
-    gct: GcThread<'h>,
-    roots: Vec<RootSlot>,
-    mut_entries: Vec<(ObjPtr, usize)>,
-}
-
-impl ThreadPart<'_> {
-    /// Does this part start from anything?
-    fn has_roots(&self) -> bool {
-        !self.roots.is_empty() || !self.mut_entries.is_empty()
-    }
-}
-
 /// One GC thread's roots and mutable-list entries.
 type RootShare = (Vec<RootSlot>, Vec<(ObjPtr, usize)>);
 
@@ -132,6 +118,26 @@ fn deal_roots(caps: &mut [Capability], stable: &mut StablePtrTable, leader: usiz
     }
     shares[0].0.extend(stable.roots_mut().map(|r| RootSlot(r as *mut Word)));
     shares
+}
+
+/// A share of roots and mutable-list entries, and whether a GC thread has
+/// claimed it (See Note [Late GC threads] in `gc_workers`).
+struct Share {
+    claimed: AtomicBool,
+    has_roots: bool,
+    /// The roots and entries, for the thread that claims the share.
+    start: Lock<RootShare>,
+}
+
+impl Share {
+    fn new((roots, mut_entries): RootShare) -> Share {
+        Share { claimed: AtomicBool::new(false), has_roots: !roots.is_empty() || !mut_entries.is_empty(), start: Lock::new((roots, mut_entries)) }
+    }
+
+    /// Claim it: true for the one thread that gets it.
+    fn claim(&self) -> bool {
+        !self.claimed.swap(true, Ordering::AcqRel)
+    }
 }
 
 /// Trace everything live with the GC threads of `workers`, each starting
@@ -155,35 +161,32 @@ pub unsafe fn trace_parallel<'h>(
     let threads = workers.threads();
     let first = make();
     let collect_gen = first.collect_gen;
-    let shares = deal_roots(caps, stable, leader, threads, collect_gen);
+    let shares: Vec<Share> = deal_roots(caps, stable, leader, threads, collect_gen).into_iter().map(Share::new).collect();
     let (queues, stealers) = if balance { Team::deques(threads) } else { (Vec::new(), Vec::new()) };
     let mut queues = queues.into_iter();
-    let idle = Arc::new(AtomicUsize::new(0));
+    let roster = Arc::new(Roster::new());
     let mut first = Some(first);
-    let parts: Vec<Lock<ThreadPart<'_>>> = shares
-        .into_iter()
-        .map(|(roots, mut_entries)| {
+    let gcts: Vec<Lock<GcThread<'_>>> = (0..threads)
+        .map(|_| {
             let mut gct = first.take().unwrap_or_else(make);
+            gct.parallel = true;
             gct.todo_q = queues.next();
-            gct.idle_threads = balance.then(|| idle.clone());
-            Lock::new(ThreadPart { gct, roots, mut_entries })
+            gct.roster = balance.then(|| roster.clone());
+            Lock::new(gct)
         })
         .collect();
-    let team = Team::new(stealers, &idle, workers.heartbeats());
+    let team = Team::new(stealers, &roster, workers.heartbeats());
     let gens_ro: &[Generation] = gens;
-    // Thread `me` runs part `i`: its roots and mutable-list entries, and
-    // everything copied into its to-space.
-    let run_part = |i: usize, me: usize, company: Option<&Company>| {
-        let mut part = parts[i].lock();
-        let ThreadPart { gct, roots, mut_entries } = &mut *part;
-        gct.parallel = true;
-        gct.company = company.cloned();
-        gct.poll_company();
+    // Evacuate share `i` into `gct`'s to-space.
+    let evacuate_share = |gct: &mut GcThread<'_>, i: usize| {
+        let share = shares[i].start.lock();
+        let (roots, mut_entries) = &*share;
         // SAFETY: the runtime gives the collector the heap exclusively and
-        // the collector shares it among its threads: each root slot and
-        // mutable-list entry is one part's, each part is one thread's,
-        // each to-space block is one thread's at a time, from-space
-        // objects are claimed atomically, and marks are set atomically.
+        // the collector shares it among its threads: each share of roots
+        // and mutable-list entries is one thread's (claimed), each
+        // to-space block is one thread's at a time, from-space objects are
+        // claimed atomically (or by a thread alone), and marks are set
+        // atomically.
         unsafe {
             gct.evac_gen = 0;
             for slot in roots.iter() {
@@ -194,44 +197,51 @@ pub unsafe fn trace_parallel<'h>(
             if i == 0 {
                 trace_uncollected_weaks(gct, gens_ro);
             }
-            team.beat(me);
+        }
+    };
+    // Each thread takes its own share first, then any share left
+    // unclaimed (See Note [Late GC threads] in `gc_workers`). In a
+    // balanced team it takes them all before it scavenges, stealing, until
+    // the team closes; without balancing it scavenges after each share, so
+    // that a late thread finds its own share still there.
+    let job = |me: usize, company: Option<&Company>| {
+        if balance && me != 0 && !roster.join() {
+            return; // the team finished without this thread
+        }
+        let mut gct = gcts[me].lock();
+        gct.company = company.cloned();
+        gct.poll_company();
+        let order = (me..threads).chain(0..me);
+        // SAFETY: as in `evacuate_share`.
+        unsafe {
             if balance {
-                scavenge_until_all_done(gct, &team, i);
+                for i in order {
+                    if shares[i].claim() {
+                        evacuate_share(&mut gct, i);
+                    }
+                }
+                team.beat(me);
+                scavenge_until_all_done(&mut gct, &team, me);
             } else {
-                scavenge_loop(gct);
+                for i in order {
+                    if shares[i].claim() {
+                        evacuate_share(&mut gct, i);
+                        team.beat(me);
+                        scavenge_loop(&mut gct);
+                    }
+                }
             }
         }
         gct.company = None;
     };
-    // Without balancing, any thread may run any part (See Note [Late GC
-    // threads] in `gc_workers`): its own first, then any left unclaimed.
-    let ran_by: Vec<AtomicUsize> = (0..threads).map(|_| AtomicUsize::new(usize::MAX)).collect();
-    let job = |me: usize, company: Option<&Company>| {
-        if balance {
-            return run_part(me, me, None);
-        }
-        for i in (me..threads).chain(0..me) {
-            if ran_by[i].compare_exchange(usize::MAX, me, Ordering::AcqRel, Ordering::Acquire).is_ok() {
-                run_part(i, me, company);
-            }
-        }
-    };
-    let late = if balance { Late::Wait } else { Late::Cancel };
-    // Without balancing a thread can only do parts, so only those whose
-    // part has roots are woken (See Note [Waking only threads with work]).
-    let has_roots: Vec<bool> = parts.iter().map(|p| p.lock().has_roots()).collect();
-    if let Err(why) = workers.run(&job, &|| team.abort(), late, &|i| has_roots[i]) {
+    let arrival = if balance { Arrival::Open } else { Arrival::Admitted };
+    // Without balancing a thread can only do shares, so only those whose
+    // own share has roots are woken (See Note [Waking only threads with
+    // work]).
+    if let Err(why) = workers.run(&job, &|| team.abort(), arrival, &|i| shares[i].has_roots) {
         panic!("parallel collector: {why}");
     }
-    let mut threads: Vec<GcThread<'h>> = parts.into_iter().map(|p| p.into_inner().gct).collect();
-    // Each part's work is counted to the thread that did it.
-    for (i, by) in ran_by.iter().enumerate() {
-        let me = by.load(Ordering::Relaxed);
-        if me != i && me != usize::MAX {
-            let work = std::mem::take(&mut threads[i].work);
-            threads[me].work += work;
-        }
-    }
+    let mut threads: Vec<GcThread<'h>> = gcts.into_iter().map(Lock::into_inner).collect();
     // On this thread alone now: every GC thread is done.
     threads[0].parallel = false;
     process_weak_ptrs(&mut threads[0], gens, caps);

@@ -20,12 +20,26 @@
 //! nothing: its deque empty, its current block scanned, no large object or
 //! marked object pending. Only a thread's owner pushes onto its deque, and
 //! only while not idle; a thief uncounts itself (`idle -= 1`) *before* it
-//! steals. So when `idle` reaches the number of threads, every deque is
+//! steals. So when `idle` reaches the number of members, every deque is
 //! empty and no thread holds a block, and no thread can find work again:
-//! every thread may return. A thread that sees work while idle leaves the
-//! idle count and tries to steal; if it loses the race it counts itself
-//! idle again. Without balancing, deques are absent, "work elsewhere" is
-//! never seen, and the same count simply waits for the slowest thread.
+//! the team closes and every thread may return. A thread that sees work
+//! while idle leaves the idle count and tries to steal; if it loses the
+//! race it counts itself idle again.
+//!
+//! Note [Joining a team late]
+//! ----------------------------------------
+//! A team does not wait for its pool threads to wake up (See Note [Late GC
+//! threads] in `gc_workers`): its leader is a member from the start, and
+//! a pool thread joins when it arrives, if the team is still open. The
+//! members, the idle count and a closed bit share one word (`Roster`), so
+//! that closing is one compare-and-swap that succeeds only if no one has
+//! joined or left the idle count since the last look: a latecomer either
+//! joined before the close (and the team cannot close until it is idle in
+//! turn) or finds the team closed and returns without touching the heap.
+//! Every share of roots is claimed, and evacuated, by a member before that
+//! member goes idle, so when the team closes nothing is left behind. A GC
+//! shorter than a wake-up is then done by its leader alone, as it would be
+//! with one GC thread.
 //!
 //! The protocol (`until_all_done`) is generic in its unit of work, so that
 //! loom can run it with a model of the GC threads' blocks; under `--cfg
@@ -39,7 +53,7 @@ use crate::gc_thread::Work;
 use crate::scavenge::{scavenge_loop, scavenge_stolen};
 #[cfg(not(loom))]
 pub use crossbeam_deque::{Steal, Stealer, Worker};
-use gclab_core::shim::{spin_loop, yield_now, AtomicBool, AtomicU64, AtomicUsize, Ordering};
+use gclab_core::shim::{spin_loop, yield_now, AtomicBool, AtomicU64, Ordering};
 #[cfg(loom)]
 pub use model_deque::{Steal, Stealer, Worker};
 
@@ -85,20 +99,94 @@ impl Heartbeats {
     }
 }
 
+/// Who is in a team and who of them is idle, in one word, so that the
+/// team can close when all its members are idle, shutting out latecomers
+/// in the same step (See Note [Joining a team late]).
+#[derive(Debug)]
+pub struct Roster(AtomicU64);
+
+/// The roster's fields: idle members in the low half, members above,
+/// and the top bit once the team has closed.
+const IDLE: u64 = (1 << 32) - 1;
+const MEMBER: u64 = 1 << 32;
+const CLOSED: u64 = 1 << 63;
+
+impl Roster {
+    /// A team whose one member so far is its leader, GC thread 0.
+    pub fn new() -> Roster {
+        Roster(AtomicU64::new(MEMBER))
+    }
+
+    /// A latecomer asks to join: true if the team has not closed.
+    pub fn join(&self) -> bool {
+        let mut s = self.0.load(Ordering::SeqCst);
+        loop {
+            if s & CLOSED != 0 {
+                return false;
+            }
+            match self.0.compare_exchange(s, s + MEMBER, Ordering::SeqCst, Ordering::SeqCst) {
+                Ok(_) => return true,
+                Err(now) => s = now,
+            }
+        }
+    }
+
+    /// Members idle now.
+    pub fn idle(&self) -> usize {
+        (self.0.load(Ordering::Relaxed) & IDLE) as usize
+    }
+
+    /// Members so far.
+    pub fn members(&self) -> usize {
+        ((self.0.load(Ordering::SeqCst) & !CLOSED) >> 32) as usize
+    }
+
+    fn go_idle(&self) {
+        self.0.fetch_add(1, Ordering::SeqCst);
+    }
+
+    fn go_busy(&self) {
+        self.0.fetch_sub(1, Ordering::SeqCst);
+    }
+
+    /// Has the team closed? If every member is idle, close it now.
+    fn all_idle_then_close(&self) -> bool {
+        let mut s = self.0.load(Ordering::SeqCst);
+        loop {
+            if s & CLOSED != 0 {
+                return true;
+            }
+            if s & IDLE != (s >> 32) {
+                return false;
+            }
+            match self.0.compare_exchange(s, s | CLOSED, Ordering::SeqCst, Ordering::SeqCst) {
+                Ok(_) => return true,
+                Err(now) => s = now,
+            }
+        }
+    }
+}
+
+impl Default for Roster {
+    fn default() -> Roster {
+        Roster::new()
+    }
+}
+
 /// What the GC threads of one parallel GC share; `W`, the unit of work.
 pub struct Team<'a, W = Work> {
     stealers: Vec<Stealer<W>>,
-    idle: &'a AtomicUsize,
+    roster: &'a Roster,
     abort: AtomicBool,
     heartbeats: &'a Heartbeats,
 }
 
 impl<'a, W> Team<'a, W> {
-    /// A team of `heartbeats.len()` threads counting idle ones in `idle`
-    /// (zero; the threads' `GcThread::idle_threads`); `stealers` is empty
-    /// when load balancing is off.
-    pub fn new(stealers: Vec<Stealer<W>>, idle: &'a AtomicUsize, heartbeats: &'a Heartbeats) -> Team<'a, W> {
-        Team { stealers, idle, abort: AtomicBool::new(false), heartbeats }
+    /// A team of at most `heartbeats.len()` threads, whose members and
+    /// idle ones `roster` counts (the threads' `GcThread::roster`);
+    /// `stealers` is empty when load balancing is off.
+    pub fn new(stealers: Vec<Stealer<W>>, roster: &'a Roster, heartbeats: &'a Heartbeats) -> Team<'a, W> {
+        Team { stealers, roster, abort: AtomicBool::new(false), heartbeats }
     }
 
     /// A deque per thread, for load balancing: the workers (one per GC
@@ -107,11 +195,6 @@ impl<'a, W> Team<'a, W> {
         let workers: Vec<Worker<W>> = (0..threads).map(|_| Worker::new_lifo()).collect();
         let stealers = workers.iter().map(Worker::stealer).collect();
         (workers, stealers)
-    }
-
-    /// Number of threads.
-    pub fn threads(&self) -> usize {
-        self.heartbeats.len()
     }
 
     /// Thread `me` made progress.
@@ -187,19 +270,19 @@ pub fn until_all_done<W>(team: &Team<'_, W>, me: usize, mut scan: impl FnMut(Opt
     }
 }
 
-/// Count thread `me` idle until everyone is (true) or work shows up
-/// elsewhere (false, uncounted again).
+/// Count thread `me` idle until every member is, closing the team (true),
+/// or work shows up elsewhere (false, uncounted again).
 fn wait_idle<W>(team: &Team<'_, W>, me: usize) -> bool {
-    team.idle.fetch_add(1, Ordering::SeqCst);
+    team.roster.go_idle();
     team.heartbeats.set_resting(me, true);
     let mut spins = 0u32;
     loop {
-        if team.idle.load(Ordering::SeqCst) == team.threads() || team.aborted() {
+        if team.roster.all_idle_then_close() || team.aborted() {
             return true;
         }
         if team.work_elsewhere(me) {
             team.heartbeats.set_resting(me, false);
-            team.idle.fetch_sub(1, Ordering::SeqCst);
+            team.roster.go_busy();
             return false;
         }
         spins += 1;
@@ -281,11 +364,12 @@ mod model_deque {
 /// The termination protocol and the hand-out rule under loom (See Note
 /// [Model checking with loom] in core's `shim`). GC thread 0
 /// scans the block it is filling (X) when X fills up, starts a fresh block
-/// (Y) that fills up in turn, and finishes scanning X; thread 1 starts with
-/// nothing and steals. Each block's scan state is a loom cell, so two
+/// (Y) that fills up in turn, and finishes scanning X; thread 1 joins the
+/// team late, if it is still open (See Note [Joining a team late]), with
+/// nothing, and steals. Each block's scan state is a loom cell, so two
 /// threads scanning one block at once fail the model. Every interleaving
-/// must end with both threads returned, no work left anywhere, and Y
-/// scanned exactly once.
+/// must end with both threads returned, the team closed with every member
+/// idle, no work left anywhere, and Y scanned exactly once.
 #[cfg(all(test, loom))]
 mod loom_tests {
     use super::*;
@@ -323,16 +407,19 @@ mod loom_tests {
     fn gc_threads(threads: usize) {
         let blocks = Arc::new([UnsafeCell::new(0u32), UnsafeCell::new(0u32)]);
         let (workers, stealers) = Team::<usize>::deques(threads);
-        let idle = Arc::new(AtomicUsize::new(0));
+        let roster = Arc::new(Roster::new());
         let heartbeats = Arc::new(Heartbeats::new(threads));
         let mut workers = workers.into_iter();
         let mine = workers.next().expect("a deque per thread");
         let thieves: Vec<_> = workers
             .enumerate()
             .map(|(i, theirs)| {
-                let (blocks, stealers, idle, heartbeats) = (blocks.clone(), stealers.clone(), idle.clone(), heartbeats.clone());
+                let (blocks, stealers, roster, heartbeats) = (blocks.clone(), stealers.clone(), roster.clone(), heartbeats.clone());
                 loom::thread::spawn(move || {
-                    let team = Team::new(stealers, &idle, &heartbeats);
+                    if !roster.join() {
+                        return; // too late: thread 0 did everything
+                    }
+                    let team = Team::new(stealers, &roster, &heartbeats);
                     until_all_done(&team, i + 1, |stolen| match stolen {
                         Some(b) => scan_step(&blocks, b),
                         None => {
@@ -344,7 +431,7 @@ mod loom_tests {
                 })
             })
             .collect();
-        let team = Team::new(stealers.clone(), &idle, &heartbeats);
+        let team = Team::new(stealers.clone(), &roster, &heartbeats);
         let mut first = true;
         until_all_done(&team, 0, |stolen| {
             if let Some(b) = stolen {
@@ -372,7 +459,8 @@ mod loom_tests {
             thief.join().unwrap();
         }
         assert!(stealers.iter().all(Stealer::is_empty), "a thread returned with work left");
-        assert_eq!(idle.load(Ordering::SeqCst), threads, "a thread returned before every thread was idle");
+        assert_eq!(roster.idle(), roster.members(), "a thread returned before every member was idle");
+        assert!(!roster.join(), "the team closed");
         assert_eq!(steps(&blocks, Y), 2, "Y filled once and scanned once");
     }
 

@@ -194,16 +194,6 @@ pub struct ThreadWork {
     pub marked_words: usize,
 }
 
-impl std::ops::AddAssign for ThreadWork {
-    /// One thread did `other`'s work too (a part of the GC it took over).
-    fn add_assign(&mut self, other: ThreadWork) {
-        self.copied_words += other.copied_words;
-        self.scanned_objects += other.scanned_objects;
-        self.promoted_words += other.promoted_words;
-        self.marked_words += other.marked_words;
-    }
-}
-
 /// What the collector did.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct GcOutcome {
