@@ -25,8 +25,8 @@
 //! A pool thread sleeps between GCs (the mutator runs for a millisecond or
 //! more between minor GCs, too long to spin through on a core the mutators
 //! may want), so it joins a GC only once the OS has woken it: tens to
-//! hundreds of microseconds here, as long as a whole minor GC. When each
-//! thread's part of a GC was its own (its capabilities' roots and mutable
+//! hundreds of microseconds here (and now and then milliseconds), as long
+//! as a whole minor GC. When each thread's part of a GC was its own (its capabilities' roots and mutable
 //! lists and everything it copies from them, See Note [Roots by
 //! capability] in `trace`), every GC waited for the latest thread, and a
 //! program with one busy capability paid a wake-up at every minor GC for a
@@ -66,7 +66,7 @@
 //! it should store forwarding pointers plainly, as a sequential GC does.
 //! So in such a GC a pool thread does not come in by itself: it waits at
 //! its gate (ARRIVED) until the leader lets it in, and the leader, between
-//! to-space blocks and between the phases of its part, looks at the gates
+//! to-space blocks and between the phases of a share, looks at the gates
 //! (`Company::poll`): if any thread is waiting or in, it turns claiming on
 //! *before* letting the waiting ones in; if every thread is still asleep,
 //! done or cancelled, it turns claiming off. Letting a thread in is a
@@ -78,19 +78,19 @@
 //!
 //! Note [Waking only threads with work]
 //! ----------------------------------------
-//! Without balancing a GC thread can only run parts of the GC, and a part
-//! with no roots and no mutable-list entries has nothing to start from:
-//! in a program with one busy capability, every other capability's part is
-//! empty at every minor GC. Waking a pool thread for it was not free even
+//! Without balancing a GC thread can only take shares of the GC, and a
+//! share with no roots and no mutable-list entries has nothing to start
+//! from: in a program with one busy capability, every other capability's
+//! share is empty at every minor GC. Waking a pool thread for it was not free even
 //! when the leader never waited for it: a wake-up is an interrupt to the
 //! other core, which on this virtual machine now and then stalls the
 //! leader for milliseconds (the host runs the woken core in its place).
 //! Measured at `-N2`, `-qn2` against `-qn1`, 5 alternated rounds: minor
 //! GCs of constraints (213 GCs of about 30 us) took 3.4x the time, with
 //! pauses up to 3.6 ms, lru's 1.48x and linear's 1.25x. So a GC without
-//! balancing wakes only the pool threads whose own part has roots; the
+//! balancing wakes only the pool threads whose own share has roots; the
 //! others are cancelled before they are spawned. With balancing every
-//! thread is woken: a thread with an empty part steals.
+//! thread is woken: a thread with an empty share steals.
 //!
 //! Note [A failing GC thread]
 //! ----------------------------------------
