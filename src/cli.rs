@@ -562,8 +562,10 @@ fn run(registry: &Registry, collector: Option<&str>, json: Option<PathBuf>, rest
     crate::check_fits(workload, &args, &flags)?;
 
     // The workloads write as they go and cannot stop for an error: the
-    // first is kept, and fails the run at its end.
-    let mut out = Checked { inner: std::io::stdout().lock(), failed: None };
+    // first is kept, and fails the run at its end. Standard output is not
+    // held locked for the run: `-v` prints events to it from whichever
+    // capability leads a GC, and a lock held here deadlocked `-N2 -v`.
+    let mut out = Checked { inner: std::io::stdout(), failed: None };
     let outcome = crate::run_workload(workload, &args, flags, made, &mut out).map_err(|e| (e.exit_code() as u8, e.to_string()))?;
     if let Some(e) = out.flush().err().or(out.failed.take()) {
         return Err((UNWRITABLE, format!("cannot write the workload's output to standard output: {e}")));

@@ -545,3 +545,32 @@ fn an_interval_backwards_not_finite_or_past_the_log_is_refused() {
     }
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn dash_v_with_several_capabilities_prints_every_capabilitys_gcs() {
+    // A GC led by capability 1 prints its events from capability 1's
+    // thread while capability 0's workload writes its own output: the run
+    // once deadlocked on standard output's lock here.
+    let mut child = Command::new(env!("CARGO_BIN_EXE_gclab"))
+        .args(["run", "binary-trees", "10", "+RTS", "-N2", "-A64k", "-v", "-RTS"])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let out = child.stdout.take().unwrap();
+    let reader = std::thread::spawn(move || std::io::read_to_string(out).unwrap());
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    while child.try_wait().unwrap().is_none() {
+        if std::time::Instant::now() > deadline {
+            let _ = child.kill();
+            panic!("gclab run +RTS -N2 -v hung");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    let out = reader.join().unwrap();
+    assert!(child.wait().unwrap().success(), "{out}");
+    assert!(out.contains("long lived tree of depth 10"), "the workload's output: {out}");
+    for cap in 0..2 {
+        assert!(out.contains(&format!("cap {cap}: GC done")), "capability {cap}'s GC thread: {out}");
+    }
+}

@@ -121,6 +121,11 @@ fn without_balancing_the_leader_does_the_parts_of_gc_threads_that_are_late() {
     let (late, report) = run(&[("GCLAB_GC_FAULT", "late")]);
     assert!(late.contains("long lived tree") && late == on_time, "the same trees with late GC threads:\n{late}\nagainst\n{on_time}");
     assert!(report.contains("Parallel GC work balance: 0.00%"), "the leader did all the work: {report}");
+    // The eventlog says when each GC thread came in: thread 1 never did.
+    let out = Command::new(env!("CARGO_BIN_EXE_gclab")).args(["run", "binary-trees", "12", "+RTS", "-N2", "-qn2", "-qb", "-A64k", "-v", "-RTS"]).env("GCLAB_GC_FAULT", "late").output().expect("gclab starts");
+    let events = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success() && events.contains("cap 0: GC working") && events.contains("cap 1: GC done"), "{events}");
+    assert!(!events.contains("cap 1: GC working"), "GC thread 1 came in late: {events}");
 }
 
 #[test]

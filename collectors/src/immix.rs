@@ -210,6 +210,10 @@ fn one_pause(first: GcOutcome, second: GcOutcome) -> GcOutcome {
         scanned_objects: a.scanned_objects + b.scanned_objects,
         promoted_words: a.promoted_words + b.promoted_words,
         marked_words: a.marked_words + b.marked_words,
+        active: match (a.active, b.active) {
+            (Some((came_in, _)), Some((_, left))) => Some((came_in, left)),
+            (one, other) => one.or(other),
+        },
     });
     let region = match (first.region, second.region) {
         (Some(a), Some(b)) => Some(RegionSweep { blocks_freed: a.blocks_freed + b.blocks_freed, ..b }),

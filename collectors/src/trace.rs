@@ -57,6 +57,7 @@ use gclab_core::stable_ptr::StablePtrTable;
 use gclab_core::{GcOutcome, RtsFlags, ThreadWork};
 use gclab_core::shim::{AtomicBool, Ordering};
 use std::sync::Arc;
+use std::time::Instant;
 
 /// Trace everything live on one GC thread (See the module doc).
 ///
@@ -208,6 +209,7 @@ pub unsafe fn trace_parallel<'h>(
         if balance && me != 0 && !roster.join() {
             return; // the team finished without this thread
         }
+        let came_in = Instant::now();
         let mut gct = gcts[me].lock();
         gct.company = company.cloned();
         gct.poll_company();
@@ -233,6 +235,7 @@ pub unsafe fn trace_parallel<'h>(
             }
         }
         gct.company = None;
+        gct.work.active = Some((came_in, Instant::now()));
     };
     let arrival = if balance { Arrival::Open } else { Arrival::Admitted };
     // Without balancing a thread can only do shares, so only those whose

@@ -192,6 +192,11 @@ pub struct ThreadWork {
     pub promoted_words: usize,
     /// Words of objects it marked in place (not copied).
     pub marked_words: usize,
+    /// When this thread came in to a parallel GC and when it left; None
+    /// in a sequential GC, and for a pool thread that never came in (See
+    /// Note [Late GC threads] in the collectors' `gc_workers`). The
+    /// eventlog's GC_WORK and GC_IDLE carry these times.
+    pub active: Option<(std::time::Instant, std::time::Instant)>,
 }
 
 /// What the collector did.

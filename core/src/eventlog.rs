@@ -486,8 +486,10 @@ impl EventLog {
 /// The events of one GC, as seed 002 settles their order. They go in
 /// capability 0's buffer whichever capability led the GC (the leader is
 /// not recorded; GC thread t's GC_WORK/IDLE/DONE go in capability t mod
-/// -N's): GC_START and GC_END carry the statistics' own timestamps,
-/// GC_GLOBAL_SYNC and GC_STATS_GHC come between them.
+/// -N's, GC_WORK and GC_IDLE at the times the thread came in and left,
+/// and only GC_DONE for a pool thread that never came in): GC_START and
+/// GC_END carry the statistics' own timestamps, GC_GLOBAL_SYNC and
+/// GC_STATS_GHC come between them.
 impl GcObserver for EventLog {
     fn gc_end(&mut self, gc: &GcEnd<'_>) {
         if !self.classes().gc {
@@ -507,8 +509,18 @@ impl GcObserver for EventLog {
         self.post(Some(0), start, id::GC_START, Payload::new());
         self.post(Some(0), start, id::GC_GLOBAL_SYNC, Payload::new());
         for t in 0..gc.outcome.threads.len().max(1) {
-            self.post(Some(t % caps), start, id::GC_WORK, Payload::new());
-            self.post(Some(t % caps), end, id::GC_IDLE, Payload::new());
+            // A parallel GC's threads came in and left when they did; one
+            // that never came in (See Note [Late GC threads] in the
+            // collectors' `gc_workers`) only reports done.
+            let active = match gc.outcome.threads.get(t).and_then(|w| w.active) {
+                Some((came_in, left)) => Some((came_in.clamp(start, end), left.clamp(start, end))),
+                None if parallel => None,
+                None => Some((start, end)),
+            };
+            if let Some((came_in, left)) = active {
+                self.post(Some(t % caps), came_in, id::GC_WORK, Payload::new());
+                self.post(Some(t % caps), left.max(came_in), id::GC_IDLE, Payload::new());
+            }
             self.post(Some(t % caps), end, id::GC_DONE, Payload::new());
         }
         for (c, cap) in gc.caps.iter().enumerate() {
