@@ -512,9 +512,8 @@ impl Rts {
         let caps = unsafe { self.caps_mut() };
         for (i, cap) in caps.iter_mut().enumerate() {
             let allocated = cap.take_allocation();
-            st.stats.cap_allocated_bytes[i] += allocated.words * WORD_SIZE as u64;
             st.stats.allocated_bytes += allocated.words * WORD_SIZE as u64;
-            st.stats.allocated_objects += allocated.objects;
+            st.stats.count_capability_allocation(i, allocated);
         }
         st.stats.note_memory_in_use(self.heap_ref());
         if let Some(log) = self.eventlog.lock().as_mut() {
@@ -906,8 +905,7 @@ fn absorb_capability_allocation(heap: &mut Heap, caps: &mut [Capability], stats:
     let mut total = 0;
     for (i, cap) in caps.iter_mut().enumerate() {
         let allocated = cap.take_allocation();
-        stats.cap_allocated_bytes[i] += allocated.words * WORD_SIZE as u64;
-        stats.allocated_objects += allocated.objects;
+        stats.count_capability_allocation(i, allocated);
         total += allocated.words;
         let g0 = &mut heap.gens[0];
         for bd in cap.new_large.drain(..) {

@@ -7,6 +7,7 @@
 //! wall-clock time. `report` turns them into GHC's text.
 
 use crate::constants::{BLOCKS_PER_MBLOCK, BLOCK_SIZE, MBLOCK_SIZE, WORD_SIZE};
+use crate::capability::Allocated;
 use crate::heap::Heap;
 use crate::observe::{GcEnd, GcObserver};
 use serde::Serialize;
@@ -399,6 +400,14 @@ impl Stats {
 }
 
 impl Stats {
+    /// Count what capability `cap` allocated between two GCs (or since
+    /// the last one, at the end of the run) under its name; the run's
+    /// total bytes are the GC record's (or the caller's at the end).
+    pub fn count_capability_allocation(&mut self, cap: usize, allocated: Allocated) {
+        self.cap_allocated_bytes[cap] += allocated.words * WORD_SIZE as u64;
+        self.allocated_objects += allocated.objects;
+    }
+
     /// Record the heap's peak memory in use, the megablocks returned and
     /// the fragmentation at the peak (whole megablocks, as GHC counts it).
     pub fn note_memory_in_use(&mut self, heap: &Heap) {
