@@ -26,11 +26,11 @@
 //! more between minor GCs, too long to spin through on a core the mutators
 //! may want), so it joins a GC only once the OS has woken it: tens to
 //! hundreds of microseconds here (and now and then milliseconds), as long
-//! as a whole minor GC. When each thread's part of a GC was its own (its capabilities' roots and mutable
-//! lists and everything it copies from them, See Note [Roots by
-//! capability] in `trace`), every GC waited for the latest thread, and a
-//! program with one busy capability paid a wake-up at every minor GC for a
-//! thread with nothing to do.
+//! as a whole minor GC. When each thread's part of a GC was its own (its
+//! capabilities' roots and mutable lists and everything it copies from
+//! them, See Note [Roots by capability] in `trace`), every GC waited for
+//! the latest thread, and a program with one busy capability paid a
+//! wake-up at every minor GC for a thread with nothing to do.
 //!
 //! Now a capability's roots and mutable lists are a *share* that any GC
 //! thread may claim: each thread takes its own share first, then every
@@ -81,10 +81,11 @@
 //! Without balancing a GC thread can only take shares of the GC, and a
 //! share with no roots and no mutable-list entries has nothing to start
 //! from: in a program with one busy capability, every other capability's
-//! share is empty at every minor GC. Waking a pool thread for it was not free even
-//! when the leader never waited for it: a wake-up is an interrupt to the
-//! other core, which on this virtual machine now and then stalls the
-//! leader for milliseconds (the host runs the woken core in its place).
+//! share is empty at every minor GC. Waking a pool thread for it was not
+//! free even when the leader never waited for it: a wake-up is an
+//! interrupt to the other core, which on this virtual machine now and
+//! then stalls the leader for milliseconds (the host runs the woken core
+//! in its place).
 //! Measured at `-N2`, `-qn2` against `-qn1`, 5 alternated rounds: minor
 //! GCs of constraints (213 GCs of about 30 us) took 3.4x the time, with
 //! pauses up to 3.6 ms, lru's 1.48x and linear's 1.25x. So a GC without
@@ -280,7 +281,7 @@ const DONE: u8 = 3;
 const CANCELLED: u8 = 4;
 
 /// The gates of one call, one per thread (thread 0's unused).
-pub struct Gates {
+struct Gates {
     states: Vec<AtomicU8>,
     arrival: Arrival,
 }
@@ -550,7 +551,7 @@ mod tests {
         assert!(ran[0].load(Ordering::SeqCst) && !ran[1].load(Ordering::SeqCst));
         let ran: [AtomicBool; 3] = Default::default();
         w.run(&|i, _| ran[i].store(true, Ordering::SeqCst), &|| {}, Arrival::AllWaited, &|_| false).expect("no thread panics");
-        assert!(ran.iter().all(|r| r.load(Ordering::SeqCst)), "a balanced team wakes every thread");
+        assert!(ran.iter().all(|r| r.load(Ordering::SeqCst)), "a call that every thread must take part in wakes them all");
     }
 
     #[test]

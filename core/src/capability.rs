@@ -136,6 +136,7 @@ impl Capability {
     ///
     /// # Safety
     /// `bd` is a nursery block that no other capability uses.
+    // SAFETY: the caller's contract above.
     pub unsafe fn enter_block(&mut self, bd: BlockPtr, forced_gcs: bool) {
         // SAFETY: the caller's contract.
         let d = unsafe { bd.get() };

@@ -635,6 +635,7 @@ impl Rts {
     /// run has not started or has ended), and holds no other reference to
     /// the heap while the result lives.
     #[allow(clippy::mut_from_ref)]
+    // SAFETY: the caller's contract above.
     pub(crate) unsafe fn heap_mut(&self) -> &mut Heap {
         // SAFETY: the caller's contract.
         unsafe { &mut *self.heap.get() }
@@ -655,6 +656,7 @@ impl Rts {
     /// As for `heap_mut`: the world is stopped (or the run is over) and no
     /// other reference to a capability is used while the result lives.
     #[allow(clippy::mut_from_ref)]
+    // SAFETY: the caller's contract above.
     unsafe fn caps_mut(&self) -> &mut [Capability] {
         // SAFETY: UnsafeCell<T> has T's layout; exclusive per the caller's
         // contract.
