@@ -212,3 +212,56 @@ fn a_busy_capability_takes_the_idle_ones_chunks() {
     let (a, b) = (own.stats.gens[0].collections as f64, pooled.stats.gens[0].collections as f64);
     assert!(a > 20.0 && b < 0.65 * a, "minor GCs: {a} with a nursery per capability, {b} with a shared pool of chunks");
 }
+
+#[test]
+fn a_weak_pointers_key_stays_one_object_when_gc_threads_race_for_it() {
+    // Two capabilities hold handles to the same 20,000 keys (constructors,
+    // which a parallel GC copies without claiming them: See Note [Copying
+    // an immutable object twice] in the collectors' `evacuate`), and every
+    // key has a weak pointer. At each major GC both GC threads evacuate
+    // the same keys from their capabilities' roots at once; the one that
+    // comes second follows forwarding pointers faster than the first
+    // copies, catches up and races it object for object. A key copied
+    // twice would leave one capability holding a copy that its weak
+    // pointer does not follow (and whose finaliser could then run while
+    // the key is still held).
+    const KEYS: usize = 20_000;
+    for rts in ["-N2 -qn2 -A1m", "-N2 -qn2 -qb0 -A64k -DS"] {
+        let flags = gclab::flags(rts).unwrap();
+        let r = gclab_core::Rts::new(flags.clone(), parallel().make(&flags).unwrap()).unwrap();
+        let held = r
+            .run(|m| {
+                let nil = m.static_obj(&NIL);
+                let keys = m.new_array(KEYS, nil);
+                let weaks = m.new_array(KEYS, nil);
+                for i in 0..KEYS {
+                    let d = m.depth();
+                    let key = m.alloc(&CONS, &[nil], &[i]);
+                    m.array_set(keys, i, key);
+                    let weak = m.new_weak(key, key, None);
+                    m.array_set(weaks, i, weak);
+                    m.truncate(d);
+                }
+                let (keys, weaks) = (m.new_stable_ptr(keys), m.new_stable_ptr(weaks));
+                m.par_map(2, |m, _| {
+                    let (keys, weaks) = (m.deref_stable_ptr(keys), m.deref_stable_ptr(weaks));
+                    let held: Vec<_> = (0..KEYS).map(|i| m.array_get(keys, i)).collect();
+                    for _ in 0..10 {
+                        m.perform_gc(true);
+                    }
+                    for (i, &key) in held.iter().enumerate() {
+                        let d = m.depth();
+                        let weak = m.array_get(weaks, i);
+                        let followed = m.deref_weak(weak).expect("the key is held");
+                        assert!(m.same(followed, key), "+RTS {rts}: key {i} was copied twice: its weak pointer follows another copy than the one held");
+                        assert_eq!(m.word(key, 0), i);
+                        m.truncate(d);
+                    }
+                    held.len()
+                })
+            })
+            .unwrap();
+        assert_eq!(held, [KEYS, KEYS]);
+        r.finish().unwrap();
+    }
+}

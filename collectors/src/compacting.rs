@@ -60,7 +60,7 @@ fn compact_collect(req: &GcRequest, ctx: &mut GcContext<'_>) -> GcOutcome {
     // (core's Note [Who touches what]).
     let marks = unsafe { MarkBitmap::keep_in_place(&in_place) };
     // SAFETY: as above.
-    unsafe { from_space::prepare(gens, n) };
+    let from = unsafe { from_space::prepare(gens, n, *layout) };
     let mut gct = GcThread::new(*layout, n, gens.len(), blocks);
     gct.marks = Some(&marks);
     // SAFETY: as in `copy_collect`: the collector holds the heap, and every
@@ -79,6 +79,6 @@ fn compact_collect(req: &GcRequest, ctx: &mut GcContext<'_>) -> GcOutcome {
     }
     let mut threads = [gct];
     // SAFETY: tracing and compaction are over.
-    unsafe { from_space::install(gens, ctx.caps, blocks, &mut threads, n) };
+    unsafe { from_space::install(from, gens, ctx.caps, blocks, &mut threads, n) };
     GcOutcome { in_place: true, compacted: true, ..outcome(n, &threads) }
 }

@@ -45,13 +45,13 @@ pub fn copy_collect(req: &GcRequest, ctx: &mut GcContext<'_>, workers: Option<(&
     let n = req.collect_gen;
     // SAFETY: the runtime gives the collector the heap exclusively (core's
     // Note [Who touches what]).
-    unsafe { from_space::prepare(gens, n) };
+    let from = unsafe { from_space::prepare(gens, n, *layout) };
     let (layout, blocks, count) = (*layout, &*blocks, gens.len());
     let make = || GcThread::new(layout, n, count, blocks);
     // SAFETY: as above; every root and heap slot holds a valid object
     // address, which is what tracing requires.
     let mut threads = unsafe { trace_with(&make, gens, ctx.caps, ctx.stable_ptrs, ctx.leader, workers) };
     // SAFETY: tracing is over; from-space holds nothing live.
-    unsafe { from_space::install(gens, ctx.caps, blocks, &mut threads, n) };
+    unsafe { from_space::install(from, gens, ctx.caps, blocks, &mut threads, n) };
     outcome(n, &threads)
 }

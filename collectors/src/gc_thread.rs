@@ -191,7 +191,9 @@ pub struct GcThread<'h> {
     pub todo_q: Option<Worker<Work>>,
     /// Does this thread share from-space with other GC threads? Then
     /// objects are claimed by compare-and-swap (See Note [Claiming an
-    /// object] in `evacuate`); alone, a plain store does.
+    /// object] in `evacuate`), except immutable ones outside the blocks of
+    /// weak keys (See Note [Copying an immutable object twice]); alone, a
+    /// plain store does.
     pub parallel: bool,
     /// The leader of a GC without balancing: the pool threads it lets in,
     /// and through them whether it is alone (`parallel`), checked between

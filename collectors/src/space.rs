@@ -124,7 +124,7 @@ pub(crate) unsafe fn trace_into_inspecting(
 ) -> (GcOutcome, Vec<*mut Word>) {
     let Heap { layout, blocks, gens, .. } = &mut *ctx.heap;
     let (layout, blocks, count, oldest) = (*layout, &*blocks, gens.len(), gens.len() - 1);
-    from_space::prepare(gens, how.n);
+    let from = from_space::prepare(gens, how.n, layout);
     let make = || {
         let mut gct = GcThread::new(layout, how.n, count, blocks);
         gct.to[oldest].space = Some(space.allocator(blocks, how.black));
@@ -136,7 +136,7 @@ pub(crate) unsafe fn trace_into_inspecting(
     inspect(gens);
     // Tracing is over; from-space holds nothing live. (This finishes the
     // space's allocators too.)
-    from_space::install(gens, ctx.caps, blocks, &mut threads, how.n);
+    from_space::install(from, gens, ctx.caps, blocks, &mut threads, how.n);
     let deferred = threads.iter_mut().filter_map(|t| t.deferred.take()).flatten().collect();
     (outcome(how.n, &threads), deferred)
 }

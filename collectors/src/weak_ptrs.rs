@@ -15,11 +15,39 @@ use crate::evacuate::{current_address, evacuate, is_alive};
 use crate::gc_thread::GcThread;
 use crate::scavenge::{scavenge_loop, scavenge_object};
 use gclab_core::barrier::generation_of;
+use gclab_core::bdescr::{BlockDesc, BlockPtr, BF_CLAIM, BF_EVACUATED, BF_LARGE, BF_MARK_IN_PLACE};
 use gclab_core::capability::Capability;
 use gclab_core::constants::Word;
 use gclab_core::generation::{Generation, ObjPtr};
 use gclab_core::info::{DEAD_WEAK_INFO, NULL_OBJECT};
-use gclab_core::object::{store_header, weak_field, Layout};
+use gclab_core::object::{info_of_header, load_header, store_header, weak_field, Layout};
+
+/// Flag `BF_CLAIM` on each from-space block that holds the key of a weak
+/// pointer of any generation, so that a parallel GC copies every key once
+/// (See Note [Copying an immutable object twice] in `evacuate`), and
+/// return the blocks flagged. Called once the collected generations are
+/// from-space (their weak pointers on `old_weak_ptrs`).
+///
+/// # Safety
+/// The GC holds the heap; every weak list holds live WEAK objects.
+// SAFETY: weak lists hold live WEAKs whose key is a valid object address; the GC holds the descriptors.
+pub unsafe fn flag_key_blocks(gens: &[Generation], collect_gen: usize, layout: Layout) -> Vec<BlockPtr> {
+    let mut flagged = Vec::new();
+    for w in gens.iter().flat_map(|g| g.old_weak_ptrs.iter().chain(&g.weak_ptrs)) {
+        let key = *layout.payload(w.0).add(weak_field::KEY) as *mut Word;
+        if info_of_header(load_header(key)).is_static() {
+            continue;
+        }
+        let bd = BlockDesc::of(key);
+        let flags = BlockDesc::load_flags(bd);
+        let copied_from_here = (*bd).gen_no as usize <= collect_gen && flags & (BF_EVACUATED | BF_LARGE | BF_MARK_IN_PLACE) == 0;
+        if copied_from_here && flags & BF_CLAIM == 0 {
+            BlockDesc::store_flags(bd, flags | BF_CLAIM);
+            flagged.push(BlockPtr(bd));
+        }
+    }
+    flagged
+}
 
 /// Trace the fields of the weak pointers of uncollected generations strongly.
 ///

@@ -41,6 +41,12 @@ pub const BF_MARK_IN_PLACE: u32 = 1 << 5;
 /// and every other word is garbage that nobody may read (See Note
 /// [Unswept blocks] in `heap_walk`).
 pub const BF_UNSWEPT: u32 = 1 << 6;
+/// A weak pointer's key lives in this from-space block, so a parallel GC
+/// claims every object it copies from here by compare-and-swap, immutable
+/// ones included: a key must never be copied twice (See Note [Copying an
+/// immutable object twice] in the collectors' `evacuate`). Set and cleared
+/// by the collectors' `from_space`, for the length of one GC.
+pub const BF_CLAIM: u32 = 1 << 7;
 
 /// The live map of an unswept single block: one bit per word (bit `i % 64`
 /// of entry `i / 64` for word `i`), set at least for each live object's

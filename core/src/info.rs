@@ -105,6 +105,16 @@ impl ClosureType {
         matches!(self, ClosureType::Constr | ClosureType::Fun | ClosureType::Thunk)
     }
 
+    /// Kinds never written after allocation: constructors, functions
+    /// and frozen arrays (a thunk is updated, a byte array written). Two
+    /// copies of such an object are as good as one, so a parallel GC may
+    /// copy one without claiming it (See Note [Copying an immutable object
+    /// twice] in the collectors' `evacuate`).
+    #[inline(always)]
+    pub fn is_immutable(self) -> bool {
+        matches!(self, ClosureType::Constr | ClosureType::Fun | ClosureType::Arr)
+    }
+
     /// Objects the mutator may write pointers into after allocation.
     pub fn is_mutable(self) -> bool {
         matches!(

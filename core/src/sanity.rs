@@ -4,10 +4,10 @@
 //! It checks, and reports every violation it finds (not just the first):
 //! - the block allocator's own invariants (free lists, coalescing, counts);
 //! - every block of every generation: a head descriptor, not free, of that
-//!   generation, its objects tiling `[start, free)` exactly (zero words are
-//!   slop, See Note [Slop is zeroed]; an unswept block's dead words are
-//!   skipped, See Note [Unswept blocks] in `heap_walk`), each with a valid
-//!   info table;
+//!   generation, no GC-time flag left on it (`BF_CLAIM`), its objects
+//!   tiling `[start, free)` exactly (zero words are slop, See Note [Slop is
+//!   zeroed]; an unswept block's dead words are skipped, See Note [Unswept
+//!   blocks] in `heap_walk`), each with a valid info table;
 //! - every large object: alone in its group, flagged large, of its generation;
 //! - every pointer field, root, stable pointer, mutable-list entry and weak
 //!   pointer: it is a static object or the start of a live heap object (so
@@ -81,7 +81,7 @@
 //! checker rather than be reported. That is acceptable for a debugging aid
 //! (the run fails either way), and it avoids a registry of info tables.
 
-use crate::bdescr::{BlockDesc, BlockPtr, BF_EVACUATED, BF_FREE, BF_LARGE, BF_UNSWEPT};
+use crate::bdescr::{BlockDesc, BlockPtr, BF_CLAIM, BF_EVACUATED, BF_FREE, BF_LARGE, BF_UNSWEPT};
 use crate::heap_walk::walk_block;
 use crate::block_alloc::BlockAllocator;
 use crate::capability::Capability;
@@ -502,6 +502,9 @@ impl Walk<'_> {
             if !d.has(flag) {
                 self.errors.push(format!("block at {at:p} of generation {gen}: lacks BF_EVACUATED"));
             }
+        }
+        if d.has(BF_CLAIM) {
+            self.errors.push(format!("block at {at:p} of generation {gen}: BF_CLAIM left after GC"));
         }
         Some(d)
     }

@@ -212,7 +212,14 @@ impl<'rt> Mutator<'rt> {
         self.push(s.addr())
     }
 
-    /// Do two handles refer to the same object?
+    /// Do two handles refer to the same object? Exact for static objects,
+    /// for objects that can be written (mutable variables and arrays, byte
+    /// arrays, thunks), and for weak pointers and their keys. Two
+    /// handles to one constructor, function or frozen array may read false
+    /// after a parallel GC that copied it twice, as GHC's pointer equality
+    /// may: the copies are equal and never written, so nothing else tells
+    /// them apart (See Note [Copying an immutable object twice] in the
+    /// collectors' `evacuate`).
     pub fn same(&self, a: Handle, b: Handle) -> bool {
         self.obj(a) == self.obj(b)
     }
