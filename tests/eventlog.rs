@@ -409,7 +409,9 @@ fn diff_puts_two_runs_side_by_side_from_eventlogs_or_json_records() {
     let o = gclab(&["eventlog", "diff", "--plot", prefix.to_str().unwrap(), a_log.to_str().unwrap(), b_log.to_str().unwrap()]);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let out = String::from_utf8_lossy(&o.stdout);
-    assert!(out.contains("syncs") && out.contains("MMU 10ms") && out.contains("B / A"), "{out}");
+    // MMU rows stop at the runs' length, which is about 10 ms here (8 ms
+    // on a fast day, when the 10 ms row is left out); 1 ms is always there.
+    assert!(out.contains("syncs") && out.contains("MMU 1ms") && out.contains("B / A"), "{out}");
     for picture in ["two-mmu.png", "two-timelines.png", "two-timelines.svg"] {
         assert!(std::fs::metadata(dir.join(picture)).unwrap().len() > 1000, "{picture}");
     }
@@ -520,7 +522,15 @@ fn an_eventlogs_latency_is_the_runs_own() {
             if key.starts_with("safepoint_") {
                 continue; // not in an eventlog
             }
-            let g = got.get(key).unwrap_or_else(|| panic!("{rts}: the eventlog has no {key}"));
+            let Some(g) = got.get(key) else {
+                // A window about as long as the run can be in one and not
+                // in the other: the record's run counts start-up and exit,
+                // the eventlog's runs from its first event to its last.
+                let total = record["stats"]["total_elapsed"].as_f64().unwrap();
+                let window = gclab::latency::MMU_WINDOWS.iter().find(|(name, _)| *key == format!("mmu_{name}")).map(|&(_, w)| w);
+                assert!(window.is_some_and(|w| w > 0.9 * total), "{rts}: the eventlog has no {key} (run of {total} s)");
+                continue;
+            };
             let (g, w) = (g.as_f64().unwrap(), w.as_f64().unwrap());
             let close = if key.starts_with("mmu_") { (g - w).abs() < 1e-3 } else { (g - w).abs() <= w * 2e-3 + 2e-6 };
             assert!(close, "{rts}: {key}: eventlog {g}, record {w}");

@@ -53,6 +53,24 @@
 //! change measured within noise (binary-trees 20, -qn2 -qb0); it is a
 //! precaution for machines with more cores.
 //!
+//! Note [Fresh blocks in batches]
+//! ----------------------------------------
+//! A GC thread needs a fresh to-space block for every 4 KiB it copies, and
+//! the block allocator is one structure behind one lock. In a parallel GC
+//! every thread fills blocks at the same pace, so taking them one at a
+//! time made the lock, and the allocator's free lists with it, move
+//! between cores about 12,000 times in a major GC of binary-trees 19 (50
+//! MB copied). As GHC's `alloc_todo_block` does, a thread that shares the
+//! heap takes `FRESH_BLOCK_BATCH` (16) blocks under one lock and uses them
+//! one by one; the blocks left at the end of the GC go back when the
+//! thread is dropped. A thread alone takes one at a time: its lock is uncontended,
+//! and unused blocks would only map memory that the heap never uses.
+//! Measured on binary-trees 19 (`-N2 -qn2 -A1m`, three alternated runs):
+//! major GCs took 0.195-0.198 s instead of 0.225-0.239 s, and 0.37 s of
+//! CPU instead of 0.43 s; five rounds beside GHC 9.0 on the same program
+//! read a major-GC speedup over `-qn1` of 1.71x (1.62-1.83) for gclab and
+//! 1.68x (1.65-1.69) for GHC.
+//!
 //! Note [Eager promotion]
 //! ----------------------------------------
 //! When the scavenger scans an object that lives in generation g, the
@@ -80,6 +98,10 @@ use gclab_core::constants::WORD_SIZE;
 use gclab_core::shim::{reintroduced, Race};
 use std::sync::Arc;
 use gclab_core::lock::Lock;
+
+/// Blocks a GC thread of a parallel GC takes from the block allocator at
+/// once (See Note [Fresh blocks in batches]).
+pub const FRESH_BLOCK_BATCH: usize = 16;
 
 /// Unscanned words that make a part-filled block worth sharing.
 pub const WORK_UNIT_WORDS: usize = 128;
@@ -205,8 +227,25 @@ pub struct GcThread<'h> {
     pub roster: Option<Arc<Roster>>,
     /// Where fresh blocks come from.
     blocks: &'h Lock<BlockAllocator>,
+    /// Blocks taken from the allocator in a batch and not used yet; given
+    /// back when the thread is dropped (See Note [Fresh blocks in batches]).
+    fresh: Vec<BlockPtr>,
     /// Counters.
     pub work: ThreadWork,
+}
+
+/// The blocks of a batch not used by the end of the GC go back to the
+/// allocator.
+impl Drop for GcThread<'_> {
+    fn drop(&mut self) {
+        if self.fresh.is_empty() {
+            return;
+        }
+        let mut ba = self.blocks.lock();
+        for bd in self.fresh.drain(..) {
+            ba.free_group(bd);
+        }
+    }
 }
 
 // SAFETY: a GcThread's raw pointers point into the to-space blocks it
@@ -236,6 +275,7 @@ impl<'h> GcThread<'h> {
             company: None,
             roster: None,
             blocks,
+            fresh: Vec::new(),
             work: ThreadWork::default(),
         }
     }
@@ -315,7 +355,7 @@ impl<'h> GcThread<'h> {
                 ts.done.push(old);
             }
         }
-        let bd = self.blocks.lock().alloc_block().unwrap_or_else(|e| Rts::out_of_memory(e));
+        let bd = self.fresh_block();
         // SAFETY: a block fresh from the allocator is ours alone.
         let d = unsafe { bd.get() };
         d.flags = BF_EVACUATED;
@@ -327,6 +367,22 @@ impl<'h> GcThread<'h> {
         ts.hp = d.start.wrapping_add(words);
         ts.lim = d.end();
         d.start
+    }
+
+    /// An unused block for to-space: from this thread's batch, which a
+    /// thread sharing the heap refills `FRESH_BLOCK_BATCH` blocks at a
+    /// time (See Note [Fresh blocks in batches]).
+    fn fresh_block(&mut self) -> BlockPtr {
+        if let Some(bd) = self.fresh.pop() {
+            return bd;
+        }
+        let batch = if self.parallel { FRESH_BLOCK_BATCH } else { 1 };
+        let mut ba = self.blocks.lock();
+        for _ in 0..batch {
+            self.fresh.push(ba.alloc_block().unwrap_or_else(|e| Rts::out_of_memory(e)));
+        }
+        drop(ba);
+        self.fresh.pop().expect("a batch holds a block")
     }
 
     /// If another GC thread is idle, hand out the blocks being filled that
@@ -403,5 +459,33 @@ impl<'h> GcThread<'h> {
         let mut all = std::mem::take(&mut ts.done);
         all.append(&mut ts.pending);
         all
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use gclab_core::constants::BLOCK_WORDS;
+
+    #[test]
+    fn a_thread_sharing_the_heap_takes_blocks_in_batches_and_gives_back_the_rest() {
+        let blocks = Lock::new(BlockAllocator::new());
+        let mut alone = GcThread::new(Layout::new(false), 0, 2, &blocks);
+        alone.alloc_to(1, 3);
+        assert_eq!(blocks.lock().used_blocks(), 1, "a thread alone takes one block at a time");
+        let mut shared = GcThread::new(Layout::new(false), 0, 2, &blocks);
+        shared.parallel = true;
+        shared.alloc_to(1, 3);
+        assert_eq!(blocks.lock().used_blocks(), 1 + FRESH_BLOCK_BATCH, "one batch, under one lock");
+        for _ in 1..FRESH_BLOCK_BATCH {
+            shared.alloc_to(1, BLOCK_WORDS);
+        }
+        assert_eq!(blocks.lock().used_blocks(), 1 + FRESH_BLOCK_BATCH, "the batch's blocks are used before another is taken");
+        shared.alloc_to(1, BLOCK_WORDS);
+        assert_eq!(blocks.lock().used_blocks(), 1 + 2 * FRESH_BLOCK_BATCH);
+        drop(shared);
+        assert_eq!(blocks.lock().used_blocks(), 1 + FRESH_BLOCK_BATCH + 1, "the blocks never used go back; the 17 filled stay, to-space's");
+        drop(alone);
+        assert_eq!(blocks.lock().used_blocks(), 1 + FRESH_BLOCK_BATCH + 1);
     }
 }
