@@ -80,5 +80,5 @@ fn compact_collect(req: &GcRequest, ctx: &mut GcContext<'_>) -> GcOutcome {
     let mut threads = [gct];
     // SAFETY: tracing and compaction are over.
     unsafe { from_space::install(from, gens, ctx.caps, blocks, &mut threads, n) };
-    GcOutcome { in_place: true, compacted: true, ..outcome(n, &threads) }
+    GcOutcome { in_place: true, compacted: true, ..outcome(n, &threads, 1) }
 }

@@ -11,7 +11,7 @@
 
 use crate::gc_thread::GcThread;
 use crate::gc_workers::GcWorkers;
-use crate::trace::{outcome, trace_with};
+use crate::trace::{outcome, team_size, trace_with};
 use crate::{from_space, CollectorEntry};
 use gclab_core::heap::Heap;
 use gclab_core::{Collector, GcContext, GcOutcome, GcRequest};
@@ -53,5 +53,5 @@ pub fn copy_collect(req: &GcRequest, ctx: &mut GcContext<'_>, workers: Option<(&
     let mut threads = unsafe { trace_with(&make, gens, ctx.caps, ctx.stable_ptrs, ctx.leader, workers) };
     // SAFETY: tracing is over; from-space holds nothing live.
     unsafe { from_space::install(from, gens, ctx.caps, blocks, &mut threads, n) };
-    outcome(n, &threads)
+    outcome(n, &threads, team_size(workers))
 }

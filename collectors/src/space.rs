@@ -45,7 +45,7 @@
 use crate::gc_thread::GcThread;
 use crate::gc_workers::GcWorkers;
 use crate::mark::MarkBitmap;
-use crate::trace::{outcome, trace_with};
+use crate::trace::{outcome, team_size, trace_with};
 use crate::from_space;
 use gclab_core::block_alloc::BlockAllocator;
 use gclab_core::constants::Word;
@@ -138,5 +138,5 @@ pub(crate) unsafe fn trace_into_inspecting(
     // space's allocators too.)
     from_space::install(from, gens, ctx.caps, blocks, &mut threads, how.n);
     let deferred = threads.iter_mut().filter_map(|t| t.deferred.take()).flatten().collect();
-    (outcome(how.n, &threads), deferred)
+    (outcome(how.n, &threads, team_size(workers)), deferred)
 }
