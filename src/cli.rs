@@ -583,7 +583,7 @@ fn run(registry: &Registry, collector: Option<&str>, json: Option<PathBuf>, rest
             "safepoint_waits": stats.records.iter().map(|r| r.sync_wait).collect::<Vec<f64>>(),
             "stats": stats,
         });
-        let sweeps: Vec<gclab_core::RegionSweep> = stats.records.iter().filter_map(|r| r.region).collect();
+        let sweeps: Vec<gclab_core::RegionSweep> = stats.records.iter().filter_map(|r| r.region.as_deref().copied()).collect();
         if !sweeps.is_empty() {
             // A mark-region collector's sweeps, one per major GC.
             record["region_sweeps"] = serde_json::json!(sweeps);

@@ -20,8 +20,8 @@ fn immix() -> &'static CollectorEntry {
 }
 
 /// The region sweeps of a run's major GCs, in order.
-fn sweeps(records: &[gclab_core::stats::GcRecord]) -> Vec<RegionSweep> {
-    records.iter().filter_map(|r| r.region).collect()
+fn sweeps(records: &[gclab_core::stats::GcSummary]) -> Vec<RegionSweep> {
+    records.iter().filter_map(|r| r.region.as_deref().copied()).collect()
 }
 
 #[test]
