@@ -41,7 +41,11 @@ fn every_workload_conforms_with_several_capabilities_and_gc_threads() {
 
 #[test]
 fn parallel_workloads_share_the_work_among_capabilities_and_gc_threads() {
-    for (name, args) in [("binary-trees", [14]), ("gcbench", [14])] {
+    // A pool thread that comes in after the leader has finished a GC does
+    // none of it (See Note [Late GC threads] in the collectors'
+    // `gc_workers`): on a loaded machine every GC of gcbench 14 can be
+    // over first, so gcbench runs at 16, whose GCs outlast a wake-up.
+    for (name, args) in [("binary-trees", [14]), ("gcbench", [16])] {
         let w = gclab_workloads::by_name(name).unwrap();
         let serial = run_with(parallel(), w, &args, "").unwrap();
         for rts in ["-N2 -A64k -qb0", "-N4 -A64k -qb0 -DS"] {
