@@ -6,12 +6,13 @@
 //! copies (or relinks) what it finds there. Nursery blocks never carry the
 //! flag. It also flags the from-space blocks that hold weak pointers' keys
 //! `BF_CLAIM` (See Note [Copying an immutable object twice] in
-//! `evacuate`), which `install` clears. A collector that keeps a generation in place takes that
-//! generation's blocks out before `prepare` (they are then not from-space)
-//! and puts them back itself. `install` frees what was not evacuated and
-//! gives every generation its to-space blocks, what the GC threads'
-//! spaces allocated, surviving large objects, kept weak pointers and new
-//! mutable-list entries, with exact word and block counts.
+//! `evacuate`), which `install` clears. A collector that keeps a
+//! generation in place takes that generation's blocks out before
+//! `prepare` (they are then not from-space) and puts them back itself.
+//! `install` frees what was not evacuated and gives every generation its
+//! to-space blocks, what the GC threads' spaces allocated, surviving large
+//! objects, kept weak pointers and new mutable-list entries, with exact
+//! word and block counts.
 
 use crate::gc_thread::GcThread;
 use crate::weak_ptrs;

@@ -4,10 +4,11 @@
 //! A parallel collection runs the copying collector's phases (`copying`)
 //! with `-qn` GC threads, each with its own to-space: the tracing driver's
 //! parallel path (`trace::trace_parallel`) deals the roots out by
-//! capability, claims objects by compare-and-swap and steals full
-//! to-space blocks between threads when load balancing is on
-//! (`work_stealing`); the GC threads themselves are a pool kept between
-//! GCs (`gc_workers`).
+//! capability, claims mutable objects by compare-and-swap (immutable ones
+//! are copied unclaimed: See Note [Copying an immutable object twice] in
+//! `evacuate`) and steals full to-space blocks between threads when load
+//! balancing is on (`work_stealing`); the GC threads themselves are a pool
+//! kept between GCs (`gc_workers`).
 //!
 //! `-qg<g>`: only collections of generation g or older are parallel; the
 //! rest (and every collection with `-qg` alone, or one GC thread) run on

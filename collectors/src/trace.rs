@@ -22,7 +22,8 @@
 //! thread at once: each capability's roots and mutable lists go to one
 //! thread (See Note [Roots by capability]), thread 0 also takes the stable
 //! pointers and the weak pointers of uncollected generations, objects are
-//! claimed by compare-and-swap (See Note [Claiming an object] in
+//! claimed by compare-and-swap, immutable ones excepted (See Note
+//! [Claiming an object] and Note [Copying an immutable object twice] in
 //! `evacuate`), and full to-space blocks are stolen between threads when
 //! balancing is on (`work_stealing`). Step 5 then runs on thread 0 alone:
 //! weak pointers are few.
@@ -133,7 +134,8 @@ fn deal_roots(caps: &mut [Capability], stable: &mut StablePtrTable, leader: usiz
         roots.extend(capability_root_slots(cap).into_iter().map(RootSlot));
         entries.extend(take_capability_mut_lists(cap, collect_gen));
     }
-    dealt[0].0 .0.extend(stable.roots_mut().map(|r| RootSlot(r as *mut Word)));
+    let ((leader_roots, _), _) = &mut dealt[0];
+    leader_roots.extend(stable.roots_mut().map(|r| RootSlot(r as *mut Word)));
     dealt.into_iter().map(|(start, has_roots)| Share { claimed: AtomicBool::new(false), has_roots, start: Lock::new(start) }).collect()
 }
 
@@ -166,8 +168,9 @@ impl Share {
 
 /// Trace everything live with the GC threads of `workers`, the leader
 /// with `first` and each other from a fresh `GcThread` made by `make`;
-/// returns the threads (thread 0 first) for the collector to install. `leader` is the capability whose
-/// mutator runs this GC; `balance` turns on work stealing.
+/// returns the threads (thread 0 first) for the collector to install.
+/// `leader` is the capability whose mutator runs this GC; `balance` turns
+/// on work stealing.
 ///
 /// # Safety
 /// As for `trace_live`.
