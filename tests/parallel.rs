@@ -43,18 +43,23 @@ fn every_workload_conforms_with_several_capabilities_and_gc_threads() {
 fn parallel_workloads_share_the_work_among_capabilities_and_gc_threads() {
     // A pool thread that comes in after the leader has finished a GC does
     // none of it (See Note [Late GC threads] in the collectors'
-    // `gc_workers`): on a loaded machine every GC of gcbench 14 can be
-    // over first, so gcbench runs at 16, whose GCs outlast a wake-up.
-    for (name, args) in [("binary-trees", [14]), ("gcbench", [16])] {
+    // `gc_workers`). On a loaded machine (the test suite's other tests, a
+    // build) the pool threads can be late for every GC of a run, so that
+    // work is shared is asked of any of five runs; each run's output and
+    // GC counts are checked.
+    for (name, args) in [("binary-trees", [14]), ("gcbench", [14])] {
         let w = gclab_workloads::by_name(name).unwrap();
         let serial = run_with(parallel(), w, &args, "").unwrap();
         for rts in ["-N2 -A64k -qb0", "-N4 -A64k -qb0 -DS"] {
-            let r = run_with(parallel(), w, &args, rts).unwrap();
-            assert_eq!(r.checksum, serial.checksum, "{name} +RTS {rts}");
-            let caps_allocating = r.stats.cap_allocated_bytes.iter().filter(|&&b| b > 0).count();
-            assert!(caps_allocating > 1, "{name} +RTS {rts}: only {caps_allocating} capability allocated");
-            assert_eq!(r.stats.par_collections(), r.stats.gcs, "{name} +RTS {rts}: every GC is parallel");
-            assert!(r.stats.work_balance_percent() > 0.0, "{name} +RTS {rts}: no work was shared between GC threads");
+            let shared = (0..5).any(|_| {
+                let r = run_with(parallel(), w, &args, rts).unwrap();
+                assert_eq!(r.checksum, serial.checksum, "{name} +RTS {rts}");
+                let caps_allocating = r.stats.cap_allocated_bytes.iter().filter(|&&b| b > 0).count();
+                assert!(caps_allocating > 1, "{name} +RTS {rts}: only {caps_allocating} capability allocated");
+                assert_eq!(r.stats.par_collections(), r.stats.gcs, "{name} +RTS {rts}: every GC is parallel");
+                r.stats.work_balance_percent() > 0.0
+            });
+            assert!(shared, "{name} +RTS {rts}: no work was shared between GC threads in five runs");
         }
     }
 }
