@@ -117,7 +117,7 @@ pub unsafe fn evacuate(gct: &mut GcThread<'_>, slot: *mut Word) {
         return;
     }
     if info.closure_type.has_fixed_layout() && flags & (BF_MARK_IN_PLACE | BF_LARGE) == 0 {
-        copy_or_follow(gct, slot, p, header, bd, gct.layout.fixed_size(info), || claimed_when_shared(info, flags));
+        copy_or_follow(gct, slot, p, header, bd, gct.layout.fixed_size(info));
         return;
     }
     evacuate_uncommon(gct, slot, p, header, info, bd, flags);
@@ -143,29 +143,30 @@ unsafe fn evacuate_uncommon(gct: &mut GcThread<'_>, slot: *mut Word, p: *mut Wor
     } else if flags & BF_LARGE != 0 {
         evacuate_large(gct, bd);
     } else {
-        copy_or_follow(gct, slot, p, header, bd, gct.layout.size_of(p, info), || claimed_when_shared(info, flags));
+        copy_or_follow(gct, slot, p, header, bd, gct.layout.size_of(p, info));
     }
 }
 
-/// Is a copy of an object of kind `info`, in a block with `flags`, claimed
+/// Is a copy of the object with header `header`, in block `bd`, claimed
 /// by compare-and-swap when GC threads share from-space? Not an immutable
 /// one, unless a weak pointer's key may be in its block (See Note [Copying
 /// an immutable object twice]). `copy` asks only once it knows that its
-/// thread shares from-space, so that a thread alone pays one test per
-/// copy (measured with cachegrind on binary-trees 14's sequential GCs:
-/// asked first, 4.3% more instructions than before the question existed;
-/// asked here, 1.7% more, from how the loop's registers fell).
+/// thread shares from-space, and asks from what it holds anyway (the
+/// header, the block), so that a thread alone pays one test per copy as
+/// before: asked by the caller, from its info table and flags, binary-trees
+/// 14's sequential GCs executed 4.3% more instructions (cachegrind).
 #[inline(always)]
-fn claimed_when_shared(info: &InfoTable, flags: u32) -> bool {
-    !info.closure_type.is_immutable() || flags & BF_CLAIM != 0
+// SAFETY: `bd` is a live block descriptor; `header` is an info pointer.
+unsafe fn claimed_when_shared(header: Word, bd: *const BlockDesc) -> bool {
+    !info_of_header(header).closure_type.is_immutable() || BlockDesc::load_flags(bd) & BF_CLAIM != 0
 }
 
 /// Copy the object at `p` (See `copy`); if another GC thread claimed it
 /// first, its header is now that thread's forwarding pointer: follow it.
 #[inline(always)]
 // SAFETY: as for `copy`.
-unsafe fn copy_or_follow(gct: &mut GcThread<'_>, slot: *mut Word, p: *mut Word, header: Word, bd: *mut BlockDesc, size: usize, claimable: impl Fn() -> bool) {
-    if !copy(gct, slot, p, header, bd, size, claimable) {
+unsafe fn copy_or_follow(gct: &mut GcThread<'_>, slot: *mut Word, p: *mut Word, header: Word, bd: *mut BlockDesc, size: usize) {
+    if !copy(gct, slot, p, header, bd, size) {
         lost_claim(gct, slot, p);
     }
 }
@@ -201,19 +202,19 @@ unsafe fn note_generation(gct: &mut GcThread<'_>, bd: *const BlockDesc) {
 
 /// Copy the object at `p` (`size` words, header `header`, in block `bd`)
 /// to its destination's to-space, leave a forwarding pointer (claiming the
-/// object with it if this thread shares from-space and `claimable` says
-/// so) and point `slot` at the copy. False when the
+/// object with it if this thread shares from-space and the object is
+/// `claimed_when_shared`) and point `slot` at the copy. False when the
 /// claim failed, another GC thread having claimed the object first: the
 /// caller then follows that thread's forwarding pointer (See Note
 /// [Claiming an object]).
 #[inline(always)]
 // SAFETY: `p` is an unclaimed object of `size` words in from-space block `bd`, whose header read `header`.
-unsafe fn copy(gct: &mut GcThread<'_>, slot: *mut Word, p: *mut Word, header: Word, bd: *mut BlockDesc, size: usize, claimable: impl Fn() -> bool) -> bool {
+unsafe fn copy(gct: &mut GcThread<'_>, slot: *mut Word, p: *mut Word, header: Word, bd: *mut BlockDesc, size: usize) -> bool {
     let dest = gct.destination((*bd).dest_no as usize);
     let to = gct.alloc_to(dest, size);
     *to = header;
     copy_words(p.add(1), to.add(1), size - 1);
-    if !gct.parallel || !claimable() {
+    if !gct.parallel || !claimed_when_shared(header, bd) {
         store_header(p, forwarding_header(to));
     } else if claim_header(p, header, forwarding_header(to)).is_err() {
         if !gct.unalloc_to(dest, to, size) {
