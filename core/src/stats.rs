@@ -15,8 +15,8 @@
 //! time to safepoint, the residency and holes the tests follow, a region
 //! sweep). The whole records had been kept, about 250 bytes a GC with
 //! their per-thread vector: 1.7 MB for binary-trees 20's 7,000 GCs, and
-//! without bound in a long run (90 MB for an hour at 100 GCs a second). A
-//! summary is 56 bytes.
+//! 90 MB for an hour at 100 GCs a second. A summary is 56 bytes (20 MB for
+//! that hour); the pauses must be kept for the latency report's MMU.
 
 use crate::constants::{BLOCKS_PER_MBLOCK, BLOCK_SIZE, MBLOCK_SIZE, WORD_SIZE};
 use crate::capability::Allocated;
