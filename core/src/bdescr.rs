@@ -177,6 +177,7 @@ impl BlockDesc {
     /// unchanged until it sweeps the block (See Note [Unswept blocks] in
     /// `heap_walk`); the caller reads it no longer than the descriptor.
     #[inline]
+    // SAFETY: the caller's contract above.
     pub unsafe fn live_map(&self) -> Option<&LiveMap> {
         // SAFETY: the caller's contract.
         self.has(BF_UNSWEPT).then(|| unsafe { &*(self.aux as *const LiveMap) })
@@ -188,6 +189,7 @@ impl BlockDesc {
     /// # Safety
     /// `bd` must be a block descriptor.
     #[inline(always)]
+    // SAFETY: the caller's contract above.
     pub unsafe fn load_flags(bd: *const BlockDesc) -> u32 {
         // SAFETY: `flags` is an aligned u32 inside a live descriptor.
         unsafe { std::sync::atomic::AtomicU32::from_ptr(std::ptr::addr_of!((*bd).flags) as *mut u32).load(std::sync::atomic::Ordering::Acquire) }
@@ -199,6 +201,7 @@ impl BlockDesc {
     /// # Safety
     /// `bd` must be a block descriptor the caller may write.
     #[inline(always)]
+    // SAFETY: the caller's contract above.
     pub unsafe fn store_flags(bd: *mut BlockDesc, flags: u32) {
         // SAFETY: as for `load_flags`.
         unsafe { std::sync::atomic::AtomicU32::from_ptr(std::ptr::addr_of_mut!((*bd).flags)).store(flags, std::sync::atomic::Ordering::Release) }
@@ -244,6 +247,7 @@ impl BlockPtr {
     /// No other reference to the descriptor may be used while the result
     /// lives.
     #[inline(always)]
+    // SAFETY: the caller's contract above.
     pub unsafe fn get(self) -> &'static mut BlockDesc {
         // SAFETY: the caller's contract above.
         unsafe { &mut *self.0 }
@@ -256,6 +260,7 @@ impl BlockPtr {
     /// writes the descriptor while the result lives (the world is stopped
     /// for a heap walk, or the caller holds the block).
     #[inline(always)]
+    // SAFETY: the caller's contract above.
     pub unsafe fn read(self) -> &'static BlockDesc {
         // SAFETY: the caller's contract above.
         unsafe { &*self.0 }

@@ -296,6 +296,7 @@ fn valid_info(heap: &Mappings, header: Word) -> Option<&'static InfoTable> {
 ///
 /// # Safety
 /// The world is stopped: nobody allocates or collects while it runs.
+// SAFETY: the caller's contract above.
 pub unsafe fn check(heap: &Heap, caps: &[Capability], stable: &StablePtrTable) -> Result<SanityReport, Vec<String>> {
     // SAFETY: the caller's contract.
     unsafe { check_scope(heap, caps, stable, Scope::Whole, None) }
