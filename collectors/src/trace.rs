@@ -320,7 +320,10 @@ pub fn team_size(workers: Option<(&GcWorkers, bool)>) -> usize {
 /// the runtime (the collector fills in what it did besides tracing); a
 /// thread of the `team` that never ran did nothing.
 pub fn outcome(collected_gen: usize, threads: &[GcThread<'_>], team: usize) -> GcOutcome {
-    let mut work: Vec<ThreadWork> = threads.iter().map(|t| t.work).collect();
+    // One allocation of the team's size: growing a vector of the threads
+    // that ran to it cost a `realloc` in every GC that woke no one.
+    let mut work: Vec<ThreadWork> = Vec::with_capacity(team.max(threads.len()));
+    work.extend(threads.iter().map(|t| t.work));
     work.resize(team.max(threads.len()), ThreadWork::default());
     GcOutcome {
         collected_gen,
