@@ -158,6 +158,13 @@ impl<'rt> Mutator<'rt> {
     #[inline(always)]
     fn finish(&mut self, p: *mut Word) -> Handle {
         let h = self.push(p as Word);
+        self.report_sample(h)
+    }
+
+    /// Report the object behind `h`, just rooted, to Memprof if one of its
+    /// words was sampled.
+    #[inline(always)]
+    fn report_sample(&mut self, h: Handle) -> Handle {
         if self.sample_pending {
             self.memprof_sampled(h);
         }
@@ -186,10 +193,26 @@ impl<'rt> Mutator<'rt> {
     /// Return `h` from a frame that began at `depth`: pop the frame, keep `h`.
     #[inline(always)]
     pub fn ret(&mut self, depth: usize, h: Handle) -> Handle {
+        let w = self.root(h);
+        self.replace_frame(depth, w)
+    }
+
+    /// Pop the frame that began at `depth` and root `w` in its place:
+    /// `truncate(depth)` then `push(w)`, but a frame with a slot to give
+    /// up takes `w` there, without `push`'s capacity test.
+    #[inline(always)]
+    fn replace_frame(&mut self, depth: usize, w: Word) -> Handle {
         let roots = &mut self.cap_mut().roots;
-        roots[depth] = roots[h.0 as usize];
-        roots.truncate(depth + 1);
-        Handle(depth as u32)
+        if depth < roots.len() {
+            // Shortened first, the vector's new length is known here, so
+            // the store needs no bounds test and no reload of the length.
+            roots.truncate(depth + 1);
+            roots[depth] = w;
+            Handle(depth as u32)
+        } else {
+            roots.push(w);
+            Handle((roots.len() - 1) as u32)
+        }
     }
 
     /// Make `dst` refer to what `src` refers to.
