@@ -47,7 +47,8 @@ pub fn check(t: ObjRef<'_>) -> u64 {
     if t.is_static() {
         0
     } else {
-        1 + check(t.field(0)) + check(t.field(1))
+        let [l, r] = t.fields();
+        1 + check(l) + check(r)
     }
 }
 

@@ -81,7 +81,8 @@ fn count(t: ObjRef<'_>) -> u64 {
     } else if t.info().closure_type.is_pointer_array() {
         1 + count(t.array_get(0)) + count(t.array_get(1))
     } else {
-        1 + count(t.field(0)) + count(t.field(1))
+        let [l, r] = t.fields();
+        1 + count(l) + count(r)
     }
 }
 

@@ -45,7 +45,30 @@ impl<'m> ObjRef<'m> {
     pub fn field(self, i: usize) -> ObjRef<'m> {
         let info = self.info();
         assert!(i < info.ptrs as usize, "{}: no pointer field {i}", info.name);
-        // SAFETY: field `i` is inside the object, per its info table.
+        // SAFETY: checked just above.
+        unsafe { self.field_unchecked(i) }
+    }
+
+    /// Its first `N` pointer fields, through indirections: `field(0)`
+    /// .. `field(N - 1)` with one test that it has them, which a traversal
+    /// that visits every field (`check` in binary-trees) pays once per
+    /// object instead of once per field.
+    #[inline(always)]
+    pub fn fields<const N: usize>(self) -> [ObjRef<'m>; N] {
+        let info = self.info();
+        assert!(N <= info.ptrs as usize, "{}: fewer than {N} pointer fields", info.name);
+        // SAFETY: every i < N is below its pointer-field count, checked above.
+        std::array::from_fn(|i| unsafe { self.field_unchecked(i) })
+    }
+
+    /// Pointer field `i`, through indirections, untested.
+    ///
+    /// # Safety
+    /// `i` is below its info table's pointer-field count.
+    #[inline(always)]
+    // SAFETY: the caller's contract above.
+    unsafe fn field_unchecked(self, i: usize) -> ObjRef<'m> {
+        // SAFETY: field `i` is inside the object (the caller's contract).
         let v = unsafe { *self.p.add(self.layout.hdr + i) };
         ObjRef { p: deref_ind(v, self.layout) as *const Word, layout: self.layout, _view: PhantomData }
     }
