@@ -59,3 +59,48 @@ fn an_index_past_the_fields_is_refused_by_name() {
         assert!(msg.is_some(), "a Pair is not an array");
     });
 }
+
+#[test]
+fn fields_gives_the_first_pointer_fields_and_refuses_more_than_there_are() {
+    with_mutator(|m| {
+        let unit = m.static_obj(&UNIT);
+        let inner = m.alloc(&PAIR, &[unit, unit], &[7]);
+        let outer = m.alloc(&PAIR, &[inner, unit], &[8]);
+        let view = m.view();
+        let o = view.get(outer);
+        let [first, second] = o.fields();
+        assert!(first.same(view.get(inner)) && first.word(0) == 7);
+        assert!(second.is_static());
+        let [only] = o.fields::<1>();
+        assert!(only.same(first));
+        let msg = panic_message(|| {
+            o.fields::<3>();
+        });
+        assert_eq!(msg.as_deref(), Some("Pair: fewer than 3 pointer fields"));
+    });
+}
+
+#[test]
+fn a_frame_returns_its_result_in_its_first_slot_or_pushes_it_when_empty() {
+    with_mutator(|m| {
+        let unit = m.static_obj(&UNIT);
+        let below = m.depth();
+        // A frame holding handles: the result takes the frame's first slot.
+        let base = m.depth();
+        let a = m.alloc(&PAIR, &[unit, unit], &[1]);
+        let b = m.alloc(&PAIR, &[a, unit], &[2]);
+        let r = m.alloc_ret(base, &PAIR, &[b, a], &[3]);
+        assert_eq!((m.depth(), r.index()), (base + 1, base));
+        assert_eq!(m.view().get(r).field(0).word(0), 2);
+        // An empty frame: the result is pushed.
+        let base = m.depth();
+        let r2 = m.alloc_ret(base, &PAIR, &[r, unit], &[4]);
+        assert_eq!((m.depth(), r2.index()), (base + 1, base));
+        // `ret` of a handle from below an empty frame pushes it too.
+        let base = m.depth();
+        let again = m.ret(base, r);
+        assert_eq!(m.depth(), base + 1);
+        assert!(m.view().get(again).same(m.view().get(r)));
+        m.truncate(below);
+    });
+}
