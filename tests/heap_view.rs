@@ -3,7 +3,7 @@
 //! that names it, never a read outside the object.
 
 use gclab::flags;
-use gclab_core::{InfoTable, Mutator, Rts, StaticObject};
+use gclab_core::{Handle, InfoTable, Mutator, Rts, StaticObject};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
 static UNIT_INFO: InfoTable = InfoTable::static_constr("Unit", "()", "Test");
@@ -22,12 +22,19 @@ fn panic_message(f: impl FnOnce()) -> Option<String> {
     err.downcast_ref::<String>().cloned().or_else(|| err.downcast_ref::<&str>().map(|s| s.to_string()))
 }
 
+/// A Pair holding 7 inside a Pair holding 8, each with Unit as its other
+/// field: (inner, outer).
+fn nested_pairs(m: &mut Mutator<'_>) -> (Handle, Handle) {
+    let unit = m.static_obj(&UNIT);
+    let inner = m.alloc(&PAIR, &[unit, unit], &[7]);
+    let outer = m.alloc(&PAIR, &[inner, unit], &[8]);
+    (inner, outer)
+}
+
 #[test]
 fn fields_and_words_inside_the_object_are_read() {
     with_mutator(|m| {
-        let unit = m.static_obj(&UNIT);
-        let inner = m.alloc(&PAIR, &[unit, unit], &[7]);
-        let outer = m.alloc(&PAIR, &[inner, unit], &[8]);
+        let (inner, outer) = nested_pairs(m);
         let view = m.view();
         let o = view.get(outer);
         assert_eq!(o.word(0), 8);
@@ -63,9 +70,7 @@ fn an_index_past_the_fields_is_refused_by_name() {
 #[test]
 fn fields_gives_the_first_pointer_fields_and_refuses_more_than_there_are() {
     with_mutator(|m| {
-        let unit = m.static_obj(&UNIT);
-        let inner = m.alloc(&PAIR, &[unit, unit], &[7]);
-        let outer = m.alloc(&PAIR, &[inner, unit], &[8]);
+        let (inner, outer) = nested_pairs(m);
         let view = m.view();
         let o = view.get(outer);
         let [first, second] = o.fields();
