@@ -52,6 +52,7 @@ pub struct Handle(u32);
 
 impl Handle {
     /// The slot index (for tools that print root stacks).
+    #[inline]
     pub fn index(self) -> usize {
         self.0 as usize
     }
@@ -124,6 +125,7 @@ impl<'rt> Mutator<'rt> {
     }
 
     /// This run's object layout.
+    #[inline]
     pub fn layout(&self) -> Layout {
         self.layout
     }
@@ -243,17 +245,20 @@ impl<'rt> Mutator<'rt> {
     /// may: the copies are equal and never written, so nothing else tells
     /// them apart (See Note [Copying an immutable object twice] in the
     /// collectors' `evacuate`).
+    #[inline]
     pub fn same(&self, a: Handle, b: Handle) -> bool {
         self.obj(a) == self.obj(b)
     }
 
     /// The info table of the object behind `h`.
+    #[inline]
     pub fn info(&self, h: Handle) -> &'static InfoTable {
         // SAFETY: `obj` is a valid object address.
         info_of_header(unsafe { *self.obj(h) })
     }
 
     /// A read-only view of the heap (See the module doc).
+    #[inline]
     pub fn view(&self) -> HeapView<'_> {
         HeapView { roots: &self.cap().roots, layout: self.layout }
     }
@@ -301,6 +306,7 @@ impl<'rt> Mutator<'rt> {
     }
 
     /// Is the object behind `h` a static object?
+    #[inline]
     pub fn is_static(&self, h: Handle) -> bool {
         self.info(h).is_static()
     }

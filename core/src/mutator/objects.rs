@@ -125,6 +125,7 @@ impl Mutator<'_> {
     }
 
     /// Has the thunk behind `h` been evaluated? (False for non-thunks too.)
+    #[inline]
     pub fn is_evaluated_thunk(&self, h: Handle) -> bool {
         // SAFETY: the root is a valid object address.
         let info = info_of_header(unsafe { *(self.root(h) as *const Word) });
@@ -146,6 +147,7 @@ impl Mutator<'_> {
     }
 
     /// The value of a mutable variable.
+    #[inline]
     pub fn read_mut_var(&mut self, r: Handle) -> Handle {
         let p = self.obj(r);
         self.expect_type(p, ClosureType::is_mutable, "a mutable variable");
@@ -155,6 +157,7 @@ impl Mutator<'_> {
     }
 
     /// Store `v` into a mutable variable (with the write barrier).
+    #[inline]
     pub fn write_mut_var(&mut self, r: Handle, v: Handle) {
         let p = self.obj(r);
         self.expect_type(p, |t| matches!(t, ClosureType::MutVarClean | ClosureType::MutVarDirty), "a mutable variable");
@@ -200,6 +203,7 @@ impl Mutator<'_> {
     }
 
     /// Elements of a pointer array.
+    #[inline]
     pub fn array_len(&self, a: Handle) -> usize {
         let p = self.obj(a);
         self.expect_type(p, ClosureType::is_pointer_array, "a pointer array");
@@ -208,6 +212,7 @@ impl Mutator<'_> {
     }
 
     /// Element `i` of a pointer array.
+    #[inline]
     pub fn array_get(&mut self, a: Handle, i: usize) -> Handle {
         let n = self.array_len(a);
         assert!(i < n, "array index {i} out of bounds (length {n})");
@@ -218,6 +223,7 @@ impl Mutator<'_> {
     }
 
     /// Store `v` at element `i` of a mutable array (write barrier and card mark).
+    #[inline]
     pub fn array_set(&mut self, a: Handle, i: usize, v: Handle) {
         let p = self.obj(a);
         self.expect_type(p, |t| matches!(t, ClosureType::MutArrClean | ClosureType::MutArrDirty), "a mutable array");
@@ -253,6 +259,7 @@ impl Mutator<'_> {
     }
 
     /// Length in bytes of a byte array.
+    #[inline]
     pub fn byte_array_len(&self, b: Handle) -> usize {
         let p = self.obj(b);
         self.expect_type(p, |t| t == ClosureType::ArrWords, "a byte array");
@@ -268,12 +275,14 @@ impl Mutator<'_> {
     }
 
     /// Word `i` of a byte array's data.
+    #[inline]
     pub fn byte_array_read(&self, b: Handle, i: usize) -> u64 {
         // SAFETY: bounds checked by byte_array_data.
         unsafe { *self.byte_array_data(b, i) as u64 }
     }
 
     /// Store word `i` of a byte array's data (no barrier: no pointers).
+    #[inline]
     pub fn byte_array_write(&mut self, b: Handle, i: usize, v: u64) {
         // SAFETY: bounds checked by byte_array_data.
         unsafe { *self.byte_array_data(b, i) = v as Word };

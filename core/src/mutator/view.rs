@@ -83,6 +83,7 @@ impl<'m> ObjRef<'m> {
     }
 
     /// Length of a pointer array.
+    #[inline]
     pub fn array_len(self) -> usize {
         assert!(self.info().closure_type.is_pointer_array());
         // SAFETY: arrays keep their length first.
@@ -90,6 +91,7 @@ impl<'m> ObjRef<'m> {
     }
 
     /// Element `i` of a pointer array.
+    #[inline]
     pub fn array_get(self, i: usize) -> ObjRef<'m> {
         let n = self.array_len();
         assert!(i < n);
@@ -99,6 +101,7 @@ impl<'m> ObjRef<'m> {
     }
 
     /// Word `i` of a byte array.
+    #[inline]
     pub fn byte_array_read(self, i: usize) -> u64 {
         assert_eq!(self.info().closure_type, ClosureType::ArrWords);
         // SAFETY: checked against the length.
@@ -111,11 +114,13 @@ impl<'m> ObjRef<'m> {
 
     /// The object's address: an identity for the life of the view (tools
     /// that build maps of the heap use it; it changes when the GC moves).
+    #[inline]
     pub fn addr(self) -> usize {
         self.p as usize
     }
 
     /// Same object?
+    #[inline]
     pub fn same(self, other: ObjRef<'_>) -> bool {
         self.p == other.p
     }
