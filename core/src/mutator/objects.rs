@@ -211,8 +211,10 @@ impl Mutator<'_> {
         unsafe { *self.layout.payload(p) }
     }
 
-    /// Element `i` of a pointer array.
-    #[inline]
+    /// Element `i` of a pointer array. Always inlined, as `array_set` is:
+    /// at `#[inline]` the compiler left both out of line in the workloads'
+    /// loops (fibheaps 20000: 9.2% more mutator instructions).
+    #[inline(always)]
     pub fn array_get(&mut self, a: Handle, i: usize) -> Handle {
         let n = self.array_len(a);
         assert!(i < n, "array index {i} out of bounds (length {n})");
@@ -223,7 +225,7 @@ impl Mutator<'_> {
     }
 
     /// Store `v` at element `i` of a mutable array (write barrier and card mark).
-    #[inline]
+    #[inline(always)]
     pub fn array_set(&mut self, a: Handle, i: usize, v: Handle) {
         let p = self.obj(a);
         self.expect_type(p, |t| matches!(t, ClosureType::MutArrClean | ClosureType::MutArrDirty), "a mutable array");
