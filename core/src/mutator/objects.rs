@@ -269,6 +269,7 @@ impl Mutator<'_> {
         unsafe { *self.layout.payload(p) }
     }
 
+    #[inline]
     fn byte_array_data(&self, b: Handle, word: usize) -> *mut Word {
         let len = self.byte_array_len(b);
         assert!(word < len.div_ceil(WORD_SIZE), "byte array word {word} out of bounds ({len} bytes)");
