@@ -136,6 +136,7 @@ impl Mutator<'_> {
     // Mutable variables
 
     /// A new mutable variable holding `v`.
+    #[inline]
     pub fn new_mut_var(&mut self, v: Handle) -> Handle {
         let size = self.layout.fixed_size(&MUT_VAR_CLEAN_INFO);
         let p = self.alloc_words(size);
@@ -185,6 +186,7 @@ impl Mutator<'_> {
     }
 
     /// A new mutable array of `n` elements, each `init`.
+    #[inline]
     pub fn new_array(&mut self, n: usize, init: Handle) -> Handle {
         let size = self.layout.array_size(n);
         let p = self.alloc_array_object(size);
