@@ -27,16 +27,15 @@ pub fn root_slots(caps: &mut [Capability], stable: &mut StablePtrTable) -> Vec<*
 /// One capability's root slots: its root stack, pending finalisers and
 /// the values its extended barrier recorded (See Note [Extending the
 /// barrier] in core's `barrier`).
-pub fn capability_root_slots(cap: &mut Capability) -> Vec<*mut Word> {
-    cap.roots.iter_mut().chain(cap.pending_finalizers.iter_mut()).chain(cap.update_rem_set.iter_mut()).map(|r| r as *mut Word).collect()
+pub fn capability_root_slots(cap: &mut Capability) -> impl Iterator<Item = *mut Word> + '_ {
+    cap.roots.iter_mut().chain(cap.pending_finalizers.iter_mut()).chain(cap.update_rem_set.iter_mut()).map(|r| r as *mut Word)
 }
 
 /// Does a GC of `0..=collect_gen` have anything to start from in `cap`:
 /// a root slot (`capability_root_slots`) or an entry of an uncollected
 /// generation's mutable list (`take_capability_mut_lists`)?
-pub fn capability_has_roots(cap: &Capability, collect_gen: usize) -> bool {
-    let roots = !cap.roots.is_empty() || !cap.pending_finalizers.is_empty() || !cap.update_rem_set.is_empty();
-    roots || cap.mut_lists.iter().skip(collect_gen + 1).any(|list| !list.is_empty())
+pub fn capability_has_roots(cap: &mut Capability, collect_gen: usize) -> bool {
+    capability_root_slots(cap).next().is_some() || cap.mut_lists.iter().skip(collect_gen + 1).any(|list| !list.is_empty())
 }
 
 /// Evacuate every root (See `root_slots`).

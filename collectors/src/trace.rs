@@ -126,25 +126,26 @@ type RootShare = (Vec<RootSlot>, Vec<(ObjPtr, usize)>);
 /// Deal the roots and mutable-list entries out to `threads` GC threads
 /// (See Note [Roots by capability]); the stable pointers go to thread 0.
 fn deal_roots(caps: &mut [Capability], stable: &mut StablePtrTable, leader: usize, threads: usize, collect_gen: usize) -> Vec<Share> {
-    let mut dealt: Vec<(RootShare, bool)> = (0..threads).map(|_| ((Vec::new(), Vec::new()), false)).collect();
+    let mut dealt: Vec<RootShare> = (0..threads).map(|_| (Vec::new(), Vec::new())).collect();
     let n = caps.len();
     for (c, cap) in caps.iter_mut().enumerate() {
-        let ((roots, entries), has_roots) = &mut dealt[owner(c, leader, n, threads)];
-        *has_roots |= capability_has_roots(cap, collect_gen);
-        roots.extend(capability_root_slots(cap).into_iter().map(RootSlot));
+        let (roots, entries) = &mut dealt[owner(c, leader, n, threads)];
+        roots.extend(capability_root_slots(cap).map(RootSlot));
         entries.extend(take_capability_mut_lists(cap, collect_gen));
     }
-    let ((leader_roots, _), _) = &mut dealt[0];
-    leader_roots.extend(stable.roots_mut().map(|r| RootSlot(r as *mut Word)));
-    dealt.into_iter().map(|(start, has_roots)| Share { claimed: AtomicBool::new(false), has_roots, start: Lock::new(start) }).collect()
+    // Whether a share has roots is asked before the stable pointers join
+    // the leader's: they alone wake no thread.
+    let has_roots: Vec<bool> = dealt.iter().map(|(roots, entries)| !roots.is_empty() || !entries.is_empty()).collect();
+    dealt[0].0.extend(stable.roots_mut().map(|r| RootSlot(r as *mut Word)));
+    dealt.into_iter().zip(has_roots).map(|(start, has_roots)| Share { claimed: AtomicBool::new(false), has_roots, start: Lock::new(start) }).collect()
 }
 
 /// Would a GC without balancing wake a pool thread: does a capability
 /// whose share is not the leader's have roots? (See Note [A GC that wakes
 /// no one].)
-fn pool_threads_have_roots(caps: &[Capability], leader: usize, threads: usize, collect_gen: usize) -> bool {
+fn pool_threads_have_roots(caps: &mut [Capability], leader: usize, threads: usize, collect_gen: usize) -> bool {
     let n = caps.len();
-    caps.iter().enumerate().any(|(c, cap)| owner(c, leader, n, threads) != 0 && capability_has_roots(cap, collect_gen))
+    caps.iter_mut().enumerate().any(|(c, cap)| owner(c, leader, n, threads) != 0 && capability_has_roots(cap, collect_gen))
 }
 
 /// A share of roots and mutable-list entries, and whether a GC thread has
@@ -322,9 +323,10 @@ pub fn team_size(workers: Option<(&GcWorkers, bool)>) -> usize {
 pub fn outcome(collected_gen: usize, threads: &[GcThread<'_>], team: usize) -> GcOutcome {
     // One allocation of the team's size: growing a vector of the threads
     // that ran to it cost a `realloc` in every GC that woke no one.
-    let mut work: Vec<ThreadWork> = Vec::with_capacity(team.max(threads.len()));
+    let len = team.max(threads.len());
+    let mut work: Vec<ThreadWork> = Vec::with_capacity(len);
     work.extend(threads.iter().map(|t| t.work));
-    work.resize(team.max(threads.len()), ThreadWork::default());
+    work.resize(len, ThreadWork::default());
     GcOutcome {
         collected_gen,
         copied_words: work.iter().map(|w| w.copied_words).sum(),
