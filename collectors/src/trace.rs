@@ -295,6 +295,7 @@ pub unsafe fn trace_with<'h>(
     workers: Option<(&GcWorkers, bool)>,
 ) -> Vec<GcThread<'h>> {
     let mut gct = make();
+    gct.resume_part_filled(gens);
     match workers {
         Some((w, balance)) if w.threads() > 1 && (balance || pool_threads_have_roots(caps, leader, w.threads(), gct.collect_gen)) => {
             trace_parallel(gct, make, gens, caps, stable, leader, w, balance)
