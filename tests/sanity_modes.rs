@@ -53,6 +53,14 @@ fn old_to_young_store(rts_flags: &str, collector: Box<dyn Collector>, fault: fn(
     let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| rts.run(|m| {
         let nil = m.static_obj(&NIL);
         let var = m.new_mut_var(nil);
+        // Two arrays, copied after the variable, fill its block: a minor GC
+        // carries on filling the old generation's last block (See Note
+        // [Resuming a part-filled block] in the collectors' `gc_thread`),
+        // and a minor check walks a block whose fill level moved, which
+        // must not be the variable's here.
+        for _ in 0..2 {
+            m.new_array(300, nil);
+        }
         m.perform_gc(true);
         m.perform_gc(true);
         assert_eq!(m.generation_of(var), Some(1), "the variable should be old by now");
