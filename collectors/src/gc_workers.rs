@@ -110,6 +110,7 @@
 
 use crate::work_stealing::Heartbeats;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicU8, Ordering};
+use gclab_core::gc_help::HelpBoard;
 use gclab_core::lock::Lock;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -156,6 +157,9 @@ pub struct GcWorkers {
     pool: rayon::ThreadPool,
     watched: Arc<Watched>,
     fault: Option<Fault>,
+    /// Where each call is posted for the mutator threads stopped for the
+    /// GC (See Note [Stopped mutators help the GC] in core's `gc_help`).
+    help: Option<Arc<HelpBoard>>,
 }
 
 impl GcWorkers {
@@ -178,7 +182,16 @@ impl GcWorkers {
             .name("gclab-gc-watchdog".into())
             .spawn(move || watchdog(&w, stall_timeout))
             .expect("the OS refused the GC watchdog thread");
-        GcWorkers { pool, watched, fault }
+        GcWorkers { pool, watched, fault, help: None }
+    }
+
+    /// Post each call on `board`, for mutator threads stopped for the GC
+    /// to take a pool thread's part (See Note [Stopped mutators help the
+    /// GC] in core's `gc_help`).
+    pub fn helped_by(mut self, board: Arc<HelpBoard>) -> GcWorkers {
+        board.arm();
+        self.help = Some(board);
+        self
     }
 
     /// Number of GC threads.
@@ -230,6 +243,10 @@ impl GcWorkers {
             self.watched.heartbeats.set_resting(i, true);
         };
         let call = Arc::new(Call::new(&one, gates.clone(), fault == Some(Fault::Late)));
+        if let Some(board) = &self.help {
+            let call = call.clone();
+            board.post(Arc::new(move || call.enter_any(threads)));
+        }
         {
             // Declared before the pool threads are spawned, so that even an
             // unwinding leader waits at its end for those it let in.
@@ -241,9 +258,14 @@ impl GcWorkers {
                     continue;
                 }
                 let call = call.clone();
-                self.pool.spawn(move || call.enter(i));
+                self.pool.spawn(move || {
+                    call.enter(i);
+                });
             }
             one(0);
+        }
+        if let Some(board) = &self.help {
+            board.withdraw();
         }
         self.watched.gc_running.store(false, Ordering::SeqCst);
         let mut failures = failures.into_inner();
@@ -392,18 +414,32 @@ impl Call {
     }
 
     /// Pool thread `i` arrives: run the job, unless the leader has
-    /// cancelled this thread's turn.
-    fn enter(&self, i: usize) {
+    /// cancelled this thread's turn or another thread took it. True if it
+    /// ran the job.
+    fn enter(&self, i: usize) -> bool {
         if self.arrive_late && self.gates.states[i].load(Ordering::Acquire) == WAITING {
             std::thread::sleep(LATE_ARRIVAL);
         }
         if !self.gates.pass(i) {
-            return;
+            return false;
         }
         // SAFETY: gate i is STARTED, so the leader is still in `run` and
         // the job it lent is alive (See `EndOfCall`).
         unsafe { (*self.job)(i) };
         self.gates.states[i].store(DONE, Ordering::Release);
+        true
+    }
+
+    /// A mutator thread stopped for the GC arrives: take the turn of the
+    /// first pool thread (of `threads`) whose turn is still open (See
+    /// Note [Stopped mutators help the GC] in core's `gc_help`). That
+    /// pool thread, when it arrives, finds its gate passed and returns.
+    fn enter_any(&self, threads: usize) {
+        for i in 1..threads {
+            if self.enter(i) {
+                return;
+            }
+        }
     }
 }
 
@@ -426,6 +462,9 @@ impl Drop for EndOfCall<'_> {
 
 impl Drop for GcWorkers {
     fn drop(&mut self) {
+        if let Some(board) = &self.help {
+            board.disarm();
+        }
         self.watched.shutdown.store(true, Ordering::SeqCst);
     }
 }
@@ -481,14 +520,15 @@ impl Default for GcThreadPool {
 impl GcThreadPool {
     /// The workers and the balancing choice for a collection of
     /// `0..=collect_gen` under `flags` (`-qn`, `-qg`, `-qb`), or None when
-    /// it runs on one thread.
-    pub fn for_collection(&mut self, flags: &gclab_core::RtsFlags, collect_gen: usize) -> Option<(&GcWorkers, bool)> {
+    /// it runs on one thread. `help` is the runtime's board for the mutator threads stopped for
+    /// the GC (`GcContext::help`).
+    pub fn for_collection(&mut self, flags: &gclab_core::RtsFlags, collect_gen: usize, help: &Arc<HelpBoard>) -> Option<(&GcWorkers, bool)> {
         let threads = crate::trace::gc_threads_for(flags, collect_gen);
         if threads == 1 {
             return None;
         }
         if self.workers.as_ref().map(GcWorkers::threads) != Some(threads) {
-            self.workers = Some(GcWorkers::new(threads, stall_timeout_from_env(), self.fault));
+            self.workers = Some(GcWorkers::new(threads, stall_timeout_from_env(), self.fault).helped_by(help.clone()));
         }
         let workers = self.workers.as_ref().expect("made just above");
         Some((workers, crate::trace::balance_for(flags, collect_gen)))

@@ -93,7 +93,7 @@ impl Collector for Immix {
         let oldest = ctx.heap.oldest();
         assert!(oldest > 0, "immix needs at least two generations (the registry refuses -G1)");
         let n = req.collect_gen;
-        let workers = self.pool.for_collection(ctx.flags, n);
+        let workers = self.pool.for_collection(ctx.flags, n, ctx.help);
         let space = self.old.get_or_insert_with(|| LineSpace::new(oldest, self.geometry));
         if n < oldest {
             let how = Tracing { n, marks: None, black: None, defer: false };

@@ -67,7 +67,7 @@ impl Collector for MarkSweep {
         assert!(oldest > 0, "mark-sweep needs at least two generations (the registry refuses -G1)");
         let sweep = self.sweep;
         let space = self.old.get_or_insert_with(|| CellSpace::new(oldest, sweep));
-        let workers = self.pool.for_collection(ctx.flags, req.collect_gen);
+        let workers = self.pool.for_collection(ctx.flags, req.collect_gen, ctx.help);
         let n = req.collect_gen;
         let major = n == oldest;
         // The oldest generation's blocks stay where they are: in a major

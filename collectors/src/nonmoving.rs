@@ -245,7 +245,7 @@ impl Nonmoving {
     /// cycle runs.
     fn collect_young(&mut self, n: usize, ctx: &mut GcContext<'_>) -> GcOutcome {
         let oldest = ctx.heap.oldest();
-        let workers = self.pool.for_collection(ctx.flags, n);
+        let workers = self.pool.for_collection(ctx.flags, n, ctx.help);
         let black = self.cycle.as_ref().map(|c| &c.marker.queue.marks);
         let space = self.old.get_or_insert_with(|| CellSpace::new(oldest, self.sweep));
         // SAFETY: the runtime gives the collector the heap exclusively
@@ -261,7 +261,7 @@ impl Nonmoving {
     /// snapshot]); returns what to mark from.
     fn begin_cycle(&mut self, ctx: &mut GcContext<'_>) -> (GcOutcome, MarkQueue) {
         let oldest = ctx.heap.oldest();
-        let workers = self.pool.for_collection(ctx.flags, oldest);
+        let workers = self.pool.for_collection(ctx.flags, oldest, ctx.help);
         let space = self.old.get_or_insert_with(|| CellSpace::new(oldest, self.sweep));
         // SAFETY: the runtime gives the collector the heap exclusively
         // (core's Note [Who touches what]); no cycle runs.

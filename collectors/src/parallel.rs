@@ -42,7 +42,7 @@ impl Collector for Parallel {
     }
 
     fn collect(&mut self, req: &GcRequest, ctx: &mut GcContext<'_>) -> GcOutcome {
-        let workers = self.pool.for_collection(ctx.flags, req.collect_gen);
+        let workers = self.pool.for_collection(ctx.flags, req.collect_gen, ctx.help);
         copy_collect(req, ctx, workers)
     }
 }

@@ -72,6 +72,10 @@ pub struct GcContext<'a> {
     /// How the collector's own threads ask for a sync later (See Note
     /// [Concurrent phases]): clone it into them.
     pub sync_request: &'a SyncRequest,
+    /// Where a parallel collector posts work for the mutator threads
+    /// stopped for this GC (See Note [Stopped mutators help the GC] in
+    /// `gc_help`): hand it to the GC threads' pool.
+    pub help: &'a std::sync::Arc<crate::gc_help::HelpBoard>,
 }
 
 // Note [Concurrent phases]

@@ -23,6 +23,7 @@ pub mod constants;
 pub mod eventlog;
 pub mod flags;
 pub mod gc;
+pub mod gc_help;
 pub mod generation;
 pub mod heap;
 pub mod heap_walk;

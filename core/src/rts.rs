@@ -49,7 +49,9 @@ use std::cell::UnsafeCell;
 use std::collections::HashMap;
 use std::fmt;
 use std::io::Write;
+use crate::gc_help::HelpBoard;
 use crate::sync::{Failure, WorldStopped, WorldSync};
+use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use crate::lock::Lock;
 use std::sync::Once;
@@ -145,6 +147,10 @@ pub struct Rts {
     defined_cost_centres: Lock<Vec<usize>>,
     sync: WorldSync,
     sync_request: SyncRequest,
+    /// Where a parallel collector posts work for the mutator threads
+    /// stopped for its GC (See Note [Stopped mutators help the GC] in
+    /// `gc_help`).
+    help: Arc<HelpBoard>,
     next_finalizer_id: AtomicU64,
 }
 
@@ -190,6 +196,7 @@ impl Rts {
             }),
             sync: WorldSync::default(),
             sync_request: SyncRequest::default(),
+            help: Arc::new(HelpBoard::default()),
             next_finalizer_id: AtomicU64::new(1),
             flags: UnsafeCell::new(flags),
         })
@@ -466,9 +473,19 @@ impl Rts {
 
     #[cold]
     fn stop_for_gc(&self) {
-        if let Err(f) = self.sync.safe_point() {
+        // Counted before stopping: the leader posts only once every
+        // mutator has stopped.
+        let seen = self.help.posts();
+        if let Err(f) = self.sync.safe_point_helping(|| self.help_while_stopped(seen)) {
             Rts::unwind_for(f);
         }
+    }
+
+    /// On a mutator thread stopped for a GC: do the work the collector
+    /// posts for it, if any (See Note [Stopped mutators help the GC] in
+    /// `gc_help`).
+    fn help_while_stopped(&self, seen: u64) {
+        self.help.help_while_stopped(seen, || self.sync.gc_pending());
     }
 
     /// Unwind a mutator because the run failed (See Note [Failures stop
@@ -484,7 +501,8 @@ impl Rts {
     /// Note [One global sync] in `sync`).
     fn stop_the_world(&self) -> WorldStopped<'_> {
         loop {
-            match self.sync.stop_the_world() {
+            let seen = self.help.posts();
+            match self.sync.stop_the_world_helping(|| self.help_while_stopped(seen)) {
                 Ok(Some(world)) => return world,
                 Ok(None) => continue,
                 Err(f) => Rts::unwind_for(f),
@@ -812,7 +830,7 @@ impl Rts {
         // SAFETY: the world is stopped (the caller holds `WorldStopped`),
         // and the context's borrows end with `f`.
         let (heap, caps) = unsafe { (self.heap_mut(), self.caps_mut()) };
-        let mut ctx = GcContext { flags: self.flags(), heap, caps, stable_ptrs: &mut stable, leader, sync_request: &self.sync_request };
+        let mut ctx = GcContext { flags: self.flags(), heap, caps, stable_ptrs: &mut stable, leader, sync_request: &self.sync_request, help: &self.help };
         f(&mut **self.collector.lock(), &mut ctx)
     }
 

@@ -111,6 +111,12 @@ impl WorldSync {
     /// Stop here for another mutator's GC, if one is pending, and wait
     /// until it ends.
     pub fn safe_point(&self) -> Result<(), Failure> {
+        self.safe_point_helping(|| ())
+    }
+
+    /// `safe_point`, calling `meanwhile` once stopped and before sleeping
+    /// (See Note [Stopped mutators help the GC] in `gc_help`).
+    pub fn safe_point_helping(&self, meanwhile: impl FnOnce()) -> Result<(), Failure> {
         if !self.gc_pending() {
             return Ok(());
         }
@@ -118,19 +124,25 @@ impl WorldSync {
         if !st.leader && st.failed.is_none() {
             return Ok(()); // that GC is over already
         }
-        self.stop_until_next_epoch(st)
+        self.stop_until_next_epoch(st, meanwhile)
     }
 
     /// Become the leader of a GC: returns the guard once every other mutator
     /// has stopped, or `None` after stopping for another leader's GC (See
     /// Note [One global sync]).
     pub fn stop_the_world(&self) -> Result<Option<WorldStopped<'_>>, Failure> {
+        self.stop_the_world_helping(|| ())
+    }
+
+    /// `stop_the_world`, calling `meanwhile` if this mutator stops for
+    /// another leader's GC, once stopped and before sleeping.
+    pub fn stop_the_world_helping(&self, meanwhile: impl FnOnce()) -> Result<Option<WorldStopped<'_>>, Failure> {
         let mut st = self.lock();
         if let Some(f) = &st.failed {
             return Err(f.clone());
         }
         if st.leader {
-            return self.stop_until_next_epoch(st).map(|()| None);
+            return self.stop_until_next_epoch(st, meanwhile).map(|()| None);
         }
         st.leader = true;
         self.gc_pending.store(true, Ordering::Relaxed);
@@ -141,10 +153,13 @@ impl WorldSync {
         Ok(Some(WorldStopped { sync: self, time_to_safepoint: asked.elapsed() }))
     }
 
-    fn stop_until_next_epoch(&self, mut st: MutexGuard<'_, SyncState>) -> Result<(), Failure> {
+    fn stop_until_next_epoch(&self, mut st: MutexGuard<'_, SyncState>, meanwhile: impl FnOnce()) -> Result<(), Failure> {
         let epoch = st.epoch;
         st.running -= 1;
         self.changed.notify_all();
+        drop(st);
+        meanwhile();
+        let mut st = self.lock();
         // Wait for the end of this GC, and of any GC a new leader started
         // before this mutator woke: it is not counted as running until then.
         let next_gc_started = |st: &SyncState| st.leader && !reintroduced(Race::WokenMutatorRunsDuringNextGc);
