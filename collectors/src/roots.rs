@@ -57,9 +57,28 @@ pub unsafe fn evacuate_roots(gct: &mut GcThread<'_>, caps: &mut [Capability], st
     }
 }
 
-/// Empty every capability's mutable lists (See `take_capability_mut_lists`).
-pub fn take_mut_lists(caps: &mut [Capability], collect_gen: usize) -> Vec<(ObjPtr, usize)> {
-    caps.iter_mut().flat_map(|cap| take_capability_mut_lists(cap, collect_gen)).collect()
+/// Scan the entries of every capability's mutable lists of the
+/// generations not being collected, and empty all its lists (as
+/// `take_capability_mut_lists` then `scavenge_mut_lists` do, without
+/// gathering the entries into a vector first, and keeping each list's
+/// room for the next GC: power 1200 14's GCs executed 3.5% of their
+/// instructions gathering them).
+///
+/// # Safety
+/// As for `scavenge_mut_lists`.
+// SAFETY: mutable-list entries are live objects of their generation (the barrier's invariant).
+pub unsafe fn scavenge_and_empty_mut_lists(gct: &mut GcThread<'_>, caps: &mut [Capability]) {
+    let collect_gen = gct.collect_gen;
+    for cap in caps.iter_mut() {
+        for (gen, list) in cap.mut_lists.iter_mut().enumerate() {
+            if gen > collect_gen {
+                for obj in list.iter() {
+                    scavenge_mut_list_entry(gct, obj.0, gen);
+                }
+            }
+            list.clear();
+        }
+    }
 }
 
 /// Empty one capability's mutable lists; the entries of generations not

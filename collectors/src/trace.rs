@@ -61,7 +61,7 @@
 use crate::evacuate::evacuate;
 use crate::gc_thread::GcThread;
 use crate::gc_workers::{Arrival, Company, GcWorkers};
-use crate::roots::{capability_has_roots, capability_root_slots, evacuate_roots, scavenge_mut_lists, take_capability_mut_lists, take_mut_lists};
+use crate::roots::{capability_has_roots, capability_root_slots, evacuate_roots, scavenge_and_empty_mut_lists, scavenge_mut_lists, take_capability_mut_lists};
 use crate::scavenge::scavenge_loop;
 use crate::weak_ptrs::{process_weak_ptrs, trace_uncollected_weaks};
 use crate::work_stealing::{scavenge_until_all_done, Roster, Team};
@@ -84,8 +84,7 @@ use std::time::Instant;
 // SAFETY: the caller's contract above; each step relies on nothing else.
 pub unsafe fn trace_live(gct: &mut GcThread<'_>, gens: &mut [Generation], caps: &mut [Capability], stable: &mut StablePtrTable) {
     evacuate_roots(gct, caps, stable);
-    let entries = take_mut_lists(caps, gct.collect_gen);
-    scavenge_mut_lists(gct, &entries);
+    scavenge_and_empty_mut_lists(gct, caps);
     trace_uncollected_weaks(gct, gens);
     scavenge_loop(gct);
     process_weak_ptrs(gct, gens, caps);
