@@ -274,3 +274,30 @@ fn a_weak_pointers_key_stays_one_object_when_gc_threads_race_for_it() {
         r.finish().unwrap();
     }
 }
+
+#[test]
+fn a_mutator_stopped_for_the_gc_does_the_part_of_a_late_gc_thread() {
+    // Core's Note [Stopped mutators help the GC]: binary-trees shares its
+    // trees out between the two capabilities (`par_map`), so at most of
+    // its GCs the other capability's mutator has stopped for the GC.
+    // GCLAB_GC_FAULT=late-pool holds the pool thread back 20 ms at every
+    // GC but lets a stopped mutator in on time: GC thread 1's part is
+    // still done, and by the mutator thread.
+    let run = |fault: &str| {
+        let out = Command::new(env!("CARGO_BIN_EXE_gclab"))
+            .args(["run", "binary-trees", "12", "+RTS", "-N2", "-qn2", "-A64k", "-DS", "-v", "-RTS"])
+            .env("GCLAB_GC_FAULT", fault)
+            .output()
+            .expect("gclab starts");
+        let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+        assert!(out.status.success(), "{fault}: {}", String::from_utf8_lossy(&out.stderr));
+        stdout
+    };
+    let helped = run("late-pool");
+    assert!(helped.contains("long lived tree"), "{helped}");
+    let thread_1_came_in = |events: &str| events.lines().filter(|l| l.contains("cap 1: GC working")).count();
+    assert!(thread_1_came_in(&helped) > 0, "no GC had a second thread with the pool thread late: {helped}");
+    // With every thread late, the stopped mutator too, none comes in.
+    let all_late = run("late");
+    assert_eq!(thread_1_came_in(&all_late), 0, "a late thread came in: {all_late}");
+}

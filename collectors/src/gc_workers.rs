@@ -105,8 +105,11 @@
 //! for the stall timeout (60 s, or `GCLAB_GC_STALL_SECONDS`). Nothing
 //! short of that is safe, since the stalled thread still holds the heap.
 //! For tests, `GCLAB_GC_FAULT=panic` or `=stall` makes the last GC thread
-//! of the first parallel GC panic or stall, and `=late` makes every pool
-//! thread reach every parallel GC 20 ms late (See Note [Late GC threads]).
+//! of the first parallel GC panic or stall, `=late` makes every pool
+//! thread, and every stopped mutator thread that comes to help, reach
+//! every parallel GC 20 ms late (See Note [Late GC threads]), and
+//! `=late-pool` only the pool threads (See Note [Stopped mutators help
+//! the GC] in core's `gc_help`).
 
 use crate::work_stealing::Heartbeats;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicU8, Ordering};
@@ -125,11 +128,16 @@ pub enum Fault {
     Panic,
     /// The last GC thread sleeps for ever.
     Stall,
-    /// Every pool thread reaches every GC late.
+    /// Every pool thread reaches every GC late, and so does a stopped
+    /// mutator thread that comes to help (See Note [Stopped mutators help
+    /// the GC] in core's `gc_help`).
     Late,
+    /// Every pool thread reaches every GC late; a stopped mutator thread
+    /// that comes to help is on time.
+    LatePool,
 }
 
-/// How late `Fault::Late` makes a pool thread.
+/// How late `Fault::Late` and `Fault::LatePool` make a pool thread.
 const LATE_ARRIVAL: Duration = Duration::from_millis(20);
 
 impl Fault {
@@ -139,6 +147,7 @@ impl Fault {
             "panic" => Some(Fault::Panic),
             "stall" => Some(Fault::Stall),
             "late" => Some(Fault::Late),
+            "late-pool" => Some(Fault::LatePool),
             _ => None,
         }
     }
@@ -216,7 +225,7 @@ impl GcWorkers {
         let gc = self.watched.gc_number.fetch_add(1, Ordering::Relaxed) + 1;
         let threads = self.threads();
         let fault = match self.fault {
-            Some(Fault::Late) => Some(Fault::Late),
+            Some(f @ (Fault::Late | Fault::LatePool)) => Some(f),
             f if gc == 1 => f,
             _ => None,
         };
@@ -258,7 +267,11 @@ impl GcWorkers {
                     continue;
                 }
                 let call = call.clone();
+                let late_pool = fault == Some(Fault::LatePool);
                 self.pool.spawn(move || {
+                    if late_pool {
+                        std::thread::sleep(LATE_ARRIVAL);
+                    }
                     call.enter(i);
                 });
             }
