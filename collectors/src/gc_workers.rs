@@ -533,8 +533,8 @@ impl Default for GcThreadPool {
 impl GcThreadPool {
     /// The workers and the balancing choice for a collection of
     /// `0..=collect_gen` under `flags` (`-qn`, `-qg`, `-qb`), or None when
-    /// it runs on one thread. `help` is the runtime's board for the mutator threads stopped for
-    /// the GC (`GcContext::help`).
+    /// it runs on one thread. `help` is the runtime's board for the
+    /// mutator threads stopped for the GC (`GcContext::help`).
     pub fn for_collection(&mut self, flags: &gclab_core::RtsFlags, collect_gen: usize, help: &Arc<HelpBoard>) -> Option<(&GcWorkers, bool)> {
         let threads = crate::trace::gc_threads_for(flags, collect_gen);
         if threads == 1 {
