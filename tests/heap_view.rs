@@ -109,3 +109,22 @@ fn a_frame_returns_its_result_in_its_first_slot_or_pushes_it_when_empty() {
         m.truncate(below);
     });
 }
+
+#[test]
+fn follow_steps_a_handle_to_its_field_in_place_and_refuses_a_field_past_the_end() {
+    with_mutator(|m| {
+        let (inner, outer) = nested_pairs(m);
+        let h = m.dup(outer);
+        m.perform_gc(false); // the handles are roots: they follow the moved objects
+        let depth = m.depth();
+        m.follow(h, 0);
+        assert_eq!(m.depth(), depth, "no new slot");
+        assert!(m.same(h, inner) && m.word(h, 0) == 7);
+        assert_eq!(m.word(outer, 0), 8, "the other handles are untouched");
+        m.follow(h, 1);
+        assert!(m.is_static(h));
+        let h = m.dup(outer);
+        let msg = panic_message(|| m.follow(h, 2));
+        assert_eq!(msg.as_deref(), Some("Pair: no pointer field 2"));
+    });
+}

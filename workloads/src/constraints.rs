@@ -66,8 +66,7 @@ fn place(m: &mut Mutator<'_>, n: usize, row: usize, placed: Handle, nil: Handle,
         let frame = m.depth();
         let extended = m.alloc(&CONS, &[placed], &[m.word(candidates, 0)]);
         place(m, n, row + 1, extended, nil, found);
-        let rest = m.field(candidates, 0);
-        m.set(candidates, rest);
+        m.follow(candidates, 0);
         m.truncate(frame);
     }
     m.truncate(base);

@@ -84,8 +84,7 @@ fn delete_min(m: &mut Mutator<'_>, roots: Handle, ranks: Handle, nil: Handle) ->
         } else {
             insert_by_rank(m, ranks, tree, nil);
         }
-        let next = m.field(list, 1);
-        m.set(list, next);
+        m.follow(list, 1);
         m.truncate(frame);
         position += 1;
     }
@@ -93,8 +92,7 @@ fn delete_min(m: &mut Mutator<'_>, roots: Handle, ranks: Handle, nil: Handle) ->
         let frame = m.depth();
         let tree = m.field(children, 0);
         insert_by_rank(m, ranks, tree, nil);
-        let next = m.field(children, 1);
-        m.set(children, next);
+        m.follow(children, 1);
         m.truncate(frame);
     }
     m.set(roots, nil);

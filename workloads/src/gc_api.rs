@@ -92,8 +92,7 @@ fn run(m: &mut Mutator<'_>, args: &[usize], out: &mut dyn Write) -> u64 {
     while !m.same(cell, unit) {
         let v = m.field(cell, 0);
         survivors += m.word(v, 0) as u64;
-        let next = m.field(cell, 1);
-        m.set(cell, next);
+        m.follow(cell, 1);
         m.truncate(cell.index() + 1);
     }
     sum = mix(sum, survivors);

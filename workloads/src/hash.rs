@@ -120,8 +120,7 @@ fn grow(m: &mut Mutator<'_>, table: Handle, nil: Handle) {
             let old = m.array_get(bigger, to);
             let entry = m.alloc(&ENTRY, &[old], &[key, value]);
             m.array_set(bigger, to, entry);
-            let next = m.field(chain, 0);
-            m.set(chain, next);
+            m.follow(chain, 0);
             m.truncate(frame);
         }
         m.truncate(base + 1);

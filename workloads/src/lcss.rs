@@ -67,8 +67,7 @@ fn run(m: &mut Mutator<'_>, args: &[usize], out: &mut dyn Write) -> u64 {
         let (next, last) = next_row(m, m.word(x, 0), ys, row, nil);
         m.set(row, next);
         sum = mix(sum, last as u64);
-        let rest = m.field(x, 0);
-        m.set(x, rest);
+        m.follow(x, 0);
         m.truncate(frame);
     }
     let (mut total, mut length) = (0u64, 0);
@@ -112,9 +111,8 @@ fn next_row(m: &mut Mutator<'_>, x: usize, ys: Handle, prev: Handle, nil: Handle
         let cell = m.alloc(&CONS, &[reversed], &[v]);
         m.set(reversed, cell);
         (left, diagonal) = (v, above);
-        let (ny, nup) = (m.field(y, 0), m.field(up, 0));
-        m.set(y, ny);
-        m.set(up, nup);
+        m.follow(y, 0);
+        m.follow(up, 0);
         m.truncate(frame);
     }
     let row = reverse(m, reversed, nil);
@@ -130,8 +128,7 @@ fn reverse(m: &mut Mutator<'_>, from: Handle, nil: Handle) -> Handle {
         let frame = m.depth();
         let cell = m.alloc(&CONS, &[to], &[m.word(from, 0)]);
         m.set(to, cell);
-        let rest = m.field(from, 0);
-        m.set(from, rest);
+        m.follow(from, 0);
         m.truncate(frame);
     }
     m.ret(base, to)

@@ -74,6 +74,23 @@ impl Mutator<'_> {
     /// Pointer field `i` of the object behind `h`.
     #[inline(always)]
     pub fn field(&mut self, h: Handle, i: usize) -> Handle {
+        let v = self.field_value(h, i);
+        self.push(v)
+    }
+
+    /// Make `h` refer to pointer field `i` of the object it refers to: a
+    /// step along a list or down a tree that reuses the handle, where
+    /// `field` then `set` would root the field in a new slot first.
+    #[inline(always)]
+    pub fn follow(&mut self, h: Handle, i: usize) {
+        let v = self.field_value(h, i);
+        self.cap_mut().roots[h.0 as usize] = v;
+    }
+
+    /// The object pointer field `i` of the object behind `h` refers to,
+    /// through any indirections.
+    #[inline(always)]
+    fn field_value(&self, h: Handle, i: usize) -> Word {
         let p = self.obj(h);
         // SAFETY: `p` is a valid object; `i` is checked against its info.
         let v = unsafe {
@@ -81,7 +98,7 @@ impl Mutator<'_> {
             assert!(i < info.ptrs as usize, "{}: no pointer field {i}", info.name);
             *self.layout.payload(p).add(i)
         };
-        self.push(deref_ind(v, self.layout))
+        deref_ind(v, self.layout)
     }
 
     /// Non-pointer word `i` (counted after the pointer fields) of `h`.
