@@ -128,3 +128,23 @@ fn follow_steps_a_handle_to_its_field_in_place_and_refuses_a_field_past_the_end(
         assert_eq!(msg.as_deref(), Some("Pair: no pointer field 2"));
     });
 }
+
+#[test]
+fn alloc_into_puts_the_new_object_in_its_handles_slot_after_reading_the_fields() {
+    with_mutator(|m| {
+        let unit = m.static_obj(&UNIT);
+        let list = m.dup(unit);
+        let depth = m.depth();
+        for i in 0..1000 {
+            // `list` is both a field of the new cell and where it goes.
+            m.alloc_into(list, &PAIR, &[list, unit], &[i]);
+        }
+        assert_eq!(m.depth(), depth, "no new slot");
+        let (mut cell, mut expect, mut cells) = (m.view().get(list), 999, 0);
+        while !cell.is_static() {
+            assert_eq!(cell.word(0), expect);
+            (cell, expect, cells) = (cell.field(0), expect.wrapping_sub(1), cells + 1);
+        }
+        assert_eq!(cells, 1000, "every cell points at the one made before it");
+    });
+}

@@ -56,10 +56,7 @@ fn place(m: &mut Mutator<'_>, n: usize, row: usize, placed: Handle, nil: Handle,
     let candidates = m.dup(nil);
     for column in (1..=n).rev() {
         if safe(m, placed, column) {
-            let frame = m.depth();
-            let cell = m.alloc(&CONS, &[candidates], &[column]);
-            m.set(candidates, cell);
-            m.truncate(frame);
+            m.alloc_into(candidates, &CONS, &[candidates], &[column]);
         }
     }
     while !m.is_static(candidates) {

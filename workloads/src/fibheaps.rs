@@ -49,8 +49,7 @@ fn run(m: &mut Mutator<'_>, args: &[usize], out: &mut dyn Write) -> u64 {
     for _ in 0..n {
         let base = m.depth();
         let tree = m.alloc(&TREE, &[nil], &[rng.below(1 << 30), 0]);
-        let cell = m.alloc(&CONS, &[tree, roots], &[]);
-        m.set(roots, cell);
+        m.alloc_into(roots, &CONS, &[tree, roots], &[]);
         m.truncate(base);
     }
     let ranks = m.new_array(RANKS, nil);
@@ -101,8 +100,7 @@ fn delete_min(m: &mut Mutator<'_>, roots: Handle, ranks: Handle, nil: Handle) ->
         let tree = m.array_get(ranks, rank);
         if !m.same(tree, nil) {
             m.array_set(ranks, rank, nil);
-            let cell = m.alloc(&CONS, &[tree, roots], &[]);
-            m.set(roots, cell);
+            m.alloc_into(roots, &CONS, &[tree, roots], &[]);
         }
         m.truncate(frame);
     }

@@ -54,10 +54,7 @@ fn run(m: &mut Mutator<'_>, args: &[usize], out: &mut dyn Write) -> u64 {
     let ys = random_list(m, &mut rng, n, nil);
     let row = m.dup(nil);
     for _ in 0..=n {
-        let frame = m.depth();
-        let cell = m.alloc(&CONS, &[row], &[0]);
-        m.set(row, cell);
-        m.truncate(frame);
+        m.alloc_into(row, &CONS, &[row], &[0]);
     }
     m.set_heap_roots(&[("xs", xs), ("ys", ys), ("row", row)]); // for +RTS -ho
     let mut sum = 0;
@@ -85,10 +82,7 @@ fn random_list(m: &mut Mutator<'_>, rng: &mut crate::rng::Rng, n: usize, nil: Ha
     let letters: Vec<usize> = (0..n).map(|_| rng.below(4)).collect();
     let list = m.dup(nil);
     for &l in letters.iter().rev() {
-        let frame = m.depth();
-        let cell = m.alloc(&CONS, &[list], &[l]);
-        m.set(list, cell);
-        m.truncate(frame);
+        m.alloc_into(list, &CONS, &[list], &[l]);
     }
     list
 }
@@ -105,15 +99,12 @@ fn next_row(m: &mut Mutator<'_>, x: usize, ys: Handle, prev: Handle, nil: Handle
     let (mut left, mut diagonal) = (0, m.word(prev, 0));
     m.set(prev, nil);
     while !m.is_static(y) {
-        let frame = m.depth();
         let above = m.word(up, 0);
         let v = if m.word(y, 0) == x { diagonal + 1 } else { left.max(above) };
-        let cell = m.alloc(&CONS, &[reversed], &[v]);
-        m.set(reversed, cell);
+        m.alloc_into(reversed, &CONS, &[reversed], &[v]);
         (left, diagonal) = (v, above);
         m.follow(y, 0);
         m.follow(up, 0);
-        m.truncate(frame);
     }
     let row = reverse(m, reversed, nil);
     (m.ret(base, row), left)
@@ -125,11 +116,9 @@ fn reverse(m: &mut Mutator<'_>, from: Handle, nil: Handle) -> Handle {
     let base = m.depth();
     let to = m.dup(nil);
     while !m.is_static(from) {
-        let frame = m.depth();
-        let cell = m.alloc(&CONS, &[to], &[m.word(from, 0)]);
-        m.set(to, cell);
+        let v = m.word(from, 0);
+        m.alloc_into(to, &CONS, &[to], &[v]);
         m.follow(from, 0);
-        m.truncate(frame);
     }
     m.ret(base, to)
 }

@@ -39,6 +39,17 @@ impl Mutator<'_> {
         self.report_sample(h)
     }
 
+    /// `alloc`, then `set(dst, ..)` of the new object, in one step: the
+    /// object takes `dst`'s slot rather than a new one, as when a list is
+    /// built onto the handle that holds it (`ptrs` may name `dst`: the
+    /// fields are read before the slot is overwritten).
+    #[inline(always)]
+    pub fn alloc_into(&mut self, dst: Handle, info: &'static InfoTable, ptrs: &[Handle], words: &[Word]) {
+        let p = self.new_object(info, ptrs, words);
+        self.cap_mut().roots[dst.0 as usize] = p as Word;
+        self.report_sample(dst);
+    }
+
     /// A new, initialised object of `info`, not yet rooted: the caller
     /// roots it before anything can allocate.
     #[inline(always)]
