@@ -100,24 +100,38 @@ impl HelpBoard {
         if self.posters.load(Ordering::Relaxed) == 0 {
             return;
         }
-        let mut since = Instant::now();
-        let mut spins = 0u32;
-        while stopped() && since.elapsed() < SPIN_FOR {
-            let posts = self.posts();
-            if posts != seen {
-                seen = posts;
-                if let Some(job) = self.job() {
-                    job();
-                }
-                since = Instant::now();
-                continue;
+        loop {
+            let posted = spin_until(SPIN_FOR, || !stopped() || self.posts() != seen);
+            if !posted || !stopped() {
+                return;
             }
-            spins += 1;
-            if spins.is_multiple_of(64) {
-                std::thread::yield_now();
-            } else {
-                std::hint::spin_loop();
+            seen = self.posts();
+            if let Some(job) = self.job() {
+                job();
             }
+        }
+    }
+}
+
+/// Spin until `done()` holds, for up to `budget`, yielding the core now
+/// and then; whether `done()` held. For a wait that is usually over within
+/// microseconds, where sleeping would cost a wake-up (See Note [Stopped
+/// mutators help the GC], and Note [Spinning for a safe point] in `sync`).
+pub fn spin_until(budget: Duration, done: impl Fn() -> bool) -> bool {
+    let start = Instant::now();
+    let mut spins = 0u32;
+    loop {
+        if done() {
+            return true;
+        }
+        if start.elapsed() >= budget {
+            return false;
+        }
+        spins += 1;
+        if spins.is_multiple_of(64) {
+            std::thread::yield_now();
+        } else {
+            std::hint::spin_loop();
         }
     }
 }

@@ -116,16 +116,7 @@ impl WorldSync {
     /// up to `SAFEPOINT_SPIN` (See Note [Spinning for a safe point]).
     #[cfg(not(loom))]
     fn spin_until_alone(&self) {
-        let start = std::time::Instant::now();
-        let mut spins = 0u32;
-        while self.running_now.load(Ordering::Acquire) > 1 && start.elapsed() < SAFEPOINT_SPIN {
-            spins += 1;
-            if spins.is_multiple_of(64) {
-                std::thread::yield_now();
-            } else {
-                std::hint::spin_loop();
-            }
-        }
+        crate::gc_help::spin_until(SAFEPOINT_SPIN, || self.running_now.load(Ordering::Acquire) <= 1);
     }
 
     /// Under loom, which has no clock, the leader does not spin.
