@@ -260,6 +260,7 @@ impl GcWorkers {
             // Declared before the pool threads are spawned, so that even an
             // unwinding leader waits at its end for those it let in.
             let _end = EndOfCall { gates: &gates, heartbeats: &self.watched.heartbeats };
+            let late_pool = fault == Some(Fault::LatePool);
             for i in 1..threads {
                 if arrival == Arrival::Admitted && !wake(i) {
                     gates.states[i].store(CANCELLED, Ordering::Relaxed);
@@ -267,7 +268,6 @@ impl GcWorkers {
                     continue;
                 }
                 let call = call.clone();
-                let late_pool = fault == Some(Fault::LatePool);
                 self.pool.spawn(move || {
                     if late_pool {
                         std::thread::sleep(LATE_ARRIVAL);

@@ -473,19 +473,19 @@ impl Rts {
 
     #[cold]
     fn stop_for_gc(&self) {
-        // Counted before stopping: the leader posts only once every
-        // mutator has stopped.
-        let seen = self.help.posts();
-        if let Err(f) = self.sync.safe_point_helping(|| self.help_while_stopped(seen)) {
+        if let Err(f) = self.sync.safe_point_helping(self.help_once_stopped()) {
             Rts::unwind_for(f);
         }
     }
 
-    /// On a mutator thread stopped for a GC: do the work the collector
-    /// posts for it, if any (See Note [Stopped mutators help the GC] in
-    /// `gc_help`).
-    fn help_while_stopped(&self, seen: u64) {
-        self.help.help_while_stopped(seen, || self.sync.gc_pending());
+    /// What a mutator thread does once stopped for a GC and before it
+    /// sleeps: the work the collector posts for it, if any (See Note
+    /// [Stopped mutators help the GC] in `gc_help`). Called before the
+    /// thread stops, so that it counts the posts made so far before the
+    /// leader, which posts only once every mutator has stopped, can post.
+    fn help_once_stopped(&self) -> impl FnOnce() + '_ {
+        let seen = self.help.posts();
+        move || self.help.help_while_stopped(seen, || self.sync.gc_pending())
     }
 
     /// Unwind a mutator because the run failed (See Note [Failures stop
@@ -501,8 +501,7 @@ impl Rts {
     /// Note [One global sync] in `sync`).
     fn stop_the_world(&self) -> WorldStopped<'_> {
         loop {
-            let seen = self.help.posts();
-            match self.sync.stop_the_world_helping(|| self.help_while_stopped(seen)) {
+            match self.sync.stop_the_world_helping(self.help_once_stopped()) {
                 Ok(Some(world)) => return world,
                 Ok(None) => continue,
                 Err(f) => Rts::unwind_for(f),

@@ -220,8 +220,14 @@ impl<'rt> Mutator<'rt> {
     /// Make `dst` refer to what `src` refers to.
     #[inline(always)]
     pub fn set(&mut self, dst: Handle, src: Handle) {
-        let roots = &mut self.cap_mut().roots;
-        roots[dst.0 as usize] = roots[src.0 as usize];
+        let w = self.root(src);
+        self.put(dst, w);
+    }
+
+    /// Make `h` refer to the object at `w` (a root's new value).
+    #[inline(always)]
+    fn put(&mut self, h: Handle, w: Word) {
+        self.cap_mut().roots[h.0 as usize] = w;
     }
 
     /// A second handle to the same object.

@@ -46,7 +46,7 @@ impl Mutator<'_> {
     #[inline(always)]
     pub fn alloc_into(&mut self, dst: Handle, info: &'static InfoTable, ptrs: &[Handle], words: &[Word]) {
         let p = self.new_object(info, ptrs, words);
-        self.cap_mut().roots[dst.0 as usize] = p as Word;
+        self.put(dst, p as Word);
         self.report_sample(dst);
     }
 
@@ -95,7 +95,7 @@ impl Mutator<'_> {
     #[inline(always)]
     pub fn follow(&mut self, h: Handle, i: usize) {
         let v = self.field_value(h, i);
-        self.cap_mut().roots[h.0 as usize] = v;
+        self.put(h, v);
     }
 
     /// The object pointer field `i` of the object behind `h` refers to,
