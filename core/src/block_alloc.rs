@@ -15,7 +15,7 @@
 
 use crate::bdescr::{BlockDesc, BlockPtr, BF_FREE, BF_MEGA};
 use crate::constants::*;
-use crate::mblock::{MBlockPool, OutOfMemory};
+use crate::mblock::{MBlockPool, MemoryReturn, OutOfMemory};
 
 /// Buckets: groups of 1 block up to 252 blocks fall in buckets 0..=7.
 const NUM_BUCKETS: usize = 8;
@@ -60,8 +60,14 @@ fn mblock_of(bd: *const BlockDesc) -> usize {
 impl BlockAllocator {
     /// An allocator holding no memory yet.
     pub fn new() -> BlockAllocator {
+        BlockAllocator::returning(MemoryReturn::default())
+    }
+
+    /// An allocator holding no memory yet, whose `release` gives memory
+    /// back as `mode` says (See Note [Returning memory lazily] in `mblock`).
+    pub fn returning(mode: MemoryReturn) -> BlockAllocator {
         BlockAllocator {
-            mblocks: MBlockPool::new(),
+            mblocks: MBlockPool::returning(mode),
             buckets: [std::ptr::null_mut(); NUM_BUCKETS],
             free_blocks: 0,
             used_blocks: 0,

@@ -15,6 +15,7 @@
 //! `strtod`; unlike GHC, trailing junk after the suffix is an error.
 
 use crate::constants::{BLOCK_SIZE, WORD_SIZE};
+use crate::mblock::MemoryReturn;
 use std::fmt;
 use std::path::PathBuf;
 
@@ -104,6 +105,11 @@ pub struct RtsFlags {
     /// nursery block as it is retired. Off by default: it costs a pass
     /// over everything allocated.
     pub count_objects: bool,
+    /// How megablocks the heap no longer needs go back to the OS: lazily
+    /// (`MADV_FREE`, GHC's default) or, with GHC's
+    /// `--disable-delayed-os-memory-return`, at once (`MADV_DONTNEED`).
+    /// See Note [Returning memory lazily] in `mblock`.
+    pub memory_return: MemoryReturn,
     /// Objects carry the two-word profiling header (switched on by
     /// profiling flags; tests may also switch it on).
     pub profiling_header: bool,
@@ -169,6 +175,7 @@ impl Default for RtsFlags {
             sanity: SanityMode::Off,
             gc_every_allocs: 0,
             count_objects: false,
+            memory_return: MemoryReturn::Lazy,
             profiling_header: false,
             help: false,
             verbose: 0,
@@ -350,6 +357,10 @@ impl RtsFlags {
         }
         if arg == "--count-objects" {
             self.count_objects = true;
+            return Ok(());
+        }
+        if arg == "--disable-delayed-os-memory-return" {
+            self.memory_return = MemoryReturn::Eager;
             return Ok(());
         }
         if let Some(n) = arg.strip_prefix("--gc-every=") {
@@ -713,6 +724,9 @@ pub fn usage(collectors: &[(&str, &str)]) -> String {
         "  -S[<file>] A line per GC, then the summary",
         "  -t[<file>] One line of statistics; with --machine-readable, GHC's key/value list",
         "  --machine-readable  Statistics as a list of key/value pairs",
+        "  --disable-delayed-os-memory-return  Give freed memory back to the OS at once",
+        "             (MADV_DONTNEED), so the RSS shows it; by default the kernel takes",
+        "             it back lazily (MADV_FREE), which is cheaper",
         "  -T         Collect statistics (for the JSON record) without printing them",
         "  -DS        Run the heap sanity checker after every GC (the whole heap)",
         "  --sanity=minor[:<k>]  (gclab) After a minor GC, check only what it can have",
@@ -790,6 +804,8 @@ mod tests {
         assert_eq!(f.stats, StatsLevel::Summary);
         assert_eq!(f.gc_every_allocs, 1);
         assert!(!f.count_objects && parse(&["--count-objects"]).unwrap().count_objects);
+        assert_eq!(f.memory_return, MemoryReturn::Lazy);
+        assert_eq!(parse(&["--disable-delayed-os-memory-return"]).unwrap().memory_return, MemoryReturn::Eager);
         let f = parse(&["-c50", "-Sgc.log", "-H"]).unwrap();
         assert_eq!(f.compact_threshold, 50.0);
         assert!(!f.compact);

@@ -55,7 +55,7 @@ impl Heap {
         let gens = (0..flags.generations).map(|g| Generation::new(g, 0)).collect();
         let mut heap = Heap {
             layout,
-            blocks: Lock::new(BlockAllocator::new()),
+            blocks: Lock::new(BlockAllocator::returning(flags.memory_return)),
             gens,
             nurseries: Vec::new(),
             next_chunk: AtomicUsize::new(0),
