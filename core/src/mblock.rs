@@ -32,11 +32,16 @@
 //! it held or zeros, as the kernel chose (a megablock from the free pool
 //! holds stale data too).
 //! Measured here (a 16 MiB range touched, returned and touched again, 50
-//! times, in a process with a second thread): returning costs 19.1 us per
-//! MiB by `munmap`, 19.5 by `MADV_DONTNEED` and 3.0 by `MADV_FREE`;
-//! touching the range again costs 207, 214 and 65 us per MiB. fibheaps,
-//! whose heap shrinks over 12 major GCs, spent 0.2-0.8 ms of each of them
-//! unmapping, sequentially, after the GC threads were done.
+//! times, in a process with a second thread): touching the range again
+//! costs 207 us per MiB after `munmap`, 214 after `MADV_DONTNEED` and 65
+//! after `MADV_FREE`. Returning costs 19.1, 19.5 and 3.0 us per MiB in that
+//! loop, but the first return of pages costs more: fibheaps, whose heap
+//! shrinks over its last six major GCs, spends 0.3-0.7 ms of each
+//! returning 6-16 megablocks (about 45 us each), the same by `munmap` and
+//! by `MADV_FREE` (the kernel walks and moves every 4 KiB page either
+//! way). So what this buys is the heap that grows again; none of the
+//! standard workloads does much of that (fibheaps returns 59 megablocks
+//! in a run, gcbench 8, the rest fewer).
 //!
 //! Note [Over-map and trim]
 //! ----------------------------------------
