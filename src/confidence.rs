@@ -48,6 +48,17 @@ pub fn geometric_mean(ratios: &[f64]) -> Option<f64> {
     Some((ratios.iter().map(|r| r.ln()).sum::<f64>() / ratios.len() as f64).exp())
 }
 
+/// The geometric mean of positive `ratios` with its 95% confidence
+/// interval: Student's t on the ratios' logarithms, turned back into
+/// ratios (so the interval is not symmetric about the mean). None as for
+/// `geometric_mean`; no interval for fewer than two ratios.
+pub fn geometric_mean_ci95(ratios: &[f64]) -> Option<(f64, Option<(f64, f64)>)> {
+    geometric_mean(ratios)?;
+    let logs: Vec<f64> = ratios.iter().map(|r| r.ln()).collect();
+    let (mean, half) = mean_ci95(&logs);
+    Some((mean.exp(), half.map(|h| ((mean - h).exp(), (mean + h).exp()))))
+}
+
 /// Repetitions needed for the 95% interval's half-width to be at most
 /// `fraction` of the mean, for a figure whose coefficient of variation is
 /// `cv` (at least 2).
@@ -68,6 +79,14 @@ mod tests {
         assert_eq!(mean_ci95(&[5.0]), (5.0, None));
         assert_eq!(mean_ci95(&[3.0, 3.0]).1, Some(0.0));
         assert!(t_975(1000) < t_975(100) && t_975(100) < t_975(30));
+        // Logs 0 and ln 4: mean ln 2, s = ln 4 / sqrt 2, half-width
+        // 12.706 * s / sqrt 2 = 12.706 * ln 2.
+        let (g, ci) = geometric_mean_ci95(&[1.0, 4.0]).unwrap();
+        let (lo, hi) = ci.unwrap();
+        assert!((g - 2.0).abs() < 1e-12 && (lo * hi - 4.0).abs() < 1e-9, "{g} {lo} {hi}");
+        assert!((hi - 2.0 * 2f64.powf(12.706)).abs() / hi < 1e-9);
+        assert_eq!(geometric_mean_ci95(&[1.5]), Some((1.5, None)));
+        assert_eq!(geometric_mean_ci95(&[1.0, 0.0]), None);
     }
 
     #[test]

@@ -13,7 +13,7 @@
 //! and PNG (fonts embedded: no system font is needed).
 
 use crate::experiment::{Experiment, MultipleOf, FIGURES};
-use crate::confidence::{geometric_mean, mean_ci95};
+use crate::confidence::{geometric_mean_ci95, mean_ci95};
 use crate::latency::MMU_WINDOWS;
 use crate::sweep::{figure, load_records_and_damage, write_atomically, RunRecord, Status, UsedMinHeap};
 use plotters::prelude::*;
@@ -156,7 +156,7 @@ fn methodology(exp: &Experiment, manifest: &serde_json::Value) -> String {
 /// mean figures divided by the baseline collector's at the same workload
 /// and point.
 fn normalised_table(baseline: &str, groups: &[Group]) -> String {
-    let mut out = format!("\n## Normalised to {baseline}\n\nGeometric mean, over the workloads and grid points both ran, of each collector's mean divided by {baseline}'s (below 1: less than {baseline}).\n\n| collector | points |");
+    let mut out = format!("\n## Normalised to {baseline}\n\nGeometric mean, over the workloads and grid points both ran, of each collector's mean divided by {baseline}'s (below 1: less than {baseline}), with a 95% interval [low, high] from the spread of the ratios between points (Student's t on their logarithms: it says whether the difference is larger than how much the ratio varies from point to point, treating the points as independent draws, which neighbouring grid points are not quite).\n\n| collector | points |");
     NORMALISED.iter().for_each(|(title, _)| out.push_str(&format!(" {title} |")));
     out.push_str(&format!("\n{}|\n", "| --- ".repeat(2 + NORMALISED.len())));
     let mut collectors: Vec<&str> = Vec::new();
@@ -170,7 +170,7 @@ fn normalised_table(baseline: &str, groups: &[Group]) -> String {
         out.push_str(&format!("| {c} | {} |", pairs.len()));
         for (_, fig) in NORMALISED {
             let ratios: Vec<f64> = pairs.iter().filter_map(|(g, b)| ratio(g, b, fig)).collect();
-            out.push_str(&geometric_mean(&ratios).map_or(" - |".into(), |r| format!(" {r:.3} |")));
+            out.push_str(&geometric_mean_ci95(&ratios).map_or(" - |".into(), |(r, ci)| format!(" {} |", with_interval(r, ci))));
         }
         out.push('\n');
     }
@@ -178,6 +178,15 @@ fn normalised_table(baseline: &str, groups: &[Group]) -> String {
         out.push_str(&per_workload_table(baseline, groups));
     }
     out
+}
+
+/// `r` to three places, then its interval where that says more than `r`.
+fn with_interval(r: f64, ci: Option<(f64, f64)>) -> String {
+    let r3 = format!("{r:.3}");
+    match ci {
+        Some((lo, hi)) if format!("{lo:.3}") != r3 || format!("{hi:.3}") != r3 => format!("{r3} [{lo:.3}, {hi:.3}]"),
+        _ => r3,
+    }
 }
 
 /// Figures normalised to a baseline: (title, figure).
@@ -741,5 +750,13 @@ mod tests {
         assert!((s.ci95.unwrap() - 4.303 / 3f64.sqrt()).abs() < 1e-9, "t(2) s/sqrt(n) with s = 1");
         assert_eq!(summarise(vec![4.0, 1.0, 2.0, 3.0]).unwrap().median, 2.5);
         assert_eq!(summarise(vec![]), None);
+    }
+
+    #[test]
+    fn a_normalised_figure_shows_its_interval_only_where_it_says_something() {
+        assert_eq!(with_interval(1.0, Some((1.0, 1.0))), "1.000");
+        assert_eq!(with_interval(1.0004, Some((0.9999, 1.0001))), "1.000");
+        assert_eq!(with_interval(1.012, Some((0.984, 1.040))), "1.012 [0.984, 1.040]");
+        assert_eq!(with_interval(0.5, None), "0.500");
     }
 }

@@ -55,6 +55,7 @@ fn a_bad_file_is_an_error_naming_file_line_and_key() {
     let e = String::from_utf8_lossy(&o.stderr);
     assert!(e.contains("bad.toml:5: `grid.G'") && e.contains("-Gx"), "{e}");
     assert!(!dir.join("out").exists(), "nothing is run or written for a bad file");
+    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 
