@@ -1,7 +1,8 @@
-//! The measuring scripts (`scripts/ab`, which `docs/performance.md`
-//! describes) work end to end on a build of gclab: a build compared with
-//! itself does the same work, copies the same bytes and executes the same
-//! number of collector instructions.
+//! The measuring scripts (`scripts/ab` and `scripts/gc-phases`, which
+//! `docs/performance.md` describes) work end to end on a build of gclab: a
+//! build compared with itself does the same work, copies the same bytes
+//! and executes the same number of collector instructions, and a parallel
+//! run's eventlog is cut into every one of its GCs.
 
 use std::process::Command;
 
@@ -45,4 +46,31 @@ fn ab_counts_the_same_instructions_for_the_same_build() {
         .parse()
         .unwrap();
     assert!(gc > 100_000, "binary-trees 8 collects: its GC instructions cannot be {gc}:\n{out}");
+}
+
+/// `scripts/gc-phases` cuts a parallel run's eventlog into GCs and times
+/// their phases: every GC shows up, and its leader's phases, and the minor
+/// GCs by their position after the last major one.
+#[test]
+fn gc_phases_times_every_gc_of_an_eventlog() {
+    let gclab = env!("CARGO_BIN_EXE_gclab");
+    let dir = std::env::temp_dir().join(format!("gclab-gc-phases-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let log = dir.join("run.eventlog");
+    let ol = format!("-ol{}", log.display());
+    let run = Command::new(gclab)
+        .args(["run", "--collector", "parallel", "binary-trees", "12", "+RTS", "-N2", "-qn2", "-A64k", "-l", &ol])
+        .env_remove("GCLABRTS")
+        .output()
+        .expect("gclab runs");
+    assert!(run.status.success(), "{}", String::from_utf8_lossy(&run.stderr));
+    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/scripts/gc-phases");
+    let o = Command::new(script).args(["--gclab", gclab, log.to_str().unwrap()]).output().expect("scripts/gc-phases runs");
+    let out = String::from_utf8_lossy(&o.stdout).into_owned();
+    assert!(o.status.success(), "scripts/gc-phases failed: {}{out}", String::from_utf8_lossy(&o.stderr));
+    let gcs: usize = out.lines().next().and_then(|l| l.split('(').nth(1)).and_then(|s| s.split_whitespace().next()).and_then(|n| n.parse().ok()).unwrap_or_else(|| panic!("no GC count in:\n{out}"));
+    let counted: usize = out.lines().filter(|l| l.starts_with("generation ")).map(|l| l.split_whitespace().nth(2).unwrap().parse::<usize>().unwrap()).sum();
+    assert!(gcs > 10 && counted == gcs, "{gcs} GCs, {counted} by generation:\n{out}");
+    assert!(out.contains("leader: work") && out.contains("minor GCs by position after the last generation-1 GC:"), "{out}");
+    std::fs::remove_dir_all(&dir).unwrap();
 }
