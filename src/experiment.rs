@@ -88,6 +88,8 @@ pub const FIGURES: &[&str] = &[
     "total_elapsed",
     "gc_elapsed",
     "mut_elapsed",
+    "minor_gc_elapsed",
+    "major_gc_elapsed",
     "gc_cpu",
     "total_cpu",
     "copied_bytes",

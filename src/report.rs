@@ -557,6 +557,20 @@ fn capped(pts: Vec<Point>, max: f64) -> Vec<Point> {
     pts.into_iter().map(|(x, y, (lo, hi))| (x, y, (lo, hi.min(max)))).collect()
 }
 
+/// Decimals for the y axis' labels of a panel that reaches `ymax`: none
+/// from 100, two from 1, and below 1 enough that ten ticks read apart (a
+/// panel of constraints' GC times, reaching 0.0016 s, read 0.001 at every
+/// tick with three).
+fn tick_decimals(ymax: f64) -> usize {
+    if ymax >= 100.0 {
+        0
+    } else if ymax >= 1.0 {
+        2
+    } else {
+        ((-ymax.log10()).ceil() as usize + 1).max(3)
+    }
+}
+
 /// Draw one figure: a panel per workload, x = the values of `x_flag`.
 fn draw<DB: DrawingBackend>(root: DrawingArea<DB, plotters::coord::Shift>, title: &str, y_desc: &str, x_values: &[String], panels: &[(String, Vec<Series>)]) -> Result<(), String>
 where
@@ -580,7 +594,7 @@ where
                 let i = x.round();
                 if (x - i).abs() < 1e-6 && i >= 0.0 && (i as usize) < x_values.len() { x_values[i as usize].clone() } else { String::new() }
             })
-            .y_label_formatter(&|y| if ymax >= 100.0 { format!("{y:.0}") } else if ymax >= 1.0 { format!("{y:.2}") } else { format!("{y:.3}") })
+            .y_label_formatter(&|y| format!("{y:.*}", tick_decimals(ymax)))
             .y_desc(y_desc)
             .draw()
             .map_err(e)?;
@@ -750,6 +764,19 @@ mod tests {
         assert!((s.ci95.unwrap() - 4.303 / 3f64.sqrt()).abs() < 1e-9, "t(2) s/sqrt(n) with s = 1");
         assert_eq!(summarise(vec![4.0, 1.0, 2.0, 3.0]).unwrap().median, 2.5);
         assert_eq!(summarise(vec![]), None);
+    }
+
+    #[test]
+    fn small_figures_get_enough_decimals_for_their_ticks_to_differ() {
+        assert_eq!(tick_decimals(250.0), 0);
+        assert_eq!(tick_decimals(2.5), 2);
+        assert_eq!(tick_decimals(0.3), 3);
+        assert_eq!(tick_decimals(0.0016), 4);
+        let step = 0.0016 / 10.0;
+        let labels: Vec<String> = (0..10).map(|i| format!("{:.*}", tick_decimals(0.0016), i as f64 * step)).collect();
+        let mut distinct = labels.clone();
+        distinct.dedup();
+        assert_eq!(distinct.len(), labels.len(), "{labels:?}");
     }
 
     #[test]

@@ -571,10 +571,22 @@ pub fn load_records(dir: &Path) -> Result<Vec<RunRecord>, String> {
 }
 
 /// A statistic of a successful run, by name (a field of core's `Stats`,
-/// or `mut_elapsed`).
+/// or `mut_elapsed`, or `minor_gc_elapsed` and `major_gc_elapsed`: the
+/// elapsed time of the GCs whose oldest collected generation was a young
+/// one, and the oldest).
 pub fn figure(record: &RunRecord, name: &str) -> Option<f64> {
     let result = record.result.as_ref()?;
     let stats = result.get("stats")?;
+    if let Some(major) = match name {
+        "minor_gc_elapsed" => Some(false),
+        "major_gc_elapsed" => Some(true),
+        _ => None,
+    } {
+        let gens = stats.get("gens")?.as_array()?;
+        let (oldest, young) = gens.split_last()?;
+        let elapsed = |g: &serde_json::Value| g.get("elapsed").and_then(|v| v.as_f64());
+        return if major { elapsed(oldest) } else { young.iter().map(elapsed).sum() };
+    }
     if name == "mut_elapsed" {
         // No GC clock (an OCaml peer's run), no MUT time either.
         stats.get("gc_elapsed")?;

@@ -89,6 +89,14 @@ fn a_tiny_sweep_end_to_end_with_report() {
             assert!(mmu.is_none_or(|u| (0.0..=1.0).contains(&u)), "{latency}");
         }
     }
+    // Minor and major GC time split the GC time (two-space has one
+    // generation: all its GCs are major).
+    for r in gclab::sweep::load_records(&out).unwrap() {
+        let f = |name: &str| gclab::sweep::figure(&r, name).unwrap_or_else(|| panic!("{name} of {}", r.spec.id));
+        let (minor, major, gc) = (f("minor_gc_elapsed"), f("major_gc_elapsed"), f("gc_elapsed"));
+        assert!((minor + major - gc).abs() < 1e-9 * gc.max(1.0), "{}: {minor} + {major} against {gc}", r.spec.id);
+        assert_eq!(minor > 0.0, r.spec.collector == "copying", "{}: minor GC time {minor}", r.spec.id);
+    }
     let manifest: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(out.join("manifest.json")).unwrap()).unwrap();
     assert_eq!(manifest["experiment"], "tiny");
     assert!(manifest["machine"]["cores"].as_u64().unwrap() >= 1);
