@@ -15,7 +15,7 @@
 
 use crate::bdescr::{BlockDesc, BlockPtr, BF_FREE, BF_MEGA};
 use crate::constants::*;
-use crate::mblock::{MBlockPool, MemoryReturn, OutOfMemory};
+use crate::mblock::{MBlockPool, MemoryPolicy, OutOfMemory};
 
 /// Buckets: groups of 1 block up to 252 blocks fall in buckets 0..=7.
 const NUM_BUCKETS: usize = 8;
@@ -60,14 +60,15 @@ fn mblock_of(bd: *const BlockDesc) -> usize {
 impl BlockAllocator {
     /// An allocator holding no memory yet.
     pub fn new() -> BlockAllocator {
-        BlockAllocator::returning(MemoryReturn::default())
+        BlockAllocator::with_policy(MemoryPolicy::default())
     }
 
-    /// An allocator holding no memory yet, whose `release` gives memory
-    /// back as `mode` says (See Note [Returning memory lazily] in `mblock`).
-    pub fn returning(mode: MemoryReturn) -> BlockAllocator {
+    /// An allocator holding no memory yet, whose megablocks are mapped and
+    /// given back as `policy` says (See Notes [Returning memory lazily] and
+    /// [Huge pages for the heap] in `mblock`).
+    pub fn with_policy(policy: MemoryPolicy) -> BlockAllocator {
         BlockAllocator {
-            mblocks: MBlockPool::returning(mode),
+            mblocks: MBlockPool::with_policy(policy),
             buckets: [std::ptr::null_mut(); NUM_BUCKETS],
             free_blocks: 0,
             used_blocks: 0,

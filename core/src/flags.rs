@@ -110,6 +110,10 @@ pub struct RtsFlags {
     /// `--disable-delayed-os-memory-return`, at once (`MADV_DONTNEED`).
     /// See Note [Returning memory lazily] in `mblock`.
     pub memory_return: MemoryReturn,
+    /// `--huge-pages` (gclab): map the heap's megablocks in pairs backed
+    /// by transparent huge pages. See Note [Huge pages for the heap] in
+    /// `mblock`.
+    pub huge_pages: bool,
     /// Objects carry the two-word profiling header (switched on by
     /// profiling flags; tests may also switch it on).
     pub profiling_header: bool,
@@ -176,6 +180,7 @@ impl Default for RtsFlags {
             gc_every_allocs: 0,
             count_objects: false,
             memory_return: MemoryReturn::Lazy,
+            huge_pages: false,
             profiling_header: false,
             help: false,
             verbose: 0,
@@ -361,6 +366,10 @@ impl RtsFlags {
         }
         if arg == "--disable-delayed-os-memory-return" {
             self.memory_return = MemoryReturn::Eager;
+            return Ok(());
+        }
+        if arg == "--huge-pages" {
+            self.huge_pages = true;
             return Ok(());
         }
         if let Some(n) = arg.strip_prefix("--gc-every=") {
@@ -727,6 +736,8 @@ pub fn usage(collectors: &[(&str, &str)]) -> String {
         "  --disable-delayed-os-memory-return  Give freed memory back to the OS at once",
         "             (MADV_DONTNEED), so the RSS shows it; by default the kernel takes",
         "             it back lazily (MADV_FREE), which is cheaper",
+        "  --huge-pages  (gclab) Back the heap with 2 MiB transparent huge pages",
+        "             (megablocks mapped in aligned pairs, MADV_HUGEPAGE)",
         "  -T         Collect statistics (for the JSON record) without printing them",
         "  -DS        Run the heap sanity checker after every GC (the whole heap)",
         "  --sanity=minor[:<k>]  (gclab) After a minor GC, check only what it can have",
@@ -806,6 +817,7 @@ mod tests {
         assert!(!f.count_objects && parse(&["--count-objects"]).unwrap().count_objects);
         assert_eq!(f.memory_return, MemoryReturn::Lazy);
         assert_eq!(parse(&["--disable-delayed-os-memory-return"]).unwrap().memory_return, MemoryReturn::Eager);
+        assert!(!f.huge_pages && parse(&["--huge-pages"]).unwrap().huge_pages);
         let f = parse(&["-c50", "-Sgc.log", "-H"]).unwrap();
         assert_eq!(f.compact_threshold, 50.0);
         assert!(!f.compact);

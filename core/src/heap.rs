@@ -17,7 +17,7 @@ use crate::block_alloc::BlockAllocator;
 use crate::constants::Word;
 use crate::flags::RtsFlags;
 use crate::generation::Generation;
-use crate::mblock::OutOfMemory;
+use crate::mblock::{MemoryPolicy, OutOfMemory};
 use crate::object::Layout;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use crate::lock::Lock;
@@ -55,7 +55,7 @@ impl Heap {
         let gens = (0..flags.generations).map(|g| Generation::new(g, 0)).collect();
         let mut heap = Heap {
             layout,
-            blocks: Lock::new(BlockAllocator::returning(flags.memory_return)),
+            blocks: Lock::new(BlockAllocator::with_policy(MemoryPolicy { return_mode: flags.memory_return, huge_pages: flags.huge_pages })),
             gens,
             nurseries: Vec::new(),
             next_chunk: AtomicUsize::new(0),
