@@ -56,17 +56,23 @@
 //! (`take_free_pairs`): returning half of a huge page makes the kernel
 //! split it (`thp_split_page` in /proc/vmstat), which when single
 //! megablocks went back cost fibheaps' major GCs 1.34x their time.
-//! Measured here (one binary, with and without the flag, 5 rounds): GC
-//! time lru 0.77x (total 0.88x), hash 0.91x (total 0.92x), power 0.99x;
-//! but the major GCs of programs whose heap grows (binary-trees 18,
-//! fibheaps, gcbench) vary from 0.76x to 2.2x, with pauses up to 60 ms
-//! where they were 10-37: the first touch of each huge page zeroes 2 MiB
-//! at once, on this virtual machine without compaction stalls
-//! (`compact_stall` stayed 0) but slowly. And the heap grows two
-//! megablocks at a time, resident as a whole from the first touch: lru's
-//! peak RSS 1.03x. So it is not the default, which also keeps the
-//! peak-memory comparison with GHC (which maps megablocks one at a time)
-//! like for like.
+//! Measured here (one binary, with and without the flag, 5 alternated
+//! rounds): GC time lru 0.77x (total 0.88x), hash 0.91x (total 0.92x),
+//! power 0.99x; the major GCs of binary-trees 18, fibheaps and gcbench
+//! varied from 0.76x to 2.2x, with pauses up to 60 ms where they were
+//! 10-37. Run after run with the flag, only the first is slow: binary-trees
+//! 18's major GCs take 0.143 s in the first run and 0.105-0.112 s in the
+//! next five, against 0.122-0.131 s without (longest pause 9 ms against
+//! 15-18), fibheaps' 0.166 s then 0.074-0.082 against 0.098-0.107,
+//! gcbench's 0.031 then 0.024-0.025 against 0.032-0.034. So the cost is
+//! the first use of memory for a huge page on this virtual machine (the
+//! host backs it as it is touched; `compact_stall` stayed 0, so it is not
+//! compaction), which an alternated comparison pays again and again. The
+//! heap also grows two megablocks at a time, resident as a whole from the
+//! first touch: lru's peak RSS 1.03x. It is not the default: GHC does not
+//! ask for huge pages (on this machine, set to `madvise`, it gets none), so
+//! with it gclab's figures would no longer read beside GHC's for the same
+//! reasons, and the peak-memory comparison would not be like for like.
 //!
 //! Note [Over-map and trim]
 //! ----------------------------------------
