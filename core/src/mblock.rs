@@ -363,7 +363,7 @@ impl Drop for MBlockPool {
     }
 }
 
-/// The two system calls, kept apart so the unsafe code is in one place.
+/// The system calls (mmap, munmap, madvise), kept apart so the unsafe code is in one place.
 mod os {
     use super::MemoryReturn;
 
