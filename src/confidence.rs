@@ -42,10 +42,7 @@ pub fn mean_ci95(values: &[f64]) -> (f64, Option<f64>) {
 /// The geometric mean of positive `ratios` (None if there are none, or
 /// one is not positive).
 pub fn geometric_mean(ratios: &[f64]) -> Option<f64> {
-    if ratios.is_empty() || ratios.iter().any(|&r| r <= 0.0 || !r.is_finite()) {
-        return None;
-    }
-    Some((ratios.iter().map(|r| r.ln()).sum::<f64>() / ratios.len() as f64).exp())
+    geometric_mean_ci95(ratios).map(|(mean, _)| mean)
 }
 
 /// The geometric mean of positive `ratios` with its 95% confidence
@@ -53,7 +50,9 @@ pub fn geometric_mean(ratios: &[f64]) -> Option<f64> {
 /// ratios (so the interval is not symmetric about the mean). None as for
 /// `geometric_mean`; no interval for fewer than two ratios.
 pub fn geometric_mean_ci95(ratios: &[f64]) -> Option<(f64, Option<(f64, f64)>)> {
-    geometric_mean(ratios)?;
+    if ratios.is_empty() || ratios.iter().any(|&r| r <= 0.0 || !r.is_finite()) {
+        return None;
+    }
     let logs: Vec<f64> = ratios.iter().map(|r| r.ln()).collect();
     let (mean, half) = mean_ci95(&logs);
     Some((mean.exp(), half.map(|h| ((mean - h).exp(), (mean + h).exp()))))

@@ -104,12 +104,11 @@
 //! [Huge pages for the heap]).
 
 use crate::constants::{MBLOCK_MASK, MBLOCK_SIZE};
+use std::collections::BTreeMap;
 
 /// The size of an x86-64 huge page: two megablocks (See Note [Huge
 /// pages for the heap]).
 pub const HUGE_PAGE: usize = 2 * MBLOCK_SIZE;
-
-use std::collections::BTreeMap;
 
 /// The megablocks of one heap.
 #[derive(Debug, Default)]
@@ -310,10 +309,8 @@ impl MBlockPool {
     /// megablock of its own, so either can be freed alone; they go back to
     /// the OS together (`take_free_pairs`).
     fn map_pair(&mut self) -> Result<usize, OutOfMemory> {
-        let below = if self.last.is_multiple_of(HUGE_PAGE) { self.map_below_last(HUGE_PAGE, HUGE_PAGE) } else { None };
-        let base = below.or_else(|| os::map_aligned(HUGE_PAGE, HUGE_PAGE)).ok_or(OutOfMemory { bytes: HUGE_PAGE })?;
+        let base = self.map_fresh(HUGE_PAGE, HUGE_PAGE)?;
         os::advise_huge_page(base, HUGE_PAGE);
-        self.last = base;
         self.owned.insert(base, 1);
         self.owned.insert(base + MBLOCK_SIZE, 1);
         self.note_mapped(2);
@@ -322,11 +319,20 @@ impl MBlockPool {
     }
 
     fn map(&mut self, n: usize) -> Result<usize, OutOfMemory> {
-        let bytes = n * MBLOCK_SIZE;
-        let base = self.map_below_last(bytes, MBLOCK_SIZE).or_else(|| os::map_aligned(bytes, MBLOCK_SIZE)).ok_or(OutOfMemory { bytes })?;
-        self.last = base;
+        let base = self.map_fresh(n * MBLOCK_SIZE, MBLOCK_SIZE)?;
         self.owned.insert(base, n);
         self.note_mapped(n);
+        Ok(base)
+    }
+
+    /// Fresh address space of `bytes`, aligned to `align`: right below the
+    /// latest mapping if that is free and aligned (See Note [Megablocks
+    /// side by side]), else over-mapped and trimmed (See Note [Over-map
+    /// and trim]). It becomes the latest mapping.
+    fn map_fresh(&mut self, bytes: usize, align: usize) -> Result<usize, OutOfMemory> {
+        let below = if self.last.is_multiple_of(align) { self.map_below_last(bytes, align) } else { None };
+        let base = below.or_else(|| os::map_aligned(bytes, align)).ok_or(OutOfMemory { bytes })?;
+        self.last = base;
         Ok(base)
     }
 
