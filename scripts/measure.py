@@ -8,11 +8,15 @@ change's effect, and how much work each runtime does for the same program,
 where wall time cannot. They are not times: cache misses and the work GHC's
 runtime does outside named functions are not in them.
 """
-import os, subprocess, sys, tempfile, time
+import math, os, resource, subprocess, sys, tempfile, time
 
 
 def run(cmd, env=None):
-    """Run one program; its stdout, stderr, elapsed seconds and own peak RSS in bytes (wait4)."""
+    """Run one program; its stdout, stderr, elapsed seconds and own peak RSS
+    in bytes (wait4). A child started from here inherits this process's
+    peak as the floor of its own (See Note [A process's own peak RSS] in
+    core/src/stats.rs), so a peak at or below that floor reads NaN: it is
+    not the program's."""
     with tempfile.TemporaryFile("w+") as out, tempfile.TemporaryFile("w+") as err:
         t0 = time.perf_counter()
         p = subprocess.Popen(cmd, stdout=out, stderr=err, env=env)
@@ -23,7 +27,9 @@ def run(cmd, env=None):
         stdout, stderr = out.read(), err.read()
     if os.waitstatus_to_exitcode(status) != 0:
         sys.exit(f"{' '.join(cmd)} failed:\n{stderr}")
-    return stdout, stderr, elapsed, usage.ru_maxrss * 1024
+    floor = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    rss = usage.ru_maxrss * 1024 if usage.ru_maxrss > floor else math.nan
+    return stdout, stderr, elapsed, rss
 
 
 def part_of(function):

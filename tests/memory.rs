@@ -1,6 +1,6 @@
 //! Memory goes back to the OS: megablocks freed by a shrinking heap are
 //! unmapped after a major GC, and large objects' megablock groups as soon
-//! as they die.
+//! as they die. And a run's peak RSS is its own, not its parent's.
 
 use gclab::flags;
 use gclab_core::{InfoTable, Mutator, Rts, StaticObject};
@@ -16,6 +16,23 @@ fn build_list(m: &mut Mutator<'_>, n: usize) {
         m.set(list, cell);
         m.truncate(list.index() + 1);
     }
+}
+
+#[test]
+fn a_runs_peak_rss_is_its_own_not_its_parents() {
+    // This process is 256 MiB resident when it starts the run, which a
+    // child started by posix_spawn reads as the floor of its `ru_maxrss`
+    // (See Note [A process's own peak RSS] in core's `stats`).
+    let ballast = vec![1u8; 256 << 20];
+    std::hint::black_box(&ballast);
+    let json = std::env::temp_dir().join(format!("gclab-own-rss-{}.json", std::process::id()));
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_gclab")).args(["run", "--json"]).arg(&json).args(["binary-trees", "4"]).env_remove("GCLABRTS").output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let record: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let _ = std::fs::remove_file(&json);
+    let rss = record["stats"]["max_rss_bytes"].as_u64().expect("a peak RSS");
+    assert!(rss > 0 && rss < 64 << 20, "binary-trees 4 read a peak RSS of {rss} bytes");
+    drop(ballast);
 }
 
 #[test]

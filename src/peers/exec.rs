@@ -48,7 +48,7 @@ pub fn run(peer: &PeerRun, json: Option<&Path>) -> Result<(), Failure> {
     cmd.args(peer.args.iter().map(|a| a.to_string())).args(&inv.args).envs(inv.env.iter().cloned());
     cmd.stdin(Stdio::null()).stdout(Stdio::piped()).stderr(Stdio::piped());
     let start = Instant::now();
-    let mut child = cmd.spawn().map_err(|e| (1, format!("cannot start {}: {e}", peer.program.display())))?;
+    let mut child = gclab_core::stats::spawn_measured(&mut cmd).map_err(|e| (1, format!("cannot start {}: {e}", peer.program.display())))?;
     let (out, err) = (reader(child.stdout.take()), reader(child.stderr.take()));
     let sweep_ended = starting_sweep();
     let status = loop {
