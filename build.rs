@@ -19,7 +19,13 @@
 //!
 //! The linker script puts those functions first, in their own output
 //! section ahead of `.text` (`INSERT BEFORE`, so the default layout stays
-//! otherwise). `scripts/layout-run-code` writes it from callgrind runs of
+//! otherwise), each from the start of a cache line. Without that, where
+//! a function's hot loop fell against cache lines and the decoded-uop
+//! cache's windows was left to the order of the list: binary-trees 19's
+//! mutator ran 1.09x slower (1.07-1.11 over 5 rounds) with the first list
+//! and 1.01x with every function so aligned (7 rounds; its code the same
+//! instructions at other addresses; See the placement entries in
+//! docs/performance.md). `scripts/layout-run-code` writes it from callgrind runs of
 //! every collector on every workload and of each output; a function it
 //! does not name still works, it only lies elsewhere. Its patterns leave
 //! out the compiler's hashes where the name stays unique, so the script
