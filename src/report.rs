@@ -494,9 +494,22 @@ where
 {
     let e = |e: DrawingAreaErrorKind<DB::ErrorType>| e.to_string();
     root.fill(&WHITE).map_err(e)?;
-    let mut areas = root.titled(title, ("sans-serif", 22)).map_err(e)?.split_evenly(panel_grid(n));
+    let width = root.dim_in_pixel().0;
+    let size = title_size(width, |size| root.estimate_text_size(title, &("sans-serif", size).into_text_style(root)).map_or(0, |(w, _)| w));
+    let mut areas = root.titled(title, ("sans-serif", size)).map_err(e)?.split_evenly(panel_grid(n));
     areas.truncate(n.max(1));
     Ok(areas)
+}
+
+/// The font size for a figure's title `width` pixels wide, given the
+/// width `measure` says the title takes at a size: 22, or smaller (down to
+/// 12) for a long title in a narrow figure, which 22 would cut off.
+fn title_size(width: u32, measure: impl Fn(f64) -> u32) -> f64 {
+    let mut size = 22.0;
+    while size > 12.0 && measure(size) + 16 > width {
+        size -= 1.0;
+    }
+    size
 }
 
 /// Draw pause CDFs: x the pause (ms, log scale), y the fraction of pauses.
@@ -764,6 +777,14 @@ mod tests {
         assert!((s.ci95.unwrap() - 4.303 / 3f64.sqrt()).abs() < 1e-9, "t(2) s/sqrt(n) with s = 1");
         assert_eq!(summarise(vec![4.0, 1.0, 2.0, 3.0]).unwrap().median, 2.5);
         assert_eq!(summarise(vec![]), None);
+    }
+
+    #[test]
+    fn a_long_title_is_set_smaller_to_fit_its_figure() {
+        let measure = |size: f64| (size * 30.0) as u32; // a title 30 sizes wide
+        assert_eq!(title_size(2000, measure), 22.0);
+        assert_eq!(title_size(520, measure), 16.0, "30 x 16 + 16 = 496 fits in 520; 30 x 17 + 16 does not");
+        assert_eq!(title_size(100, measure), 12.0, "never below 12");
     }
 
     #[test]

@@ -83,7 +83,33 @@ fn ghc(text: &str) -> Result<Map<String, Value>, String> {
     if !stats.contains_key("allocated_bytes") {
         return Err(format!("GHC's statistics have no allocated_bytes: is this `+RTS -t --machine-readable' output?\n{text}"));
     }
+    let gens = ghc_generations(&pairs)?;
+    if !gens.is_empty() {
+        stats.insert("gens".into(), Value::Array(gens));
+    }
     Ok(stats)
+}
+
+/// GHC's per-generation figures (`gen_<g>_collections`, `_wall_seconds`
+/// ...) as gclab's `gens` (core's `GenStats`), one per generation
+/// numbered from 0 with no gap, so that a sweep's `minor_gc_elapsed` and
+/// `major_gc_elapsed` read a GHC peer's run as they read gclab's.
+fn ghc_generations(pairs: &[(&str, &str)]) -> Result<Vec<Value>, String> {
+    const FIELDS: [(&str, &str); 5] = [("collections", "collections"), ("par_collections", "par_collections"), ("cpu_seconds", "cpu"), ("wall_seconds", "elapsed"), ("max_pause_seconds", "max_pause")];
+    let mut gens = Vec::new();
+    loop {
+        let key = |field: &str| format!("gen_{}_{field}", gens.len());
+        if !pairs.iter().any(|(k, _)| *k == key("collections")) {
+            return Ok(gens);
+        }
+        let mut gen = Map::new();
+        for (theirs, ours) in FIELDS {
+            let Some((_, v)) = pairs.iter().find(|(k, _)| *k == key(theirs)) else { continue };
+            let n: f64 = v.parse().map_err(|_| format!("GHC's statistics: {} is `{v}', not a number", key(theirs)))?;
+            gen.insert(ours.into(), if ours.ends_with("collections") { Value::from(n as u64) } else { Value::from(n) });
+        }
+        gens.push(Value::Object(gen));
+    }
 }
 
 /// The numbers after `tag` on the stderr line that starts with it, by name
@@ -147,7 +173,23 @@ mod tests {
         assert_eq!(s["gc_elapsed"], 3.674808);
         assert_eq!(s["total_elapsed"], 6.297758, "GHC's own total, not the wall clock's");
         assert_eq!(s["max_rss_bytes"], 4096u64);
+        assert!(s.get("gens").is_none(), "no generation's collections, no generations");
         assert!(read(Language::Ghc, "", Some("nothing"), 1.0, 0).unwrap_err().contains("allocated_bytes"));
+    }
+
+    #[test]
+    fn ghcs_generations_are_read_as_gclabs() {
+        let text = " [(\"allocated_bytes\", \"1000\")\n ,(\"gen_0_collections\", \"438\")\n ,(\"gen_0_par_collections\", \"0\")\n ,(\"gen_0_cpu_seconds\", \"0.18\")\n ,(\"gen_0_wall_seconds\", \"0.19\")\n ,(\"gen_0_max_pause_seconds\", \"0.0015\")\n ,(\"gen_1_collections\", \"11\")\n ,(\"gen_1_par_collections\", \"11\")\n ,(\"gen_1_cpu_seconds\", \"0.14\")\n ,(\"gen_1_wall_seconds\", \"0.073\")\n ,(\"gen_1_max_pause_seconds\", \"0.016\")\n ]\n";
+        let s = read(Language::Ghc, "", Some(text), 1.0, 0).unwrap();
+        let gens = s["gens"].as_array().unwrap();
+        assert_eq!(gens.len(), 2);
+        assert_eq!(gens[0]["collections"], 438u64);
+        assert_eq!(gens[0]["elapsed"], 0.19);
+        assert_eq!(gens[1]["par_collections"], 11u64);
+        assert_eq!(gens[1]["elapsed"], 0.073);
+        assert_eq!(gens[1]["max_pause"], 0.016);
+        let bad = text.replace("0.073", "soon");
+        assert!(read(Language::Ghc, "", Some(&bad), 1.0, 0).unwrap_err().contains("gen_1_wall_seconds"));
     }
 
     #[test]
