@@ -51,3 +51,22 @@ fn the_functions_a_run_executes_lie_together() {
     let sweep = address_of(&symbols, "5gclab5sweep5sweep17h");
     assert!(!(start..end).contains(&sweep), "the sweep's driver is inside the run's code");
 }
+
+#[test]
+fn layout_run_code_lists_what_a_run_executes() {
+    // One workload under every collector, on this (debug) build: the
+    // script's quick mode (See scripts/layout-run-code).
+    let out = std::env::temp_dir().join(format!("gclab-layout-{}.ld", std::process::id()));
+    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/scripts/layout-run-code");
+    let o = Command::new(script).args(["--gclab", env!("CARGO_BIN_EXE_gclab"), "--workload", "binary-trees", "--out"]).arg(&out).output().expect("scripts/layout-run-code runs");
+    assert!(o.status.success(), "{}{}", String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr));
+    let text = std::fs::read_to_string(&out).unwrap();
+    let _ = std::fs::remove_file(&out);
+    assert!(text.contains("__gclab_run_code_start = .;") && text.trim_end().ends_with("INSERT BEFORE .text;"), "{text}");
+    let patterns: Vec<&str> = text.lines().filter(|l| l.trim_start().starts_with("*(.text.")).collect();
+    assert!(patterns.len() > 100, "{} functions listed", patterns.len());
+    for needle in ["16gclab_collectors8scavenge14scavenge_block17h*E*", "15gclab_workloads12binary_trees3run17h*E*"] {
+        assert!(patterns.iter().any(|p| p.contains(needle)), "no pattern for {needle}");
+    }
+    assert!(!text.contains("5gclab5sweep5sweep17h"), "the sweep's driver is not run by a run");
+}
