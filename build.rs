@@ -10,9 +10,10 @@
 //! 64 KiB: the whole aligned window, where the file is in the page cache),
 //! so the code resident is not what ran but every window that holds some
 //! of it. `gclab` is one program with all its tools (sweeps, reports,
-//! plots, eventlog readers, a command-line parser), and the ~600 functions
-//! a run executes (about 0.2 MB of one run, 0.6 MB across every collector
-//! and workload) lay spread through its 3.3 MB of code: a run of
+//! plots, eventlog readers, a command-line parser), and the ~850 functions
+//! a run executes (0.2 MB of them in one run of binary-trees, 0.7 MB
+//! across every collector and workload) lay spread through its 3.3 MB of
+//! code: a run of
 //! binary-trees mapped 2.0-2.3 MB of it, where GHC's program maps 1 MB in
 //! all. Peak RSS over `experiments/peers-peak-memory.toml` read 1.043x
 //! GHC's, while the heap itself read 1.012x.
