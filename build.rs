@@ -13,10 +13,10 @@
 //! plots, eventlog readers, a command-line parser), and the ~850 functions
 //! a run executes (0.2 MB of them in one run of binary-trees, 0.7 MB
 //! across every collector and workload) lay spread through its 3.3 MB of
-//! code: a run of
-//! binary-trees mapped 2.0-2.3 MB of it, where GHC's program maps 1 MB in
-//! all. Peak RSS over `experiments/peers-peak-memory.toml` read 1.043x
-//! GHC's, while the heap itself read 1.012x.
+//! code: a run of binary-trees mapped 2.0-2.3 MB of it, where GHC's
+//! program maps 1 MB in all. Peak RSS over
+//! `experiments/peers-peak-memory.toml` read 1.043x GHC's, while the heap
+//! itself read 1.012x.
 //!
 //! The linker script puts those functions first, in their own output
 //! section ahead of `.text` (`INSERT BEFORE`, so the default layout stays
@@ -26,14 +26,15 @@
 //! mutator ran 1.09x slower (1.07-1.11 over 5 rounds) with the first list
 //! and 1.01x with every function so aligned (7 rounds; its code the same
 //! instructions at other addresses; See the placement entries in
-//! docs/performance.md). `scripts/layout-run-code` writes it from callgrind runs of
-//! every collector on every workload and of each output; a function it
-//! does not name still works, it only lies elsewhere. Its patterns leave
+//! docs/performance.md). `scripts/layout-run-code` writes the script from
+//! callgrind runs of every collector on every workload and of each
+//! output; a function it does not name still works, it only lies
+//! elsewhere. Its patterns leave
 //! out the compiler's hashes where the name stays unique, so the script
 //! matches a new build; `tests/layout.rs` checks that the functions of
 //! the copying loop land inside the section. Measured with the packing of
 //! relocations below (`gclab run binary-trees 4`, `/usr/bin/time -f %M`,
-//! three runs): 3.4-3.6 MB of peak RSS instead of 4.7-4.9 MB, against
+//! three runs): 3.3-3.6 MB of peak RSS instead of 4.7-4.9 MB, against
 //! GHC's 3.6-3.8 MB; at binary-trees 18, 0.9 MB of code resident instead
 //! of 2.0. Over the peak-memory sweep, peak RSS went from 1.043x GHC's to
 //! 1.022x [0.996, 1.048].
