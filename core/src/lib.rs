@@ -30,6 +30,7 @@ pub mod heap_walk;
 pub mod info;
 pub mod lock;
 pub mod mblock;
+pub mod mblock_return;
 pub mod memprof;
 pub mod mutator;
 pub mod observe;

@@ -11,7 +11,8 @@
 //! free ones kept for reuse and those whose memory went back to the OS
 //! while their address space stays ours (See Note [Returning memory
 //! lazily]); it keeps the invariant that every address in `owned` is the
-//! base of a live, aligned mapping.
+//! base of a live, aligned mapping, and that a decommitted megablock is
+//! handed out again only once its memory has gone back.
 //!
 //! Note [Returning memory lazily]
 //! ----------------------------------------
@@ -41,7 +42,9 @@
 //! by `MADV_FREE` (the kernel walks and moves every 4 KiB page either
 //! way). So what this buys is the heap that grows again; none of the
 //! standard workloads does much of that (fibheaps returns 59 megablocks
-//! in a run, gcbench 8, the rest fewer).
+//! in a run, gcbench 8, the rest fewer). That walk is now made by a
+//! thread of the pool's own, after the GC (See Note [Returning memory
+//! off the pause] in `mblock_return`).
 //!
 //! Note [Huge pages for the heap]
 //! ----------------------------------------
@@ -104,6 +107,7 @@
 //! [Huge pages for the heap]).
 
 use crate::constants::{MBLOCK_MASK, MBLOCK_SIZE};
+use crate::mblock_return::Returner;
 use std::collections::BTreeMap;
 
 /// The size of an x86-64 huge page: two megablocks (See Note [Huge
@@ -118,8 +122,12 @@ pub struct MBlockPool {
     /// Single free megablocks kept mapped for reuse.
     free: Vec<usize>,
     /// Megablocks returned to the OS whose address space we kept (See Note
-    /// [Returning memory lazily]), reused before fresh address space.
-    decommitted: Vec<usize>,
+    /// [Returning memory lazily]), reused before fresh address space, each
+    /// with the ticket of the returning thread's batch that gives it back
+    /// (0: given back already; See Note [Returning memory off the pause]).
+    decommitted: Vec<(usize, u64)>,
+    /// The thread that gives lazily returned memory back, once started.
+    returner: Option<Returner>,
     /// How the pool maps and returns memory.
     policy: MemoryPolicy,
     /// Megablocks holding memory now: owned, free ones included,
@@ -182,7 +190,10 @@ impl MBlockPool {
         if let Some(base) = self.free.pop() {
             return Ok(base);
         }
-        if let Some(base) = self.decommitted.pop() {
+        if let Some((base, ticket)) = self.decommitted.pop() {
+            if let Some(r) = &self.returner {
+                r.wait_for(ticket);
+            }
             self.note_mapped(1);
             return Ok(base);
         }
@@ -223,11 +234,10 @@ impl MBlockPool {
         self.free.sort_unstable();
         let going = if self.policy.huge_pages { self.take_free_pairs(keep) } else { self.free.split_off(keep) };
         // The highest free megablocks go, a run of neighbours in one call.
-        for run in going.chunk_by(|a, b| a + MBLOCK_SIZE == *b) {
-            os::decommit(run[0], run.len() * MBLOCK_SIZE, self.policy.return_mode);
-        }
+        let runs: Vec<(usize, usize)> = going.chunk_by(|a, b| a + MBLOCK_SIZE == *b).map(|run| (run[0], run.len() * MBLOCK_SIZE)).collect();
+        let ticket = self.give_back(runs);
         let count = going.len();
-        self.decommitted.extend(going);
+        self.decommitted.extend(going.into_iter().map(|base| (base, ticket)));
         self.mapped -= count;
         self.returned += count;
         count
@@ -268,7 +278,7 @@ impl MBlockPool {
             Some((&base, &n)) => addr < base + n * MBLOCK_SIZE,
             None => false,
         };
-        mapped && !self.decommitted.contains(&(addr & !MBLOCK_MASK))
+        mapped && !self.decommitted.iter().any(|&(base, _)| base == addr & !MBLOCK_MASK)
     }
 
     /// Is `base` a free megablock in the pool?
@@ -353,6 +363,24 @@ impl MBlockPool {
         None
     }
 
+    /// Give the memory of `runs` (address, bytes) back to the OS: lazily,
+    /// on the returning thread; the ticket of its batch, or 0 when done
+    /// here (See Note [Returning memory off the pause]).
+    fn give_back(&mut self, runs: Vec<(usize, usize)>) -> u64 {
+        if self.policy.return_mode == MemoryReturn::Lazy {
+            if self.returner.is_none() {
+                self.returner = Returner::start(|addr, bytes| os::decommit(addr, bytes, MemoryReturn::Lazy));
+            }
+            if let Some(r) = self.returner.as_mut() {
+                return r.send(runs);
+            }
+        }
+        for (addr, bytes) in runs {
+            os::decommit(addr, bytes, self.policy.return_mode);
+        }
+        0
+    }
+
     fn unmap(&mut self, base: usize, n: usize) {
         self.owned.remove(&base);
         os::unmap(base, n * MBLOCK_SIZE);
@@ -363,6 +391,8 @@ impl MBlockPool {
 
 impl Drop for MBlockPool {
     fn drop(&mut self) {
+        // Every return handed to the thread is done before the unmapping.
+        drop(self.returner.take());
         for (&base, &n) in &self.owned {
             os::unmap(base, n * MBLOCK_SIZE);
         }
