@@ -72,5 +72,13 @@ fn gc_phases_times_every_gc_of_an_eventlog() {
     let counted: usize = out.lines().filter(|l| l.starts_with("generation ")).map(|l| l.split_whitespace().nth(2).unwrap().parse::<usize>().unwrap()).sum();
     assert!(gcs > 10 && counted == gcs, "{gcs} GCs, {counted} by generation:\n{out}");
     assert!(out.contains("leader: work") && out.contains("minor GCs by position after the last generation-1 GC:"), "{out}");
+    // --each: one line per GC of the generation, with its copied bytes.
+    let majors: usize = out.lines().find(|l| l.starts_with("generation 1:")).and_then(|l| l.split_whitespace().nth(2)).and_then(|n| n.parse().ok()).unwrap_or_else(|| panic!("no major GCs in:\n{out}"));
+    let o = Command::new(script).args(["--gclab", gclab, "--each", "1", log.to_str().unwrap()]).output().expect("scripts/gc-phases runs");
+    let each = String::from_utf8_lossy(&o.stdout).into_owned();
+    assert!(o.status.success(), "scripts/gc-phases --each failed: {}{each}", String::from_utf8_lossy(&o.stderr));
+    let rows: Vec<&str> = each.lines().skip(2).collect();
+    assert_eq!(rows.len(), majors, "one row per major GC:\n{each}");
+    assert!(rows.iter().all(|r| r.contains('%') && r.split_whitespace().count() >= 8), "{each}");
     std::fs::remove_dir_all(&dir).unwrap();
 }
