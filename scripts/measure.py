@@ -1,6 +1,7 @@
-"""Helpers shared by `scripts/ab` and `scripts/compare-peers`: run a program
-and read its peak RSS, and count its instructions under cachegrind, split
-into the collector's part and the program's.
+"""Helpers shared by the measuring scripts (`scripts/ab`, `scripts/compare-peers`,
+`scripts/sanity-cost`, `scripts/layout-run-code`): run a program and read
+its peak RSS, count its instructions under cachegrind, split into the
+collector's part and the program's, and read the names `gclab list` gives.
 
 Instruction counts are deterministic where this machine's clock is not
 (timings drift by tens of percent between runs), so they show a hot-path
@@ -8,7 +9,7 @@ change's effect, and how much work each runtime does for the same program,
 where wall time cannot. They are not times: cache misses and the work GHC's
 runtime does outside named functions are not in them.
 """
-import math, os, resource, subprocess, sys, tempfile, time
+import math, os, re, resource, subprocess, sys, tempfile, time
 
 
 def run(cmd, env=None):
@@ -30,6 +31,18 @@ def run(cmd, env=None):
     floor = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     rss = usage.ru_maxrss * 1024 if usage.ru_maxrss > floor else math.nan
     return stdout, stderr, elapsed, rss
+
+
+def listed(gclab, heading):
+    """The names `gclab list` gives under `heading` (Collectors, Workloads)."""
+    text = subprocess.run([gclab, "list"], capture_output=True, text=True, check=True).stdout
+    names, inside = [], False
+    for line in text.splitlines():
+        if line.endswith(":") and not line.startswith(" "):
+            inside = line.startswith(heading)
+        elif inside and re.match(r"  \S", line):
+            names.append(line.split()[0])
+    return names
 
 
 def part_of(function):
