@@ -76,9 +76,7 @@ fn ghc(text: &str) -> Result<Map<String, Value>, String> {
     let pairs = machine_readable(text);
     let mut stats = Map::new();
     for (theirs, ours) in GHC_FIGURES {
-        let Some((_, v)) = pairs.iter().find(|(k, _)| k == theirs) else { continue };
-        let n: f64 = v.parse().map_err(|_| format!("GHC's statistics: {theirs} is `{v}', not a number"))?;
-        stats.insert(ours.to_string(), if ours.ends_with("bytes") || ours.ends_with("gcs") { Value::from(n as u64) } else { Value::from(n) });
+        copy_figure(&pairs, theirs, ours, &mut stats)?;
     }
     if !stats.contains_key("allocated_bytes") {
         return Err(format!("GHC's statistics have no allocated_bytes: is this `+RTS -t --machine-readable' output?\n{text}"));
@@ -104,12 +102,20 @@ fn ghc_generations(pairs: &[(&str, &str)]) -> Result<Vec<Value>, String> {
         }
         let mut gen = Map::new();
         for (theirs, ours) in FIELDS {
-            let Some((_, v)) = pairs.iter().find(|(k, _)| *k == key(theirs)) else { continue };
-            let n: f64 = v.parse().map_err(|_| format!("GHC's statistics: {} is `{v}', not a number", key(theirs)))?;
-            gen.insert(ours.into(), if ours.ends_with("collections") { Value::from(n as u64) } else { Value::from(n) });
+            copy_figure(pairs, &key(theirs), ours, &mut gen)?;
         }
         gens.push(Value::Object(gen));
     }
+}
+
+/// GHC's figure `theirs`, if it has one, into `into` as `ours`: a whole
+/// number for counts (bytes, GCs, collections), else seconds.
+fn copy_figure(pairs: &[(&str, &str)], theirs: &str, ours: &str, into: &mut Map<String, Value>) -> Result<(), String> {
+    let Some((_, v)) = pairs.iter().find(|(k, _)| *k == theirs) else { return Ok(()) };
+    let n: f64 = v.parse().map_err(|_| format!("GHC's statistics: {theirs} is `{v}', not a number"))?;
+    let count = ["bytes", "gcs", "collections"].iter().any(|s| ours.ends_with(s));
+    into.insert(ours.to_string(), if count { Value::from(n as u64) } else { Value::from(n) });
+    Ok(())
 }
 
 /// The numbers after `tag` on the stderr line that starts with it, by name
