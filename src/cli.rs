@@ -539,7 +539,7 @@ fn minheap(registry: &Registry, collector: Option<&str>, precision: f64, timeout
 }
 
 /// `run`'s exit code when an output cannot be written.
-const UNWRITABLE: u8 = gclab_core::rts::EXIT_OUTPUT_UNWRITABLE as u8;
+const UNWRITABLE: u8 = gclab_core::runtime::EXIT_OUTPUT_UNWRITABLE as u8;
 
 fn run(registry: &Registry, collector: Option<&str>, json: Option<PathBuf>, rest: &[String]) -> Result<(), Failure> {
     crate::sweep::exit_with_parent();

@@ -198,7 +198,7 @@ pub fn sweep(exp: &Experiment, opts: &SweepOptions) -> Result<SweepSummary, Stri
             }
             Err(reason) => RunRecord { spec: run.clone(), status: Status::Failed, exit_code: None, signal: None, wall_secs: 0.0, stderr_tail: reason, result: None },
         };
-        if record.exit_code == Some(gclab_core::rts::EXIT_OUTPUT_UNWRITABLE) {
+        if record.exit_code == Some(gclab_core::runtime::EXIT_OUTPUT_UNWRITABLE) {
             return Err(unwritable_output(&opts.out, &record));
         }
         match record.status {

@@ -185,8 +185,8 @@ fn control_maps_onto_rts_settings_and_refuses_what_it_cannot_honour() {
         let before = gc::quick_stat(m).minor_collections;
         gc::set(m, gc::Control { minor_heap_size: 32 * 1024, space_overhead: 50, ..c }).unwrap();
         assert_eq!(gc::quick_stat(m).minor_collections, before + 1, "{name}: changing minor_heap_size collects");
-        assert_eq!(m.rts().flags().alloc_area_blocks, 64, "{name}: 32k words = 256 KiB = 64 blocks");
-        assert_eq!(m.rts().flags().old_gen_factor, 1.5);
+        assert_eq!(m.runtime().flags().alloc_area_blocks, 64, "{name}: 32k words = 256 KiB = 64 blocks");
+        assert_eq!(m.runtime().flags().old_gen_factor, 1.5);
         let c = gc::get(m);
         for bad in [
             gc::Control { stack_limit: 5, ..c },

@@ -47,7 +47,7 @@ use gclab_core::block_alloc::BlockAllocator;
 use gclab_core::constants::{Word, BLOCK_WORDS};
 use gclab_core::generation::Generation;
 use gclab_core::lock::Lock;
-use gclab_core::Rts;
+
 
 /// Cell sizes in words, smallest first (See Note [Size classes]).
 pub const CLASSES: [usize; 44] = cell_sizes();
@@ -237,7 +237,7 @@ impl CellSpace {
                 unsafe { clear_dead_cells(&b) };
                 partial[class].push(bd);
             } else {
-                // See Note [Unswept blocks] in core's `heap_walk`.
+                // See Note [Unswept blocks] in core's `block_walk`.
                 d.flags |= BF_UNSWEPT;
                 d.aux = map_address;
                 unswept.push(Unswept { map: d.aux as *const _, ..b });
@@ -320,7 +320,7 @@ impl CellAllocator<'_> {
         if let Some(bd) = unsafe { self.space.sweeps.sweep_one(class) } {
             return (bd, false);
         }
-        let bd = self.blocks.lock().alloc_block().unwrap_or_else(|e| Rts::out_of_memory(e));
+        let bd = self.blocks.lock().alloc_block().unwrap_or_else(|e| gclab_core::runtime::out_of_memory(e));
         // SAFETY: a block fresh from the allocator is ours alone.
         let d = unsafe { bd.get() };
         // SAFETY: the block's words are ours; free cells are zero.

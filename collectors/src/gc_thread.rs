@@ -111,7 +111,7 @@ use gclab_core::block_alloc::BlockAllocator;
 use gclab_core::constants::Word;
 use gclab_core::generation::{Generation, ObjPtr};
 use gclab_core::object::Layout;
-use gclab_core::{Rts, ThreadWork};
+use gclab_core::ThreadWork;
 use crate::mark::MarkBitmap;
 use crate::space::SpaceAllocator;
 use crate::gc_workers::Company;
@@ -429,7 +429,7 @@ impl<'h> GcThread<'h> {
         let batch = if self.parallel { FRESH_BLOCK_BATCH } else { 1 };
         let mut ba = self.blocks.lock();
         for _ in 0..batch {
-            self.fresh.push(ba.alloc_block().unwrap_or_else(|e| Rts::out_of_memory(e)));
+            self.fresh.push(ba.alloc_block().unwrap_or_else(|e| gclab_core::runtime::out_of_memory(e)));
         }
         drop(ba);
         self.fresh.pop().expect("a batch holds a block")

@@ -267,7 +267,7 @@ fn evacuated_words(blocks: &[BlockPtr], layout: Layout) -> usize {
         // SAFETY: as above.
         let d = unsafe { bd.read() };
         // SAFETY: as above.
-        unsafe { gclab_core::heap_walk::walk_block(d, d.free, walk) };
+        unsafe { gclab_core::block_walk::walk_block(d, d.free, walk) };
     }
     words
 }

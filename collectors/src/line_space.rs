@@ -79,7 +79,7 @@ use gclab_core::block_alloc::BlockAllocator;
 use gclab_core::constants::{Word, BLOCK_WORDS, WORD_SIZE};
 use gclab_core::generation::Generation;
 use gclab_core::lock::Lock;
-use gclab_core::{RegionSweep, Rts};
+use gclab_core::RegionSweep;
 
 /// How a block is cut into lines (See Note [Line size]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -452,7 +452,7 @@ impl LineAllocator<'_> {
     }
 
     fn cut_block(&mut self) -> Held {
-        let bd = self.blocks.lock().alloc_block().unwrap_or_else(|e| Rts::out_of_memory(e));
+        let bd = self.blocks.lock().alloc_block().unwrap_or_else(|e| gclab_core::runtime::out_of_memory(e));
         // SAFETY: a block fresh from the allocator is ours alone.
         let d = unsafe { bd.get() };
         d.flags = BF_EVACUATED;

@@ -164,7 +164,7 @@ impl MarkBitmap {
     }
 
     /// The address of block `bd`'s bits, as a `BF_UNSWEPT` block's `aux`
-    /// word holds it (See Note [Unswept blocks] in core's `heap_walk`):
+    /// word holds it (See Note [Unswept blocks] in core's `block_walk`):
     /// valid while the bitmap lives and no block is attached to it.
     pub fn live_map_address(&self, bd: BlockPtr) -> u64 {
         // An atomic u64 has the layout of a u64, so the map reads as a

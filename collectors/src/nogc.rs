@@ -19,7 +19,7 @@
 
 use crate::CollectorEntry;
 use gclab_core::bdescr::{BF_EVACUATED, BF_NURSERY};
-use gclab_core::{Collector, GcContext, GcOutcome, GcRequest, Rts};
+use gclab_core::{Collector, GcContext, GcOutcome, GcRequest};
 
 /// The registry entry.
 pub const ENTRY: CollectorEntry = CollectorEntry {
@@ -63,7 +63,7 @@ impl Collector for NoGc {
                 d.dest_no = oldest as u16;
                 // SAFETY: as above; the block now belongs to the generation.
                 unsafe { heap.gens[oldest].add_block(*slot) };
-                let bd = fresh.alloc_block().unwrap_or_else(|e| Rts::out_of_memory(e));
+                let bd = fresh.alloc_block().unwrap_or_else(|e| gclab_core::runtime::out_of_memory(e));
                 // SAFETY: a block fresh from the allocator is ours alone.
                 unsafe { bd.get() }.flags = BF_NURSERY;
                 *slot = bd;

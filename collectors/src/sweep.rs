@@ -5,7 +5,7 @@
 //! lives; its live and free words counted), but clearing its dead cells
 //! may wait: in `Lazy` and `Concurrent` mode the block is flagged
 //! `BF_UNSWEPT`, its live map stays with the space, and it waits in this
-//! module's queue (See Note [Unswept blocks] in core's `heap_walk` for
+//! module's queue (See Note [Unswept blocks] in core's `block_walk` for
 //! what that promises the rest of the runtime). A queued block is cleared
 //! by the first allocator that wants a block of its size class, during a
 //! later GC, or, in `Concurrent` mode, by the space's sweeper thread while
@@ -86,7 +86,7 @@ pub struct Unswept {
 
 // SAFETY: an `Unswept` is handed from thread to thread only through the
 // queue's lock; whoever took it from the queue is the only one to write
-// the block's dead cells (See Note [Unswept blocks] in core's `heap_walk`).
+// the block's dead cells (See Note [Unswept blocks] in core's `block_walk`).
 unsafe impl Send for Unswept {}
 
 /// The queue of unswept blocks.
@@ -174,7 +174,7 @@ impl Sweeps {
     ///
     /// # Safety
     /// The world is stopped (a GC holds the heap), so that no walk sees a
-    /// descriptor change (See Note [Unswept blocks] in core's `heap_walk`).
+    /// descriptor change (See Note [Unswept blocks] in core's `block_walk`).
     pub unsafe fn take_swept(&self) -> Vec<Unswept> {
         let swept = std::mem::take(&mut self.queue.lock().swept);
         for b in &swept {
@@ -213,7 +213,7 @@ fn sweeper(queue: &Lock<Queue>, stop: &AtomicBool) {
     while !stop.load(Ordering::Acquire) {
         let Some(b) = queue.lock().todo.iter_mut().find_map(Vec::pop) else { return };
         // SAFETY: taken from the queue, the block's dead cells are this
-        // thread's alone (See Note [Unswept blocks] in core's `heap_walk`),
+        // thread's alone (See Note [Unswept blocks] in core's `block_walk`),
         // and its map lives until the thread is joined (`forget`, drop).
         unsafe { clear_dead_cells(&b) };
         queue.lock().swept.push(b);

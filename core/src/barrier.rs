@@ -46,25 +46,12 @@
 //! reads] in `object`).
 
 use crate::bdescr::BlockDesc;
+pub use crate::capability::BarrierExtension;
 use crate::capability::Capability;
 use crate::constants::Word;
 use crate::generation::ObjPtr;
 use crate::info::{ClosureType, InfoTable, IND_INFO, MUT_ARR_DIRTY_INFO, MUT_VAR_DIRTY_INFO};
 use crate::object::{info_of_header, load_header, store_field, store_header, Layout, CARD_BITS};
-
-/// What a collector adds to the generational barrier (See Note
-/// [Extending the barrier]).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-#[repr(u8)]
-pub enum BarrierExtension {
-    /// The remembered set only.
-    #[default]
-    None,
-    /// Record every pointer a store overwrites (Yuasa's deletion barrier).
-    SnapshotAtTheBeginning,
-    /// Record every pointer a store writes (Dijkstra's insertion barrier).
-    Insertion,
-}
 
 /// Turn an extension on (or off) on every capability. Only while the
 /// world is stopped: the caller holds `caps` exclusively.

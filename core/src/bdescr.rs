@@ -39,7 +39,7 @@ pub const BF_MARK_IN_PLACE: u32 = 1 << 5;
 /// The block's dead objects are not swept yet: its live objects are those
 /// whose first word's bit is set in the `LiveMap` that `aux` points to,
 /// and every other word is garbage that nobody may read (See Note
-/// [Unswept blocks] in `heap_walk`).
+/// [Unswept blocks] in `block_walk`).
 pub const BF_UNSWEPT: u32 = 1 << 6;
 /// A weak pointer's key lives in this from-space block, so a parallel GC
 /// claims every object it copies from here by compare-and-swap, immutable

@@ -9,10 +9,23 @@
 //! mutator touches it; during a GC (every mutator stopped) the collector
 //! does.
 
-use crate::barrier::BarrierExtension;
 use crate::bdescr::{BlockDesc, BlockPtr};
 use crate::constants::Word;
 use crate::generation::ObjPtr;
+
+/// What a collector adds to the generational barrier (See Note
+/// [Extending the barrier]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[repr(u8)]
+pub enum BarrierExtension {
+    /// The remembered set only.
+    #[default]
+    None,
+    /// Record every pointer a store overwrites (Yuasa's deletion barrier).
+    SnapshotAtTheBeginning,
+    /// Record every pointer a store writes (Dijkstra's insertion barrier).
+    Insertion,
+}
 
 /// One capability.
 #[derive(Debug)]
@@ -192,7 +205,7 @@ fn count_block_objects(d: &BlockDesc, layout: crate::object::Layout) -> u64 {
     // SAFETY: the block is this capability's own nursery block, just
     // retired: its objects tile it up to `free`, and nobody else writes it.
     unsafe {
-        crate::heap_walk::walk_block(d, d.free, |p| {
+        crate::block_walk::walk_block(d, d.free, |p| {
             objects += 1;
             Some(layout.size_of(p, crate::object::info_of_header(*p)))
         });

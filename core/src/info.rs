@@ -12,11 +12,21 @@
 //! [Forwarding pointers] in `object`).
 
 use crate::constants::Word;
-use crate::mutator::{Handle, Mutator};
+use std::fmt;
 
-/// The code of a thunk: computes its value from the thunk's payload. The
-/// mutator then overwrites the thunk with an indirection to the result.
-pub type ThunkCode = for<'a, 'b> fn(&'b mut Mutator<'a>, Handle) -> Handle;
+/// A thunk's code with its type erased: the info table sits below the
+/// mutator, whose type the code's signature names. Only the mutator's
+/// `InfoTable::thunk` makes one and only its `thunk_code` reads one, each
+/// as the mutator's `ThunkCode` (See Note [Thunk code beside its info
+/// table] in `mutator::thunk`).
+#[derive(Clone, Copy)]
+pub struct ErasedCode(pub(crate) fn());
+
+impl fmt::Debug for ErasedCode {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("<thunk code>")
+    }
+}
 
 /// Magic number in every info table, checked by the sanity checker.
 pub const INFO_MAGIC: u32 = 0x6763_6c62; // "gclb"
@@ -142,15 +152,16 @@ pub struct InfoTable {
     pub type_name: &'static str,
     /// Module (`-hm`).
     pub module: &'static str,
-    /// For thunks: the code that evaluates it.
-    pub entry: Option<ThunkCode>,
+    /// For thunks: the code that evaluates it (made and read by the
+    /// mutator's `InfoTable::thunk` and `thunk_code`).
+    pub(crate) entry: Option<ErasedCode>,
     /// Payload words of a fixed-layout object, worked out once here:
     /// `ptrs + nptrs`, at least 1 for a thunk (See `InfoTable::thunk`).
     payload_words: u32,
 }
 
 impl InfoTable {
-    const fn new(closure_type: ClosureType, ptrs: u32, nptrs: u32, name: &'static str, type_name: &'static str, module: &'static str) -> InfoTable {
+    pub(crate) const fn new(closure_type: ClosureType, ptrs: u32, nptrs: u32, name: &'static str, type_name: &'static str, module: &'static str) -> InfoTable {
         let payload = ptrs + nptrs;
         let payload_words = if matches!(closure_type, ClosureType::Thunk) && payload == 0 { 1 } else { payload };
         InfoTable { magic: INFO_MAGIC, closure_type, ptrs, nptrs, name, type_name, module, entry: None, payload_words }
@@ -175,15 +186,6 @@ impl InfoTable {
     /// A function closure capturing `ptrs` pointers and `nptrs` words.
     pub const fn fun(name: &'static str, module: &'static str, ptrs: u32, nptrs: u32) -> InfoTable {
         InfoTable::new(ClosureType::Fun, ptrs, nptrs, name, "->", module)
-    }
-
-    /// A thunk whose value `entry` computes from its `ptrs` + `nptrs` free
-    /// variables. A thunk has at least one payload word, so that it can be
-    /// overwritten by an indirection.
-    pub const fn thunk(name: &'static str, type_name: &'static str, module: &'static str, ptrs: u32, nptrs: u32, entry: ThunkCode) -> InfoTable {
-        let mut it = InfoTable::new(ClosureType::Thunk, ptrs, nptrs, name, type_name, module);
-        it.entry = Some(entry);
-        it
     }
 
     /// The header word that points at this table.

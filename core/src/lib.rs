@@ -1,14 +1,26 @@
 //! gclab-core: the block-structured heap that every gclab collector shares.
 //!
-//! Modules, from the bottom up: `constants` (the heap's geometry),
-//! `mblock` (megablocks from the OS), `bdescr` (block descriptors),
-//! `block_alloc` (block groups and free lists), `info` and `object` (the
-//! object model), `generation`, `capability` and `heap` (where objects
-//! live), `barrier` (the write barrier), `stable_ptr`, `mutator` (the
-//! mutator's safe interface), `flags` (GHC's RTS options), `policy` (when
-//! to collect what, and how big things grow), `collector` (the trait every
-//! collector implements), `stats` and `report` (GHC's statistics), `sanity`
-//! (the `-DS` checker) and `rts` (the runtime that ties them together).
+//! Modules, in layers from the bottom up (each imports only from layers
+//! below it; `docs/design.md` draws them):
+//!
+//! - the heap: `constants` (its geometry), `shim` and `lock`, `mblock`
+//!   (megablocks from the OS), `bdescr` (block descriptors), `block_alloc`
+//!   (block groups and free lists), `info` and `object` (the object
+//!   model), `block_walk` (a block's objects), `generation`, `stable_ptr`
+//!   and `heap`, under `flags` (GHC's RTS options);
+//! - the mutator's half: `capability` (per-thread allocation state),
+//!   `barrier` (the write barrier), `heap_walk` (every object);
+//! - the GC seam: `collector` (the trait every collector implements),
+//!   `policy` (when to collect what, how big things grow), `sync` and
+//!   `gc_help` (stopping the world), `stats` (what a run measures),
+//!   `profiling` (the heap profiler's seam), `observe` (what observers
+//!   are shown);
+//! - the observers, beside the runtime: `report` and `stats_output` (the
+//!   `-s/-S/-t` text), `eventlog`, `sanity` (the `-DS` checker);
+//! - `runtime` (the shared state, the handshake and the GC driver), then
+//!   `mutator` (the program's interface to the heap), then `gc` (OCaml's
+//!   `Gc` API and Memprof, on the mutator);
+//! - `rts`, the top: a run assembled from all of these.
 //!
 //! `unsafe` code in gclab lives here and in the collectors crate only.
 
@@ -26,20 +38,20 @@ pub mod gc;
 pub mod gc_help;
 pub mod generation;
 pub mod heap;
+pub mod block_walk;
 pub mod heap_walk;
 pub mod info;
 pub mod lock;
 pub mod mblock;
 pub mod mblock_return;
-pub mod memprof;
 pub mod mutator;
 pub mod observe;
 pub mod object;
-pub mod par;
 pub mod policy;
 pub mod profiling;
 pub mod report;
 pub mod rts;
+pub mod runtime;
 pub mod sanity;
 pub mod shim;
 pub mod stable_ptr;
@@ -51,6 +63,7 @@ pub use collector::{Collector, CollectorEvent, ConcurrentPhase, GcContext, GcOut
 pub use flags::{FlagError, RtsFlags};
 pub use info::{ClosureType, InfoTable, StaticObject};
 pub use mutator::{Alarm, Finalizer, FinalizerKind, Handle, HeapView, LastFinalizer, Mutator, ObjRef};
-pub use rts::{Rts, RunError};
+pub use rts::Rts;
+pub use runtime::{RunError, Runtime};
 pub use stable_ptr::StablePtr;
 pub use stats::Stats;

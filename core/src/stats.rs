@@ -42,7 +42,6 @@
 use crate::constants::{BLOCKS_PER_MBLOCK, BLOCK_SIZE, MBLOCK_SIZE, WORD_SIZE};
 use crate::capability::Allocated;
 use crate::heap::Heap;
-use crate::observe::{GcEnd, GcObserver};
 use serde::Serialize;
 use std::time::Instant;
 
@@ -510,17 +509,18 @@ impl Stats {
     }
 }
 
-/// The statistics account every GC.
-impl GcObserver for Stats {
-    fn gc_end(&mut self, gc: &GcEnd<'_>) {
-        self.max_large_objects_bytes = self.max_large_objects_bytes.max((gc.heap.large_object_words() * WORD_SIZE) as u64);
-        self.gc_threads = self.gc_threads.max(gc.outcome.threads.len());
-        self.note_memory_in_use(gc.heap);
-        self.promoted_words += gc.outcome.threads.iter().map(|t| t.promoted_words as u64).sum::<u64>();
-        if gc.forced_major {
+impl Stats {
+    /// Account one finished GC: `record` and what the collector said it
+    /// did (`outcome`), with the heap after it.
+    pub fn account_gc(&mut self, record: &GcRecord, outcome: &crate::collector::GcOutcome, heap: &Heap, major: bool, forced_major: bool) {
+        self.max_large_objects_bytes = self.max_large_objects_bytes.max((heap.large_object_words() * WORD_SIZE) as u64);
+        self.gc_threads = self.gc_threads.max(outcome.threads.len());
+        self.note_memory_in_use(heap);
+        self.promoted_words += outcome.threads.iter().map(|t| t.promoted_words as u64).sum::<u64>();
+        if forced_major {
             self.forced_major_collections += 1;
         }
-        self.record_gc(gc.record, gc.major, gc.outcome.parallel());
+        self.record_gc(record, major, outcome.parallel());
     }
 }
 

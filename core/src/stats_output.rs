@@ -1,9 +1,11 @@
-//! Where the statistics reports go: the `-S` line of every GC as it ends
-//! (an observer of GCs), OCaml's verbose GC messages on stderr, and the
-//! `-s`/`-t` report at exit (`report` makes the text).
+//! Where the statistics reports go: the `-S` line of every GC as it ends,
+//! OCaml's verbose GC messages on stderr, and the `-s`/`-t` report at exit
+//! (`report` makes the text). An observer of the runtime (See `observe`).
 
+use crate::flags::{RtsFlags, StatsLevel, StatsTarget};
 use crate::observe::{GcEnd, GcObserver};
-use crate::report::{gc_table_header, gc_table_line};
+use crate::report::{self, gc_table_header, gc_table_line};
+use crate::stats::Stats;
 use std::io::Write;
 
 /// Where `-s`, `-S` and `-t` go: the `-S` line of every GC as it ends,
@@ -11,27 +13,56 @@ use std::io::Write;
 pub struct StatsOutput {
     out: Option<Box<dyn Write + Send>>,
     per_gc: bool,
+    /// What `-s/-S/-t` and `--machine-readable` ask for at exit.
+    level: StatsLevel,
+    machine_readable: bool,
+    capabilities: usize,
+    /// Where the output goes, for messages.
+    target: StatsTarget,
 }
 
 impl StatsOutput {
-    /// Output to `out` (None: nothing is printed); `per_gc`: `-S`, a line
-    /// per GC after the table's header, written now.
-    pub fn new(mut out: Option<Box<dyn Write + Send>>, per_gc: bool) -> std::io::Result<StatsOutput> {
+    /// The output the flags ask for (nothing is printed without `-s`,
+    /// `-S` or `-t`); with `-S`, the table's header is written now. An
+    /// `Err` names the file that could not be written.
+    pub fn open(flags: &RtsFlags) -> Result<StatsOutput, String> {
+        let target = flags.stats_target.clone();
+        let mut out: Option<Box<dyn Write + Send>> = match (&flags.stats, &target) {
+            (StatsLevel::None, _) => None,
+            (_, StatsTarget::Stderr) => Some(Box::new(std::io::stderr())),
+            (_, StatsTarget::File(path)) => Some(Box::new(std::io::BufWriter::new(std::fs::File::create(path).map_err(|e| write_error(&target, e))?))),
+        };
+        let per_gc = flags.stats == StatsLevel::Verbose;
         if per_gc {
             if let Some(o) = out.as_mut() {
-                o.write_all(gc_table_header().as_bytes())?;
+                o.write_all(gc_table_header().as_bytes()).map_err(|e| write_error(&target, e))?;
             }
         }
-        Ok(StatsOutput { out, per_gc })
+        Ok(StatsOutput { out, per_gc, level: flags.stats, machine_readable: flags.machine_readable, capabilities: flags.capabilities, target })
     }
 
-    /// Write the report at exit.
-    pub fn finish(&mut self, text: &str) -> std::io::Result<()> {
-        if let Some(out) = self.out.as_mut() {
-            out.write_all(text.as_bytes())?;
-            out.flush()?;
+    /// The report at exit, as the flags ask for it.
+    fn text(&self, stats: &Stats) -> String {
+        match self.level {
+            StatsLevel::None => String::new(),
+            StatsLevel::OneLine if self.machine_readable => report::machine_readable(stats),
+            StatsLevel::OneLine => report::one_line(stats),
+            StatsLevel::Summary | StatsLevel::Verbose => {
+                let mut t = report::summary(stats, self.capabilities);
+                if self.machine_readable {
+                    t.push_str(&report::machine_readable(stats));
+                }
+                t
+            }
         }
-        Ok(())
+    }
+}
+
+/// A failure to write the statistics (`-s`, `-S`, `-t`), naming where.
+fn write_error(target: &StatsTarget, e: std::io::Error) -> String {
+    match target {
+        StatsTarget::File(path) => format!("cannot write the statistics file {}: {e}", path.display()),
+        StatsTarget::Stderr => format!("cannot write the statistics to standard error: {e}"),
     }
 }
 
@@ -43,6 +74,14 @@ impl GcObserver for StatsOutput {
             }
         }
         verbose_messages(gc);
+    }
+
+    fn report(&mut self, stats: &Stats) -> Result<(), String> {
+        let text = self.text(stats);
+        if let Some(out) = self.out.as_mut() {
+            out.write_all(text.as_bytes()).and_then(|()| out.flush()).map_err(|e| write_error(&self.target, e))?;
+        }
+        Ok(())
     }
 }
 

@@ -48,49 +48,50 @@ impl Mutator<'_> {
     #[cold]
     #[inline(never)]
     pub(crate) fn alloc_slow(&mut self, words: usize) -> *mut Word {
-        self.rts.safe_point();
+        self.rt.safe_point();
         self.run_gc_hooks();
         if words * WORD_SIZE >= LARGE_OBJECT_THRESHOLD {
             return self.alloc_large(words);
         }
         if self.forced_gcs {
-            let every = self.rts.flags().gc_every_allocs;
+            let every = self.rt.flags().gc_every_allocs;
             let cap = self.cap_mut();
             cap.allocs_since_forced_gc += 1;
             if cap.allocs_since_forced_gc >= every {
                 cap.allocs_since_forced_gc = 0;
-                self.rts.collect(self.cap_no, GcReason::Forced, false);
+                self.rt.collect(self.cap_no, GcReason::Forced, false);
             }
         }
         if self.cap().gc_wanted {
-            self.rts.collect(self.cap_no, GcReason::LargeAllocation, false);
+            self.rt.collect(self.cap_no, GcReason::LargeAllocation, false);
         }
         loop {
             let cap = self.cap_mut();
             let p = cap.hp;
             if !p.is_null() && p.wrapping_add(words) <= cap.block_end {
-                self.memprof_account(p, words, false);
+                self.sampler_account(p, words, false);
                 self.cap_mut().hp = p.wrapping_add(words);
                 self.refresh_limit();
                 return p;
             }
             if !self.next_nursery_block() {
-                self.rts.collect(self.cap_no, GcReason::HeapExhausted, false);
+                self.rt.collect(self.cap_no, GcReason::HeapExhausted, false);
             }
         }
     }
 
     /// Set the fast path's limit: the block's end, the block's start under
-    /// `--gc-every`, or the next sampled word under Memprof.
+    /// `--gc-every`, or the next sampled word while a sampler runs (See
+    /// Note [Sampling without a fast-path test] in `sampling`).
     pub(crate) fn refresh_limit(&mut self) {
-        // SAFETY: as in `cap_mut`; `self.memprof` is a different field.
+        // SAFETY: as in `cap_mut`; `self.sampler` is a different field.
         let cap = unsafe { &mut *self.cap };
         cap.hp_lim = if self.forced_gcs { cap.hp } else { cap.block_end };
-        if let Some(mp) = self.memprof.as_mut() {
-            mp.base = cap.hp;
-            if !mp.busy && !cap.hp.is_null() {
+        if let Some(sampler) = self.sampler.as_mut() {
+            sampler.base = cap.hp;
+            if !cap.hp.is_null() {
                 let room = (cap.block_end as usize - cap.hp as usize) / WORD_SIZE;
-                let to_sample = mp.countdown.saturating_sub(1).min(room as u64) as usize;
+                let to_sample = sampler.countdown.saturating_sub(1).min(room as u64) as usize;
                 cap.hp_lim = cap.hp_lim.min(cap.hp.wrapping_add(to_sample));
             }
         }
@@ -100,7 +101,7 @@ impl Mutator<'_> {
     /// Move to the next block of this capability's nursery chunk, or to a
     /// fresh chunk. False when the allocation area is used up.
     pub(crate) fn next_nursery_block(&mut self) -> bool {
-        self.memprof_catch_up();
+        self.sampler_catch_up();
         let entered = self.enter_next_nursery_block();
         if entered {
             self.refresh_limit();
@@ -109,7 +110,7 @@ impl Mutator<'_> {
     }
 
     fn enter_next_nursery_block(&mut self) -> bool {
-        let heap = self.rts.heap_ref();
+        let heap = self.rt.heap_ref();
         let forced = self.forced_gcs;
         // SAFETY: as in `cap_mut`; `heap` is a different object.
         let cap = unsafe { &mut *self.cap };
@@ -135,19 +136,19 @@ impl Mutator<'_> {
 
     /// A large object: a block group of its own, in generation 0.
     pub(crate) fn alloc_large(&mut self, words: usize) -> *mut Word {
-        let flags = self.rts.flags();
+        let flags = self.rt.flags();
         let bytes = words * WORD_SIZE;
         let blocks = bytes.div_ceil(crate::constants::BLOCK_SIZE);
         if flags.max_heap_blocks > 0 && blocks >= flags.max_heap_blocks {
-            self.rts.fail_exhausted(HeapExhausted::Overflow(HeapOverflow { max_heap_bytes: flags.max_heap_blocks * crate::constants::BLOCK_SIZE }));
+            self.rt.fail_exhausted(HeapExhausted::Overflow(HeapOverflow { max_heap_bytes: flags.max_heap_blocks * crate::constants::BLOCK_SIZE }));
         }
         if self.cap().gc_wanted || self.forced_gcs {
             self.cap_mut().gc_wanted = false;
-            self.rts.collect(self.cap_no, GcReason::LargeAllocation, false);
+            self.rt.collect(self.cap_no, GcReason::LargeAllocation, false);
         }
         let bd = {
-            let mut ba = self.rts.heap_ref().blocks.lock();
-            ba.alloc_group(blocks).unwrap_or_else(|e| self.rts.fail_exhausted(HeapExhausted::OutOfMemory(e)))
+            let mut ba = self.rt.heap_ref().blocks.lock();
+            ba.alloc_group(blocks).unwrap_or_else(|e| self.rt.fail_exhausted(HeapExhausted::OutOfMemory(e)))
         };
         // SAFETY: a group fresh from the allocator is ours alone.
         let d = unsafe { bd.get() };
@@ -156,8 +157,8 @@ impl Mutator<'_> {
         d.dest_no = 0;
         // SAFETY: the group has room for `words` words.
         d.free = unsafe { d.start.add(words) };
-        let nursery_words = self.rts.heap_ref().nursery_blocks() * crate::constants::BLOCK_WORDS;
-        self.memprof_account(self.cap().hp, words, true);
+        let nursery_words = self.rt.heap_ref().nursery_blocks() * crate::constants::BLOCK_WORDS;
+        self.sampler_account(self.cap().hp, words, true);
         self.refresh_limit();
         let cap = self.cap_mut();
         cap.new_large.push(bd);

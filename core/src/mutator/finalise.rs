@@ -3,6 +3,9 @@
 
 use super::*;
 use crate::barrier::clear_field;
+use crate::lock::Lock;
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 /// A finaliser: called on the mutator, after the GC that found its weak
 /// pointer's key dead, with a handle to the weak pointer's value.
@@ -21,6 +24,60 @@ pub enum FinalizerKind {
     /// Gets nothing; runs after every `Value` one of the same GC
     /// (OCaml's `finalise_last`).
     Last(LastFinalizer),
+}
+
+/// What waits to run on the mutators after GCs: the finalisers of weak
+/// pointers (by id: a dead weak pointer carries its finaliser's id) and
+/// the alarms. Shared by every mutator of a run.
+#[derive(Default)]
+pub struct GcHooks {
+    finalizers: Lock<HashMap<u64, FinalizerKind>>,
+    alarms: Lock<Vec<(u64, Option<Alarm>)>>,
+    next_id: AtomicU64,
+}
+
+impl GcHooks {
+    fn fresh_id(&self) -> u64 {
+        self.next_id.fetch_add(1, Ordering::Relaxed) + 1
+    }
+
+    /// Keep a finaliser until its weak pointer dies; returns its id.
+    pub(crate) fn register_finalizer(&self, f: FinalizerKind) -> u64 {
+        let id = self.fresh_id();
+        self.finalizers.lock().insert(id, f);
+        id
+    }
+
+    /// Take the finaliser with this id out, to run it.
+    pub(crate) fn take_finalizer(&self, id: u64) -> Option<FinalizerKind> {
+        self.finalizers.lock().remove(&id)
+    }
+
+    /// Register an alarm (run after every major GC); returns its id.
+    pub(crate) fn add_alarm(&self, f: Alarm) -> u64 {
+        let id = self.fresh_id();
+        self.alarms.lock().push((id, Some(f)));
+        id
+    }
+
+    /// Forget an alarm; a no-op for one already deleted.
+    pub(crate) fn remove_alarm(&self, id: u64) {
+        self.alarms.lock().retain(|(a, _)| *a != id);
+    }
+
+    /// Take alarm `index` out to run it (None past the end).
+    fn take_alarm(&self, index: usize) -> Option<(u64, Option<Alarm>)> {
+        let mut alarms = self.alarms.lock();
+        alarms.get_mut(index).map(|(id, f)| (*id, f.take()))
+    }
+
+    /// Put a run alarm back, unless it was deleted while it ran.
+    fn return_alarm(&self, id: u64, f: Alarm) {
+        let mut alarms = self.alarms.lock();
+        if let Some(slot) = alarms.iter_mut().find(|(a, _)| *a == id) {
+            slot.1 = Some(f);
+        }
+    }
 }
 
 // Note [Finaliser order]
@@ -49,7 +106,7 @@ impl Mutator<'_> {
     /// A weak pointer from `key` to the object at `value` (a root's
     /// contents, or a static object), with a finaliser of either kind.
     pub(crate) fn new_weak_raw(&mut self, key: Handle, value: Word, finalizer: Option<FinalizerKind>) -> Handle {
-        let fin_id = finalizer.map(|f| self.rts.register_finalizer(f)).unwrap_or(0);
+        let fin_id = finalizer.map(|f| self.hooks.register_finalizer(f)).unwrap_or(0);
         let base = self.depth();
         let value_root = self.push(value); // keep the value across the allocation
         let size = self.layout.fixed_size(&WEAK_INFO);
@@ -89,16 +146,16 @@ impl Mutator<'_> {
     pub fn run_gc_hooks(&mut self) {
         if self.cap_no != 0 {
             // Finalisers and alarms run on capability 0 (the GC queues dead
-            // weak pointers there); Memprof is per mutator.
-            if self.memprof.is_some() {
-                self.memprof_after_gc();
+            // weak pointers there); a sampler is per mutator.
+            if self.sampler.is_some() {
+                self.sampler_after_gc();
             }
             return;
         }
         self.run_finalizers();
         self.run_alarms();
-        if self.memprof.is_some() {
-            self.memprof_after_gc();
+        if self.sampler.is_some() {
+            self.sampler_after_gc();
         }
     }
 
@@ -127,7 +184,7 @@ impl Mutator<'_> {
                 *payload.add(weak_field::FINALIZER_ID) = 0;
                 taken
             };
-            match self.rts.take_finalizer(id) {
+            match self.hooks.take_finalizer(id) {
                 Some(FinalizerKind::Value(f)) => {
                     let v = self.push(value);
                     f(self, v);
@@ -148,14 +205,14 @@ impl Mutator<'_> {
             return;
         }
         self.running_alarms = true;
-        let majors = self.rts.major_gcs();
+        let majors = self.rt.major_gcs();
         while self.seen_major_gcs < majors {
             self.seen_major_gcs += 1;
             let mut i = 0;
-            while let Some((id, alarm)) = self.rts.take_alarm(i) {
+            while let Some((id, alarm)) = self.hooks.take_alarm(i) {
                 if let Some(mut f) = alarm {
                     f(self);
-                    self.rts.return_alarm(id, f);
+                    self.hooks.return_alarm(id, f);
                 }
                 i += 1;
             }

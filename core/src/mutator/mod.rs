@@ -15,19 +15,32 @@
 //! panics (or names another live root), it never reads freed memory.
 //!
 //! The mutator is split by concern: this module holds the `Mutator` and
-//! its root stack, and GC control; `alloc` the allocation paths;
-//! `objects` constructing, reading and writing objects; `finalise` weak
+//! its root stack, and GC control; `run` how a program comes to run on a
+//! capability; `alloc` the allocation paths; `sampling` the allocation
+//! sampler that the `gc` API's Memprof rides on; `objects` constructing,
+//! reading and writing objects; `thunk` forcing thunks; `finalise` weak
 //! pointers, finalisers and alarms; `stable` stable pointers; `view`
-//! read-only views of the heap. Memprof hooks the allocation path from its
-//! own module (`crate::memprof`).
+//! read-only views of the heap; `par` spreading work over capabilities.
+//!
+//! The mutator sits on the runtime (`runtime::Runtime`): it asks it for
+//! GCs and for the world to stop, and reads its heap and flags. What only
+//! mutators share, the finalisers and alarms waiting to run after GCs, is
+//! the mutators' own (`GcHooks`).
 
 mod alloc;
 mod finalise;
 mod objects;
+mod par;
+mod run;
+mod sampling;
 mod stable;
+mod thunk;
 mod view;
 
-pub use finalise::{Alarm, Finalizer, FinalizerKind, LastFinalizer};
+pub use finalise::{Alarm, Finalizer, FinalizerKind, GcHooks, LastFinalizer};
+pub use run::run;
+pub use sampling::{SampleSink, SampledAllocation};
+pub use thunk::ThunkCode;
 pub use view::{HeapView, ObjRef};
 
 use crate::barrier;
@@ -39,10 +52,10 @@ use crate::generation::ObjPtr;
 use crate::info::*;
 use crate::object::{info_of_header, weak_field, Layout};
 use crate::policy::{HeapExhausted, HeapOverflow};
-use crate::rts::Rts;
+use crate::runtime::Runtime;
 use crate::stable_ptr::StablePtr;
 use crate::stats::Stats;
-use crate::memprof::Memprof;
+use sampling::Sampler;
 use std::marker::PhantomData;
 
 /// A root: an index into the capability's root stack.
@@ -60,7 +73,9 @@ impl Handle {
 
 /// A mutator thread's view of the runtime, bound to one capability.
 pub struct Mutator<'rt> {
-    pub(crate) rts: &'rt Rts,
+    pub(crate) rt: &'rt Runtime,
+    /// Finalisers and alarms, shared by the run's mutators.
+    pub(crate) hooks: &'rt GcHooks,
     cap: *mut Capability,
     pub(crate) cap_no: usize,
     layout: Layout,
@@ -68,10 +83,10 @@ pub struct Mutator<'rt> {
     pub(crate) running_finalizers: bool,
     running_alarms: bool,
     seen_major_gcs: u64,
-    /// Memprof's state while sampling (See `crate::memprof`).
-    pub(crate) memprof: Option<Box<Memprof>>,
-    /// A sample is due on the object being made (See `crate::memprof`).
-    pub(crate) sample_pending: bool,
+    /// The allocation sampler, while one runs (See `sampling`).
+    sampler: Option<Box<Sampler>>,
+    /// A sample is due on the object being made (See `sampling`).
+    sample_pending: bool,
 }
 
 /// Follow indirections (updated thunks) from the object at `p`.
@@ -90,25 +105,26 @@ fn deref_ind(mut p: Word, layout: Layout) -> Word {
 }
 
 impl<'rt> Mutator<'rt> {
-    pub(crate) fn new(rts: &'rt Rts, cap_no: usize) -> Mutator<'rt> {
-        let layout = rts.heap_ref().layout;
+    pub(crate) fn new(rt: &'rt Runtime, hooks: &'rt GcHooks, cap_no: usize) -> Mutator<'rt> {
+        let layout = rt.heap_ref().layout;
         Mutator {
-            rts,
-            cap: rts.cap_ptr(cap_no),
+            rt,
+            hooks,
+            cap: rt.cap_ptr(cap_no),
             cap_no,
             layout,
-            forced_gcs: rts.flags().gc_every_allocs > 0,
+            forced_gcs: rt.flags().gc_every_allocs > 0,
             running_finalizers: false,
             running_alarms: false,
             seen_major_gcs: 0,
-            memprof: None,
+            sampler: None,
             sample_pending: false,
         }
     }
 
     #[inline(always)]
     pub(crate) fn cap(&self) -> &Capability {
-        // SAFETY: Note [Who touches what] in rts: between GCs only this
+        // SAFETY: Note [Who touches what] in `runtime`: between GCs only this
         // mutator touches its capability.
         unsafe { &*self.cap }
     }
@@ -120,8 +136,8 @@ impl<'rt> Mutator<'rt> {
     }
 
     /// The runtime.
-    pub fn rts(&self) -> &'rt Rts {
-        self.rts
+    pub fn runtime(&self) -> &'rt Runtime {
+        self.rt
     }
 
     /// This run's object layout.
@@ -132,7 +148,7 @@ impl<'rt> Mutator<'rt> {
 
     /// Statistics so far.
     pub fn stats(&self) -> Stats {
-        self.rts.stats()
+        self.rt.stats()
     }
 
     /// Words allocated by this capability so far.
@@ -154,21 +170,21 @@ impl<'rt> Mutator<'rt> {
         deref_ind(self.root(h), self.layout) as *mut Word
     }
 
-    /// Root a freshly initialised object; report it to Memprof if one of
-    /// its words was sampled (See Note [Sampling without a fast-path test]
-    /// in `memprof`).
+    /// Root a freshly initialised object; report it to the sampler if one
+    /// of its words was sampled (See Note [Sampling without a fast-path
+    /// test] in `sampling`).
     #[inline(always)]
     fn finish(&mut self, p: *mut Word) -> Handle {
         let h = self.push(p as Word);
         self.report_sample(h)
     }
 
-    /// Report the object behind `h`, just rooted, to Memprof if one of its
-    /// words was sampled.
+    /// Report the object behind `h`, just rooted, to the sampler if one
+    /// of its words was sampled.
     #[inline(always)]
     fn report_sample(&mut self, h: Handle) -> Handle {
         if self.sample_pending {
-            self.memprof_sampled(h);
+            self.report_sampled(h);
         }
         h
     }
@@ -275,21 +291,21 @@ impl<'rt> Mutator<'rt> {
     /// Collect now: generation 0 (and whatever the policy adds), or every
     /// generation when `major`. Finalisers of dead weak pointers run after.
     pub fn perform_gc(&mut self, major: bool) {
-        self.rts.collect(self.cap_no, GcReason::Explicit, major);
+        self.rt.collect(self.cap_no, GcReason::Explicit, major);
         self.run_gc_hooks();
     }
 
     /// A major GC that compacts the oldest generation (`Gc.compact`); the
     /// caller has checked that the collector can.
     pub(crate) fn perform_compaction(&mut self) {
-        self.rts.collect_with(self.cap_no, GcReason::Explicit, true, true);
+        self.rt.collect_with(self.cap_no, GcReason::Explicit, true, true);
         self.run_gc_hooks();
     }
 
     /// Run `f` under the cost centre `name` (pushed on the current stack:
     /// objects allocated inside are attributed to it by `-hc`).
     pub fn with_cost_centre<R>(&mut self, name: &str, f: impl FnOnce(&mut Self) -> R) -> R {
-        let id = self.rts.cost_centre_id(name);
+        let id = self.rt.cost_centre_id(name);
         let saved = self.cap().current_ccs;
         self.cap_mut().current_ccs = id;
         let r = f(self);
@@ -301,7 +317,7 @@ impl<'rt> Mutator<'rt> {
     /// before (GHC's `setHeapRoots`). Each becomes a stable root.
     pub fn set_heap_roots(&mut self, roots: &[(&str, Handle)]) {
         let new: Vec<(String, StablePtr)> = roots.iter().map(|(name, h)| (name.to_string(), self.new_stable_ptr(*h))).collect();
-        for (_, sp) in self.rts.replace_heap_roots(new) {
+        for (_, sp) in self.rt.replace_heap_roots(new) {
             self.free_stable_ptr(sp);
         }
     }
@@ -325,7 +341,9 @@ impl<'rt> Mutator<'rt> {
     /// Run the heap sanity checker now (between GCs); `Err` lists violations.
     pub fn check_heap(&mut self) -> Result<crate::sanity::SanityReport, Vec<String>> {
         self.flush_allocation_pointer();
-        self.rts.check_heap_now()
+        let rt = self.rt;
+        // SAFETY: `with_world_stopped` stops the world for the walk.
+        rt.with_world_stopped(|heap, caps| unsafe { crate::sanity::check(heap, caps, &rt.stable_ptrs()) })
     }
 
     /// Record the bump pointer in the current block's descriptor, so that
@@ -337,8 +355,8 @@ impl<'rt> Mutator<'rt> {
     /// Install new RTS settings (the `gc` API's `set`).
     pub(crate) fn set_rts_flags(&mut self, flags: crate::flags::RtsFlags) {
         self.forced_gcs = flags.gc_every_allocs > 0;
-        if let Err(e) = self.rts.set_flags(flags) {
-            self.rts.fail_exhausted(HeapExhausted::OutOfMemory(e));
+        if let Err(e) = self.rt.set_flags(flags) {
+            self.rt.fail_exhausted(HeapExhausted::OutOfMemory(e));
         }
     }
 
@@ -354,7 +372,7 @@ impl<'rt> Mutator<'rt> {
     /// Is the object behind `h` in the heap's large-object space?
     pub fn is_large(&self, h: Handle) -> bool {
         let p = self.obj(h);
-        if !self.rts.heap_ref().blocks.lock().owns(p as usize) {
+        if !self.rt.heap_ref().blocks.lock().owns(p as usize) {
             return false;
         }
         // SAFETY: `p` is in memory the heap owns, so its descriptor is live.

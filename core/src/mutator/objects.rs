@@ -11,7 +11,7 @@ impl Mutator<'_> {
             *p = info.header();
             if self.layout.profiling() {
                 *p.add(1) = self.cap().current_ccs as Word;
-                let flip = self.rts.heap_ref().traversal_flip.load(std::sync::atomic::Ordering::Relaxed);
+                let flip = self.rt.heap_ref().traversal_flip.load(std::sync::atomic::Ordering::Relaxed);
                 *p.add(2) = (flip as Word) << 63;
             }
         }
@@ -126,31 +126,6 @@ impl Mutator<'_> {
 
     // ---------------------------------------------------------------
     // Thunks
-
-    /// Evaluate `h` if it is a thunk, updating the thunk with an
-    /// indirection to its value; returns a handle to the value.
-    pub fn force(&mut self, h: Handle) -> Handle {
-        let info = self.info(h);
-        if info.closure_type != ClosureType::Thunk {
-            return self.dup(h);
-        }
-        let entry = info.entry.expect("thunk info tables have code");
-        let value = entry(self, h);
-        let thunk = self.obj(h);
-        // SAFETY: `thunk` is a valid object; it is still the thunk unless
-        // the entry code forced it itself (then it is already an IND and
-        // `obj` went through it).
-        unsafe {
-            let info = info_of_header(*thunk);
-            if info.closure_type == ClosureType::Thunk {
-                let size = self.layout.fixed_size(info);
-                let v = self.root(value);
-                let layout = self.layout;
-                barrier::update_thunk(self.cap_mut(), layout, thunk, size, v);
-            }
-        }
-        value
-    }
 
     /// Has the thunk behind `h` been evaluated? (False for non-thunks too.)
     #[inline]

@@ -26,8 +26,9 @@
 //! separately, but two unordered writes to one field are a data race here
 //! as in any language.
 
-use crate::mutator::Mutator;
-use crate::rts::{Rts, WorldFailed};
+use super::run::run_on_capability;
+use super::Mutator;
+use crate::runtime::{unwind_failure, WorldFailed};
 use std::any::Any;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
@@ -42,13 +43,13 @@ impl<'rt> Mutator<'rt> {
 
     /// The run's number of capabilities (`-N`).
     pub fn capabilities(&self) -> usize {
-        self.rts.flags().capabilities
+        self.rt.flags().capabilities
     }
 
     /// A safe point for loops that run long without allocating: stop here
     /// if another capability wants a GC.
     pub fn poll(&mut self) {
-        self.rts.safe_point();
+        self.rt.safe_point();
     }
 
     /// Run `f`, which may block (a lock, a join), with this capability
@@ -56,9 +57,9 @@ impl<'rt> Mutator<'rt> {
     /// access; handles stay valid (the GC updates them).
     pub fn safe_blocking<T>(&mut self, f: impl FnOnce() -> T) -> T {
         self.flush_allocation_pointer();
-        self.rts.release_capability();
+        self.rt.release_capability();
         let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(f));
-        self.rts.acquire_capability();
+        self.rt.acquire_capability();
         r.unwrap_or_else(|p| std::panic::resume_unwind(p))
     }
 
@@ -71,7 +72,7 @@ impl<'rt> Mutator<'rt> {
         assert_eq!(self.cap_no, 0, "par_map is called from capability 0's mutator");
         let caps = self.capabilities();
         let next = AtomicUsize::new(0);
-        let rts = self.rts;
+        let (rt, hooks) = (self.rt, self.hooks);
         let run_tasks = |m: &mut Mutator<'_>| -> Vec<(usize, R)> {
             let mut done = Vec::new();
             loop {
@@ -93,7 +94,7 @@ impl<'rt> Mutator<'rt> {
                     let run_tasks = &run_tasks;
                     std::thread::Builder::new()
                         .name(format!("gclab-cap-{c}"))
-                        .spawn_scoped(scope, move || rts.run_on_capability(c, run_tasks))
+                        .spawn_scoped(scope, move || run_on_capability(rt, hooks, c, run_tasks))
                         .expect("the OS refused a thread for a capability")
                 })
                 .collect();
@@ -101,17 +102,17 @@ impl<'rt> Mutator<'rt> {
             // Wait for the others with this capability released, so that
             // they can collect meanwhile.
             self.flush_allocation_pointer();
-            rts.release_capability();
+            rt.release_capability();
             let mut all = vec![mine];
             all.extend(others.into_iter().map(|h| h.join()));
             all
         });
-        let back = rts.try_acquire_capability();
+        let back = rt.try_acquire_capability();
         if let Some(payload) = take_cause_of_failure(&mut outcomes) {
             std::panic::resume_unwind(payload);
         }
         if let Err(f) = back {
-            Rts::unwind_failure(f);
+            unwind_failure(f);
         }
         let mut results: Vec<(usize, R)> = outcomes.into_iter().flat_map(|o| o.unwrap_or_default()).collect();
         results.sort_by_key(|(i, _)| *i);

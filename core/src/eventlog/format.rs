@@ -1,27 +1,6 @@
-//! GHC's binary eventlog: the writer behind `+RTS -l` (and `-v`, the same
-//! events as text).
-//!
-//! Format (GHC's `rts/include/rts/EventLogFormat.h`, all numbers
-//! big-endian): a header `hdrb hetb`, one `etb\0 id:u16 size:i16
-//! desc_len:u32 desc extra_len:u32 ete\0` per event type (size -1 for
-//! variable-size events), `hete hdre`, then `datb` and the events: `type:u16
-//! time:u64 payload` (a variable-size payload is preceded by its u16
-//! length), and finally the type 0xffff. Events are buffered per
-//! capability (and one buffer for events of no capability) and written in
-//! blocks, each led by a block marker event that names its capability and
-//! time span, which is how readers learn an event's capability. Timestamps
-//! are nanoseconds since the run began, made monotone per buffer.
-//!
-//! The event ids, sizes and descriptions below are GHC 9.0.2's
-//! (the types GHC 9.0.2 declares in its eventlogs' headers); only types
-//! this writer emits are declared in the header.
-
-use crate::constants::{BLOCKS_PER_MBLOCK, BLOCK_SIZE, MBLOCK_SIZE, WORD_SIZE};
-use crate::observe::{GcEnd, GcObserver};
-use std::fs::File;
-use std::io::{BufWriter, Write};
-use std::path::Path;
-use std::time::Instant;
+//! The eventlog's vocabulary: event ids and their declared sizes (GHC
+//! 9.0.2's), payload encodings, and each event as a line of text. Shared
+//! by the writer and by every reader of eventlogs.
 
 /// Event type ids used here.
 pub mod id {
@@ -158,12 +137,6 @@ pub const STOP_HEAP_OVERFLOW: u16 = 1;
 /// See `STOP_HEAP_OVERFLOW`.
 pub const STOP_FINISHED: u16 = 5;
 
-/// The block marker's capability for events of no capability.
-const NO_CAP: u16 = 0xffff;
-
-/// Flush a buffer once it holds this many bytes.
-const FLUSH_BYTES: usize = 1 << 20;
-
 /// A payload under construction, big-endian.
 #[derive(Debug, Default, Clone)]
 pub struct Payload(pub Vec<u8>);
@@ -285,283 +258,6 @@ impl HeapInfoGhc {
     }
 }
 
-struct Buffer {
-    cap: u16,
-    bytes: Vec<u8>,
-    first_ts: Option<u64>,
-    last_ts: u64,
-}
-
-/// Which classes of events to write (`-l` flags).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Classes {
-    /// GC and heap events (`g`).
-    pub gc: bool,
-    /// Scheduler and capability events (`s`).
-    pub scheduler: bool,
-}
-
-/// The eventlog of one run.
-pub struct EventLog {
-    out: Option<BufWriter<File>>,
-    text: Option<bool>,
-    bufs: Vec<Buffer>,
-    start: Instant,
-    classes: Classes,
-    finished: bool,
-    /// Bytes written to the file so far.
-    pub bytes_written: u64,
-    /// Events posted so far.
-    pub events: u64,
-    /// The first failure to write `-v`'s text to standard output.
-    text_failed: Option<std::io::Error>,
-}
-
-fn size_of(id: u16) -> Option<Option<u16>> {
-    EVENT_TYPES.iter().find(|t| t.id == id).map(|t| t.size)
-}
-
-impl EventLog {
-    /// An eventlog writing the binary format to `path` (if given) and/or
-    /// text to stdout (`text`: Some(with timestamps)), for `caps`
-    /// capabilities; `start` is time zero.
-    pub fn create(path: Option<&Path>, text: Option<bool>, caps: usize, classes: Classes, start: Instant) -> std::io::Result<EventLog> {
-        let mut out = match path {
-            Some(p) => Some(BufWriter::with_capacity(1 << 20, File::create(p)?)),
-            None => None,
-        };
-        if let Some(w) = out.as_mut() {
-            let mut h = Vec::new();
-            h.extend_from_slice(b"hdrbhetb");
-            for t in EVENT_TYPES {
-                h.extend_from_slice(b"etb\0");
-                h.extend_from_slice(&t.id.to_be_bytes());
-                h.extend_from_slice(&t.size.map(|s| s as i16).unwrap_or(-1).to_be_bytes());
-                h.extend_from_slice(&(t.desc.len() as u32).to_be_bytes());
-                h.extend_from_slice(t.desc.as_bytes());
-                h.extend_from_slice(&0u32.to_be_bytes());
-                h.extend_from_slice(b"ete\0");
-            }
-            h.extend_from_slice(b"hetehdredatb");
-            w.write_all(&h)?;
-        }
-        let mut bufs: Vec<Buffer> = (0..caps).map(|c| Buffer { cap: c as u16, bytes: Vec::with_capacity(FLUSH_BYTES), first_ts: None, last_ts: 0 }).collect();
-        bufs.push(Buffer { cap: NO_CAP, bytes: Vec::new(), first_ts: None, last_ts: 0 });
-        let written = out.as_ref().map(|_| 0).unwrap_or(0);
-        Ok(EventLog { out, text, bufs, start, classes, finished: false, bytes_written: written, events: 0, text_failed: None })
-    }
-
-    /// Nanoseconds from the run's start to `at`.
-    pub fn ts(&self, at: Instant) -> u64 {
-        at.saturating_duration_since(self.start).as_nanos() as u64
-    }
-
-    /// The classes being written.
-    pub fn classes(&self) -> Classes {
-        self.classes
-    }
-
-    /// Post event `id` with `payload` at `at` on capability `cap` (None: no
-    /// capability).
-    pub fn post(&mut self, cap: Option<usize>, at: Instant, id: u16, payload: Payload) {
-        let ts = self.ts(at);
-        let index = cap.unwrap_or(self.bufs.len() - 1).min(self.bufs.len() - 1);
-        let buf = &mut self.bufs[index];
-        let ts = ts.max(buf.last_ts);
-        buf.last_ts = ts;
-        buf.first_ts.get_or_insert(ts);
-        buf.bytes.extend_from_slice(&id.to_be_bytes());
-        buf.bytes.extend_from_slice(&ts.to_be_bytes());
-        let declared = size_of(id).expect("only declared event types are posted");
-        match declared {
-            Some(n) => debug_assert_eq!(n as usize, payload.0.len(), "event {id}: payload size"),
-            None => buf.bytes.extend_from_slice(&(payload.0.len() as u16).to_be_bytes()),
-        }
-        buf.bytes.extend_from_slice(&payload.0);
-        self.events += 1;
-        if let Some(with_ts) = self.text {
-            let who = match cap {
-                Some(c) => format!("cap {c}: "),
-                None => String::new(),
-            };
-            let line = describe(id, &payload.0);
-            let stamp = if with_ts { format!("{ts:>12}: ") } else { String::new() };
-            if let Err(e) = writeln!(std::io::stdout().lock(), "{stamp}{who}{line}") {
-                self.text_failed.get_or_insert(e);
-            }
-        }
-        if self.bufs[index].bytes.len() >= FLUSH_BYTES {
-            let _ = self.flush_buffer(index);
-        }
-    }
-
-    fn flush_buffer(&mut self, index: usize) -> std::io::Result<()> {
-        let buf = &mut self.bufs[index];
-        if buf.bytes.is_empty() {
-            return Ok(());
-        }
-        let first = buf.first_ts.take().unwrap_or(0);
-        let marker_len = 2 + 8 + 14;
-        let mut block = Vec::with_capacity(marker_len + buf.bytes.len());
-        block.extend_from_slice(&id::BLOCK_MARKER.to_be_bytes());
-        block.extend_from_slice(&first.to_be_bytes());
-        block.extend_from_slice(&((marker_len + buf.bytes.len()) as u32).to_be_bytes());
-        block.extend_from_slice(&buf.last_ts.to_be_bytes());
-        block.extend_from_slice(&buf.cap.to_be_bytes());
-        block.extend_from_slice(&buf.bytes);
-        buf.bytes.clear();
-        if let Some(w) = self.out.as_mut() {
-            w.write_all(&block)?;
-            self.bytes_written += block.len() as u64;
-        }
-        Ok(())
-    }
-
-    /// The first failure to write `-v`'s text, if any (taken).
-    pub fn take_text_failure(&mut self) -> Option<std::io::Error> {
-        self.text_failed.take()
-    }
-
-    /// Flush every buffer and end the data. Idempotent; also done on drop,
-    /// so a run that ends by an error still leaves a complete file.
-    pub fn finish(&mut self) -> std::io::Result<()> {
-        if self.finished {
-            return Ok(());
-        }
-        self.finished = true;
-        // The capability-less buffer first: it holds the run's preamble.
-        let last = self.bufs.len() - 1;
-        self.flush_buffer(last)?;
-        for i in 0..last {
-            self.flush_buffer(i)?;
-        }
-        if let Some(w) = self.out.as_mut() {
-            w.write_all(&id::DATA_END.to_be_bytes())?;
-            w.flush()?;
-            self.bytes_written += 2;
-        }
-        Ok(())
-    }
-}
-
-impl Drop for EventLog {
-    fn drop(&mut self) {
-        let _ = self.finish();
-    }
-}
-
-impl EventLog {
-    /// Write what a collector reports (See `CollectorEvent`), at `at`, in
-    /// the buffer of no capability (a collector's own threads belong to
-    /// none), except each capability's remembered-set flush.
-    pub fn collector_event(&mut self, at: Instant, event: &crate::collector::CollectorEvent) {
-        use crate::collector::CollectorEvent as E;
-        if !self.classes().gc {
-            return;
-        }
-        let (cap, id, payload) = match *event {
-            E::MarkBegin => (None, id::CONC_MARK_BEGIN, Payload::new()),
-            E::MarkEnd { marked_objects, .. } => (None, id::CONC_MARK_END, Payload::new().u32(marked_objects)),
-            E::SweepBegin => (None, id::CONC_SWEEP_BEGIN, Payload::new()),
-            E::SweepEnd => (None, id::CONC_SWEEP_END, Payload::new()),
-            E::RemSetFlush { cap } => (Some(cap as usize), id::CONC_UPD_REM_SET_FLUSH, Payload::new().u16(cap)),
-            E::Census { log_cell_bytes, active, filled, live } => {
-                (None, id::NONMOVING_HEAP_CENSUS, Payload::new().u8(log_cell_bytes).u32(active).u32(filled).u32(live))
-            }
-        };
-        self.post(cap, at, id, payload);
-    }
-
-    /// A collector's sync begins or ends (`CONC_SYNC_BEGIN`/`END`), in
-    /// capability 0's buffer with the GCs: a sync stops the world too, and
-    /// a reader takes the pauses in time order from one buffer (GHC posts
-    /// its syncs in the buffer of no capability).
-    pub fn collector_sync(&mut self, at: Instant, begins: bool) {
-        if self.classes().gc {
-            self.post(Some(0), at, if begins { id::CONC_SYNC_BEGIN } else { id::CONC_SYNC_END }, Payload::new());
-        }
-    }
-}
-
-/// The events of one GC, as seed 002 settles their order. They go in
-/// capability 0's buffer whichever capability led the GC (the leader is
-/// not recorded; GC thread t's GC_WORK/IDLE/DONE go in capability t mod
-/// -N's, GC_WORK and GC_IDLE at the times the thread came in and left,
-/// and only GC_DONE for a pool thread that never came in): GC_START and
-/// GC_END carry the statistics' own timestamps, GC_GLOBAL_SYNC and
-/// GC_STATS_GHC come between them.
-impl GcObserver for EventLog {
-    fn gc_end(&mut self, gc: &GcEnd<'_>) {
-        if !self.classes().gc {
-            return;
-        }
-        let (start, end, record) = (gc.start, gc.end, gc.record);
-        let parallel = gc.outcome.parallel();
-        let caps = gc.caps.len();
-        let threads_shown = self.classes().scheduler;
-        if threads_shown {
-            for c in 0..caps {
-                self.post(Some(c), start, id::STOP_THREAD, Payload::new().u32(c as u32 + 1).u16(STOP_HEAP_OVERFLOW).u32(0));
-            }
-        }
-        let request = if parallel { id::REQUEST_PAR_GC } else { id::REQUEST_SEQ_GC };
-        self.post(Some(0), start, request, Payload::new());
-        self.post(Some(0), start, id::GC_START, Payload::new());
-        self.post(Some(0), start, id::GC_GLOBAL_SYNC, Payload::new());
-        for t in 0..gc.outcome.threads.len().max(1) {
-            // A parallel GC's threads came in and left when they did; one
-            // that never came in (See Note [Late GC threads] in the
-            // collectors' `gc_workers`) only reports done.
-            let active = match gc.outcome.threads.get(t).and_then(|w| w.active) {
-                Some((came_in, left)) => Some((came_in.clamp(start, end), left.clamp(start, end))),
-                None if parallel => None,
-                None => Some((start, end)),
-            };
-            if let Some((came_in, left)) = active {
-                self.post(Some(t % caps), came_in, id::GC_WORK, Payload::new());
-                self.post(Some(t % caps), left.max(came_in), id::GC_IDLE, Payload::new());
-            }
-            self.post(Some(t % caps), end, id::GC_DONE, Payload::new());
-        }
-        for (c, cap) in gc.caps.iter().enumerate() {
-            self.post(Some(c), end, id::HEAP_ALLOCATED, Payload::new().u32(0).u64(cap.total_allocated_words * WORD_SIZE as u64));
-        }
-        let per_thread = &record.thread_copied_bytes;
-        let max_copied = if parallel { per_thread.iter().copied().max().unwrap_or(0) } else { 0 };
-        let balanced = if parallel { crate::stats::balanced_copied(per_thread) } else { 0 };
-        let (mapped, free_blocks) = {
-            let b = gc.heap.blocks.lock();
-            (b.mblocks().mapped(), b.free_blocks() + b.mblocks().free_count() * BLOCKS_PER_MBLOCK)
-        };
-        let stats = GcStatsGhc {
-            heap_capset: 0,
-            gen: gc.req.collect_gen as u16,
-            copied: record.copied_bytes,
-            slop: record.slop_bytes,
-            fragmentation: (free_blocks * BLOCK_SIZE) as u64,
-            par_threads: gc.outcome.threads.len().max(1) as u32,
-            par_max_copied: max_copied,
-            par_tot_copied: record.copied_bytes,
-            par_balanced_copied: balanced,
-        };
-        self.post(Some(0), end, id::GC_STATS_GHC, stats.encode());
-        self.post(Some(0), end, id::HEAP_SIZE, Payload::new().u32(0).u64((mapped * MBLOCK_SIZE) as u64));
-        if gc.major {
-            // Live data is known at major GCs only, as in GHC.
-            self.post(Some(0), end, id::HEAP_LIVE, Payload::new().u32(0).u64(record.live_bytes));
-        }
-        if let Some(r) = &record.region {
-            self.post(Some(0), end, id::REGION_SWEEP, encode_region_sweep(r));
-        }
-        self.post(Some(0), end, id::GC_END, Payload::new());
-        if threads_shown {
-            for c in 0..caps {
-                self.post(Some(c), end, id::RUN_THREAD, Payload::new().u32(c as u32 + 1));
-            }
-        }
-    }
-}
-
 /// `REGION_SWEEP`'s 30 bytes: line bytes (u16), blocks swept, freed and
 /// recyclable, free lines and defragmented blocks (u32 each), and the
 /// bytes copied to defragment (u64).
@@ -665,6 +361,12 @@ pub fn describe(id: u16, p: &[u8]) -> String {
     }
 }
 
+/// The declared payload size of event `id`: None if undeclared, Some(None)
+/// for a variable-size event.
+pub fn size_of(id: u16) -> Option<Option<u16>> {
+    EVENT_TYPES.iter().find(|t| t.id == id).map(|t| t.size)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -686,21 +388,5 @@ mod tests {
         let h = HeapInfoGhc { heap_capset: 0, generations: 3, max_heap_size: 1 << 30, alloc_area_size: 1 << 20, mblock_size: 1 << 20, block_size: 4096 };
         assert_eq!(h.encode().0.len(), 38);
         assert_eq!(HeapInfoGhc::decode(&h.encode().0), h);
-    }
-
-    #[test]
-    fn file_has_header_blocks_and_end() {
-        let path = std::env::temp_dir().join(format!("gclab-ev-{}.eventlog", std::process::id()));
-        let start = Instant::now();
-        {
-            let mut log = EventLog::create(Some(&path), None, 1, Classes { gc: true, scheduler: true }, start).unwrap();
-            log.post(None, start, id::CAPSET_CREATE, Payload::new().u32(0).u16(CAPSET_OSPROCESS));
-            log.post(Some(0), start, id::GC_START, Payload::new());
-        }
-        let bytes = std::fs::read(&path).unwrap();
-        assert!(bytes.starts_with(b"hdrbhetbetb\0"));
-        assert!(bytes.windows(12).any(|w| w == b"hetehdredatb"));
-        assert_eq!(&bytes[bytes.len() - 2..], &[0xff, 0xff]);
-        std::fs::remove_file(&path).unwrap();
     }
 }
