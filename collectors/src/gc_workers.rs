@@ -115,6 +115,7 @@ use crate::work_stealing::Heartbeats;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicU8, Ordering};
 use gclab_core::gc_help::HelpBoard;
 use gclab_core::lock::Lock;
+use gclab_core::RtsFlags;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -517,6 +518,22 @@ pub fn stall_timeout_from_env() -> Duration {
     Duration::from_secs_f64(secs)
 }
 
+/// How many GC threads a collection of `0..=collect_gen` uses: `-qn`
+/// (default `-N`) when `-qg` makes it parallel, else one.
+pub fn gc_threads_for(flags: &RtsFlags, collect_gen: usize) -> usize {
+    if flags.par_gc_gen.is_some_and(|g| collect_gen >= g) {
+        flags.gc_threads()
+    } else {
+        1
+    }
+}
+
+/// Does `-qb` ask for load balancing in a parallel collection of
+/// `0..=collect_gen`?
+pub fn balance_for(flags: &RtsFlags, collect_gen: usize) -> bool {
+    flags.par_balance_gen().is_some_and(|g| collect_gen >= g)
+}
+
 /// The GC threads a collector keeps between GCs: made at its first
 /// parallel collection, remade if `-qn` changes (through `Gc.set`).
 pub struct GcThreadPool {
@@ -536,7 +553,7 @@ impl GcThreadPool {
     /// it runs on one thread. `help` is the runtime's board for the
     /// mutator threads stopped for the GC (`GcContext::help`).
     pub fn for_collection(&mut self, flags: &gclab_core::RtsFlags, collect_gen: usize, help: &Arc<HelpBoard>) -> Option<(&GcWorkers, bool)> {
-        let threads = crate::trace::gc_threads_for(flags, collect_gen);
+        let threads = gc_threads_for(flags, collect_gen);
         if threads == 1 {
             return None;
         }
@@ -544,7 +561,7 @@ impl GcThreadPool {
             self.workers = Some(GcWorkers::new(threads, stall_timeout_from_env(), self.fault).helped_by(help.clone()));
         }
         let workers = self.workers.as_ref().expect("made just above");
-        Some((workers, crate::trace::balance_for(flags, collect_gen)))
+        Some((workers, balance_for(flags, collect_gen)))
     }
 }
 

@@ -40,7 +40,7 @@ use crate::defrag::{self, DefragMode};
 use crate::gc_workers::{GcThreadPool, GcWorkers};
 use crate::line_space::{Geometry, LineSpace};
 use crate::mark::MarkBitmap;
-use crate::space::{trace_into, trace_into_inspecting, Tracing};
+use crate::space_trace::{trace_into, trace_into_inspecting, Tracing};
 use crate::CollectorEntry;
 use gclab_core::bdescr::BlockPtr;
 use gclab_core::constants::WORD_SIZE;

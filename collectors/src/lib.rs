@@ -1,22 +1,29 @@
 //! gclab-collectors: the collectors, the pieces they share, and the registry.
 //!
-//! Shared pieces, one mechanism each: `gc_thread` (a GC thread's to-space
-//! and evacuation state), `space` (where a generation's survivors go, when
-//! not bump blocks), `evacuate` (copy, relink or mark one object),
-//! `scavenge` (Cheney scan and the scan stack), `roots` (root slots and
-//! mutable lists), `weak_ptrs` (judging weak pointers), `trace` (the
-//! tracing driver, on one GC thread or several), `from_space` (preparing
-//! and freeing from-space), `mark` (mark bitmaps), `slide` (sliding
-//! compaction), `cell_space` (size-class cells), `sweep` (when and by whom
-//! a cell space is swept), `line_space` (line-marked blocks whose holes
-//! are bump-allocated), `defrag` (which blocks of a line space to
-//! evacuate), `concurrent_mark` (a marker thread beside the
-//! mutators), `snapshot_check` (the sanity check of a finished snapshot
-//! marking), `work_stealing`
-//! (load balancing and termination among GC threads), `gc_workers` (the
-//! GC thread pool and its watchdog). Collectors: `copying`, `compacting`,
-//! `two_space`, `parallel`, `mark_sweep`, `nonmoving`, `immix`; the `nogc`
-//! baseline.
+//! Shared pieces, one mechanism each, in layers from the bottom up (each
+//! imports only from layers below it):
+//!
+//! - the GC threads and their work: `mark` (mark bitmaps),
+//!   `work_stealing` (the load-balancing and termination protocol),
+//!   `gc_workers` (the GC thread pool and its watchdog), `space` (where a
+//!   generation's survivors go, when not bump blocks), `gc_thread` (a GC
+//!   thread's to-space and evacuation state);
+//! - moving one object and scanning: `evacuate` (copy, relink or mark one
+//!   object), `scavenge` (Cheney scan and the scan stack),
+//!   `parallel_scavenge` (scanning and stealing until every thread is
+//!   done);
+//! - a collection's parts: `roots` (root slots and mutable lists),
+//!   `weak_ptrs` (judging weak pointers), `from_space` (preparing and
+//!   freeing from-space), `trace` (the tracing driver, on one GC thread or
+//!   several), `space_trace` (tracing into a space);
+//! - spaces and what collectors do beside tracing: `slide` (sliding
+//!   compaction), `cell_space` (size-class cells), `sweep` (when and by
+//!   whom a cell space is swept), `line_space` (line-marked blocks whose
+//!   holes are bump-allocated), `defrag` (which blocks of a line space to
+//!   evacuate), `concurrent_mark` (a marker thread beside the mutators),
+//!   `snapshot_check` (the sanity check of a finished snapshot marking);
+//! - the collectors: `copying`, `compacting`, `two_space`, `parallel`,
+//!   `mark_sweep`, `nonmoving`, `immix`; the `nogc` baseline.
 //!
 //! To add a collector: write one module with a type implementing
 //! `gclab_core::Collector` and an `ENTRY`, and add that entry to
@@ -42,11 +49,13 @@ pub mod mark_sweep;
 pub mod nogc;
 pub mod nonmoving;
 pub mod parallel;
+pub mod parallel_scavenge;
 pub mod roots;
 pub mod scavenge;
 pub mod slide;
 pub mod snapshot_check;
 pub mod space;
+pub mod space_trace;
 pub mod sweep;
 pub mod trace;
 pub mod two_space;

@@ -28,7 +28,7 @@
 use crate::cell_space::CellSpace;
 use crate::gc_workers::GcThreadPool;
 use crate::mark::MarkBitmap;
-use crate::space::{trace_into, Tracing};
+use crate::space_trace::{trace_into, Tracing};
 use crate::sweep::SweepMode;
 use crate::CollectorEntry;
 use gclab_core::{Collector, GcContext, GcOutcome, GcRequest};

@@ -98,7 +98,7 @@ use crate::cell_space::CellSpace;
 use crate::concurrent_mark::{in_snapshot, survives, MarkQueue, Marker};
 use crate::gc_workers::GcThreadPool;
 use crate::mark::MarkBitmap;
-use crate::space::{trace_into, Tracing};
+use crate::space_trace::{trace_into, Tracing};
 use crate::snapshot_check::snapshot_violations;
 use crate::sweep::SweepMode;
 use crate::weak_ptrs::{bury, registration_order};

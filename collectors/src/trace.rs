@@ -64,13 +64,14 @@ use crate::gc_workers::{Arrival, Company, GcWorkers};
 use crate::roots::{capability_has_roots, capability_root_slots, evacuate_roots, scavenge_and_empty_mut_lists, scavenge_mut_lists, take_capability_mut_lists};
 use crate::scavenge::scavenge_loop;
 use crate::weak_ptrs::{process_weak_ptrs, trace_uncollected_weaks};
-use crate::work_stealing::{scavenge_until_all_done, Roster, Team};
+use crate::parallel_scavenge::scavenge_until_all_done;
+use crate::work_stealing::{Roster, Team};
 use gclab_core::capability::Capability;
 use gclab_core::constants::Word;
 use gclab_core::generation::{Generation, ObjPtr};
 use gclab_core::lock::Lock;
 use gclab_core::stable_ptr::StablePtrTable;
-use gclab_core::{GcOutcome, RtsFlags, ThreadWork};
+use gclab_core::{GcOutcome, ThreadWork};
 use gclab_core::shim::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Instant;
@@ -88,22 +89,6 @@ pub unsafe fn trace_live(gct: &mut GcThread<'_>, gens: &mut [Generation], caps: 
     trace_uncollected_weaks(gct, gens);
     scavenge_loop(gct);
     process_weak_ptrs(gct, gens, caps);
-}
-
-/// How many GC threads a collection of `0..=collect_gen` uses: `-qn`
-/// (default `-N`) when `-qg` makes it parallel, else one.
-pub fn gc_threads_for(flags: &RtsFlags, collect_gen: usize) -> usize {
-    if flags.par_gc_gen.is_some_and(|g| collect_gen >= g) {
-        flags.gc_threads()
-    } else {
-        1
-    }
-}
-
-/// Does `-qb` ask for load balancing in a parallel collection of
-/// `0..=collect_gen`?
-pub fn balance_for(flags: &RtsFlags, collect_gen: usize) -> bool {
-    flags.par_balance_gen().is_some_and(|g| collect_gen >= g)
 }
 
 /// The GC thread that takes capability `cap`'s roots (See Note [Roots by

@@ -1,0 +1,79 @@
+//! The collection of a generational collector whose oldest generation is
+//! a space (`mark_sweep`, `nonmoving`, `immix`; See `space`): prepare
+//! from-space, trace with every GC thread's oldest to-space an allocator
+//! of the space, install. A major GC marks the blocks it keeps in place;
+//! blocks it leaves in the generation are from-space, and their live
+//! objects move into the space (`immix`'s defragmentation).
+
+use crate::from_space;
+use crate::gc_thread::GcThread;
+use crate::gc_workers::GcWorkers;
+use crate::mark::MarkBitmap;
+use crate::space::Space;
+use crate::trace::{outcome, team_size, trace_with};
+use gclab_core::constants::Word;
+use gclab_core::generation::Generation;
+use gclab_core::heap::Heap;
+use gclab_core::{GcContext, GcOutcome};
+
+/// How a collection traces into a space (See `trace_into`).
+pub(crate) struct Tracing<'m> {
+    /// Generations `0..=n` are collected: the young ones copied, the
+    /// oldest (if `n` is it) marked in place.
+    pub n: usize,
+    /// The bitmap of the blocks kept in place, which `evacuate` marks.
+    pub marks: Option<&'m MarkBitmap>,
+    /// The bitmap in which the space's allocators mark the objects they
+    /// place in kept-in-place blocks ("allocated black").
+    pub black: Option<&'m MarkBitmap>,
+    /// Leave the objects marked in place unscanned, for a concurrent
+    /// marker (`GcThread::deferred`).
+    pub defer: bool,
+}
+
+/// Trace a collection whose oldest generation lives in `space`: prepare
+/// from-space, trace with the GC threads `workers` gives, install. Returns
+/// what the threads did and, when `how.defer`, the objects they marked in
+/// place and left unscanned.
+///
+/// # Safety
+/// The GC holds the heap; the blocks kept in place are attached to
+/// `how.marks` and `space.begin_gc` has been called for this GC.
+// SAFETY: the caller's contract; every root and heap slot holds a valid object address, which is what tracing requires.
+pub(crate) unsafe fn trace_into(space: &dyn Space, how: Tracing<'_>, ctx: &mut GcContext<'_>, workers: Option<(&GcWorkers, bool)>) -> (GcOutcome, Vec<*mut Word>) {
+    // SAFETY: the caller's contract.
+    unsafe { trace_into_inspecting(space, how, ctx, workers, |_| ()) }
+}
+
+/// `trace_into`, calling `inspect` with the generations when tracing is
+/// over and before from-space is freed (their `old_blocks` are still
+/// there: what was evacuated from them can be counted).
+///
+/// # Safety
+/// As for `trace_into`.
+// SAFETY: the caller's contract; as for `trace_into`.
+pub(crate) unsafe fn trace_into_inspecting(
+    space: &dyn Space,
+    how: Tracing<'_>,
+    ctx: &mut GcContext<'_>,
+    workers: Option<(&GcWorkers, bool)>,
+    inspect: impl FnOnce(&[Generation]),
+) -> (GcOutcome, Vec<*mut Word>) {
+    let Heap { layout, blocks, gens, .. } = &mut *ctx.heap;
+    let (layout, blocks, count, oldest) = (*layout, &*blocks, gens.len(), gens.len() - 1);
+    let from = from_space::prepare(gens, how.n, layout);
+    let make = || {
+        let mut gct = GcThread::new(layout, how.n, count, blocks);
+        gct.to[oldest].space = Some(space.allocator(blocks, how.black));
+        gct.marks = how.marks;
+        gct.deferred = how.defer.then(Vec::new);
+        gct
+    };
+    let mut threads = trace_with(&make, gens, ctx.caps, ctx.stable_ptrs, ctx.leader, workers);
+    inspect(gens);
+    // Tracing is over; from-space holds nothing live. (This finishes the
+    // space's allocators too.)
+    from_space::install(from, gens, ctx.caps, blocks, &mut threads, how.n);
+    let deferred = threads.iter_mut().filter_map(|t| t.deferred.take()).flatten().collect();
+    (outcome(how.n, &threads, team_size(workers)), deferred)
+}
