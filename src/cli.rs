@@ -172,7 +172,7 @@ where
         }
         Command::Report { dir } => finish(report(registry, &dir)),
         Command::Minheap { collector, precision, timeout, cache, rest } => finish(minheap(registry, collector.as_deref(), precision, timeout, &cache, &rest)),
-        Command::Hp { file, out: prefix } => finish(crate::hp_plot::plot(&file, &prefix.unwrap_or_else(|| file.with_extension(""))).and_then(|files| files.iter().try_for_each(|f| out(format!("Plot: {}\n", f.display()))))),
+        Command::Hp { file, out: prefix } => finish(gclab_eventlog_tools::hp_plot::plot(&file, &prefix.unwrap_or_else(|| file.with_extension(""))).and_then(|files| files.iter().try_for_each(|f| out(format!("Plot: {}\n", f.display()))))),
         Command::Eventlog { compare: Some(EventlogCompare::Diff { a, b, plot, no_plot }), .. } => finish(eventlog_diff(&a, &b, plot, no_plot)),
         Command::Eventlog { compare: None, file: None, .. } => finish(Err("eventlog: name an eventlog file, or `diff A B'".into())),
         Command::Eventlog { compare: None, file: Some(file), from, to, plot, no_plot, show, trace, follow } => {
@@ -203,7 +203,7 @@ fn finish_run(result: Result<(), Failure>) -> ExitCode {
 
 /// `gclab peer`: build the peer (unless `program` is given) and run it.
 fn peer(json: Option<&Path>, build_dir: &Path, program: Option<PathBuf>, rest: &[String]) -> Result<(), Failure> {
-    use crate::peers::{build, exec, Language};
+    use gclab_experiments::peers::{build, exec, Language};
     let (words, rts) = split_rts_args(rest);
     let [language, name, args @ ..] = words.as_slice() else {
         return Err((1, format!("name a language ({}) and a workload (see `gclab list`)", Language::names())));
@@ -312,16 +312,16 @@ struct SweepArgs<'a> {
 
 fn sweep(registry: &Registry, a: SweepArgs<'_>) -> Result<(), String> {
     let SweepArgs { file, out: out_dir, name, force, shard, quiet, minheap_cache } = a;
-    let exp = crate::experiment::Experiment::load(file, registry).map_err(|e| e.to_string())?;
+    let exp = gclab_experiments::experiment::Experiment::load(file, registry).map_err(|e| e.to_string())?;
     let shard = match shard {
-        Some(s) => crate::sweep::parse_shard(s)?,
+        Some(s) => gclab_experiments::sweep::parse_shard(s)?,
         None => (0, 1),
     };
-    let name = crate::experiment::check_dir_name(name).map_err(|e| format!("--name {e}"))?;
+    let name = gclab_experiments::experiment::check_dir_name(name).map_err(|e| format!("--name {e}"))?;
     let out_dir = out_dir.unwrap_or_else(|| PathBuf::from("results").join(&exp.name).join(name));
     let exe = std::env::current_exe().map_err(|e| format!("cannot find the gclab executable: {e}"))?;
-    let opts = crate::sweep::SweepOptions { out: out_dir.clone(), force, shard, progress: !quiet, exe, minheap_cache };
-    let s = crate::sweep::sweep(&exp, &opts)?;
+    let opts = gclab_experiments::sweep::SweepOptions { out: out_dir.clone(), force, shard, progress: !quiet, exe, minheap_cache };
+    let s = gclab_experiments::sweep::sweep(&exp, &opts)?;
     out(format!(
         "sweep {}: {} runs in this shard: {} ran ok, {} failed, {} already recorded; results in {}\n",
         exp.name,
@@ -334,7 +334,7 @@ fn sweep(registry: &Registry, a: SweepArgs<'_>) -> Result<(), String> {
 }
 
 fn report(registry: &Registry, dir: &std::path::Path) -> Result<(), String> {
-    let (md, plots) = crate::report::report(dir, registry)?;
+    let (md, plots) = gclab_experiments::report::report(dir, registry)?;
     out(&md)?;
     out(format!("\nTable: {}\n", dir.join("summary.md").display()))?;
     out(format!("Runs:  {}\n", dir.join("runs.csv").display()))?;
@@ -365,15 +365,15 @@ enum EventlogCompare {
 /// `gclab eventlog diff A B`: the table, both MMU curves on one picture
 /// and both timelines on another.
 fn eventlog_diff(a: &Path, b: &Path, plot: Option<PathBuf>, no_plot: bool) -> Result<(), String> {
-    let (sa, wa) = crate::eventlog_diff::load(a)?;
-    let (sb, wb) = crate::eventlog_diff::load(b)?;
+    let (sa, wa) = gclab_eventlog_tools::diff::load(a)?;
+    let (sb, wb) = gclab_eventlog_tools::diff::load(b)?;
     for w in wa.iter().chain(&wb) {
         let _ = writeln!(std::io::stderr(), "gclab: warning: {w}");
     }
-    out(crate::eventlog_diff::diff_text(&sa, &sb))?;
+    out(gclab_eventlog_tools::diff::diff_text(&sa, &sb))?;
     if !no_plot {
         let prefix = plot.unwrap_or_else(|| b.with_file_name("diff"));
-        for p in crate::eventlog_diff::draw(&sa, &sb, &prefix)? {
+        for p in gclab_eventlog_tools::diff::draw(&sa, &sb, &prefix)? {
             out(format!("Plot: {}\n", p.display()))?;
         }
     }
@@ -409,18 +409,18 @@ fn check_interval(from: Option<f64>, to: Option<f64>) -> Result<(), String> {
 fn eventlog(file: &Path, view: &EventlogView) -> Result<u8, String> {
     check_interval(view.from, view.to)?;
     let (derived, damage) = if view.show || view.trace.is_some() {
-        let log = crate::eventlog_reader::read(file)?;
+        let log = gclab_eventlog_tools::reader::read(file)?;
         if view.show {
-            out(crate::eventlog_report::show(&log))?;
+            out(gclab_eventlog_tools::summary::show(&log))?;
         }
         if let Some(trace) = &view.trace {
-            let json = crate::eventlog_trace::trace(&log).to_string();
+            let json = gclab_eventlog_tools::trace::trace(&log).to_string();
             std::fs::write(trace, json).map_err(|e| format!("cannot write {}: {e}", trace.display()))?;
             out(format!("Trace: {}\n", trace.display()))?;
         }
-        (crate::eventlog_report::derive(&log, view.from, view.to), log.damage)
+        (gclab_eventlog_tools::summary::derive(&log, view.from, view.to), log.damage)
     } else {
-        crate::eventlog_report::summarise(file, view.from, view.to)?
+        gclab_eventlog_tools::summary::summarise(file, view.from, view.to)?
     };
     for d in &damage {
         let _ = writeln!(std::io::stderr(), "gclab: warning: {}: {d}", file.display());
@@ -428,24 +428,24 @@ fn eventlog(file: &Path, view: &EventlogView) -> Result<u8, String> {
     if let Some(from) = view.from.filter(|&f| f >= derived.log_end) {
         return Err(format!("--from {from}: {} ends at {:.6} s", file.display(), derived.log_end));
     }
-    out(crate::eventlog_report::summary_text(&derived, file))?;
+    out(gclab_eventlog_tools::summary::summary_text(&derived, file))?;
     if !view.no_plot {
         let prefix = view.plot.clone().unwrap_or_else(|| {
             let stem = file.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_else(|| "eventlog".into());
             file.with_file_name(format!("{stem}-timeline"))
         });
         let title = format!("{}: heap, live data and allocation; GC pauses by generation", file.display());
-        for p in crate::timeline::draw(&derived.timeline, &prefix, &title)? {
+        for p in gclab_eventlog_tools::timeline::draw(&derived.timeline, &prefix, &title)? {
             out(format!("Timeline: {}\n", p.display()))?;
         }
         let mmu = PathBuf::from(format!("{}-mmu", prefix.display()));
         let title = format!("{}: minimum mutator utilisation", file.display());
         let label = file.file_name().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
-        for p in crate::report::draw_mmu_curve(&mmu, &title, &label, &derived.latency)? {
+        for p in gclab_eventlog_tools::plot::draw_mmu_curve(&mmu, &title, &label, &derived.latency)? {
             out(format!("MMU: {}\n", p.display()))?;
         }
     }
-    Ok(crate::eventlog_reader::exit_code(&damage))
+    Ok(gclab_eventlog_tools::reader::exit_code(&damage))
 }
 
 /// `gclab eventlog --follow SECS FILE`: the summary of a file still being
@@ -459,11 +459,11 @@ fn follow_eventlog(file: &Path, view: &EventlogView, secs: f64) -> Result<u8, St
     }
     loop {
         if file.exists() {
-            match crate::eventlog_report::summarise(file, view.from, view.to) {
-                Ok((_, damage)) if !damage.iter().any(|d| matches!(d, crate::eventlog_reader::Damage::CutShort { .. })) => break,
+            match gclab_eventlog_tools::summary::summarise(file, view.from, view.to) {
+                Ok((_, damage)) if !damage.iter().any(|d| matches!(d, gclab_eventlog_tools::reader::Damage::CutShort { .. })) => break,
                 Ok((derived, _)) => {
                     out(format!("-- {} so far ({} bytes):\n", file.display(), std::fs::metadata(file).map(|m| m.len()).unwrap_or(0)))?;
-                    out(crate::eventlog_report::summary_text(&derived, file))?;
+                    out(gclab_eventlog_tools::summary::summary_text(&derived, file))?;
                 }
                 // The header may not be written whole yet.
                 Err(e) if e.contains("file ends inside") => {}
@@ -486,7 +486,7 @@ fn list_text(registry: &Registry) -> String {
     for w in gclab_workloads::WORKLOADS {
         let args: Vec<String> = w.params.iter().zip(w.defaults).map(|(p, d)| format!("{p}={d}")).collect();
         s.push_str(&format!("  {:<14} {}\n  {:<14}   args: {}\n", w.name, w.description, "", args.join(" ")));
-        let peers: Vec<&str> = crate::peers::languages_of(w.name).iter().map(|l| l.name()).collect();
+        let peers: Vec<&str> = gclab_experiments::peers::languages_of(w.name).iter().map(|l| l.name()).collect();
         if !peers.is_empty() {
             s.push_str(&format!("  {:<14}   peers: {}\n", "", peers.join(", ")));
         }
@@ -515,11 +515,11 @@ fn minheap(registry: &Registry, collector: Option<&str>, precision: f64, timeout
     let collector = collector.map_or(entry.name.to_string(), str::to_string);
     let mut rts_all = rts.clone();
     rts_all.extend(entry.flags.split_whitespace().map(str::to_string));
-    let q = crate::minheap::Question { workload: workload.name.to_string(), args, collector, rts: rts_all };
+    let q = gclab_experiments::minheap::Question { workload: workload.name.to_string(), args, collector, rts: rts_all };
     let exe = std::env::current_exe().map_err(|e| format!("cannot find the gclab executable: {e}"))?;
-    let how = crate::minheap::Probing { exe, scratch: std::env::temp_dir(), timeout_secs, precision };
-    let mut cache = crate::minheap::Cache::open(cache)?;
-    let (answer, cached) = crate::minheap::min_heap(&how, &q, &mut cache, |line| {
+    let how = gclab_experiments::minheap::Probing { exe, scratch: std::env::temp_dir(), timeout_secs, precision };
+    let mut cache = gclab_experiments::minheap::Cache::open(cache)?;
+    let (answer, cached) = gclab_experiments::minheap::min_heap(&how, &q, &mut cache, |line| {
         let _ = writeln!(std::io::stderr(), "{line}");
     })?;
     let mib = |b: u64| b as f64 / (1024.0 * 1024.0);
@@ -542,7 +542,7 @@ fn minheap(registry: &Registry, collector: Option<&str>, precision: f64, timeout
 const UNWRITABLE: u8 = gclab_core::runtime::EXIT_OUTPUT_UNWRITABLE as u8;
 
 fn run(registry: &Registry, collector: Option<&str>, json: Option<PathBuf>, rest: &[String]) -> Result<(), Failure> {
-    crate::sweep::exit_with_parent();
+    gclab_experiments::child::exit_with_parent();
     let (program, rts_args) = split_rts_args(rest);
     let env = gclabrts().map_err(|e| (1, e))?;
     let mut flags = RtsFlags::from_env_and_args(env.as_deref(), &rts_args).map_err(|e| (1, e.to_string()))?;
@@ -578,8 +578,8 @@ fn run(registry: &Registry, collector: Option<&str>, json: Option<PathBuf>, rest
             "collector": entry.name,
             "rts_flags": rts_args,
             "checksum": format!("{checksum:016x}"),
-            "latency": crate::latency::latency(&stats),
-            "pauses": crate::latency::pauses(&stats).iter().map(|p| p.length).collect::<Vec<f64>>(),
+            "latency": gclab_eventlog_tools::latency::latency(&stats),
+            "pauses": gclab_eventlog_tools::latency::pauses(&stats).iter().map(|p| p.length).collect::<Vec<f64>>(),
             "safepoint_waits": stats.records.iter().map(|r| r.sync_wait).collect::<Vec<f64>>(),
             "stats": stats,
         });

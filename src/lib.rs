@@ -6,20 +6,7 @@
 //! settings with the sanity checker on.
 
 pub mod cli;
-pub mod confidence;
 pub mod conformance;
-pub mod eventlog_diff;
-pub mod eventlog_reader;
-pub mod eventlog_report;
-pub mod eventlog_trace;
-pub mod experiment;
-pub mod hp_plot;
-pub mod latency;
-pub mod minheap;
-pub mod peers;
-pub mod report;
-pub mod sweep;
-pub mod timeline;
 
 use gclab_core::{Collector, RtsFlags, Rts, RunError, Stats};
 use gclab_workloads::Workload;
@@ -77,13 +64,6 @@ pub fn run_workload(workload: &Workload, args: &[usize], flags: RtsFlags, collec
     })
 }
 
-/// The machine's memory in bytes (`MemTotal` of /proc/meminfo), if known.
-pub fn machine_memory_bytes() -> Option<u64> {
-    let meminfo = std::fs::read_to_string("/proc/meminfo").ok()?;
-    let kib: u64 = meminfo.lines().find(|l| l.starts_with("MemTotal:"))?.split_whitespace().nth(1)?.parse().ok()?;
-    Some(kib * 1024)
-}
-
 /// Refuse a run whose arguments or flags cannot fit in the machine's
 /// memory before it starts: the workload's live data (`Workload::fits`)
 /// and the capabilities' allocation areas (`binary-trees 63` and
@@ -92,7 +72,7 @@ pub fn machine_memory_bytes() -> Option<u64> {
 /// all. The error comes with its exit code, 1.
 pub fn check_fits(workload: &Workload, args: &[usize], flags: &RtsFlags) -> Result<(), (u8, String)> {
     use gclab_core::constants::BLOCK_SIZE;
-    let Some(memory) = machine_memory_bytes() else { return Ok(()) };
+    let Some(memory) = gclab_core::stats::machine_memory_bytes() else { return Ok(()) };
     let nurseries = flags.capabilities as u128 * (flags.alloc_area_blocks * BLOCK_SIZE) as u128;
     if nurseries > memory as u128 {
         return Err((1, format!(

@@ -515,8 +515,8 @@ fn an_eventlogs_latency_is_the_runs_own() {
         assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
         let record: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
         let want = record["latency"].as_object().unwrap();
-        let log = gclab::eventlog_reader::read(&file).unwrap();
-        let got = gclab::eventlog_report::derive(&log, None, None).latency;
+        let log = gclab_eventlog_tools::reader::read(&file).unwrap();
+        let got = gclab_eventlog_tools::summary::derive(&log, None, None).latency;
         assert!(want["pause_count"].as_u64().unwrap() > 20, "{rts}: {want:?}");
         for (key, w) in want {
             if key.starts_with("safepoint_") {
@@ -527,7 +527,7 @@ fn an_eventlogs_latency_is_the_runs_own() {
                 // in the other: the record's run counts start-up and exit,
                 // the eventlog's runs from its first event to its last.
                 let total = record["stats"]["total_elapsed"].as_f64().unwrap();
-                let window = gclab::latency::MMU_WINDOWS.iter().find(|(name, _)| *key == format!("mmu_{name}")).map(|&(_, w)| w);
+                let window = gclab_eventlog_tools::latency::MMU_WINDOWS.iter().find(|(name, _)| *key == format!("mmu_{name}")).map(|&(_, w)| w);
                 assert!(window.is_some_and(|w| w > 0.9 * total), "{rts}: the eventlog has no {key} (run of {total} s)");
                 continue;
             };

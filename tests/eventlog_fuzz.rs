@@ -5,7 +5,7 @@
 //! `PROPTEST_CASES=100000 cargo test --release --test eventlog_fuzz` for a
 //! long one.
 
-use gclab::eventlog_reader::{parse, read_ahead, Damage, Event, EventStream};
+use gclab_eventlog_tools::reader::{parse, read_ahead, Damage, Event, EventStream};
 use proptest::prelude::*;
 use std::sync::OnceLock;
 
@@ -147,9 +147,9 @@ fn a_flipped_bit_gives_possible_figures_or_a_warning() {
         let at = (x >> 8) as usize % flipped.len();
         flipped[at] ^= 1 << (x % 8);
         let Ok(log) = parse(&flipped) else { continue };
-        let d = gclab::eventlog_report::derive(&log, None, None);
+        let d = gclab_eventlog_tools::summary::derive(&log, None, None);
         let s = &d.stats;
-        let text = gclab::eventlog_report::summary_text(&d, std::path::Path::new("flipped.eventlog"));
+        let text = gclab_eventlog_tools::summary::summary_text(&d, std::path::Path::new("flipped.eventlog"));
         let said = text.contains("warning") || !log.damage.is_empty();
         let possible = s.gc_elapsed >= 0.0 && s.gc_elapsed <= s.total_elapsed + 1e-9 && s.total_elapsed >= 0.0 && s.gens.iter().all(|g| g.elapsed >= 0.0 && g.max_pause >= 0.0);
         assert!(possible || said, "bit {} of byte {at}: impossible figures without a warning:\n{text}", x % 8);
@@ -166,8 +166,8 @@ fn a_flipped_bit_gives_possible_figures_or_a_warning() {
 fn byte_counts_past_2_to_the_64_saturate_with_a_warning() {
     let bytes = std::fs::read(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/eventlog-bytes-overflow.bin")).unwrap();
     let log = parse(&bytes).unwrap();
-    let d = gclab::eventlog_report::derive(&log, None, None);
+    let d = gclab_eventlog_tools::summary::derive(&log, None, None);
     assert_eq!(d.stats.allocated_bytes, u64::MAX);
-    let text = gclab::eventlog_report::summary_text(&d, std::path::Path::new("overflow.eventlog"));
+    let text = gclab_eventlog_tools::summary::summary_text(&d, std::path::Path::new("overflow.eventlog"));
     assert!(text.contains("sum past 2^64") && text.contains("the file is damaged"), "{text}");
 }

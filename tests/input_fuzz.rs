@@ -9,7 +9,7 @@
 //! --release --test input_fuzz` for a long run of its own. (The eventlog
 //! reader has its own, `eventlog_fuzz`.)
 
-use gclab::experiment::Experiment;
+use gclab_experiments::experiment::Experiment;
 use gclab_collectors::Registry;
 use gclab_core::RtsFlags;
 use gclab_heap_traverse::hp_file::parse as parse_hp;
@@ -154,11 +154,11 @@ proptest! {
         match Experiment::parse(Path::new("fuzz.toml"), &text, &Registry::builtin()) {
             Ok(exp) => {
                 let runs = exp.runs();
-                prop_assert!(!runs.is_empty() && runs.len() as u64 <= gclab::experiment::MAX_RUNS);
+                prop_assert!(!runs.is_empty() && runs.len() as u64 <= gclab_experiments::experiment::MAX_RUNS);
                 let ids: std::collections::HashSet<&str> = runs.iter().map(|r| r.id.as_str()).collect();
                 prop_assert_eq!(ids.len(), runs.len());
-                prop_assert!(exp.timeout_secs > 0.0 && exp.timeout_secs <= gclab::experiment::MAX_TIMEOUT_SECS);
-                prop_assert!(gclab::experiment::check_dir_name(&exp.name).is_ok(), "{}", exp.name);
+                prop_assert!(exp.timeout_secs > 0.0 && exp.timeout_secs <= gclab_experiments::experiment::MAX_TIMEOUT_SECS);
+                prop_assert!(gclab_experiments::experiment::check_dir_name(&exp.name).is_ok(), "{}", exp.name);
             }
             Err(e) => prop_assert!(e.to_string().starts_with("fuzz.toml") && !e.message.is_empty(), "{e}"),
         }

@@ -48,7 +48,7 @@ fn the_functions_a_run_executes_lie_together() {
         assert!((start..end).contains(&at), "{path} at {at:#x}, outside the run's code {start:#x}..{end:#x}");
     }
     // And something a run never calls stays out: the sweep's driver.
-    let sweep = address_of(&symbols, "5gclab5sweep5sweep17h");
+    let sweep = address_of(&symbols, "17gclab_experiments5sweep5sweep17h");
     assert!(!(start..end).contains(&sweep), "the sweep's driver is inside the run's code");
 }
 
@@ -68,5 +68,5 @@ fn layout_run_code_lists_what_a_run_executes() {
     for needle in ["16gclab_collectors8scavenge14scavenge_block17h*E*", "15gclab_workloads12binary_trees3run17h*E*"] {
         assert!(patterns.iter().any(|p| p.contains(needle)), "no pattern for {needle}");
     }
-    assert!(!text.contains("5gclab5sweep5sweep17h"), "the sweep's driver is not run by a run");
+    assert!(!text.contains("17gclab_experiments5sweep5sweep17h"), "the sweep's driver is not run by a run");
 }

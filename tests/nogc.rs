@@ -46,6 +46,6 @@ fn it_is_listed_and_refuses_one_generation_but_all_means_collectors() {
     assert_eq!(out.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&out.stderr).contains("-G1"));
     let text = "collectors = [\"all\"]\n[[workloads]]\nname = \"binary-trees\"\n";
-    let e = gclab::experiment::Experiment::parse(std::path::Path::new("t.toml"), text, &gclab_collectors::Registry::builtin()).unwrap();
+    let e = gclab_experiments::experiment::Experiment::parse(std::path::Path::new("t.toml"), text, &gclab_collectors::Registry::builtin()).unwrap();
     assert!(e.collectors.iter().all(|(c, _)| c != "nogc") && e.collectors.len() == gclab_collectors::COLLECTORS.len());
 }

@@ -6,7 +6,7 @@
 mod common;
 
 use common::gclab;
-use gclab::peers::{build, Language};
+use gclab_experiments::peers::{build, Language};
 use std::path::{Path, PathBuf};
 
 /// A build directory kept between test runs (peers rebuild only when
@@ -30,7 +30,7 @@ fn json(path: &Path) -> serde_json::Value {
 /// and checksum as `gclab run`, and statistics that say work was done.
 fn peers_agree_with_gclab(language: Language) {
     let dir = scratch(language.name());
-    let workloads: Vec<&str> = gclab::peers::all().into_iter().filter(|&(_, l)| l == language).map(|(w, _)| w).collect();
+    let workloads: Vec<&str> = gclab_experiments::peers::all().into_iter().filter(|&(_, l)| l == language).map(|(w, _)| w).collect();
     assert!(workloads.len() >= 8, "{}: only {workloads:?}", language.name());
     for name in workloads {
         let w = gclab_workloads::by_name(name).unwrap();
@@ -77,7 +77,7 @@ fn every_boehm_peer_agrees_with_gclab() {
 #[test]
 fn every_workload_modelled_on_nofib_and_every_benchmark_has_peers() {
     for name in ["binary-trees", "gcbench", "lru", "fibheaps", "hash", "lcss", "constraints", "linear", "power"] {
-        let languages = gclab::peers::languages_of(name);
+        let languages = gclab_experiments::peers::languages_of(name);
         assert!(languages.contains(&Language::Ghc) && languages.contains(&Language::Ocaml), "{name}: {languages:?}");
     }
     // No collector may be named like a peer (a run's collector names it).
@@ -111,16 +111,16 @@ fn a_sweep_runs_peers_beside_collectors_and_reports_them() {
     let out = dir.join("results");
     let o = gclab(&["sweep", file.to_str().unwrap(), "--out", out.to_str().unwrap(), "--quiet"]);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    let records = gclab::sweep::load_records(&out).unwrap();
+    let records = gclab_experiments::record::load_records(&out).unwrap();
     // binary-trees: copying and three peers; power: copying, GHC and OCaml.
     assert_eq!(records.len(), 7, "{records:#?}");
     for r in &records {
-        assert_eq!(r.status, gclab::sweep::Status::Ok, "{}: {}", r.spec.id, r.stderr_tail);
-        assert!(gclab::sweep::figure(r, "allocated_bytes").is_some_and(|b| b > 0.0), "{}", r.spec.id);
+        assert_eq!(r.status, gclab_experiments::record::Status::Ok, "{}: {}", r.spec.id, r.stderr_tail);
+        assert!(gclab_experiments::record::figure(r, "allocated_bytes").is_some_and(|b| b > 0.0), "{}", r.spec.id);
     }
     let ocaml = records.iter().find(|r| r.spec.collector == "ocaml" && r.spec.workload == "power").unwrap();
     assert_eq!(ocaml.result.as_ref().unwrap()["peer"]["environment"][0], "OCAMLRUNPARAM=s=32768,o=100");
-    assert!(gclab::sweep::figure(ocaml, "mut_elapsed").is_none(), "OCaml has no GC clock, so no MUT time");
+    assert!(gclab_experiments::record::figure(ocaml, "mut_elapsed").is_none(), "OCaml has no GC clock, so no MUT time");
     assert!(std::fs::read_dir(out.join("peers").join("ghc")).unwrap().count() == 2, "each peer is built once, into the results");
     let o = gclab(&["report", out.to_str().unwrap()]);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
@@ -151,7 +151,7 @@ fn a_missing_compiler_and_an_unknown_peer_are_named() {
     for said in ["`ghc', which is not installed (on Debian: apt-get install ghc)", "`ocamlopt', which is not installed (on Debian: apt-get install ocaml-nox)", "`gcc', which is not installed (on Debian: apt-get install gcc libgc-dev)"] {
         assert!(err.contains(said), "every missing compiler is named at once: no `{said}' in {err}");
     }
-    assert!(gclab::sweep::load_records(&out).unwrap().is_empty(), "no run is made without its peers");
+    assert!(gclab_experiments::record::load_records(&out).unwrap().is_empty(), "no run is made without its peers");
 
     std::fs::write(&file, PEERS.replace(r#""boehm"]"#, r#""java"]"#)).unwrap();
     let o = gclab(&["sweep", file.to_str().unwrap(), "--out", out.to_str().unwrap(), "--quiet"]);
@@ -194,9 +194,9 @@ fn a_peer_past_the_timeout_is_killed_with_its_program() {
     let out = dir.join("results");
     let o = gclab(&["sweep", file.to_str().unwrap(), "--out", out.to_str().unwrap(), "--quiet"]);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    let records = gclab::sweep::load_records(&out).unwrap();
+    let records = gclab_experiments::record::load_records(&out).unwrap();
     let peer = records.iter().find(|r| r.spec.collector == "boehm").unwrap();
-    assert_eq!(peer.status, gclab::sweep::Status::Timeout, "{peer:?}");
+    assert_eq!(peer.status, gclab_experiments::record::Status::Timeout, "{peer:?}");
     // The peer's program (a grandchild of the sweep) died with its run.
     let program = out.join("peers").join("boehm").join("binary_trees").join("binary_trees");
     std::thread::sleep(std::time::Duration::from_millis(200));

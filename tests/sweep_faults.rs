@@ -58,8 +58,8 @@ fn sweep(file: &Path, out: &Path) -> Output {
 
 /// The records in `out`, each of which must read whole, and no temporary
 /// file left beside them.
-fn whole_records(out: &Path) -> Vec<gclab::sweep::RunRecord> {
-    let (records, damaged) = gclab::sweep::load_records_and_damage(out).unwrap();
+fn whole_records(out: &Path) -> Vec<gclab_experiments::record::RunRecord> {
+    let (records, damaged) = gclab_experiments::record::load_records_and_damage(out).unwrap();
     assert!(damaged.is_empty(), "damaged records: {damaged:?}");
     let leftovers: Vec<_> = std::fs::read_dir(out.join("runs")).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).filter(|n| n.contains(".tmp")).collect();
     assert!(leftovers.is_empty(), "temporary files left: {leftovers:?}");
@@ -78,7 +78,7 @@ fn a_full_disk_stops_the_sweep_naming_the_file_and_a_resume_finishes_it() {
     eprintln!("the full disk's error: {err}");
     let before = whole_records(&out);
     assert!(before.len() < 8, "the disk never filled up: a bigger sweep or a smaller tmpfs is needed");
-    assert!(before.iter().all(|r| r.status == gclab::sweep::Status::Ok), "a run was recorded failed for want of room");
+    assert!(before.iter().all(|r| r.status == gclab_experiments::record::Status::Ok), "a run was recorded failed for want of room");
     fs.mount_with("remount,size=8m");
     let o = sweep(&file, &out);
     assert!(o.status.success(), "{}", text(&o.stderr));
@@ -86,7 +86,7 @@ fn a_full_disk_stops_the_sweep_naming_the_file_and_a_resume_finishes_it() {
     assert!(text(&o.stdout).contains(&says), "{}", text(&o.stdout));
     let after = whole_records(&out);
     assert_eq!(after.len(), 8);
-    assert!(after.iter().all(|r| r.status == gclab::sweep::Status::Ok));
+    assert!(after.iter().all(|r| r.status == gclab_experiments::record::Status::Ok));
     assert_eq!(std::fs::read_to_string(out.join("runs.csv")).unwrap().lines().count(), 9);
 }
 

@@ -45,6 +45,13 @@ use crate::heap::Heap;
 use serde::Serialize;
 use std::time::Instant;
 
+/// The machine's memory in bytes (`MemTotal` of /proc/meminfo), if known.
+pub fn machine_memory_bytes() -> Option<u64> {
+    let meminfo = std::fs::read_to_string("/proc/meminfo").ok()?;
+    let kib: u64 = meminfo.lines().find(|l| l.starts_with("MemTotal:"))?.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kib * 1024)
+}
+
 /// Process CPU time in seconds.
 pub fn process_cpu_seconds() -> f64 {
     let mut ts = libc::timespec { tv_sec: 0, tv_nsec: 0 };

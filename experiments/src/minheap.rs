@@ -103,7 +103,7 @@ fn probe(how: &Probing, q: &Question, limit: Option<u64>) -> Result<Probe, Strin
     let mut rts = q.rts.clone();
     rts.extend(limit.map(|bytes| format!("-M{}k", bytes / 1024)));
     let err_file = std::fs::File::create(&err_path).map_err(|e| format!("{}: {e}", err_path.display()))?;
-    let mut cmd = crate::sweep::run_command(exe, &q.collector, &json, &q.workload, &q.args, &rts);
+    let mut cmd = crate::child::run_command(exe, &q.collector, &json, &q.workload, &q.args, &rts);
     cmd.stdout(Stdio::null()).stderr(err_file);
     let limit_text = limit.map_or("no -M".to_string(), |b| format!("-M{}k", b / 1024));
     let mut child = cmd.spawn().map_err(|e| format!("cannot run {}: {e}", exe.display()))?;
@@ -113,7 +113,7 @@ fn probe(how: &Probing, q: &Question, limit: Option<u64>) -> Result<Probe, Strin
             break status;
         }
         if start.elapsed().as_secs_f64() > how.timeout_secs {
-            crate::sweep::kill_group(&mut child);
+            crate::child::kill_group(&mut child);
             let _ = child.wait();
             return Err(format!("{} under {} with {limit_text} ran past {} s", q.workload, q.collector, how.timeout_secs));
         }
@@ -192,13 +192,13 @@ impl Cache {
             std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
         }
         let text = serde_json::to_string_pretty(&self.answers).expect("answers serialise");
-        crate::sweep::write_atomically(&self.path, text.as_bytes()).map_err(|e| format!("{}: {e}", self.path.display()))
+        crate::files::write_atomically(&self.path, text.as_bytes()).map_err(|e| format!("{}: {e}", self.path.display()))
     }
 }
 
 /// The answer for `q`: cached, or searched for and cached.
 pub fn min_heap(how: &Probing, q: &Question, cache: &mut Cache, progress: impl FnMut(&str)) -> Result<(MinHeap, bool), String> {
-    let key = q.key(&crate::sweep::git_commit());
+    let key = q.key(&crate::machine::git_commit());
     if let Some(hit) = cache.get(&key).filter(|h| h.precision <= how.precision) {
         return Ok((hit.clone(), true));
     }

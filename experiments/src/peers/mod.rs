@@ -68,9 +68,9 @@ impl Language {
     /// statistics at exit): its name and text.
     fn common(self) -> (&'static str, &'static str) {
         match self {
-            Language::Ghc => ("Peer.hs", include_str!("../../peers/ghc/Peer.hs")),
-            Language::Ocaml => ("peer.ml", include_str!("../../peers/ocaml/peer.ml")),
-            Language::Boehm => ("peer.h", include_str!("../../peers/boehm/peer.h")),
+            Language::Ghc => ("Peer.hs", include_str!("../../../peers/ghc/Peer.hs")),
+            Language::Ocaml => ("peer.ml", include_str!("../../../peers/ocaml/peer.ml")),
+            Language::Boehm => ("peer.h", include_str!("../../../peers/boehm/peer.h")),
         }
     }
 }
@@ -91,32 +91,32 @@ use Language::{Boehm, Ghc, Ocaml};
 /// Every peer program. `power` has no C peer: its lazy streams are what
 /// the workload is about, and C has no thunks to build them from.
 const SOURCES: &[Source] = &[
-    peer("binary-trees", Ghc, include_str!("../../peers/ghc/binary_trees.hs")),
-    peer("binary-trees", Ocaml, include_str!("../../peers/ocaml/binary_trees.ml")),
-    peer("binary-trees", Boehm, include_str!("../../peers/boehm/binary_trees.c")),
-    peer("gcbench", Ghc, include_str!("../../peers/ghc/gcbench.hs")),
-    peer("gcbench", Ocaml, include_str!("../../peers/ocaml/gcbench.ml")),
-    peer("gcbench", Boehm, include_str!("../../peers/boehm/gcbench.c")),
-    peer("lru", Ghc, include_str!("../../peers/ghc/lru.hs")),
-    peer("lru", Ocaml, include_str!("../../peers/ocaml/lru.ml")),
-    peer("lru", Boehm, include_str!("../../peers/boehm/lru.c")),
-    peer("fibheaps", Ghc, include_str!("../../peers/ghc/fibheaps.hs")),
-    peer("fibheaps", Ocaml, include_str!("../../peers/ocaml/fibheaps.ml")),
-    peer("fibheaps", Boehm, include_str!("../../peers/boehm/fibheaps.c")),
-    peer("hash", Ghc, include_str!("../../peers/ghc/hash.hs")),
-    peer("hash", Ocaml, include_str!("../../peers/ocaml/hash.ml")),
-    peer("hash", Boehm, include_str!("../../peers/boehm/hash.c")),
-    peer("lcss", Ghc, include_str!("../../peers/ghc/lcss.hs")),
-    peer("lcss", Ocaml, include_str!("../../peers/ocaml/lcss.ml")),
-    peer("lcss", Boehm, include_str!("../../peers/boehm/lcss.c")),
-    peer("constraints", Ghc, include_str!("../../peers/ghc/constraints.hs")),
-    peer("constraints", Ocaml, include_str!("../../peers/ocaml/constraints.ml")),
-    peer("constraints", Boehm, include_str!("../../peers/boehm/constraints.c")),
-    peer("linear", Ghc, include_str!("../../peers/ghc/linear.hs")),
-    peer("linear", Ocaml, include_str!("../../peers/ocaml/linear.ml")),
-    peer("linear", Boehm, include_str!("../../peers/boehm/linear.c")),
-    peer("power", Ghc, include_str!("../../peers/ghc/power.hs")),
-    peer("power", Ocaml, include_str!("../../peers/ocaml/power.ml")),
+    peer("binary-trees", Ghc, include_str!("../../../peers/ghc/binary_trees.hs")),
+    peer("binary-trees", Ocaml, include_str!("../../../peers/ocaml/binary_trees.ml")),
+    peer("binary-trees", Boehm, include_str!("../../../peers/boehm/binary_trees.c")),
+    peer("gcbench", Ghc, include_str!("../../../peers/ghc/gcbench.hs")),
+    peer("gcbench", Ocaml, include_str!("../../../peers/ocaml/gcbench.ml")),
+    peer("gcbench", Boehm, include_str!("../../../peers/boehm/gcbench.c")),
+    peer("lru", Ghc, include_str!("../../../peers/ghc/lru.hs")),
+    peer("lru", Ocaml, include_str!("../../../peers/ocaml/lru.ml")),
+    peer("lru", Boehm, include_str!("../../../peers/boehm/lru.c")),
+    peer("fibheaps", Ghc, include_str!("../../../peers/ghc/fibheaps.hs")),
+    peer("fibheaps", Ocaml, include_str!("../../../peers/ocaml/fibheaps.ml")),
+    peer("fibheaps", Boehm, include_str!("../../../peers/boehm/fibheaps.c")),
+    peer("hash", Ghc, include_str!("../../../peers/ghc/hash.hs")),
+    peer("hash", Ocaml, include_str!("../../../peers/ocaml/hash.ml")),
+    peer("hash", Boehm, include_str!("../../../peers/boehm/hash.c")),
+    peer("lcss", Ghc, include_str!("../../../peers/ghc/lcss.hs")),
+    peer("lcss", Ocaml, include_str!("../../../peers/ocaml/lcss.ml")),
+    peer("lcss", Boehm, include_str!("../../../peers/boehm/lcss.c")),
+    peer("constraints", Ghc, include_str!("../../../peers/ghc/constraints.hs")),
+    peer("constraints", Ocaml, include_str!("../../../peers/ocaml/constraints.ml")),
+    peer("constraints", Boehm, include_str!("../../../peers/boehm/constraints.c")),
+    peer("linear", Ghc, include_str!("../../../peers/ghc/linear.hs")),
+    peer("linear", Ocaml, include_str!("../../../peers/ocaml/linear.ml")),
+    peer("linear", Boehm, include_str!("../../../peers/boehm/linear.c")),
+    peer("power", Ghc, include_str!("../../../peers/ghc/power.hs")),
+    peer("power", Ocaml, include_str!("../../../peers/ocaml/power.ml")),
 ];
 
 /// The source of `workload`'s peer in `language`, if it has one.

@@ -44,7 +44,7 @@
 //! `-xn`, 7,082 pauses, none late; had only buffers that had posted
 //! pauses been waited for, its 22 syncs would have been.)
 
-use crate::eventlog_reader::{Damage, Event, EventLogFile, EventRef, EventStream};
+use crate::reader::{Damage, Event, EventLogFile, EventRef, EventStream};
 use crate::latency::{Latency, Pause};
 use gclab_core::eventlog::{id, GcStatsGhc, HeapInfoGhc};
 use gclab_core::stats::{GenStats, Stats};
@@ -88,7 +88,7 @@ pub fn summarise(file: &Path, from: Option<f64>, to: Option<f64>) -> Result<(Der
     let f = std::fs::File::open(file).map_err(|e| format!("{}: {e}", file.display()))?;
     let stream = EventStream::open(f).map_err(|e| format!("{}: {e}", file.display()))?;
     let mut deriver = Deriver::new(from, to);
-    let damage = crate::eventlog_reader::read_ahead(stream, crate::eventlog_reader::BATCH_EVENTS, |e| deriver.feed(e));
+    let damage = crate::reader::read_ahead(stream, crate::reader::BATCH_EVENTS, |e| deriver.feed(e));
     Ok((deriver.finish(), damage))
 }
 
@@ -543,7 +543,7 @@ mod tests {
     #[test]
     fn an_interval_counts_the_gcs_wholly_inside_it() {
         // Ten GCs of 2 ms every 3 ms; [0, 14.5 ms] holds five whole ones.
-        let mut whole = crate::eventlog_reader::EventLogFile::default();
+        let mut whole = crate::reader::EventLogFile::default();
         for (i, id) in [id::GC_START, id::GC_STATS_GHC, id::GC_END].iter().cycle().take(30).enumerate() {
             let payload = if *id == id::GC_STATS_GHC { GcStatsGhc { gen: 0, copied: 100, ..GcStatsGhc::default() }.encode().0 } else { Vec::new() };
             whole.events.push(Event { ts: i as u64 * 1_000_000, cap: Some(0), id: *id, payload });
@@ -561,7 +561,7 @@ mod tests {
     /// `-xn` program's): the latency is that of the pauses in time order.
     #[test]
     fn pauses_from_a_buffer_written_last_are_put_back_in_order() {
-        let mut log = crate::eventlog_reader::EventLogFile::default();
+        let mut log = crate::reader::EventLogFile::default();
         let ms = |t: f64| (t * 1e6) as u64;
         let mut pauses = Vec::new();
         for i in 0..200 {

@@ -27,7 +27,7 @@
 //! stacks them as they happened (the tests check both). Times are
 //! microseconds.
 
-use crate::eventlog_reader::EventLogFile;
+use crate::reader::EventLogFile;
 use gclab_core::eventlog::{id, GcStatsGhc};
 use serde_json::{json, Value};
 use std::collections::HashMap;

@@ -53,46 +53,19 @@
 //! binary-trees 24 running at 3 GB): it is told the sweep's process id
 //! (`GCLAB_EXIT_WITH_PARENT`) and exits when its parent changes.
 
-use std::io::Write;
-use crate::peers::Language;
+use crate::child::{child_command, kill_group, run_command};
 use crate::experiment::{heap_multiple, run_order, with_heap_limit, Experiment, MultipleOf, RunOrder, RunSpec};
+use crate::files::write_atomically;
+use crate::machine::{command_output, git_commit, load_average};
+use crate::peers::Language;
+use crate::record::{read_manifest, read_record, write_csv, RunRecord, Status};
 use indicatif::{ProgressBar, ProgressStyle};
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
+use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::Command;
 use std::time::{Duration, Instant};
-
-/// How a run ended.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Status {
-    /// Exit 0 with a JSON record.
-    Ok,
-    /// Non-zero exit or killed by a signal.
-    Failed,
-    /// Killed at the experiment's timeout.
-    Timeout,
-}
-
-/// One run's record in `runs/<id>.json`.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct RunRecord {
-    /// What was run.
-    pub spec: RunSpec,
-    /// How it ended.
-    pub status: Status,
-    /// Exit code, if it exited.
-    pub exit_code: Option<i32>,
-    /// Signal, if it was killed by one.
-    pub signal: Option<i32>,
-    /// Wall-clock seconds of the child process, spawn to exit.
-    pub wall_secs: f64,
-    /// The last 4 KiB of its stderr.
-    pub stderr_tail: String,
-    /// The run's own JSON record (`gclab run --json`), when it succeeded.
-    pub result: Option<serde_json::Value>,
-}
 
 /// Options of a sweep.
 #[derive(Debug, Clone)]
@@ -132,18 +105,6 @@ pub fn parse_shard(s: &str) -> Result<(usize, usize), String> {
         return Err(format!("--shard `{s}': need 0 <= i < n"));
     }
     Ok((i, n))
-}
-
-/// Write `bytes` to `path` atomically (temporary file, then rename): the
-/// file is whole or as it was, and a failed write (a full disk) leaves no
-/// temporary file behind.
-pub fn write_atomically(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    let tmp = path.with_extension(format!("tmp.{}", std::process::id()));
-    let written = std::fs::write(&tmp, bytes).and_then(|()| std::fs::rename(&tmp, path));
-    if written.is_err() {
-        let _ = std::fs::remove_file(&tmp);
-    }
-    written
 }
 
 fn record_path(out: &Path, id: &str) -> PathBuf {
@@ -252,12 +213,6 @@ fn recorded_whole(path: &Path, bar: &ProgressBar) -> bool {
         }
         Err(_) => false,
     }
-}
-
-/// One record file.
-fn read_record(path: &Path) -> Result<RunRecord, String> {
-    let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
-    serde_json::from_str(&text).map_err(|e| format!("{}: a damaged record ({e})", path.display()))
 }
 
 /// Heap multiples resolved to sizes (See `minheap`): the cache of minimum
@@ -412,16 +367,6 @@ fn run_one(run: &RunSpec, peer: Option<(Language, &Path)>, timeout_secs: f64, op
     Ok(RunRecord { spec: run.clone(), status: status_kind, exit_code: status.code(), signal: status.signal(), wall_secs, stderr_tail, result })
 }
 
-/// The git commit of gclab's source tree (with `-dirty` when it has
-/// uncommitted changes), or "unknown" outside a checkout.
-pub fn git_commit() -> String {
-    command_output("git", &["-C", env!("CARGO_MANIFEST_DIR"), "describe", "--always", "--dirty", "--abbrev=40"])
-}
-
-fn command_output(cmd: &str, args: &[&str]) -> String {
-    Command::new(cmd).args(args).output().ok().filter(|o| o.status.success()).map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string()).unwrap_or_else(|| "unknown".into())
-}
-
 fn manifest_json(exp: &Experiment, seed: u64) -> serde_json::Value {
     let cpuinfo = std::fs::read_to_string("/proc/cpuinfo").unwrap_or_default();
     let cpu_field = |name: &str| cpuinfo.lines().find(|l| l.starts_with(name)).and_then(|l| l.split_once(':')).map(|(_, v)| v.trim().to_string()).unwrap_or_else(|| "unknown".into());
@@ -438,7 +383,7 @@ fn manifest_json(exp: &Experiment, seed: u64) -> serde_json::Value {
         "peers": exp.peers.iter().map(|&l| (l.name().to_string(), crate::peers::build::compiler_version(l).unwrap_or_else(|e| e).into())).collect::<serde_json::Map<String, serde_json::Value>>(),
         "machine": {
             "cores": std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1),
-            "memory_bytes": crate::machine_memory_bytes().unwrap_or(0),
+            "memory_bytes": gclab_core::stats::machine_memory_bytes().unwrap_or(0),
             "cpu_model": cpu_field("model name"),
             "cpu_mhz": cpu_field("cpu MHz"),
             "frequency_governor": governor,
@@ -447,17 +392,6 @@ fn manifest_json(exp: &Experiment, seed: u64) -> serde_json::Value {
             "rustc": command_output("rustc", &["--version"]),
         },
     })
-}
-
-/// The manifest of results directory `dir`, if it has a readable one.
-pub fn read_manifest(dir: &Path) -> Option<serde_json::Value> {
-    serde_json::from_str(&std::fs::read_to_string(dir.join("manifest.json")).ok()?).ok()
-}
-
-/// The 1-, 5- and 15-minute load averages.
-fn load_average() -> Vec<f64> {
-    let text = std::fs::read_to_string("/proc/loadavg").unwrap_or_default();
-    text.split_whitespace().take(3).filter_map(|v| v.parse().ok()).collect()
 }
 
 /// Record the load average after this sweep (process) ended in the
@@ -473,16 +407,6 @@ fn fresh_seed() -> u64 {
     std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_nanos() as u64).unwrap_or(0)
 }
 
-/// The child process of one run, as sweeps and minimum-heap probes start
-/// it: `gclab run --collector C --json J WORKLOAD ARGS +RTS FLAGS -RTS`.
-pub fn run_command(exe: &Path, collector: &str, json: &Path, workload: &str, args: &[usize], rts: &[String]) -> Command {
-    let mut cmd = child_command(exe, "run");
-    cmd.arg("--collector").arg(collector).arg("--json").arg(json).arg(workload);
-    cmd.args(args.iter().map(|a| a.to_string()));
-    cmd.arg("+RTS").args(rts).arg("-RTS");
-    cmd
-}
-
 /// The child process of a peer's run: `gclab peer --program P --json J
 /// LANGUAGE WORKLOAD ARGS +RTS FLAGS -RTS` (See `peers::exec`).
 fn peer_command(exe: &Path, language: Language, program: &Path, json: &Path, run: &RunSpec) -> Command {
@@ -493,155 +417,3 @@ fn peer_command(exe: &Path, language: Language, program: &Path, json: &Path, run
     cmd
 }
 
-/// `gclab <subcommand>` (`run` or `peer`) as every child of a sweep
-/// starts: without `GCLABRTS` (the flags are the run's own), stdin
-/// closed, told to exit with this process (`EXIT_WITH_PARENT`), and in a
-/// process group of its own, which a timeout kills whole (a peer's
-/// program is a grandchild).
-fn child_command(exe: &Path, subcommand: &str) -> Command {
-    use std::os::unix::process::CommandExt;
-    let mut cmd = Command::new(exe);
-    cmd.arg(subcommand).env_remove("GCLABRTS").env(EXIT_WITH_PARENT, std::process::id().to_string()).stdin(Stdio::null()).process_group(0);
-    cmd
-}
-
-/// Kill `child` and its process group (a peer run's program with it).
-pub fn kill_group(child: &mut std::process::Child) {
-    let _ = Command::new("kill").args(["-KILL", "--", &format!("-{}", child.id())]).stderr(Stdio::null()).status();
-    let _ = child.kill();
-}
-
-/// The environment variable that tells a run the process id of the sweep
-/// that started it: the run exits when its parent is no longer that
-/// process (See Note [Sweeps sharing a directory]).
-pub const EXIT_WITH_PARENT: &str = "GCLAB_EXIT_WITH_PARENT";
-
-/// The sweep that started this process (`EXIT_WITH_PARENT`), if one did:
-/// a test that says whether it has ended (this process's parent is no
-/// longer it).
-pub fn starting_sweep() -> Option<impl Fn() -> bool> {
-    let sweep = std::env::var(EXIT_WITH_PARENT).ok().and_then(|p| p.parse::<u32>().ok())?;
-    Some(move || std::os::unix::process::parent_id() != sweep)
-}
-
-/// What a run says when it stops because its sweep ended.
-pub const SWEEP_ENDED: &str = "the sweep that started this run ended: stopping";
-
-/// If this process was started by a sweep (`EXIT_WITH_PARENT`), watch for
-/// the sweep's end and exit with it (status 143, as on SIGTERM).
-pub fn exit_with_parent() {
-    let Some(ended) = starting_sweep() else { return };
-    std::thread::spawn(move || loop {
-        if ended() {
-            let _ = writeln!(std::io::stderr(), "gclab: {SWEEP_ENDED}");
-            std::process::exit(143);
-        }
-        std::thread::sleep(Duration::from_millis(50));
-    });
-}
-
-/// Every whole record in `dir/runs`, in id order, and each record file
-/// that does not read, with why (See Note [Sweeps sharing a directory]).
-pub fn load_records_and_damage(dir: &Path) -> Result<(Vec<RunRecord>, Vec<String>), String> {
-    let runs = dir.join("runs");
-    let mut paths: Vec<PathBuf> = std::fs::read_dir(&runs)
-        .map_err(|e| format!("{}: {e}", runs.display()))?
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.extension().map(|x| x == "json").unwrap_or(false))
-        .collect();
-    paths.sort();
-    let (mut records, mut damaged) = (Vec::new(), Vec::new());
-    for p in &paths {
-        match read_record(p) {
-            Ok(r) => records.push(r),
-            Err(e) => damaged.push(e),
-        }
-    }
-    Ok((records, damaged))
-}
-
-/// Every record in `dir/runs`, in id order; an error naming the first
-/// that does not read.
-pub fn load_records(dir: &Path) -> Result<Vec<RunRecord>, String> {
-    let (records, damaged) = load_records_and_damage(dir)?;
-    match damaged.into_iter().next() {
-        Some(e) => Err(e),
-        None => Ok(records),
-    }
-}
-
-/// A statistic of a successful run, by name (a field of core's `Stats`,
-/// or `mut_elapsed`, or `minor_gc_elapsed` and `major_gc_elapsed`: the
-/// elapsed time of the GCs whose oldest collected generation was a young
-/// one, and the oldest).
-pub fn figure(record: &RunRecord, name: &str) -> Option<f64> {
-    let result = record.result.as_ref()?;
-    let stats = result.get("stats")?;
-    if let Some(major) = match name {
-        "minor_gc_elapsed" => Some(false),
-        "major_gc_elapsed" => Some(true),
-        _ => None,
-    } {
-        let gens = stats.get("gens")?.as_array()?;
-        let (oldest, young) = gens.split_last()?;
-        let elapsed = |g: &serde_json::Value| g.get("elapsed").and_then(|v| v.as_f64());
-        return if major { elapsed(oldest) } else { young.iter().map(elapsed).sum() };
-    }
-    if name == "mut_elapsed" {
-        // No GC clock (an OCaml peer's run), no MUT time either.
-        stats.get("gc_elapsed")?;
-        let g = |k: &str| stats.get(k).and_then(|v| v.as_f64()).unwrap_or(0.0);
-        return Some(g("total_elapsed") - g("gc_elapsed") - g("init_elapsed") - g("exit_elapsed"));
-    }
-    stats.get(name).or_else(|| result.get("latency")?.get(name))?.as_f64()
-}
-
-/// Rebuild `runs.csv`: one row per record, the run's identity, status, and
-/// every scalar statistic and latency figure (See `latency`) as a column.
-pub fn write_csv(dir: &Path) -> Result<(), String> {
-    // (A damaged record is named by the sweep and the report, and left out.)
-    let (records, _) = load_records_and_damage(dir)?;
-    let mut stat_keys: Vec<String> = Vec::new();
-    for r in &records {
-        for part in ["stats", "latency"] {
-            if let Some(serde_json::Value::Object(fields)) = r.result.as_ref().and_then(|v| v.get(part)) {
-                for (k, v) in fields {
-                    if v.is_number() && !stat_keys.contains(k) {
-                        stat_keys.push(k.clone());
-                    }
-                }
-            }
-        }
-    }
-    let grid_keys: Vec<String> = {
-        let mut keys: Vec<String> = records.iter().flat_map(|r| r.spec.point.keys().cloned()).collect();
-        keys.sort();
-        keys.dedup();
-        keys
-    };
-    let mut w = csv::Writer::from_writer(Vec::new());
-    let mut header: Vec<String> = ["id", "workload", "args", "collector", "repetition", "rts", "status", "exit_code", "wall_secs", "checksum"].iter().map(|s| s.to_string()).collect();
-    header.extend(grid_keys.iter().map(|k| format!("flag_{k}")));
-    header.extend(stat_keys.iter().cloned());
-    w.write_record(&header).map_err(|e| e.to_string())?;
-    for r in &records {
-        let mut row = vec![
-            r.spec.id.clone(),
-            r.spec.workload.clone(),
-            r.spec.args.iter().map(|a| a.to_string()).collect::<Vec<_>>().join(" "),
-            r.spec.collector.clone(),
-            r.spec.repetition.to_string(),
-            r.spec.rts.join(" "),
-            serde_json::to_value(r.status).ok().and_then(|v| v.as_str().map(str::to_string)).unwrap_or_default(),
-            r.exit_code.map(|c| c.to_string()).unwrap_or_default(),
-            format!("{:.6}", r.wall_secs),
-            r.result.as_ref().and_then(|v| v.get("checksum")).and_then(|c| c.as_str()).unwrap_or("").to_string(),
-        ];
-        row.extend(grid_keys.iter().map(|k| r.spec.point.get(k).cloned().unwrap_or_default()));
-        row.extend(stat_keys.iter().map(|k| figure(r, k).map(|v| v.to_string()).unwrap_or_default()));
-        w.write_record(&row).map_err(|e| e.to_string())?;
-    }
-    let bytes = w.into_inner().map_err(|e| e.to_string())?;
-    let path = dir.join("runs.csv");
-    write_atomically(&path, &bytes).map_err(|e| format!("{}: {e}", path.display()))
-}

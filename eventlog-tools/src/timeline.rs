@@ -150,7 +150,7 @@ pub fn draw(timeline: &Timeline, prefix: &Path, title: &str) -> Result<Vec<PathB
 /// `.png`: a panel each of heap size, live data and pauses, on the same
 /// scales, then their allocation together.
 pub fn draw_runs(runs: &[(&str, &Timeline)], prefix: &Path, title: &str) -> Result<Vec<PathBuf>, String> {
-    crate::report::register_fonts();
+    crate::plot::register_fonts();
     let svg = prefix.with_extension("svg");
     let png = prefix.with_extension("png");
     let size = (1100, 240 + 360 * runs.len() as u32);

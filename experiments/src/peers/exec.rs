@@ -11,7 +11,7 @@
 //! kills the whole process group.
 
 use super::{flags, stats, Language};
-use crate::sweep::{starting_sweep, SWEEP_ENDED};
+use crate::child::{starting_sweep, SWEEP_ENDED};
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};

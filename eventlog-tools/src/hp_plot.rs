@@ -88,7 +88,7 @@ pub fn plot(hp: &Path, prefix: &Path) -> Result<Vec<PathBuf>, String> {
     }
     let job = text.lines().next().and_then(|l| l.strip_prefix("JOB ")).unwrap_or("\"\"").trim_matches('"').to_string();
     let (names, rows) = stack(&samples);
-    crate::report::register_fonts();
+    crate::plot::register_fonts();
     let title = format!("{job} ({})", hp.file_name().map(|f| f.to_string_lossy().into_owned()).unwrap_or_default());
     let (svg, png) = (prefix.with_extension("svg"), prefix.with_extension("png"));
     let drawn = draw(SVGBackend::new(&svg, (1000, 560)).into_drawing_area(), &title, &names, &rows).map_err(|e| (svg.clone(), e));

@@ -40,7 +40,7 @@ pub fn load(path: &Path) -> Result<(Side, Vec<String>), String> {
     let mut magic = [0u8; 4];
     let head = std::fs::File::open(path).and_then(|mut f| f.read(&mut magic)).map_err(|e| format!("{}: {e}", path.display()))?;
     if magic[..head] == *b"hdrb" {
-        let (d, damage) = crate::eventlog_report::summarise(path, None, None)?;
+        let (d, damage) = crate::summary::summarise(path, None, None)?;
         let warnings = damage.iter().map(|d| format!("{}: {d}", path.display())).collect();
         let stats = serde_json::to_value(&d.stats).map_err(|e| e.to_string())?;
         return Ok((Side { label, stats, latency: d.latency, timeline: d.timeline }, warnings));
@@ -116,7 +116,7 @@ pub fn diff_text(a: &Side, b: &Side) -> String {
 pub fn draw(a: &Side, b: &Side, prefix: &Path) -> Result<Vec<PathBuf>, String> {
     let at = |what: &str| PathBuf::from(format!("{}-{what}", prefix.display()));
     let title = format!("minimum mutator utilisation: {} vs {}", a.label, b.label);
-    let mut drawn = crate::report::draw_mmu_curves(&at("mmu"), &title, &[(a.label.as_str(), &a.latency), (b.label.as_str(), &b.latency)])?;
+    let mut drawn = crate::plot::draw_mmu_curves(&at("mmu"), &title, &[(a.label.as_str(), &a.latency), (b.label.as_str(), &b.latency)])?;
     let title = format!("{} vs {}: heap, live data and pauses; allocation", a.label, b.label);
     let runs = [(format!("A: {}", a.label), &a.timeline), (format!("B: {}", b.label), &b.timeline)];
     let runs: Vec<(&str, &Timeline)> = runs.iter().map(|(l, t)| (l.as_str(), *t)).collect();
