@@ -10,6 +10,8 @@
 //! that sweeps resume and shard.
 
 use crate::peers::Language;
+pub use runs::{heap_multiple, run_order, with_heap_limit, MultipleOf, RunOrder, RunSpec};
+use runs::plain;
 use gclab_collectors::Registry;
 use gclab_core::RtsFlags;
 use serde::Deserialize;
@@ -18,6 +20,8 @@ use std::fmt;
 use std::ops::Range;
 use std::path::{Path, PathBuf};
 use toml::Spanned;
+
+mod runs;
 
 /// A problem with an experiment file: where, which key, what.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -168,75 +172,6 @@ pub struct Experiment {
     pub plot_figures: Vec<String>,
     /// The file's text (kept in the sweep's manifest).
     pub source: String,
-}
-
-// Note [Run order]
-// ----------------------------------------
-// A machine drifts during a sweep (thermal throttling, other load, page
-// cache), and a sweep that runs one collector's repetitions back to back
-// puts that drift on one collector. So by default (`order = "random"`)
-// the runs are made in rounds: first every warm-up run, then round r
-// holds repetition r of every configuration, and each round is shuffled
-// with a seed that the manifest records (given as `seed`, or chosen at
-// the sweep's start; a resumed sweep reuses the recorded one). `order =
-// "fixed"` makes them in the file's order: workloads, collectors, grid
-// points, repetitions. The order never changes which runs exist or their
-// ids, so shards and resumption do not depend on it.
-
-/// What a heap multiple (`M = ["1.5x"]`) multiplies: the minimum heap of
-/// the run's workload and flags (See `minheap`) ...
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum MultipleOf {
-    /// ... the smallest over the experiment's collectors (the usual
-    /// methodology: every collector gets the same heap).
-    Smallest,
-    /// ... the run's own collector's.
-    Each,
-}
-
-/// The multiple in a run's `-M<m>x` flag, if it has one.
-pub fn heap_multiple(flag: &str) -> Option<f64> {
-    crate::minheap::parse_multiple(flag.strip_prefix("-M")?)?.ok()
-}
-
-/// RTS flags `rts` with a heap multiple (`-M2x`) replaced by the limit of
-/// `bytes`.
-pub fn with_heap_limit(rts: &[String], bytes: u64) -> Vec<String> {
-    rts.iter().map(|f| if heap_multiple(f).is_some() { format!("-M{}k", bytes / 1024) } else { f.clone() }).collect()
-}
-
-/// How a sweep orders its runs (See Note [Run order]).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum RunOrder {
-    /// Rounds of repetitions, each shuffled.
-    Random,
-    /// The file's order.
-    Fixed,
-}
-
-/// One run of a sweep.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-pub struct RunSpec {
-    /// A stable, file-name-safe identifier.
-    pub id: String,
-    /// The workload.
-    pub workload: String,
-    /// Its arguments.
-    pub args: Vec<usize>,
-    /// The collector.
-    pub collector: String,
-    /// The grid point: flag name -> flag text.
-    pub point: BTreeMap<String, String>,
-    /// The RTS flags of the run, the collector's own last.
-    pub rts: Vec<String>,
-    /// 0-based repetition (of the warm-ups, for a warm-up run).
-    pub repetition: usize,
-    /// A warm-up run: made, recorded, and left out of every figure.
-    #[serde(default)]
-    pub warmup: bool,
-    /// Position in the experiment's run list (reports keep this order).
-    #[serde(default)]
-    pub index: usize,
 }
 
 /// The dotted key whose value lies at byte `at` of `text`: the key on that
@@ -493,109 +428,6 @@ impl Experiment {
         self.workloads.iter().map(|(w, _)| (w.clone(), missing(w))).filter(|(_, m)| !m.is_empty()).collect()
     }
 
-    /// Every run, in a fixed order: workloads, collectors then peers, grid
-    /// points (first key slowest), repetitions.
-    pub fn runs(&self) -> Vec<RunSpec> {
-        let mut points: Vec<BTreeMap<String, String>> = vec![BTreeMap::new()];
-        for (key, values) in &self.grid {
-            points = points.into_iter().flat_map(|p| values.iter().map(move |v| {
-                let mut q = p.clone();
-                q.insert(key.clone(), v.clone());
-                q
-            })).collect();
-        }
-        let mut runs = Vec::new();
-        for (workload, args) in &self.workloads {
-            // A peer brings no flags of its own.
-            let peers = self.peers.iter().filter(|&&l| crate::peers::source(workload, l).is_some()).map(|l| (l.name().to_string(), String::new()));
-            for (collector, entry_flags) in self.collectors.iter().cloned().chain(peers) {
-                for point in &points {
-                    let warmups = (0..self.warmup).map(|r| (r, true));
-                    for (repetition, warmup) in warmups.chain((0..self.repetitions).map(|r| (r, false))) {
-                        let mut rts: Vec<String> = point.values().filter(|v| !v.is_empty()).cloned().collect();
-                        rts.extend(entry_flags.split_whitespace().map(str::to_string));
-                        let label: Vec<String> = point.values().map(|v| if v.is_empty() { "off".into() } else { v.clone() }).collect();
-                        let id = run_id(&format!(
-                            "{workload}_{}_{collector}_{}_{}{repetition}",
-                            args.iter().map(|a| a.to_string()).collect::<Vec<_>>().join("-"),
-                            label.join(""),
-                            if warmup { "w" } else { "r" }
-                        ));
-                        let index = runs.len();
-                        runs.push(RunSpec { id, workload: workload.clone(), args: args.clone(), collector: collector.clone(), point: point.clone(), rts, repetition, warmup, index });
-                    }
-                }
-            }
-        }
-        runs
-    }
-}
-
-/// `runs` (a subset of an experiment's, in its order) in the order a sweep
-/// makes them (See Note [Run order]).
-pub fn run_order(runs: Vec<RunSpec>, order: RunOrder, seed: u64) -> Vec<RunSpec> {
-    if order == RunOrder::Fixed {
-        return runs;
-    }
-    let mut rounds: BTreeMap<(bool, usize), Vec<RunSpec>> = BTreeMap::new();
-    for run in runs {
-        // Warm-ups first (false sorts before true), then round by round.
-        rounds.entry((!run.warmup, run.repetition)).or_default().push(run);
-    }
-    let mut rng = SplitMix64(seed);
-    let mut ordered = Vec::new();
-    for (_, mut round) in rounds {
-        for i in (1..round.len()).rev() {
-            round.swap(i, rng.below(i + 1));
-        }
-        ordered.extend(round);
-    }
-    ordered
-}
-
-/// A small, fully specified random generator (Steele, Lea and Flood's
-/// SplitMix64), so that a recorded seed gives the same order with any
-/// build of gclab.
-struct SplitMix64(u64);
-
-impl SplitMix64 {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    }
-
-    /// Uniform in `0..n` (n > 0), by rejection so that no value is favoured.
-    fn below(&mut self, n: usize) -> usize {
-        let n = n as u64;
-        let zone = u64::MAX - u64::MAX % n;
-        loop {
-            let x = self.next();
-            if x < zone {
-                return (x % n) as usize;
-            }
-        }
-    }
-}
-
-/// Characters a run id or directory name keeps as they are.
-fn plain(c: char) -> bool {
-    c.is_ascii_alphanumeric() || c == '-' || c == '_' || c == '.'
-}
-
-/// A run's id: its description with every other character made `_`, and
-/// where that lost something, a hash of the description (FNV-1a), so that
-/// grid values differing only there (`x/y`, `x_y`, `x y`) still give
-/// different ids (one record each in `runs/`).
-fn run_id(description: &str) -> String {
-    let id: String = description.chars().map(|c| if plain(c) { c } else { '_' }).collect();
-    if description.chars().all(plain) {
-        return id;
-    }
-    let hash = description.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| (h ^ b as u64).wrapping_mul(0x0100_0000_01b3));
-    format!("{id}-{:08x}", hash as u32)
 }
 
 /// Most runs an experiment may expand to: past this, a grid is more

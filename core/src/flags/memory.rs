@@ -1,0 +1,28 @@
+//! How the heap's memory comes from and goes back to the OS:
+//! `--disable-delayed-os-memory-return` (GHC's), `--huge-pages` (gclab's).
+
+use super::flag::Flag;
+use crate::mblock::MemoryReturn;
+
+pub(super) const FLAGS: &[Flag] = &[
+    Flag {
+        prefix: "--disable-delayed-os-memory-return",
+        exact: true,
+        syntax: "--disable-delayed-os-memory-return",
+        help: &["Give freed memory back to the OS at once", "(MADV_DONTNEED), so the RSS shows it; by default the kernel takes", "it back lazily (MADV_FREE), which is cheaper"],
+        set: |f, _, _| {
+            f.memory_return = MemoryReturn::Eager;
+            Ok(())
+        },
+    },
+    Flag {
+        prefix: "--huge-pages",
+        exact: true,
+        syntax: "--huge-pages",
+        help: &["(gclab) Back the heap with 2 MiB transparent huge pages", "(megablocks mapped in aligned pairs, MADV_HUGEPAGE)"],
+        set: |f, _, _| {
+            f.huge_pages = true;
+            Ok(())
+        },
+    },
+];

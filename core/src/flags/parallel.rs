@@ -1,0 +1,64 @@
+//! Capabilities and parallel GC: `-N`, `-qg`, `-qb`, `-qn` (GHC 9.0's
+//! meanings; See `RtsFlags::gc_threads` and `par_balance_gen`).
+
+use super::decode::{bad, decode_count, FlagError};
+use super::flag::Flag;
+use super::RtsFlags;
+
+pub(super) const FLAGS: &[Flag] = &[
+    Flag { prefix: "-N", exact: false, syntax: "-N[<n>]", help: &["Capabilities (mutator threads); -N alone: the number of cores"], set: capabilities },
+    Flag {
+        prefix: "-qg",
+        exact: false,
+        syntax: "-qg[<gen>]",
+        help: &["Parallel GC for generation gen and older (default 0); -qg alone: none"],
+        set: |f, arg, rest| {
+            f.par_gc_gen = generation(arg, rest)?;
+            Ok(())
+        },
+    },
+    Flag {
+        prefix: "-qb",
+        exact: false,
+        syntax: "-qb[<gen>]",
+        help: &["Load balancing (work stealing) in parallel GCs of generation gen and", "older (default 1, or 0 with -A32m or more); -qb alone: none"],
+        set: |f, arg, rest| {
+            f.par_balance = Some(generation(arg, rest)?);
+            Ok(())
+        },
+    },
+    Flag { prefix: "-qn", exact: false, syntax: "-qn<n>", help: &["GC threads for parallel GC (default: the value of -N, at most -N)"], set: gc_threads },
+    // Any other -q: say which ones there are.
+    Flag { prefix: "-q", exact: false, syntax: "", help: &[], set: |_, arg, _| Err(bad(arg, "unknown parallel option (gclab knows -qg[<gen>], -qb[<gen>] and -qn<n>)")) },
+];
+
+fn capabilities(f: &mut RtsFlags, arg: &str, rest: &str) -> Result<(), FlagError> {
+    f.capabilities = if rest.is_empty() {
+        num_cpus::get().max(1)
+    } else {
+        let n = decode_count(arg, rest, "a number of capabilities")?;
+        if n < 1 {
+            return Err(bad(arg, "there must be at least one capability"));
+        }
+        n
+    };
+    Ok(())
+}
+
+/// A generation number, or None for the option alone (`-qg`, `-qb`).
+fn generation(arg: &str, text: &str) -> Result<Option<usize>, FlagError> {
+    if text.is_empty() {
+        Ok(None)
+    } else {
+        decode_count(arg, text, "a generation number").map(Some)
+    }
+}
+
+fn gc_threads(f: &mut RtsFlags, arg: &str, rest: &str) -> Result<(), FlagError> {
+    let n = decode_count(arg, rest, "a number of GC threads")?;
+    if n < 1 {
+        return Err(bad(arg, "there must be at least one GC thread"));
+    }
+    f.par_gc_threads = n;
+    Ok(())
+}

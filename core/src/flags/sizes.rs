@@ -1,0 +1,95 @@
+//! The heap's sizes: `-A -n -F -G -H -M -m -O` (GHC's "RTS options to
+//! control the garbage collector"; See Note [Size suffixes]).
+
+use super::decode::{bad, decode_blocks, decode_count, decode_float, FlagError};
+use super::flag::Flag;
+use super::RtsFlags;
+use crate::constants::BLOCK_SIZE;
+
+pub(super) const FLAGS: &[Flag] = &[
+    Flag { prefix: "-A", exact: false, syntax: "-A<size>", help: &["Allocation area size per capability (default 1m; at least 8k, two blocks)"], set: alloc_area },
+    Flag { prefix: "-n", exact: false, syntax: "-n<size>", help: &["Split the allocation area into chunks of this size (default 0: no chunks)"], set: chunks },
+    Flag {
+        prefix: "-F",
+        exact: false,
+        syntax: "-F<n>",
+        help: &["Old generation size factor (default 2); with -G1, the allocation", "area is resized to F x live data"],
+        set: old_gen_factor,
+    },
+    Flag { prefix: "-G", exact: false, syntax: "-G<n>", help: &["Number of generations (default 2); -G1 is a two-space collector"], set: generations },
+    Flag {
+        prefix: "-H",
+        exact: false,
+        syntax: "-H[<size>]",
+        help: &["Suggested heap size: spare room goes to the allocation area;", "with no size, the heap size at the previous GC"],
+        set: heap_suggestion,
+    },
+    Flag {
+        prefix: "-M",
+        exact: false,
+        syntax: "-M<size>",
+        help: &["Maximum heap size (default unlimited); past it the run stops", "with \"Heap exhausted\" and exit code 251"],
+        set: |f, arg, rest| {
+            f.max_heap_blocks = decode_blocks(arg, rest, BLOCK_SIZE as u64)?;
+            Ok(())
+        },
+    },
+    Flag { prefix: "-m", exact: false, syntax: "-m<n>", help: &["Minimum % of the heap that must be free for allocation (default 3)"], set: free_heap },
+    Flag {
+        prefix: "-O",
+        exact: false,
+        syntax: "-O<size>",
+        help: &["Minimum old generation size (default 1m)"],
+        set: |f, arg, rest| {
+            f.min_old_gen_blocks = decode_blocks(arg, rest, BLOCK_SIZE as u64)?;
+            Ok(())
+        },
+    },
+];
+
+fn alloc_area(f: &mut RtsFlags, arg: &str, rest: &str) -> Result<(), FlagError> {
+    f.alloc_area_blocks = decode_blocks(arg, rest, 2 * BLOCK_SIZE as u64)?;
+    Ok(())
+}
+
+fn chunks(f: &mut RtsFlags, arg: &str, rest: &str) -> Result<(), FlagError> {
+    f.chunk_blocks = if rest.is_empty() { 0 } else { decode_blocks(arg, rest, BLOCK_SIZE as u64)? };
+    Ok(())
+}
+
+fn old_gen_factor(f: &mut RtsFlags, arg: &str, rest: &str) -> Result<(), FlagError> {
+    let factor = decode_float(arg, rest, "a factor")?;
+    if factor < 0.0 {
+        return Err(bad(arg, "the old generation factor must not be negative"));
+    }
+    f.old_gen_factor = factor;
+    Ok(())
+}
+
+fn generations(f: &mut RtsFlags, arg: &str, rest: &str) -> Result<(), FlagError> {
+    let g = decode_count(arg, rest, "a number of generations")?;
+    if g < 1 {
+        return Err(bad(arg, "there must be at least one generation"));
+    }
+    f.generations = g;
+    f.generations_given = true;
+    Ok(())
+}
+
+fn heap_suggestion(f: &mut RtsFlags, arg: &str, rest: &str) -> Result<(), FlagError> {
+    if rest.is_empty() {
+        f.heap_suggestion_auto = true;
+    } else {
+        f.heap_suggestion_blocks = decode_blocks(arg, rest, BLOCK_SIZE as u64)?;
+    }
+    Ok(())
+}
+
+fn free_heap(f: &mut RtsFlags, arg: &str, rest: &str) -> Result<(), FlagError> {
+    let pc = decode_float(arg, rest, "a percentage")?;
+    if !(0.0..=100.0).contains(&pc) {
+        return Err(bad(arg, "the minimum free heap must be a percentage from 0 to 100"));
+    }
+    f.pc_free_heap = pc;
+    Ok(())
+}

@@ -1,0 +1,47 @@
+//! What the run reports about itself: `-s`, `-S`, `-t` (to stderr or a
+//! file), `--machine-readable`, `-T`.
+
+use super::decode::{bad, FlagError};
+use super::flag::Flag;
+use super::{RtsFlags, StatsLevel, StatsTarget};
+use std::path::PathBuf;
+
+pub(super) const FLAGS: &[Flag] = &[
+    Flag { prefix: "-s", exact: false, syntax: "-s[<file>]", help: &["Summary statistics at exit (to stderr, or the file)"], set: |f, _, rest| stats(f, StatsLevel::Summary, rest) },
+    Flag { prefix: "-S", exact: false, syntax: "-S[<file>]", help: &["A line per GC, then the summary"], set: |f, _, rest| stats(f, StatsLevel::Verbose, rest) },
+    Flag {
+        prefix: "-t",
+        exact: false,
+        syntax: "-t[<file>]",
+        help: &["One line of statistics; with --machine-readable, GHC's key/value list"],
+        set: |f, _, rest| stats(f, StatsLevel::OneLine, rest),
+    },
+    Flag {
+        prefix: "--machine-readable",
+        exact: true,
+        syntax: "--machine-readable",
+        help: &["Statistics as a list of key/value pairs"],
+        set: |f, _, _| {
+            f.machine_readable = true;
+            Ok(())
+        },
+    },
+    Flag { prefix: "-T", exact: false, syntax: "-T", help: &["Collect statistics (for the JSON record) without printing them"], set: collect_only },
+];
+
+/// `-s`, `-S`, `-t`: the most detailed level asked for wins; the last
+/// target given is where it goes.
+fn stats(f: &mut RtsFlags, level: StatsLevel, rest: &str) -> Result<(), FlagError> {
+    f.stats = f.stats.max(level);
+    f.stats_target = if rest.is_empty() || rest == "stderr" { StatsTarget::Stderr } else { StatsTarget::File(PathBuf::from(rest)) };
+    f.collect_stats = true;
+    Ok(())
+}
+
+fn collect_only(f: &mut RtsFlags, arg: &str, rest: &str) -> Result<(), FlagError> {
+    if !rest.is_empty() {
+        return Err(bad(arg, "-T takes no argument"));
+    }
+    f.collect_stats = true;
+    Ok(())
+}
