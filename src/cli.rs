@@ -78,6 +78,21 @@ enum Command {
         /// The cache of minimum heaps that heap multiples (M = ["2x"]) use
         #[arg(long, value_name = "FILE", default_value = "results/minheap.json")]
         minheap_cache: PathBuf,
+        /// Submit the sweep to Slurm as one job array (a shard per task) and follow it; again into the same --out, submit what is missing
+        #[arg(long)]
+        slurm: bool,
+        /// With --slurm: array tasks (shards); default: the last submission's, else 8
+        #[arg(long, value_name = "N", requires = "slurm")]
+        shards: Option<usize>,
+        /// With --slurm: an argument for sbatch (partition, account, time limit), repeatable: --sbatch=--partition=fast
+        #[arg(long, value_name = "ARG", requires = "slurm", allow_hyphen_values = true)]
+        sbatch: Vec<String>,
+        /// With --slurm: let array tasks share nodes (by default each has a node to itself, for clean timings)
+        #[arg(long, requires = "slurm")]
+        no_exclusive: bool,
+        /// With --slurm: follow the job array submitted into DIR (after Ctrl-C, or from another shell), submitting nothing
+        #[arg(long, value_name = "DIR", requires = "slurm", conflicts_with = "out")]
+        follow: Option<PathBuf>,
     },
     /// Summarise a results directory: a table (summary.md) and plots (plots/)
     Report {
@@ -167,8 +182,9 @@ where
     };
     match cli.command {
         Command::List => finish(out(list_text(registry))),
-        Command::Sweep { file, out, name, force, shard, quiet, minheap_cache } => {
-            finish(sweep(registry, SweepArgs { file: &file, out, name: &name, force, shard: shard.as_deref(), quiet, minheap_cache }))
+        Command::Sweep { file, out, name, force, shard, quiet, minheap_cache, slurm, shards, sbatch, no_exclusive, follow } => {
+            let slurm = slurm.then_some(SlurmArgs { shards, sbatch, exclusive: !no_exclusive, follow });
+            finish(sweep(registry, SweepArgs { file: &file, out, name: &name, force, shard: shard.as_deref(), quiet, minheap_cache, slurm }))
         }
         Command::Report { dir } => finish(report(registry, &dir)),
         Command::Minheap { collector, precision, timeout, cache, rest } => finish(minheap(registry, collector.as_deref(), precision, timeout, &cache, &rest)),
@@ -308,11 +324,43 @@ struct SweepArgs<'a> {
     shard: Option<&'a str>,
     quiet: bool,
     minheap_cache: PathBuf,
+    slurm: Option<SlurmArgs>,
+}
+
+/// What `gclab sweep --slurm` was asked besides a sweep's options.
+struct SlurmArgs {
+    shards: Option<usize>,
+    sbatch: Vec<String>,
+    exclusive: bool,
+    follow: Option<PathBuf>,
 }
 
 fn sweep(registry: &Registry, a: SweepArgs<'_>) -> Result<(), String> {
-    let SweepArgs { file, out: out_dir, name, force, shard, quiet, minheap_cache } = a;
+    let SweepArgs { file, out: out_dir, name, force, shard, quiet, minheap_cache, slurm } = a;
     let exp = gclab_experiments::experiment::Experiment::load(file, registry).map_err(|e| e.to_string())?;
+    if let Some(s) = slurm {
+        if force || shard.is_some() {
+            return Err("--slurm chooses the shards itself and resumes: it takes neither --shard nor --force".into());
+        }
+        let name = gclab_experiments::experiment::check_dir_name(name).map_err(|e| format!("--name {e}"))?;
+        let follow_only = s.follow.is_some();
+        let out_dir = s.follow.or(out_dir).unwrap_or_else(|| PathBuf::from("results").join(&exp.name).join(name));
+        let exe = std::env::current_exe().map_err(|e| format!("cannot find the gclab executable: {e}"))?;
+        let opts = gclab_experiments::slurm::SlurmOptions {
+            out: out_dir.clone(),
+            file: file.to_path_buf(),
+            shards: s.shards,
+            sbatch_args: s.sbatch,
+            exclusive: s.exclusive,
+            follow_only,
+            progress: !quiet,
+            exe,
+            minheap_cache,
+            poll: std::time::Duration::from_secs(2),
+        };
+        let summary = gclab_experiments::slurm::sweep(&exp, &opts)?;
+        return out(summary.text(file, &out_dir));
+    }
     let shard = match shard {
         Some(s) => gclab_experiments::sweep::parse_shard(s)?,
         None => (0, 1),

@@ -12,7 +12,8 @@
 //! GHC, OCaml and Boehm programs: built, run, their statistics read),
 //! `minheap` (the smallest heap a run completes in), `experiment` (the
 //! experiment file and its runs), `record` (a sweep's run records and
-//! `runs.csv`), `sweep` (the engine), `report` (tables and plots).
+//! `runs.csv`), `sweep` (the engine), `slurm` (a sweep as a Slurm job
+//! array), `report` (tables and plots).
 
 pub mod child;
 pub mod confidence;
@@ -23,4 +24,5 @@ pub mod minheap;
 pub mod peers;
 pub mod record;
 pub mod report;
+pub mod slurm;
 pub mod sweep;

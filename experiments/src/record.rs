@@ -4,6 +4,7 @@
 
 use crate::experiment::RunSpec;
 use crate::files::write_atomically;
+use crate::machine::RunMachine;
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 
@@ -36,6 +37,9 @@ pub struct RunRecord {
     pub stderr_tail: String,
     /// The run's own JSON record (`gclab run --json`), when it succeeded.
     pub result: Option<serde_json::Value>,
+    /// The machine that ran it (absent in records made before gclab kept it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub machine: Option<RunMachine>,
 }
 
 /// One record file.

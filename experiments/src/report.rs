@@ -500,6 +500,32 @@ fn damaged_text(damaged: &[String]) -> String {
     out
 }
 
+/// Where the runs ran, when on more than one node (a sweep through
+/// Slurm), with a warning for each configuration whose counted runs ran
+/// on CPUs of different models: its intervals mix machines.
+fn machines_text(records: &[RunRecord], groups: &[Group]) -> String {
+    let nodes: BTreeMap<&str, &str> = records.iter().filter_map(|r| r.machine.as_ref()).map(|m| (m.node.as_str(), m.cpu_model.as_str())).collect();
+    if nodes.len() < 2 {
+        return String::new();
+    }
+    let list: Vec<String> = nodes.iter().map(|(node, cpu)| format!("{node} ({cpu})")).collect();
+    let mut out = format!("Runs ran on {} nodes: {}.\n\n", nodes.len(), list.join(", "));
+    for g in groups {
+        let mut models: BTreeMap<&str, Vec<&str>> = BTreeMap::new();
+        for m in g.ok.iter().filter_map(|r| r.machine.as_ref()) {
+            let on = models.entry(m.cpu_model.as_str()).or_default();
+            if !on.contains(&m.node.as_str()) {
+                on.push(&m.node);
+            }
+        }
+        if models.len() > 1 {
+            let which: Vec<String> = models.iter().map(|(cpu, nodes)| format!("{cpu} on {}", nodes.join(", "))).collect();
+            out.push_str(&format!("**Warning: the runs of {} {} ran on CPUs of different models** ({}): its intervals mix machines.\n\n", g.workload, g.label(), which.join("; ")));
+        }
+    }
+    out
+}
+
 /// Write the report of results directory `dir`: `summary.md` and, if the
 /// experiment names a `plot.x`, `plots/<figure>.svg` and `.png`. Returns
 /// the Markdown and the plot files.
@@ -516,7 +542,7 @@ pub fn report(dir: &Path, registry: &gclab_collectors::Registry) -> Result<(Stri
     let groups = groups(&records);
     let mut md = markdown(&exp.name, &groups);
     let title_end = md.find("\n\n").map_or(md.len(), |i| i + 2);
-    md.insert_str(title_end, &format!("{}{}\n{}{}", methodology(&exp, &manifest), peers_text(&exp, &manifest, &records), damaged_text(&damaged), checksum_text(&records)));
+    md.insert_str(title_end, &format!("{}{}\n{}{}{}", methodology(&exp, &manifest), peers_text(&exp, &manifest, &records), machines_text(&records, &groups), damaged_text(&damaged), checksum_text(&records)));
     if let Some(b) = &exp.baseline {
         md.push_str(&normalised_table(b, &groups));
     }
@@ -591,6 +617,29 @@ mod tests {
         assert!((s.ci95.unwrap() - 4.303 / 3f64.sqrt()).abs() < 1e-9, "t(2) s/sqrt(n) with s = 1");
         assert_eq!(summarise(vec![4.0, 1.0, 2.0, 3.0]).unwrap().median, 2.5);
         assert_eq!(summarise(vec![]), None);
+    }
+
+    #[test]
+    fn runs_of_one_configuration_on_different_cpus_are_flagged() {
+        use crate::experiment::RunSpec;
+        use crate::machine::RunMachine;
+        let run = |id: &str, node: &str, cpu: &str| RunRecord {
+            spec: RunSpec { id: id.into(), workload: "lru".into(), args: vec![1], collector: "copying".into(), point: BTreeMap::new(), rts: vec![], repetition: 0, warmup: false, index: 0 },
+            status: Status::Ok,
+            exit_code: Some(0),
+            signal: None,
+            wall_secs: 1.0,
+            stderr_tail: String::new(),
+            result: None,
+            machine: Some(RunMachine { node: node.into(), cpu_model: cpu.into() }),
+        };
+        let same = vec![run("a", "n1", "Xeon"), run("b", "n2", "Xeon")];
+        let text = machines_text(&same, &groups(&same));
+        assert!(text.contains("Runs ran on 2 nodes") && !text.contains("Warning"), "{text}");
+        let mixed = vec![run("a", "n1", "Xeon"), run("b", "n2", "EPYC")];
+        let text = machines_text(&mixed, &groups(&mixed));
+        assert!(text.contains("Warning: the runs of lru 1 copying ran on CPUs of different models") && text.contains("EPYC on n2; Xeon on n1"), "{text}");
+        assert_eq!(machines_text(&same[..1], &groups(&same[..1])), "", "one node: nothing to say");
     }
 
     #[test]

@@ -56,7 +56,7 @@
 use crate::child::{child_command, kill_group, run_command};
 use crate::experiment::{heap_multiple, run_order, with_heap_limit, Experiment, MultipleOf, RunOrder, RunSpec};
 use crate::files::write_atomically;
-use crate::machine::{command_output, git_commit, load_average};
+use crate::machine::{command_output, cpu_field, git_commit, load_average, this_machine};
 use crate::peers::Language;
 use crate::record::{read_manifest, read_record, write_csv, RunRecord, Status};
 use indicatif::{ProgressBar, ProgressStyle};
@@ -107,32 +107,46 @@ pub fn parse_shard(s: &str) -> Result<(usize, usize), String> {
     Ok((i, n))
 }
 
-fn record_path(out: &Path, id: &str) -> PathBuf {
+/// Where run `id`'s record goes under results directory `out`.
+pub fn record_path(out: &Path, id: &str) -> PathBuf {
     out.join("runs").join(format!("{id}.json"))
+}
+
+/// Make `out` a results directory of `exp` (its `runs/`, `logs/` and
+/// manifest), or check that it is one; returns the seed of the run order
+/// (a resumed sweep keeps the one its manifest recorded: See Note [Run
+/// order]). With `force`, a manifest of another experiment is replaced.
+pub fn prepare(exp: &Experiment, out: &Path, force: bool) -> Result<u64, String> {
+    let io = |what: &str, e: std::io::Error| format!("{what}: {e}");
+    for dir in ["runs", "logs"] {
+        std::fs::create_dir_all(out.join(dir)).map_err(|e| io(&out.join(dir).display().to_string(), e))?;
+    }
+    let recorded = read_manifest(out).filter(|_| !force);
+    if let Some(file) = recorded.as_ref().and_then(|m| m.get("experiment_file")?.as_str().map(str::to_string)) {
+        if file != exp.source {
+            return Err(format!(
+                "{} was swept with a different experiment file (its manifest.json keeps the text): sweep into another directory (--name, --out), or pass --force to start this one again",
+                out.display()
+            ));
+        }
+    }
+    let seed = exp.seed.or_else(|| recorded.as_ref()?.get("seed")?.as_u64()).unwrap_or_else(fresh_seed);
+    if recorded.is_none() {
+        let text = serde_json::to_string_pretty(&manifest_json(exp, seed)).expect("manifest serialises");
+        write_atomically(&out.join("manifest.json"), text.as_bytes()).map_err(|e| io("manifest.json", e))?;
+    }
+    Ok(seed)
+}
+
+/// The runs of `exp` in `out` that have no whole record yet.
+pub fn missing_runs(exp: &Experiment, out: &Path) -> Vec<RunSpec> {
+    exp.runs().into_iter().filter(|r| read_record(&record_path(out, &r.id)).is_err()).collect()
 }
 
 /// Run the sweep. See Note [Crash-proof sweeps].
 pub fn sweep(exp: &Experiment, opts: &SweepOptions) -> Result<SweepSummary, String> {
     let io = |what: &str, e: std::io::Error| format!("{what}: {e}");
-    for dir in ["runs", "logs"] {
-        std::fs::create_dir_all(opts.out.join(dir)).map_err(|e| io(&opts.out.join(dir).display().to_string(), e))?;
-    }
-    let manifest = opts.out.join("manifest.json");
-    let recorded = read_manifest(&opts.out).filter(|_| !opts.force);
-    if let Some(file) = recorded.as_ref().and_then(|m| m.get("experiment_file")?.as_str().map(str::to_string)) {
-        if file != exp.source {
-            return Err(format!(
-                "{} was swept with a different experiment file (its manifest.json keeps the text): sweep into another directory (--name, --out), or pass --force to start this one again",
-                opts.out.display()
-            ));
-        }
-    }
-    // A resumed sweep keeps the seed its manifest recorded (See Note [Run order]).
-    let seed = exp.seed.or_else(|| recorded.as_ref()?.get("seed")?.as_u64()).unwrap_or_else(fresh_seed);
-    if recorded.is_none() {
-        let text = serde_json::to_string_pretty(&manifest_json(exp, seed)).expect("manifest serialises");
-        write_atomically(&manifest, text.as_bytes()).map_err(|e| io("manifest.json", e))?;
-    }
+    let seed = prepare(exp, &opts.out, opts.force)?;
     let runs: Vec<RunSpec> = exp.runs().into_iter().enumerate().filter(|(i, _)| i % opts.shard.1 == opts.shard.0).map(|(_, r)| r).collect();
     let runs = run_order(runs, exp.order, seed);
     let mut summary = SweepSummary { total: runs.len(), ..SweepSummary::default() };
@@ -157,7 +171,7 @@ pub fn sweep(exp: &Experiment, opts: &SweepOptions) -> Result<SweepSummary, Stri
                 let program = exp.peer_of(&run).map(|l| (l, programs[&(run.workload.clone(), l)].as_path()));
                 run_one(&run, program, exp.timeout_secs, opts).map_err(|e| io(&format!("run {}", run.id), e))?
             }
-            Err(reason) => RunRecord { spec: run.clone(), status: Status::Failed, exit_code: None, signal: None, wall_secs: 0.0, stderr_tail: reason, result: None },
+            Err(reason) => RunRecord { spec: run.clone(), status: Status::Failed, exit_code: None, signal: None, wall_secs: 0.0, stderr_tail: reason, result: None, machine: Some(this_machine()) },
         };
         if record.exit_code == Some(gclab_core::runtime::EXIT_OUTPUT_UNWRITABLE) {
             return Err(unwritable_output(&opts.out, &record));
@@ -364,12 +378,10 @@ fn run_one(run: &RunSpec, peer: Option<(Language, &Path)>, timeout_secs: f64, op
     } else {
         Status::Failed
     };
-    Ok(RunRecord { spec: run.clone(), status: status_kind, exit_code: status.code(), signal: status.signal(), wall_secs, stderr_tail, result })
+    Ok(RunRecord { spec: run.clone(), status: status_kind, exit_code: status.code(), signal: status.signal(), wall_secs, stderr_tail, result, machine: Some(this_machine()) })
 }
 
 fn manifest_json(exp: &Experiment, seed: u64) -> serde_json::Value {
-    let cpuinfo = std::fs::read_to_string("/proc/cpuinfo").unwrap_or_default();
-    let cpu_field = |name: &str| cpuinfo.lines().find(|l| l.starts_with(name)).and_then(|l| l.split_once(':')).map(|(_, v)| v.trim().to_string()).unwrap_or_else(|| "unknown".into());
     let governor = std::fs::read_to_string("/sys/devices/system/cpu/cpu0/cpufreq/scaling_governor").map(|g| g.trim().to_string()).unwrap_or_else(|_| "unknown (no cpufreq)".into());
     serde_json::json!({
         "experiment": exp.name,
