@@ -530,14 +530,17 @@ fn list_text(registry: &Registry) -> String {
     for c in registry.entries() {
         s.push_str(&format!("  {:<14} {}\n", c.name, c.description));
     }
-    s.push_str("\nWorkloads (arguments, defaults):\n");
+    s.push_str("\nWorkloads (arguments: name=default (range)):\n");
     for w in gclab_workloads::WORKLOADS {
-        let args: Vec<String> = w.params.iter().zip(w.defaults).map(|(p, d)| format!("{p}={d}")).collect();
-        s.push_str(&format!("  {:<14} {}\n  {:<14}   args: {}\n", w.name, w.description, "", args.join(" ")));
+        s.push_str(&format!("  {:<14} {}\n  {:<14}   args: {}\n", w.name, w.description, "", w.params_text()));
         let peers: Vec<&str> = gclab_experiments::peers::languages_of(w.name).iter().map(|l| l.name()).collect();
         if !peers.is_empty() {
             s.push_str(&format!("  {:<14}   peers: {}\n", "", peers.join(", ")));
         }
+    }
+    s.push_str("\nTest workloads (for gclab's own tests of failing runs; not for measurements):\n");
+    for w in gclab_workloads::testing::TEST_WORKLOADS {
+        s.push_str(&format!("  {:<14} {}\n", w.name, w.description));
     }
     s
 }

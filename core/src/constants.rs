@@ -39,6 +39,10 @@ pub const BLOCKS_PER_MBLOCK: usize = BLOCKS_PER_MBLOCK_TOTAL - FIRST_BLOCK;
 /// of its own and is never copied (8/10 of a block, 3276 bytes).
 pub const LARGE_OBJECT_THRESHOLD: usize = BLOCK_SIZE * 8 / 10;
 
+/// `LARGE_OBJECT_THRESHOLD` in words, rounded up: an object of at least
+/// this many words is large (a test on words cannot overflow).
+pub const LARGE_OBJECT_WORDS: usize = LARGE_OBJECT_THRESHOLD.div_ceil(WORD_SIZE);
+
 /// Blocks needed to hold `bytes`.
 pub const fn blocks_for_bytes(bytes: usize) -> usize {
     bytes.div_ceil(BLOCK_SIZE)

@@ -50,6 +50,24 @@ pub const fn card_words(n: usize) -> usize {
     cards_for(n).div_ceil(WORD_SIZE)
 }
 
+/// The most words one object may have: 2^44 (128 TiB), more than any
+/// machine's address space holds, and far enough below 2^64 bytes that
+/// no size arithmetic on it overflows.
+pub const MAX_OBJECT_WORDS: usize = 1 << 44;
+
+// Note [Sizes a program asks for]
+// ----------------------------------------
+// An array's length comes from a program, and a program can ask for
+// anything: a byte array of nearly 2^64 bytes once rounded its size in
+// words down to a few words through an overflowing multiplication, got a
+// small block group, and then zeroed 2^64 bytes from it (a crash, found by
+// a hostile input). So every size made from a program's length is
+// computed with a bound (`new_array_size`, `new_byte_array_size`), and an
+// object over `MAX_OBJECT_WORDS` is a heap exhaustion like any request
+// the heap cannot meet: GHC's "heap overflow" under `-M`, the OS's
+// refusal without it. The sizes of objects already in the heap need no
+// such check: they were made this way.
+
 /// Is this header word a forwarding pointer?
 #[inline(always)]
 pub fn is_forwarded(header: Word) -> bool {
@@ -188,6 +206,18 @@ impl Layout {
     #[inline(always)]
     pub fn byte_array_size(self, bytes: usize) -> usize {
         self.hdr + 1 + bytes.div_ceil(WORD_SIZE)
+    }
+
+    /// `array_size` of an array about to be made, None if its words
+    /// would not fit in `MAX_OBJECT_WORDS` (a length from a program can be
+    /// anything: See Note [Sizes a program asks for]).
+    pub fn new_array_size(self, n: usize) -> Option<usize> {
+        (n <= MAX_OBJECT_WORDS).then(|| self.array_size(n)).filter(|&w| w <= MAX_OBJECT_WORDS)
+    }
+
+    /// `byte_array_size` of a byte array about to be made, None if too big.
+    pub fn new_byte_array_size(self, bytes: usize) -> Option<usize> {
+        (bytes / WORD_SIZE <= MAX_OBJECT_WORDS).then(|| self.byte_array_size(bytes)).filter(|&w| w <= MAX_OBJECT_WORDS)
     }
 
     /// Size in words of the object at `p`, whose header is `info`.

@@ -24,7 +24,7 @@
 //! binary-trees 19's MUT to 0.944x with `check` alone (7 alternated
 //! rounds, 0.90-0.99), then to 0.80x more with `make` (0.78-0.82).
 
-use crate::{mix, Workload};
+use crate::{mix, Param, Workload};
 use gclab_core::{Handle, InfoTable, Mutator, ObjRef, StaticObject};
 use std::io::Write;
 
@@ -38,8 +38,7 @@ const MIN_DEPTH: usize = 4;
 pub const WORKLOAD: Workload = Workload {
     name: "binary-trees",
     description: "Benchmarks Game binary-trees: many short-lived trees beside a long-lived one",
-    params: &["depth"],
-    defaults: &[16],
+    params: &[Param::new("depth", 16, 0, 30)],
     small: &[8],
     tiny: &[6],
     run,
@@ -92,8 +91,8 @@ fn make_check(m: &mut Mutator<'_>, nil: Handle, d: usize) -> u64 {
 /// The stretch tree, depth `max_depth + 1`: 2^(max_depth + 2) - 1 nodes
 /// of three words, all live at once.
 fn footprint(args: &[usize]) -> u128 {
-    let max_depth = args[0].max(MIN_DEPTH + 2) as u32;
-    1u128.checked_shl(max_depth + 2).unwrap_or(u128::MAX) * 24
+    let max_depth = args[0].max(MIN_DEPTH + 2).min(100) as u32;
+    (1u128 << (max_depth + 2)) * 24
 }
 
 fn run(m: &mut Mutator<'_>, args: &[usize], out: &mut dyn Write) -> u64 {

@@ -9,7 +9,7 @@
 //! tried, and nothing lives long but the search's own path. The checksum
 //! folds in a signature of every solution, in the order they are found.
 
-use crate::{mix, Workload};
+use crate::{mix, Param, Workload};
 use gclab_core::{Handle, InfoTable, Mutator, StaticObject};
 use std::io::Write;
 
@@ -22,8 +22,7 @@ static CONS: InfoTable = InfoTable::constr("Cons", "List", "Constraints", 1, 1);
 pub const WORKLOAD: Workload = Workload {
     name: "constraints",
     description: "nofib constraints: N-queens by backtracking search, short-lived partial solutions",
-    params: &["queens"],
-    defaults: &[13],
+    params: &[Param::new("queens", 13, 1, 20)],
     small: &[9],
     tiny: &[8],
     run,

@@ -15,7 +15,7 @@
 //! checks that they come out sorted.
 
 use crate::rng::Rng;
-use crate::{mix, Workload};
+use crate::{mix, Param, Workload};
 use gclab_core::{Handle, InfoTable, Mutator, StaticObject};
 use std::io::Write;
 
@@ -32,13 +32,17 @@ const RANKS: usize = 64;
 pub const WORKLOAD: Workload = Workload {
     name: "fibheaps",
     description: "nofib fibheaps: heap sort through a Fibonacci heap, many small long-lived nodes",
-    params: &["keys"],
-    defaults: &[400_000],
+    params: &[Param::new("keys", 400_000, 0, 1_000_000_000)],
     small: &[3_000],
     tiny: &[300],
     run,
-    footprint: None,
+    footprint: Some(footprint),
 };
+
+/// Live data: a tree node of 4 words and a list cell of 3 per key.
+fn footprint(args: &[usize]) -> u128 {
+    args[0] as u128 * 56
+}
 
 fn run(m: &mut Mutator<'_>, args: &[usize], out: &mut dyn Write) -> u64 {
     let n = args[0];

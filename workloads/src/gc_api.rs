@@ -9,7 +9,7 @@
 //! what the program determines (finalised values, samples, survivors), not
 //! collector-dependent counters, so every collector must agree on it.
 
-use crate::{mix, Workload};
+use crate::{mix, Param, Workload};
 use gclab_core::gc::{self, memprof};
 use gclab_core::{InfoTable, Mutator, StaticObject};
 use std::io::Write;
@@ -25,8 +25,7 @@ static CELL: InfoTable = InfoTable::constr("Cell", "List", "GcApi", 2, 0);
 pub const WORKLOAD: Workload = Workload {
     name: "gc-api",
     description: "uses the whole OCaml-style Gc API (stat, control, finalisers, alarms, Memprof)",
-    params: &["n"],
-    defaults: &[10_000],
+    params: &[Param::new("n", 10_000, 0, 100_000_000)],
     small: &[500],
     tiny: &[40],
     run,

@@ -19,7 +19,7 @@
 //! capabilities allocate and collect, and folds them into its count. The
 //! task count is fixed, so the checksum is the same for every `-N`.
 
-use crate::{mix, Workload};
+use crate::{mix, Param, Workload};
 use gclab_core::{Handle, InfoTable, Mutator, ObjRef, StaticObject};
 use std::io::Write;
 
@@ -36,12 +36,11 @@ const TASKS: u64 = 4;
 pub const WORKLOAD: Workload = Workload {
     name: "gcbench",
     description: "Ellis/Kovac/Boehm GCBench: top-down and bottom-up trees beside a long-lived tree and array",
-    params: &["stretch-depth"],
-    defaults: &[18],
+    params: &[Param::new("stretch-depth", 18, 0, 26)],
     small: &[10],
     tiny: &[7],
     run,
-    footprint: None,
+    footprint: Some(footprint),
 };
 
 fn tree_size(d: usize) -> u64 {
@@ -84,6 +83,15 @@ fn count(t: ObjRef<'_>) -> u64 {
         let [l, r] = t.fields();
         1 + count(l) + count(r)
     }
+}
+
+/// Live data: the long-lived tree (depth `stretch - 2`, 2^(depth+1)
+/// nodes of 5 words) and the long-lived array of `array_size` doubles.
+fn footprint(args: &[usize]) -> u128 {
+    let stretch = args[0].max(MIN_DEPTH + 2) as u32;
+    let tree = 1u128 << (stretch - 1);
+    let array = if stretch >= 18 { 500_000u128 << (stretch - 18) } else { (500_000u128 >> (18 - stretch)).max(1000) };
+    tree * 40 + array * 8
 }
 
 fn run(m: &mut Mutator<'_>, args: &[usize], out: &mut dyn Write) -> u64 {

@@ -14,7 +14,7 @@
 //! over the final table that does not depend on the chains' order.
 
 use crate::rng::Rng;
-use crate::{mix, Workload};
+use crate::{mix, Param, Workload};
 use gclab_core::{Handle, InfoTable, Mutator, StaticObject};
 use std::io::Write;
 
@@ -30,13 +30,17 @@ const FIRST_BUCKETS: usize = 16;
 pub const WORKLOAD: Workload = Workload {
     name: "hash",
     description: "nofib hash: a chained hash table under inserts and deletes, old-to-young stores",
-    params: &["keys", "ops"],
-    defaults: &[300_000, 5_000_000],
+    params: &[Param::new("keys", 300_000, 1, 1_000_000_000), Param::new("ops", 5_000_000, 0, 1_000_000_000_000)],
     small: &[2_000, 20_000],
     tiny: &[300, 4_000],
     run,
-    footprint: None,
+    footprint: Some(footprint),
 };
+
+/// Live data: an entry of 4 words per key.
+fn footprint(args: &[usize]) -> u128 {
+    args[0].max(1) as u128 * 32
+}
 
 fn run(m: &mut Mutator<'_>, args: &[usize], out: &mut dyn Write) -> u64 {
     let (keys, ops) = (args[0].max(1), args[1]);

@@ -6,7 +6,7 @@
 //! hsc+eps+fc 32 bytes. The program then churns a little so that several
 //! GCs (and samples) happen with the structure live, and checks it.
 
-use crate::{mix, Workload};
+use crate::{mix, Param, Workload};
 use gclab_core::{Handle, InfoTable, Mutator};
 use std::io::Write;
 
@@ -21,8 +21,7 @@ static GARBAGE: InfoTable = InfoTable::constr("Garbage", "Garbage", "Main", 0, 2
 pub const WORKLOAD: Workload = Workload {
     name: "hsc-roots",
     description: "seed 003's root-profiling example (HscEnv, EPS, FC sharing words); run with +RTS -ho -i0",
-    params: &["churn"],
-    defaults: &[20_000],
+    params: &[Param::new("churn", 20_000, 0, 1_000_000_000)],
     small: &[2_000],
     tiny: &[200],
     run,

@@ -7,7 +7,7 @@
 //! get promoted by relinking, then die); every array is verified when it
 //! leaves the ring and at the end.
 
-use crate::{mix, Workload};
+use crate::{mix, Param, Workload};
 use gclab_core::{Handle, InfoTable, Mutator, StaticObject};
 use std::io::Write;
 
@@ -21,8 +21,7 @@ const WINDOW: usize = 16;
 pub const WORKLOAD: Workload = Workload {
     name: "large-arrays",
     description: "many large byte and pointer arrays (large objects, relinked, never copied)",
-    params: &["count", "bytes"],
-    defaults: &[4_000, 65_536],
+    params: &[Param::new("count", 4_000, 0, 1_000_000_000), Param::new("bytes", 65_536, 8, 1 << 30)],
     small: &[60, 8_192],
     tiny: &[20, 4096],
     run,

@@ -25,7 +25,7 @@
 //! dies as it would in the Haskell peer. gclab then copies what GHC does.
 
 use crate::rng::Rng;
-use crate::{mix, Workload};
+use crate::{mix, Param, Workload};
 use gclab_core::{Handle, InfoTable, Mutator, StaticObject};
 use std::io::Write;
 
@@ -38,13 +38,17 @@ static CONS: InfoTable = InfoTable::constr("Cons", "List", "Lcss", 1, 1);
 pub const WORKLOAD: Workload = Workload {
     name: "lcss",
     description: "nofib lcss: longest common subsequence by dynamic programming over lists, short-lived cells",
-    params: &["length"],
-    defaults: &[5_000],
+    params: &[Param::new("length", 5_000, 0, 1_000_000)],
     small: &[200],
     tiny: &[40],
     run,
-    footprint: None,
+    footprint: Some(footprint),
 };
+
+/// Live data: the two lists of `length` cells of 3 words each.
+fn footprint(args: &[usize]) -> u128 {
+    args[0] as u128 * 48
+}
 
 fn run(m: &mut Mutator<'_>, args: &[usize], out: &mut dyn Write) -> u64 {
     let n = args[0];

@@ -45,6 +45,30 @@ impl std::error::Error for WorkloadError {}
 /// its output, returns its checksum.
 pub type WorkloadFn = fn(&mut Mutator<'_>, &[usize], &mut dyn Write) -> u64;
 
+/// One size argument of a workload: its name, its default and the range
+/// it must lie in. Arguments outside the range are refused before the run
+/// (a depth of 2^32 once overflowed the stack, a byte count near 2^64 the
+/// allocator's arithmetic); whether arguments inside it fit in memory is
+/// `Workload::fits`'s question.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Param {
+    /// Its name (`depth`, `value-bytes`).
+    pub name: &'static str,
+    /// Its value when not given.
+    pub default: usize,
+    /// The smallest value accepted.
+    pub min: usize,
+    /// The largest value accepted.
+    pub max: usize,
+}
+
+impl Param {
+    /// A parameter `name` with `default`, accepted in `min..=max`.
+    pub const fn new(name: &'static str, default: usize, min: usize, max: usize) -> Param {
+        Param { name, default, min, max }
+    }
+}
+
 /// A registered workload.
 #[derive(Debug, Clone, Copy)]
 pub struct Workload {
@@ -52,10 +76,8 @@ pub struct Workload {
     pub name: &'static str,
     /// One line for `gclab list`.
     pub description: &'static str,
-    /// Names of its size arguments, in order.
-    pub params: &'static [&'static str],
-    /// Defaults of those arguments.
-    pub defaults: &'static [usize],
+    /// Its size arguments, in order, with their defaults and ranges.
+    pub params: &'static [Param],
     /// Small arguments for tests (seconds at most under stress settings).
     pub small: &'static [usize],
     /// Tiny arguments, for a GC at every allocation with a full sanity
@@ -70,22 +92,47 @@ pub struct Workload {
 }
 
 impl Workload {
-    /// Its arguments: `given` (numbers) over the defaults.
+    /// Its arguments' defaults.
+    pub fn defaults(&self) -> Vec<usize> {
+        self.params.iter().map(|p| p.default).collect()
+    }
+
+    /// Its arguments: `given` (numbers) over the defaults, each checked
+    /// against its range.
     pub fn parse_args(&self, given: &[String]) -> Result<Vec<usize>, WorkloadError> {
-        if given.len() > self.params.len() {
-            return Err(WorkloadError(format!(
-                "{} takes at most {} argument(s) ({}), got {}",
-                self.name,
-                self.params.len(),
-                self.params.join(", "),
-                given.len()
-            )));
-        }
-        let mut args = self.defaults.to_vec();
+        self.check_count(given.len())?;
+        let mut args = self.defaults();
         for (i, g) in given.iter().enumerate() {
-            args[i] = g.parse().map_err(|_| WorkloadError(format!("{}: argument {} ({}) must be a non-negative whole number, not `{g}'", self.name, i + 1, self.params[i])))?;
+            let p = &self.params[i];
+            args[i] = g.parse().map_err(|_| WorkloadError(format!("{}: argument {} ({}) must be a whole number from {} to {}, not `{g}'", self.name, i + 1, p.name, p.min, p.max)))?;
         }
+        self.check_args(&args)?;
         Ok(args)
+    }
+
+    /// Check arguments given as numbers (an experiment file's): their
+    /// count, and each against its range.
+    pub fn check_args(&self, args: &[usize]) -> Result<(), WorkloadError> {
+        self.check_count(args.len())?;
+        for (i, (&a, p)) in args.iter().zip(self.params).enumerate() {
+            if a < p.min || a > p.max {
+                return Err(WorkloadError(format!("{}: argument {} ({}) must be from {} to {}, not {a}", self.name, i + 1, p.name, p.min, p.max)));
+            }
+        }
+        Ok(())
+    }
+
+    fn check_count(&self, n: usize) -> Result<(), WorkloadError> {
+        if n <= self.params.len() {
+            return Ok(());
+        }
+        let names: Vec<&str> = self.params.iter().map(|p| p.name).collect();
+        Err(WorkloadError(format!("{} takes at most {} argument(s) ({}), got {n}", self.name, self.params.len(), names.join(", "))))
+    }
+
+    /// Its parameters as `gclab list` shows them: `depth=16 (4..30)`.
+    pub fn params_text(&self) -> String {
+        self.params.iter().map(|p| format!("{}={} ({}..{})", p.name, p.default, p.min, p.max)).collect::<Vec<_>>().join(" ")
     }
 
     /// Whether `args` can fit in `bytes` of heap: an error saying what they

@@ -14,7 +14,7 @@
 //! and each matrix's last pivot row.
 
 use crate::rng::Rng;
-use crate::{mix, Workload};
+use crate::{mix, Param, Workload};
 use gclab_core::{Handle, InfoTable, Mutator, StaticObject};
 use std::io::Write;
 
@@ -28,8 +28,7 @@ const P: u64 = 1_000_000_007;
 pub const WORKLOAD: Workload = Workload {
     name: "linear",
     description: "nofib linear: Gaussian elimination building new unboxed rows (large objects), old-to-young stores",
-    params: &["n", "count"],
-    defaults: &[420, 2],
+    params: &[Param::new("n", 420, 1, 1_000_000), Param::new("count", 2, 0, 1_000_000)],
     small: &[40, 2],
     tiny: &[24, 2],
     run,

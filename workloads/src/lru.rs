@@ -11,7 +11,7 @@
 //! The checksum folds in every value read, verified against its key.
 
 use crate::rng::Rng;
-use crate::{mix, Workload};
+use crate::{mix, Param, Workload};
 use gclab_core::{InfoTable, Mutator, StaticObject};
 use std::io::Write;
 
@@ -24,8 +24,7 @@ static REQUEST: InfoTable = InfoTable::constr("Request", "Request", "Lru", 0, 2)
 pub const WORKLOAD: Workload = Workload {
     name: "lru",
     description: "high-residency clock-LRU cache under churn: old data that dies, old-to-young stores",
-    params: &["capacity", "ops", "value-bytes"],
-    defaults: &[50_000, 1_000_000, 128],
+    params: &[Param::new("capacity", 50_000, 1, 1_000_000_000), Param::new("ops", 1_000_000, 0, 1_000_000_000_000), Param::new("value-bytes", 128, 8, 1 << 30)],
     small: &[500, 5_000, 64],
     tiny: &[60, 600, 32],
     run,
@@ -36,10 +35,13 @@ fn value_word(key: usize, i: usize) -> u64 {
     (key as u64).wrapping_mul(0x9e37_79b9).wrapping_add(i as u64)
 }
 
-/// The slot array of `capacity` words, made first and live to the end
-/// (the values it fills depend on the hit rate, so they are not counted).
+/// The slot array and the `referenced` bytes (a word each per slot) and
+/// the key index (4 words per slot), made first and live to the end, and
+/// the first value stored (how many more are live at once depends on the
+/// hit rate, so they are not counted).
 fn footprint(args: &[usize]) -> u128 {
-    args[0].max(1) as u128 * 8
+    let value = if args[1] > 0 { args[2].max(8) as u128 + 16 } else { 0 };
+    args[0].max(1) as u128 * 48 + value
 }
 
 fn run(m: &mut Mutator<'_>, args: &[usize], out: &mut dyn Write) -> u64 {

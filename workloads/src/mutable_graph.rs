@@ -11,7 +11,7 @@
 //! vertex along its edges and folds in the labels it finds.
 
 use crate::rng::Rng;
-use crate::{mix, Workload};
+use crate::{mix, Param, Workload};
 use gclab_core::{InfoTable, Mutator, StaticObject};
 use std::io::Write;
 
@@ -24,13 +24,18 @@ static VERTEX: InfoTable = InfoTable::constr("Vertex", "Vertex", "MutableGraph",
 pub const WORKLOAD: Workload = Workload {
     name: "mutable-graph",
     description: "mutable references and a large array rewired old-to-young (write barrier, card marks)",
-    params: &["nodes", "steps"],
-    defaults: &[20_000, 2_000_000],
+    params: &[Param::new("nodes", 20_000, 2, 1_000_000_000), Param::new("steps", 2_000_000, 0, 1_000_000_000_000)],
     small: &[300, 5_000],
     tiny: &[40, 600],
     run,
-    footprint: None,
+    footprint: Some(footprint),
 };
+
+/// Live data: two arrays of a word per node, and a vertex of 3 words
+/// per node.
+fn footprint(args: &[usize]) -> u128 {
+    args[0].max(2) as u128 * 40
+}
 
 fn run(m: &mut Mutator<'_>, args: &[usize], out: &mut dyn Write) -> u64 {
     let (nodes, steps) = (args[0].max(2), args[1]);

@@ -11,7 +11,7 @@
 //! the streams are forced (every product's pending sums) while the
 //! consumed prefix dies. The checksum folds in every coefficient taken.
 
-use crate::{mix, Workload};
+use crate::{mix, Param, Workload};
 use gclab_core::{Handle, InfoTable, Mutator};
 use std::io::Write;
 
@@ -29,8 +29,7 @@ const P: usize = 1_000_000_007;
 pub const WORKLOAD: Workload = Workload {
     name: "power",
     description: "nofib power: lazy power series multiplied as streams, thunks updated as they are forced",
-    params: &["coefficients", "k"],
-    defaults: &[1_200, 14],
+    params: &[Param::new("coefficients", 1_200, 1, 10_000_000), Param::new("k", 14, 1, 10_000)],
     small: &[80, 4],
     tiny: &[40, 3],
     run,

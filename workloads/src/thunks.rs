@@ -10,7 +10,7 @@
 //! and updates every thunk; the table is then read again through the
 //! indirections and the sums compared.
 
-use crate::{mix, Workload};
+use crate::{mix, Param, Workload};
 use gclab_core::{Handle, InfoTable, Mutator, StaticObject};
 use std::io::Write;
 
@@ -27,12 +27,11 @@ const MODULUS: usize = 1_000_000_007;
 pub const WORKLOAD: Workload = Workload {
     name: "thunks",
     description: "lazy streams and memo tables: thunks updated to indirections the GC removes",
-    params: &["n"],
-    defaults: &[1_000_000],
+    params: &[Param::new("n", 1_000_000, 2, 1_000_000_000)],
     small: &[3_000],
     tiny: &[400],
     run,
-    footprint: None,
+    footprint: Some(footprint),
 };
 
 /// `from k = k : from (k + 1)`
@@ -59,6 +58,12 @@ fn memo_entry(m: &mut Mutator<'_>, this: Handle) -> Handle {
         (m.word(a, 0) + m.word(b, 0)) % MODULUS
     };
     m.alloc_ret(base, &INT, &[], &[v])
+}
+
+/// Live data: the stream's head stays live, so all `n` cells (a list
+/// cell of 3 words, its number of 2, the thunk it was, updated, of 2).
+fn footprint(args: &[usize]) -> u128 {
+    args[0].max(2) as u128 * 56
 }
 
 fn run(m: &mut Mutator<'_>, args: &[usize], out: &mut dyn Write) -> u64 {

@@ -2,7 +2,7 @@
 //! `-w` (mark-region, gclab's `immix`), `-xn` (nonmoving). `--collector
 //! NAME` on `gclab run` names any registered collector instead.
 
-use super::decode::{bad, decode_float, FlagError};
+use super::decode::{decode_float, FlagError};
 use super::flag::Flag;
 use super::RtsFlags;
 
@@ -49,11 +49,7 @@ pub(super) const FLAGS: &[Flag] = &[
 ];
 
 fn compact_threshold(f: &mut RtsFlags, arg: &str, rest: &str) -> Result<(), FlagError> {
-    let pc = decode_float(arg, rest, "a percentage")?;
-    if !(0.0..=100.0).contains(&pc) {
-        return Err(bad(arg, "the compaction threshold must be a percentage from 0 to 100"));
-    }
-    f.compact_threshold = pc;
+    f.compact_threshold = decode_float(arg, rest, "the compaction threshold (a percentage)", 0.0, 100.0)?;
     Ok(())
 }
 

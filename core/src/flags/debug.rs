@@ -54,11 +54,7 @@ pub(super) const FLAGS: &[Flag] = &[
 ];
 
 fn gc_every(f: &mut RtsFlags, arg: &str, n: &str) -> Result<(), FlagError> {
-    let n = decode_count(arg, n, "a number of allocations")?;
-    if n < 1 {
-        return Err(bad(arg, "--gc-every needs a positive number of allocations between forced GCs"));
-    }
-    f.gc_every_allocs = n as u64;
+    f.gc_every_allocs = decode_count(arg, n, "the number of allocations between forced GCs", 1, usize::MAX)? as u64;
     Ok(())
 }
 
@@ -69,10 +65,7 @@ impl SanityMode {
             None if mode == "off" => Ok(SanityMode::Off),
             None if mode == "full" => Ok(SanityMode::Full),
             None if mode == "minor" => Ok(SanityMode::Minor { full_every: Self::DEFAULT_FULL_EVERY }),
-            Some(("minor", k)) => match decode_count(flag, k, "a number of checks")? {
-                0 => Err(bad(flag, "--sanity=minor:<k> needs k of 1 or more (every k-th check is whole)")),
-                k => Ok(SanityMode::Minor { full_every: k as u64 }),
-            },
+            Some(("minor", k)) => Ok(SanityMode::Minor { full_every: decode_count(flag, k, "k, the checks from one whole check to the next,", 1, usize::MAX)? as u64 }),
             _ => Err(bad(flag, format!("`{mode}' is not a sanity mode (off, full, minor or minor:<k>)"))),
         }
     }

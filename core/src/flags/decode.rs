@@ -48,6 +48,18 @@ pub(super) fn size_text(bytes: usize) -> String {
 
 impl std::error::Error for FlagError {}
 
+/// The environment variable RTS options may also come from.
+pub const ENV_VAR: &str = "GCLABRTS";
+
+impl FlagError {
+    /// The option was set, as `word`, by the environment, and contradicts
+    /// the command line: say so.
+    pub(super) fn set_by_environment(mut self, word: &str) -> FlagError {
+        self.reason = format!("{} ({word} comes from the {ENV_VAR} environment variable)", self.reason);
+        self
+    }
+}
+
 pub(super) fn bad(flag: &str, reason: impl Into<String>) -> FlagError {
     FlagError { flag: flag.to_string(), reason: reason.into() }
 }
@@ -70,20 +82,36 @@ pub fn decode_size(flag: &str, text: &str, min: u64, max: u64) -> Result<u64, Fl
     };
     let bytes = value * multiplier;
     if !(bytes.is_finite()) || value < 0.0 || bytes < min as f64 || bytes > max as f64 {
-        return Err(bad(flag, format!("size outside allowed range ({min} - {max})")));
+        return Err(bad(flag, format!("size outside allowed range ({} - {})", size_text(min as usize), size_text(max as usize))));
     }
     Ok(bytes as u64)
 }
 
+/// The largest size any option takes: 1 TiB, more than the machines gclab
+/// runs on have (a larger `-A` or `-H` once reached the OS as an
+/// allocation of terabytes before anything said no).
+pub const MAX_SIZE: u64 = 1 << 40;
+
+/// A size in blocks, from `min_bytes` up to `MAX_SIZE`.
 pub(super) fn decode_blocks(flag: &str, text: &str, min_bytes: u64) -> Result<usize, FlagError> {
-    Ok((decode_size(flag, text, min_bytes, i64::MAX as u64)? as usize) / BLOCK_SIZE)
+    Ok((decode_size(flag, text, min_bytes, MAX_SIZE)? as usize) / BLOCK_SIZE)
 }
 
-pub(super) fn decode_float(flag: &str, text: &str, what: &str) -> Result<f64, FlagError> {
-    text.parse::<f64>().ok().filter(|v| v.is_finite()).ok_or_else(|| bad(flag, format!("`{text}' is not {what}")))
+/// A number in `min..=max`, for `what` ("a factor").
+pub(super) fn decode_float(flag: &str, text: &str, what: &str, min: f64, max: f64) -> Result<f64, FlagError> {
+    let v = text.parse::<f64>().ok().filter(|v| v.is_finite()).ok_or_else(|| bad(flag, format!("`{text}' is not {what}")))?;
+    if !(min..=max).contains(&v) {
+        return Err(bad(flag, format!("{what} must be from {min} to {max}, not {text}")));
+    }
+    Ok(v)
 }
 
-pub(super) fn decode_count(flag: &str, text: &str, what: &str) -> Result<usize, FlagError> {
-    text.parse::<usize>().map_err(|_| bad(flag, format!("`{text}' is not {what}")))
+/// A whole number in `min..=max`, for `what` ("a number of generations").
+pub(super) fn decode_count(flag: &str, text: &str, what: &str, min: usize, max: usize) -> Result<usize, FlagError> {
+    let n = text.parse::<u128>().map_err(|_| bad(flag, format!("`{text}' is not {what}")))?;
+    if n < min as u128 || n > max as u128 {
+        return Err(bad(flag, format!("{what} must be from {min} to {max}, not {text}")));
+    }
+    Ok(n as usize)
 }
 

@@ -257,16 +257,19 @@ impl RtsFlags {
     }
 
     /// Flags from the environment variable's value then the command line's
-    /// RTS options: the command line wins because it is parsed last.
+    /// RTS options: the command line wins because it is parsed last. A
+    /// contradiction with an option the environment gave names it.
     pub fn from_env_and_args(env: Option<&str>, args: &[String]) -> Result<RtsFlags, FlagError> {
         let mut flags = RtsFlags::default();
-        if let Some(env) = env {
-            let words: Vec<String> = env.split_whitespace().map(str::to_string).collect();
-            for w in &words {
-                flags.parse_one(w)?;
-            }
+        let words: Vec<String> = env.map(|e| e.split_whitespace().map(str::to_string).collect()).unwrap_or_default();
+        for w in &words {
+            flags.parse_one(w)?;
         }
-        flags.parse(args)?;
+        flags.parse(args).map_err(|e| match words.iter().find(|w| same_option(w, &e.flag)) {
+            // A contradiction with an option from the environment: name it.
+            Some(w) if !args.iter().any(|a| a == &e.flag) => e.set_by_environment(w),
+            _ => e,
+        })?;
         Ok(flags)
     }
 
@@ -329,6 +332,14 @@ pub fn split_rts_args(args: &[String]) -> (Vec<String>, Vec<String>) {
         }
     }
     (program, rts)
+}
+
+/// Do two options set the same thing (`-M1m` and `-M2m`)?
+fn same_option(a: &str, b: &str) -> bool {
+    match (table::lookup(a), table::lookup(b)) {
+        (Some(x), Some(y)) => std::ptr::eq(x, y),
+        _ => false,
+    }
 }
 
 /// The text `+RTS -?` prints: every option of the table, then the

@@ -5,8 +5,12 @@ use super::decode::{bad, decode_count, FlagError};
 use super::flag::Flag;
 use super::RtsFlags;
 
+/// The most capabilities `-N` (and GC threads `-qn`) takes: each is an
+/// OS thread.
+pub const MAX_CAPABILITIES: usize = 1024;
+
 pub(super) const FLAGS: &[Flag] = &[
-    Flag { prefix: "-N", exact: false, syntax: "-N[<n>]", help: &["Capabilities (mutator threads); -N alone: the number of cores"], set: capabilities },
+    Flag { prefix: "-N", exact: false, syntax: "-N[<n>]", help: &["Capabilities (mutator threads, at most 1024); -N alone: the number of cores"], set: capabilities },
     Flag {
         prefix: "-qg",
         exact: false,
@@ -36,11 +40,7 @@ fn capabilities(f: &mut RtsFlags, arg: &str, rest: &str) -> Result<(), FlagError
     f.capabilities = if rest.is_empty() {
         num_cpus::get().max(1)
     } else {
-        let n = decode_count(arg, rest, "a number of capabilities")?;
-        if n < 1 {
-            return Err(bad(arg, "there must be at least one capability"));
-        }
-        n
+        decode_count(arg, rest, "the number of capabilities", 1, MAX_CAPABILITIES)?
     };
     Ok(())
 }
@@ -50,15 +50,11 @@ fn generation(arg: &str, text: &str) -> Result<Option<usize>, FlagError> {
     if text.is_empty() {
         Ok(None)
     } else {
-        decode_count(arg, text, "a generation number").map(Some)
+        decode_count(arg, text, "the generation", 0, super::sizes::MAX_GENERATIONS).map(Some)
     }
 }
 
 fn gc_threads(f: &mut RtsFlags, arg: &str, rest: &str) -> Result<(), FlagError> {
-    let n = decode_count(arg, rest, "a number of GC threads")?;
-    if n < 1 {
-        return Err(bad(arg, "there must be at least one GC thread"));
-    }
-    f.par_gc_threads = n;
+    f.par_gc_threads = decode_count(arg, rest, "the number of GC threads", 1, MAX_CAPABILITIES)?;
     Ok(())
 }

@@ -44,10 +44,6 @@ fn heap_profile(f: &mut RtsFlags, arg: &str, kind: &str) -> Result<(), FlagError
 }
 
 fn interval(f: &mut RtsFlags, arg: &str, secs: &str) -> Result<(), FlagError> {
-    let v = decode_float(arg, secs, "a number of seconds")?;
-    if v < 0.0 {
-        return Err(bad(arg, "the heap profile interval must not be negative"));
-    }
-    f.heap_profile_interval = v;
+    f.heap_profile_interval = decode_float(arg, secs, "the heap profile interval (seconds)", 0.0, 7.0 * 24.0 * 3600.0)?;
     Ok(())
 }

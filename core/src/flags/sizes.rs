@@ -1,10 +1,16 @@
 //! The heap's sizes: `-A -n -F -G -H -M -m -O` (GHC's "RTS options to
 //! control the garbage collector"; See Note [Size suffixes]).
 
-use super::decode::{bad, decode_blocks, decode_count, decode_float, FlagError};
+use super::decode::{decode_blocks, decode_count, decode_float, FlagError};
 use super::flag::Flag;
 use super::RtsFlags;
 use crate::constants::BLOCK_SIZE;
+
+/// The most generations `-G` takes (each costs the policy a pass per GC).
+pub const MAX_GENERATIONS: usize = 100;
+
+/// The largest old generation factor `-F` takes.
+pub const MAX_FACTOR: f64 = 1000.0;
 
 pub(super) const FLAGS: &[Flag] = &[
     Flag { prefix: "-A", exact: false, syntax: "-A<size>", help: &["Allocation area size per capability (default 1m; at least 8k, two blocks)"], set: alloc_area },
@@ -13,10 +19,10 @@ pub(super) const FLAGS: &[Flag] = &[
         prefix: "-F",
         exact: false,
         syntax: "-F<n>",
-        help: &["Old generation size factor (default 2); with -G1, the allocation", "area is resized to F x live data"],
+        help: &["Old generation size factor (default 2, at most 1000); with -G1, the", "allocation area is resized to F x live data"],
         set: old_gen_factor,
     },
-    Flag { prefix: "-G", exact: false, syntax: "-G<n>", help: &["Number of generations (default 2); -G1 is a two-space collector"], set: generations },
+    Flag { prefix: "-G", exact: false, syntax: "-G<n>", help: &["Number of generations (default 2, at most 100); -G1 is a two-space collector"], set: generations },
     Flag {
         prefix: "-H",
         exact: false,
@@ -58,20 +64,12 @@ fn chunks(f: &mut RtsFlags, arg: &str, rest: &str) -> Result<(), FlagError> {
 }
 
 fn old_gen_factor(f: &mut RtsFlags, arg: &str, rest: &str) -> Result<(), FlagError> {
-    let factor = decode_float(arg, rest, "a factor")?;
-    if factor < 0.0 {
-        return Err(bad(arg, "the old generation factor must not be negative"));
-    }
-    f.old_gen_factor = factor;
+    f.old_gen_factor = decode_float(arg, rest, "the old generation factor", 0.0, MAX_FACTOR)?;
     Ok(())
 }
 
 fn generations(f: &mut RtsFlags, arg: &str, rest: &str) -> Result<(), FlagError> {
-    let g = decode_count(arg, rest, "a number of generations")?;
-    if g < 1 {
-        return Err(bad(arg, "there must be at least one generation"));
-    }
-    f.generations = g;
+    f.generations = decode_count(arg, rest, "the number of generations", 1, MAX_GENERATIONS)?;
     f.generations_given = true;
     Ok(())
 }
@@ -86,10 +84,6 @@ fn heap_suggestion(f: &mut RtsFlags, arg: &str, rest: &str) -> Result<(), FlagEr
 }
 
 fn free_heap(f: &mut RtsFlags, arg: &str, rest: &str) -> Result<(), FlagError> {
-    let pc = decode_float(arg, rest, "a percentage")?;
-    if !(0.0..=100.0).contains(&pc) {
-        return Err(bad(arg, "the minimum free heap must be a percentage from 0 to 100"));
-    }
-    f.pc_free_heap = pc;
+    f.pc_free_heap = decode_float(arg, rest, "the minimum free heap (a percentage)", 0.0, 100.0)?;
     Ok(())
 }

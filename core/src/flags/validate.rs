@@ -25,7 +25,7 @@ impl RtsFlags {
             self.validate_mark_region()?;
         }
         if self.chunk_blocks > self.alloc_area_blocks {
-            return Err(bad(&format!("-n{}", self.chunk_blocks * BLOCK_SIZE), "the chunk size is larger than the allocation area (-A)"));
+            return Err(bad(&format!("-n{}", size_text(self.chunk_blocks * BLOCK_SIZE)), format!("the chunk size is larger than the allocation area (-A{})", size_text(self.alloc_area_blocks * BLOCK_SIZE))));
         }
         Ok(())
     }

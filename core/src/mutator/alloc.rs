@@ -50,7 +50,7 @@ impl Mutator<'_> {
     pub(crate) fn alloc_slow(&mut self, words: usize) -> *mut Word {
         self.rt.safe_point();
         self.run_gc_hooks();
-        if words * WORD_SIZE >= LARGE_OBJECT_THRESHOLD {
+        if words >= LARGE_OBJECT_WORDS {
             return self.alloc_large(words);
         }
         if self.forced_gcs {
@@ -136,6 +136,9 @@ impl Mutator<'_> {
 
     /// A large object: a block group of its own, in generation 0.
     pub(crate) fn alloc_large(&mut self, words: usize) -> *mut Word {
+        if words > crate::object::MAX_OBJECT_WORDS {
+            self.too_big();
+        }
         let flags = self.rt.flags();
         let bytes = words * WORD_SIZE;
         let blocks = bytes.div_ceil(crate::constants::BLOCK_SIZE);
@@ -169,4 +172,17 @@ impl Mutator<'_> {
         d.start
     }
 
+    /// An object bigger than any heap can hold was asked for: the heap is
+    /// exhausted, as GHC's "heap overflow" under `-M`, else as the OS's
+    /// refusal (See Note [Sizes a program asks for] in `object`).
+    #[cold]
+    pub(crate) fn too_big(&self) -> ! {
+        let max = self.rt.flags().max_heap_blocks;
+        let e = if max > 0 {
+            HeapExhausted::Overflow(HeapOverflow { max_heap_bytes: max * crate::constants::BLOCK_SIZE })
+        } else {
+            HeapExhausted::OutOfMemory(crate::mblock::OutOfMemory { bytes: usize::MAX })
+        };
+        self.rt.fail_exhausted(e)
+    }
 }

@@ -47,7 +47,7 @@ use crate::barrier;
 use crate::bdescr::{BlockDesc, BF_LARGE};
 use crate::capability::Capability;
 use crate::collector::GcReason;
-use crate::constants::{Word, LARGE_OBJECT_THRESHOLD, WORD_SIZE};
+use crate::constants::{Word, LARGE_OBJECT_WORDS, WORD_SIZE};
 use crate::generation::ObjPtr;
 use crate::info::*;
 use crate::object::{info_of_header, weak_field, Layout};

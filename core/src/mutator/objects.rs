@@ -180,8 +180,12 @@ impl Mutator<'_> {
     // ---------------------------------------------------------------
     // Arrays
 
-    pub(crate) fn alloc_array_object(&mut self, size: usize) -> *mut Word {
-        if size * WORD_SIZE >= LARGE_OBJECT_THRESHOLD {
+    /// Room for an array object of `size` words (None: too big for any
+    /// heap, a heap exhaustion: See Note [Sizes a program asks for] in
+    /// `object`).
+    pub(crate) fn alloc_array_object(&mut self, size: Option<usize>) -> *mut Word {
+        let Some(size) = size else { self.too_big() };
+        if size >= LARGE_OBJECT_WORDS {
             self.alloc_large(size)
         } else {
             self.alloc_words(size)
@@ -191,12 +195,12 @@ impl Mutator<'_> {
     /// A new mutable array of `n` elements, each `init`.
     #[inline]
     pub fn new_array(&mut self, n: usize, init: Handle) -> Handle {
-        let size = self.layout.array_size(n);
-        let p = self.alloc_array_object(size);
+        let p = self.alloc_array_object(self.layout.new_array_size(n));
         self.init_header(p, &MUT_ARR_CLEAN_INFO);
         let v = self.root(init);
         let payload = self.layout.payload(p);
-        // SAFETY: the array object has `size` words: length, elements, cards.
+        // SAFETY: the array object has `array_size(n)` words: length,
+        // elements, cards.
         unsafe {
             *payload = n;
             for i in 0..n {
@@ -253,8 +257,7 @@ impl Mutator<'_> {
 
     /// A new zeroed byte array of `bytes` bytes.
     pub fn new_byte_array(&mut self, bytes: usize) -> Handle {
-        let size = self.layout.byte_array_size(bytes);
-        let p = self.alloc_array_object(size);
+        let p = self.alloc_array_object(self.layout.new_byte_array_size(bytes));
         self.init_header(p, &ARR_WORDS_INFO);
         let payload = self.layout.payload(p);
         // SAFETY: room for the length and the data words.
