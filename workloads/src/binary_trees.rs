@@ -91,7 +91,7 @@ fn make_check(m: &mut Mutator<'_>, nil: Handle, d: usize) -> u64 {
 /// The stretch tree, depth `max_depth + 1`: 2^(max_depth + 2) - 1 nodes
 /// of three words, all live at once.
 fn footprint(args: &[usize]) -> u128 {
-    let max_depth = args[0].max(MIN_DEPTH + 2).min(100) as u32;
+    let max_depth = args[0].clamp(MIN_DEPTH + 2, 100) as u32;
     (1u128 << (max_depth + 2)) * 24
 }
 
