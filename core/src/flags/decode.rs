@@ -106,6 +106,22 @@ pub(super) fn decode_float(flag: &str, text: &str, what: &str, min: f64, max: f6
     Ok(v)
 }
 
+/// The longest name of a file or directory (Linux's `NAME_MAX`).
+const NAME_MAX: usize = 255;
+
+/// A file name an option writes to (`-S<file>`, `-ol<file>`): refused if
+/// empty or if a part of it is longer than a file system allows, so that
+/// a run fails before it starts, not when it opens the file.
+pub(super) fn file_name(flag: &str, text: &str, what: &str) -> Result<std::path::PathBuf, FlagError> {
+    if text.is_empty() {
+        return Err(bad(flag, format!("{what} is empty")));
+    }
+    if let Some(part) = text.split('/').find(|p| p.len() > NAME_MAX) {
+        return Err(bad(flag, format!("{what} has a part of {} bytes (`{}...'): longer than a file name may be ({NAME_MAX})", part.len(), &part[..part.char_indices().nth(20).map_or(part.len(), |(i, _)| i)])));
+    }
+    Ok(std::path::PathBuf::from(text))
+}
+
 /// A whole number in `min..=max`, for `what` ("a number of generations").
 pub(super) fn decode_count(flag: &str, text: &str, what: &str, min: usize, max: usize) -> Result<usize, FlagError> {
     let n = text.parse::<u128>().map_err(|_| bad(flag, format!("`{text}' is not {what}")))?;

@@ -1,9 +1,8 @@
 //! Heap profiling: `-h<break-down>`, `-i<secs>`, `-po<stem>`.
 
-use super::decode::{bad, decode_float, FlagError};
+use super::decode::{bad, decode_float, file_name, FlagError};
 use super::flag::Flag;
 use super::RtsFlags;
-use std::path::PathBuf;
 
 pub(super) const FLAGS: &[Flag] = &[
     Flag {
@@ -23,7 +22,7 @@ pub(super) const FLAGS: &[Flag] = &[
             if stem.is_empty() {
                 return Err(bad(arg, "-po needs a file stem (-po<stem>)"));
             }
-            f.profile_stem = Some(PathBuf::from(stem));
+            f.profile_stem = Some(file_name(arg, stem, "the heap profile's stem")?);
             Ok(())
         },
     },

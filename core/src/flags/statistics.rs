@@ -1,20 +1,19 @@
 //! What the run reports about itself: `-s`, `-S`, `-t` (to stderr or a
 //! file), `--machine-readable`, `-T`.
 
-use super::decode::{bad, FlagError};
+use super::decode::{bad, file_name, FlagError};
 use super::flag::Flag;
 use super::{RtsFlags, StatsLevel, StatsTarget};
-use std::path::PathBuf;
 
 pub(super) const FLAGS: &[Flag] = &[
-    Flag { prefix: "-s", exact: false, syntax: "-s[<file>]", help: &["Summary statistics at exit (to stderr, or the file)"], set: |f, _, rest| stats(f, StatsLevel::Summary, rest) },
-    Flag { prefix: "-S", exact: false, syntax: "-S[<file>]", help: &["A line per GC, then the summary"], set: |f, _, rest| stats(f, StatsLevel::Verbose, rest) },
+    Flag { prefix: "-s", exact: false, syntax: "-s[<file>]", help: &["Summary statistics at exit (to stderr, or the file)"], set: |f, arg, rest| stats(f, StatsLevel::Summary, arg, rest) },
+    Flag { prefix: "-S", exact: false, syntax: "-S[<file>]", help: &["A line per GC, then the summary"], set: |f, arg, rest| stats(f, StatsLevel::Verbose, arg, rest) },
     Flag {
         prefix: "-t",
         exact: false,
         syntax: "-t[<file>]",
         help: &["One line of statistics; with --machine-readable, GHC's key/value list"],
-        set: |f, _, rest| stats(f, StatsLevel::OneLine, rest),
+        set: |f, arg, rest| stats(f, StatsLevel::OneLine, arg, rest),
     },
     Flag {
         prefix: "--machine-readable",
@@ -31,9 +30,9 @@ pub(super) const FLAGS: &[Flag] = &[
 
 /// `-s`, `-S`, `-t`: the most detailed level asked for wins; the last
 /// target given is where it goes.
-fn stats(f: &mut RtsFlags, level: StatsLevel, rest: &str) -> Result<(), FlagError> {
+fn stats(f: &mut RtsFlags, level: StatsLevel, arg: &str, rest: &str) -> Result<(), FlagError> {
     f.stats = f.stats.max(level);
-    f.stats_target = if rest.is_empty() || rest == "stderr" { StatsTarget::Stderr } else { StatsTarget::File(PathBuf::from(rest)) };
+    f.stats_target = if rest.is_empty() || rest == "stderr" { StatsTarget::Stderr } else { StatsTarget::File(file_name(arg, rest, "the statistics file")?) };
     f.collect_stats = true;
     Ok(())
 }

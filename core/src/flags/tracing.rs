@@ -2,10 +2,9 @@
 //! `-ol<file>`) and `-v` (the same events as text), with GHC's event
 //! class letters.
 
-use super::decode::{bad, FlagError};
+use super::decode::{bad, file_name, FlagError};
 use super::flag::Flag;
 use super::RtsFlags;
-use std::path::PathBuf;
 
 pub(super) const FLAGS: &[Flag] = &[
     Flag {
@@ -27,7 +26,7 @@ pub(super) const FLAGS: &[Flag] = &[
             if path.is_empty() {
                 return Err(bad(arg, "-ol needs a file name (-ol<file>)"));
             }
-            f.eventlog_path = Some(PathBuf::from(path));
+            f.eventlog_path = Some(file_name(arg, path, "the eventlog's file name")?);
             Ok(())
         },
     },

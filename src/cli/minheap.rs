@@ -1,0 +1,53 @@
+//! `gclab minheap`: the smallest `-M` a run completes in (See the
+//! experiments crate's `minheap`).
+
+use super::output::out;
+use gclab_collectors::Registry;
+use gclab_core::flags::split_rts_args;
+use gclab_core::RtsFlags;
+use std::io::Write;
+use std::path::Path;
+
+/// Find, print (and cache) the minimum heap of the run `rest` names.
+pub(super) fn minheap(registry: &Registry, collector: Option<&str>, precision: f64, timeout_secs: f64, cache: &Path, rest: &[String]) -> Result<(), String> {
+    if !(precision > 0.0 && precision < 1.0) {
+        return Err(format!("--precision {precision}: must be between 0 and 1"));
+    }
+    let (program, rts) = split_rts_args(rest);
+    let Some((name, args)) = program.split_first() else {
+        return Err("no workload given (see `gclab list`)".into());
+    };
+    let workload = gclab_workloads::by_name(name).ok_or_else(|| format!("unknown workload `{name}' (see `gclab list`)"))?;
+    let args = workload.parse_args(args).map_err(|e| e.to_string())?;
+    if let Some(m) = rts.iter().find(|f| f.starts_with("-M")) {
+        return Err(format!("`{m}': minheap searches for -M itself; leave it out"));
+    }
+    let mut flags = RtsFlags::from_env_and_args(None, &rts).map_err(|e| e.to_string())?;
+    let (entry, params) = registry.select(&mut flags, collector).map_err(|e| e.to_string())?;
+    (entry.make)(params, &flags)?;
+    let collector = collector.map_or(entry.name.to_string(), str::to_string);
+    let mut rts_all = rts.clone();
+    rts_all.extend(entry.flags.split_whitespace().map(str::to_string));
+    let q = gclab_experiments::minheap::Question { workload: workload.name.to_string(), args, collector, rts: rts_all };
+    let exe = std::env::current_exe().map_err(|e| format!("cannot find the gclab executable: {e}"))?;
+    let how = gclab_experiments::minheap::Probing { exe, scratch: std::env::temp_dir(), timeout_secs, precision };
+    let mut cache = gclab_experiments::minheap::Cache::open(cache)?;
+    let (answer, cached) = gclab_experiments::minheap::min_heap(&how, &q, &mut cache, |line| {
+        let _ = writeln!(std::io::stderr(), "{line}");
+    })?;
+    let mib = |b: u64| b as f64 / (1024.0 * 1024.0);
+    out(format!(
+        "{} under {}{}: minimum heap {:.2} MiB (-M{}k): it overflows at -M{}k; {:.2} MiB in use without -M. {} probes, {:.1} s{}\n",
+        q.workload_and_args(),
+        q.collector,
+        if q.rts.is_empty() { String::new() } else { format!(" +RTS {}", q.rts.join(" ")) },
+        mib(answer.bytes),
+        answer.bytes / 1024,
+        answer.fails_at / 1024,
+        mib(answer.unlimited_peak_bytes),
+        answer.probes,
+        answer.seconds,
+        if cached { " (cached)" } else { "" }
+    ))
+}
+

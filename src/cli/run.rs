@@ -1,0 +1,145 @@
+//! `gclab run` (a workload under a collector, GHC's statistics, a JSON
+//! record), `gclab peer` (a workload's GHC, OCaml or Boehm program) and
+//! `gclab list`.
+
+use super::output::{out, Checked, Failure, UNWRITABLE};
+use gclab_collectors::Registry;
+use gclab_core::flags::{split_rts_args, usage};
+use gclab_core::RtsFlags;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+/// `gclab peer`: build the peer (unless `program` is given) and run it.
+pub(super) fn peer(json: Option<&Path>, build_dir: &Path, program: Option<PathBuf>, rest: &[String]) -> Result<(), Failure> {
+    use gclab_experiments::peers::{build, exec, Language};
+    let (words, rts) = split_rts_args(rest);
+    let [language, name, args @ ..] = words.as_slice() else {
+        return Err((1, format!("name a language ({}) and a workload (see `gclab list`)", Language::names())));
+    };
+    let language = Language::from_name(language).ok_or_else(|| (1, format!("unknown peer language `{language}' (known: {})", Language::names())))?;
+    let workload = gclab_workloads::by_name(name).ok_or_else(|| (1, format!("unknown workload `{name}' (see `gclab list`)")))?;
+    let args = workload.parse_args(args).map_err(|e| (1, e.to_string()))?;
+    let Some(program) = program else {
+        // The peak RSS `exec` reads is the largest of this process's
+        // children's, which would include the compiler's: the built
+        // program runs under a fresh `gclab peer --program`.
+        let built = build::build(build_dir, workload.name, language).map_err(|e| (1, e))?;
+        let exe = std::env::current_exe().map_err(|e| (1, format!("cannot find gclab's own program: {e}")))?;
+        let mut again = std::process::Command::new(exe);
+        again.arg("peer").arg("--program").arg(built);
+        if let Some(j) = json {
+            again.arg("--json").arg(j);
+        }
+        let status = again.args(rest).status().map_err(|e| (1, format!("cannot run gclab peer again: {e}")))?;
+        return match status.code() {
+            Some(0) => Ok(()),
+            code => Err((code.and_then(|c| u8::try_from(c).ok()).unwrap_or(1), String::new())),
+        };
+    };
+    let run = exec::PeerRun { language, workload: workload.name.to_string(), args, rts, program };
+    exec::run(&run, json)
+}
+
+/// `run`, with a panic inside the runtime (a failed sanity check, a
+/// panicking GC thread) turned into GHC's internal-error exit code, 254,
+/// after the panic message has been printed.
+pub(super) fn run_catching_internal_errors(registry: &Registry, collector: Option<&str>, json: Option<PathBuf>, rest: &[String]) -> Result<(), (u8, String)> {
+    std::panic::catch_unwind(|| run(registry, collector, json, rest)).unwrap_or_else(|_| Err((254, "internal error: the run stopped (see the message above)".into())))
+}
+
+/// The `GCLABRTS` environment variable's flags, checked alone so that an
+/// error in them says where they came from.
+fn gclabrts() -> Result<Option<String>, String> {
+    match std::env::var("GCLABRTS") {
+        Ok(text) => {
+            RtsFlags::from_env_and_args(Some(&text), &[]).map_err(|e| format!("in GCLABRTS=\"{text}\": {e}"))?;
+            Ok(Some(text))
+        }
+        Err(std::env::VarError::NotPresent) => Ok(None),
+        Err(std::env::VarError::NotUnicode(raw)) => Err(format!("GCLABRTS is not UTF-8 text: {}", raw.to_string_lossy())),
+    }
+}
+
+fn run(registry: &Registry, collector: Option<&str>, json: Option<PathBuf>, rest: &[String]) -> Result<(), Failure> {
+    gclab_experiments::child::exit_with_parent();
+    let (program, rts_args) = split_rts_args(rest);
+    let env = gclabrts().map_err(|e| (1, e))?;
+    let mut flags = RtsFlags::from_env_and_args(env.as_deref(), &rts_args).map_err(|e| (1, e.to_string()))?;
+    flags.program = program.clone();
+    if flags.help {
+        let descriptions: Vec<(&str, &str)> = registry.entries().iter().map(|c| (c.name, c.description)).collect();
+        out(usage(&descriptions)).map_err(|e| (UNWRITABLE, e))?;
+        return Ok(());
+    }
+    let Some((name, args)) = program.split_first() else {
+        return Err((1, "no workload given (see `gclab list`)".into()));
+    };
+    let workload = gclab_workloads::by_name(name).ok_or_else(|| (1, format!("unknown workload `{name}' (see `gclab list`)")))?;
+    let args = workload.parse_args(args).map_err(|e| (1, e.to_string()))?;
+    let (entry, params) = registry.select(&mut flags, collector).map_err(|e| (1, e.to_string()))?;
+    let made = (entry.make)(params, &flags).map_err(|e| (1, e))?;
+    crate::check_fits(workload, &args, &flags)?;
+
+    // The workloads write as they go and cannot stop for an error: the
+    // first is kept, and fails the run at its end. Standard output is not
+    // held locked for the run: `-v` prints events to it from whichever
+    // capability leads a GC, and a lock held here deadlocked `-N2 -v`.
+    let mut out = Checked::new(std::io::stdout());
+    let outcome = crate::run_workload(workload, &args, flags, made, &mut out).map_err(|e| (e.exit_code() as u8, e.to_string()))?;
+    if let Some(e) = out.flush().err().or(out.take_failure()) {
+        return Err((UNWRITABLE, format!("cannot write the workload's output to standard output: {e}")));
+    }
+    let (checksum, stats) = (outcome.checksum, outcome.stats);
+    if let Some(path) = json {
+        let mut record = serde_json::json!({
+            "workload": workload.name,
+            "args": args,
+            "collector": entry.name,
+            "rts_flags": rts_args,
+            "checksum": format!("{checksum:016x}"),
+            "latency": gclab_eventlog_tools::latency::latency(&stats),
+            "pauses": gclab_eventlog_tools::latency::pauses(&stats).iter().map(|p| p.length).collect::<Vec<f64>>(),
+            "safepoint_waits": stats.records.iter().map(|r| r.sync_wait).collect::<Vec<f64>>(),
+            "stats": stats,
+        });
+        let sweeps: Vec<gclab_core::RegionSweep> = stats.records.iter().filter_map(|r| r.region.as_deref().copied()).collect();
+        if !sweeps.is_empty() {
+            // A mark-region collector's sweeps, one per major GC.
+            record["region_sweeps"] = serde_json::json!(sweeps);
+        }
+        if outcome.sanity_checks > 0 {
+            record["sanity"] = serde_json::json!({
+                "checks": outcome.sanity_checks,
+                "whole_checks": outcome.sanity_whole_checks,
+                "seconds": outcome.sanity_seconds,
+                "whole_seconds": outcome.sanity_whole_seconds,
+            });
+        }
+        let text = serde_json::to_string_pretty(&record).expect("statistics serialise");
+        std::fs::write(&path, text + "\n").map_err(|e| (UNWRITABLE, format!("cannot write {}: {e}", path.display())))?;
+    }
+    Ok(())
+}
+
+/// What `gclab list` prints: collectors, workloads with their arguments'
+/// ranges and their peers, and the test workloads.
+pub(super) fn list_text(registry: &Registry) -> String {
+    let mut s = String::from("Collectors:\n");
+    for c in registry.entries() {
+        s.push_str(&format!("  {:<14} {}\n", c.name, c.description));
+    }
+    s.push_str("\nWorkloads (arguments: name=default (range)):\n");
+    for w in gclab_workloads::WORKLOADS {
+        s.push_str(&format!("  {:<14} {}\n  {:<14}   args: {}\n", w.name, w.description, "", w.params_text()));
+        let peers: Vec<&str> = gclab_experiments::peers::languages_of(w.name).iter().map(|l| l.name()).collect();
+        if !peers.is_empty() {
+            s.push_str(&format!("  {:<14}   peers: {}\n", "", peers.join(", ")));
+        }
+    }
+    s.push_str("\nTest workloads (for gclab's own tests of failing runs; not for measurements):\n");
+    for w in gclab_workloads::testing::TEST_WORKLOADS {
+        s.push_str(&format!("  {:<14} {}\n", w.name, w.description));
+    }
+    s
+}
+
