@@ -402,7 +402,7 @@ fn diff_puts_two_runs_side_by_side_from_eventlogs_or_json_records() {
     let row = |name: &str| -> Vec<String> { out.lines().find(|l| l.starts_with(name)).unwrap_or_else(|| panic!("no {name} row: {out}")).split_whitespace().map(String::from).collect() };
     assert_eq!(row("GCs")[1], row("GCs")[2], "{out}");
     assert_eq!(row("gen 0 collections").last().unwrap(), "1.000", "{out}");
-    assert_eq!(row("allocated (MB)").last().unwrap(), "1.000", "{out}");
+    assert_eq!(row("allocated (MiB)").last().unwrap(), "1.000", "{out}");
     // Two collectors, with both MMU curves drawn on one picture and both
     // timelines on another.
     let prefix = dir.join("two");

@@ -101,16 +101,30 @@ pub struct Params {
 }
 
 impl Params {
-    /// Parse `key=value,key=value` (empty: none).
+    /// Parse `key=value,key=value` (empty: none). A key given twice is
+    /// refused: which one was meant cannot be known.
     pub fn parse(text: &str) -> Result<Params, SelectError> {
-        let mut pairs = Vec::new();
+        let mut pairs: Vec<(String, String)> = Vec::new();
         for item in text.split(',').filter(|s| !s.is_empty()) {
             let Some((k, v)) = item.split_once('=') else {
                 return Err(SelectError(format!("collector parameter `{item}' is not key=value")));
             };
-            pairs.push((k.trim().to_string(), v.trim().to_string()));
+            let (k, v) = (k.trim().to_string(), v.trim().to_string());
+            if let Some((_, first)) = pairs.iter().find(|(key, _)| *key == k) {
+                return Err(SelectError(format!("collector parameter `{k}' is given twice ({k}={first} and {k}={v})")));
+            }
+            pairs.push((k, v));
         }
         Ok(Params { pairs })
+    }
+
+    /// The parameters in one spelling, keys in order and numbers without
+    /// leading zeros (`line=0064,defrag=never` and `defrag=never,line=64`
+    /// are one configuration).
+    pub fn canonical(&self) -> String {
+        let mut pairs: Vec<(String, String)> = self.pairs.iter().map(|(k, v)| (k.clone(), v.parse::<u64>().map_or_else(|_| v.clone(), |n| n.to_string()))).collect();
+        pairs.sort();
+        pairs.iter().map(|(k, v)| format!("{k}={v}")).collect::<Vec<_>>().join(",")
     }
 
     /// Take the value of `key`, if given.

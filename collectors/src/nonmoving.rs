@@ -317,7 +317,8 @@ impl Nonmoving {
         // SAFETY: as above.
         unsafe { judge_weaks(&queue, &mut ctx.heap.gens[oldest].weak_ptrs, ctx.caps, &mut stack) };
         let marked_objects = u32::try_from(queue.marked_objects()).unwrap_or(u32::MAX);
-        self.events.push(CollectorEvent::MarkEnd { marked_objects, concurrent });
+        let marked_words = queue.marked_words();
+        self.events.push(CollectorEvent::MarkEnd { marked_objects, marked_words, concurrent });
         let marks = queue.marks;
         forget_dead_mut_list_entries(ctx.caps, oldest, &marks);
         if ctx.flags.sanity.is_on() {
@@ -343,7 +344,10 @@ impl Nonmoving {
         // SAFETY: as above.
         unsafe { space.sweep(snapshot, marks, &mut ba, old) };
         old.live_estimate = Some(old.n_words);
-        self.events.push(CollectorEvent::SweepEnd);
+        // The snapshot's object words less those the marking found live
+        // are what the sweep frees (objects allocated black since are in
+        // neither).
+        self.events.push(CollectorEvent::SweepEnd { swept_words: self.snapshot_counts.1.saturating_sub(marked_words) });
         if ctx.flags.eventlog && ctx.flags.trace_nonmoving_census {
             // SAFETY: the world is stopped; the sweep has judged every block.
             self.events.extend(unsafe { space.census(old) });

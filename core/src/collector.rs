@@ -155,13 +155,18 @@ pub enum CollectorEvent {
     MarkEnd {
         /// Objects marked.
         marked_objects: u32,
+        /// Words of those objects (the statistics' `marked_bytes`).
+        marked_words: usize,
         /// Its concurrent phase, if it had one.
         concurrent: Option<ConcurrentPhase>,
     },
     /// A sweep began (`CONC_SWEEP_BEGIN`).
     SweepBegin,
     /// A sweep ended (`CONC_SWEEP_END`).
-    SweepEnd,
+    SweepEnd {
+        /// Words of dead objects it freed (the statistics' `swept_bytes`).
+        swept_words: usize,
+    },
     /// Capability `cap`'s update remembered set was taken
     /// (`CONC_UPD_REM_SET_FLUSH`).
     RemSetFlush {

@@ -41,6 +41,7 @@ pub mod heap;
 pub mod block_walk;
 pub mod heap_walk;
 pub mod info;
+pub mod input;
 pub mod lock;
 pub mod mblock;
 pub mod mblock_return;

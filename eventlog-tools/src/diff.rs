@@ -31,58 +31,71 @@ pub struct Side {
     pub latency: Map<String, Value>,
     /// Heap, live data, allocation and pauses over time.
     pub timeline: Timeline,
+    /// What ran: the collector or runtime, the program and its flags, as
+    /// far as the source says.
+    pub ran: String,
 }
 
 /// Read a side: an eventlog (it starts with `hdrb`) or a JSON run record.
-/// Damage an eventlog survived is returned as warnings.
-pub fn load(path: &Path) -> Result<(Side, Vec<String>), String> {
+/// The damage an eventlog survived is returned with it (`reader::exit_code`
+/// says what it means for the exit code).
+pub fn load(path: &Path) -> Result<(Side, Vec<crate::reader::Damage>), String> {
     let label = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| path.display().to_string());
+    gclab_core::input::check_regular(path, u64::MAX, "an eventlog or a JSON run record")?;
     let mut magic = [0u8; 4];
     let head = std::fs::File::open(path).and_then(|mut f| f.read(&mut magic)).map_err(|e| format!("{}: {e}", path.display()))?;
     if magic[..head] == *b"hdrb" {
         let (d, damage) = crate::summary::summarise(path, None, None)?;
-        let warnings = damage.iter().map(|d| format!("{}: {d}", path.display())).collect();
         let stats = serde_json::to_value(&d.stats).map_err(|e| e.to_string())?;
-        return Ok((Side { label, stats, latency: d.latency, timeline: d.timeline }, warnings));
+        let ran = if d.ran.is_empty() { "(the log does not say what ran: it was written without the scheduler class)".into() } else { d.ran };
+        return Ok((Side { label, stats, latency: d.latency, timeline: d.timeline, ran }, damage));
     }
-    let bytes = std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let bytes = gclab_core::input::read_bytes(path, gclab_core::input::limit::RECORD, "a JSON run record")?;
     let v: Value = serde_json::from_slice(&bytes).map_err(|e| format!("{}: neither an eventlog (no `hdrb' header) nor a JSON run record: {e}", path.display()))?;
     // A sweep's record holds the run's record under "result".
     let record = if v.get("result").is_some_and(Value::is_object) { &v["result"] } else { &v };
     let (Some(stats), Some(latency)) = (record.get("stats"), record.get("latency").and_then(Value::as_object)) else {
         return Err(format!("{}: a JSON record without `stats' and `latency' (not from `gclab run --json' or a sweep)", path.display()));
     };
-    Ok((Side { label, stats: stats.clone(), latency: latency.clone(), timeline: crate::timeline::from_record(stats) }, Vec::new()))
+    let text = |k: &str| record[k].as_str().map(str::to_string).unwrap_or_else(|| record[k].to_string());
+    let args = record["args"].as_array().map(|a| a.iter().map(|v| v.to_string()).collect::<Vec<_>>().join(" ")).unwrap_or_default();
+    let flags = record["rts_flags"].as_array().map(|a| a.iter().filter_map(Value::as_str).collect::<Vec<_>>().join(" ")).unwrap_or_default();
+    let ran = format!("collector {}: {} {args}{}", text("collector"), text("workload"), if flags.is_empty() { String::new() } else { format!(" +RTS {flags}") });
+    Ok((Side { label, stats: stats.clone(), latency: latency.clone(), timeline: crate::timeline::from_record(record), ran }, Vec::new()))
 }
 
-/// The figures compared, each with its value on a side (None: absent).
-pub fn rows(side: &Side) -> Vec<(String, Option<f64>)> {
+/// One row of the table: its name, its value on a side (None: absent),
+/// and its decimals (0 for a count).
+pub type Row = (String, Option<f64>, usize);
+
+/// The figures compared, each with its value on a side.
+pub fn rows(side: &Side) -> Vec<Row> {
     let s = &side.stats;
     let num = |v: &Value| v.as_f64();
-    let mb = |k: &str| num(&s[k]).map(|b| b / 1e6);
-    let mut rows = vec![
-        ("allocated (MB)".to_string(), mb("allocated_bytes")),
-        ("copied (MB)".into(), mb("copied_bytes")),
-        ("maximum residency (MB)".into(), mb("max_live_bytes")),
-        ("memory in use (MB)".into(), mb("max_mem_in_use_bytes")),
-        ("GCs".into(), num(&s["gcs"])),
-        ("total elapsed (s)".into(), num(&s["total_elapsed"])),
-        ("GC elapsed (s)".into(), num(&s["gc_elapsed"])),
-        ("MUT elapsed (s)".into(), num(&s["total_elapsed"]).zip(num(&s["gc_elapsed"])).map(|(t, g)| t - g)),
-        ("syncs".into(), num(&s["collector_syncs"])),
-        ("concurrent elapsed (s)".into(), num(&s["concurrent_elapsed"])),
+    let mib = |k: &str| num(&s[k]).map(|b| b / (1024.0 * 1024.0));
+    let mut rows: Vec<Row> = vec![
+        ("allocated (MiB)".to_string(), mib("allocated_bytes"), 2),
+        ("copied (MiB)".into(), mib("copied_bytes"), 2),
+        ("maximum residency (MiB)".into(), mib("max_live_bytes"), 2),
+        ("memory in use (MiB)".into(), mib("max_mem_in_use_bytes"), 2),
+        ("GCs".into(), num(&s["gcs"]), 0),
+        ("total elapsed (s)".into(), num(&s["total_elapsed"]), 4),
+        ("GC elapsed (s)".into(), num(&s["gc_elapsed"]), 4),
+        ("MUT elapsed (s)".into(), num(&s["total_elapsed"]).zip(num(&s["gc_elapsed"])).map(|(t, g)| t - g), 4),
+        ("syncs".into(), num(&s["collector_syncs"]), 0),
+        ("concurrent elapsed (s)".into(), num(&s["concurrent_elapsed"]), 4),
     ];
     for (g, gen) in s["gens"].as_array().into_iter().flatten().enumerate() {
-        rows.push((format!("gen {g} collections"), num(&gen["collections"])));
-        rows.push((format!("gen {g} elapsed (s)"), num(&gen["elapsed"])));
-        rows.push((format!("gen {g} max pause (ms)"), num(&gen["max_pause"]).map(|p| p * 1e3)));
+        rows.push((format!("gen {g} collections"), num(&gen["collections"]), 0));
+        rows.push((format!("gen {g} elapsed (s)"), num(&gen["elapsed"]), 4));
+        rows.push((format!("gen {g} max pause (ms)"), num(&gen["max_pause"]).map(|p| p * 1e3), 3));
     }
     let l = &side.latency;
     for p in ["p50", "p90", "p99", "p99_9", "max"] {
-        rows.push((format!("pause {p} (ms)"), l.get(&format!("pause_{p}")).and_then(Value::as_f64).map(|v| v * 1e3)));
+        rows.push((format!("pause {p} (ms)"), l.get(&format!("pause_{p}")).and_then(Value::as_f64).map(|v| v * 1e3), 3));
     }
     for (w, _) in MMU_WINDOWS {
-        rows.push((format!("MMU {w}"), l.get(&format!("mmu_{w}")).and_then(Value::as_f64)));
+        rows.push((format!("MMU {w}"), l.get(&format!("mmu_{w}")).and_then(Value::as_f64), 3));
     }
     rows
 }
@@ -94,20 +107,20 @@ pub fn diff_text(a: &Side, b: &Side) -> String {
     // Rows by name: the two runs may have different generation counts
     // (GHC's -G3 beside gclab's default), so their rows need not line up.
     let (ra, rb) = (rows(a), rows(b));
-    let value = |rows: &[(String, Option<f64>)], name: &str| rows.iter().find(|(n, _)| n == name).and_then(|(_, v)| *v);
-    let mut names: Vec<&String> = ra.iter().map(|(n, _)| n).collect();
-    names.extend(rb.iter().map(|(n, _)| n).filter(|n| !ra.iter().any(|(m, _)| m == *n)));
-    for name in names {
+    let value = |rows: &[Row], name: &str| rows.iter().find(|(n, _, _)| n == name).and_then(|(_, v, _)| *v);
+    let mut names: Vec<(&String, usize)> = ra.iter().map(|(n, _, d)| (n, *d)).collect();
+    names.extend(rb.iter().map(|(n, _, d)| (n, *d)).filter(|(n, _)| !ra.iter().any(|(m, _, _)| m == *n)));
+    for (name, digits) in names {
         let (x, y) = (value(&ra, name), value(&rb, name));
         if x.is_none() && y.is_none() {
             continue;
         }
-        let cell = |v: Option<f64>| v.map(|v| format!("{v:.4}")).unwrap_or_else(|| "-".into());
-        let delta = x.zip(y).map(|(x, y)| format!("{:+.4}", y - x)).unwrap_or_else(|| "-".into());
+        let cell = |v: Option<f64>| v.map(|v| format!("{v:.digits$}")).unwrap_or_else(|| "-".into());
+        let delta = x.zip(y).map(|(x, y)| format!("{:+.digits$}", y - x)).unwrap_or_else(|| "-".into());
         let ratio = x.zip(y).filter(|(x, _)| *x != 0.0).map(|(x, y)| format!("{:.3}", y / x)).unwrap_or_else(|| "-".into());
         let _ = writeln!(o, "{name:<26} {:>14} {:>14} {delta:>14} {ratio:>8}", cell(x), cell(y));
     }
-    let _ = writeln!(o, "\nA = {}\nB = {}", a.label, b.label);
+    let _ = writeln!(o, "\nA = {}: {}\nB = {}: {}", a.label, a.ran, b.label, b.ran);
     o
 }
 

@@ -81,7 +81,7 @@ where
 
 /// Draw `hp` to `<prefix>.svg` and `<prefix>.png`.
 pub fn plot(hp: &Path, prefix: &Path) -> Result<Vec<PathBuf>, String> {
-    let text = std::fs::read_to_string(hp).map_err(|e| format!("{}: {e}", hp.display()))?;
+    let text = gclab_core::input::read_text(hp, gclab_core::input::limit::HEAP_PROFILE, "a heap profile (.hp)")?;
     let samples = parse(&text).map_err(|e| format!("{}: {e}", hp.display()))?;
     if samples.is_empty() {
         return Err(format!("{}: no samples (BEGIN_SAMPLE .. END_SAMPLE): nothing to draw", hp.display()));

@@ -513,7 +513,7 @@ pub fn read_ahead<R: std::io::Read + Send>(mut stream: EventStream<R>, batch: us
 
 /// Read and parse an eventlog file.
 pub fn read(path: &std::path::Path) -> Result<EventLogFile, String> {
-    let bytes = std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let bytes = gclab_core::input::read_bytes(path, u64::MAX, "an eventlog")?;
     parse(&bytes).map_err(|e| format!("{}: {e}", path.display()))
 }
 

@@ -76,6 +76,10 @@ pub struct Derived {
     pub from: f64,
     /// The last event's time, seconds from the log's start.
     pub log_end: f64,
+    /// What ran, as the log says: the runtime (`gclab-0.1.0 copying`,
+    /// `GHC-9.0.2 rts_thr`) and the program's arguments; empty if the log
+    /// has neither (`-l` without the scheduler class).
+    pub ran: String,
 }
 
 const NS: f64 = 1e9;
@@ -85,6 +89,7 @@ const NS: f64 = 1e9;
 /// reading ahead on a second thread (`read_ahead`); with what was wrong
 /// with it.
 pub fn summarise(file: &Path, from: Option<f64>, to: Option<f64>) -> Result<(Derived, Vec<Damage>), String> {
+    gclab_core::input::check_regular(file, u64::MAX, "an eventlog")?;
     let f = std::fs::File::open(file).map_err(|e| format!("{}: {e}", file.display()))?;
     let stream = EventStream::open(f).map_err(|e| format!("{}: {e}", file.display()))?;
     let mut deriver = Deriver::new(from, to);
@@ -295,6 +300,9 @@ pub struct Deriver {
     implausible: Implausible,
     /// Where the last GC ended.
     last_gc_end: f64,
+    /// The runtime and the program, from RTS_IDENTIFIER and PROGRAM_ARGS.
+    runtime: String,
+    program: String,
 }
 
 /// `v[i]`, growing `v` to hold it.
@@ -332,6 +340,8 @@ impl Deriver {
             caps: 1,
             implausible: Implausible::default(),
             last_gc_end: 0.0,
+            runtime: String::new(),
+            program: String::new(),
         }
     }
 
@@ -355,6 +365,11 @@ impl Deriver {
         let (from, to) = (self.from, self.to);
         let inside = |t: f64| t >= from && t <= to;
         match e.id {
+            id::RTS_IDENTIFIER => self.runtime = String::from_utf8_lossy(e.payload.get(4..).unwrap_or(&[])).trim_end_matches('\0').to_string(),
+            id::PROGRAM_ARGS => {
+                let args = e.payload.get(4..).unwrap_or(&[]).split(|b| *b == 0).filter(|a| !a.is_empty());
+                self.program = args.map(|a| String::from_utf8_lossy(a).into_owned()).collect::<Vec<_>>().join(" ");
+            }
             id::HEAP_INFO_GHC => {
                 // Announced first, by GHC and gclab alike.
                 self.generations = (HeapInfoGhc::decode(e.payload).generations as usize).max(1);
@@ -453,7 +468,9 @@ impl Deriver {
         let implausible = Implausible { gc_over_elapsed: s.gc_elapsed > elapsed + 1e-9, bytes_overflow, ..self.implausible };
         let mut pausing = self.pausing;
         pausing.resize(s.gens.len().max(pausing.len()), Occupancy::default());
+        let ran = format!("{}: {}", self.runtime, self.program).trim_matches(|c| c == ':' || c == ' ').to_string();
         Derived {
+            ran,
             latency: latency.finish(elapsed, s.gens.len()),
             stats: s,
             caps: self.caps,

@@ -115,21 +115,32 @@ impl Occupancy {
     }
 }
 
-/// The timeline of a run's JSON record (`gclab run --json`, a sweep's
-/// record): its GC records give the pauses, live data at major GCs and
-/// the allocation; the heap's size over time is not in a record.
-pub fn from_record(stats: &Value) -> Timeline {
+impl Timeline {
+    /// Nothing to draw (no GC, no heap size).
+    pub fn is_empty(&self) -> bool {
+        self.live.is_empty() && self.allocated.is_empty() && self.heap_size.is_empty() && self.pausing.iter().all(Occupancy::is_empty)
+    }
+}
+
+/// The timeline of a run's JSON record (`gclab run --json`, or a sweep's
+/// record's result): its `timeline` of GCs (end, length, generation, live
+/// bytes, bytes allocated since the last) gives the pauses, live data at
+/// major GCs and the allocation; the heap's size over time is not in a
+/// record. A record without one (made before gclab wrote it) gives an
+/// empty timeline (`is_empty`).
+pub fn from_record(record: &Value) -> Timeline {
+    let stats = &record["stats"];
     let generations = stats["gens"].as_array().map_or(1, Vec::len).max(1);
     let mut t = Timeline { elapsed: stats["total_elapsed"].as_f64().unwrap_or(0.0), pausing: vec![Occupancy::default(); generations], ..Timeline::default() };
     let (mut live, mut allocated, mut total) = (Thinned::default(), Thinned::default(), 0.0);
-    for r in stats["records"].as_array().into_iter().flatten() {
-        let f = |k: &str| r[k].as_f64().unwrap_or(0.0);
-        let (end, gen) = (f("total_elapsed"), (f("gen") as usize).min(generations - 1));
-        t.pausing[gen].add(end - f("gc_elapsed"), end);
+    for r in record["timeline"].as_array().into_iter().flatten() {
+        let f = |i: usize| r[i].as_f64().unwrap_or(0.0);
+        let (end, gen) = (f(0), (f(2) as usize).min(generations - 1));
+        t.pausing[gen].add(end - f(1), end);
         if gen == generations - 1 {
-            live.push((end, f("live_bytes")));
+            live.push((end, f(3)));
         }
-        total += f("allocated_bytes");
+        total += f(4);
         allocated.push((end, total));
     }
     for s in stats["sync_pauses"].as_array().into_iter().flatten() {
@@ -140,29 +151,46 @@ pub fn from_record(stats: &Value) -> Timeline {
     t
 }
 
-/// Draw `timeline` to `<prefix>.svg` and `<prefix>.png`: heap size, live
-/// data and the pauses above, allocation below.
+/// Draw `timeline` to `<prefix>.svg` and `<prefix>.png`: heap size and
+/// live data, the GC pauses beneath on their own scale, and allocation.
 pub fn draw(timeline: &Timeline, prefix: &Path, title: &str) -> Result<Vec<PathBuf>, String> {
     draw_runs(&[("", timeline)], prefix, title)
 }
 
+/// Height of a run's memory chart, of its GC strip, and of the allocation
+/// chart and legend at the bottom.
+const MEMORY_HEIGHT: u32 = 300;
+const STRIP_HEIGHT: u32 = 130;
+const BOTTOM_HEIGHT: u32 = 260;
+
 /// Draw several runs' timelines on one picture, `<prefix>.svg` and
-/// `.png`: a panel each of heap size, live data and pauses, on the same
-/// scales, then their allocation together.
+/// `.png`: for each run its heap size and live data (MiB) and, beneath on
+/// a scale of its own, the share of each stretch of time spent in GC
+/// pauses and in concurrent marking; then every run's allocation
+/// together, and one legend. A run whose record holds no timeline is
+/// named in the legend as having none.
 pub fn draw_runs(runs: &[(&str, &Timeline)], prefix: &Path, title: &str) -> Result<Vec<PathBuf>, String> {
     crate::plot::register_fonts();
-    let svg = prefix.with_extension("svg");
-    let png = prefix.with_extension("png");
-    let size = (1100, 240 + 360 * runs.len() as u32);
-    draw_on(SVGBackend::new(&svg, size).into_drawing_area(), runs, title)?;
-    draw_on(BitMapBackend::new(&png, size).into_drawing_area(), runs, title)?;
+    let (svg, png) = crate::plot::files_at(prefix)?;
+    let size = (1100, 60 + (MEMORY_HEIGHT + STRIP_HEIGHT) * runs.len() as u32 + BOTTOM_HEIGHT);
+    draw_on(SVGBackend::new(&svg, size).into_drawing_area(), runs, title).map_err(|e| format!("{}: {e}", svg.display()))?;
+    draw_on(BitMapBackend::new(&png, size).into_drawing_area(), runs, title).map_err(|e| format!("{}: {e}", png.display()))?;
     Ok(vec![svg, png])
 }
 
 const MIB: f64 = 1024.0 * 1024.0;
-const COLORS: [RGBColor; 4] = [RGBColor(31, 119, 180), RGBColor(214, 39, 40), RGBColor(44, 160, 44), RGBColor(148, 103, 189)];
+/// Generations' colours in the GC strip (young light, old dark), and the
+/// concurrent marking's.
+const GEN_COLOURS: [RGBColor; 4] = [RGBColor(86, 180, 233), RGBColor(0, 114, 178), RGBColor(0, 60, 110), RGBColor(0, 30, 60)];
+const MARKING: RGBColor = RGBColor(230, 159, 0);
+const HEAP: RGBColor = RGBColor(60, 60, 60);
+const LIVE: RGBColor = RGBColor(213, 94, 0);
+/// The runs' colours (allocation lines, panel titles).
+const RUNS: [RGBColor; 2] = [RGBColor(0, 114, 178), RGBColor(204, 121, 167)];
 
-fn draw_on<DB: DrawingBackend>(root: DrawingArea<DB, plotters::coord::Shift>, runs: &[(&str, &Timeline)], title: &str) -> Result<(), String>
+type Area<DB> = DrawingArea<DB, plotters::coord::Shift>;
+
+fn draw_on<DB: DrawingBackend>(root: Area<DB>, runs: &[(&str, &Timeline)], title: &str) -> Result<(), String>
 where
     DB::ErrorType: 'static,
 {
@@ -171,73 +199,98 @@ where
     let root = root.titled(title, ("sans-serif", 20)).map_err(e)?;
     let tmax = runs.iter().map(|(_, t)| t.elapsed).fold(1e-6, f64::max);
     let ymax = runs.iter().flat_map(|(_, t)| t.heap_size.iter().chain(&t.live)).map(|p| p.1 / MIB).fold(1.0f64, f64::max) * 1.1;
-    let (panels, bottom) = root.split_vertically(360 * runs.len() as u32);
-    for ((label, timeline), area) in runs.iter().zip(panels.split_evenly((runs.len(), 1))) {
-        draw_panel(&area, label, timeline, tmax, ymax).map_err(e)?;
+    let generations = runs.iter().map(|(_, t)| t.pausing.len()).max().unwrap_or(1);
+    let (upper, bottom) = root.split_vertically((MEMORY_HEIGHT + STRIP_HEIGHT) * runs.len() as u32);
+    for ((label, timeline), area) in runs.iter().zip(upper.split_evenly((runs.len(), 1))) {
+        let (memory, strip) = area.split_vertically(MEMORY_HEIGHT);
+        draw_memory(&memory, label, timeline, tmax, ymax).map_err(e)?;
+        draw_strip(&strip, timeline, tmax).map_err(e)?;
     }
+    let (alloc_area, legend) = bottom.split_vertically(BOTTOM_HEIGHT - 70);
     let amax = runs.iter().flat_map(|(_, t)| &t.allocated).map(|p| p.1 / MIB).fold(1.0f64, f64::max) * 1.1;
-    let mut alloc = ChartBuilder::on(&bottom).margin(10).x_label_area_size(30).y_label_area_size(60).build_cartesian_2d(0.0..tmax, 0.0..amax).map_err(e)?;
-    alloc.configure_mesh().x_desc("time (s)").y_desc("allocated, MiB").draw().map_err(e)?;
-    for (i, (label, timeline)) in runs.iter().enumerate() {
-        let color = [BLUE, MAGENTA][i % 2];
+    let mut alloc = ChartBuilder::on(&alloc_area).margin(10).x_label_area_size(30).y_label_area_size(70).build_cartesian_2d(0.0..tmax, 0.0..amax).map_err(e)?;
+    alloc.configure_mesh().x_desc("time (s)").y_desc("allocated so far (MiB)").draw().map_err(e)?;
+    for (i, (_, timeline)) in runs.iter().enumerate() {
         let pts: Vec<(f64, f64)> = timeline.allocated.iter().map(|&(t, b)| (t, b / MIB)).collect();
-        let series = alloc.draw_series(LineSeries::new(pts, color.stroke_width(2))).map_err(e)?;
-        if !label.is_empty() {
-            series.label(format!("{label}: allocated")).legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 16, y)], color.stroke_width(2)));
-        }
+        alloc.draw_series(LineSeries::new(pts, RUNS[i % RUNS.len()].stroke_width(2))).map_err(e)?;
     }
-    if runs.len() > 1 {
-        alloc.configure_series_labels().position(SeriesLabelPosition::UpperLeft).border_style(BLACK).background_style(WHITE.mix(0.8)).draw().map_err(e)?;
-    }
+    draw_legend(&legend, runs, generations).map_err(e)?;
     root.present().map_err(e)
 }
 
-/// One run's heap size, live data and pauses, on `tmax` seconds by `ymax`
-/// MiB.
-fn draw_panel<DB: DrawingBackend>(area: &DrawingArea<DB, plotters::coord::Shift>, label: &str, t: &Timeline, tmax: f64, ymax: f64) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
-    let mut chart = ChartBuilder::on(area).margin(10).caption(label, ("sans-serif", 16)).x_label_area_size(30).y_label_area_size(60).build_cartesian_2d(0.0..tmax, 0.0..ymax)?;
-    chart.configure_mesh().x_desc("time (s)").y_desc("MiB").draw()?;
-    // The pauses: per stretch of the run, a bar as tall as the share of it
-    // spent in GC (the band's full height is all of it), generations
-    // stacked.
-    let full = ymax * 0.08;
+/// One run's heap size and live data, on `tmax` seconds by `ymax` MiB.
+fn draw_memory<DB: DrawingBackend>(area: &Area<DB>, label: &str, t: &Timeline, tmax: f64, ymax: f64) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
+    let caption = if t.is_empty() { format!("{label} (no timeline: its record holds none)") } else { label.to_string() };
+    let mut chart = ChartBuilder::on(area).margin(10).caption(caption.trim(), ("sans-serif", 16)).x_label_area_size(20).y_label_area_size(70).build_cartesian_2d(0.0..tmax, 0.0..ymax)?;
+    chart.configure_mesh().y_desc("memory (MiB)").draw()?;
+    if !t.heap_size.is_empty() {
+        chart.draw_series(LineSeries::new(t.heap_size.iter().map(|&(t, b)| (t, b / MIB)), HEAP.stroke_width(2)))?;
+    }
+    let live: Vec<(f64, f64)> = t.live.iter().map(|&(t, b)| (t, b / MIB)).collect();
+    chart.draw_series(LineSeries::new(live.clone(), LIVE.stroke_width(2)))?;
+    chart.draw_series(live.iter().map(|&p| Circle::new(p, 3, LIVE.filled())))?;
+    Ok(())
+}
+
+/// One run's GC strip: per stretch of the run, a bar as tall as the share
+/// of it spent in GC pauses (generations stacked), and beside it the
+/// share spent in concurrent marking, on a scale of 0 to 1.
+fn draw_strip<DB: DrawingBackend>(area: &Area<DB>, t: &Timeline, tmax: f64) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
+    let mut chart = ChartBuilder::on(area).margin(10).margin_top(0).x_label_area_size(30).y_label_area_size(70).build_cartesian_2d(0.0..tmax, 0.0..1.0)?;
+    chart.configure_mesh().y_labels(3).x_desc("time (s)").y_desc("share in GC").draw()?;
     let mut stacked: Vec<f64> = Vec::new();
     for (g, occupancy) in t.pausing.iter().enumerate() {
-        let c = COLORS[g % COLORS.len()].mix(0.6);
+        let c = GEN_COLOURS[g.min(GEN_COLOURS.len() - 1)];
         stacked.resize(stacked.len().max(occupancy.busy.len()), 0.0);
         let mut bars = Vec::new();
         for (i, &b) in occupancy.busy.iter().enumerate().filter(|(_, &b)| b > 0.0) {
             let (lo, share) = (i as f64 * occupancy.width, (b / occupancy.width).min(1.0));
-            bars.push(Rectangle::new([(lo, stacked[i]), (lo + occupancy.width, stacked[i] + share * full)], c.filled()));
-            stacked[i] += share * full;
+            bars.push(Rectangle::new([(lo, stacked[i]), (lo + occupancy.width, (stacked[i] + share).min(1.0))], c.filled()));
+            stacked[i] += share;
         }
         chart.draw_series(bars)?;
-        if !occupancy.is_empty() {
-            chart
-                .draw_series(std::iter::empty::<Circle<(f64, f64), i32>>())?
-                .label(format!("share of time in GC pauses, generation {g}"))
-                .legend(move |(x, y)| Rectangle::new([(x, y - 4), (x + 12, y + 4)], c.filled()));
-        }
     }
-    // Concurrent markings: a band above the pauses, beside the mutators.
-    let band = RGBColor(255, 127, 14).mix(0.45);
     let m = &t.marking;
-    let bars = m.busy.iter().enumerate().filter(|(_, &b)| b > 0.0).map(|(i, &b)| {
+    let marks = m.busy.iter().enumerate().filter(|(_, &b)| b > 0.0).map(|(i, &b)| {
         let lo = i as f64 * m.width;
-        Rectangle::new([(lo, full * 1.1), (lo + m.width, full * (1.1 + 0.5 * (b / m.width).min(1.0)))], band.filled())
+        Rectangle::new([(lo, 0.0), (lo + m.width, (b / m.width).min(1.0))], MARKING.mix(0.5).filled())
     });
-    chart.draw_series(bars)?;
-    if !m.is_empty() {
-        chart.draw_series(std::iter::empty::<Circle<(f64, f64), i32>>())?.label("concurrent marking").legend(move |(x, y)| Rectangle::new([(x, y - 4), (x + 12, y + 4)], band.filled()));
+    chart.draw_series(marks)?;
+    Ok(())
+}
+
+/// The legend beneath the allocation chart: the memory lines, the GC
+/// strip's generations and marking, and the runs' allocation lines.
+fn draw_legend<DB: DrawingBackend>(area: &Area<DB>, runs: &[(&str, &Timeline)], generations: usize) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
+    let font = ("sans-serif", 15).into_font().color(&BLACK);
+    let mut entries: Vec<(String, RGBColor, bool)> = vec![("heap size".into(), HEAP, true), ("live data (at major GCs)".into(), LIVE, true)];
+    for g in 0..generations {
+        entries.push((format!("GC pauses, generation {g}"), GEN_COLOURS[g.min(GEN_COLOURS.len() - 1)], false));
     }
-    if !t.heap_size.is_empty() {
-        let size: Vec<(f64, f64)> = t.heap_size.iter().map(|&(t, b)| (t, b / MIB)).collect();
-        chart.draw_series(LineSeries::new(size, BLACK.stroke_width(2)))?.label("heap size").legend(|(x, y)| PathElement::new(vec![(x, y), (x + 16, y)], BLACK.stroke_width(2)));
+    if runs.iter().any(|(_, t)| !t.marking.is_empty()) {
+        entries.push(("concurrent marking".into(), MARKING, false));
     }
-    let live: Vec<(f64, f64)> = t.live.iter().map(|&(t, b)| (t, b / MIB)).collect();
-    chart.draw_series(LineSeries::new(live.clone(), RED.stroke_width(2)))?.label("live data (major GCs)").legend(|(x, y)| PathElement::new(vec![(x, y), (x + 16, y)], RED.stroke_width(2)));
-    chart.draw_series(live.iter().map(|&p| Circle::new(p, 3, RED.filled())))?;
-    chart.configure_series_labels().position(SeriesLabelPosition::UpperLeft).border_style(BLACK).background_style(WHITE.mix(0.8)).draw()
+    for (i, (label, _)) in runs.iter().enumerate() {
+        let name = if label.is_empty() { "allocation".to_string() } else { format!("{label}: allocation") };
+        entries.push((name, RUNS[i % RUNS.len()], true));
+    }
+    let (width, _) = area.dim_in_pixel();
+    let (mut x, mut y) = (20i32, 16i32);
+    for (label, colour, line) in entries {
+        let w = 40 + 8 * label.chars().count() as i32;
+        if x + w > width as i32 - 20 {
+            x = 20;
+            y += 24;
+        }
+        if line {
+            area.draw(&PathElement::new(vec![(x, y), (x + 22, y)], colour.stroke_width(3)))?;
+        } else {
+            area.draw(&Rectangle::new([(x, y - 6), (x + 22, y + 6)], colour.filled()))?;
+        }
+        area.draw(&Text::new(label, (x + 30, y - 8), font.clone()))?;
+        x += w;
+    }
+    Ok(())
 }
 
 #[cfg(test)]

@@ -7,7 +7,8 @@
 //! with confidence intervals and plots.
 //!
 //! Modules, from the bottom up: `confidence` (intervals and geometric
-//! means), `files` (writing whole files), `child` (the runs' child
+//! means), `figures` (what a run's figures are, in words and units),
+//! `files` (writing whole files), `child` (the runs' child
 //! processes), `machine` (what a sweep ran on), `peers` (the workloads'
 //! GHC, OCaml and Boehm programs: built, run, their statistics read),
 //! `minheap` (the smallest heap a run completes in), `experiment` (the
@@ -18,6 +19,7 @@
 pub mod child;
 pub mod confidence;
 pub mod experiment;
+pub mod figures;
 pub mod files;
 pub mod machine;
 pub mod minheap;

@@ -31,10 +31,22 @@ pub(crate) fn cpu_field(name: &str) -> String {
     cpuinfo.lines().find(|l| l.starts_with(name)).and_then(|l| l.split_once(':')).map(|(_, v)| v.trim().to_string()).unwrap_or_else(|| "unknown".into())
 }
 
-/// The git commit of gclab's source tree (with `-dirty` when it has
-/// uncommitted changes), or "unknown" outside a checkout.
+// Note [The commit of a build]
+// ----------------------------------------
+// A sweep's manifest says which commit of gclab made its runs, and the
+// minimum-heap cache keys its answers by it. That must be the commit the
+// running binary was built from: asking git at sweep time read the
+// working directory's repository instead (or whatever `GIT_DIR` named),
+// so a sweep run from another checkout, or with `GIT_DIR` set, recorded
+// another source's commit. So the build script asks git once, with
+// `GIT_DIR` and kin removed, and compiles the answer in; it reruns when
+// any source file or HEAD changes, so `-dirty` follows the tree.
+
+/// The git commit gclab was built from (with `-dirty` when the tree had
+/// uncommitted changes), or "unknown" outside a checkout (See Note [The
+/// commit of a build]).
 pub fn git_commit() -> String {
-    command_output("git", &["-C", env!("CARGO_MANIFEST_DIR"), "describe", "--always", "--dirty", "--abbrev=40"])
+    env!("GCLAB_GIT_COMMIT").to_string()
 }
 
 pub(crate) fn command_output(cmd: &str, args: &[&str]) -> String {

@@ -172,10 +172,11 @@ pub struct Cache {
 impl Cache {
     /// The cache at `path` (empty if the file does not exist yet).
     pub fn open(path: &Path) -> Result<Cache, String> {
-        let answers = match std::fs::read_to_string(path) {
-            Ok(text) => serde_json::from_str(&text).map_err(|e| format!("{}: not a minimum-heap cache: {e}", path.display()))?,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => BTreeMap::new(),
-            Err(e) => return Err(format!("{}: {e}", path.display())),
+        let answers = if path.exists() {
+            let text = gclab_core::input::read_text(path, gclab_core::input::limit::SMALL_JSON, "a minimum-heap cache")?;
+            serde_json::from_str(&text).map_err(|e| format!("{}: not a minimum-heap cache: {e}", path.display()))?
+        } else {
+            BTreeMap::new()
         };
         Ok(Cache { path: path.to_path_buf(), answers })
     }

@@ -42,15 +42,69 @@ pub struct RunRecord {
     pub machine: Option<RunMachine>,
 }
 
-/// One record file.
+/// One record file, checked (See Note [Records that cannot be trusted]).
 pub(crate) fn read_record(path: &Path) -> Result<RunRecord, String> {
-    let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
-    serde_json::from_str(&text).map_err(|e| format!("{}: a damaged record ({e})", path.display()))
+    let text = gclab_core::input::read_text(path, gclab_core::input::limit::RECORD, "a run's record")?;
+    let record: RunRecord = serde_json::from_str(&text).map_err(|e| format!("{}: a damaged record ({e})", path.display()))?;
+    check_record(&record, path).map_err(|why| format!("{}: {why}", path.display()))?;
+    Ok(record)
 }
 
-/// The manifest of results directory `dir`, if it has a readable one.
-pub fn read_manifest(dir: &Path) -> Option<serde_json::Value> {
-    serde_json::from_str(&std::fs::read_to_string(dir.join("manifest.json")).ok()?).ok()
+// Note [Records that cannot be trusted]
+// ----------------------------------------
+// A record is read back by resumed sweeps (a run with a record is not run
+// again) and by reports (which average it). So a record that parses but
+// cannot be what the sweep wrote is damaged, like one cut short: it is
+// named, left out of every figure, and its run is run again. That is a
+// record under another run's file name (a copy: the sweep would skip the
+// other run for ever, and the report count this one twice), an `ok`
+// record without the run's own statistics, and one whose figures no run
+// can have: not finite, negative, or a pause, GC or run longer than
+// `MAX_PLAUSIBLE_SECS` (a pause of 1e200 s once sent the plotting library
+// into a loop). A record that is not a run of the experiment at all (a
+// stray copy named for a repetition the experiment does not have) is
+// left out by the report, which knows the experiment's runs.
+
+/// Longer than any run: ten years, in seconds.
+const MAX_PLAUSIBLE_SECS: f64 = 10.0 * 365.0 * 86_400.0;
+
+/// Why `record`, read from `path`, cannot be trusted (See Note [Records
+/// that cannot be trusted]).
+fn check_record(record: &RunRecord, path: &Path) -> Result<(), String> {
+    let stem = path.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
+    if record.spec.id != stem {
+        return Err(format!("holds the record of run {}, not of run {stem} (a copy?)", record.spec.id));
+    }
+    if !(record.wall_secs.is_finite() && (0.0..=MAX_PLAUSIBLE_SECS).contains(&record.wall_secs)) {
+        return Err(format!("a wall time of {} s no run can have", record.wall_secs));
+    }
+    if record.status == Status::Ok {
+        let Some(result) = &record.result else { return Err("says ok but holds no result".into()) };
+        let Some(stats) = result.get("stats").and_then(|s| s.as_object()) else { return Err("says ok but its result holds no statistics".into()) };
+        for (k, v) in stats {
+            if let Some(x) = v.as_f64() {
+                if !x.is_finite() || x < 0.0 || (k.ends_with("elapsed") || k.ends_with("cpu")) && x > MAX_PLAUSIBLE_SECS {
+                    return Err(format!("a figure no run can have ({k} = {x})"));
+                }
+            }
+        }
+        let pauses = result.get("pauses").and_then(|p| p.as_array()).into_iter().flatten();
+        if let Some(p) = pauses.filter_map(|p| p.as_f64()).find(|p| !p.is_finite() || *p < 0.0 || *p > MAX_PLAUSIBLE_SECS) {
+            return Err(format!("a pause no run can have ({p} s)"));
+        }
+    }
+    Ok(())
+}
+
+/// The manifest of results directory `dir` (None if it has none); an
+/// error naming the file if it does not read.
+pub fn read_manifest(dir: &Path) -> Result<Option<serde_json::Value>, String> {
+    let path = dir.join("manifest.json");
+    if !path.exists() {
+        return Ok(None);
+    }
+    let text = gclab_core::input::read_text(&path, gclab_core::input::limit::SMALL_JSON, "a manifest")?;
+    serde_json::from_str(&text).map(Some).map_err(|e| format!("{} is damaged ({e})", path.display()))
 }
 
 /// Every whole record in `dir/runs`, in id order, and each record file

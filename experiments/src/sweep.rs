@@ -121,7 +121,11 @@ pub fn prepare(exp: &Experiment, out: &Path, force: bool) -> Result<u64, String>
     for dir in ["runs", "logs"] {
         std::fs::create_dir_all(out.join(dir)).map_err(|e| io(&out.join(dir).display().to_string(), e))?;
     }
-    let recorded = read_manifest(out).filter(|_| !force);
+    let recorded = match read_manifest(out) {
+        Ok(m) => m.filter(|_| !force),
+        Err(_) if force => None,
+        Err(e) => return Err(format!("{e}: it says which experiment {} holds; restore it, or sweep with --force to start the directory again", out.display())),
+    };
     if let Some(file) = recorded.as_ref().and_then(|m| m.get("experiment_file")?.as_str().map(str::to_string)) {
         if file != exp.source {
             return Err(format!(
@@ -300,7 +304,7 @@ impl HeapMultiples {
     /// Add the answer to `minheaps.json` (merged with what shards wrote).
     fn record(&self, q: &crate::minheap::Question, found: &Result<crate::minheap::MinHeap, String>) -> Result<(), String> {
         let path = self.out.join("minheaps.json");
-        let mut used: Vec<UsedMinHeap> = std::fs::read_to_string(&path).ok().and_then(|t| serde_json::from_str(&t).ok()).unwrap_or_default();
+        let mut used: Vec<UsedMinHeap> = gclab_core::input::read_text(&path, gclab_core::input::limit::SMALL_JSON, "a list of minimum heaps").ok().and_then(|t| serde_json::from_str(&t).ok()).unwrap_or_default();
         let entry = UsedMinHeap {
             workload: q.workload_and_args(),
             collector: q.collector.clone(),
@@ -348,7 +352,7 @@ fn run_one(run: &RunSpec, peer: Option<(Language, &Path)>, timeout_secs: f64, op
     let stderr = std::fs::File::create(&stderr_path)?;
     let mut cmd = match peer {
         Some((language, program)) => peer_command(&opts.exe, language, program, &json, run),
-        None => run_command(&opts.exe, &run.collector, &json, &run.workload, &run.args, &run.rts),
+        None => run_command(&opts.exe, &run.collector, &json, &run.workload, &run.args, &outputs_beside_logs(&run.rts, &logs, &run.id)),
     };
     cmd.stdout(stdout).stderr(stderr);
     let start = Instant::now();
@@ -381,6 +385,23 @@ fn run_one(run: &RunSpec, peer: Option<(Language, &Path)>, timeout_secs: f64, op
     Ok(RunRecord { spec: run.clone(), status: status_kind, exit_code: status.code(), signal: status.signal(), wall_secs, stderr_tail, result, machine: Some(this_machine()) })
 }
 
+/// `rts` with the files a run writes by its program's name (`-l`'s
+/// eventlog, `-h`'s heap profile) sent beside its record's logs, as
+/// `logs/<id>.eventlog` and `logs/<id>.hp`, unless the flags name them:
+/// every run of a sweep would otherwise write `<workload>.eventlog` into
+/// the sweep's working directory, each over the last.
+fn outputs_beside_logs(rts: &[String], logs: &Path, id: &str) -> Vec<String> {
+    let mut out = rts.to_vec();
+    let has = |prefix: &str| rts.iter().any(|f| f.starts_with(prefix));
+    if has("-l") && !has("-ol") {
+        out.push(format!("-ol{}", logs.join(format!("{id}.eventlog")).display()));
+    }
+    if has("-h") && !has("-po") {
+        out.push(format!("-po{}", logs.join(id).display()));
+    }
+    out
+}
+
 fn manifest_json(exp: &Experiment, seed: u64) -> serde_json::Value {
     let governor = std::fs::read_to_string("/sys/devices/system/cpu/cpu0/cpufreq/scaling_governor").map(|g| g.trim().to_string()).unwrap_or_else(|_| "unknown (no cpufreq)".into());
     serde_json::json!({
@@ -409,7 +430,7 @@ fn manifest_json(exp: &Experiment, seed: u64) -> serde_json::Value {
 /// Record the load average after this sweep (process) ended in the
 /// manifest (the report warns when either was high).
 fn record_load_after(dir: &Path) -> std::io::Result<()> {
-    let Some(mut m) = read_manifest(dir) else { return Ok(()) };
+    let Ok(Some(mut m)) = read_manifest(dir) else { return Ok(()) };
     m["machine"]["load_after"] = load_average().into();
     write_atomically(&dir.join("manifest.json"), serde_json::to_string_pretty(&m).expect("manifest serialises").as_bytes())
 }

@@ -8,12 +8,15 @@ use std::path::{Path, PathBuf};
 
 /// `gclab eventlog diff A B`: the table, both MMU curves on one picture
 /// and both timelines on another.
-pub(super) fn eventlog_diff(a: &Path, b: &Path, plot: Option<PathBuf>, no_plot: bool) -> Result<(), String> {
-    let (sa, wa) = gclab_eventlog_tools::diff::load(a)?;
-    let (sb, wb) = gclab_eventlog_tools::diff::load(b)?;
-    for w in wa.iter().chain(&wb) {
-        let _ = writeln!(std::io::stderr(), "gclab: warning: {w}");
+/// Its exit code is `gclab eventlog`'s: 3 if an eventlog was cut short,
+/// 4 if bytes of one were skipped.
+pub(super) fn eventlog_diff(a: &Path, b: &Path, plot: Option<PathBuf>, no_plot: bool) -> Result<u8, String> {
+    let (sa, da) = gclab_eventlog_tools::diff::load(a)?;
+    let (sb, db) = gclab_eventlog_tools::diff::load(b)?;
+    for (path, d) in da.iter().map(|d| (a, d)).chain(db.iter().map(|d| (b, d))) {
+        let _ = writeln!(std::io::stderr(), "gclab: warning: {}: {d}", path.display());
     }
+    let code = gclab_eventlog_tools::reader::exit_code(&da).max(gclab_eventlog_tools::reader::exit_code(&db));
     out(gclab_eventlog_tools::diff::diff_text(&sa, &sb))?;
     if !no_plot {
         let prefix = plot.unwrap_or_else(|| b.with_file_name("diff"));
@@ -21,7 +24,7 @@ pub(super) fn eventlog_diff(a: &Path, b: &Path, plot: Option<PathBuf>, no_plot: 
             out(format!("Plot: {}\n", p.display()))?;
         }
     }
-    Ok(())
+    Ok(code)
 }
 
 /// What `gclab eventlog` shows of a file.

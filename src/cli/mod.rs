@@ -202,7 +202,7 @@ where
         Command::Report { dir } => finish(report(registry, &dir)),
         Command::Minheap { collector, precision, timeout, cache, rest } => finish(minheap(registry, collector.as_deref(), precision, timeout, &cache, &rest)),
         Command::Hp { file, out: prefix } => finish(gclab_eventlog_tools::hp_plot::plot(&file, &prefix.unwrap_or_else(|| file.with_extension(""))).and_then(|files| files.iter().try_for_each(|f| out(format!("Plot: {}\n", f.display()))))),
-        Command::Eventlog { compare: Some(EventlogCompare::Diff { a, b, plot, no_plot }), .. } => finish(eventlog_diff(&a, &b, plot, no_plot)),
+        Command::Eventlog { compare: Some(EventlogCompare::Diff { a, b, plot, no_plot }), .. } => finish_with_code(eventlog_diff(&a, &b, plot, no_plot)),
         Command::Eventlog { compare: None, file: None, .. } => finish(Err("eventlog: name an eventlog file, or `diff A B'".into())),
         Command::Eventlog { compare: None, file: Some(file), from, to, plot, no_plot, show, trace, follow } => {
             let view = EventlogView { from, to, plot, no_plot, show, trace };

@@ -113,7 +113,7 @@ impl RunEventLog {
             E::MarkBegin => (None, id::CONC_MARK_BEGIN, Payload::new()),
             E::MarkEnd { marked_objects, .. } => (None, id::CONC_MARK_END, Payload::new().u32(marked_objects)),
             E::SweepBegin => (None, id::CONC_SWEEP_BEGIN, Payload::new()),
-            E::SweepEnd => (None, id::CONC_SWEEP_END, Payload::new()),
+            E::SweepEnd { .. } => (None, id::CONC_SWEEP_END, Payload::new()),
             E::RemSetFlush { cap } => (Some(cap as usize), id::CONC_UPD_REM_SET_FLUSH, Payload::new().u16(cap)),
             E::Census { log_cell_bytes, active, filled, live } => {
                 (None, id::NONMOVING_HEAP_CENSUS, Payload::new().u8(log_cell_bytes).u32(active).u32(filled).u32(live))

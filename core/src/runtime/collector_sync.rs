@@ -4,7 +4,6 @@
 //! sanity check after it), and the statistics count it as a pause.
 
 use super::{unwind_failure, RunState, Runtime};
-use crate::collector::CollectorEvent;
 use crate::stats::Stamp;
 use std::time::Instant;
 
@@ -55,9 +54,7 @@ impl Runtime {
         }
         let now = Instant::now();
         for e in &events {
-            if let CollectorEvent::MarkEnd { concurrent: Some(phase), .. } = e {
-                st.stats.concurrent_phase(*phase);
-            }
+            st.stats.collector_event(e);
             self.tell_observers(|o| o.collector_event(now, e));
         }
     }

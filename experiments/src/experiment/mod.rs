@@ -87,50 +87,6 @@ struct PlotSpec {
     figures: Option<Spanned<Vec<Spanned<String>>>>,
 }
 
-/// Figures a report can plot (fields of a run's statistics).
-pub const FIGURES: &[&str] = &[
-    "total_elapsed",
-    "gc_elapsed",
-    "mut_elapsed",
-    "minor_gc_elapsed",
-    "major_gc_elapsed",
-    "gc_cpu",
-    "total_cpu",
-    "copied_bytes",
-    "marked_bytes",
-    "swept_bytes",
-    "max_hole_bytes",
-    "reclaimed_line_bytes",
-    "reclaimed_block_bytes",
-    "defrag_copied_bytes",
-    "max_live_bytes",
-    "max_mem_in_use_bytes",
-    "max_rss_bytes",
-    "gcs",
-    "major_gcs",
-    "pause_count",
-    "pause_p50",
-    "pause_p90",
-    "pause_p99",
-    "pause_p99_9",
-    "pause_max",
-    "safepoint_p50",
-    "safepoint_p99",
-    "safepoint_max",
-    "mmu_1ms",
-    "mmu_2ms",
-    "mmu_5ms",
-    "mmu_10ms",
-    "mmu_20ms",
-    "mmu_50ms",
-    "mmu_100ms",
-    "mmu_200ms",
-    "mmu_500ms",
-    "mmu_1s",
-    "mmu_2s",
-    "mmu_5s",
-    "mmu_10s",
-];
 
 /// A loaded, checked experiment.
 #[derive(Debug, Clone)]
@@ -219,7 +175,7 @@ impl Experiment {
     /// Load and check an experiment file; its collectors are looked up in
     /// `registry`.
     pub fn load(path: &Path, registry: &Registry) -> Result<Experiment, ExperimentError> {
-        let text = std::fs::read_to_string(path).map_err(|e| ExperimentError { file: path.into(), line: 0, key: String::new(), message: format!("cannot read: {e}") })?;
+        let text = gclab_core::input::read_text(path, gclab_core::input::limit::EXPERIMENT, "an experiment file").map_err(|e| ExperimentError { file: path.into(), line: 0, key: String::new(), message: format!("cannot read: {e}") })?;
         Experiment::parse(path, &text, registry)
     }
 
@@ -273,17 +229,24 @@ impl Experiment {
         if file.collectors.get_ref().is_empty() {
             return Err(err(Some(file.collectors.span()), "collectors", "names no collector".into()));
         }
-        let mut collectors = Vec::new();
+        let mut collectors: Vec<(String, String)> = Vec::new();
         for c in file.collectors.get_ref() {
-            if c.get_ref() == "all" {
+            let named: Vec<(String, String)> = if c.get_ref() == "all" {
                 let real = registry.entries().iter().filter(|e| !gclab_collectors::is_baseline(e.name));
-                collectors.extend(real.map(|e| (e.name.to_string(), e.flags.to_string())));
+                real.map(|e| (e.name.to_string(), e.flags.to_string())).collect()
             } else if let Some(e) = registry.by_name(c.get_ref().split(':').next().unwrap_or_default()) {
-                // `NAME:key=value,...` keeps its parameters (checked below).
-                collectors.push((c.get_ref().clone(), e.flags.to_string()));
+                // `NAME:key=value,...` keeps its parameters, in one spelling
+                // (checked against the collector below).
+                vec![(canonical_collector(c.get_ref()).map_err(|e| err(Some(c.span()), "collectors", e))?, e.flags.to_string())]
             } else {
                 let known: Vec<&str> = registry.entries().iter().map(|e| e.name).collect();
                 return Err(err(Some(c.span()), "collectors", format!("unknown collector `{}' (known: {}, or \"all\")", c.get_ref(), known.join(", "))));
+            };
+            for n in named {
+                if collectors.iter().any(|(have, _)| *have == n.0) {
+                    return Err(err(Some(c.span()), "collectors", format!("collector `{}' is listed twice (each collector once: its runs would be the same configuration)", n.0)));
+                }
+                collectors.push(n);
             }
         }
         let mut peers = Vec::new();
@@ -314,6 +277,7 @@ impl Experiment {
         }
         let mut grid = Vec::new();
         for (key, values) in &file.grid {
+            check_grid_key(key).map_err(|e| err(Some(values.span()), &format!("grid.{key}"), e))?;
             if values.get_ref().is_empty() {
                 return Err(err(Some(values.span()), &format!("grid.{key}"), "an empty list of values: a grid key needs at least one".into()));
             }
@@ -344,8 +308,8 @@ impl Experiment {
                     Some(fs) => {
                         let mut out = Vec::new();
                         for f in fs.get_ref() {
-                            if !FIGURES.contains(&f.get_ref().as_str()) {
-                                return Err(err(Some(f.span()), "plot.figures", format!("unknown figure `{}' (known: {})", f.get_ref(), FIGURES.join(", "))));
+                            if crate::figures::figure_named(f.get_ref()).is_none() {
+                                return Err(err(Some(f.span()), "plot.figures", format!("unknown figure `{}' (known: {})", f.get_ref(), crate::figures::names().collect::<Vec<_>>().join(", "))));
                             }
                             out.push(f.get_ref().clone());
                         }
@@ -362,11 +326,15 @@ impl Experiment {
                 check_dir_name(&stem).map_err(|e| err(None, "name", format!("no `name' given, and the file's name will not do: {e}")))?
             }
         };
-        let points: u128 = grid.iter().map(|(_, values)| values.len() as u128).product();
-        let run_count = workloads.len() as u128 * (collectors.len() + peers.len()) as u128 * points * (repetitions + warmup) as u128;
-        if run_count > MAX_RUNS as u128 {
+        // Multiplied with a check: 128 grid keys of two values each once
+        // wrapped the count to 0 (and the sweep aborted on an allocation).
+        let points = grid.iter().try_fold(1u128, |n, (_, values)| n.checked_mul(values.len() as u128));
+        let run_count = points.and_then(|p| p.checked_mul(workloads.len() as u128 * (collectors.len() + peers.len()) as u128 * (repetitions + warmup) as u128));
+        if run_count.is_none_or(|n| n > MAX_RUNS as u128) {
+            let points = points.map_or("more than 2^128".to_string(), |p| p.to_string());
+            let count = run_count.map_or("more than 2^128".to_string(), |n| n.to_string());
             let why = format!("{} workloads x {} collectors and peers x {points} grid points x {} repetitions and warm-ups", workloads.len(), collectors.len() + peers.len(), repetitions + warmup);
-            return Err(err(None, "grid", format!("the experiment has {run_count} runs ({why}): more than {MAX_RUNS}; shrink the grid or split the experiment")));
+            return Err(err(None, "grid", format!("the experiment has {count} runs ({why}): more than {MAX_RUNS}; shrink the grid or split the experiment")));
         }
         let exp = Experiment {
             name,
@@ -430,6 +398,18 @@ impl Experiment {
 
 }
 
+/// `NAME:key=value,...` with its parameters in one spelling (See
+/// `Params::canonical`).
+fn canonical_collector(text: &str) -> Result<String, String> {
+    match text.split_once(':') {
+        None => Ok(text.to_string()),
+        Some((name, params)) => {
+            let p = gclab_collectors::Params::parse(params).map_err(|e| e.to_string())?;
+            Ok(format!("{name}:{}", p.canonical()))
+        }
+    }
+}
+
 /// Most runs an experiment may expand to: past this, a grid is more
 /// likely a mistake than a plan (10^4 points x 4 collectors x 1,000
 /// repetitions once took 17 GB before the first run).
@@ -438,12 +418,35 @@ pub const MAX_RUNS: u64 = 100_000;
 /// The longest timeout of a run, seconds: a week.
 pub const MAX_TIMEOUT_SECS: f64 = 7.0 * 24.0 * 3600.0;
 
+/// The longest name of an experiment or sweep directory: room under a
+/// file system's 255 bytes for what a sweep puts beside it.
+pub const MAX_NAME: usize = 100;
+
 /// `name` if it will do as a directory name under `results/`.
 pub fn check_dir_name(name: &str) -> Result<String, String> {
     if name.is_empty() || name.starts_with('.') || !name.chars().all(plain) {
         return Err(format!("`{name}': must be a directory name under results/: letters, digits, `-', `_' and `.', not starting with `.'"));
     }
+    if name.len() > MAX_NAME {
+        return Err(format!("`{}...' ({} characters): a directory name under results/ has at most {MAX_NAME}", &name[..20], name.len()));
+    }
     Ok(name.to_string())
+}
+
+/// A grid key must name an RTS option without its dash (`A`, `qg`,
+/// `xn`): the value is appended to it, so a key that only begins like an
+/// option (`A1`, or a top-level key such as `collectors` written after
+/// `[grid]` by mistake, which read as `-c` with the value `ollectors...`)
+/// would make a flag nobody meant.
+fn check_grid_key(key: &str) -> Result<(), String> {
+    let flag = format!("-{key}");
+    match gclab_core::flags::table::lookup(&flag) {
+        Some(f) if f.prefix == flag => Ok(()),
+        _ if ["collectors", "workloads", "repetitions", "warmup", "peers", "baseline", "timeout_secs", "order", "seed", "name", "description", "heap_multiple_of"].contains(&key) => {
+            Err(format!("`{key}' is a key of the experiment, not of [grid]: move it above the [grid] table (every key after a table header belongs to that table)"))
+        }
+        _ => Err(format!("`{key}' names no RTS option: a grid key is an option without its dash (A, n, F, G, H, M, qg, qb, qn, N, c, ...; see `gclab run +RTS -?`)")),
+    }
 }
 
 #[cfg(test)]

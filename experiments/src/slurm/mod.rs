@@ -170,11 +170,11 @@ fn which(program: &str) -> Result<PathBuf, String> {
 /// The submissions recorded in `dir/slurm/jobs.json`, oldest first.
 fn submissions(dir: &Path) -> Result<Vec<Submission>, String> {
     let path = dir.join("slurm").join("jobs.json");
-    match std::fs::read_to_string(&path) {
-        Ok(text) => serde_json::from_str(&text).map_err(|e| format!("{}: {e}", path.display())),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(Vec::new()),
-        Err(e) => Err(format!("{}: {e}", path.display())),
+    if !path.exists() {
+        return Ok(Vec::new());
     }
+    let text = gclab_core::input::read_text(&path, gclab_core::input::limit::SMALL_JSON, "a list of Slurm submissions")?;
+    serde_json::from_str(&text).map_err(|e| format!("{}: {e}", path.display()))
 }
 
 /// Write the batch script and submit the shards with a missing run; None
