@@ -9,7 +9,20 @@ change's effect, and how much work each runtime does for the same program,
 where wall time cannot. They are not times: cache misses and the work GHC's
 runtime does outside named functions are not in them.
 """
-import math, os, re, resource, subprocess, sys, tempfile, time
+import json, math, os, re, resource, subprocess, sys, tempfile, time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def release_binary(name="gclab"):
+    """The release build of `name` in this checkout: under the directory
+    cargo builds into (`target/`, or CARGO_TARGET_DIR's), as `cargo
+    metadata` says."""
+    try:
+        meta = subprocess.run(["cargo", "metadata", "--format-version", "1", "--no-deps"], cwd=ROOT, capture_output=True, text=True, check=True)
+    except (OSError, subprocess.CalledProcessError) as e:
+        sys.exit(f"cannot ask cargo where it builds ({e}): is cargo installed?")
+    return os.path.join(json.loads(meta.stdout)["target_directory"], "release", name)
 
 
 def run(cmd, env=None):

@@ -35,7 +35,9 @@ pub struct RunOutcome {
 /// print the statistics the flags ask for.
 pub fn run_workload(workload: &Workload, args: &[usize], flags: RtsFlags, collector: Box<dyn Collector>, out: &mut dyn Write) -> Result<RunOutcome, RunError> {
     let profile = flags.heap_profile.map(|kind| {
-        let stem = flags.profile_stem.clone().unwrap_or_else(|| flags.program.first().cloned().unwrap_or_else(|| "gclab".into()).into());
+        let program = flags.program.first().cloned().unwrap_or_else(|| "gclab".into());
+        // `-po<dir>/` puts `<program>.hp` in the directory.
+        let stem = flags.profile_stem.as_deref().map_or_else(|| program.clone().into(), |given| gclab_core::output::prefix_in(given, &program));
         (kind, flags.heap_profile_interval, stem.with_extension("hp"), flags.program.join(" "))
     });
     let rts = Rts::new(flags, collector)?;

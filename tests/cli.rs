@@ -206,7 +206,8 @@ fn a_malformed_heap_profile_is_an_error_naming_the_line() {
     std::fs::write(&good, format!("{head}BEGIN_SAMPLE 0.0\nx\t10\nEND_SAMPLE 0.0\nBEGIN_SAMPLE 1.0\nx\t20\nEND_SAMPLE 1.0\n")).unwrap();
     let o = gclab(&["hp", good.to_str().unwrap(), "--out", dir.join("missing").join("p").to_str().unwrap()]);
     assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
-    assert!(stderr(&o).contains("cannot draw") && stderr(&o).contains("missing/p.svg"), "{}", stderr(&o));
+    assert!(stderr(&o).contains("cannot write") && stderr(&o).contains("missing/p.svg") && stderr(&o).contains("does not exist"), "{}", stderr(&o));
+    assert!(!dir.join("missing").exists());
     std::fs::remove_dir_all(&dir).unwrap();
 }
 

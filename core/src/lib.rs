@@ -44,6 +44,7 @@ pub mod info;
 pub mod input;
 pub mod lock;
 pub mod mblock;
+pub mod output;
 pub mod mblock_return;
 pub mod mutator;
 pub mod observe;

@@ -127,12 +127,21 @@ pub fn diff_text(a: &Side, b: &Side) -> String {
 /// Draw both MMU curves on one picture, `<prefix>-mmu.svg` and `.png`,
 /// and both timelines on another, `<prefix>-timelines.svg` and `.png`.
 pub fn draw(a: &Side, b: &Side, prefix: &Path) -> Result<Vec<PathBuf>, String> {
-    let at = |what: &str| PathBuf::from(format!("{}-{what}", prefix.display()));
     let title = format!("minimum mutator utilisation: {} vs {}", a.label, b.label);
-    let mut drawn = crate::plot::draw_mmu_curves(&at("mmu"), &title, &[(a.label.as_str(), &a.latency), (b.label.as_str(), &b.latency)])?;
+    let mut drawn = crate::plot::draw_mmu_curves(&mmu_prefix(prefix), &title, &[(a.label.as_str(), &a.latency), (b.label.as_str(), &b.latency)])?;
     let title = format!("{} vs {}: heap, live data and pauses; allocation", a.label, b.label);
     let runs = [(format!("A: {}", a.label), &a.timeline), (format!("B: {}", b.label), &b.timeline)];
     let runs: Vec<(&str, &Timeline)> = runs.iter().map(|(l, t)| (l.as_str(), *t)).collect();
-    drawn.extend(crate::timeline::draw_runs(&runs, &at("timelines"), &title)?);
+    drawn.extend(crate::timeline::draw_runs(&runs, &timelines_prefix(prefix), &title)?);
     Ok(drawn)
+}
+
+/// Where `draw` puts the MMU curves: `<prefix>-mmu`.
+pub fn mmu_prefix(prefix: &Path) -> PathBuf {
+    PathBuf::from(format!("{}-mmu", prefix.display()))
+}
+
+/// Where `draw` puts the timelines: `<prefix>-timelines`.
+pub fn timelines_prefix(prefix: &Path) -> PathBuf {
+    PathBuf::from(format!("{}-timelines", prefix.display()))
 }

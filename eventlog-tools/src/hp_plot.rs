@@ -79,8 +79,16 @@ where
     root.present().map_err(e)
 }
 
+/// A drawn profile: its two files, and a warning when the profile holds
+/// no data (a run shorter than its sampling interval gives two empty
+/// samples, and the chart is blank).
+pub struct Drawn {
+    pub files: Vec<PathBuf>,
+    pub warning: Option<String>,
+}
+
 /// Draw `hp` to `<prefix>.svg` and `<prefix>.png`.
-pub fn plot(hp: &Path, prefix: &Path) -> Result<Vec<PathBuf>, String> {
+pub fn plot(hp: &Path, prefix: &Path) -> Result<Drawn, String> {
     let text = gclab_core::input::read_text(hp, gclab_core::input::limit::HEAP_PROFILE, "a heap profile (.hp)")?;
     let samples = parse(&text).map_err(|e| format!("{}: {e}", hp.display()))?;
     if samples.is_empty() {
@@ -88,9 +96,16 @@ pub fn plot(hp: &Path, prefix: &Path) -> Result<Vec<PathBuf>, String> {
     }
     let job = text.lines().next().and_then(|l| l.strip_prefix("JOB ")).unwrap_or("\"\"").trim_matches('"').to_string();
     let (names, rows) = stack(&samples);
+    let warning = names.is_empty().then(|| {
+        format!(
+            "{}: its {} samples hold no data, so the chart is blank: the run ended before a census saw anything live; run it longer, or sample more often (+RTS -i<secs>)",
+            hp.display(),
+            samples.len()
+        )
+    });
     crate::plot::register_fonts();
     let title = format!("{job} ({})", hp.file_name().map(|f| f.to_string_lossy().into_owned()).unwrap_or_default());
-    let (svg, png) = (prefix.with_extension("svg"), prefix.with_extension("png"));
+    let (svg, png) = crate::plot::files_at(prefix)?;
     let drawn = draw(SVGBackend::new(&svg, (1000, 560)).into_drawing_area(), &title, &names, &rows).map_err(|e| (svg.clone(), e));
     let drawn = drawn.and_then(|()| draw(BitMapBackend::new(&png, (1000, 560)).into_drawing_area(), &title, &names, &rows).map_err(|e| (png.clone(), e)));
     if let Err((file, e)) = drawn {
@@ -99,5 +114,5 @@ pub fn plot(hp: &Path, prefix: &Path) -> Result<Vec<PathBuf>, String> {
         let _ = std::fs::remove_file(&png);
         return Err(format!("cannot draw {}: {e}", file.display()));
     }
-    Ok(vec![svg, png])
+    Ok(Drawn { files: vec![svg, png], warning })
 }

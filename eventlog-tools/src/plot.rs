@@ -198,17 +198,6 @@ pub fn register_fonts() {
     });
 }
 
-/// Where a figure named `name` goes when the user names `given`: in it
-/// if it is a directory (or ends with `/`), else at `given` itself (a
-/// prefix, to which `.svg` and `.png` are added).
-pub fn prefix_in(given: &Path, name: &str) -> PathBuf {
-    if given.is_dir() || given.as_os_str().to_string_lossy().ends_with('/') {
-        given.join(name)
-    } else {
-        given.to_path_buf()
-    }
-}
-
 /// The two files of a figure at `prefix`; an error names the directory
 /// that is missing, before anything is drawn.
 pub fn files_at(prefix: &Path) -> Result<(PathBuf, PathBuf), String> {
@@ -584,11 +573,7 @@ mod tests {
     }
 
     #[test]
-    fn a_figure_goes_into_a_directory_named_for_it() {
-        let dir = std::env::temp_dir();
-        assert_eq!(prefix_in(&dir, "mmu"), dir.join("mmu"));
-        assert_eq!(prefix_in(Path::new("out/"), "mmu"), Path::new("out/mmu"));
-        assert_eq!(prefix_in(Path::new("out/cmp"), "mmu"), Path::new("out/cmp"));
+    fn a_figure_in_a_missing_directory_names_it() {
         assert!(files_at(Path::new("/nonexistent-dir-of-gclab/x")).unwrap_err().contains("/nonexistent-dir-of-gclab does not exist"));
     }
 }

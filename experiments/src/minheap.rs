@@ -94,16 +94,38 @@ pub struct Probing {
     pub precision: f64,
 }
 
+/// A probe's files in the scratch directory, removed however the probe
+/// ends (a timeout once left them behind).
+struct ProbeFiles {
+    json: PathBuf,
+    stderr: PathBuf,
+}
+
+impl ProbeFiles {
+    fn new(scratch: &Path) -> ProbeFiles {
+        let name = |ext: &str| scratch.join(format!("minheap-probe-{}.{ext}", std::process::id()));
+        let files = ProbeFiles { json: name("json"), stderr: name("stderr") };
+        let _ = std::fs::remove_file(&files.json);
+        files
+    }
+}
+
+impl Drop for ProbeFiles {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(&self.json);
+        let _ = std::fs::remove_file(&self.stderr);
+    }
+}
+
 /// Run the workload once with `-M` of `limit` bytes (None: no limit).
 fn probe(how: &Probing, q: &Question, limit: Option<u64>) -> Result<Probe, String> {
-    let (exe, scratch) = (&how.exe, &how.scratch);
-    let json = scratch.join(format!("minheap-probe-{}.json", std::process::id()));
-    let err_path = scratch.join(format!("minheap-probe-{}.stderr", std::process::id()));
-    let _ = std::fs::remove_file(&json);
+    let exe = &how.exe;
+    let files = ProbeFiles::new(&how.scratch);
+    let (json, err_path) = (&files.json, &files.stderr);
     let mut rts = q.rts.clone();
     rts.extend(limit.map(|bytes| format!("-M{}k", bytes / 1024)));
-    let err_file = std::fs::File::create(&err_path).map_err(|e| format!("{}: {e}", err_path.display()))?;
-    let mut cmd = crate::child::run_command(exe, &q.collector, &json, &q.workload, &q.args, &rts);
+    let err_file = std::fs::File::create(err_path).map_err(|e| format!("{}: {e}", err_path.display()))?;
+    let mut cmd = crate::child::run_command(exe, &q.collector, json, &q.workload, &q.args, &rts);
     cmd.stdout(Stdio::null()).stderr(err_file);
     let limit_text = limit.map_or("no -M".to_string(), |b| format!("-M{}k", b / 1024));
     let mut child = cmd.spawn().map_err(|e| format!("cannot run {}: {e}", exe.display()))?;
@@ -119,12 +141,10 @@ fn probe(how: &Probing, q: &Question, limit: Option<u64>) -> Result<Probe, Strin
         }
         std::thread::sleep(std::time::Duration::from_millis(5));
     };
-    let stderr = std::fs::read(&err_path).unwrap_or_default();
-    let _ = std::fs::remove_file(&err_path);
+    let stderr = std::fs::read(err_path).unwrap_or_default();
     match status.code() {
         Some(0) => {
-            let text = std::fs::read_to_string(&json).map_err(|e| format!("probe at {limit_text}: no JSON record: {e}"))?;
-            let _ = std::fs::remove_file(&json);
+            let text = std::fs::read_to_string(json).map_err(|e| format!("probe at {limit_text}: no JSON record: {e}"))?;
             serde_json::from_str(&text).map(Probe::Fits).map_err(|e| format!("probe at {limit_text}: bad JSON record: {e}"))
         }
         Some(251) => Ok(Probe::TooSmall),
@@ -140,8 +160,9 @@ fn probe(how: &Probing, q: &Question, limit: Option<u64>) -> Result<Probe, Strin
 /// [Searching for the minimum heap].
 pub fn search(how: &Probing, q: &Question, mut progress: impl FnMut(&str)) -> Result<MinHeap, String> {
     let (start, precision) = (Instant::now(), how.precision);
+    progress("probe 1: no -M (its peak memory is a heap that fits)");
     let Probe::Fits(record) = probe(how, q, None)? else {
-        return Err(format!("{} overflowed its heap with no -M (is -M in GCLABRTS?)", q.workload));
+        return Err(format!("{} overflowed its heap with no -M", q.workload_and_args()));
     };
     let stat = |k: &str| record["stats"][k].as_u64().unwrap_or(0);
     let block = BLOCK_SIZE as u64;
@@ -149,11 +170,16 @@ pub fn search(how: &Probing, q: &Question, mut progress: impl FnMut(&str)) -> Re
     let mut fits = round_up(stat("max_mem_in_use_bytes").max(block));
     let alloc_area = gclab_core::RtsFlags::from_env_and_args(None, &q.rts).map(|f| (f.alloc_area_blocks * BLOCK_SIZE) as u64).unwrap_or(0);
     let mut fails = round_up(stat("max_live_bytes").max(alloc_area)).saturating_sub(block).min(fits.saturating_sub(block));
+    progress(&format!(
+        "the answer lies above -M{}k (the live data, or -A: no smaller heap holds it) and at most -M{}k (the peak without -M)",
+        fails / 1024,
+        fits / 1024
+    ));
     let mut probes = 1;
     while fits - fails > block && (fits - fails) as f64 > precision * fits as f64 {
         let mid = round_up(fails + (fits - fails) / 2);
         let mid = if mid >= fits { fits - block } else { mid };
-        progress(&format!("probe {}: -M{}k (fits at {}k, not at {}k)", probes + 1, mid / 1024, fits / 1024, fails / 1024));
+        progress(&format!("probe {}: -M{}k (between {}k, too small, and {}k, fits)", probes + 1, mid / 1024, fails / 1024, fits / 1024));
         probes += 1;
         match probe(how, q, Some(mid))? {
             Probe::Fits(_) => fits = mid,

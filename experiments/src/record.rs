@@ -76,7 +76,7 @@ fn check_record(record: &RunRecord, path: &Path) -> Result<(), String> {
         return Err(format!("holds the record of run {}, not of run {stem} (a copy?)", record.spec.id));
     }
     if !(record.wall_secs.is_finite() && (0.0..=MAX_PLAUSIBLE_SECS).contains(&record.wall_secs)) {
-        return Err(format!("a wall time of {} s no run can have", record.wall_secs));
+        return Err(format!("a wall time of {:e} s no run can have", record.wall_secs));
     }
     if record.status == Status::Ok {
         let Some(result) = &record.result else { return Err("says ok but holds no result".into()) };
@@ -84,13 +84,13 @@ fn check_record(record: &RunRecord, path: &Path) -> Result<(), String> {
         for (k, v) in stats {
             if let Some(x) = v.as_f64() {
                 if !x.is_finite() || x < 0.0 || (k.ends_with("elapsed") || k.ends_with("cpu")) && x > MAX_PLAUSIBLE_SECS {
-                    return Err(format!("a figure no run can have ({k} = {x})"));
+                    return Err(format!("a figure no run can have ({k} = {x:e})"));
                 }
             }
         }
         let pauses = result.get("pauses").and_then(|p| p.as_array()).into_iter().flatten();
         if let Some(p) = pauses.filter_map(|p| p.as_f64()).find(|p| !p.is_finite() || *p < 0.0 || *p > MAX_PLAUSIBLE_SECS) {
-            return Err(format!("a pause no run can have ({p} s)"));
+            return Err(format!("a pause no run can have ({p:e} s)"));
         }
     }
     Ok(())

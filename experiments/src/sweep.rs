@@ -112,13 +112,29 @@ pub fn record_path(out: &Path, id: &str) -> PathBuf {
     out.join("runs").join(format!("{id}.json"))
 }
 
+/// Check that `path` is a directory or can be made one: not a file, and
+/// not a link to nothing (a dangling `latest` once gave "File exists").
+fn check_can_be_dir(path: &Path, what: &str) -> Result<(), String> {
+    match std::fs::symlink_metadata(path) {
+        Err(_) => Ok(()),
+        Ok(m) if m.file_type().is_symlink() && !path.exists() => {
+            let to = std::fs::read_link(path).map(|t| t.display().to_string()).unwrap_or_default();
+            Err(format!("{} ({what}) is a link to {to}, which does not exist: remove the link, or sweep into another directory (--name, --out)", path.display()))
+        }
+        Ok(_) if !path.is_dir() => Err(format!("{} ({what}) is a file, not a directory: move it away, or sweep into another directory (--name, --out)", path.display())),
+        Ok(_) => Ok(()),
+    }
+}
+
 /// Make `out` a results directory of `exp` (its `runs/`, `logs/` and
 /// manifest), or check that it is one; returns the seed of the run order
 /// (a resumed sweep keeps the one its manifest recorded: See Note [Run
 /// order]). With `force`, a manifest of another experiment is replaced.
 pub fn prepare(exp: &Experiment, out: &Path, force: bool) -> Result<u64, String> {
     let io = |what: &str, e: std::io::Error| format!("{what}: {e}");
+    check_can_be_dir(out, "the results directory")?;
     for dir in ["runs", "logs"] {
+        check_can_be_dir(&out.join(dir), &format!("where the sweep keeps its {dir}"))?;
         std::fs::create_dir_all(out.join(dir)).map_err(|e| io(&out.join(dir).display().to_string(), e))?;
     }
     let recorded = match read_manifest(out) {

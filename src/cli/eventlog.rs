@@ -3,14 +3,28 @@
 //! diff`.
 
 use super::output::out;
+use gclab_core::output::{not_an_input, prefix_in};
 use std::io::Write;
 use std::path::{Path, PathBuf};
+
+/// Refuse a figure at `prefix` (its `.svg` and `.png`) that would replace
+/// one of `inputs`.
+fn figure_not_an_input(prefix: &Path, inputs: &[&Path]) -> Result<(), String> {
+    not_an_input(&prefix.with_extension("svg"), inputs)?;
+    not_an_input(&prefix.with_extension("png"), inputs)
+}
 
 /// `gclab eventlog diff A B`: the table, both MMU curves on one picture
 /// and both timelines on another.
 /// Its exit code is `gclab eventlog`'s: 3 if an eventlog was cut short,
 /// 4 if bytes of one were skipped.
 pub(super) fn eventlog_diff(a: &Path, b: &Path, plot: Option<PathBuf>, no_plot: bool) -> Result<u8, String> {
+    let prefix = plot.map_or_else(|| b.with_file_name("diff"), |given| prefix_in(&given, "diff"));
+    if !no_plot {
+        for figure in [gclab_eventlog_tools::diff::mmu_prefix(&prefix), gclab_eventlog_tools::diff::timelines_prefix(&prefix)] {
+            figure_not_an_input(&figure, &[a, b])?;
+        }
+    }
     let (sa, da) = gclab_eventlog_tools::diff::load(a)?;
     let (sb, db) = gclab_eventlog_tools::diff::load(b)?;
     for (path, d) in da.iter().map(|d| (a, d)).chain(db.iter().map(|d| (b, d))) {
@@ -19,7 +33,6 @@ pub(super) fn eventlog_diff(a: &Path, b: &Path, plot: Option<PathBuf>, no_plot: 
     let code = gclab_eventlog_tools::reader::exit_code(&da).max(gclab_eventlog_tools::reader::exit_code(&db));
     out(gclab_eventlog_tools::diff::diff_text(&sa, &sb))?;
     if !no_plot {
-        let prefix = plot.unwrap_or_else(|| b.with_file_name("diff"));
         for p in gclab_eventlog_tools::diff::draw(&sa, &sb, &prefix)? {
             out(format!("Plot: {}\n", p.display()))?;
         }
@@ -55,6 +68,14 @@ fn check_interval(from: Option<f64>, to: Option<f64>) -> Result<(), String> {
 /// skipped (4). Only `--show` and `--trace` hold every event in memory.
 pub(super) fn eventlog(file: &Path, view: &EventlogView) -> Result<u8, String> {
     check_interval(view.from, view.to)?;
+    if let Some(trace) = &view.trace {
+        not_an_input(trace, &[file])?;
+    }
+    let prefix = timeline_prefix(file, view.plot.as_deref());
+    if !view.no_plot {
+        figure_not_an_input(&prefix, &[file])?;
+        figure_not_an_input(&mmu_prefix(&prefix), &[file])?;
+    }
     let (derived, damage) = if view.show || view.trace.is_some() {
         let log = gclab_eventlog_tools::reader::read(file)?;
         if view.show {
@@ -77,22 +98,30 @@ pub(super) fn eventlog(file: &Path, view: &EventlogView) -> Result<u8, String> {
     }
     out(gclab_eventlog_tools::summary::summary_text(&derived, file))?;
     if !view.no_plot {
-        let prefix = view.plot.clone().unwrap_or_else(|| {
-            let stem = file.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_else(|| "eventlog".into());
-            file.with_file_name(format!("{stem}-timeline"))
-        });
         let title = format!("{}: heap, live data and allocation; GC pauses by generation", file.display());
         for p in gclab_eventlog_tools::timeline::draw(&derived.timeline, &prefix, &title)? {
             out(format!("Timeline: {}\n", p.display()))?;
         }
-        let mmu = PathBuf::from(format!("{}-mmu", prefix.display()));
         let title = format!("{}: minimum mutator utilisation", file.display());
         let label = file.file_name().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
-        for p in gclab_eventlog_tools::plot::draw_mmu_curve(&mmu, &title, &label, &derived.latency)? {
+        for p in gclab_eventlog_tools::plot::draw_mmu_curve(&mmu_prefix(&prefix), &title, &label, &derived.latency)? {
             out(format!("MMU: {}\n", p.display()))?;
         }
     }
     Ok(gclab_eventlog_tools::reader::exit_code(&damage))
+}
+
+/// Where the timeline of `file` goes: `<stem>-timeline` beside it, or
+/// at (or in) what `--plot` names.
+fn timeline_prefix(file: &Path, plot: Option<&Path>) -> PathBuf {
+    let stem = file.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_else(|| "eventlog".into());
+    let name = format!("{stem}-timeline");
+    plot.map_or_else(|| file.with_file_name(&name), |given| prefix_in(given, &name))
+}
+
+/// The MMU curve goes beside the timeline.
+fn mmu_prefix(timeline: &Path) -> PathBuf {
+    PathBuf::from(format!("{}-mmu", timeline.display()))
 }
 
 /// `gclab eventlog --follow SECS FILE`: the summary of a file still being

@@ -8,22 +8,32 @@ use gclab_core::RtsFlags;
 use std::io::Write;
 use std::path::Path;
 
+/// `--timeout`'s range: a probe needs time to start, and a search longer
+/// than a day is a mistake.
+const MIN_TIMEOUT_SECS: f64 = 0.1;
+const MAX_TIMEOUT_SECS: f64 = 86_400.0;
+
 /// Find, print (and cache) the minimum heap of the run `rest` names.
 pub(super) fn minheap(registry: &Registry, collector: Option<&str>, precision: f64, timeout_secs: f64, cache: &Path, rest: &[String]) -> Result<(), String> {
     if !(precision > 0.0 && precision < 1.0) {
         return Err(format!("--precision {precision}: must be between 0 and 1"));
     }
-    let (program, rts) = split_rts_args(rest);
-    let Some((name, args)) = program.split_first() else {
-        return Err("no workload given (see `gclab list`)".into());
-    };
-    let workload = gclab_workloads::by_name(name).ok_or_else(|| format!("unknown workload `{name}' (see `gclab list`)"))?;
-    let args = workload.parse_args(args).map_err(|e| e.to_string())?;
+    if !(MIN_TIMEOUT_SECS..=MAX_TIMEOUT_SECS).contains(&timeout_secs) {
+        return Err(format!("--timeout {timeout_secs}: must be a number of seconds from {MIN_TIMEOUT_SECS} to {MAX_TIMEOUT_SECS} (a day)"));
+    }
+    let (program, given) = split_rts_args(rest);
+    let (workload, args) = super::run::workload_of("minheap", &program)?;
+    // The flags of GCLABRTS come first, as for `gclab run`; the probes
+    // run with them on their command lines (and without the variable),
+    // so that the cache's key holds them.
+    let mut rts: Vec<String> = super::run::gclabrts()?.map(|text| text.split_whitespace().map(str::to_string).collect()).unwrap_or_default();
+    rts.extend(given);
     if let Some(m) = rts.iter().find(|f| f.starts_with("-M")) {
-        return Err(format!("`{m}': minheap searches for -M itself; leave it out"));
+        return Err(format!("`{m}' (in GCLABRTS or after +RTS): minheap searches for -M itself; leave it out"));
     }
     let mut flags = RtsFlags::from_env_and_args(None, &rts).map_err(|e| e.to_string())?;
     let (entry, params) = registry.select(&mut flags, collector).map_err(|e| e.to_string())?;
+    workload.check_collector(entry.name, !gclab_collectors::is_baseline(entry.name)).map_err(|e| e.to_string())?;
     (entry.make)(params, &flags)?;
     let collector = collector.map_or(entry.name.to_string(), str::to_string);
     let mut rts_all = rts.clone();

@@ -17,6 +17,7 @@
 //! `eventlog`), and `output` is how they all write and exit.
 
 mod eventlog;
+mod hp;
 mod minheap;
 mod output;
 mod run;
@@ -125,7 +126,7 @@ enum Command {
         /// End of the interval, seconds from the run's start
         #[arg(long)]
         to: Option<f64>,
-        /// Where to draw the timeline (PREFIX.svg, PREFIX.png; default: beside the file)
+        /// Where to draw the timeline (PREFIX.svg, PREFIX.png; default: beside the file); a directory puts it in it
         #[arg(long, value_name = "PREFIX")]
         plot: Option<PathBuf>,
         /// Draw no timeline
@@ -148,7 +149,7 @@ enum Command {
     Hp {
         /// The .hp file (+RTS -h... writes <program>.hp)
         file: PathBuf,
-        /// Output prefix (default: the file without .hp)
+        /// Output prefix (default: the file without .hp); a directory puts the pictures in it
         #[arg(long, value_name = "PREFIX")]
         out: Option<PathBuf>,
     },
@@ -201,7 +202,7 @@ where
         }
         Command::Report { dir } => finish(report(registry, &dir)),
         Command::Minheap { collector, precision, timeout, cache, rest } => finish(minheap(registry, collector.as_deref(), precision, timeout, &cache, &rest)),
-        Command::Hp { file, out: prefix } => finish(gclab_eventlog_tools::hp_plot::plot(&file, &prefix.unwrap_or_else(|| file.with_extension(""))).and_then(|files| files.iter().try_for_each(|f| out(format!("Plot: {}\n", f.display()))))),
+        Command::Hp { file, out: prefix } => finish(hp::hp(&file, prefix.as_deref())),
         Command::Eventlog { compare: Some(EventlogCompare::Diff { a, b, plot, no_plot }), .. } => finish_with_code(eventlog_diff(&a, &b, plot, no_plot)),
         Command::Eventlog { compare: None, file: None, .. } => finish(Err("eventlog: name an eventlog file, or `diff A B'".into())),
         Command::Eventlog { compare: None, file: Some(file), from, to, plot, no_plot, show, trace, follow } => {
@@ -241,7 +242,7 @@ enum EventlogCompare {
         a: PathBuf,
         /// Run B
         b: PathBuf,
-        /// Where to draw both MMU curves (PREFIX-mmu.svg, .png) and both timelines (PREFIX-timelines.svg, .png); default: `diff` beside B
+        /// Where to draw both MMU curves (PREFIX-mmu.svg, .png) and both timelines (PREFIX-timelines.svg, .png); default: `diff` beside B; a directory puts them in it
         #[arg(long, value_name = "PREFIX")]
         plot: Option<PathBuf>,
         /// Draw nothing

@@ -70,3 +70,4 @@ pub(super) fn finish_with_code(r: Result<u8, String>) -> ExitCode {
     }
 }
 
+

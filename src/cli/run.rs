@@ -9,16 +9,36 @@ use gclab_core::RtsFlags;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
+/// The workload that `words` (the command line from the workload's name
+/// on, before `+RTS`) names, and its arguments. One of gclab's options
+/// placed after the workload (`run binary-trees 8 --collector immix`)
+/// is named as such: the workloads' arguments are numbers.
+pub(super) fn workload_of(command: &str, words: &[String]) -> Result<(&'static gclab_workloads::Workload, Vec<usize>), String> {
+    let Some((name, args)) = words.split_first() else {
+        return Err("no workload given (see `gclab list`)".into());
+    };
+    if let Some(option) = words.iter().find(|w| w.starts_with("--")) {
+        return Err(format!(
+            "`{option}' comes after the workload: gclab's options go before it (gclab {command} {option} ... WORKLOAD ARGS), RTS flags after +RTS"
+        ));
+    }
+    let workload = gclab_workloads::by_name(name).ok_or_else(|| format!("unknown workload `{name}' (see `gclab list`)"))?;
+    let args = workload.parse_args(args).map_err(|e| e.to_string())?;
+    Ok((workload, args))
+}
+
 /// `gclab peer`: build the peer (unless `program` is given) and run it.
 pub(super) fn peer(json: Option<&Path>, build_dir: &Path, program: Option<PathBuf>, rest: &[String]) -> Result<(), Failure> {
     use gclab_experiments::peers::{build, exec, Language};
     let (words, rts) = split_rts_args(rest);
-    let [language, name, args @ ..] = words.as_slice() else {
+    let [language, _, ..] = words.as_slice() else {
         return Err((1, format!("name a language ({}) and a workload (see `gclab list`)", Language::names())));
     };
     let language = Language::from_name(language).ok_or_else(|| (1, format!("unknown peer language `{language}' (known: {})", Language::names())))?;
-    let workload = gclab_workloads::by_name(name).ok_or_else(|| (1, format!("unknown workload `{name}' (see `gclab list`)")))?;
-    let args = workload.parse_args(args).map_err(|e| (1, e.to_string()))?;
+    let (workload, args) = workload_of("peer", &words[1..]).map_err(|e| (1, e))?;
+    if let Some(json) = json {
+        gclab_core::output::check_writable(json).map_err(|e| (UNWRITABLE, e))?;
+    }
     let Some(program) = program else {
         // The peak RSS `exec` reads is the largest of this process's
         // children's, which would include the compiler's: the built
@@ -49,7 +69,7 @@ pub(super) fn run_catching_internal_errors(registry: &Registry, collector: Optio
 
 /// The `GCLABRTS` environment variable's flags, checked alone so that an
 /// error in them says where they came from.
-fn gclabrts() -> Result<Option<String>, String> {
+pub(super) fn gclabrts() -> Result<Option<String>, String> {
     match std::env::var("GCLABRTS") {
         Ok(text) => {
             RtsFlags::from_env_and_args(Some(&text), &[]).map_err(|e| format!("in GCLABRTS=\"{text}\": {e}"))?;
@@ -71,12 +91,12 @@ fn run(registry: &Registry, collector: Option<&str>, json: Option<PathBuf>, rest
         out(usage(&descriptions)).map_err(|e| (UNWRITABLE, e))?;
         return Ok(());
     }
-    let Some((name, args)) = program.split_first() else {
-        return Err((1, "no workload given (see `gclab list`)".into()));
-    };
-    let workload = gclab_workloads::by_name(name).ok_or_else(|| (1, format!("unknown workload `{name}' (see `gclab list`)")))?;
-    let args = workload.parse_args(args).map_err(|e| (1, e.to_string()))?;
+    let (workload, args) = workload_of("run", &program).map_err(|e| (1, e))?;
+    if let Some(json) = &json {
+        gclab_core::output::check_writable(json).map_err(|e| (UNWRITABLE, e))?;
+    }
     let (entry, params) = registry.select(&mut flags, collector).map_err(|e| (1, e.to_string()))?;
+    workload.check_collector(entry.name, !gclab_collectors::is_baseline(entry.name)).map_err(|e| (1, e.to_string()))?;
     let made = (entry.make)(params, &flags).map_err(|e| (1, e))?;
     crate::check_fits(workload, &args, &flags)?;
 

@@ -2,6 +2,7 @@
 
 use super::output::out;
 use gclab_collectors::Registry;
+use std::io::Write;
 use std::path::{Path, PathBuf};
 
 /// What `gclab sweep` was asked.
@@ -27,6 +28,9 @@ pub(super) struct SlurmArgs {
 pub(super) fn sweep(registry: &Registry, a: SweepArgs<'_>) -> Result<(), String> {
     let SweepArgs { file, out: out_dir, name, force, shard, quiet, minheap_cache, slurm } = a;
     let exp = gclab_experiments::experiment::Experiment::load(file, registry).map_err(|e| e.to_string())?;
+    if std::env::var_os("GCLABRTS").is_some() {
+        let _ = writeln!(std::io::stderr(), "gclab: warning: GCLABRTS is ignored by sweeps: each run's flags are the experiment's (put them in its grid)");
+    }
     if let Some(s) = slurm {
         if force || shard.is_some() {
             return Err("--slurm chooses the shards itself and resumes: it takes neither --shard nor --force".into());
@@ -67,7 +71,15 @@ pub(super) fn sweep(registry: &Registry, a: SweepArgs<'_>) -> Result<(), String>
         s.failed,
         s.skipped,
         out_dir.display()
-    ))
+    ))?;
+    if s.total > 0 && s.skipped == s.total {
+        out(format!(
+            "Every run was already recorded, so none ran. `gclab report {}` summarises them; `--force` runs them again into the same directory, `--name NAME` sweeps afresh into results/{}/NAME.\n",
+            out_dir.display(),
+            exp.name
+        ))?;
+    }
+    Ok(())
 }
 
 pub(super) fn report(registry: &Registry, dir: &std::path::Path) -> Result<(), String> {

@@ -43,6 +43,7 @@ pub const WORKLOAD: Workload = Workload {
     tiny: &[6],
     run,
     footprint: Some(footprint),
+    needs_collection: false,
 };
 
 /// A complete tree of depth `d`, built bottom-up. See Note [Testing for

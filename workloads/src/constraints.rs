@@ -27,6 +27,7 @@ pub const WORKLOAD: Workload = Workload {
     tiny: &[8],
     run,
     footprint: None,
+    needs_collection: false,
 };
 
 /// What the search has found so far.

@@ -37,6 +37,7 @@ pub const WORKLOAD: Workload = Workload {
     tiny: &[300],
     run,
     footprint: Some(footprint),
+    needs_collection: false,
 };
 
 /// Live data: a tree node of 4 words and a list cell of 3 per key.

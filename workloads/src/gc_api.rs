@@ -30,6 +30,7 @@ pub const WORKLOAD: Workload = Workload {
     tiny: &[40],
     run,
     footprint: None,
+    needs_collection: true,
 };
 
 fn run(m: &mut Mutator<'_>, args: &[usize], out: &mut dyn Write) -> u64 {

@@ -41,6 +41,7 @@ pub const WORKLOAD: Workload = Workload {
     tiny: &[7],
     run,
     footprint: Some(footprint),
+    needs_collection: false,
 };
 
 fn tree_size(d: usize) -> u64 {

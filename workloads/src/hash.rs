@@ -35,6 +35,7 @@ pub const WORKLOAD: Workload = Workload {
     tiny: &[300, 4_000],
     run,
     footprint: Some(footprint),
+    needs_collection: false,
 };
 
 /// Live data: an entry of 4 words per key.

@@ -26,6 +26,7 @@ pub const WORKLOAD: Workload = Workload {
     tiny: &[200],
     run,
     footprint: None,
+    needs_collection: false,
 };
 
 fn word(m: &mut Mutator<'_>, v: usize) -> Handle {

@@ -26,6 +26,7 @@ pub const WORKLOAD: Workload = Workload {
     tiny: &[20, 4096],
     run,
     footprint: Some(footprint),
+    needs_collection: false,
 };
 
 fn pattern(round: usize, i: usize) -> u64 {

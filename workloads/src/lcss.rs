@@ -43,6 +43,7 @@ pub const WORKLOAD: Workload = Workload {
     tiny: &[40],
     run,
     footprint: Some(footprint),
+    needs_collection: false,
 };
 
 /// Live data: the two lists of `length` cells of 3 words each.

@@ -89,9 +89,24 @@ pub struct Workload {
     /// at once, where that is easily computed: arguments that cannot fit
     /// are refused before the run starts (`fits`).
     pub footprint: Option<fn(&[usize]) -> u128>,
+    /// It checks what collections do (finalisers run, weak pointers
+    /// die), so a baseline that never collects (`nogc`) cannot run it.
+    pub needs_collection: bool,
 }
 
 impl Workload {
+    /// Refuse a collector this workload cannot run under, before the run:
+    /// `collects` is false for a baseline that never collects.
+    pub fn check_collector(&self, collector: &str, collects: bool) -> Result<(), WorkloadError> {
+        if self.needs_collection && !collects {
+            return Err(WorkloadError(format!(
+                "{} checks what collections do (finalisers, weak pointers), and {collector} never collects: run it under a collector",
+                self.name
+            )));
+        }
+        Ok(())
+    }
+
     /// Its arguments' defaults.
     pub fn defaults(&self) -> Vec<usize> {
         self.params.iter().map(|p| p.default).collect()

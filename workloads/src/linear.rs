@@ -33,6 +33,7 @@ pub const WORKLOAD: Workload = Workload {
     tiny: &[24, 2],
     run,
     footprint: Some(footprint),
+    needs_collection: false,
 };
 
 /// One matrix of N rows of N words.

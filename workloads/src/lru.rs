@@ -29,6 +29,7 @@ pub const WORKLOAD: Workload = Workload {
     tiny: &[60, 600, 32],
     run,
     footprint: Some(footprint),
+    needs_collection: false,
 };
 
 fn value_word(key: usize, i: usize) -> u64 {

@@ -29,6 +29,7 @@ pub const WORKLOAD: Workload = Workload {
     tiny: &[40, 600],
     run,
     footprint: Some(footprint),
+    needs_collection: false,
 };
 
 /// Live data: two arrays of a word per node, and a vertex of 3 words

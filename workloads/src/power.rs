@@ -34,6 +34,7 @@ pub const WORKLOAD: Workload = Workload {
     tiny: &[40, 3],
     run,
     footprint: None,
+    needs_collection: false,
 };
 
 fn run(m: &mut Mutator<'_>, args: &[usize], out: &mut dyn Write) -> u64 {

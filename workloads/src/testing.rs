@@ -13,9 +13,9 @@ static CONS: InfoTable = InfoTable::constr("Cons", "List", "Testing", 1, 1);
 
 /// The misbehaving workloads.
 pub const TEST_WORKLOADS: &[Workload] = &[
-    Workload { name: "crash", description: "(test) aborts the process after some allocation", params: &[], small: &[], tiny: &[], run: crash, footprint: None },
-    Workload { name: "spin", description: "(test) allocates garbage forever", params: &[], small: &[], tiny: &[], run: spin, footprint: None },
-    Workload { name: "grow", description: "(test) keeps everything it allocates, forever", params: &[], small: &[], tiny: &[], run: grow, footprint: None },
+    Workload { name: "crash", description: "(test) aborts the process after some allocation", params: &[], small: &[], tiny: &[], run: crash, footprint: None, needs_collection: false },
+    Workload { name: "spin", description: "(test) allocates garbage forever", params: &[], small: &[], tiny: &[], run: spin, footprint: None, needs_collection: false },
+    Workload { name: "grow", description: "(test) keeps everything it allocates, forever", params: &[], small: &[], tiny: &[], run: grow, footprint: None, needs_collection: false },
 ];
 
 fn crash(m: &mut Mutator<'_>, _: &[usize], out: &mut dyn Write) -> u64 {

@@ -32,6 +32,7 @@ pub const WORKLOAD: Workload = Workload {
     tiny: &[400],
     run,
     footprint: Some(footprint),
+    needs_collection: false,
 };
 
 /// `from k = k : from (k + 1)`

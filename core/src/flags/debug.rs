@@ -11,7 +11,7 @@ pub(super) const FLAGS: &[Flag] = &[
         prefix: "-DS",
         exact: false,
         syntax: "-DS",
-        help: &["Run the heap sanity checker after every GC (the whole heap)"],
+        help: &["Run the heap sanity checker after every GC (the whole heap:", "each check costs the heap's size, so a run whose heap only grows,", "as under nogc, takes time quadratic in it; --sanity=minor checks", "less after a minor GC)"],
         set: |f, arg, rest| {
             if !rest.is_empty() {
                 return Err(bad(arg, "debug flag -DS takes no argument"));

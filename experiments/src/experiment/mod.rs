@@ -273,6 +273,10 @@ impl Experiment {
             };
             let given: Vec<String> = w.args.iter().map(|a| a.to_string()).collect();
             let args = entry.parse_args(&given).map_err(|e| err(Some(w.name.span()), "workloads.args", e.to_string()))?;
+            for (collector, _) in &collectors {
+                let name = collector.split(':').next().unwrap_or_default();
+                entry.check_collector(name, !gclab_collectors::is_baseline(name)).map_err(|e| err(Some(w.name.span()), "workloads.name", e.to_string()))?;
+            }
             workloads.push((entry.name.to_string(), args));
         }
         let mut grid = Vec::new();
