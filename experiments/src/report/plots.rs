@@ -37,21 +37,39 @@ pub(super) fn styles(exp: &Experiment, groups: &[Group], setting: impl Fn(&Group
 }
 
 /// Panels by workload, one series per configuration, of `points(g)`.
+/// With several settings, and few enough of them to fit, each setting of
+/// each workload has a panel of its own: a panel then holds a line per
+/// collector, told apart by colour alone (the default sweep's 21 MMU
+/// curves in one panel hid each other). See `SPLIT_PANELS_UP_TO`.
 fn by_workload(groups: &[Group], setting: impl Fn(&Group) -> String, points: impl Fn(&Group) -> Vec<Point>) -> Vec<Panel> {
+    let mut keys: Vec<(String, String)> = Vec::new();
+    for g in groups {
+        let key = (g.workload.clone(), setting(g));
+        if !keys.contains(&key) {
+            keys.push(key);
+        }
+    }
+    let settings = keys.iter().map(|(_, s)| s).collect::<std::collections::BTreeSet<_>>().len();
+    let split = settings > 1 && keys.len() <= SPLIT_PANELS_UP_TO;
     let mut panels: Vec<Panel> = Vec::new();
     for g in groups {
         let pts = points(g);
         if pts.is_empty() {
             continue;
         }
-        let series = Series { collector: g.collector.clone(), setting: setting(g), points: pts };
-        match panels.iter_mut().find(|p| p.title == g.workload) {
+        let (title, setting) = if split { (format!("{} {}", g.workload, setting(g)).trim().to_string(), String::new()) } else { (g.workload.clone(), setting(g)) };
+        let series = Series { collector: g.collector.clone(), setting, points: pts };
+        match panels.iter_mut().find(|p| p.title == title) {
             Some(p) => p.series.push(series),
-            None => panels.push(Panel { title: g.workload.clone(), series: vec![series] }),
+            None => panels.push(Panel { title, series: vec![series] }),
         }
     }
     panels
 }
+
+/// The most panels a latency figure is split into (three rows of five);
+/// past that, a workload's settings share its panel, told apart by marker.
+const SPLIT_PANELS_UP_TO: usize = 15;
 
 /// `plots/mmu` (MMU against window), `plots/pauses` (pause percentiles)
 /// and `plots/pause_cdf`, one panel per workload.
