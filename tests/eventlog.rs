@@ -396,6 +396,11 @@ fn diff_puts_two_runs_side_by_side_from_eventlogs_or_json_records() {
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     // One run, read from its eventlog and from its JSON record: the same
     // allocation and GC counts.
+    // The record's timeline has each GC's heap size, as the eventlog's
+    // HEAP_SIZE events do: both sides of a diff draw it.
+    let record: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&a_json).unwrap()).unwrap();
+    let timeline = record["timeline"].as_array().unwrap();
+    assert!(!timeline.is_empty() && timeline.iter().all(|gc| gc[5].as_u64().is_some_and(|heap| heap >= 1 << 20)), "{timeline:?}");
     let o = gclab(&["eventlog", "diff", "--no-plot", a_log.to_str().unwrap(), a_json.to_str().unwrap()]);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let out = String::from_utf8_lossy(&o.stdout).into_owned();

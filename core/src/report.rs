@@ -293,6 +293,7 @@ mod tests {
             copied_bytes: 1028224,
             live_bytes: 1052856,
             slop_bytes: 0,
+            heap_bytes: 2 << 20,
             gc_cpu: 0.002,
             gc_elapsed: 0.004,
             total_cpu: 0.003,

@@ -15,9 +15,9 @@
 //! time to safepoint, the residency and holes the tests follow, a region
 //! sweep). The whole records had been kept, about 250 bytes a GC with
 //! their per-thread vector: 1.7 MB for binary-trees 20's 7,000 GCs, and
-//! 90 MB for an hour at 100 GCs a second. A summary is 64 bytes (23 MB for
+//! 90 MB for an hour at 100 GCs a second. A summary is 72 bytes (26 MB for
 //! that hour); the pauses must be kept for the latency report's MMU, and
-//! the allocation for a JSON record's timeline.
+//! the allocation and heap size for a JSON record's timeline.
 
 //! Note [A process's own peak RSS]
 //! ----------------------------------------
@@ -154,12 +154,16 @@ pub struct GcSummary {
     pub live_bytes: u64,
     /// Bytes allocated since the previous GC (the timeline's allocation).
     pub allocated_bytes: u64,
+    /// The heap's memory from the OS after it (the timeline's heap size).
+    pub heap_bytes: u64,
     /// Bytes free for allocation inside partly used generation blocks
     /// after it.
     pub hole_bytes: u64,
     /// What the sweep of a mark-region space found, if it swept one.
     pub region: Option<Box<crate::collector::RegionSweep>>,
 }
+
+const _: () = assert!(std::mem::size_of::<GcSummary>() == 72, "See Note [What is kept of each GC]");
 
 impl GcSummary {
     /// What is kept of `rec`.
@@ -171,6 +175,7 @@ impl GcSummary {
             sync_wait: rec.sync_wait,
             live_bytes: rec.live_bytes,
             allocated_bytes: rec.allocated_bytes,
+            heap_bytes: rec.heap_bytes,
             hole_bytes: rec.hole_bytes,
             region: rec.region.map(Box::new),
         }
@@ -190,6 +195,9 @@ pub struct GcRecord {
     pub live_bytes: u64,
     /// Slop after it.
     pub slop_bytes: u64,
+    /// Memory the heap holds from the OS after it, in whole megablocks
+    /// (what the eventlog's HEAP_SIZE event says).
+    pub heap_bytes: u64,
     /// CPU seconds of this GC.
     pub gc_cpu: f64,
     /// Elapsed seconds of this GC.

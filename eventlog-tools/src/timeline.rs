@@ -132,7 +132,7 @@ pub fn from_record(record: &Value) -> Timeline {
     let stats = &record["stats"];
     let generations = stats["gens"].as_array().map_or(1, Vec::len).max(1);
     let mut t = Timeline { elapsed: stats["total_elapsed"].as_f64().unwrap_or(0.0), pausing: vec![Occupancy::default(); generations], ..Timeline::default() };
-    let (mut live, mut allocated, mut total) = (Thinned::default(), Thinned::default(), 0.0);
+    let (mut live, mut allocated, mut heap, mut total) = (Thinned::default(), Thinned::default(), Thinned::default(), 0.0);
     for r in record["timeline"].as_array().into_iter().flatten() {
         let f = |i: usize| r[i].as_f64().unwrap_or(0.0);
         let (end, gen) = (f(0), (f(2) as usize).min(generations - 1));
@@ -142,12 +142,16 @@ pub fn from_record(record: &Value) -> Timeline {
         }
         total += f(4);
         allocated.push((end, total));
+        // Records written before the heap size was kept have five fields.
+        if r.as_array().is_some_and(|fields| fields.len() > 5) {
+            heap.push((end, f(5)));
+        }
     }
     for s in stats["sync_pauses"].as_array().into_iter().flatten() {
         let (start, length) = (s[0].as_f64().unwrap_or(0.0), s[1].as_f64().unwrap_or(0.0));
         t.pausing[generations - 1].add(start, start + length);
     }
-    (t.live, t.allocated) = (live.points, allocated.points);
+    (t.live, t.allocated, t.heap_size) = (live.points, allocated.points, heap.points);
     t
 }
 

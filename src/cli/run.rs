@@ -121,8 +121,9 @@ fn run(registry: &Registry, collector: Option<&str>, json: Option<PathBuf>, rest
             "pauses": gclab_eventlog_tools::latency::pauses(&stats).iter().map(|p| p.length).collect::<Vec<f64>>(),
             "safepoint_waits": stats.records.iter().map(|r| r.sync_wait).collect::<Vec<f64>>(),
             // Each GC as [end (s), length (s), oldest generation, live bytes
-            // after, bytes allocated since the last]: a timeline of the run.
-            "timeline": stats.records.iter().map(|r| serde_json::json!([r.total_elapsed, r.gc_elapsed, r.gen, r.live_bytes, r.allocated_bytes])).collect::<Vec<_>>(),
+            // after, bytes allocated since the last, heap bytes after]: a
+            // timeline of the run.
+            "timeline": stats.records.iter().map(|r| serde_json::json!([r.total_elapsed, r.gc_elapsed, r.gen, r.live_bytes, r.allocated_bytes, r.heap_bytes])).collect::<Vec<_>>(),
             "stats": stats,
         });
         let sweeps: Vec<gclab_core::RegionSweep> = stats.records.iter().filter_map(|r| r.region.as_deref().copied()).collect();

@@ -179,9 +179,9 @@ impl RunEventLog {
         let per_thread = &record.thread_copied_bytes;
         let max_copied = if parallel { per_thread.iter().copied().max().unwrap_or(0) } else { 0 };
         let balanced = if parallel { balanced_copied(per_thread) } else { 0 };
-        let (mapped, free_blocks) = {
+        let free_blocks = {
             let b = gc.heap.blocks.lock();
-            (b.mblocks().mapped(), b.free_blocks() + b.mblocks().free_count() * BLOCKS_PER_MBLOCK)
+            b.free_blocks() + b.mblocks().free_count() * BLOCKS_PER_MBLOCK
         };
         let stats = GcStatsGhc {
             heap_capset: 0,
@@ -195,7 +195,7 @@ impl RunEventLog {
             par_balanced_copied: balanced,
         };
         self.log.post(Some(0), end, id::GC_STATS_GHC, stats.encode());
-        self.log.post(Some(0), end, id::HEAP_SIZE, Payload::new().u32(0).u64((mapped * MBLOCK_SIZE) as u64));
+        self.log.post(Some(0), end, id::HEAP_SIZE, Payload::new().u32(0).u64(record.heap_bytes));
         if gc.major {
             // Live data is known at major GCs only, as in GHC.
             self.log.post(Some(0), end, id::HEAP_LIVE, Payload::new().u32(0).u64(record.live_bytes));

@@ -159,6 +159,7 @@ impl Runtime {
             copied_bytes: (outcome.copied_words * WORD_SIZE) as u64,
             live_bytes: heap.live_bytes() as u64,
             slop_bytes: heap.slop_bytes() as u64,
+            heap_bytes: (heap.blocks.lock().mblocks().mapped() * crate::constants::MBLOCK_SIZE) as u64,
             gc_cpu,
             gc_elapsed,
             total_cpu,
