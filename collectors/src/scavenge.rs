@@ -104,9 +104,21 @@ pub unsafe fn scavenge_object(gct: &mut GcThread<'_>, p: *mut Word, gen: usize) 
                 store_header(p, if any_young { MUT_ARR_DIRTY_INFO.header() } else { MUT_ARR_CLEAN_INFO.header() });
             }
         }
+        ClosureType::Stack => {
+            // A stack is mutable: what it points to is not promoted early,
+            // and it is cleaned or left dirty as a mutable variable is
+            // (See Note [Evaluation stacks] in core's `mutator::stack`).
+            gct.eager_promotion = false;
+            let (slots, n) = layout.pointer_slots(p, info);
+            for i in 0..n {
+                evacuate(gct, slots.add(i));
+            }
+            gct.eager_promotion = true;
+            store_header(p, if gct.failed_to_evac { STACK_DIRTY_INFO.header() } else { STACK_CLEAN_INFO.header() });
+        }
         // A live weak's fields are traced by weak-pointer processing only.
         ClosureType::Weak | ClosureType::ArrWords | ClosureType::ConstrStatic => {}
-        ClosureType::Constr | ClosureType::Fun | ClosureType::Thunk | ClosureType::Ind | ClosureType::DeadWeak => {
+        ClosureType::Constr | ClosureType::Fun | ClosureType::Thunk | ClosureType::Ind | ClosureType::DeadWeak | ClosureType::Selector | ClosureType::Blackhole => {
             let (slots, n) = layout.pointer_slots(p, info);
             for i in 0..n {
                 evacuate(gct, slots.add(i));

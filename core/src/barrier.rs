@@ -50,7 +50,7 @@ pub use crate::capability::BarrierExtension;
 use crate::capability::Capability;
 use crate::constants::Word;
 use crate::generation::ObjPtr;
-use crate::info::{ClosureType, InfoTable, IND_INFO, MUT_ARR_DIRTY_INFO, MUT_VAR_DIRTY_INFO};
+use crate::info::{ClosureType, InfoTable, IND_INFO, MUT_ARR_DIRTY_INFO, MUT_VAR_DIRTY_INFO, STACK_CLEAN_INFO, STACK_DIRTY_INFO};
 use crate::object::{info_of_header, load_header, store_field, store_header, Layout, CARD_BITS};
 
 /// Turn an extension on (or off) on every capability. Only while the
@@ -176,4 +176,107 @@ pub unsafe fn update_thunk(cap: &mut Capability, layout: Layout, thunk: *mut Wor
     }
     store_header(thunk, IND_INFO.header());
     remember(cap, thunk);
+}
+
+/// Store `value` into slot `i` of the evaluation stack `stack` (See Note
+/// [Evaluation stacks] in `mutator::stack`): the stack's dirty rule is a
+/// mutable variable's, one remembering per GC however many slots are
+/// written.
+///
+/// # Safety
+/// `stack` must be a live STACK with more than `i` slots, and `value` a
+/// valid object address.
+#[inline(always)]
+// SAFETY: `stack` is a live STACK of more than `i` slots and `value` a valid object address.
+pub unsafe fn write_stack(cap: &mut Capability, layout: Layout, stack: *mut Word, i: usize, value: Word) {
+    let slot = layout.payload(stack).add(2 + i);
+    if cap.barrier != BarrierExtension::None {
+        record(cap, *slot, value);
+    }
+    store_field(slot, value);
+    if load_header(stack) == STACK_CLEAN_INFO.header() {
+        store_header(stack, STACK_DIRTY_INFO.header());
+        remember(cap, stack);
+    }
+}
+
+/// Push `value` onto the evaluation stack `stack`, which has room: the
+/// slot it fills held nothing live, so a snapshot barrier has nothing to
+/// record (an insertion barrier records the value).
+///
+/// # Safety
+/// `stack` must be a live STACK whose depth is below its capacity, and
+/// `value` a valid object address.
+#[inline(always)]
+// SAFETY: `stack` is a live STACK with room for one more slot; `value` a valid object address.
+pub unsafe fn push_stack(cap: &mut Capability, layout: Layout, stack: *mut Word, value: Word) -> usize {
+    let payload = layout.payload(stack);
+    let depth = *payload.add(1);
+    if cap.barrier == BarrierExtension::Insertion {
+        record(cap, value, value);
+    }
+    store_field(payload.add(2 + depth), value);
+    *payload.add(1) = depth + 1;
+    if load_header(stack) == STACK_CLEAN_INFO.header() {
+        store_header(stack, STACK_DIRTY_INFO.header());
+        remember(cap, stack);
+    }
+    depth
+}
+
+/// Pop the live slots of `stack` above `depth`. Under a snapshot barrier
+/// the popped values are recorded, as overwritten ones are: a pop deletes
+/// the stack's references to them.
+///
+/// # Safety
+/// `stack` must be a live STACK whose depth is at least `depth`.
+#[inline(always)]
+// SAFETY: `stack` is a live STACK whose depth is at least `depth`.
+pub unsafe fn pop_stack(cap: &mut Capability, layout: Layout, stack: *mut Word, depth: usize) {
+    let payload = layout.payload(stack);
+    if cap.barrier == BarrierExtension::SnapshotAtTheBeginning {
+        for k in depth..*payload.add(1) {
+            record(cap, *payload.add(2 + k), 0);
+        }
+    }
+    *payload.add(1) = depth;
+}
+
+/// Black-hole the thunk at `thunk` under evaluation: its header becomes
+/// `blackhole` (a black hole of its size), so that its free variables are
+/// no longer traced and entering it again is seen. A snapshot barrier
+/// records those free variables, which the new header deletes.
+///
+/// # Safety
+/// `thunk` must be a live heap thunk (plain or selector) and `blackhole` a
+/// black-hole table of the same payload size.
+// SAFETY: `thunk` is a live thunk and `blackhole` a black hole of its size.
+pub unsafe fn blackhole(cap: &mut Capability, layout: Layout, thunk: *mut Word, blackhole: &'static InfoTable) {
+    let info = info_of_header(load_header(thunk));
+    debug_assert_eq!(info.payload_words().max(1), blackhole.payload_words());
+    if cap.barrier == BarrierExtension::SnapshotAtTheBeginning {
+        let (slots, n) = layout.pointer_slots(thunk, info);
+        for k in 0..n {
+            record(cap, *slots.add(k), 0);
+        }
+    }
+    store_header(thunk, blackhole.header());
+}
+
+/// Store `value` into the pointer field at `slot` of the object `obj`, a
+/// constructor, function or thunk (an interpreter tying a recursive
+/// binding's knot into objects it has just made). Such an object has no
+/// dirty bit, so an old one is remembered at every such store; these
+/// stores are rare.
+///
+/// # Safety
+/// `slot` must be a pointer field of the live fixed-layout object `obj`,
+/// and `value` a valid object address.
+// SAFETY: `slot` is a pointer field of the live object `obj`; `value` a valid object address.
+pub unsafe fn write_field(cap: &mut Capability, _layout: Layout, obj: *mut Word, slot: *mut Word, value: Word) {
+    if cap.barrier != BarrierExtension::None {
+        record(cap, *slot, value);
+    }
+    store_field(slot, value);
+    remember(cap, obj);
 }

@@ -63,11 +63,23 @@ pub enum ClosureType {
     Weak,
     /// A weak pointer whose key has died.
     DeadWeak,
+    /// An evaluation stack: capacity and depth, then that many slots, of
+    /// which the first `depth` are live pointers (GHC's STACK; See Note
+    /// [Evaluation stacks] in `mutator::stack`).
+    Stack,
+    /// A thunk that selects field `InfoTable::selector` of the constructor
+    /// its one pointer field evaluates to; the GC does the selection when
+    /// that is already a constructor (GHC's THUNK_SELECTOR; See Note
+    /// [Selector thunks] in the collectors' `evacuate`).
+    Selector,
+    /// A thunk under evaluation: its payload is dead (not traced), and a
+    /// program that enters it again loops (GHC's BLACKHOLE).
+    Blackhole,
 }
 
 impl ClosureType {
     /// Every variant, in declaration order (for profiles and tests).
-    pub const ALL: [ClosureType; 13] = [
+    pub const ALL: [ClosureType; 16] = [
         ClosureType::Constr,
         ClosureType::ConstrStatic,
         ClosureType::Fun,
@@ -81,6 +93,9 @@ impl ClosureType {
         ClosureType::ArrWords,
         ClosureType::Weak,
         ClosureType::DeadWeak,
+        ClosureType::Stack,
+        ClosureType::Selector,
+        ClosureType::Blackhole,
     ];
 
     /// GHC's name for the closure type, as `-hT` profiles print it.
@@ -99,6 +114,9 @@ impl ClosureType {
             ClosureType::ArrWords => "ARR_WORDS",
             ClosureType::Weak => "WEAK",
             ClosureType::DeadWeak => "DEAD_WEAK",
+            ClosureType::Stack => "STACK",
+            ClosureType::Selector => "THUNK_SELECTOR",
+            ClosureType::Blackhole => "BLACKHOLE",
         }
     }
 
@@ -110,9 +128,11 @@ impl ClosureType {
     /// Kinds laid out by their info table alone: `ptrs` pointers, then
     /// `nptrs` words (a thunk at least one). The collectors' fast paths
     /// test this first (See Note [The common object first] in the collectors' `scavenge`).
+    /// A selector thunk is laid out so too, but is not here: evacuating
+    /// one may select instead of copying (the uncommon path).
     #[inline(always)]
     pub fn has_fixed_layout(self) -> bool {
-        matches!(self, ClosureType::Constr | ClosureType::Fun | ClosureType::Thunk)
+        matches!(self, ClosureType::Constr | ClosureType::Fun | ClosureType::Thunk | ClosureType::Blackhole)
     }
 
     /// Kinds never written after allocation: constructors, functions
@@ -129,8 +149,14 @@ impl ClosureType {
     pub fn is_mutable(self) -> bool {
         matches!(
             self,
-            ClosureType::MutVarClean | ClosureType::MutVarDirty | ClosureType::MutArrClean | ClosureType::MutArrDirty
+            ClosureType::MutVarClean | ClosureType::MutVarDirty | ClosureType::MutArrClean | ClosureType::MutArrDirty | ClosureType::Stack
         )
+    }
+
+    /// Thunks of every kind: unevaluated (plain or selector) or under
+    /// evaluation.
+    pub fn is_thunk(self) -> bool {
+        matches!(self, ClosureType::Thunk | ClosureType::Selector | ClosureType::Blackhole)
     }
 }
 
@@ -155,6 +181,10 @@ pub struct InfoTable {
     /// For thunks: the code that evaluates it (made and read by the
     /// mutator's `InfoTable::thunk` and `thunk_code`).
     pub(crate) entry: Option<ErasedCode>,
+    /// A number the program that made the table keeps in it (an
+    /// interpreter's code or constructor number; See `with_tag`), and for
+    /// a selector thunk the field it selects.
+    tag: u32,
     /// Payload words of a fixed-layout object, worked out once here:
     /// `ptrs + nptrs`, at least 1 for a thunk (See `InfoTable::thunk`).
     payload_words: u32,
@@ -164,7 +194,46 @@ impl InfoTable {
     pub(crate) const fn new(closure_type: ClosureType, ptrs: u32, nptrs: u32, name: &'static str, type_name: &'static str, module: &'static str) -> InfoTable {
         let payload = ptrs + nptrs;
         let payload_words = if matches!(closure_type, ClosureType::Thunk) && payload == 0 { 1 } else { payload };
-        InfoTable { magic: INFO_MAGIC, closure_type, ptrs, nptrs, name, type_name, module, entry: None, payload_words }
+        InfoTable { magic: INFO_MAGIC, closure_type, ptrs, nptrs, name, type_name, module, entry: None, tag: 0, payload_words }
+    }
+
+    /// This table with `tag` kept in it: a program that makes its tables
+    /// as it runs (an interpreter, one table per function or constructor
+    /// of the program it runs) finds its own code or constructor number
+    /// from an object's header.
+    pub const fn with_tag(mut self, tag: u32) -> InfoTable {
+        self.tag = tag;
+        self
+    }
+
+    /// The number `with_tag` kept (0 if none).
+    #[inline(always)]
+    pub fn tag(&self) -> u32 {
+        self.tag
+    }
+
+    /// A thunk that an interpreter evaluates (its code is found from the
+    /// table's tag, not kept in it): `ptrs` free variables, `nptrs` words.
+    pub const fn interpreted_thunk(name: &'static str, type_name: &'static str, module: &'static str, ptrs: u32, nptrs: u32) -> InfoTable {
+        InfoTable::new(ClosureType::Thunk, ptrs, nptrs, name, type_name, module)
+    }
+
+    /// A selector thunk: field `field` of the constructor its one pointer
+    /// field (the selectee) evaluates to.
+    pub const fn selector(field: u32, module: &'static str) -> InfoTable {
+        InfoTable::new(ClosureType::Selector, 1, 0, "sel", "THUNK_SELECTOR", module).with_tag(field)
+    }
+
+    /// The field a selector thunk selects.
+    #[inline(always)]
+    pub fn selector_field(&self) -> usize {
+        self.tag as usize
+    }
+
+    /// A black hole over a thunk of `payload_words` payload words: the
+    /// thunk's size, none of it traced.
+    pub const fn blackhole(payload_words: u32) -> InfoTable {
+        InfoTable::new(ClosureType::Blackhole, 0, payload_words, "BLACKHOLE", "BLACKHOLE", CORE)
     }
 
     /// Payload words of an object of this fixed-layout kind.
@@ -217,6 +286,11 @@ pub static MUT_ARR_DIRTY_INFO: InfoTable = InfoTable::new(ClosureType::MutArrDir
 pub static ARR_INFO: InfoTable = InfoTable::new(ClosureType::Arr, 0, 0, "MUT_ARR_PTRS_FROZEN", "Array#", CORE);
 /// `ByteArray#`.
 pub static ARR_WORDS_INFO: InfoTable = InfoTable::new(ClosureType::ArrWords, 0, 0, "ARR_WORDS", "ByteArray#", CORE);
+/// `STACK`, clean: no young pointer recorded (See Note [Evaluation
+/// stacks] in `mutator::stack`).
+pub static STACK_CLEAN_INFO: InfoTable = InfoTable::new(ClosureType::Stack, 0, 0, "STACK", "STACK", CORE);
+/// `STACK`, dirty: on its generation's mutable list.
+pub static STACK_DIRTY_INFO: InfoTable = InfoTable::new(ClosureType::Stack, 0, 0, "STACK", "STACK", CORE);
 /// `Weak#`.
 pub static WEAK_INFO: InfoTable = InfoTable::new(ClosureType::Weak, 3, 2, "WEAK", "Weak#", CORE);
 /// A `Weak#` whose key died.

@@ -234,8 +234,17 @@ impl Layout {
             ClosureType::MutArrClean | ClosureType::MutArrDirty | ClosureType::Arr => self.array_size(*p.add(self.hdr)),
             ClosureType::ArrWords => self.byte_array_size(*p.add(self.hdr)),
             ClosureType::Ind => self.hdr + 1,
+            ClosureType::Stack => self.stack_size(*p.add(self.hdr)),
             _ => self.fixed_size(info),
         }
+    }
+
+    /// Words of an evaluation stack of `capacity` slots: its capacity and
+    /// depth, then the slots (See Note [Evaluation stacks] in
+    /// `mutator::stack`).
+    #[inline(always)]
+    pub fn stack_size(self, capacity: usize) -> usize {
+        self.hdr + 2 + capacity
     }
 
     /// The first payload word of the object at `p`.
@@ -262,6 +271,8 @@ impl Layout {
             // A dead weak keeps its value and finaliser for the finaliser's run.
             ClosureType::DeadWeak => (payload.add(weak_field::VALUE), 2),
             ClosureType::Ind => (payload, 1),
+            // Only the live slots, below the depth, hold pointers.
+            ClosureType::Stack => (payload.add(2), *payload.add(1)),
             _ => (payload, info.ptrs as usize),
         }
     }

@@ -25,7 +25,14 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 pub fn is_retainer(info: &InfoTable) -> bool {
     matches!(
         info.closure_type,
-        ClosureType::Thunk | ClosureType::MutVarClean | ClosureType::MutVarDirty | ClosureType::MutArrClean | ClosureType::MutArrDirty | ClosureType::Weak
+        ClosureType::Thunk
+            | ClosureType::Selector
+            | ClosureType::MutVarClean
+            | ClosureType::MutVarDirty
+            | ClosureType::MutArrClean
+            | ClosureType::MutArrDirty
+            | ClosureType::Weak
+            | ClosureType::Stack
     )
 }
 

@@ -81,6 +81,9 @@ pub struct RtsFlags {
     pub heap_suggestion_auto: bool,
     /// `-M`: maximum heap size in blocks (0: unlimited).
     pub max_heap_blocks: usize,
+    /// `-K`: the largest evaluation stack in bytes; 0 for the default,
+    /// 80% of physical memory (See `Mutator::max_stack_words`).
+    pub max_stack_bytes: usize,
     /// `-m`: minimum % of the heap kept free for allocation.
     pub pc_free_heap: f64,
     /// `-O`: minimum old generation size in blocks.
@@ -183,6 +186,7 @@ impl Default for RtsFlags {
             heap_suggestion_blocks: 0,
             heap_suggestion_auto: false,
             max_heap_blocks: 0,
+            max_stack_bytes: 0,
             pc_free_heap: 3.0,
             min_old_gen_blocks: (1 << 20) / BLOCK_SIZE,
             compact: false,

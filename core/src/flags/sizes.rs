@@ -40,6 +40,16 @@ pub(super) const FLAGS: &[Flag] = &[
             Ok(())
         },
     },
+    Flag {
+        prefix: "-K",
+        exact: false,
+        syntax: "-K<size>",
+        help: &["Maximum size of an evaluation stack (default 80% of physical", "memory); past it a program stops with \"stack overflow\" (exit 2)"],
+        set: |f, arg, rest| {
+            f.max_stack_bytes = super::decode::decode_size(arg, rest, 1024, super::decode::MAX_SIZE)? as usize;
+            Ok(())
+        },
+    },
     Flag { prefix: "-m", exact: false, syntax: "-m<n>", help: &["Minimum % of the heap that must be free for allocation (default 3)"], set: free_heap },
     Flag {
         prefix: "-O",

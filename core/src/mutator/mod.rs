@@ -34,12 +34,14 @@ mod par;
 mod run;
 mod sampling;
 mod stable;
+mod stack;
 mod thunk;
 mod view;
 
 pub use finalise::{Alarm, Finalizer, FinalizerKind, GcHooks, LastFinalizer};
 pub use run::run;
 pub use sampling::{SampleSink, SampledAllocation};
+pub use stack::StackOverflow;
 pub use thunk::ThunkCode;
 pub use view::{HeapView, ObjRef};
 
