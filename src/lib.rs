@@ -34,6 +34,69 @@ pub struct RunOutcome {
 /// Run `workload` with `args` under `collector`, its output to `out`, and
 /// print the statistics the flags ask for.
 pub fn run_workload(workload: &Workload, args: &[usize], flags: RtsFlags, collector: Box<dyn Collector>, out: &mut dyn Write) -> Result<RunOutcome, RunError> {
+    run_mutator(flags, collector, |m| (workload.run)(m, args, out))
+}
+
+/// Why a program run by `run_program` stopped early, with GHC's exit code.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ProgramStop {
+    pub message: String,
+    pub exit_code: u8,
+}
+
+/// Run a compiled Haskell program (See the `gclab-lang` crate) with
+/// `args` as its `getArgs` under `collector`: its output to `out`, its
+/// checksum the FNV-1a hash of that output. A run-time error in the
+/// program (`error`, a failed match, `<<loop>>`) ends it as GHC's would,
+/// after the statistics: the second part of the result.
+pub fn run_program(code: &gclab_lang::ir::Compiled, args: Vec<String>, flags: RtsFlags, collector: Box<dyn Collector>, out: &mut dyn Write) -> Result<(RunOutcome, Option<ProgramStop>), RunError> {
+    let mut stop = None;
+    let outcome = run_mutator(flags, collector, |m| {
+        let mut hashed = Fnv { inner: out, hash: 0xcbf2_9ce4_8422_2325 };
+        if let Err(s) = gclab_lang::run(m, code, &mut hashed, args) {
+            let _ = hashed.flush();
+            stop = Some(program_stop(s));
+        }
+        hashed.hash
+    })?;
+    Ok((outcome, stop))
+}
+
+fn program_stop(s: gclab_lang::machine::Stop) -> ProgramStop {
+    use gclab_lang::machine::Stop;
+    match s {
+        Stop::Error(message) => ProgramStop { message, exit_code: 1 },
+        Stop::Loop => ProgramStop { message: "<<loop>>".into(), exit_code: 1 },
+        Stop::StackOverflow(bytes) => ProgramStop { message: format!("Stack space overflow: current size {bytes} bytes.\nUse `+RTS -Ksize' to increase it."), exit_code: 2 },
+        Stop::Exit(code) => ProgramStop { message: String::new(), exit_code: code as u8 },
+        Stop::Output(e) => ProgramStop { message: format!("<stdout>: commitBuffer: {e}"), exit_code: 1 },
+    }
+}
+
+/// A writer that hashes what passes through it (FNV-1a, 64 bits).
+struct Fnv<'w> {
+    inner: &'w mut dyn Write,
+    hash: u64,
+}
+
+impl Write for Fnv<'_> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        let n = self.inner.write(buf)?;
+        for b in &buf[..n] {
+            self.hash = (self.hash ^ u64::from(*b)).wrapping_mul(0x100_0000_01b3);
+        }
+        Ok(n)
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.inner.flush()
+    }
+}
+
+/// Run `body` as the mutator of a runtime made from `flags` and
+/// `collector`, with the heap profile the flags ask for; print the
+/// statistics the flags ask for.
+fn run_mutator(flags: RtsFlags, collector: Box<dyn Collector>, body: impl FnOnce(&mut gclab_core::Mutator<'_>) -> u64) -> Result<RunOutcome, RunError> {
     let profile = flags.heap_profile.map(|kind| {
         let program = flags.program.first().cloned().unwrap_or_else(|| "gclab".into());
         // `-po<dir>/` puts `<program>.hp` in the directory.
@@ -45,7 +108,7 @@ pub fn run_workload(workload: &Workload, args: &[usize], flags: RtsFlags, collec
         let profiler = gclab_heap_traverse::Profiler::new(kind, interval, &path, &job).map_err(|e| RunError::Write(format!("cannot create the heap profile {}: {e}", path.display())))?;
         rts.set_heap_profiler(Box::new(profiler));
     }
-    let checksum = match rts.run(|m| (workload.run)(m, args, out)) {
+    let checksum = match rts.run(body) {
         Ok(c) => c,
         Err(e) => {
             // GHC still prints its statistics when the heap overflows.

@@ -20,6 +20,7 @@ mod eventlog;
 mod hp;
 mod minheap;
 mod output;
+mod program;
 mod run;
 mod sweep;
 

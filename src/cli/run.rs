@@ -91,6 +91,9 @@ fn run(registry: &Registry, collector: Option<&str>, json: Option<PathBuf>, rest
         out(usage(&descriptions)).map_err(|e| (UNWRITABLE, e))?;
         return Ok(());
     }
+    if program.first().is_some_and(|p| p.ends_with(".hs")) {
+        return super::program::run(registry, collector, json, &program, &rts_args, flags);
+    }
     let (workload, args) = workload_of("run", &program).map_err(|e| (1, e))?;
     if let Some(json) = &json {
         gclab_core::output::check_writable(json).map_err(|e| (UNWRITABLE, e))?;
@@ -109,40 +112,45 @@ fn run(registry: &Registry, collector: Option<&str>, json: Option<PathBuf>, rest
     if let Some(e) = out.flush().err().or(out.take_failure()) {
         return Err((UNWRITABLE, format!("cannot write the workload's output to standard output: {e}")));
     }
-    let (checksum, stats) = (outcome.checksum, outcome.stats);
     if let Some(path) = json {
-        let mut record = serde_json::json!({
-            "workload": workload.name,
-            "args": args,
-            "collector": entry.name,
-            "rts_flags": rts_args,
-            "checksum": format!("{checksum:016x}"),
-            "latency": gclab_eventlog_tools::latency::latency(&stats),
-            "pauses": gclab_eventlog_tools::latency::pauses(&stats).iter().map(|p| p.length).collect::<Vec<f64>>(),
-            "safepoint_waits": stats.records.iter().map(|r| r.sync_wait).collect::<Vec<f64>>(),
-            // Each GC as [end (s), length (s), oldest generation, live bytes
-            // after, bytes allocated since the last, heap bytes after]: a
-            // timeline of the run.
-            "timeline": stats.records.iter().map(|r| serde_json::json!([r.total_elapsed, r.gc_elapsed, r.gen, r.live_bytes, r.allocated_bytes, r.heap_bytes])).collect::<Vec<_>>(),
-            "stats": stats,
-        });
-        let sweeps: Vec<gclab_core::RegionSweep> = stats.records.iter().filter_map(|r| r.region.as_deref().copied()).collect();
-        if !sweeps.is_empty() {
-            // A mark-region collector's sweeps, one per major GC.
-            record["region_sweeps"] = serde_json::json!(sweeps);
-        }
-        if outcome.sanity_checks > 0 {
-            record["sanity"] = serde_json::json!({
-                "checks": outcome.sanity_checks,
-                "whole_checks": outcome.sanity_whole_checks,
-                "seconds": outcome.sanity_seconds,
-                "whole_seconds": outcome.sanity_whole_seconds,
-            });
-        }
-        let text = serde_json::to_string_pretty(&record).expect("statistics serialise");
-        std::fs::write(&path, text + "\n").map_err(|e| (UNWRITABLE, format!("cannot write {}: {e}", path.display())))?;
+        let what = serde_json::json!({ "workload": workload.name, "args": args });
+        write_record(&path, what, entry.name, &rts_args, &outcome)?;
     }
     Ok(())
+}
+
+/// The JSON record of a run (`--json`): what ran (`what`: the workload or
+/// program and its arguments), under which collector and flags, and its
+/// statistics.
+pub(super) fn write_record(path: &Path, what: serde_json::Value, collector: &str, rts_args: &[String], outcome: &crate::RunOutcome) -> Result<(), Failure> {
+    let stats = &outcome.stats;
+    let mut record = what;
+    record["collector"] = serde_json::json!(collector);
+    record["rts_flags"] = serde_json::json!(rts_args);
+    record["checksum"] = serde_json::json!(format!("{:016x}", outcome.checksum));
+    record["latency"] = serde_json::json!(gclab_eventlog_tools::latency::latency(stats));
+    record["pauses"] = serde_json::json!(gclab_eventlog_tools::latency::pauses(stats).iter().map(|p| p.length).collect::<Vec<f64>>());
+    record["safepoint_waits"] = serde_json::json!(stats.records.iter().map(|r| r.sync_wait).collect::<Vec<f64>>());
+    // Each GC as [end (s), length (s), oldest generation, live bytes
+    // after, bytes allocated since the last, heap bytes after]: a
+    // timeline of the run.
+    record["timeline"] = serde_json::json!(stats.records.iter().map(|r| serde_json::json!([r.total_elapsed, r.gc_elapsed, r.gen, r.live_bytes, r.allocated_bytes, r.heap_bytes])).collect::<Vec<_>>());
+    record["stats"] = serde_json::json!(stats);
+    let sweeps: Vec<gclab_core::RegionSweep> = stats.records.iter().filter_map(|r| r.region.as_deref().copied()).collect();
+    if !sweeps.is_empty() {
+        // A mark-region collector's sweeps, one per major GC.
+        record["region_sweeps"] = serde_json::json!(sweeps);
+    }
+    if outcome.sanity_checks > 0 {
+        record["sanity"] = serde_json::json!({
+            "checks": outcome.sanity_checks,
+            "whole_checks": outcome.sanity_whole_checks,
+            "seconds": outcome.sanity_seconds,
+            "whole_seconds": outcome.sanity_whole_seconds,
+        });
+    }
+    let text = serde_json::to_string_pretty(&record).expect("statistics serialise");
+    std::fs::write(path, text + "\n").map_err(|e| (UNWRITABLE, format!("cannot write {}: {e}", path.display())))
 }
 
 /// What `gclab list` prints: collectors, workloads with their arguments'

@@ -312,7 +312,7 @@ impl Mutator<'_> {
             for (j, w) in words.iter().enumerate() {
                 *payload.add(ptr_slots.len() + j) = *w;
             }
-            if ptr_slots.is_empty() && words.is_empty() {
+            if ptr_slots.is_empty() && words.is_empty() && info.payload_words() > 0 {
                 *payload = 0; // a thunk's reserved indirectee word
             }
         }

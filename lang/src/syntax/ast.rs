@@ -151,7 +151,7 @@ pub enum Decl {
     Pat { pat: Pat, rhs: Rhs, wheres: Vec<Decl>, line: u32 },
     Sig { names: Vec<String>, ty: Type, line: u32 },
     Fixity { assoc: Assoc, prec: u8, ops: Vec<String>, line: u32 },
-    Data { name: String, cons: Vec<ConDecl>, deriving: Vec<String>, line: u32 },
+    Data { name: String, cons: Vec<ConDecl>, deriving: Vec<String>, newtype: bool, line: u32 },
     /// `type T = ...`: read and ignored.
     TypeSyn { line: u32 },
 }

@@ -169,7 +169,7 @@ impl Parser {
         if newtype && (cons.len() != 1 || cons[0].fields.len() != 1) {
             return Err(SyntaxError { line, message: format!("newtype {name} must have one constructor with one field") });
         }
-        Ok(Decl::Data { name, cons, deriving, line })
+        Ok(Decl::Data { name, cons, deriving, newtype, line })
     }
 
     pub(super) fn con_decl(&mut self) -> R<ConDecl> {

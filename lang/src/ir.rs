@@ -1,0 +1,93 @@
+//! The compiled form the machine runs: code bodies whose variables are
+//! slots of a frame on the evaluation stack, every argument an atom, and
+//! every allocation explicit (See Note [Frames on the heap stack] in
+//! `machine`).
+
+use crate::prim::Prim;
+use crate::term::{ConId, Literal};
+
+/// An instruction's index in `Compiled::ir`.
+pub type IrId = u32;
+/// A code body's index in `Compiled::codes`: also the tag of the info
+/// table of every closure or thunk made from it.
+pub type CodeId = u32;
+
+/// A value the machine can name without evaluating anything.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Atom {
+    /// Slot of the current frame.
+    Slot(u32),
+    /// A top-level value: its slot at the bottom of the stack.
+    Global(u32),
+}
+
+/// An object a `Let` allocates.
+#[derive(Debug, Clone)]
+pub enum Alloc {
+    Thunk(CodeId, Vec<Atom>),
+    Fun(CodeId, Vec<Atom>),
+    Con(ConId, Vec<Atom>),
+    /// A selector thunk over the atom.
+    Sel(Atom, u32),
+    /// Another name for a value that exists.
+    Alias(Atom),
+}
+
+/// An instruction: every one ends by returning a value or entering one.
+#[derive(Debug, Clone)]
+pub enum Ir {
+    /// Evaluate the atom and return its value.
+    Enter(Atom),
+    /// Apply the atom's value to the arguments.
+    App(Atom, Vec<Atom>),
+    /// Allocate (recursive bindings: fields may name each other), then go on.
+    Let(Vec<(u32, Alloc)>, IrId),
+    /// Evaluate the scrutinee in this frame, put its value in `bind`,
+    /// and go on with the alternative for its constructor.
+    Case { scrut: IrId, bind: u32, alts: Vec<(ConId, Vec<u32>, IrId)>, default: Option<IrId> },
+    /// Return a new constructor.
+    Con(ConId, Vec<Atom>),
+    /// A primitive over evaluated arguments.
+    Prim(Prim, Vec<Atom>),
+    /// Return the string literal `u32` as a list of `Char`.
+    Str(u32),
+    /// Go on with another instruction in the same frame (a join point).
+    Jump(IrId),
+    /// Stop the program with GHC's message.
+    Error(String),
+}
+
+/// A code body: a function's (`arity > 0`) or a thunk's.
+#[derive(Debug, Clone)]
+pub struct Code {
+    pub name: String,
+    pub arity: u32,
+    /// Free variables, kept in the closure and copied into the frame
+    /// after the arguments.
+    pub free: u32,
+    /// Slots the frame needs in all: arguments, free variables, locals.
+    pub frame: u32,
+    pub body: IrId,
+}
+
+/// A top-level value, as the machine sets it up before `main` runs.
+#[derive(Debug, Clone)]
+pub enum GlobalInit {
+    /// A function without free variables.
+    Fun(CodeId),
+    /// A constant applicative form: a thunk updated once, kept as a root.
+    Caf(CodeId),
+    Literal(Literal),
+    /// A nullary constructor.
+    Con(ConId),
+}
+
+/// A whole program, compiled.
+pub struct Compiled {
+    pub ir: Vec<Ir>,
+    pub codes: Vec<Code>,
+    pub globals: Vec<(String, GlobalInit)>,
+    pub strings: Vec<String>,
+    pub cons: Vec<crate::program::ConInfo>,
+    pub main: u32,
+}

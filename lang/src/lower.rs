@@ -1,0 +1,307 @@
+//! Lowering: desugared terms to the machine's code. Every lambda and
+//! every thunk becomes a code body with a frame; its free variables are
+//! found and copied into the closure it allocates; every argument that is
+//! not a variable is allocated first (a thunk, a constructor, a function
+//! or a selector thunk), so an application names only slots; every
+//! primitive's strict argument is evaluated by a case first.
+//!
+//! Slots are given out once per code body (a binder's slot is its own for
+//! the whole body), so a join point's code and the alternatives that jump
+//! to it agree on where every variable is.
+
+use crate::ir::{Alloc, Atom, Code, CodeId, Compiled, GlobalInit, Ir, IrId};
+use crate::program::{GlobalDef, Program};
+use crate::term::{CasePat, JoinId, Local, Term};
+use std::collections::{BTreeSet, HashMap};
+
+/// The frame of the code body being lowered.
+struct Frame {
+    slots: HashMap<Local, u32>,
+    next: u32,
+    joins: HashMap<JoinId, IrId>,
+}
+
+impl Frame {
+    fn bind(&mut self, x: Local) -> u32 {
+        let s = self.next;
+        self.next += 1;
+        self.slots.insert(x, s);
+        s
+    }
+
+    fn temp(&mut self) -> u32 {
+        self.next += 1;
+        self.next - 1
+    }
+}
+
+struct Lower<'p> {
+    prog: &'p Program,
+    ir: Vec<Ir>,
+    codes: Vec<Code>,
+    strings: Vec<String>,
+}
+
+/// Lower a desugared program.
+pub fn lower(prog: Program) -> Compiled {
+    let mut l = Lower { prog: &prog, ir: Vec::new(), codes: Vec::new(), strings: Vec::new() };
+    let mut globals = Vec::new();
+    for (name, def) in &prog.globals {
+        let init = match def {
+            GlobalDef::Term(Term::Lam(args, body)) => GlobalInit::Fun(l.code(name, args, &[], body)),
+            GlobalDef::Term(t) => GlobalInit::Caf(l.code(name, &[], &[], t)),
+            GlobalDef::Literal(lit) => GlobalInit::Literal(lit.clone()),
+            GlobalDef::Con(c) => {
+                let info = &prog.cons[*c as usize];
+                if info.arity == 0 {
+                    GlobalInit::Con(*c)
+                } else {
+                    let args: Vec<Local> = (0..info.arity).map(|k| u32::MAX - k).collect();
+                    let mut body = Term::Con(*c, args.iter().map(|a| Term::Local(*a)).collect());
+                    for (a, strict) in args.iter().zip(&info.strict) {
+                        if *strict {
+                            body = Term::Case(Box::new(Term::Local(*a)), u32::MAX - 100 - a, vec![(CasePat::Default, body)]);
+                        }
+                    }
+                    GlobalInit::Fun(l.code(&info.name, &args, &[], &body))
+                }
+            }
+        };
+        globals.push((name.clone(), init));
+    }
+    let (ir, codes, strings) = (l.ir, l.codes, l.strings);
+    Compiled { ir, codes, globals, strings, cons: prog.cons, main: prog.main }
+}
+
+impl Lower<'_> {
+    fn emit(&mut self, i: Ir) -> IrId {
+        self.ir.push(i);
+        (self.ir.len() - 1) as IrId
+    }
+
+    /// A code body: arguments, then free variables, then locals.
+    fn code(&mut self, name: &str, args: &[Local], free: &[Local], body: &Term) -> CodeId {
+        let id = self.codes.len() as CodeId;
+        self.codes.push(Code { name: name.to_string(), arity: args.len() as u32, free: free.len() as u32, frame: 0, body: 0 });
+        let mut f = Frame { slots: HashMap::new(), next: 0, joins: HashMap::new() };
+        for &a in args.iter().chain(free) {
+            f.bind(a);
+        }
+        let b = self.tail(&mut f, body);
+        let code = &mut self.codes[id as usize];
+        code.frame = f.next;
+        code.body = b;
+        id
+    }
+
+    /// The instruction that evaluates `t` and returns its value.
+    fn tail(&mut self, f: &mut Frame, t: &Term) -> IrId {
+        match t {
+            Term::Local(_) | Term::Global(_) => {
+                let a = self.known_atom(f, t);
+                self.emit(Ir::Enter(a))
+            }
+            Term::Str(s) => {
+                self.strings.push(s.clone());
+                let k = self.strings.len() as u32 - 1;
+                self.emit(Ir::Str(k))
+            }
+            Term::App(fun, args) => {
+                let mut binds = Vec::new();
+                let fa = self.atom(f, fun, &mut binds);
+                let atoms = args.iter().map(|a| self.atom(f, a, &mut binds)).collect();
+                let app = self.emit(Ir::App(fa, atoms));
+                self.with_binds(binds, app)
+            }
+            Term::Con(c, args) => {
+                let mut binds = Vec::new();
+                let atoms = args.iter().map(|a| self.atom(f, a, &mut binds)).collect();
+                let con = self.emit(Ir::Con(*c, atoms));
+                self.with_binds(binds, con)
+            }
+            Term::Lam(..) | Term::Sel(..) => {
+                let mut binds = Vec::new();
+                let a = self.atom(f, t, &mut binds);
+                let enter = self.emit(Ir::Enter(a));
+                self.with_binds(binds, enter)
+            }
+            Term::Let(bs, body) => {
+                let slots: Vec<u32> = bs.iter().map(|(x, _)| f.bind(*x)).collect();
+                let mut binds = Vec::new();
+                let mut aliases = Vec::new();
+                for ((_, rhs), s) in bs.iter().zip(slots) {
+                    let alloc = self.alloc(f, rhs, &mut binds);
+                    match alloc {
+                        Alloc::Alias(_) => aliases.push((s, alloc)),
+                        _ => binds.push((s, alloc)),
+                    }
+                }
+                binds.extend(aliases);
+                let b = self.tail(f, body);
+                self.with_binds(binds, b)
+            }
+            Term::Case(scrut, bind, alts) => {
+                let s = self.tail(f, scrut);
+                let b = f.bind(*bind);
+                let mut calts = Vec::new();
+                let mut default = None;
+                for (pat, rhs) in alts {
+                    match pat {
+                        CasePat::Con(c, fields) => {
+                            let slots = fields.iter().map(|x| f.bind(*x)).collect();
+                            let r = self.tail(f, rhs);
+                            calts.push((*c, slots, r));
+                        }
+                        CasePat::Default => default = Some(self.tail(f, rhs)),
+                    }
+                }
+                self.emit(Ir::Case { scrut: s, bind: b, alts: calts, default })
+            }
+            Term::Prim(p, args) => {
+                let mut binds = Vec::new();
+                let mut strict = Vec::new();
+                let mut atoms = Vec::new();
+                for (i, a) in args.iter().enumerate() {
+                    if p.lazy_arg(i) {
+                        atoms.push(self.atom(f, a, &mut binds));
+                    } else {
+                        let s = f.temp();
+                        strict.push((s, a));
+                        atoms.push(Atom::Slot(s));
+                    }
+                }
+                let mut i = self.emit(Ir::Prim(*p, atoms));
+                for (s, a) in strict.into_iter().rev() {
+                    let scrut = self.tail(f, a);
+                    i = self.emit(Ir::Case { scrut, bind: s, alts: Vec::new(), default: Some(i) });
+                }
+                self.with_binds(binds, i)
+            }
+            Term::Join(j, code, body) => {
+                let c = self.tail(f, code);
+                f.joins.insert(*j, c);
+                self.tail(f, body)
+            }
+            Term::Jump(j) => {
+                let target = *f.joins.get(j).expect("a jump inside its join point's scope");
+                self.emit(Ir::Jump(target))
+            }
+            Term::Error(m) => self.emit(Ir::Error(m.clone())),
+        }
+    }
+
+    fn with_binds(&mut self, binds: Vec<(u32, Alloc)>, body: IrId) -> IrId {
+        if binds.is_empty() {
+            body
+        } else {
+            self.emit(Ir::Let(binds, body))
+        }
+    }
+
+    /// A variable's atom.
+    fn known_atom(&self, f: &Frame, t: &Term) -> Atom {
+        match t {
+            Term::Local(x) => Atom::Slot(*f.slots.get(x).unwrap_or_else(|| panic!("local {x} has a slot"))),
+            Term::Global(g) => Atom::Global(*g),
+            _ => unreachable!(),
+        }
+    }
+
+    /// `t` as an atom, allocating it first (into `binds`) unless it is a variable.
+    fn atom(&mut self, f: &mut Frame, t: &Term, binds: &mut Vec<(u32, Alloc)>) -> Atom {
+        if let Term::Local(_) | Term::Global(_) = t {
+            return self.known_atom(f, t);
+        }
+        let alloc = self.alloc(f, t, binds);
+        let s = f.temp();
+        binds.push((s, alloc));
+        Atom::Slot(s)
+    }
+
+    /// The object `t` is, allocated lazily.
+    fn alloc(&mut self, f: &mut Frame, t: &Term, binds: &mut Vec<(u32, Alloc)>) -> Alloc {
+        match t {
+            Term::Local(_) | Term::Global(_) => Alloc::Alias(self.known_atom(f, t)),
+            Term::Lam(args, body) => {
+                let free = self.free_of(f, t);
+                let code = self.code(&format!("{}\\{}", self.owner(), args.len()), args, &free, body);
+                Alloc::Fun(code, free.iter().map(|x| self.known_atom(f, &Term::Local(*x))).collect())
+            }
+            Term::Con(c, args) if !args.is_empty() => {
+                let atoms = args.iter().map(|a| self.atom(f, a, binds)).collect();
+                Alloc::Con(*c, atoms)
+            }
+            Term::Sel(inner, i) => {
+                let a = self.atom(f, inner, binds);
+                Alloc::Sel(a, *i)
+            }
+            _ => {
+                let free = self.free_of(f, t);
+                let code = self.code(&format!("{}.thk", self.owner()), &[], &free, t);
+                Alloc::Thunk(code, free.iter().map(|x| self.known_atom(f, &Term::Local(*x))).collect())
+            }
+        }
+    }
+
+    /// The name of the code body being lowered (for profiles).
+    fn owner(&self) -> String {
+        self.codes.last().map_or_else(String::new, |c| c.name.split(['\\', '.']).next().unwrap_or("").to_string())
+    }
+
+    /// The free locals of `t` that the frame has (in a fixed order).
+    fn free_of(&self, f: &Frame, t: &Term) -> Vec<Local> {
+        let mut out = BTreeSet::new();
+        free_vars(t, &mut Vec::new(), &mut out);
+        let _ = self.prog;
+        out.into_iter().filter(|x| f.slots.contains_key(x)).collect()
+    }
+}
+
+/// Locals used in `t` and not bound inside it.
+fn free_vars(t: &Term, bound: &mut Vec<Local>, out: &mut BTreeSet<Local>) {
+    match t {
+        Term::Local(x) => {
+            if !bound.contains(x) {
+                out.insert(*x);
+            }
+        }
+        Term::Global(_) | Term::Str(_) | Term::Jump(_) | Term::Error(_) => {}
+        Term::App(fun, args) => {
+            free_vars(fun, bound, out);
+            args.iter().for_each(|a| free_vars(a, bound, out));
+        }
+        Term::Lam(args, body) => {
+            let n = bound.len();
+            bound.extend(args);
+            free_vars(body, bound, out);
+            bound.truncate(n);
+        }
+        Term::Let(bs, body) => {
+            let n = bound.len();
+            bound.extend(bs.iter().map(|(x, _)| *x));
+            bs.iter().for_each(|(_, e)| free_vars(e, bound, out));
+            free_vars(body, bound, out);
+            bound.truncate(n);
+        }
+        Term::Case(scrut, b, alts) => {
+            free_vars(scrut, bound, out);
+            let n = bound.len();
+            bound.push(*b);
+            for (p, rhs) in alts {
+                let m = bound.len();
+                if let CasePat::Con(_, fields) = p {
+                    bound.extend(fields);
+                }
+                free_vars(rhs, bound, out);
+                bound.truncate(m);
+            }
+            bound.truncate(n);
+        }
+        Term::Con(_, args) | Term::Prim(_, args) => args.iter().for_each(|a| free_vars(a, bound, out)),
+        Term::Sel(inner, _) => free_vars(inner, bound, out),
+        Term::Join(_, code, body) => {
+            free_vars(code, bound, out);
+            free_vars(body, bound, out);
+        }
+    }
+}

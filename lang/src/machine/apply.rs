@@ -1,0 +1,145 @@
+//! Entering values and applying functions: the eval/apply half of the
+//! machine (GHC's `stg_ap_*` and thunk entry). A function is applied to
+//! exactly its arity's arguments; fewer make a partial application (a
+//! PAP object: the function and the arguments so far), more make a call
+//! with an application of the rest pending.
+
+use super::tables::PAP_BASE;
+use super::{Cont, Machine, Next, Res, Stop, RET};
+use gclab_core::info::NULL_OBJECT;
+use gclab_core::ClosureType;
+
+impl Machine<'_, '_> {
+    /// Evaluate the object in slot `s` (in tail position: the current
+    /// frame is no longer needed) and return its value.
+    pub(super) fn enter(&mut self, s: usize) -> Res<Next> {
+        let info = self.m.stack_info(self.st, s);
+        match info.closure_type {
+            ClosureType::Thunk => {
+                self.m.stack_copy(self.st, RET, s);
+                let base = self.protected();
+                self.m.stack_pop_to(self.st, base);
+                let t = self.push_slot(RET)?;
+                let code = &self.code.codes[info.tag() as usize];
+                let (free, frame, body) = (code.free as usize, code.frame as usize, code.body);
+                let fp = self.reserve(frame)?;
+                for k in 0..free {
+                    self.m.stack_field(self.st, fp + k, t, k);
+                }
+                let bh = self.tables.blackhole(info.payload_words().max(1));
+                self.m.stack_blackhole(self.st, t, bh);
+                self.push_cont(Cont::Update { slot: t });
+                self.fp = fp;
+                self.frame_top = fp + frame;
+                Ok(Next::Eval(body))
+            }
+            ClosureType::Selector => {
+                self.m.stack_copy(self.st, RET, s);
+                let base = self.protected();
+                self.m.stack_pop_to(self.st, base);
+                let t = self.push_slot(RET)?;
+                let selectee = self.reserve(1)?;
+                self.m.stack_field(self.st, selectee, t, 0);
+                let bh = self.tables.blackhole(1);
+                self.m.stack_blackhole(self.st, t, bh);
+                self.push_cont(Cont::Update { slot: t });
+                self.push_cont(Cont::Select { field: info.selector_field() });
+                self.m.stack_copy(self.st, RET, selectee);
+                self.m.stack_pop_to(self.st, selectee);
+                self.enter(RET)
+            }
+            ClosureType::Blackhole => Err(Stop::Loop),
+            _ => {
+                if s != RET {
+                    self.m.stack_copy(self.st, RET, s);
+                }
+                Ok(Next::Return)
+            }
+        }
+    }
+
+    fn push_slot(&mut self, s: usize) -> Res<usize> {
+        let r = self.m.stack_push_slot(self.st, s);
+        self.grow(r)
+    }
+
+    /// Apply the function in the return register to the `n` arguments
+    /// at the top of the stack, from slot `at`.
+    pub(super) fn apply(&mut self, at: usize, n: usize) -> Res<Next> {
+        if n == 0 {
+            self.m.stack_pop_to(self.st, at);
+            return self.enter(RET);
+        }
+        let info = self.m.stack_info(self.st, RET);
+        match info.closure_type {
+            ClosureType::Fun if info.tag() >= PAP_BASE => {
+                // Unpack: the PAP's arguments, then these.
+                let k = (info.tag() - PAP_BASE) as usize;
+                let first = self.reserve(k + n)?;
+                for j in 0..k {
+                    self.m.stack_field(self.st, first + j, RET, j + 1);
+                }
+                for j in 0..n {
+                    self.m.stack_copy(self.st, first + k + j, at + j);
+                }
+                self.m.stack_slide(self.st, first, at, k + n);
+                self.m.stack_field(self.st, RET, RET, 0);
+                self.apply(at, k + n)
+            }
+            ClosureType::Fun => {
+                let arity = self.code.codes[info.tag() as usize].arity as usize;
+                if n == arity {
+                    self.call(at, n)
+                } else if n < arity {
+                    let pap = self.tables.pap(n);
+                    let mut slots = vec![RET];
+                    slots.extend(at..at + n);
+                    let r = self.m.stack_alloc(self.st, RET, pap, &slots, &[]);
+                    self.grow(r)?;
+                    self.m.stack_pop_to(self.st, at);
+                    Ok(Next::Return)
+                } else {
+                    // The extra arguments below the call's frame, pending.
+                    let extra = n - arity;
+                    let base = self.protected();
+                    let tmp = self.reserve(n)?;
+                    for j in 0..extra {
+                        self.m.stack_copy(self.st, tmp + j, at + arity + j);
+                    }
+                    for j in 0..arity {
+                        self.m.stack_copy(self.st, tmp + extra + j, at + j);
+                    }
+                    self.m.stack_slide(self.st, tmp, base, n);
+                    self.push_cont(Cont::Apply { at: base, n: extra });
+                    self.call(base + extra, arity)
+                }
+            }
+            ClosureType::Thunk | ClosureType::Selector | ClosureType::Blackhole => {
+                self.push_cont(Cont::Apply { at, n });
+                self.enter(RET)
+            }
+            _ => Err(Stop::Error(format!("{} applied to {n} arguments: not a function", info.name))),
+        }
+    }
+
+    /// Call the function in the return register with exactly its arity's
+    /// arguments, at the top of the stack from `at`: its frame goes where
+    /// the pending continuations end (a tail call drops its caller's).
+    fn call(&mut self, at: usize, n: usize) -> Res<Next> {
+        let info = self.m.stack_info(self.st, RET);
+        let code = &self.code.codes[info.tag() as usize];
+        let (free, frame, body) = (code.free as usize, code.frame as usize, code.body);
+        let base = self.protected();
+        if at != base {
+            self.m.stack_slide(self.st, at, base, n);
+        }
+        let r = self.m.stack_reserve(self.st, frame - n, &NULL_OBJECT);
+        self.grow(r)?;
+        for k in 0..free {
+            self.m.stack_field(self.st, base + n + k, RET, k);
+        }
+        self.fp = base;
+        self.frame_top = base + frame;
+        Ok(Next::Eval(body))
+    }
+}

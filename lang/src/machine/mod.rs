@@ -1,0 +1,377 @@
+//! The eval/apply machine: runs compiled code on gclab's heap through the
+//! `Mutator` API, with every value it holds in a STACK object the GC
+//! scans.
+//!
+//! Note [Frames on the heap stack]
+//! ----------------------------------------
+//! A code body runs in a frame: consecutive slots of the evaluation stack
+//! (a heap STACK object, See Note [Evaluation stacks] in core's
+//! `mutator::stack`) holding its arguments, its free variables (copied
+//! out of its closure on entry) and its locals. Slot 0 is the return
+//! register: a value being returned is there. The slots above it hold
+//! the program's top-level values (its CAFs, as GHC's static roots).
+//!
+//! What GHC keeps on its stack beside pointers (return addresses, frame
+//! layouts) is kept here in a Rust vector of continuations, one per
+//! pending case, update, application or selection, each naming the stack
+//! depth its frame needs kept. So the GC sees every pointer the
+//! computation holds, and a deep recursion grows the STACK object, not
+//! Rust's stack.
+//!
+//! A call in tail position drops the caller's frame: its arguments slide
+//! down to the depth the top continuation keeps. A thunk being evaluated
+//! is black-holed (a second entry is `<<loop>>`) under an update
+//! continuation that overwrites it with an indirection to its value.
+//!
+//! The cost against GHC's compiled code: an instruction is a match on an
+//! arena entry, and a slot access is a bounds-checked load through the
+//! stack's handle. The alternative, walking the syntax tree on Rust's
+//! stack, would hide the evaluation's pointers from the GC.
+
+mod apply;
+mod prims;
+pub mod tables;
+mod values;
+
+use crate::ir::{Alloc, Atom, Compiled, GlobalInit, Ir, IrId};
+use gclab_core::info::NULL_OBJECT;
+use gclab_core::{ClosureType, Handle, Mutator};
+use std::io::Write;
+use tables::Tables;
+
+/// Slot 0: the return register.
+const RET: usize = 0;
+/// The first top-level value's slot.
+const GLOBALS: usize = 1;
+
+/// Why a program stopped other than by returning from `main`.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Stop {
+    /// A run-time error with GHC's message (`error`, a failed match...).
+    Error(String),
+    /// A thunk entered while under evaluation.
+    Loop,
+    /// The evaluation stack reached `+RTS -K`.
+    StackOverflow(usize),
+    /// `exitWith`.
+    Exit(i32),
+    /// Writing the program's output failed.
+    Output(String),
+}
+
+/// A pending continuation: what to do with the value being returned.
+#[derive(Debug, Clone, Copy)]
+enum Cont {
+    /// Choose an alternative of the case `ir` in the frame at `fp`.
+    Case { ir: IrId, fp: usize, top: usize },
+    /// Overwrite the thunk in `slot` with the value.
+    Update { slot: usize },
+    /// Apply the value (a function) to the `n` arguments at `at`.
+    Apply { at: usize, n: usize },
+    /// Take field `field` of the value and evaluate it (a selector thunk).
+    Select { field: usize },
+}
+
+impl Cont {
+    /// The stack depth this continuation needs kept.
+    fn keeps(&self) -> usize {
+        match *self {
+            Cont::Case { top, .. } => top,
+            Cont::Update { slot } => slot + 1,
+            Cont::Apply { at, n } => at + n,
+            Cont::Select { .. } => 0,
+        }
+    }
+}
+
+/// What the machine does next.
+enum Next {
+    Eval(IrId),
+    Return,
+}
+
+/// A running program.
+pub struct Machine<'a, 'rt> {
+    m: &'a mut Mutator<'rt>,
+    st: Handle,
+    code: &'a Compiled,
+    tables: Tables,
+    conts: Vec<Cont>,
+    /// The depth each continuation keeps, as a stack of its own (a
+    /// selection keeps what the one below it keeps).
+    keeps: Vec<usize>,
+    fp: usize,
+    frame_top: usize,
+    bottom: usize,
+    out: &'a mut dyn Write,
+    args: Vec<String>,
+    /// Instructions run (the machine's own counter, for `-s`-like reports).
+    pub steps: u64,
+}
+
+type Res<T> = Result<T, Stop>;
+
+impl<'a, 'rt> Machine<'a, 'rt> {
+    /// Load the program: its stack, its top-level values.
+    pub fn new(m: &'a mut Mutator<'rt>, code: &'a Compiled, out: &'a mut dyn Write, args: Vec<String>) -> Res<Machine<'a, 'rt>> {
+        let tables = Tables::new(code);
+        let st = m.new_stack(1024);
+        let bottom = GLOBALS + code.globals.len();
+        let mut mach = Machine { m, st, code, tables, conts: Vec::new(), keeps: Vec::new(), fp: bottom, frame_top: bottom, bottom, out, args, steps: 0 };
+        mach.reserve(1)?;
+        for (_, init) in &code.globals {
+            mach.global(init)?;
+        }
+        Ok(mach)
+    }
+
+    fn grow<T>(&mut self, r: Result<T, gclab_core::mutator::StackOverflow>) -> Res<T> {
+        r.map_err(|e| Stop::StackOverflow(e.bytes))
+    }
+
+    /// Push a fresh slot holding nothing.
+    fn reserve(&mut self, n: usize) -> Res<usize> {
+        let r = self.m.stack_reserve(self.st, n, &NULL_OBJECT);
+        self.grow(r)
+    }
+
+    fn global(&mut self, init: &GlobalInit) -> Res<()> {
+        let depth = self.m.stack_depth(self.st);
+        match init {
+            GlobalInit::Fun(c) => {
+                let r = self.m.stack_alloc(self.st, depth, self.tables.funs[*c as usize], &[], &[0]);
+                self.grow(r)
+            }
+            GlobalInit::Caf(c) => {
+                let r = self.m.stack_alloc(self.st, depth, self.tables.thunks[*c as usize], &[], &[]);
+                self.grow(r)
+            }
+            GlobalInit::Literal(lit) => {
+                let s = self.reserve(1)?;
+                self.literal(s, lit)
+            }
+            GlobalInit::Con(c) => {
+                let obj = self.tables.nullary[*c as usize].expect("a nullary constructor is static");
+                let r = self.m.stack_reserve(self.st, 1, obj);
+                self.grow(r).map(|_| ())
+            }
+        }
+    }
+
+    /// Run `main`: apply it to the world and evaluate.
+    pub fn run_main(&mut self) -> Res<()> {
+        let main = GLOBALS + self.code.main as usize;
+        self.m.stack_copy(self.st, RET, main);
+        let at = self.reserve(1)?;
+        self.set_con(at, crate::desugar::builtin::UNIT);
+        let first = self.apply(at, 1)?;
+        self.run(first)?;
+        self.out.flush().map_err(|e| Stop::Output(e.to_string()))
+    }
+
+    fn run(&mut self, mut next: Next) -> Res<()> {
+        loop {
+            next = match next {
+                Next::Eval(i) => {
+                    self.steps += 1;
+                    self.step(i)?
+                }
+                Next::Return => match self.conts.pop() {
+                    None => return Ok(()),
+                    Some(k) => {
+                        self.keeps.pop();
+                        self.resume(k)?
+                    }
+                },
+            };
+        }
+    }
+
+    fn push_cont(&mut self, k: Cont) {
+        let keeps = match k {
+            Cont::Select { .. } => self.protected(),
+            _ => k.keeps(),
+        };
+        self.conts.push(k);
+        self.keeps.push(keeps);
+    }
+
+    /// The stack depth the pending continuations need kept: a call in
+    /// tail position may put its frame here.
+    fn protected(&self) -> usize {
+        self.keeps.last().copied().unwrap_or(self.bottom)
+    }
+
+    /// The absolute slot of an atom.
+    fn slot(&self, a: Atom) -> usize {
+        match a {
+            Atom::Slot(s) => self.fp + s as usize,
+            Atom::Global(g) => GLOBALS + g as usize,
+        }
+    }
+
+    fn step(&mut self, i: IrId) -> Res<Next> {
+        match &self.code.ir[i as usize] {
+            Ir::Enter(a) => {
+                let s = self.slot(*a);
+                self.enter(s)
+            }
+            Ir::App(f, args) => {
+                let at = self.m.stack_depth(self.st);
+                for a in args {
+                    let s = self.slot(*a);
+                    let r = self.m.stack_push_slot(self.st, s);
+                    self.grow(r)?;
+                }
+                let fs = self.slot(*f);
+                self.m.stack_copy(self.st, RET, fs);
+                self.apply(at, args.len())
+            }
+            Ir::Let(binds, body) => {
+                self.allocate(binds)?;
+                Ok(Next::Eval(*body))
+            }
+            Ir::Case { scrut, .. } => {
+                // A scrutinee that is already a value needs no continuation.
+                if let Ir::Enter(a) = self.code.ir[*scrut as usize] {
+                    let s = self.slot(a);
+                    if self.is_value(s) {
+                        self.m.stack_copy(self.st, RET, s);
+                        return self.choose(i);
+                    }
+                }
+                self.push_cont(Cont::Case { ir: i, fp: self.fp, top: self.frame_top });
+                Ok(Next::Eval(*scrut))
+            }
+            Ir::Con(c, args) => {
+                if args.is_empty() {
+                    self.set_con(RET, *c);
+                } else {
+                    let slots: Vec<usize> = args.iter().map(|a| self.slot(*a)).collect();
+                    let r = self.m.stack_alloc(self.st, RET, self.tables.cons[*c as usize], &slots, &[]);
+                    self.grow(r)?;
+                }
+                Ok(Next::Return)
+            }
+            Ir::Prim(p, args) => {
+                let slots: Vec<usize> = args.iter().map(|a| self.slot(*a)).collect();
+                self.prim(*p, &slots)
+            }
+            Ir::Str(k) => {
+                let text = self.code.strings[*k as usize].clone();
+                self.string_to(RET, &text)?;
+                Ok(Next::Return)
+            }
+            Ir::Jump(t) => Ok(Next::Eval(*t)),
+            Ir::Error(msg) => Err(Stop::Error(msg.clone())),
+        }
+    }
+
+    /// Store the nullary constructor `c` into slot `s`.
+    fn set_con(&mut self, s: usize, c: u32) {
+        let obj = self.tables.nullary[c as usize].expect("a nullary constructor");
+        self.m.stack_set_static(self.st, s, obj);
+    }
+
+    /// Allocate a group of recursive bindings: each object with what its
+    /// fields name now, then the fields that name the group's later (or
+    /// own) slots written through the barrier.
+    fn allocate(&mut self, binds: &[(u32, Alloc)]) -> Res<()> {
+        let group: Vec<usize> = binds.iter().map(|(s, _)| self.fp + *s as usize).collect();
+        for (k, (s, alloc)) in binds.iter().enumerate() {
+            let dst = self.fp + *s as usize;
+            let (info, atoms) = match alloc {
+                Alloc::Alias(a) => {
+                    let src = self.slot(*a);
+                    self.m.stack_copy(self.st, dst, src);
+                    continue;
+                }
+                Alloc::Thunk(c, fv) => (self.tables.thunks[*c as usize], fv),
+                Alloc::Fun(c, fv) => (self.tables.funs[*c as usize], fv),
+                Alloc::Con(c, args) => (self.tables.cons[*c as usize], args),
+                Alloc::Sel(a, field) => (self.tables.selector(*field), &vec![*a]),
+            };
+            let slots: Vec<usize> = atoms.iter().map(|a| self.slot(*a)).collect();
+            let words: &[usize] = if info.closure_type == ClosureType::Fun && atoms.is_empty() { &[0] } else { &[] };
+            for &g in &group[k..] {
+                if slots.contains(&g) {
+                    self.m.stack_set_static(self.st, g, &NULL_OBJECT);
+                }
+            }
+            let r = self.m.stack_alloc(self.st, dst, info, &slots, words);
+            self.grow(r)?;
+            let _ = s;
+        }
+        // Tie the knots: fields that named a slot of the group not yet made.
+        for (k, (_, alloc)) in binds.iter().enumerate() {
+            let atoms = match alloc {
+                Alloc::Thunk(_, fv) | Alloc::Fun(_, fv) | Alloc::Con(_, fv) => fv.clone(),
+                Alloc::Sel(a, _) => vec![*a],
+                Alloc::Alias(_) => continue,
+            };
+            for (field, a) in atoms.iter().enumerate() {
+                let src = self.slot(*a);
+                if group[k..].contains(&src) {
+                    self.m.stack_set_field(self.st, group[k], field, src);
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Is the object in slot `s` a value (not a thunk)?
+    fn is_value(&self, s: usize) -> bool {
+        !self.m.stack_info(self.st, s).closure_type.is_thunk()
+    }
+
+    /// The case `i`, its scrutinee's value in the return register: bind
+    /// it and its fields, go on with the matching alternative.
+    fn choose(&mut self, i: IrId) -> Res<Next> {
+        let Ir::Case { bind, alts, default, .. } = &self.code.ir[i as usize] else { unreachable!() };
+        let b = self.fp + *bind as usize;
+        self.m.stack_copy(self.st, b, RET);
+        if alts.is_empty() {
+            return Ok(Next::Eval(default.expect("a case with no alternatives has a default")));
+        }
+        let info = self.m.stack_info(self.st, b);
+        let tag = info.tag();
+        for (c, fields, rhs) in alts {
+            if *c == tag && matches!(info.closure_type, ClosureType::Constr | ClosureType::ConstrStatic) {
+                for (k, f) in fields.iter().enumerate() {
+                    self.m.stack_field(self.st, self.fp + *f as usize, b, k);
+                }
+                return Ok(Next::Eval(*rhs));
+            }
+        }
+        match default {
+            Some(d) => Ok(Next::Eval(*d)),
+            None => Err(Stop::Error(format!("a case met {} it has no alternative for", info.name))),
+        }
+    }
+
+    fn resume(&mut self, k: Cont) -> Res<Next> {
+        match k {
+            Cont::Case { ir, fp, top } => {
+                self.m.stack_pop_to(self.st, top);
+                self.fp = fp;
+                self.frame_top = top;
+                self.choose(ir)
+            }
+            Cont::Update { slot } => {
+                self.m.stack_update(self.st, slot, RET);
+                self.m.stack_pop_to(self.st, slot);
+                Ok(Next::Return)
+            }
+            Cont::Apply { at, n } => {
+                self.m.stack_pop_to(self.st, at + n);
+                self.apply(at, n)
+            }
+            Cont::Select { field } => {
+                self.m.stack_field(self.st, RET, RET, field);
+                self.enter(RET)
+            }
+        }
+    }
+}
+
+pub use values::Value;

@@ -1,0 +1,119 @@
+//! The info tables of a program's objects, made once when it is loaded
+//! and kept for the run (leaked: an info table must outlive every object
+//! that names it). Each table's tag says which constructor, code body or
+//! number type it is (See `InfoTable::with_tag`).
+
+use crate::ir::Compiled;
+use gclab_core::{InfoTable, StaticObject};
+
+/// Tags of the tables that are not constructors or code bodies.
+pub const PAP_BASE: u32 = 1 << 30;
+pub const NUM_BASE: u32 = 1 << 29;
+pub const T_INT: u32 = NUM_BASE;
+pub const T_WORD: u32 = NUM_BASE + 1;
+pub const T_DOUBLE: u32 = NUM_BASE + 2;
+pub const T_CHAR: u32 = NUM_BASE + 3;
+pub const T_INTEGER: u32 = NUM_BASE + 4;
+pub const T_BIGNAT_POS: u32 = NUM_BASE + 5;
+pub const T_BIGNAT_NEG: u32 = NUM_BASE + 6;
+
+const BASE: &str = "GHC.Types";
+
+pub static INT_INFO: InfoTable = InfoTable::constr("I#", "Int", BASE, 0, 1).with_tag(T_INT);
+pub static WORD_INFO: InfoTable = InfoTable::constr("W64#", "Word64", "GHC.Word", 0, 1).with_tag(T_WORD);
+pub static DOUBLE_INFO: InfoTable = InfoTable::constr("D#", "Double", BASE, 0, 1).with_tag(T_DOUBLE);
+pub static CHAR_INFO: InfoTable = InfoTable::constr("C#", "Char", BASE, 0, 1).with_tag(T_CHAR);
+/// `Integer` that fits a word (GHC 9's `IS`).
+pub static INTEGER_INFO: InfoTable = InfoTable::constr("IS", "Integer", "GHC.Num.Integer", 0, 1).with_tag(T_INTEGER);
+/// A larger `Integer`: its magnitude's 64-bit limbs in a byte array (GHC 9's `IP`, `IN`).
+pub static BIG_POS_INFO: InfoTable = InfoTable::constr("IP", "Integer", "GHC.Num.Integer", 1, 0).with_tag(T_BIGNAT_POS);
+pub static BIG_NEG_INFO: InfoTable = InfoTable::constr("IN", "Integer", "GHC.Num.Integer", 1, 0).with_tag(T_BIGNAT_NEG);
+
+/// What a value is (the Prelude's `Kind`, in its constructors' order).
+#[derive(Clone, Copy)]
+pub enum Kind {
+    Num,
+    Con,
+    Fun,
+    Char,
+    Other,
+}
+
+/// Every table a run of the program uses.
+pub struct Tables {
+    /// Per constructor: its table, and its static object if nullary.
+    pub cons: Vec<&'static InfoTable>,
+    pub nullary: Vec<Option<&'static StaticObject>>,
+    /// Per code body: its function table and its thunk table.
+    pub funs: Vec<&'static InfoTable>,
+    pub thunks: Vec<&'static InfoTable>,
+    paps: Vec<&'static InfoTable>,
+    selectors: Vec<&'static InfoTable>,
+    blackholes: Vec<&'static InfoTable>,
+    /// The constructors of the Prelude's `Kind`.
+    pub kinds: [u32; 5],
+}
+
+fn leak_str(s: &str) -> &'static str {
+    Box::leak(s.to_string().into_boxed_str())
+}
+
+fn leak(t: InfoTable) -> &'static InfoTable {
+    Box::leak(Box::new(t))
+}
+
+impl Tables {
+    pub fn new(c: &Compiled) -> Tables {
+        let mut cons = Vec::new();
+        let mut nullary = Vec::new();
+        for (id, con) in c.cons.iter().enumerate() {
+            let (name, ty, module) = (leak_str(&con.name), leak_str(&con.type_name), leak_str(&con.module));
+            if con.arity == 0 {
+                let t = leak(InfoTable::static_constr(name, ty, module).with_tag(id as u32));
+                cons.push(t);
+                nullary.push(Some(&*Box::leak(Box::new(StaticObject::new(t)))));
+            } else {
+                cons.push(leak(InfoTable::constr(name, ty, module, con.arity, 0).with_tag(id as u32)));
+                nullary.push(None);
+            }
+        }
+        let mut funs = Vec::new();
+        let mut thunks = Vec::new();
+        for (id, code) in c.codes.iter().enumerate() {
+            let name = leak_str(&code.name);
+            // A function with no free variables keeps one word (See `Machine::new`).
+            let nptrs = u32::from(code.free == 0);
+            funs.push(leak(InfoTable::fun(name, "Main", code.free, nptrs).with_tag(id as u32)));
+            thunks.push(leak(InfoTable::interpreted_thunk(name, "thunk", "Main", code.free, 0).with_tag(id as u32)));
+        }
+        let find = |name: &str| c.cons.iter().position(|k| k.name == name && k.type_name == "Kind").expect("the Prelude defines Kind") as u32;
+        let kinds = [find("KNum"), find("KCon"), find("KFun"), find("KChar"), find("KOther")];
+        Tables { cons, nullary, funs, thunks, paps: Vec::new(), selectors: Vec::new(), blackholes: Vec::new(), kinds }
+    }
+
+    /// A partial application of a function to `n` arguments: the function, then them.
+    pub fn pap(&mut self, n: usize) -> &'static InfoTable {
+        while self.paps.len() <= n {
+            let k = self.paps.len() as u32;
+            self.paps.push(leak(InfoTable::fun("PAP", "Main", 1 + k, 0).with_tag(PAP_BASE + k)));
+        }
+        self.paps[n]
+    }
+
+    pub fn selector(&mut self, field: u32) -> &'static InfoTable {
+        while self.selectors.len() <= field as usize {
+            let k = self.selectors.len() as u32;
+            self.selectors.push(leak(InfoTable::selector(k, "Main")));
+        }
+        self.selectors[field as usize]
+    }
+
+    /// A black hole the size of a thunk of `words` payload words.
+    pub fn blackhole(&mut self, words: usize) -> &'static InfoTable {
+        while self.blackholes.len() <= words {
+            let k = self.blackholes.len() as u32;
+            self.blackholes.push(leak(InfoTable::blackhole(k)));
+        }
+        self.blackholes[words]
+    }
+}
