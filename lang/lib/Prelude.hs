@@ -64,18 +64,19 @@ either _ g (Right b) = g b
 
 -- Eq and Ord ----------------------------------------------------------
 
-a == b = case primKind a of
-  KCon -> eqCon a b
-  KFun -> error "No instance for (Eq (a -> b))"
-  _ -> primEq a b
-a /= b = not (a == b)
+-- The comparison primitives compare numbers and characters themselves and
+-- hand two constructors to eqCon, cmpCon, ltCon and leCon below (See
+-- Prim::Eq in lang/src/machine/prims.rs).
+a == b = primEq a b
+a /= b = not (primEq a b)
+compare a b = primCompare a b
+a < b = primLt a b
+a <= b = primLe a b
+a > b = primLt b a
+a >= b = primLe b a
 
 eqCon a b = if primSameCon a b then eqFields a b 0 (primArity a) else False
 eqFields a b i n = if primEq i n then True else (primField a i == primField b i) && eqFields a b (primAdd i 1) n
-
-compare a b = case primKind a of
-  KCon -> cmpCon a b
-  _ -> primCompare a b
 
 cmpCon a b = case primCompare (primConIndex a) (primConIndex b) of
   EQ -> cmpFields a b 0 (primArity a)
@@ -83,15 +84,8 @@ cmpCon a b = case primCompare (primConIndex a) (primConIndex b) of
 cmpFields a b i n = if primEq i n then EQ else case compare (primField a i) (primField b i) of
   EQ -> cmpFields a b (primAdd i 1) n
   o -> o
-
-a < b = case primKind a of
-  KCon -> case cmpCon a b of { LT -> True; _ -> False }
-  _ -> primLt a b
-a <= b = case primKind a of
-  KCon -> case cmpCon a b of { GT -> False; _ -> True }
-  _ -> primLe a b
-a > b = b < a
-a >= b = b <= a
+ltCon a b = case cmpCon a b of { LT -> True; _ -> False }
+leCon a b = case cmpCon a b of { GT -> False; _ -> True }
 max a b = if a <= b then b else a
 min a b = if a <= b then a else b
 

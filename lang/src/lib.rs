@@ -123,5 +123,8 @@ fn collect(path: &Path, text: String, files: &mut Vec<(String, String)>) -> Resu
 pub fn run(m: &mut gclab_core::Mutator<'_>, code: &ir::Compiled, out: &mut dyn std::io::Write, args: Vec<String>) -> Result<u64, machine::Stop> {
     let mut mach = machine::Machine::new(m, code, out, args)?;
     mach.run_main()?;
+    if std::env::var_os("GCLAB_LANG_STEPS").is_some() {
+        eprintln!("steps: {}", mach.steps);
+    }
     Ok(mach.steps)
 }

@@ -5,6 +5,19 @@
 //! or a selector thunk), so an application names only slots; every
 //! primitive's strict argument is evaluated by a case first.
 //!
+//! Note [Calls of primitive wrappers]
+//! ----------------------------------------
+//! The library's arithmetic and comparisons are functions that apply a
+//! primitive (`a + b = primAdd a b`), as GHC's class methods are
+//! functions of a dictionary. A saturated call of one is lowered to the
+//! primitive itself: its arguments are evaluated by cases in the
+//! caller's frame instead of being allocated as thunks and passed. This
+//! is what makes the machine's MUT time a small multiple of GHC `-O0`'s
+//! (binary trees: 4.0 s to N s against GHC's 0.10 s), at the price of
+//! allocating less than `-O0` does for such calls (GHC's `-O0` passes
+//! thunks to the dictionary's `+`): See the #37 measurements in
+//! docs/programs.md.
+//!
 //! Slots are given out once per code body (a binder's slot is its own for
 //! the whole body), so a join point's code and the alternatives that jump
 //! to it agree on where every variable is.
@@ -106,6 +119,10 @@ impl Lower<'_> {
                 let k = self.strings.len() as u32 - 1;
                 self.emit(Ir::Str(k))
             }
+            Term::App(fun, args) if self.primitive_wrapper(fun, args.len()).is_some() => {
+                let p = self.primitive_wrapper(fun, args.len()).expect("checked");
+                self.tail(f, &Term::Prim(p, args.clone()))
+            }
             Term::App(fun, args) => {
                 let mut binds = Vec::new();
                 let fa = self.atom(f, fun, &mut binds);
@@ -188,6 +205,17 @@ impl Lower<'_> {
             }
             Term::Error(m) => self.emit(Ir::Error(m.clone())),
         }
+    }
+
+    /// A call of a library function that only applies a primitive to
+    /// its arguments (`a + b = primAdd a b`) is the primitive itself.
+    /// See Note [Calls of primitive wrappers].
+    fn primitive_wrapper(&self, fun: &Term, n: usize) -> Option<crate::prim::Prim> {
+        let Term::Global(g) = fun else { return None };
+        let GlobalDef::Term(Term::Lam(params, body)) = &self.prog.globals[*g as usize].1 else { return None };
+        let Term::Prim(p, args) = &**body else { return None };
+        let direct = params.len() == n && args.len() == n && params.iter().zip(args).all(|(x, a)| matches!(a, Term::Local(y) if x == y));
+        direct.then_some(*p)
     }
 
     fn with_binds(&mut self, binds: Vec<(u32, Alloc)>, body: IrId) -> IrId {

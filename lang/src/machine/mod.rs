@@ -107,6 +107,9 @@ pub struct Machine<'a, 'rt> {
     args: Vec<String>,
     /// Instructions run (the machine's own counter, for `-s`-like reports).
     pub steps: u64,
+    /// A buffer for the slots of an instruction's atoms (kept, so that an
+    /// instruction allocates nothing on Rust's heap).
+    scratch: Vec<usize>,
 }
 
 type Res<T> = Result<T, Stop>;
@@ -117,7 +120,7 @@ impl<'a, 'rt> Machine<'a, 'rt> {
         let tables = Tables::new(code);
         let st = m.new_stack(1024);
         let bottom = GLOBALS + code.globals.len();
-        let mut mach = Machine { m, st, code, tables, conts: Vec::new(), keeps: Vec::new(), fp: bottom, frame_top: bottom, bottom, out, args, steps: 0 };
+        let mut mach = Machine { m, st, code, tables, conts: Vec::new(), keeps: Vec::new(), fp: bottom, frame_top: bottom, bottom, out, args, steps: 0, scratch: Vec::with_capacity(16) };
         mach.reserve(1)?;
         for (_, init) in &code.globals {
             mach.global(init)?;
@@ -202,6 +205,15 @@ impl<'a, 'rt> Machine<'a, 'rt> {
         self.keeps.last().copied().unwrap_or(self.bottom)
     }
 
+    /// The absolute slots of atoms, in the scratch buffer (the caller
+    /// gives it back).
+    fn slots(&mut self, atoms: &[Atom]) -> Vec<usize> {
+        let mut v = std::mem::take(&mut self.scratch);
+        v.clear();
+        v.extend(atoms.iter().map(|a| self.slot(*a)));
+        v
+    }
+
     /// The absolute slot of an atom.
     fn slot(&self, a: Atom) -> usize {
         match a {
@@ -247,15 +259,18 @@ impl<'a, 'rt> Machine<'a, 'rt> {
                 if args.is_empty() {
                     self.set_con(RET, *c);
                 } else {
-                    let slots: Vec<usize> = args.iter().map(|a| self.slot(*a)).collect();
+                    let slots = self.slots(args);
                     let r = self.m.stack_alloc(self.st, RET, self.tables.cons[*c as usize], &slots, &[]);
+                    self.scratch = slots;
                     self.grow(r)?;
                 }
                 Ok(Next::Return)
             }
             Ir::Prim(p, args) => {
-                let slots: Vec<usize> = args.iter().map(|a| self.slot(*a)).collect();
-                self.prim(*p, &slots)
+                let slots = self.slots(args);
+                let r = self.prim(*p, &slots);
+                self.scratch = slots;
+                r
             }
             Ir::Str(k) => {
                 let text = self.code.strings[*k as usize].clone();
@@ -280,33 +295,44 @@ impl<'a, 'rt> Machine<'a, 'rt> {
         let group: Vec<usize> = binds.iter().map(|(s, _)| self.fp + *s as usize).collect();
         for (k, (s, alloc)) in binds.iter().enumerate() {
             let dst = self.fp + *s as usize;
+            let sel;
             let (info, atoms) = match alloc {
                 Alloc::Alias(a) => {
                     let src = self.slot(*a);
                     self.m.stack_copy(self.st, dst, src);
                     continue;
                 }
-                Alloc::Thunk(c, fv) => (self.tables.thunks[*c as usize], fv),
-                Alloc::Fun(c, fv) => (self.tables.funs[*c as usize], fv),
-                Alloc::Con(c, args) => (self.tables.cons[*c as usize], args),
-                Alloc::Sel(a, field) => (self.tables.selector(*field), &vec![*a]),
+                Alloc::Thunk(c, fv) => (self.tables.thunks[*c as usize], &fv[..]),
+                Alloc::Fun(c, fv) => (self.tables.funs[*c as usize], &fv[..]),
+                Alloc::Con(c, args) => (self.tables.cons[*c as usize], &args[..]),
+                Alloc::Sel(a, field) => {
+                    sel = [*a];
+                    (self.tables.selector(*field), &sel[..])
+                }
             };
-            let slots: Vec<usize> = atoms.iter().map(|a| self.slot(*a)).collect();
+            let slots = self.slots(atoms);
             let words: &[usize] = if info.closure_type == ClosureType::Fun && atoms.is_empty() { &[0] } else { &[] };
-            for &g in &group[k..] {
-                if slots.contains(&g) {
-                    self.m.stack_set_static(self.st, g, &NULL_OBJECT);
+            if binds.len() > 1 || slots.contains(&dst) {
+                for &g in &group[k..] {
+                    if slots.contains(&g) {
+                        self.m.stack_set_static(self.st, g, &NULL_OBJECT);
+                    }
                 }
             }
             let r = self.m.stack_alloc(self.st, dst, info, &slots, words);
+            self.scratch = slots;
             self.grow(r)?;
             let _ = s;
         }
         // Tie the knots: fields that named a slot of the group not yet made.
         for (k, (_, alloc)) in binds.iter().enumerate() {
-            let atoms = match alloc {
-                Alloc::Thunk(_, fv) | Alloc::Fun(_, fv) | Alloc::Con(_, fv) => fv.clone(),
-                Alloc::Sel(a, _) => vec![*a],
+            let one;
+            let atoms: &[Atom] = match alloc {
+                Alloc::Thunk(_, fv) | Alloc::Fun(_, fv) | Alloc::Con(_, fv) => fv,
+                Alloc::Sel(a, _) => {
+                    one = [*a];
+                    &one
+                }
                 Alloc::Alias(_) => continue,
             };
             for (field, a) in atoms.iter().enumerate() {

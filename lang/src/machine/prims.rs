@@ -57,6 +57,9 @@ impl Machine<'_, '_> {
                 self.ret_num(num::signum(x).map_err(err)?)
             }
             Prim::Eq | Prim::Lt | Prim::Le | Prim::Compare => {
+                if self.is_constructor(a[0]) {
+                    return self.compare_constructors(p, a);
+                }
                 let (x, y) = (self.num(a[0])?, self.num(a[1])?);
                 let o = num::compare(x, y).map_err(err)?;
                 let c = match p {
@@ -79,7 +82,7 @@ impl Machine<'_, '_> {
                     _ => "Word64",
                 };
                 let x = self.num(a[0])?;
-                let already = matches!((&x, to), (Num::Int(_), "Int") | (Num::Word(_), "Word64") | (Num::Double(_), "Double") | (Num::Integer(_), "Integer"));
+                let already = matches!((&x, to), (Num::Int(_), "Int") | (Num::Word(_), "Word64") | (Num::Double(_), "Double") | (Num::Integer(_) | Num::Small(_), "Integer"));
                 if already {
                     self.m.stack_copy(self.st, RET, a[0]);
                     return Ok(Next::Return);
@@ -124,7 +127,8 @@ impl Machine<'_, '_> {
                 let r = match self.num(a[0])? {
                     Num::Int(x) => Num::Int(!x),
                     Num::Word(x) => Num::Word(!x),
-                    Num::Integer(x) => Num::Integer(-x - 1),
+                    Num::Integer(x) => Num::integer(-x - 1),
+                    Num::Small(x) => Num::Small(!x),
                     other => return Err(Stop::Error(format!("complement of {other:?}"))),
                 };
                 self.ret_num(r)
@@ -134,6 +138,7 @@ impl Machine<'_, '_> {
                     Num::Int(x) => x.count_ones(),
                     Num::Word(x) => x.count_ones(),
                     Num::Integer(x) => num::wrap_i64(&x).count_ones(),
+                    Num::Small(x) => x.count_ones(),
                     other => return Err(Stop::Error(format!("popCount of {other:?}"))),
                 };
                 self.ret_num(Num::Int(r as i64))
@@ -180,7 +185,7 @@ impl Machine<'_, '_> {
                 let text = self.text(a[0])?;
                 let t = text.trim();
                 let n = if let Ok(i) = t.parse::<num_bigint::BigInt>() {
-                    Num::Integer(i)
+                    Num::integer(i)
                 } else if let Ok(x) = t.parse::<f64>() {
                     Num::Double(x)
                 } else {
@@ -350,6 +355,29 @@ impl Machine<'_, '_> {
         }
     }
 
+    fn is_constructor(&self, s: usize) -> bool {
+        let info = self.m.stack_info(self.st, s);
+        matches!(info.closure_type, ClosureType::Constr | ClosureType::ConstrStatic) && info.tag() < NUM_BASE
+    }
+
+    /// Two constructors compared: a tail call of the library's
+    /// `eqCon`, `ltCon`, `leCon` or `cmpCon`, which compares their fields.
+    fn compare_constructors(&mut self, p: Prim, a: &[usize]) -> Res<Next> {
+        let g = match p {
+            Prim::Eq => self.tables.compare_globals[0],
+            Prim::Lt => self.tables.compare_globals[1],
+            Prim::Le => self.tables.compare_globals[2],
+            _ => self.tables.compare_globals[3],
+        };
+        let at = self.m.stack_depth(self.st);
+        for &s in a {
+            let r = self.m.stack_push_slot(self.st, s);
+            self.grow(r)?;
+        }
+        self.m.stack_copy(self.st, RET, super::GLOBALS + g as usize);
+        self.apply(at, 2)
+    }
+
     fn ret_num(&mut self, n: Num) -> Res<Next> {
         self.set_num(RET, &n)?;
         Ok(Next::Return)
@@ -379,6 +407,7 @@ impl Machine<'_, '_> {
             Num::Int(x) => Ok(x),
             Num::Word(x) => Ok(x as i64),
             Num::Integer(x) => Ok(num::wrap_i64(&x)),
+            Num::Small(x) => Ok(x),
             other => Err(Stop::Error(format!("expected an integer, found {other:?}"))),
         }
     }

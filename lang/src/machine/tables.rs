@@ -52,6 +52,8 @@ pub struct Tables {
     blackholes: Vec<&'static InfoTable>,
     /// The constructors of the Prelude's `Kind`.
     pub kinds: [u32; 5],
+    /// The globals `eqCon`, `ltCon`, `leCon`, `cmpCon`.
+    pub compare_globals: [u32; 4],
 }
 
 fn leak_str(s: &str) -> &'static str {
@@ -88,7 +90,9 @@ impl Tables {
         }
         let find = |name: &str| c.cons.iter().position(|k| k.name == name && k.type_name == "Kind").expect("the Prelude defines Kind") as u32;
         let kinds = [find("KNum"), find("KCon"), find("KFun"), find("KChar"), find("KOther")];
-        Tables { cons, nullary, funs, thunks, paps: Vec::new(), selectors: Vec::new(), blackholes: Vec::new(), kinds }
+        let global = |name: &str| c.globals.iter().position(|(n, _)| n == name).expect("the Prelude defines the comparisons") as u32;
+        let compare_globals = [global("eqCon"), global("ltCon"), global("leCon"), global("cmpCon")];
+        Tables { cons, nullary, funs, thunks, paps: Vec::new(), selectors: Vec::new(), blackholes: Vec::new(), kinds, compare_globals }
     }
 
     /// A partial application of a function to `n` arguments: the function, then them.

@@ -29,7 +29,7 @@ impl Machine<'_, '_> {
             T_WORD if std::ptr::eq(info, &WORD_INFO) => Num::Word(w(self)),
             T_DOUBLE if std::ptr::eq(info, &DOUBLE_INFO) => Num::Double(f64::from_bits(w(self))),
             T_CHAR if std::ptr::eq(info, &CHAR_INFO) => Num::Char(char::from_u32(w(self) as u32).unwrap_or('\u{fffd}')),
-            T_INTEGER if std::ptr::eq(info, &INTEGER_INFO) => Num::Integer(BigInt::from(w(self) as i64)),
+            T_INTEGER if std::ptr::eq(info, &INTEGER_INFO) => Num::Small(w(self) as i64),
             T_BIGNAT_POS | T_BIGNAT_NEG if info.closure_type == ClosureType::Constr && info.ptrs == 1 => {
                 let h = self.m.stack_get(self.st, s);
                 let bytes = self.m.field(h, 0);
@@ -37,7 +37,7 @@ impl Machine<'_, '_> {
                 let digits: Vec<u64> = (0..limbs).map(|i| self.m.byte_array_read(bytes, i)).collect();
                 self.m.truncate(h.index());
                 let sign = if info.tag() == T_BIGNAT_NEG { Sign::Minus } else { Sign::Plus };
-                Num::Integer(BigInt::from_biguint(sign, num_bigint::BigUint::from_slice(&u64s_to_u32s(&digits))))
+                Num::integer(BigInt::from_biguint(sign, num_bigint::BigUint::from_slice(&u64s_to_u32s(&digits))))
             }
             _ => return Err(Stop::Error(format!("expected a number, found {}", info.name))),
         })
@@ -50,6 +50,7 @@ impl Machine<'_, '_> {
             Num::Word(x) => (&WORD_INFO, *x),
             Num::Double(x) => (&DOUBLE_INFO, x.to_bits()),
             Num::Char(c) => (&CHAR_INFO, *c as u64),
+            Num::Small(x) => (&INTEGER_INFO, *x as u64),
             Num::Integer(x) => match x.to_i64() {
                 Some(v) => (&INTEGER_INFO, v as u64),
                 None => return self.set_big(dst, x),
@@ -81,7 +82,7 @@ impl Machine<'_, '_> {
     /// A literal's object into slot `dst`.
     pub(super) fn literal(&mut self, dst: usize, lit: &Literal) -> Res<()> {
         let n = match lit {
-            Literal::Integer(x) => Num::Integer(x.clone()),
+            Literal::Integer(x) => Num::integer(x.clone()),
             Literal::Double(x) => Num::Double(*x),
             Literal::Char(c) => Num::Char(*c),
         };

@@ -29,8 +29,21 @@ pub enum Num {
     Int(i64),
     Word(u64),
     Double(f64),
+    /// An `Integer` that fits a word (the common case, kept off the
+    /// allocator: See `Num::normal`).
+    Small(i64),
     Integer(BigInt),
     Char(char),
+}
+
+impl Num {
+    /// An `Integer` in its small form when it fits.
+    pub fn integer(x: BigInt) -> Num {
+        match x.to_i64() {
+            Some(v) => Num::Small(v),
+            None => Num::Integer(x),
+        }
+    }
 }
 
 /// An operation the types of its arguments do not allow.
@@ -43,6 +56,15 @@ type R = Result<Num, NumError>;
 fn unify(a: Num, b: Num) -> Result<(Num, Num), NumError> {
     use Num::*;
     Ok(match (a, b) {
+        (Small(x), Small(y)) => (Small(x), Small(y)),
+        (Small(x), Int(y)) => (Int(x), Int(y)),
+        (Int(x), Small(y)) => (Int(x), Int(y)),
+        (Small(x), Word(y)) => (Word(x as u64), Word(y)),
+        (Word(x), Small(y)) => (Word(x), Word(y as u64)),
+        (Small(x), Double(y)) => (Double(x as f64), Double(y)),
+        (Double(x), Small(y)) => (Double(x), Double(y as f64)),
+        (Small(x), b) => return unify(Integer(BigInt::from(x)), b),
+        (a, Small(y)) => return unify(a, Integer(BigInt::from(y))),
         (Integer(x), Int(y)) => (Int(wrap_i64(&x)), Int(y)),
         (Int(x), Integer(y)) => (Int(x), Int(wrap_i64(&y))),
         (Integer(x), Word(y)) => (Word(wrap_i64(&x) as u64), Word(y)),
@@ -91,7 +113,18 @@ pub fn arith(op: char, a: Num, b: Num) -> R {
             '-' => x - y,
             _ => x * y,
         }),
-        (Integer(x), Integer(y)) => Integer(match op {
+        (Small(x), Small(y)) => {
+            let r = match op {
+                '+' => x.checked_add(y),
+                '-' => x.checked_sub(y),
+                _ => x.checked_mul(y),
+            };
+            match r {
+                Some(v) => Small(v),
+                None => return arith(op, Integer(BigInt::from(x)), Integer(BigInt::from(y))),
+            }
+        }
+        (Integer(x), Integer(y)) => Num::integer(match op {
             '+' => x + y,
             '-' => x - y,
             _ => x * y,
@@ -105,7 +138,7 @@ pub fn integral(op: &str, a: Num, b: Num) -> R {
     use Num::*;
     let (a, b) = unify(a, b)?;
     let zero = match &b {
-        Int(0) | Word(0) => true,
+        Int(0) | Word(0) | Small(0) => true,
         Integer(y) => y.is_zero(),
         _ => false,
     };
@@ -120,7 +153,14 @@ pub fn integral(op: &str, a: Num, b: Num) -> R {
             _ => num_integer::Integer::mod_floor(&x, &y),
         }),
         (Word(x), Word(y)) => Word(if op == "quot" || op == "div" { x / y } else { x % y }),
-        (Integer(x), Integer(y)) => Integer(match op {
+        (Small(x), Small(y)) if !(x == i64::MIN && y == -1) => Small(match op {
+            "quot" => x / y,
+            "rem" => x % y,
+            "div" => num_integer::Integer::div_floor(&x, &y),
+            _ => num_integer::Integer::mod_floor(&x, &y),
+        }),
+        (Small(x), Small(y)) => return integral(op, Integer(BigInt::from(x)), Integer(BigInt::from(y))),
+        (Integer(x), Integer(y)) => Num::integer(match op {
             "quot" => &x / &y,
             "rem" => &x % &y,
             "div" => num_integer::Integer::div_floor(&x, &y),
@@ -141,6 +181,7 @@ pub fn to_f64(a: &Num) -> Result<f64, NumError> {
         Num::Word(x) => *x as f64,
         Num::Double(x) => *x,
         Num::Integer(x) => x.to_f64().unwrap_or(f64::NAN),
+        Num::Small(x) => *x as f64,
         Num::Char(_) => return Err(NumError("a Char is not a number".into())),
     })
 }
@@ -151,6 +192,7 @@ pub fn to_integer(a: &Num) -> BigInt {
         Num::Word(x) => BigInt::from(*x),
         Num::Double(x) => BigInt::from(*x as i64),
         Num::Integer(x) => x.clone(),
+        Num::Small(x) => BigInt::from(*x),
         Num::Char(c) => BigInt::from(*c as u32),
     }
 }
@@ -164,7 +206,7 @@ fn zero_like(a: &Num) -> Num {
         Num::Int(_) => Num::Int(0),
         Num::Word(_) => Num::Word(0),
         Num::Double(_) => Num::Double(0.0),
-        _ => Num::Integer(BigInt::zero()),
+        _ => Num::Small(0),
     }
 }
 
@@ -172,7 +214,8 @@ pub fn abs(a: Num) -> R {
     Ok(match a {
         Num::Int(x) => Num::Int(x.wrapping_abs()),
         Num::Double(x) => Num::Double(x.abs()),
-        Num::Integer(x) => Num::Integer(x.abs()),
+        Num::Integer(x) => Num::integer(x.abs()),
+        Num::Small(x) => Num::integer(BigInt::from(x).abs()),
         other => other,
     })
 }
@@ -182,7 +225,8 @@ pub fn signum(a: Num) -> R {
         Num::Int(x) => Num::Int(x.signum()),
         Num::Word(x) => Num::Word(u64::from(x != 0)),
         Num::Double(x) => Num::Double(if x > 0.0 { 1.0 } else if x < 0.0 { -1.0 } else { x }),
-        Num::Integer(x) => Num::Integer(x.signum()),
+        Num::Integer(x) => Num::integer(x.signum()),
+        Num::Small(x) => Num::Small(x.signum()),
         c => c,
     })
 }
@@ -195,6 +239,7 @@ pub fn compare(a: Num, b: Num) -> Result<std::cmp::Ordering, NumError> {
         (Word(x), Word(y)) => x.cmp(&y),
         (Double(x), Double(y)) => x.partial_cmp(&y).unwrap_or(std::cmp::Ordering::Greater),
         (Integer(x), Integer(y)) => x.cmp(&y),
+        (Small(x), Small(y)) => x.cmp(&y),
         (Char(x), Char(y)) => x.cmp(&y),
         (a, b) => return Err(mismatch("compare", &a, &b)),
     })
@@ -205,7 +250,7 @@ pub fn bits(op: &str, a: Num, b: Num) -> R {
     use Num::*;
     if op == "shiftL" || op == "shiftR" {
         let n = match b {
-            Int(n) => n,
+            Int(n) | Small(n) => n,
             Integer(n) => wrap_i64(&n),
             Word(n) => n as i64,
             other => return Err(mismatch(op, &a, &other)),
@@ -213,11 +258,17 @@ pub fn bits(op: &str, a: Num, b: Num) -> R {
         return Ok(match a {
             Int(x) => Int(if n >= 64 { if op == "shiftR" && x < 0 { -1 } else { 0 } } else if op == "shiftL" { x << n } else { x >> n }),
             Word(x) => Word(if n >= 64 { 0 } else if op == "shiftL" { x << n } else { x >> n }),
-            Integer(x) => Integer(if op == "shiftL" { x << n as usize } else { x >> n as usize }),
+            Integer(x) => Num::integer(if op == "shiftL" { x << n as usize } else { x >> n as usize }),
+            Small(x) => Num::integer(if op == "shiftL" { BigInt::from(x) << n as usize } else { BigInt::from(x) >> n as usize }),
             other => return Err(mismatch(op, &other, &Int(n))),
         });
     }
     Ok(match unify(a, b)? {
+        (Small(x), Small(y)) => Small(match op {
+            "and" => x & y,
+            "or" => x | y,
+            _ => x ^ y,
+        }),
         (Int(x), Int(y)) => Int(match op {
             "and" => x & y,
             "or" => x | y,
@@ -228,7 +279,7 @@ pub fn bits(op: &str, a: Num, b: Num) -> R {
             "or" => x | y,
             _ => x ^ y,
         }),
-        (Integer(x), Integer(y)) => Integer(match op {
+        (Integer(x), Integer(y)) => Num::integer(match op {
             "and" => x & y,
             "or" => x | y,
             _ => x ^ y,
@@ -245,6 +296,9 @@ pub fn pow(a: Num, b: Num) -> R {
 /// Conversions named by signatures and `fromIntegral`'s targets.
 pub fn convert(to: &str, a: Num) -> R {
     Ok(match (to, a) {
+        ("Int", Num::Small(x)) => Num::Int(x),
+        ("Word64", Num::Small(x)) => Num::Word(x as u64),
+        ("Integer", Num::Small(x)) => Num::Small(x),
         ("Int", Num::Int(x)) => Num::Int(x),
         ("Int", Num::Word(x)) => Num::Int(x as i64),
         ("Int", Num::Integer(x)) => Num::Int(wrap_i64(&x)),
@@ -253,7 +307,7 @@ pub fn convert(to: &str, a: Num) -> R {
         ("Word64", Num::Word(x)) => Num::Word(x),
         ("Word64", Num::Integer(x)) => Num::Word(wrap_i64(&x) as u64),
         ("Double", a) => Num::Double(to_f64(&a)?),
-        ("Integer", a) => Num::Integer(to_integer(&a)),
+        ("Integer", a) => Num::integer(to_integer(&a)),
         (_, a) => return Err(NumError(format!("cannot convert {a:?} to {to}"))),
     })
 }
@@ -277,5 +331,5 @@ pub fn rounding(op: &str, a: Num) -> R {
             }
         }
     };
-    Ok(Num::Integer(num_bigint::BigInt::from(r as i128)))
+    Ok(Num::integer(num_bigint::BigInt::from(r as i128)))
 }

@@ -10,6 +10,7 @@ pub fn show_num(n: &Num) -> String {
         Num::Int(x) => x.to_string(),
         Num::Word(x) => x.to_string(),
         Num::Integer(x) => x.to_string(),
+        Num::Small(x) => x.to_string(),
         Num::Double(x) => show_double(*x),
         Num::Char(c) => {
             if *c == '\'' {
