@@ -15,8 +15,6 @@ infix 5 \\
 
 -- Data.List -----------------------------------------------------------
 
-foldl' f z [] = z
-foldl' f z (x : xs) = let z' = f z x in z' `seq` foldl' f z' xs
 foldl1' f (x : xs) = foldl' f x xs
 sort xs = sortBy compare xs
 sortOn f xs = map snd (sortBy (comparing fst) (map (\x -> let y = f x in y `seq` (y, x)) xs))

@@ -274,7 +274,7 @@ null [] = True
 null _ = False
 length xs = lenAcc xs (0 :: Int)
 lenAcc [] n = n
-lenAcc (_ : xs) n = lenAcc xs (primAdd n 1)
+lenAcc (_ : xs) n = let m = primAdd n 1 in m `seq` lenAcc xs m
 xs !! n = if n < 0 then errorWithoutStackTrace "Prelude.!!: negative index" else nth xs n
 nth [] _ = errorWithoutStackTrace "Prelude.!!: index too large"
 nth (x : xs) n = if n == 0 then x else nth xs (n - 1)
@@ -287,12 +287,15 @@ foldr1 f (x : xs) = f x (foldr1 f xs)
 foldr1 _ [] = errorWithoutStackTrace "Prelude.foldr1: empty list"
 foldl1 f (x : xs) = foldl f x xs
 foldl1 _ [] = errorWithoutStackTrace "Prelude.foldl1: empty list"
-sum xs = foldl (+) 0 xs
-product xs = foldl (*) 1 xs
+-- GHC's base is compiled with optimisation, so its folds are strict.
+sum xs = foldl' (+) 0 xs
+product xs = foldl' (*) 1 xs
+foldl' f z [] = z
+foldl' f z (x : xs) = let z' = f z x in z' `seq` foldl' f z' xs
 maximum [] = errorWithoutStackTrace "Prelude.maximum: empty list"
-maximum xs = foldl1 max xs
+maximum (x : xs) = foldl' max x xs
 minimum [] = errorWithoutStackTrace "Prelude.minimum: empty list"
-minimum xs = foldl1 min xs
+minimum (x : xs) = foldl' min x xs
 and [] = True
 and (x : xs) = x && and xs
 or [] = False

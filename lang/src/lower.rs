@@ -174,6 +174,14 @@ impl Lower<'_> {
                 }
                 self.emit(Ir::Case { scrut: s, bind: b, alts: calts, default })
             }
+            Term::Prim(crate::prim::Prim::Seq, args) => {
+                // `seq a b`: evaluate `a`, then `b` in tail position (not a
+                // thunk for `b`, whose update frames would pile up).
+                let scrut = self.tail(f, &args[0]);
+                let bind = f.temp();
+                let then = self.tail(f, &args[1]);
+                self.emit(Ir::Case { scrut, bind, alts: Vec::new(), default: Some(then) })
+            }
             Term::Prim(p, args) => {
                 let mut binds = Vec::new();
                 let mut strict = Vec::new();

@@ -22,6 +22,9 @@ pub enum Literal {
     /// An integer literal, of type `Integer` until it meets another type
     /// (See Note [Numbers typed at run time] in `prim::num`).
     Integer(BigInt),
+    /// An integer literal where a signature says `Int` or `Word64`.
+    Int(i64),
+    Word(u64),
     Double(f64),
     Char(char),
 }

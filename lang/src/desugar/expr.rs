@@ -156,6 +156,9 @@ impl Desugarer {
         }
         args.reverse();
         let mut targs = args.iter().map(|a| self.expr(a, env)).collect::<R<Vec<_>>>()?;
+        if let Expr::Var(name, _) = head {
+            self.type_literals(name, &args, &mut targs);
+        }
         match head {
             Expr::Con(name, line) if !self.newtypes.contains(super::unqualified(name)) && name != "()" && name != "[]" => {
                 let c = self.con(name).ok_or((*line, format!("Data constructor not in scope: {name}")))?;
@@ -187,6 +190,29 @@ impl Desugarer {
             other => self.expr(other, env)?,
         };
         Ok(if targs.is_empty() { f } else { Term::App(Box::new(f), targs) })
+    }
+
+    /// Integer literals passed where the function's signature names a
+    /// numeric type take that type (See Note [Numbers typed at run time]).
+    fn type_literals(&mut self, name: &str, args: &[&Expr], targs: &mut [Term]) {
+        let Some(mut ty) = self.sigs.get(name).cloned() else { return };
+        for (a, t) in args.iter().zip(targs.iter_mut()) {
+            let crate::syntax::ast::Type::Fun(arg, rest) = ty else { return };
+            let literal = match a {
+                Expr::Lit(Lit::Int(n), _) => Some(n.clone()),
+                Expr::Neg(inner, _) => match &**inner {
+                    Expr::Lit(Lit::Int(n), _) => Some(-n.clone()),
+                    _ => None,
+                },
+                _ => None,
+            };
+            if let Some(n) = literal {
+                if let Some(typed) = typed_literal(&arg, &n) {
+                    *t = self.literal(typed);
+                }
+            }
+            ty = *rest;
+        }
     }
 
     /// A saturated constructor, its strict fields evaluated first.
@@ -379,4 +405,16 @@ fn mentions(ty: &crate::syntax::ast::Type, names: &[&str]) -> bool {
         Type::List(a) => mentions(a, names),
         Type::Tuple(ts) => ts.iter().any(|a| mentions(a, names)),
     }
+}
+
+/// An integer literal at a numeric type named by a signature.
+fn typed_literal(ty: &crate::syntax::ast::Type, n: &num_bigint::BigInt) -> Option<Literal> {
+    use crate::prim::Prim;
+    let big = crate::prim::num::Num::Integer(n.clone());
+    Some(match super::bind::numeric_prim(ty)? {
+        Prim::ToInt => Literal::Int(crate::prim::num::wrap_i64(n)),
+        Prim::ToWord64 => Literal::Word(crate::prim::num::wrap_i64(n) as u64),
+        Prim::ToDouble => Literal::Double(crate::prim::num::to_f64(&big).ok()?),
+        _ => return None,
+    })
 }

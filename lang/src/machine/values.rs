@@ -83,6 +83,8 @@ impl Machine<'_, '_> {
     pub(super) fn literal(&mut self, dst: usize, lit: &Literal) -> Res<()> {
         let n = match lit {
             Literal::Integer(x) => Num::integer(x.clone()),
+            Literal::Int(x) => Num::Int(*x),
+            Literal::Word(x) => Num::Word(*x),
             Literal::Double(x) => Num::Double(*x),
             Literal::Char(c) => Num::Char(*c),
         };

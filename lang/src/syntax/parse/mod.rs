@@ -38,7 +38,7 @@ pub(super) struct Parser {
 
 /// Tokens that end an implicit block item by the `parse-error(t)` rule.
 pub(super) fn closes_implicit(t: &Tok) -> bool {
-    matches!(t, Tok::Key("in" | ")" | "]" | "," | "then" | "else" | "of" | "}") | Tok::Eof)
+    matches!(t, Tok::Key("in" | ")" | "]" | "," | "then" | "else" | "of" | "}" | "where") | Tok::Eof)
 }
 
 impl Parser {
