@@ -1,0 +1,223 @@
+//! The Haskell programs of `programs/` run by gclab-lang on gclab's heap:
+//! each one's output equal to what GHC printed for the same file and
+//! arguments (`programs/expected/`), under every collector, with the
+//! sanity checker after every GC in small nurseries, with minor-GC
+//! checks over several generations, and with a GC at every allocation
+//! for the small ones; GHC's own output checked against the expected
+//! files; run-time errors as GHC reports them; the selector-thunk leak
+//! fixed by the GC.
+
+use std::path::Path;
+use std::process::Command;
+
+/// (program, arguments) from `programs/test-args.txt`.
+fn programs() -> Vec<(String, Vec<String>)> {
+    let text = std::fs::read_to_string("programs/test-args.txt").unwrap();
+    text.lines()
+        .filter(|l| !l.starts_with('#') && !l.trim().is_empty())
+        .map(|l| {
+            let mut words = l.split_whitespace().map(str::to_string);
+            (words.next().unwrap(), words.collect())
+        })
+        .collect()
+}
+
+fn expected(name: &str) -> String {
+    std::fs::read_to_string(format!("programs/expected/{name}.out")).unwrap()
+}
+
+/// Run `programs/NAME.hs` in-process under the collector and RTS flags;
+/// its output.
+fn run(name: &str, args: &[String], collector: &gclab_collectors::CollectorEntry, rts: &str) -> String {
+    let code = gclab_lang::load(Path::new(&format!("programs/{name}.hs"))).unwrap_or_else(|e| panic!("{e}"));
+    let rts = format!("{rts} {}", collector.flags);
+    let flags = gclab::flags(&rts).unwrap();
+    let made = collector.make(&flags).unwrap();
+    let mut out = Vec::new();
+    let (outcome, stop) = gclab::run_program(&code, args.to_vec(), flags, made, &mut out).unwrap_or_else(|e| panic!("{name} under {} +RTS {rts}: {e}", collector.name));
+    assert!(stop.is_none(), "{name} under {} +RTS {rts}: {stop:?}", collector.name);
+    assert!(outcome.stats.gcs > 0 || name == "constraints", "{name} under {} +RTS {rts}: no GC", collector.name);
+    String::from_utf8(out).unwrap()
+}
+
+fn every_program_under(collector: &str) {
+    let entry = gclab_collectors::COLLECTORS.iter().find(|c| c.name == collector).unwrap();
+    for (name, args) in programs() {
+        for rts in ["-A64k -DS", "-A32k -G3 --sanity=minor:4"] {
+            let out = run(&name, &args, entry, rts);
+            assert_eq!(out, expected(&name), "{name} {args:?} under {collector} +RTS {rts}");
+        }
+    }
+}
+
+#[test]
+fn programs_under_copying() {
+    every_program_under("copying");
+}
+
+#[test]
+fn programs_under_compacting() {
+    every_program_under("compacting");
+}
+
+#[test]
+fn programs_under_two_space() {
+    every_program_under("two-space");
+}
+
+#[test]
+fn programs_under_parallel() {
+    every_program_under("parallel");
+}
+
+#[test]
+fn programs_under_mark_sweep() {
+    every_program_under("mark-sweep");
+}
+
+#[test]
+fn programs_under_nonmoving() {
+    every_program_under("nonmoving");
+}
+
+#[test]
+fn programs_under_immix() {
+    every_program_under("immix");
+}
+
+#[test]
+fn every_collector_is_tested_on_the_programs() {
+    let tested = ["copying", "compacting", "two-space", "parallel", "mark-sweep", "nonmoving", "immix"];
+    for c in gclab_collectors::COLLECTORS {
+        assert!(tested.contains(&c.name), "add a programs_under_ test for {}", c.name);
+    }
+}
+
+/// A GC at every allocation, with the whole heap checked after each, on
+/// the programs small enough for it.
+#[test]
+fn small_programs_with_a_gc_at_every_allocation() {
+    for entry in gclab_collectors::COLLECTORS {
+        for (name, args) in [("constraints", vec!["5".to_string()]), ("selector_leak", vec!["200".to_string()]), ("lalr", vec!["2".to_string()])] {
+            let out = run(name, &args, entry, "--gc-every=1 -A8k -DS");
+            let ghc = match name {
+                "constraints" => "queens 5: 10 solutions; first [4,2,5,3,1]\n",
+                "selector_leak" => "200\n55\n",
+                _ => "levels 2: 7 productions, 12 states, 22 transitions, 34 items\n",
+            };
+            assert_eq!(out, ghc, "{name} under {} with a GC at every allocation", entry.name);
+        }
+    }
+}
+
+/// GHC 9.0 prints the expected outputs for the same files and arguments.
+#[test]
+fn ghc_prints_the_expected_outputs() {
+    let build = std::env::temp_dir().join(format!("gclab-programs-{}", std::process::id()));
+    for (name, args) in programs() {
+        let dir = build.join(&name);
+        std::fs::create_dir_all(&dir).unwrap();
+        let exe = dir.join("prog");
+        let ghc = Command::new("ghc").args(["-O0", "-v0", &format!("programs/{name}.hs"), "-outputdir"]).arg(&dir).arg("-o").arg(&exe).output().expect("ghc is installed (.ci/run installs it)");
+        assert!(ghc.status.success(), "ghc {name}: {}", String::from_utf8_lossy(&ghc.stderr));
+        let out = Command::new(&exe).args(&args).output().unwrap();
+        assert_eq!(String::from_utf8(out.stdout).unwrap(), expected(&name), "GHC's {name}");
+    }
+    let _ = std::fs::remove_dir_all(&build);
+}
+
+/// Wadler's leak: with selector thunks evaluated by the GC the residency
+/// stays small (without, it is about 40 MB for a million elements, as
+/// GHC's `-O0` program's is).
+#[test]
+fn the_gc_fixes_the_selector_leak() {
+    for entry in gclab_collectors::COLLECTORS.iter().filter(|c| c.name != "nonmoving") {
+        let code = gclab_lang::load(Path::new("programs/selector_leak.hs")).unwrap();
+        let flags = gclab::flags(entry.flags).unwrap();
+        let made = entry.make(&flags).unwrap();
+        let mut out = Vec::new();
+        let (outcome, _) = gclab::run_program(&code, vec!["300000".into()], flags, made, &mut out).unwrap();
+        assert_eq!(String::from_utf8(out).unwrap(), "300000\n55\n");
+        let max = outcome.stats.max_live_bytes;
+        assert!(max < 1 << 20, "{}: {max} bytes live at most", entry.name);
+    }
+}
+
+fn gclab(args: &[&str], dir: &Path) -> std::process::Output {
+    Command::new(env!("CARGO_BIN_EXE_gclab")).args(args).current_dir(dir).env_remove("GCLABRTS").output().unwrap()
+}
+
+/// Run-time errors end the program as GHC's end: the message after the
+/// program's name on standard error, exit code 1 (2 for a stack
+/// overflow), the output before it kept.
+#[test]
+fn runtime_errors_as_ghc_reports_them() {
+    let dir = tempfile_dir();
+    let cases = [
+        ("err", "main = putStrLn \"before\" >> error \"boom\"\n", "err: boom", 1),
+        ("hd", "main = putStrLn \"before\" >> print (head ([] :: [Int]))\n", "hd: Prelude.head: empty list", 1),
+        ("pat", "f :: Int -> Int\nf 1 = 2\nmain = putStrLn \"before\" >> print (f 3)\n", "pat: Non-exhaustive patterns in function f", 1),
+        ("loop", "main = putStrLn \"before\" >> let x = x + 1 :: Int in print x\n", "loop: <<loop>>", 1),
+    ];
+    for (name, src, message, code) in cases {
+        let file = dir.join(format!("{name}.hs"));
+        std::fs::write(&file, src).unwrap();
+        let out = gclab(&["run", file.to_str().unwrap()], &dir);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(code), "{name}: {stderr}");
+        assert!(stderr.contains(message), "{name}: {stderr}");
+        assert_eq!(String::from_utf8_lossy(&out.stdout), "before\n", "{name}");
+    }
+    let deep = dir.join("deep.hs");
+    std::fs::write(&deep, "main = print (foldr (+) 0 [1 .. 10000000 :: Int])\n").unwrap();
+    let out = gclab(&["run", deep.to_str().unwrap(), "+RTS", "-K1m"], &dir);
+    assert_eq!(out.status.code(), Some(2), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("Stack space overflow"));
+}
+
+/// A program outside the subset is refused with the construct and its
+/// line, before it runs, exit code 1.
+#[test]
+fn programs_outside_the_subset_are_refused_with_the_line() {
+    let dir = tempfile_dir();
+    let cases = [
+        ("cls", "class C a where\n  m :: a -> a\nmain = print 1\n", "cls.hs:1:"),
+        ("imp", "import Data.Map\nmain = print 1\n", "imp.hs:1: module Data.Map"),
+        ("scope", "main = do\n  print 1\n  print (nope 2)\n", "scope.hs:3: Variable not in scope: nope"),
+        ("syntax", "main = print (1 +\n", "syntax.hs:"),
+    ];
+    for (name, src, message) in cases {
+        let file = dir.join(format!("{name}.hs"));
+        std::fs::write(&file, src).unwrap();
+        let out = gclab(&["run", file.to_str().unwrap()], &dir);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{name}: {stderr}");
+        assert!(stderr.contains(message), "{name}: {stderr}");
+        assert!(!stderr.contains("panicked"), "{name}: {stderr}");
+    }
+}
+
+/// A program's run takes the RTS flags a workload takes: `-s` prints
+/// GHC's statistics, `--json` writes the record, `-hT` the heap profile.
+#[test]
+fn a_program_run_takes_the_rts_flags() {
+    let dir = tempfile_dir();
+    let program = std::fs::canonicalize("programs/binary_trees.hs").unwrap();
+    let json = dir.join("bt.json");
+    let out = gclab(&["run", "--json", json.to_str().unwrap(), program.to_str().unwrap(), "8", "+RTS", "-s", "-hT", "-i0.001"], &dir);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(String::from_utf8_lossy(&out.stdout), expected("binary_trees"));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("bytes allocated in the heap"));
+    let record: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    assert!(record["stats"]["allocated_bytes"].as_u64().unwrap() > 1_000_000);
+    let hp = std::fs::read_to_string(dir.join("binary_trees.hp")).unwrap();
+    assert!(hp.contains("BEGIN_SAMPLE") && hp.contains("Main"), "{hp}");
+}
+
+fn tempfile_dir() -> std::path::PathBuf {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    static N: AtomicUsize = AtomicUsize::new(0);
+    let d = std::env::temp_dir().join(format!("gclab-programs-test-{}-{}", std::process::id(), N.fetch_add(1, Ordering::SeqCst)));
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
