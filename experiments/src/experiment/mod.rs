@@ -268,6 +268,15 @@ impl Experiment {
         }
         let mut workloads = Vec::new();
         for w in file.workloads.get_ref() {
+            if w.name.get_ref().ends_with(".hs") {
+                // A Haskell program that gclab-lang runs (`gclab run FILE.hs`).
+                let path = Path::new(w.name.get_ref());
+                if !path.is_file() {
+                    return Err(err(Some(w.name.span()), "workloads.name", format!("the program `{}' is not a file (a path from the directory the sweep runs in)", w.name.get_ref())));
+                }
+                workloads.push((w.name.get_ref().clone(), w.args.clone()));
+                continue;
+            }
             let Some(entry) = gclab_workloads::by_name(w.name.get_ref()) else {
                 return Err(err(Some(w.name.span()), "workloads.name", format!("unknown workload `{}' (see `gclab list`)", w.name.get_ref())));
             };
