@@ -161,7 +161,7 @@ impl Lexer {
                     while self.peek(k) == Some('-') {
                         k += 1;
                     }
-                    if self.peek(k).is_some_and(|c| is_symbol(c)) {
+                    if self.peek(k).is_some_and(is_symbol) {
                         return Ok(());
                     }
                     while self.peek(0).is_some_and(|c| c != '\n') {
