@@ -31,7 +31,13 @@
 //! first (`barrier::pop_stack`).
 //!
 //! The cost: a slot read is two loads through the handle and a bounds
-//! test; a push also a capacity test. The alternative, pointers in
+//! test; a push also a capacity test. Moving a value (a copy between
+//! slots, a field into a slot, a slot into a new object's field) does not
+//! follow indirections, so it never loads the header of the object moved:
+//! an evaluated thunk stays an indirection until a reader that needs the
+//! object (its info, its words, its fields) follows it, or a GC removes
+//! it. Following them eagerly cost binary-trees a cache miss per field a
+//! pattern bound (18% of the machine's time in `lru`). The alternative, pointers in
 //! handles on the capability's root stack, needs no new object type but
 //! keeps every pending value alive until the interpreter pops the handle,
 //! and is not what GHC's GC sees.
@@ -102,6 +108,17 @@ impl Mutator<'_> {
         deref_ind(unsafe { *self.slot_addr(p, i) }, self.layout)
     }
 
+    /// The word in slot `i` as it is: an indirection is left for its
+    /// reader to follow, so that copying a value between slots and
+    /// fields does not load the header of the object it names (See Note
+    /// [Evaluation stacks]).
+    #[inline(always)]
+    fn slot_raw(&self, st: Handle, i: usize) -> Word {
+        let p = self.stack_obj(st);
+        // SAFETY: `slot_addr` checked the slot is live.
+        unsafe { *self.slot_addr(p, i) }
+    }
+
     /// Store `v` (an object address) into live slot `i`.
     #[inline(always)]
     fn store_slot(&mut self, st: Handle, i: usize, v: Word) {
@@ -170,7 +187,7 @@ impl Mutator<'_> {
     #[inline(always)]
     pub fn stack_push_slot(&mut self, st: Handle, from: usize) -> Result<usize, StackOverflow> {
         self.stack_room(st, 1)?;
-        let w = self.slot_value(st, from);
+        let w = self.slot_raw(st, from);
         Ok(self.push_word(st, w))
     }
 
@@ -229,7 +246,7 @@ impl Mutator<'_> {
     /// Slot `dst` := slot `src`.
     #[inline(always)]
     pub fn stack_copy(&mut self, st: Handle, dst: usize, src: usize) {
-        let w = self.slot_value(st, src);
+        let w = self.slot_raw(st, src);
         self.store_slot(st, dst, w);
     }
 
@@ -260,7 +277,7 @@ impl Mutator<'_> {
             assert!(field < info.ptrs as usize, "{}: no pointer field {field}", info.name);
             *self.layout.payload(o).add(field)
         };
-        self.store_slot(st, dst, deref_ind(v, self.layout));
+        self.store_slot(st, dst, v);
     }
 
     /// The info table of the object in slot `i`, through indirections.
@@ -303,7 +320,7 @@ impl Mutator<'_> {
         self.init_header(p, info);
         let payload = layout.payload(p);
         for (k, &slot) in ptr_slots.iter().enumerate() {
-            let v = self.slot_value(st, slot);
+            let v = self.slot_raw(st, slot);
             // SAFETY: the new object has room for its payload.
             unsafe { *payload.add(k) = v };
         }
@@ -330,7 +347,7 @@ impl Mutator<'_> {
     /// knot into objects it has just made).
     pub fn stack_set_field(&mut self, st: Handle, obj: usize, field: usize, value: usize) {
         let o = self.slot_value(st, obj) as *mut Word;
-        let v = self.slot_value(st, value);
+        let v = self.slot_raw(st, value);
         // SAFETY: `o` is a valid object; `field` is checked against its info.
         unsafe {
             let info = info_of_header(*o);
@@ -359,7 +376,7 @@ impl Mutator<'_> {
     /// slot `value`: it becomes an indirection (See `barrier::update_thunk`).
     pub fn stack_update(&mut self, st: Handle, thunk: usize, value: usize) {
         let p = self.slot_value(st, thunk) as *mut Word;
-        let v = self.slot_value(st, value);
+        let v = self.slot_raw(st, value);
         // SAFETY: checked to be a thunk of some kind; its size from its info.
         unsafe {
             let info = info_of_header(load_header(p));
