@@ -68,8 +68,23 @@ pub fn load(path: &Path) -> Result<ir::Compiled, FrontError> {
     compile(&files)
 }
 
-/// Compile a program given as (file name, text) pairs, the main module last.
+/// Compile a program given as (file name, text) pairs, the main module
+/// last. The front end recurses over the program's syntax, so it runs on
+/// a thread with a stack of its own, large enough for any program the
+/// parser takes (See `syntax::parse::MAX_DEPTH`): a long infix chain is a
+/// deep tree.
 pub fn compile(files: &[(String, String)]) -> Result<ir::Compiled, FrontError> {
+    let files = files.to_vec();
+    std::thread::Builder::new()
+        .name("gclab-lang front end".into())
+        .stack_size(512 << 20)
+        .spawn(move || compile_here(&files))
+        .expect("a thread for the front end")
+        .join()
+        .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+}
+
+fn compile_here(files: &[(String, String)]) -> Result<ir::Compiled, FrontError> {
     let mut modules = Vec::new();
     for (name, text) in LIBRARY {
         let m = syntax::parse::parse_module(text).map_err(|e| FrontError { file: format!("lib/{name}.hs"), line: e.line, message: e.message })?;

@@ -12,6 +12,10 @@ impl Parser {
     // Expressions
 
     pub(super) fn expr(&mut self) -> R<Expr> {
+        self.nested(|p| p.expr_inner())
+    }
+
+    fn expr_inner(&mut self) -> R<Expr> {
         let e = self.infix_expr()?;
         if self.eat("::") {
             let t = self.type_()?;
@@ -186,6 +190,10 @@ impl Parser {
     }
 
     pub(super) fn aexpr(&mut self) -> R<Expr> {
+        self.nested(|p| p.aexpr_inner())
+    }
+
+    fn aexpr_inner(&mut self) -> R<Expr> {
         let mut e = self.aexpr0()?;
         // Record construction and update bind tighter than application.
         while self.is("{") && self.r.next_kind() == Next::Token {

@@ -18,13 +18,13 @@ pub(super) type R<T> = Result<T, SyntaxError>;
 
 /// Parse a module's source.
 pub fn parse_module(src: &str) -> R<Module> {
-    let mut p = Parser { r: Reader::new(lex(src)?) };
+    let mut p = Parser { r: Reader::new(lex(src)?), depth: 0 };
     p.module()
 }
 
 /// Parse one expression (tests and the REPL-like tools).
 pub fn parse_expr(src: &str) -> R<Expr> {
-    let mut p = Parser { r: Reader::new(lex(src)?) };
+    let mut p = Parser { r: Reader::new(lex(src)?), depth: 0 };
     let e = p.expr()?;
     if p.tok() != &Tok::Eof {
         return p.fail(format!("unexpected {} after the expression", p.tok()));
@@ -34,7 +34,13 @@ pub fn parse_expr(src: &str) -> R<Expr> {
 
 pub(super) struct Parser {
     pub(super) r: Reader,
+    /// Expressions, patterns and types being parsed inside each other.
+    depth: u32,
 }
+
+/// The deepest nesting of expressions, patterns and types the parser
+/// takes: deeper input is refused rather than run out of stack.
+const MAX_DEPTH: u32 = 1000;
 
 /// Tokens that end an implicit block item by the `parse-error(t)` rule.
 pub(super) fn closes_implicit(t: &Tok) -> bool {
@@ -46,6 +52,17 @@ impl Parser {
     // Tokens
 
     /// The next real token, or `;`/`}` for a virtual one.
+    /// Parse `f` one level deeper, refusing input nested past `MAX_DEPTH`.
+    pub(super) fn nested<T>(&mut self, f: impl FnOnce(&mut Self) -> R<T>) -> R<T> {
+        if self.depth >= MAX_DEPTH {
+            return self.fail(format!("expressions, patterns or types nested more than {MAX_DEPTH} deep"));
+        }
+        self.depth += 1;
+        let r = f(self);
+        self.depth -= 1;
+        r
+    }
+
     pub(super) fn tok(&self) -> &Tok {
         match self.r.next_kind() {
             Next::Semi => &Tok::Key(";"),

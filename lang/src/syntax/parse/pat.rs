@@ -18,6 +18,10 @@ impl Parser {
     }
 
     pub(super) fn pat(&mut self) -> R<Pat> {
+        self.nested(|p| p.pat_inner())
+    }
+
+    fn pat_inner(&mut self) -> R<Pat> {
         let first = self.pat10()?;
         self.pat_rest(first)
     }
@@ -77,6 +81,10 @@ impl Parser {
     }
 
     pub(super) fn apat(&mut self) -> R<Pat> {
+        self.nested(|p| p.apat_inner())
+    }
+
+    fn apat_inner(&mut self) -> R<Pat> {
         let line = self.line();
         match self.bump() {
             Tok::VarId(v) => {

@@ -14,6 +14,10 @@ impl Parser {
     }
 
     pub(super) fn type_(&mut self) -> R<Type> {
+        self.nested(|p| p.type_inner())
+    }
+
+    fn type_inner(&mut self) -> R<Type> {
         let t = self.btype()?;
         if self.eat("=>") {
             // A context: read and dropped.
