@@ -44,7 +44,7 @@ nubBy eq l = go l []
     go [] _ = []
     go (y : ys) xs = if elemBy eq y xs then go ys xs else y : go ys (y : xs)
 elemBy _ _ [] = False
-elemBy eq y (x : xs) = eq x y || elemBy eq y xs
+elemBy eq y (x : xs) = if eq x y then True else elemBy eq y xs
 partition p xs = foldr (select p) ([], []) xs
 select p x ~(ts, fs) = if p x then (x : ts, fs) else (ts, x : fs)
 transpose [] = []
@@ -58,7 +58,7 @@ intersperse sep (x : xs) = x : go xs
 intercalate xs xss = concat (intersperse xs xss)
 isPrefixOf [] _ = True
 isPrefixOf _ [] = False
-isPrefixOf (x : xs) (y : ys) = x == y && isPrefixOf xs ys
+isPrefixOf (x : xs) (y : ys) = if x == y then isPrefixOf xs ys else False
 isSuffixOf a b = reverse a `isPrefixOf` reverse b
 isInfixOf needle haystack = any (isPrefixOf needle) (tails haystack)
 stripPrefix [] ys = Just ys

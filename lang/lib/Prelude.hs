@@ -75,12 +75,29 @@ a <= b = primLe a b
 a > b = primLt b a
 a >= b = primLe b a
 
-eqCon a b = if primSameCon a b then eqFields a b 0 (primArity a) else False
-eqFields a b i n = if primEq i n then True else (primField a i == primField b i) && eqFields a b (primAdd i 1) n
+-- Lists (strings above all) directly, without a thunk or a box per cell.
+eqCon a b = case a of
+  (x : xs) -> case b of
+    (y : ys) -> if x == y then xs == ys else False
+    _ -> False
+  [] -> case b of
+    [] -> True
+    _ -> False
+  _ -> if primSameCon a b then eqFields a b 0 (primArity a) else False
+eqFields a b i n = if primEq i n then True else if primField a i == primField b i then eqFields a b (primAdd i 1) n else False
 
-cmpCon a b = case primCompare (primConIndex a) (primConIndex b) of
-  EQ -> cmpFields a b 0 (primArity a)
-  o -> o
+cmpCon a b = case a of
+  (x : xs) -> case b of
+    (y : ys) -> case compare x y of
+      EQ -> compare xs ys
+      o -> o
+    _ -> GT
+  [] -> case b of
+    [] -> EQ
+    _ -> LT
+  _ -> case primCompare (primConIndex a) (primConIndex b) of
+    EQ -> cmpFields a b 0 (primArity a)
+    o -> o
 cmpFields a b i n = if primEq i n then EQ else case compare (primField a i) (primField b i) of
   EQ -> cmpFields a b (primAdd i 1) n
   o -> o
@@ -253,6 +270,8 @@ showStringBody (c : cs) s = primShowInString c ++ showStringBody cs s
 read s = primRead (forceString s)
 
 -- Lists ---------------------------------------------------------------
+-- Written with `if` where GHC's optimised base has no thunk for the
+-- right operand of && or ||.
 
 map _ [] = []
 map f (x : xs) = f x : map f xs
@@ -297,11 +316,13 @@ maximum (x : xs) = foldl' max x xs
 minimum [] = errorWithoutStackTrace "Prelude.minimum: empty list"
 minimum (x : xs) = foldl' min x xs
 and [] = True
-and (x : xs) = x && and xs
+and (x : xs) = if x then and xs else False
 or [] = False
-or (x : xs) = x || or xs
-any p xs = or (map p xs)
-all p xs = and (map p xs)
+or (x : xs) = if x then True else or xs
+any _ [] = False
+any p (x : xs) = if p x then True else any p xs
+all _ [] = True
+all p (x : xs) = if p x then all p xs else False
 concat xss = foldr (++) [] xss
 concatMap f xs = foldr ((++) . f) [] xs
 reverse xs = rev xs []
@@ -322,7 +343,7 @@ span _ [] = ([], [])
 span p xs@(x : xs') = if p x then (let (ys, zs) = span p xs' in (x : ys, zs)) else ([], xs)
 break p xs = span (not . p) xs
 elem _ [] = False
-elem x (y : ys) = x == y || elem x ys
+elem x (y : ys) = if x == y then True else elem x ys
 notElem x ys = not (elem x ys)
 lookup _ [] = Nothing
 lookup k ((a, b) : rest) = if k == a then Just b else lookup k rest
