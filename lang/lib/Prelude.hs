@@ -83,8 +83,13 @@ eqCon a b = case a of
   [] -> case b of
     [] -> True
     _ -> False
-  _ -> if primSameCon a b then eqFields a b 0 (primArity a) else False
-eqFields a b i n = if primEq i n then True else if primField a i == primField b i then eqFields a b (primAdd i 1) n else False
+  _ -> if primSameCon a b then eqFields a b (primArity a) else False
+eqFields a b n = case n of
+  0 -> True
+  1 -> primField a 0 == primField b 0
+  2 -> if primField a 0 == primField b 0 then primField a 1 == primField b 1 else False
+  _ -> eqFieldsFrom a b 0 n
+eqFieldsFrom a b i n = if primEq i n then True else if primField a i == primField b i then eqFieldsFrom a b (primAdd i 1) n else False
 
 cmpCon a b = case a of
   (x : xs) -> case b of
@@ -96,10 +101,17 @@ cmpCon a b = case a of
     [] -> EQ
     _ -> LT
   _ -> case primCompare (primConIndex a) (primConIndex b) of
-    EQ -> cmpFields a b 0 (primArity a)
+    EQ -> cmpFields a b (primArity a)
     o -> o
-cmpFields a b i n = if primEq i n then EQ else case compare (primField a i) (primField b i) of
-  EQ -> cmpFields a b (primAdd i 1) n
+cmpFields a b n = case n of
+  0 -> EQ
+  1 -> compare (primField a 0) (primField b 0)
+  2 -> case compare (primField a 0) (primField b 0) of
+    EQ -> compare (primField a 1) (primField b 1)
+    o -> o
+  _ -> cmpFieldsFrom a b 0 n
+cmpFieldsFrom a b i n = if primEq i n then EQ else case compare (primField a i) (primField b i) of
+  EQ -> cmpFieldsFrom a b (primAdd i 1) n
   o -> o
 ltCon a b = case cmpCon a b of { LT -> True; _ -> False }
 leCon a b = case cmpCon a b of { GT -> False; _ -> True }

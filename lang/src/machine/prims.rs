@@ -2,7 +2,7 @@
 //! from their slots and leaves its result in the return register (or
 //! enters a value it picked out, such as a field or an array element).
 
-use super::tables::{Kind, NUM_BASE, PAP_BASE, T_CHAR};
+use super::tables::{Kind, NUM_BASE, PAP_BASE, SMALL_INT_MAX, SMALL_INT_MIN, T_CHAR};
 use super::{Machine, Next, Res, Stop, RET};
 use crate::desugar::builtin;
 use crate::prim::num::{self, Num, NumError};
@@ -216,7 +216,7 @@ impl Machine<'_, '_> {
             }
             Prim::Arity => {
                 let n = self.m.stack_info(self.st, a[0]).ptrs as i64;
-                self.ret_num(Num::Int(n))
+                self.ret_small(n)
             }
             Prim::Field => {
                 let i = self.int_arg(a[1])? as usize;
@@ -231,7 +231,7 @@ impl Machine<'_, '_> {
                     Prim::ConCount => info.siblings.len() as i64,
                     _ => info.infix_prec.map_or(-1, i64::from),
                 };
-                self.ret_num(Num::Int(v))
+                self.ret_small(v)
             }
             Prim::ConAt => {
                 let c = self.con_of(a[0])?;
@@ -376,6 +376,18 @@ impl Machine<'_, '_> {
         }
         self.m.stack_copy(self.st, RET, super::GLOBALS + g as usize);
         self.apply(at, 2)
+    }
+
+    /// Return an `Int` describing a value (an arity, a constructor's
+    /// index): a static one when small, as GHC's INTLIKE closures, so
+    /// that derived instances do not allocate for their bookkeeping.
+    fn ret_small(&mut self, v: i64) -> Res<Next> {
+        if (SMALL_INT_MIN..=SMALL_INT_MAX).contains(&v) {
+            let obj = self.tables.small_ints[(v - SMALL_INT_MIN) as usize];
+            self.m.stack_set_static(self.st, RET, obj);
+            return Ok(Next::Return);
+        }
+        self.ret_num(Num::Int(v))
     }
 
     fn ret_num(&mut self, n: Num) -> Res<Next> {

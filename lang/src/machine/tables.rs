@@ -16,6 +16,11 @@ pub const T_CHAR: u32 = NUM_BASE + 3;
 pub const T_INTEGER: u32 = NUM_BASE + 4;
 pub const T_BIGNAT_POS: u32 = NUM_BASE + 5;
 pub const T_BIGNAT_NEG: u32 = NUM_BASE + 6;
+/// Static `Int`s from `SMALL_INT_MIN` to `SMALL_INT_MAX` (GHC's INTLIKE
+/// closures): tag `T_SMALL_INT + value - SMALL_INT_MIN`.
+pub const T_SMALL_INT: u32 = NUM_BASE + 64;
+pub const SMALL_INT_MIN: i64 = -16;
+pub const SMALL_INT_MAX: i64 = 255;
 
 const BASE: &str = "GHC.Types";
 
@@ -54,6 +59,8 @@ pub struct Tables {
     pub kinds: [u32; 5],
     /// The globals `eqCon`, `ltCon`, `leCon`, `cmpCon`.
     pub compare_globals: [u32; 4],
+    /// The static small `Int`s, from `SMALL_INT_MIN`.
+    pub small_ints: Vec<&'static StaticObject>,
 }
 
 fn leak_str(s: &str) -> &'static str {
@@ -92,7 +99,13 @@ impl Tables {
         let kinds = [find("KNum"), find("KCon"), find("KFun"), find("KChar"), find("KOther")];
         let global = |name: &str| c.globals.iter().position(|(n, _)| n == name).expect("the Prelude defines the comparisons") as u32;
         let compare_globals = [global("eqCon"), global("ltCon"), global("leCon"), global("cmpCon")];
-        Tables { cons, nullary, funs, thunks, paps: Vec::new(), selectors: Vec::new(), blackholes: Vec::new(), kinds, compare_globals }
+        let small_ints = (SMALL_INT_MIN..=SMALL_INT_MAX)
+            .map(|v| {
+                let t = leak(InfoTable::static_constr("I#", "Int", BASE).with_tag(T_SMALL_INT + (v - SMALL_INT_MIN) as u32));
+                &*Box::leak(Box::new(StaticObject::new(t)))
+            })
+            .collect();
+        Tables { cons, nullary, funs, thunks, paps: Vec::new(), selectors: Vec::new(), blackholes: Vec::new(), kinds, compare_globals, small_ints }
     }
 
     /// A partial application of a function to `n` arguments: the function, then them.

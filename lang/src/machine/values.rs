@@ -30,6 +30,7 @@ impl Machine<'_, '_> {
             T_DOUBLE if std::ptr::eq(info, &DOUBLE_INFO) => Num::Double(f64::from_bits(w(self))),
             T_CHAR if std::ptr::eq(info, &CHAR_INFO) => Num::Char(char::from_u32(w(self) as u32).unwrap_or('\u{fffd}')),
             T_INTEGER if std::ptr::eq(info, &INTEGER_INFO) => Num::Small(w(self) as i64),
+            t if (T_SMALL_INT..T_SMALL_INT + (SMALL_INT_MAX - SMALL_INT_MIN + 1) as u32).contains(&t) && info.closure_type == ClosureType::ConstrStatic => Num::Int(i64::from(t - T_SMALL_INT) + SMALL_INT_MIN),
             T_BIGNAT_POS | T_BIGNAT_NEG if info.closure_type == ClosureType::Constr && info.ptrs == 1 => {
                 let h = self.m.stack_get(self.st, s);
                 let bytes = self.m.field(h, 0);
