@@ -85,3 +85,12 @@ fn immix_is_clean_under_memcheck() {
     let runs = [("immix", &["-A8k", "-DS", "-G3"][..]), ("immix:defrag=always,headroom=50", &["-A8k", "-DS"][..]), ("immix:defrag=always,headroom=50", &["-N2", "-A8k", "-qb0", "-DS"][..])];
     memcheck_each(&runs, &[("binary-trees", &["8"][..]), ("lru", &["200", "2000", "64"][..]), ("mutable-graph", &["200", "2000"][..]), ("thunks", &["2000"][..])]);
 }
+
+#[test]
+fn haskell_programs_are_clean_under_memcheck() {
+    // gclab-lang's machine: stacks growing and dirtied, thunks black-holed
+    // and updated, selector thunks selected by the GC, big Integers in
+    // byte arrays, mutable arrays.
+    let runs = [("copying", &["-A8k", "-DS", "-G3"][..]), ("immix", &["-A8k", "-DS"][..]), ("compacting", &["-A8k", "-DS"][..])];
+    memcheck_each(&runs, &[("programs/power.hs", &["20"][..]), ("programs/selector_leak.hs", &["2000"][..]), ("programs/mutstore.hs", &["500"][..])]);
+}

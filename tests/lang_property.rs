@@ -1,0 +1,141 @@
+//! Random well-typed expressions (integers, comparisons, `let`, `if`,
+//! `case`, lists, ranges, folds, lambdas, unused `undefined`s that must
+//! stay unevaluated) evaluated by gclab-lang on gclab's heap give the
+//! value a reference evaluator here gives them. Each case is one program
+//! of several expressions, run with a GC every few allocations and the
+//! sanity checker on.
+
+use proptest::prelude::*;
+
+/// A small deterministic generator (xorshift64*).
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
+    }
+
+    fn below(&mut self, n: u64) -> u64 {
+        self.next() % n
+    }
+
+    fn int(&mut self, lo: i64, hi: i64) -> i64 {
+        lo + self.below((hi - lo + 1) as u64) as i64
+    }
+}
+
+/// An expression's Haskell text and its value, in an environment of
+/// variables (`x0`, `x1`, ...) and their values.
+fn gen(r: &mut Rng, depth: u32, env: &mut Vec<i64>) -> (String, i64) {
+    if depth == 0 || r.below(5) == 0 {
+        if !env.is_empty() && r.below(2) == 0 {
+            let i = r.below(env.len() as u64) as usize;
+            return (format!("x{i}"), env[i]);
+        }
+        let v = r.int(-20, 50);
+        return (if v < 0 { format!("({v})") } else { v.to_string() }, v);
+    }
+    let d = depth - 1;
+    match r.below(13) {
+        0 => {
+            let ((a, x), (b, y)) = (gen(r, d, env), gen(r, d, env));
+            (format!("({a} + {b})"), x + y)
+        }
+        1 => {
+            let ((a, x), (b, y)) = (gen(r, d, env), gen(r, d, env));
+            (format!("({a} - {b})"), x - y)
+        }
+        2 => {
+            let ((a, x), (b, y)) = (gen(r, d, env), gen(r, d, env));
+            (format!("(({a} * {b}) `mod` 10007)"), (x * y).rem_euclid(10007))
+        }
+        3 => {
+            let ((a, x), (b, y)) = (gen(r, d, env), gen(r, d, env));
+            let m = y.abs() + 1;
+            (format!("({a} `div` (abs {b} + 1))"), x.div_euclid(m) - if x.rem_euclid(m) != 0 && m < 0 { 1 } else { 0 })
+        }
+        4 => {
+            let ((a, x), (b, y), (c, z), (e, w)) = (gen(r, d, env), gen(r, d, env), gen(r, d, env), gen(r, d, env));
+            (format!("(if {a} < {b} then {c} else {e})"), if x < y { z } else { w })
+        }
+        5 => {
+            let (a, x) = gen(r, d, env);
+            env.push(x);
+            let k = env.len() - 1;
+            let (b, y) = gen(r, d, env);
+            env.pop();
+            (format!("(let x{k} = {a} in {b})"), y)
+        }
+        6 => {
+            let ((a, x), (b, y)) = (gen(r, d, env), gen(r, d, env));
+            let (lo, hi) = (x, x + y.rem_euclid(20));
+            (format!("(sum [{a} .. {a} + ({b}) `mod` 20])"), (lo..=hi).sum())
+        }
+        7 => {
+            let ((a, x), (b, y)) = (gen(r, d, env), gen(r, d, env));
+            let n = y.rem_euclid(15);
+            (format!("(length (filter even [{a} .. {a} + ({b}) `mod` 15]))"), (x..=x + n).filter(|v| v % 2 == 0).count() as i64)
+        }
+        8 => {
+            let ((a, x), (b, y)) = (gen(r, d, env), gen(r, d, env));
+            let k = r.int(0, 6);
+            (format!("(head (drop {k} (iterate (+ {b}) {a})))"), x + k * y)
+        }
+        9 => {
+            let ((a, x), (b, y), (c, z), (e, w), (f, v)) = (gen(r, d, env), gen(r, d, env), gen(r, d, env), gen(r, d, env), gen(r, d, env));
+            let value = match x.cmp(&y) {
+                std::cmp::Ordering::Less => z,
+                std::cmp::Ordering::Equal => w,
+                std::cmp::Ordering::Greater => v,
+            };
+            (format!("(case compare {a} {b} of {{ LT -> {c}; EQ -> {e}; GT -> {f} }})"), value)
+        }
+        10 => {
+            let ((a, x), (b, y)) = (gen(r, d, env), gen(r, d, env));
+            (format!("(fst ({a}, undefined :: Int) + snd (undefined :: Int, {b}))"), x + y)
+        }
+        11 => {
+            let ((a, x), (b, y), (c, z)) = (gen(r, d, env), gen(r, d, env), gen(r, d, env));
+            (format!("(maximum [{a}, {b}, {c}] - minimum [{a}, {b}, {c}])"), x.max(y).max(z) - x.min(y).min(z))
+        }
+        _ => {
+            let ((a, x), (b, y)) = (gen(r, d, env), gen(r, d, env));
+            let n = y.rem_euclid(6);
+            let value = (x..=x + n).rev().fold(0i64, |acc, v| (v + 2 * acc).rem_euclid(100_003));
+            (format!("(foldr (\\v acc -> (v + 2 * acc) `mod` 100003) 0 [{a} .. {a} + ({b}) `mod` 6])"), value)
+        }
+    }
+}
+
+fn run(source: &str) -> String {
+    let code = gclab_lang::compile(&[("prop.hs".to_string(), source.to_string())]).unwrap_or_else(|e| panic!("{e}\n{source}"));
+    let entry = &gclab_collectors::COLLECTORS[0];
+    let rts = format!("--gc-every=97 -A8k -DS {}", entry.flags);
+    let flags = gclab::flags(&rts).unwrap();
+    let made = entry.make(&flags).unwrap();
+    let mut out = Vec::new();
+    let (_, stop) = gclab::run_program(&code, Vec::new(), flags, made, &mut out).unwrap();
+    assert!(stop.is_none(), "{stop:?}\n{source}");
+    String::from_utf8(out).unwrap()
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 48, ..ProptestConfig::default() })]
+
+    #[test]
+    fn random_expressions_evaluate_as_the_reference_says(seed in 1u64..u64::MAX) {
+        let mut r = Rng(seed);
+        let mut lines = Vec::new();
+        let mut expected = String::new();
+        for _ in 0..8 {
+            let (text, value) = gen(&mut r, 4, &mut Vec::new());
+            lines.push(format!("  print ({text} :: Int)"));
+            expected.push_str(&format!("{value}\n"));
+        }
+        let source = format!("main :: IO ()\nmain = do\n{}\n", lines.join("\n"));
+        prop_assert_eq!(run(&source), expected, "{}", source);
+    }
+}
