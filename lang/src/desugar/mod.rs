@@ -82,7 +82,8 @@ pub(crate) struct Desugarer {
     lib_scope: HashMap<String, GlobalId>,
     prog_scope: HashMap<String, GlobalId>,
     pub library: bool,
-    literals: Vec<(Literal, GlobalId)>,
+    /// Each distinct literal's global, by `literal_key`.
+    literals: HashMap<String, GlobalId>,
     con_funs: HashMap<ConId, GlobalId>,
     pub fix: Fixities,
     next_local: u32,
@@ -120,7 +121,7 @@ impl Desugarer {
             lib_scope: HashMap::new(),
             prog_scope: HashMap::new(),
             library: true,
-            literals: Vec::new(),
+            literals: HashMap::new(),
             con_funs: HashMap::new(),
             fix: Fixities::default(),
             next_local: 0,
@@ -220,12 +221,13 @@ impl Desugarer {
 
     /// The global holding literal `lit` (one per distinct literal).
     pub fn literal(&mut self, lit: Literal) -> Term {
-        if let Some((_, g)) = self.literals.iter().find(|(l, _)| same_literal(l, &lit)) {
+        let key = literal_key(&lit);
+        if let Some(g) = self.literals.get(&key) {
             return Term::Global(*g);
         }
         let id = self.globals.len() as GlobalId;
-        self.globals.push((format!("lit{id}"), GlobalDef::Literal(lit.clone())));
-        self.literals.push((lit, id));
+        self.globals.push((format!("lit{id}"), GlobalDef::Literal(lit)));
+        self.literals.insert(key, id);
         Term::Global(id)
     }
 
@@ -274,9 +276,14 @@ pub(crate) fn unqualified(name: &str) -> &str {
     }
 }
 
-fn same_literal(a: &Literal, b: &Literal) -> bool {
-    match (a, b) {
-        (Literal::Double(x), Literal::Double(y)) => x.to_bits() == y.to_bits(),
-        _ => a == b,
+/// A literal's identity as text: its type and value (a `Double` by its
+/// bits, so that `0.0` and `-0.0` stay apart).
+fn literal_key(lit: &Literal) -> String {
+    match lit {
+        Literal::Integer(x) => format!("Integer {x}"),
+        Literal::Int(x) => format!("Int {x}"),
+        Literal::Word(x) => format!("Word {x}"),
+        Literal::Double(x) => format!("Double {:x}", x.to_bits()),
+        Literal::Char(c) => format!("Char {}", *c as u32),
     }
 }

@@ -63,12 +63,29 @@ pub struct Tables {
     pub small_ints: Vec<&'static StaticObject>,
 }
 
+/// Every table and static object a program made, kept for the process's
+/// life: an object on the heap names its table, and the heap may outlive
+/// the machine (a census, a finaliser, the statistics at the end). Kept
+/// here, they stay reachable, which is what a leak checker asks.
+static KEPT: std::sync::Mutex<Vec<usize>> = std::sync::Mutex::new(Vec::new());
+
+fn keep<T>(r: &'static T) -> &'static T {
+    KEPT.lock().unwrap_or_else(|e| e.into_inner()).push(r as *const T as usize);
+    r
+}
+
 fn leak_str(s: &str) -> &'static str {
-    Box::leak(s.to_string().into_boxed_str())
+    let b: &'static str = Box::leak(s.to_string().into_boxed_str());
+    KEPT.lock().unwrap_or_else(|e| e.into_inner()).push(b.as_ptr() as usize);
+    b
 }
 
 fn leak(t: InfoTable) -> &'static InfoTable {
-    Box::leak(Box::new(t))
+    keep(Box::leak(Box::new(t)))
+}
+
+fn leak_static(o: StaticObject) -> &'static StaticObject {
+    keep(Box::leak(Box::new(o)))
 }
 
 impl Tables {
@@ -80,7 +97,7 @@ impl Tables {
             if con.arity == 0 {
                 let t = leak(InfoTable::static_constr(name, ty, module).with_tag(id as u32));
                 cons.push(t);
-                nullary.push(Some(&*Box::leak(Box::new(StaticObject::new(t)))));
+                nullary.push(Some(leak_static(StaticObject::new(t))));
             } else {
                 cons.push(leak(InfoTable::constr(name, ty, module, con.arity, 0).with_tag(id as u32)));
                 nullary.push(None);
@@ -102,7 +119,7 @@ impl Tables {
         let small_ints = (SMALL_INT_MIN..=SMALL_INT_MAX)
             .map(|v| {
                 let t = leak(InfoTable::static_constr("I#", "Int", BASE).with_tag(T_SMALL_INT + (v - SMALL_INT_MIN) as u32));
-                &*Box::leak(Box::new(StaticObject::new(t)))
+                leak_static(StaticObject::new(t))
             })
             .collect();
         Tables { cons, nullary, funs, thunks, paps: Vec::new(), selectors: Vec::new(), blackholes: Vec::new(), kinds, compare_globals, small_ints }
