@@ -221,3 +221,32 @@ fn tempfile_dir() -> std::path::PathBuf {
     std::fs::create_dir_all(&d).unwrap();
     d
 }
+
+/// An experiment names a program and its GHC peers (`ghc` at -O2,
+/// `ghc-O0`): they build from the same file, run, and their outputs'
+/// checksums equal gclab's.
+#[test]
+fn a_sweep_runs_a_program_beside_ghc() {
+    let dir = tempfile_dir();
+    let root = std::env::current_dir().unwrap();
+    let exp = dir.join("p.toml");
+    let text = format!(
+        "description = \"p\"\nrepetitions = 1\ncollectors = [\"copying\"]\npeers = [\"ghc\", \"ghc-O0\"]\n[[workloads]]\nname = \"{}\"\nargs = [6]\n[grid]\nA = [\"1m\"]\n",
+        root.join("programs/constraints.hs").display()
+    );
+    std::fs::write(&exp, text).unwrap();
+    let out = dir.join("out");
+    let run = gclab(&["sweep", "--quiet", "--out", out.to_str().unwrap(), exp.to_str().unwrap()], &root);
+    assert!(run.status.success(), "{}", String::from_utf8_lossy(&run.stderr));
+    let mut sums = Vec::new();
+    for entry in std::fs::read_dir(out.join("runs")).unwrap() {
+        let path = entry.unwrap().path();
+        if path.extension().is_some_and(|e| e == "json") {
+            let record: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+            sums.push((record["spec"]["collector"].as_str().unwrap().to_string(), record["result"]["checksum"].as_str().unwrap().to_string()));
+        }
+    }
+    sums.sort();
+    assert_eq!(sums.iter().map(|(c, _)| c.as_str()).collect::<Vec<_>>(), ["copying", "ghc", "ghc-O0"], "{sums:?}");
+    assert!(sums.iter().all(|(_, s)| *s == sums[0].1), "{sums:?}");
+}

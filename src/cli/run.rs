@@ -35,7 +35,14 @@ pub(super) fn peer(json: Option<&Path>, build_dir: &Path, program: Option<PathBu
         return Err((1, format!("name a language ({}) and a workload (see `gclab list`)", Language::names())));
     };
     let language = Language::from_name(language).ok_or_else(|| (1, format!("unknown peer language `{language}' (known: {})", Language::names())))?;
-    let (workload, args) = workload_of("peer", &words[1..]).map_err(|e| (1, e))?;
+    // A Haskell program's file, or a workload by name.
+    let (workload, args): (String, Vec<usize>) = if gclab_experiments::peers::is_program(&words[1]) {
+        let args = words[2..].iter().map(|a| a.parse::<usize>().map_err(|_| (1, format!("`{a}': a program's arguments in a peer run are numbers")))).collect::<Result<_, _>>()?;
+        (words[1].clone(), args)
+    } else {
+        let (w, args) = workload_of("peer", &words[1..]).map_err(|e| (1, e))?;
+        (w.name.to_string(), args)
+    };
     if let Some(json) = json {
         gclab_core::output::check_writable(json).map_err(|e| (UNWRITABLE, e))?;
     }
@@ -43,7 +50,7 @@ pub(super) fn peer(json: Option<&Path>, build_dir: &Path, program: Option<PathBu
         // The peak RSS `exec` reads is the largest of this process's
         // children's, which would include the compiler's: the built
         // program runs under a fresh `gclab peer --program`.
-        let built = build::build(build_dir, workload.name, language).map_err(|e| (1, e))?;
+        let built = build::build(build_dir, &workload, language).map_err(|e| (1, e))?;
         let exe = std::env::current_exe().map_err(|e| (1, format!("cannot find gclab's own program: {e}")))?;
         let mut again = std::process::Command::new(exe);
         again.arg("peer").arg("--program").arg(built);
@@ -56,7 +63,7 @@ pub(super) fn peer(json: Option<&Path>, build_dir: &Path, program: Option<PathBu
             code => Err((code.and_then(|c| u8::try_from(c).ok()).unwrap_or(1), String::new())),
         };
     };
-    let run = exec::PeerRun { language, workload: workload.name.to_string(), args, rts, program };
+    let run = exec::PeerRun { language, workload, args, rts, program };
     exec::run(&run, json)
 }
 

@@ -405,7 +405,7 @@ impl Experiment {
     /// The workloads some of the experiment's peers have no program for,
     /// with those peers (their runs are left out).
     pub fn missing_peers(&self) -> Vec<(String, Vec<Language>)> {
-        let missing = |w: &str| -> Vec<Language> { self.peers.iter().copied().filter(|&l| crate::peers::source(w, l).is_none()).collect() };
+        let missing = |w: &str| -> Vec<Language> { self.peers.iter().copied().filter(|&l| !crate::peers::languages_of(w).contains(&l)).collect() };
         self.workloads.iter().map(|(w, _)| (w.clone(), missing(w))).filter(|(_, m)| !m.is_empty()).collect()
     }
 

@@ -90,7 +90,7 @@ impl Experiment {
         let mut runs = Vec::new();
         for (workload, args) in &self.workloads {
             // A peer brings no flags of its own.
-            let peers = self.peers.iter().filter(|&&l| crate::peers::source(workload, l).is_some()).map(|l| (l.name().to_string(), String::new()));
+            let peers = self.peers.iter().filter(|&&l| crate::peers::languages_of(workload).contains(&l)).map(|l| (l.name().to_string(), String::new()));
             for (collector, entry_flags) in self.collectors.iter().cloned().chain(peers) {
                 for point in &points {
                     let warmups = (0..self.warmup).map(|r| (r, true));

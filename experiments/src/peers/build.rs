@@ -34,6 +34,9 @@ pub fn program_path(dir: &Path, workload: &str, language: Language) -> PathBuf {
 /// Build (or find already built; See Note [Building peers once]) the peer
 /// of `workload` in `language` under `dir`, and return the program.
 pub fn build(dir: &Path, workload: &str, language: Language) -> Result<PathBuf, String> {
+    if super::is_program(workload) {
+        return build_program(dir, Path::new(workload), language);
+    }
     let text = super::source(workload, language).ok_or_else(|| format!("workload `{workload}' has no {} peer (it has: {})", language.name(), names(&super::languages_of(workload))))?;
     let program = program_path(dir, workload, language);
     let work = program.parent().expect("a program path has a directory").to_path_buf();
@@ -66,11 +69,48 @@ pub fn build(dir: &Path, workload: &str, language: Language) -> Result<PathBuf, 
     Ok(program)
 }
 
+/// Build a Haskell program's file (and the modules beside it) with GHC
+/// at the language's optimisation level, once per text and compiler
+/// (See Note [Building peers once]).
+fn build_program(dir: &Path, file: &Path, language: Language) -> Result<PathBuf, String> {
+    let stem = file.file_stem().map(|s| s.to_string_lossy().into_owned()).ok_or_else(|| format!("{}: not a program file", file.display()))?;
+    let work = dir.join(language.name()).join("programs").join(&stem);
+    std::fs::create_dir_all(&work).map_err(|e| format!("{}: {e}", work.display()))?;
+    let lock_path = work.join("lock");
+    let lock = std::fs::File::create(&lock_path).map_err(|e| format!("{}: {e}", lock_path.display()))?;
+    lock.lock().map_err(|e| format!("{}: cannot lock: {e}", lock_path.display()))?;
+    // The program and every module beside it (it may import them).
+    let beside = file.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
+    let mut texts = String::new();
+    let mut entries: Vec<_> = std::fs::read_dir(beside).map_err(|e| format!("{}: {e}", beside.display()))?.filter_map(Result::ok).map(|e| e.path()).filter(|p| p.extension().is_some_and(|x| x == "hs")).collect();
+    entries.sort();
+    for path in &entries {
+        let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
+        texts.push_str(&text);
+        std::fs::write(work.join(path.file_name().expect("a file")), text).map_err(|e| format!("{}: {e}", work.display()))?;
+    }
+    let program = work.join(&stem);
+    let stamp = format!("{}\n{:016x}\n", compiler_version(language)?, source_hash(&texts, &stem));
+    let stamp_path = work.join("stamp");
+    if program.exists() && std::fs::read_to_string(&stamp_path).is_ok_and(|s| s == stamp) {
+        return Ok(program);
+    }
+    let _ = std::fs::remove_file(&stamp_path);
+    let main = format!("{stem}.hs");
+    let output = compile_command(language, &main, "", &stem).current_dir(&work).output().map_err(|e| missing_compiler(language, e))?;
+    if !output.status.success() {
+        return Err(format!("building {} with {} in {} failed:\n{}", file.display(), language.name(), work.display(), String::from_utf8_lossy(&output.stderr).trim_end()));
+    }
+    std::fs::write(&stamp_path, stamp).map_err(|e| format!("{}: {e}", stamp_path.display()))?;
+    Ok(program)
+}
+
 /// The compiler command line, run in the peer's directory.
 fn compile_command(language: Language, main: &str, common: &str, out: &str) -> Command {
     let mut cmd = Command::new(compiler(language));
     match language {
         Language::Ghc => cmd.args(["-O2", "-threaded", "-rtsopts", "-v0", "-i.", "-outputdir", "obj", "-o", out, main]),
+        Language::GhcO0 => cmd.args(["-O0", "-threaded", "-rtsopts", "-v0", "-i.", "-outputdir", "obj", "-o", out, main]),
         Language::Ocaml => cmd.args([common, main, "-o", out]),
         Language::Boehm => cmd.args(["-O2", "-o", out, main, "-lgc"]),
     };
@@ -79,7 +119,7 @@ fn compile_command(language: Language, main: &str, common: &str, out: &str) -> C
 
 fn compiler(language: Language) -> &'static str {
     match language {
-        Language::Ghc => "ghc",
+        Language::Ghc | Language::GhcO0 => "ghc",
         Language::Ocaml => "ocamlopt",
         Language::Boehm => "gcc",
     }
@@ -88,7 +128,7 @@ fn compiler(language: Language) -> &'static str {
 /// What to install for a language's compiler, on Debian.
 fn package(language: Language) -> &'static str {
     match language {
-        Language::Ghc => "ghc",
+        Language::Ghc | Language::GhcO0 => "ghc",
         Language::Ocaml => "ocaml-nox",
         Language::Boehm => "gcc libgc-dev",
     }
@@ -105,7 +145,7 @@ fn missing_compiler(language: Language, e: std::io::Error) -> String {
 /// The compiler's version, one line (for stamps and the sweep's manifest).
 pub fn compiler_version(language: Language) -> Result<String, String> {
     let flag = match language {
-        Language::Ghc => "--numeric-version",
+        Language::Ghc | Language::GhcO0 => "--numeric-version",
         Language::Ocaml => "-version",
         Language::Boehm => "-dumpfullversion",
     };

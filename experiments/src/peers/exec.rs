@@ -76,7 +76,11 @@ pub fn run(peer: &PeerRun, json: Option<&Path>) -> Result<(), Failure> {
         let how = status.code().map_or_else(|| format!("was killed by signal {}", status.signal().unwrap_or(0)), |c| format!("exited with status {c}"));
         return Err((code, format!("{name} {how}")));
     }
-    let checksum = stats::checksum(&stdout).ok_or_else(|| (1, format!("{name} printed no `checksum: <16 hex digits>' line")))?;
+    let checksum = if super::is_program(&peer.workload) {
+        stats::output_checksum(&stdout)
+    } else {
+        stats::checksum(&stdout).ok_or_else(|| (1, format!("{name} printed no `checksum: <16 hex digits>' line")))?
+    };
     let figures = stats::read(peer.language, &stderr, ghc_text.as_deref(), wall_secs, max_rss).map_err(|e| (1, format!("{name}: {e}")))?;
     if let Some(path) = json {
         let record = serde_json::json!({

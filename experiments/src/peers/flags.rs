@@ -45,7 +45,7 @@ pub struct Invocation {
 pub fn invocation(language: Language, rts: &[String], ghc_stats: &Path) -> Result<Invocation, String> {
     let mut inv = Invocation::default();
     match language {
-        Language::Ghc => {
+        Language::Ghc | Language::GhcO0 => {
             inv.args.push("+RTS".into());
             inv.args.extend(rts.iter().cloned());
             inv.args.extend([format!("-t{}", ghc_stats.display()), "--machine-readable".into(), "-RTS".into()]);

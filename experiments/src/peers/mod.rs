@@ -26,6 +26,10 @@ pub mod stats;
 pub enum Language {
     /// Haskell, compiled by GHC (`ghc -O2 -threaded -rtsopts`).
     Ghc,
+    /// The same Haskell compiled by GHC without optimisation (`-O0`): the
+    /// peer a program run by gclab-lang is measured against (See
+    /// docs/programs.md).
+    GhcO0,
     /// OCaml, compiled by `ocamlopt`.
     Ocaml,
     /// C with Boehm GC (`gcc -O2 ... -lgc`).
@@ -34,12 +38,13 @@ pub enum Language {
 
 impl Language {
     /// Every language, in the order reports list them.
-    pub const ALL: [Language; 3] = [Language::Ghc, Language::Ocaml, Language::Boehm];
+    pub const ALL: [Language; 4] = [Language::Ghc, Language::GhcO0, Language::Ocaml, Language::Boehm];
 
     /// Its name in experiment files, reports and `gclab peer`.
     pub fn name(self) -> &'static str {
         match self {
             Language::Ghc => "ghc",
+            Language::GhcO0 => "ghc-O0",
             Language::Ocaml => "ocaml",
             Language::Boehm => "boehm",
         }
@@ -58,7 +63,7 @@ impl Language {
     /// Its source files' extension.
     fn extension(self) -> &'static str {
         match self {
-            Language::Ghc => "hs",
+            Language::Ghc | Language::GhcO0 => "hs",
             Language::Ocaml => "ml",
             Language::Boehm => "c",
         }
@@ -68,7 +73,7 @@ impl Language {
     /// statistics at exit): its name and text.
     fn common(self) -> (&'static str, &'static str) {
         match self {
-            Language::Ghc => ("Peer.hs", include_str!("../../../peers/ghc/Peer.hs")),
+            Language::Ghc | Language::GhcO0 => ("Peer.hs", include_str!("../../../peers/ghc/Peer.hs")),
             Language::Ocaml => ("peer.ml", include_str!("../../../peers/ocaml/peer.ml")),
             Language::Boehm => ("peer.h", include_str!("../../../peers/boehm/peer.h")),
         }
@@ -121,11 +126,22 @@ const SOURCES: &[Source] = &[
 
 /// The source of `workload`'s peer in `language`, if it has one.
 pub fn source(workload: &str, language: Language) -> Option<&'static str> {
+    // GHC at -O0 builds the same source as GHC at -O2.
+    let language = if language == Language::GhcO0 { Language::Ghc } else { language };
     SOURCES.iter().find(|s| s.workload == workload && s.language == language).map(|s| s.text)
+}
+
+/// Is `workload` a Haskell program's file (run by gclab-lang), whose
+/// peers GHC builds from the file itself?
+pub fn is_program(workload: &str) -> bool {
+    workload.ends_with(".hs")
 }
 
 /// The languages `workload` has peers in.
 pub fn languages_of(workload: &str) -> Vec<Language> {
+    if is_program(workload) {
+        return vec![Language::Ghc, Language::GhcO0];
+    }
     Language::ALL.into_iter().filter(|&l| source(workload, l).is_some()).collect()
 }
 

@@ -33,7 +33,7 @@ use serde_json::{Map, Value};
 /// measured from outside.
 pub fn read(language: Language, stderr: &str, ghc_stats: Option<&str>, wall_secs: f64, max_rss_bytes: u64) -> Result<Map<String, Value>, String> {
     let mut stats = match language {
-        Language::Ghc => ghc(ghc_stats.ok_or("GHC wrote no statistics (+RTS -t)")?)?,
+        Language::Ghc | Language::GhcO0 => ghc(ghc_stats.ok_or("GHC wrote no statistics (+RTS -t)")?)?,
         Language::Ocaml => ocaml(stderr)?,
         Language::Boehm => boehm(stderr)?,
     };
@@ -160,6 +160,17 @@ fn boehm(stderr: &str) -> Result<Map<String, Value>, String> {
 }
 
 /// The checksum a peer printed (`checksum: <hex>`, its last such line).
+/// The checksum of a Haskell program's output, as `gclab run FILE.hs`
+/// computes its own (FNV-1a over the bytes, 64 bits), so that the two
+/// compare.
+pub fn output_checksum(stdout: &str) -> String {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for b in stdout.bytes() {
+        h = (h ^ u64::from(b)).wrapping_mul(0x100_0000_01b3);
+    }
+    format!("{h:016x}")
+}
+
 pub fn checksum(stdout: &str) -> Option<String> {
     let hex = stdout.lines().rev().find_map(|l| l.strip_prefix("checksum: "))?.trim();
     (hex.len() == 16 && hex.chars().all(|c| c.is_ascii_hexdigit())).then(|| hex.to_ascii_lowercase())
