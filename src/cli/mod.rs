@@ -67,7 +67,7 @@ enum Command {
         /// Run this program, already built, instead of building the peer
         #[arg(long, value_name = "FILE")]
         program: Option<PathBuf>,
-        /// The language (ghc, ocaml, boehm), the workload, its arguments, and +RTS ... -RTS flags
+        /// The language (ghc, ghc-O0, ocaml, boehm), the workload, its arguments, and +RTS ... -RTS flags
         #[arg(trailing_var_arg = true, allow_hyphen_values = true, value_name = "LANGUAGE WORKLOAD [ARGS] [+RTS FLAGS -RTS]")]
         rest: Vec<String>,
     },

@@ -296,6 +296,11 @@ fn marker(dir: &Path, job: &Submission, task: usize, what: &str) -> PathBuf {
     dir.join("slurm").join("tasks").join(format!("{}_{task}.{what}", job.job))
 }
 
+/// What Slurm says of an ended task, in words.
+fn slurm_account(e: &Ended) -> String {
+    format!("{} (reason: {}, exit code {}) on {}", e.state, e.reason, e.exit_code, if e.node.is_empty() || e.node == "(null)" { "no node" } else { &e.node })
+}
+
 /// The tasks of `job` that did not finish their shard with status 0, with
 /// what Slurm says of each.
 fn dead_tasks(dir: &Path, job: &Submission) -> Result<Vec<DeadTask>, String> {
@@ -322,8 +327,12 @@ impl SlurmSummary {
         s.push_str(&format!("{} runs: {} ok, {} failed, {} missing; results in {}\n", self.runs, self.ok, self.failed, self.missing, dir.display()));
         for d in &self.dead {
             let how = match (&d.slurm, d.status, &d.started_on) {
+                // A shard killed by a signal (128 + its number: scancel's
+                // SIGTERM) may write its status before it dies: Slurm's own
+                // account of the task says why.
+                (Some(e), Some(status), _) if status >= 128 => slurm_account(e),
                 (_, Some(status), _) => format!("its shard exited with status {status}"),
-                (Some(e), None, _) => format!("{} (reason: {}, exit code {}) on {}", e.state, e.reason, e.exit_code, if e.node.is_empty() || e.node == "(null)" { "no node" } else { &e.node }),
+                (Some(e), None, _) => slurm_account(e),
                 (None, None, Some(node)) => format!("started on {node} but never finished its shard, and Slurm no longer remembers why (killed, or past MinJobAge)"),
                 (None, None, None) => "never started: cancelled while pending, and Slurm keeps no record of it".into(),
             };
