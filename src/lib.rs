@@ -52,7 +52,7 @@ pub struct ProgramStop {
 pub fn run_program(code: &gclab_lang::ir::Compiled, args: Vec<String>, flags: RtsFlags, collector: Box<dyn Collector>, out: &mut dyn Write) -> Result<(RunOutcome, Option<ProgramStop>), RunError> {
     let mut stop = None;
     let outcome = run_mutator(flags, collector, |m| {
-        let mut hashed = Fnv { inner: out, hash: 0xcbf2_9ce4_8422_2325 };
+        let mut hashed = Fnv { inner: out, hash: gclab_workloads::FNV_OFFSET };
         if let Err(s) = gclab_lang::run(m, code, &mut hashed, args) {
             let _ = hashed.flush();
             stop = Some(program_stop(s));
@@ -73,7 +73,7 @@ fn program_stop(s: gclab_lang::machine::Stop) -> ProgramStop {
     }
 }
 
-/// A writer that hashes what passes through it (FNV-1a, 64 bits).
+/// A writer that hashes what passes through it (`gclab_workloads::fnv1a`).
 struct Fnv<'w> {
     inner: &'w mut dyn Write,
     hash: u64,
@@ -82,9 +82,7 @@ struct Fnv<'w> {
 impl Write for Fnv<'_> {
     fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
         let n = self.inner.write(buf)?;
-        for b in &buf[..n] {
-            self.hash = (self.hash ^ u64::from(*b)).wrapping_mul(0x100_0000_01b3);
-        }
+        self.hash = gclab_workloads::fnv1a(self.hash, &buf[..n]);
         Ok(n)
     }
 

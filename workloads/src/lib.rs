@@ -194,12 +194,17 @@ pub fn by_name(name: &str) -> Option<&'static Workload> {
     WORKLOADS.iter().chain(testing::TEST_WORKLOADS).find(|w| w.name == name)
 }
 
+/// FNV-1a's starting value (64 bits).
+pub const FNV_OFFSET: u64 = 0xcbf2_9ce4_8422_2325;
+
+/// Fold `bytes` into the FNV-1a hash `h` (64 bits): the checksum of a
+/// workload's values, of a program's output (gclab's and its GHC peers'
+/// alike), and the short hash in run ids.
+pub fn fnv1a(h: u64, bytes: &[u8]) -> u64 {
+    bytes.iter().fold(h, |h, &b| (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3))
+}
+
 /// Fold a value into a running checksum (FNV-1a over the value's bytes).
 pub fn mix(acc: u64, v: u64) -> u64 {
-    let mut h = acc ^ 0xcbf2_9ce4_8422_2325;
-    for b in v.to_le_bytes() {
-        h ^= b as u64;
-        h = h.wrapping_mul(0x0100_0000_01b3);
-    }
-    h
+    fnv1a(acc ^ FNV_OFFSET, &v.to_le_bytes())
 }

@@ -177,7 +177,7 @@ fn run_id(description: &str) -> String {
     if description.chars().all(plain) {
         return id;
     }
-    let hash = description.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| (h ^ b as u64).wrapping_mul(0x0100_0000_01b3));
+    let hash = gclab_workloads::fnv1a(gclab_workloads::FNV_OFFSET, description.as_bytes());
     format!("{id}-{:08x}", hash as u32)
 }
 

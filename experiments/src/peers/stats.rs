@@ -159,18 +159,13 @@ fn boehm(stderr: &str) -> Result<Map<String, Value>, String> {
     Ok(stats)
 }
 
-/// The checksum a peer printed (`checksum: <hex>`, its last such line).
 /// The checksum of a Haskell program's output, as `gclab run FILE.hs`
-/// computes its own (FNV-1a over the bytes, 64 bits), so that the two
-/// compare.
+/// computes its own (FNV-1a over the bytes), so that the two compare.
 pub fn output_checksum(stdout: &str) -> String {
-    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-    for b in stdout.bytes() {
-        h = (h ^ u64::from(b)).wrapping_mul(0x100_0000_01b3);
-    }
-    format!("{h:016x}")
+    format!("{:016x}", gclab_workloads::fnv1a(gclab_workloads::FNV_OFFSET, stdout.as_bytes()))
 }
 
+/// The checksum a peer printed (`checksum: <hex>`, its last such line).
 pub fn checksum(stdout: &str) -> Option<String> {
     let hex = stdout.lines().rev().find_map(|l| l.strip_prefix("checksum: "))?.trim();
     (hex.len() == 16 && hex.chars().all(|c| c.is_ascii_hexdigit())).then(|| hex.to_ascii_lowercase())
