@@ -33,6 +33,17 @@ pub enum Alloc {
     Alias(Atom),
 }
 
+impl Alloc {
+    /// The atoms that become the object's pointer fields (none for an alias).
+    pub fn fields(&self) -> &[Atom] {
+        match self {
+            Alloc::Thunk(_, fv) | Alloc::Fun(_, fv) | Alloc::Con(_, fv) => fv,
+            Alloc::Sel(a, _) => std::slice::from_ref(a),
+            Alloc::Alias(_) => &[],
+        }
+    }
+}
+
 /// An instruction: every one ends by returning a value or entering one.
 #[derive(Debug, Clone)]
 pub enum Ir {

@@ -121,11 +121,10 @@ impl Lower<'_> {
                 let k = self.strings.len() as u32 - 1;
                 self.emit(Ir::Str(k))
             }
-            Term::App(fun, args) if self.primitive_wrapper(fun, args.len()).is_some() => {
-                let p = self.primitive_wrapper(fun, args.len()).expect("checked");
-                self.tail(f, &Term::Prim(p, args.clone()))
-            }
             Term::App(fun, args) => {
+                if let Some(p) = self.primitive_wrapper(fun, args.len()) {
+                    return self.tail(f, &Term::Prim(p, args.clone()));
+                }
                 let mut binds = Vec::new();
                 let fa = self.atom(f, fun, &mut binds);
                 let atoms = args.iter().map(|a| self.atom(f, a, &mut binds)).collect();

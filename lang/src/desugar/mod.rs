@@ -133,10 +133,7 @@ impl Desugarer {
     }
 
     fn builtins(&mut self) {
-        let list = [("()", "()", 0)];
-        for (name, ty, arity) in list {
-            self.add_con(name, ty, arity, 0, &[]);
-        }
+        self.add_con("()", "()", 0, 0, &[]);
         self.add_con("[]", "[]", 0, 0, &[]);
         self.add_con(":", "[]", 2, 1, &[]);
         self.add_con("False", "Bool", 0, 0, &[]);

@@ -135,23 +135,20 @@ impl Desugarer {
             }
             return Ok(());
         }
-        let mut inner_env = Env::new();
-        let mut inner = Vec::new();
-        self.pat_steps(s, p, &mut inner_env, &mut inner)?;
+        // Each variable its own thunk matching the whole pattern (its own
+        // fresh locals: a thunk's body is lowered on its own).
         let fail = Term::Error("Irrefutable pattern failed".into());
-        let mut names: Vec<_> = inner_env.into_iter().collect();
-        names.sort();
-        for (name, local) in names {
-            let mut steps_again = Vec::new();
-            let mut env_again = Env::new();
-            self.pat_steps(s, p, &mut env_again, &mut steps_again)?;
-            let _ = local;
-            let body = wrap(steps_again, Term::Local(env_again[&name]), &fail, self);
+        let mut names = Vec::new();
+        super::bind::pat_vars(p, &mut names);
+        for name in names {
+            let mut own_env = Env::new();
+            let mut own_steps = Vec::new();
+            self.pat_steps(s, p, &mut own_env, &mut own_steps)?;
+            let body = wrap(own_steps, Term::Local(own_env[&name]), &fail, self);
             let x = self.fresh();
             steps.push(Step::Let(x, body));
             env.insert(name, x);
         }
-        let _ = inner;
         Ok(())
     }
 

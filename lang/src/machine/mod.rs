@@ -292,53 +292,40 @@ impl<'a, 'rt> Machine<'a, 'rt> {
     /// fields name now, then the fields that name the group's later (or
     /// own) slots written through the barrier.
     fn allocate(&mut self, binds: &[(u32, Alloc)]) -> Res<()> {
-        let group: Vec<usize> = binds.iter().map(|(s, _)| self.fp + *s as usize).collect();
+        let fp = self.fp;
+        // Is `slot` the slot of binding `k` or of one after it (not made yet)?
+        let not_yet_made = |k: usize, slot: usize| binds[k..].iter().any(|(s, _)| fp + *s as usize == slot);
         for (k, (s, alloc)) in binds.iter().enumerate() {
-            let dst = self.fp + *s as usize;
-            let sel;
-            let (info, atoms) = match alloc {
+            let dst = fp + *s as usize;
+            let info = match alloc {
                 Alloc::Alias(a) => {
                     let src = self.slot(*a);
                     self.m.stack_copy(self.st, dst, src);
                     continue;
                 }
-                Alloc::Thunk(c, fv) => (self.tables.thunks[*c as usize], &fv[..]),
-                Alloc::Fun(c, fv) => (self.tables.funs[*c as usize], &fv[..]),
-                Alloc::Con(c, args) => (self.tables.cons[*c as usize], &args[..]),
-                Alloc::Sel(a, field) => {
-                    sel = [*a];
-                    (self.tables.selector(*field), &sel[..])
-                }
+                Alloc::Thunk(c, _) => self.tables.thunks[*c as usize],
+                Alloc::Fun(c, _) => self.tables.funs[*c as usize],
+                Alloc::Con(c, _) => self.tables.cons[*c as usize],
+                Alloc::Sel(_, field) => self.tables.selector(*field),
             };
-            let slots = self.slots(atoms);
-            let words: &[usize] = if info.closure_type == ClosureType::Fun && atoms.is_empty() { &[0] } else { &[] };
-            if binds.len() > 1 || slots.contains(&dst) {
-                for &g in &group[k..] {
-                    if slots.contains(&g) {
-                        self.m.stack_set_static(self.st, g, &NULL_OBJECT);
-                    }
+            let slots = self.slots(alloc.fields());
+            let words: &[usize] = if info.closure_type == ClosureType::Fun && slots.is_empty() { &[0] } else { &[] };
+            // A field naming a binding not made yet holds nothing until the knot is tied.
+            for &slot in &slots {
+                if not_yet_made(k, slot) {
+                    self.m.stack_set_static(self.st, slot, &NULL_OBJECT);
                 }
             }
             let r = self.m.stack_alloc(self.st, dst, info, &slots, words);
             self.scratch = slots;
             self.grow(r)?;
-            let _ = s;
         }
         // Tie the knots: fields that named a slot of the group not yet made.
-        for (k, (_, alloc)) in binds.iter().enumerate() {
-            let one;
-            let atoms: &[Atom] = match alloc {
-                Alloc::Thunk(_, fv) | Alloc::Fun(_, fv) | Alloc::Con(_, fv) => fv,
-                Alloc::Sel(a, _) => {
-                    one = [*a];
-                    &one
-                }
-                Alloc::Alias(_) => continue,
-            };
-            for (field, a) in atoms.iter().enumerate() {
+        for (k, (s, alloc)) in binds.iter().enumerate() {
+            for (field, a) in alloc.fields().iter().enumerate() {
                 let src = self.slot(*a);
-                if group[k..].contains(&src) {
-                    self.m.stack_set_field(self.st, group[k], field, src);
+                if not_yet_made(k, src) {
+                    self.m.stack_set_field(self.st, fp + *s as usize, field, src);
                 }
             }
         }

@@ -106,8 +106,7 @@ impl Machine<'_, '_> {
         Ok(())
     }
 
-    /// Slot `dst` := a list of the values in slots `items`... built from
-    /// strings (`getArgs`).
+    /// Slot `dst` := the list of the strings `texts` (`getArgs`).
     pub(super) fn strings_to(&mut self, dst: usize, texts: &[String]) -> Res<()> {
         let acc = self.reserve(2)?;
         self.set_con(acc, builtin::NIL);

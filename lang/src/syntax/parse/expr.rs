@@ -137,6 +137,9 @@ impl Parser {
         Ok(Alt { pat, rhs, wheres, line })
     }
 
+    /// A statement of `do` or a qualifier of a comprehension: `let`
+    /// bindings (not a `let ... in` expression), a generator `p <- e`, or
+    /// an expression (a guard).
     pub(super) fn stmt(&mut self) -> R<Stmt> {
         let line = self.line();
         if self.is("let") && !self.let_has_in() {
@@ -293,9 +296,9 @@ impl Parser {
             return Ok(Expr::Range(Box::new(first), None, to));
         }
         if self.eat("|") {
-            let mut stmts = vec![self.comp_stmt()?];
+            let mut stmts = vec![self.stmt()?];
             while self.eat(",") {
-                stmts.push(self.comp_stmt()?);
+                stmts.push(self.stmt()?);
             }
             self.expect("]")?;
             return Ok(Expr::Comp(Box::new(first), stmts));
@@ -315,18 +318,5 @@ impl Parser {
         }
         self.expect("]")?;
         Ok(Expr::List(es))
-    }
-
-    pub(super) fn comp_stmt(&mut self) -> R<Stmt> {
-        let line = self.line();
-        if self.eat("let") {
-            return Ok(Stmt::Let(self.decls()?));
-        }
-        if self.looks_like_bind() {
-            let p = self.pat()?;
-            self.expect("<-")?;
-            return Ok(Stmt::Bind(p, self.expr()?, line));
-        }
-        Ok(Stmt::Expr(self.expr()?))
     }
 }
