@@ -226,6 +226,10 @@ pub struct GcThread<'h> {
     /// (the nonmoving collector's snapshot: See Note [The snapshot] in
     /// `nonmoving`); None when this GC scans what it marks.
     pub deferred: Option<Vec<*mut Word>>,
+    /// An unmarked object in a block marked in place is young, not old
+    /// and unmarked yet (sticky mark bits: See Note [Young objects in old
+    /// blocks] in `scavenge`).
+    pub sticky: bool,
     /// The block `scavenge_block` is scanning now, if any (See Note [The
     /// block being scanned]).
     pub scanning: Option<BlockPtr>,
@@ -291,6 +295,7 @@ impl<'h> GcThread<'h> {
             marks: None,
             scan_stack: Vec::new(),
             deferred: None,
+            sticky: false,
             todo_q: None,
             scanning: None,
             parallel: false,

@@ -41,7 +41,7 @@ use crate::gc_workers::{GcThreadPool, GcWorkers};
 use crate::line_space::{Geometry, LineSpace};
 use crate::mark::MarkBitmap;
 use crate::space_trace::{trace_into, trace_into_inspecting, Tracing};
-use crate::CollectorEntry;
+use crate::{CollectorEntry, Params};
 use gclab_core::bdescr::BlockPtr;
 use gclab_core::constants::WORD_SIZE;
 use gclab_core::heap::Heap;
@@ -54,17 +54,7 @@ pub const ENTRY: CollectorEntry = CollectorEntry {
     name: "immix",
     description: "GHC's -w: young generations copied; the oldest in line-marked blocks, marked in place and its holes reused, the most fragmented blocks evacuated (line=BYTES, defrag=auto|always|never, headroom=PERCENT)",
     flags: "-w",
-    make: |mut params, flags| {
-        let line = params.take("line").map(|v| v.parse::<usize>().map_err(|_| format!("line must be a number of bytes, not `{v}'"))).transpose()?.unwrap_or(64);
-        let geometry = Geometry::new(line)?;
-        let defrag = params.take("defrag").map(|v| DefragMode::parse(&v)).transpose()?.unwrap_or_default();
-        let headroom = params.take("headroom").map(|v| parse_percent(&v)).transpose()?.unwrap_or(2);
-        params.finish("immix", &["line", "defrag", "headroom"])?;
-        if flags.generations < 2 {
-            return Err(format!("the immix collector needs at least two generations (its oldest is line-marked, the others copied), not -G{}", flags.generations));
-        }
-        Ok(Box::new(Immix { geometry, defrag, headroom_percent: headroom, old: None, pool: GcThreadPool::default() }))
-    },
+    make: |params, flags| Ok(Box::new(Immix::from_params(params, flags, "immix")?)),
 };
 
 fn parse_percent(v: &str) -> Result<usize, String> {
@@ -84,6 +74,30 @@ pub struct Immix {
     pool: GcThreadPool,
 }
 
+impl Immix {
+    /// An immix collector as its parameters (`line`, `defrag`, `headroom`)
+    /// and the run's flags say; `name` is the collector's, for messages
+    /// (`sticky-immix` is made of one).
+    pub fn from_params(mut params: Params, flags: &RtsFlags, name: &str) -> Result<Immix, String> {
+        let line = params.take("line").map(|v| v.parse::<usize>().map_err(|_| format!("line must be a number of bytes, not `{v}'"))).transpose()?.unwrap_or(64);
+        let geometry = Geometry::new(line)?;
+        let defrag = params.take("defrag").map(|v| DefragMode::parse(&v)).transpose()?.unwrap_or_default();
+        let headroom = params.take("headroom").map(|v| parse_percent(&v)).transpose()?.unwrap_or(2);
+        params.finish(name, &["line", "defrag", "headroom"])?;
+        if flags.generations < 2 {
+            return Err(format!("the {name} collector needs at least two generations (its oldest is line-marked), not -G{}", flags.generations));
+        }
+        Ok(Immix { geometry, defrag, headroom_percent: headroom, old: None, pool: GcThreadPool::default() })
+    }
+
+    /// Its old generation's line space (made at the first GC) and its GC
+    /// threads, for a collector built on it.
+    pub(crate) fn parts(&mut self, oldest: usize) -> (&LineSpace, &mut GcThreadPool) {
+        let space = self.old.get_or_insert_with(|| LineSpace::new(oldest, self.geometry));
+        (space, &mut self.pool)
+    }
+}
+
 impl Collector for Immix {
     fn name(&self) -> &'static str {
         "immix"
@@ -96,7 +110,7 @@ impl Collector for Immix {
         let workers = self.pool.for_collection(ctx.flags, n, ctx.help);
         let space = self.old.get_or_insert_with(|| LineSpace::new(oldest, self.geometry));
         if n < oldest {
-            let how = Tracing { n, marks: None, black: None, defer: false };
+            let how = Tracing { n, marks: None, black: None, defer: false, sticky: false };
             // SAFETY: the runtime gives the collector the heap exclusively
             // (core's Note [Who touches what]).
             let (done, _) = unsafe { trace_into(space, how, ctx, workers) };
@@ -187,7 +201,7 @@ unsafe fn major(space: &LineSpace, ctx: &mut GcContext<'_>, workers: Option<(&Gc
     old.blocks = evacuated;
     // SAFETY: as above.
     let marks = unsafe { MarkBitmap::keep_in_place(&kept) };
-    let how = Tracing { n: oldest, marks: Some(&marks), black: Some(&marks), defer: false };
+    let how = Tracing { n: oldest, marks: Some(&marks), black: Some(&marks), defer: false, sticky: false };
     let layout = ctx.heap.layout;
     let mut copied_out = 0;
     // SAFETY: as above; the kept blocks are attached to `marks`.

@@ -23,7 +23,8 @@
 //!   evacuate), `concurrent_mark` (a marker thread beside the mutators),
 //!   `snapshot_check` (the sanity check of a finished snapshot marking);
 //! - the collectors: `copying`, `compacting`, `two_space`, `parallel`,
-//!   `mark_sweep`, `nonmoving`, `immix`; the `nogc` baseline.
+//!   `mark_sweep`, `nonmoving`, `immix`, `sticky_immix`; the `nogc`
+//!   baseline.
 //!
 //! To add a collector: write one module with a type implementing
 //! `gclab_core::Collector` and an `ENTRY`, and add that entry to
@@ -56,6 +57,7 @@ pub mod slide;
 pub mod snapshot_check;
 pub mod space;
 pub mod space_trace;
+pub mod sticky_immix;
 pub mod sweep;
 pub mod trace;
 pub mod two_space;
@@ -144,7 +146,7 @@ impl Params {
 }
 
 /// Every built-in collector, by name. One line per collector.
-pub const COLLECTORS: &[CollectorEntry] = &[copying::ENTRY, compacting::ENTRY, two_space::ENTRY, parallel::ENTRY, mark_sweep::ENTRY, nonmoving::ENTRY, immix::ENTRY];
+pub const COLLECTORS: &[CollectorEntry] = &[copying::ENTRY, compacting::ENTRY, two_space::ENTRY, parallel::ENTRY, mark_sweep::ENTRY, nonmoving::ENTRY, immix::ENTRY, sticky_immix::ENTRY];
 
 /// Built-in baselines: registered and runnable by name, but not
 /// collectors (nothing is ever freed), so not in `COLLECTORS`, which the

@@ -221,36 +221,98 @@ impl LineSpace {
         // SAFETY: listed blocks are the space's, which the GC holds.
         list.retain(|r| !unsafe { r.bd.read() }.has(BF_MARK_IN_PLACE));
         for bd in kept {
-            let live = marks.live_words(bd);
-            if live == 0 {
+            if marks.live_words(bd) == 0 {
                 blocks.free_group(bd);
                 stats.blocks_freed += 1;
                 continue;
             }
-            let bits = marks.bits(bd);
-            // SAFETY: the caller's contract.
-            let d = unsafe { bd.get() };
-            for run in marks.free_runs(bd, BLOCK_WORDS) {
-                // SAFETY: the run lies in the block and holds dead words
-                // only, which nothing reads.
-                unsafe { std::ptr::write_bytes(d.start.add(run.start), 0, run.len()) };
-            }
-            let used = g.used_lines(&bits);
-            d.flags = (d.flags & !BF_MARK_IN_PLACE) | BF_EVACUATED;
-            d.aux = 0;
-            d.scan = d.start;
             gen.blocks.push(bd);
             gen.n_blocks += 1;
-            gen.n_words += live;
-            let free_lines = g.lines() - used.count_ones() as usize;
-            gen.n_free_words += free_lines * g.line_words;
-            if free_lines > 0 {
-                list.push(Recyclable { bd, used });
-                stats.blocks_recyclable += 1;
-                stats.lines_free += free_lines as u32;
-            }
+            // SAFETY: the caller's contract.
+            unsafe { self.judge(bd, marks, gen, &mut list, &mut stats) };
         }
         stats
+    }
+
+    /// Judge block `bd` of `gen` (in its block list, attached to `marks`,
+    /// marked in place and with something live): zero its dead words,
+    /// count its live words and the words of its free lines into `gen`,
+    /// put its cursor at its start and list it in `list` if it has a hole.
+    /// The block is left `BF_EVACUATED`, as old blocks are between GCs.
+    ///
+    /// # Safety
+    /// As for `sweep`, for this block.
+    // SAFETY: writes the block's dead words and descriptor, which the GC holds (the caller's contract).
+    pub unsafe fn judge(&self, bd: BlockPtr, marks: &MarkBitmap, gen: &mut Generation, list: &mut Vec<Recyclable>, stats: &mut RegionSweep) {
+        let g = self.geometry;
+        let (bits, live) = (marks.bits(bd), marks.live_words(bd));
+        // SAFETY: the caller's contract.
+        let d = unsafe { bd.get() };
+        for run in marks.free_runs(bd, BLOCK_WORDS) {
+            // SAFETY: the run lies in the block and holds dead words only,
+            // which nothing reads.
+            unsafe { std::ptr::write_bytes(d.start.add(run.start), 0, run.len()) };
+        }
+        let used = g.used_lines(&bits);
+        d.flags = (d.flags & !BF_MARK_IN_PLACE) | BF_EVACUATED;
+        d.aux = 0;
+        d.scan = d.start;
+        d.free = d.end();
+        gen.n_words += live;
+        let free_lines = g.lines() - used.count_ones() as usize;
+        gen.n_free_words += free_lines * g.line_words;
+        if free_lines > 0 {
+            list.push(Recyclable { bd, used });
+            stats.blocks_recyclable += 1;
+            stats.lines_free += free_lines as u32;
+        }
+    }
+
+    /// Judge `blocks` as `judge` does, listing the recyclable ones on the
+    /// space's own list (a GC that marked them in place without sweeping
+    /// the space: StickyImmix's minor GCs).
+    ///
+    /// # Safety
+    /// As for `judge`, for every block.
+    // SAFETY: the caller's contract, for every block.
+    pub unsafe fn judge_all(&self, blocks: &[BlockPtr], marks: &MarkBitmap, gen: &mut Generation) -> RegionSweep {
+        let mut stats = RegionSweep { line_bytes: (self.geometry.line_words * WORD_SIZE) as u32, blocks_swept: blocks.len() as u32, ..RegionSweep::default() };
+        let mut list = self.recyclable.lock();
+        for &bd in blocks {
+            // SAFETY: the caller's contract.
+            unsafe { self.judge(bd, marks, gen, &mut list, &mut stats) };
+        }
+        stats
+    }
+
+    /// Take recyclable blocks off the list, fullest holes last, until
+    /// their holes ahead of their cursors hold `words` words or the list
+    /// is empty: the blocks and those holes (as word ranges of the block).
+    /// What is taken is no longer the GC's to fill (a collector hands the
+    /// holes to the mutators).
+    ///
+    /// # Safety
+    /// The GC holds the heap (the blocks' descriptors are read).
+    // SAFETY: reads listed blocks' descriptors, which the GC holds.
+    pub unsafe fn take_holes(&self, words: usize) -> Vec<(Recyclable, Vec<std::ops::Range<usize>>)> {
+        let g = self.geometry;
+        let mut taken = Vec::new();
+        let mut got = 0;
+        let mut list = self.recyclable.lock();
+        while got < words {
+            let Some(r) = list.pop() else { break };
+            // SAFETY: a listed block is the space's; the caller's contract.
+            let cursor = unsafe { cursor_of(r.bd) };
+            let mut holes = Vec::new();
+            let mut at = cursor;
+            while let Some(h) = g.next_hole(r.used, at) {
+                got += h.len();
+                at = h.end;
+                holes.push(h);
+            }
+            taken.push((r, holes));
+        }
+        taken
     }
 
     /// The space's own invariants, for the sanity checker: every listed

@@ -66,6 +66,22 @@ impl MarkBitmap {
         self.maps.push(Default::default());
     }
 
+    /// Give block `bd` (a single block) a bitmap holding `bits`: the marks
+    /// an earlier GC left it (sticky mark bits, See Note [Young objects in
+    /// old blocks] in `scavenge`), so that what they mark reads as marked
+    /// already.
+    ///
+    /// # Safety
+    /// As for `attach`.
+    pub unsafe fn attach_with(&mut self, bd: BlockPtr, bits: &LiveMap) {
+        // SAFETY: the caller's contract.
+        unsafe { self.attach(bd) };
+        let map = self.maps.last().expect("just attached");
+        for (word, &b) in map.iter().zip(bits) {
+            word.store(b, Ordering::Relaxed);
+        }
+    }
+
     /// A bitmap for `blocks`, each flagged `BF_MARK_IN_PLACE` (no longer
     /// `BF_EVACUATED`): `evacuate` will mark their objects where they lie.
     /// The caller has taken the blocks out of their generation, so that

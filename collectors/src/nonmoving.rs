@@ -251,7 +251,7 @@ impl Nonmoving {
         // SAFETY: the runtime gives the collector the heap exclusively
         // (core's Note [Who touches what]), and the marker is paused.
         unsafe { space.begin_gc(false) };
-        let how = Tracing { n, marks: None, black, defer: false };
+        let how = Tracing { n, marks: None, black, defer: false, sticky: false };
         // SAFETY: as above.
         let (done, _) = unsafe { trace_into(space, how, ctx, workers) };
         GcOutcome { in_place: true, ..done }
@@ -276,7 +276,7 @@ impl Nonmoving {
         let (marks, snapshot) = unsafe { take_snapshot(old) };
         let old_weaks = std::mem::take(&mut old.weak_ptrs);
         set_extension(ctx.caps, BarrierExtension::SnapshotAtTheBeginning);
-        let how = Tracing { n: oldest - 1, marks: Some(&marks), black: Some(&marks), defer: true };
+        let how = Tracing { n: oldest - 1, marks: Some(&marks), black: Some(&marks), defer: true, sticky: false };
         // SAFETY: as above; the snapshot is attached to `marks`.
         let (done, grey) = unsafe { trace_into(space, how, ctx, workers) };
         let old = &mut ctx.heap.gens[oldest];

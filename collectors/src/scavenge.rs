@@ -57,7 +57,7 @@
 
 use crate::evacuate::evacuate;
 use crate::gc_thread::{GcThread, Work};
-use gclab_core::bdescr::{BlockDesc, BlockPtr};
+use gclab_core::bdescr::{BlockDesc, BlockPtr, BF_MARK_IN_PLACE};
 use gclab_core::constants::Word;
 use gclab_core::generation::ObjPtr;
 use gclab_core::info::*;
@@ -159,6 +159,33 @@ unsafe fn scan_array_cards(gct: &mut GcThread<'_>, p: *mut Word, n: usize, cards
     any
 }
 
+// Note [Young objects in old blocks]
+// ----------------------------------------
+// A collector that offers the mutators the holes of its old blocks (See
+// Note [Allocation regions] in core's `alloc_region`) gets blocks whose
+// objects are of two ages, and the write barrier, which judges age by
+// block, remembers a store into a young object of such a block as if it
+// were old. StickyImmix tells the ages apart by sticky mark bits: an
+// object marked by an earlier GC is old, an unmarked one young. Its minor
+// GC marks the blocks with young objects in place, starting from those
+// bits, so a mutable-list entry that is still unmarked there is young:
+// it is live only if something reaches it, and then it is marked and
+// scanned whole like any young object (which also cleans its dirty bit,
+// so the barrier will remember it at its next store as the old object it
+// has become). Scanning it as a root instead would keep everything it
+// points to alive until the next major GC, the entry itself dead or not.
+// The test is opt-in (`GcThread::sticky`): the nonmoving collector's
+// snapshot also keeps old blocks in place, where an unmarked entry is an
+// old object that its concurrent marker has not reached yet.
+
+/// Is `p`, a mutable-list entry, a young object in a block that this GC
+/// marks in place (See Note [Young objects in old blocks])?
+fn is_young_in_old_block(gct: &GcThread<'_>, p: *mut Word) -> bool {
+    // SAFETY: `p` is a heap object, so its descriptor is live.
+    let in_place = unsafe { BlockDesc::load_flags(BlockDesc::of(p)) } & BF_MARK_IN_PLACE != 0;
+    in_place && gct.marks.is_some_and(|marks| !marks.is_marked(p))
+}
+
 /// Scan an entry of generation `gen`'s mutable list (an object that does
 /// not move in this GC). Arrays have only their marked cards scanned.
 ///
@@ -166,6 +193,9 @@ unsafe fn scan_array_cards(gct: &mut GcThread<'_>, p: *mut Word, n: usize, cards
 /// As for `scavenge_object`; `p` lives in an uncollected generation `gen`.
 // SAFETY: `p` is a live object of uncollected generation `gen` (a mutable-list entry).
 pub unsafe fn scavenge_mut_list_entry(gct: &mut GcThread<'_>, p: *mut Word, gen: usize) {
+    if gct.sticky && is_young_in_old_block(gct, p) {
+        return;
+    }
     let info = info_of_header(load_header(p));
     if !info.closure_type.is_pointer_array() {
         scavenge_object(gct, p, gen);

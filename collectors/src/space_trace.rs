@@ -29,6 +29,9 @@ pub(crate) struct Tracing<'m> {
     /// Leave the objects marked in place unscanned, for a concurrent
     /// marker (`GcThread::deferred`).
     pub defer: bool,
+    /// The marks of the blocks kept in place are sticky: what is marked
+    /// already is old, what is not is young (`GcThread::sticky`).
+    pub sticky: bool,
 }
 
 /// Trace a collection whose oldest generation lives in `space`: prepare
@@ -67,6 +70,7 @@ pub(crate) unsafe fn trace_into_inspecting(
         gct.to[oldest].space = Some(space.allocator(blocks, how.black));
         gct.marks = how.marks;
         gct.deferred = how.defer.then(Vec::new);
+        gct.sticky = how.sticky;
         gct
     };
     let mut threads = trace_with(&make, gens, ctx.caps, ctx.stable_ptrs, ctx.leader, workers);

@@ -10,7 +10,8 @@
 //! does.
 
 use crate::bdescr::{BlockDesc, BlockPtr};
-use crate::constants::Word;
+use crate::alloc_region::Region;
+use crate::constants::{Word, WORD_SIZE};
 use crate::generation::ObjPtr;
 
 /// What a collector adds to the generational barrier (See Note
@@ -40,8 +41,18 @@ pub struct Capability {
     pub hp_lim: *mut Word,
     /// The real end of the current block.
     pub block_end: *mut Word,
-    /// The current nursery block (None before the first allocation).
+    /// The current nursery block, or the block of the current offered
+    /// region (None before the first allocation).
     pub current: Option<BlockPtr>,
+    /// Where the current block or region began to be filled: the block's
+    /// start, or the offered region's.
+    pub region_start: *mut Word,
+    /// The current region is one a collector offered (See Note
+    /// [Allocation regions] in `alloc_region`), not a nursery block.
+    pub in_offered: bool,
+    /// Words allocated into offered regions since the last GC (a part of
+    /// `retired_words`).
+    pub hole_words: u64,
     /// Which nursery chunk it allocates from.
     pub chunk: usize,
     /// Index of the next unused block in that chunk.
@@ -99,6 +110,9 @@ impl Capability {
             hp_lim: std::ptr::null_mut(),
             block_end: std::ptr::null_mut(),
             current: None,
+            region_start: std::ptr::null_mut(),
+            in_offered: false,
+            hole_words: 0,
             chunk: no,
             next_block: 0,
             roots: Vec::with_capacity(1024),
@@ -119,18 +133,29 @@ impl Capability {
         }
     }
 
-    /// Close the current block: record its fill level and the words
-    /// allocated in it.
+    /// Close the current block or region: record a nursery block's fill
+    /// level, and the words allocated in it.
     pub fn retire_current_block(&mut self) {
         if let Some(bd) = self.current.take() {
-            // SAFETY: the current nursery block is this capability's own.
-            let d = unsafe { bd.get() };
-            d.free = self.hp;
-            self.retired_words += d.used_words() as u64;
-            if let Some(layout) = self.count_objects {
-                self.retired_objects += count_block_objects(d, layout);
+            let words = (self.hp as usize - self.region_start as usize) as u64 / WORD_SIZE as u64;
+            self.retired_words += words;
+            if self.in_offered {
+                // An old block's `free` stays its end (See Note
+                // [Allocation regions] in `alloc_region`).
+                self.hole_words += words;
+                if let Some(layout) = self.count_objects {
+                    self.retired_objects += count_objects_in(self.region_start, self.hp, layout);
+                }
+            } else {
+                // SAFETY: the current nursery block is this capability's own.
+                let d = unsafe { bd.get() };
+                d.free = self.hp;
+                if let Some(layout) = self.count_objects {
+                    self.retired_objects += count_objects_in(d.start, d.free, layout);
+                }
             }
         }
+        self.in_offered = false;
         self.hp = std::ptr::null_mut();
         self.hp_lim = std::ptr::null_mut();
         self.block_end = std::ptr::null_mut();
@@ -139,6 +164,9 @@ impl Capability {
     /// Record the current block's fill level in its descriptor without
     /// leaving it (so that heap walks between GCs see its objects).
     pub fn retire_current_block_keeping_position(&mut self) {
+        if self.in_offered {
+            return;
+        }
         if let Some(bd) = self.current {
             // SAFETY: the current nursery block is this capability's own.
             unsafe { bd.get() }.free = self.hp;
@@ -153,10 +181,26 @@ impl Capability {
     pub unsafe fn enter_block(&mut self, bd: BlockPtr, forced_gcs: bool) {
         // SAFETY: the caller's contract.
         let d = unsafe { bd.get() };
-        self.hp = d.free;
-        self.block_end = d.end();
+        self.enter(bd, d.free, d.end(), false, forced_gcs);
+    }
+
+    /// Make the offered region `region` the current one.
+    ///
+    /// # Safety
+    /// `region` was offered for this cycle and taken by this capability
+    /// alone (`OfferedRegions::take`).
+    // SAFETY: the caller's contract above.
+    pub unsafe fn enter_region(&mut self, region: Region, forced_gcs: bool) {
+        self.enter(region.bd, region.start, region.end, true, forced_gcs);
+    }
+
+    fn enter(&mut self, bd: BlockPtr, start: *mut Word, end: *mut Word, offered: bool, forced_gcs: bool) {
+        self.hp = start;
+        self.region_start = start;
+        self.block_end = end;
         self.hp_lim = if forced_gcs { self.hp } else { self.block_end };
         self.current = Some(bd);
+        self.in_offered = offered;
     }
 
     /// What was allocated since the last GC (closing the current block's
@@ -166,18 +210,19 @@ impl Capability {
         let words = self.retired_words + self.new_large_words as u64;
         let large_objects = if self.count_objects.is_some() { self.new_large.len() as u64 } else { 0 };
         let objects = self.retired_objects + large_objects;
+        let hole_words = self.hole_words;
+        self.hole_words = 0;
         self.retired_words = 0;
         self.retired_objects = 0;
         self.new_large_words = 0;
         self.total_allocated_words += words;
-        Allocated { words, objects }
+        Allocated { words, objects, hole_words }
     }
 
     /// Words allocated so far in the run, the current cycle included.
     pub fn allocated_words_now(&self) -> u64 {
         let current = match self.current {
-            // SAFETY: the current nursery block is this capability's own.
-            Some(bd) => (self.hp as usize - unsafe { bd.get() }.start as usize) as u64 / 8,
+            Some(_) => (self.hp as usize - self.region_start as usize) as u64 / WORD_SIZE as u64,
             None => 0,
         };
         self.total_allocated_words + self.retired_words + self.new_large_words as u64 + current
@@ -195,20 +240,29 @@ pub struct Allocated {
     /// Words, in nursery blocks and large objects.
     pub words: u64,
     /// Objects, with `--count-objects` (0 without it): those of the
-    /// retired nursery blocks, and each large object.
+    /// retired nursery blocks and regions, and each large object.
     pub objects: u64,
+    /// Of `words`, those allocated into regions a collector offered.
+    pub hole_words: u64,
 }
 
-/// The objects of a nursery block up to its fill level.
-fn count_block_objects(d: &BlockDesc, layout: crate::object::Layout) -> u64 {
+/// The objects in `from..to`, the part of a block or region this
+/// capability has just filled.
+fn count_objects_in(from: *mut Word, to: *mut Word, layout: crate::object::Layout) -> u64 {
     let mut objects = 0;
-    // SAFETY: the block is this capability's own nursery block, just
-    // retired: its objects tile it up to `free`, and nobody else writes it.
-    unsafe {
-        crate::block_walk::walk_block(d, d.free, |p| {
-            objects += 1;
-            Some(layout.size_of(p, crate::object::info_of_header(*p)))
-        });
+    let mut p = from;
+    while p < to {
+        // SAFETY: the capability's own allocations and zero slop words
+        // (See Note [Slop is zeroed] in `object`) tile `from..to`, and
+        // nobody else writes them.
+        let header = unsafe { *p };
+        if header == 0 {
+            p = p.wrapping_add(1);
+            continue;
+        }
+        // SAFETY: as above: `p` starts an object.
+        objects += 1;
+        p = p.wrapping_add(unsafe { layout.size_of(p, crate::object::info_of_header(header)) });
     }
     objects
 }

@@ -12,6 +12,7 @@
 //! fills its chunk takes the next unused one, until none is left and a GC
 //! follows (See the `-n` entry of GHC's user's guide).
 
+use crate::alloc_region::OfferedRegions;
 use crate::bdescr::{BlockPtr, BF_NURSERY};
 use crate::block_alloc::BlockAllocator;
 use crate::constants::Word;
@@ -38,6 +39,10 @@ pub struct Heap {
     pub next_chunk: AtomicUsize,
     /// Blocks in one nursery chunk.
     pub chunk_blocks: usize,
+    /// Regions a collector offered the mutators at the last GC, taken
+    /// before nursery blocks (See Note [Allocation regions] in
+    /// `alloc_region`).
+    pub offered: OfferedRegions,
     /// The heap traversal's flip bit (See Note [Traversal flip bit] in
     /// heap-traverse): new objects get it in their traversal word, so they
     /// read as not yet visited by the next traversal.
@@ -60,6 +65,7 @@ impl Heap {
             nurseries: Vec::new(),
             next_chunk: AtomicUsize::new(0),
             chunk_blocks: 0,
+            offered: OfferedRegions::default(),
             traversal_flip: std::sync::atomic::AtomicBool::new(false),
         };
         heap.resize_nurseries(flags.alloc_area_blocks * caps, flags.chunk_blocks, caps)?;

@@ -7,7 +7,8 @@
 //!   (megablocks from the OS), `bdescr` (block descriptors), `block_alloc`
 //!   (block groups and free lists), `info` and `object` (the object
 //!   model), `block_walk` (a block's objects), `generation`, `stable_ptr`
-//!   and `heap`, under `flags` (GHC's RTS options);
+//!   and `heap` (with `alloc_region`, what collectors offer the
+//!   mutators), under `flags` (GHC's RTS options);
 //! - the mutator's half: `capability` (per-thread allocation state),
 //!   `barrier` (the write barrier), `heap_walk` (every object);
 //! - the GC seam: `collector` (the trait every collector implements),
@@ -26,6 +27,7 @@
 
 #![warn(missing_docs)]
 
+pub mod alloc_region;
 pub mod barrier;
 pub mod bdescr;
 pub mod block_alloc;

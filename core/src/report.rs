@@ -81,6 +81,12 @@ pub fn summary(s: &Stats, capabilities: usize) -> String {
     let mut o = String::new();
     let mib = 1024 * 1024;
     let _ = writeln!(o, "{:>16} bytes allocated in the heap", with_commas(s.allocated_bytes));
+    if s.mutator_hole_bytes > 0 {
+        // Not GHC's: a collector offered the mutators holes of its old
+        // blocks (See Note [Allocation regions] in `alloc_region`).
+        let share = pct(s.mutator_hole_bytes as f64, s.allocated_bytes as f64);
+        let _ = writeln!(o, "{:>16} bytes of it allocated into recycled holes ({share:.1}%)", with_commas(s.mutator_hole_bytes));
+    }
     let _ = writeln!(o, "{:>16} bytes copied during GC", with_commas(s.copied_bytes));
     let _ = writeln!(o, "{:>16} bytes maximum residency ({} sample(s))", with_commas(s.max_live_bytes), s.major_gcs);
     let _ = writeln!(o, "{:>16} bytes maximum slop", with_commas(s.max_slop_bytes));

@@ -257,6 +257,10 @@ pub struct Stats {
     pub allocated_bytes: u64,
     /// Bytes allocated per capability.
     pub cap_allocated_bytes: Vec<u64>,
+    /// Of `allocated_bytes`, those allocated into regions a collector
+    /// offered (holes of its old blocks: See Note [Allocation regions] in
+    /// `alloc_region`).
+    pub mutator_hole_bytes: u64,
     /// Objects allocated, counted with `--count-objects` (0 without it).
     pub allocated_objects: u64,
     /// Bytes copied.
@@ -371,6 +375,7 @@ impl Stats {
             major_gcs: 0,
             allocated_bytes: 0,
             cap_allocated_bytes: vec![0; caps],
+            mutator_hole_bytes: 0,
             allocated_objects: 0,
             copied_bytes: 0,
             promoted_words: 0,
@@ -531,6 +536,7 @@ impl Stats {
     /// total bytes are the GC record's (or the caller's at the end).
     pub fn count_capability_allocation(&mut self, cap: usize, allocated: Allocated) {
         self.cap_allocated_bytes[cap] += allocated.words * WORD_SIZE as u64;
+        self.mutator_hole_bytes += allocated.hole_words * WORD_SIZE as u64;
         self.allocated_objects += allocated.objects;
     }
 

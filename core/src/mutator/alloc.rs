@@ -98,8 +98,9 @@ impl Mutator<'_> {
     }
 
 
-    /// Move to the next block of this capability's nursery chunk, or to a
-    /// fresh chunk. False when the allocation area is used up.
+    /// Move to the next region a collector offered, else to the next block
+    /// of this capability's nursery chunk, or to a fresh chunk. False when
+    /// the allocation area is used up.
     pub(crate) fn next_nursery_block(&mut self) -> bool {
         self.sampler_catch_up();
         let entered = self.enter_next_nursery_block();
@@ -115,6 +116,13 @@ impl Mutator<'_> {
         // SAFETY: as in `cap_mut`; `heap` is a different object.
         let cap = unsafe { &mut *self.cap };
         cap.retire_current_block();
+        // A collector's offered regions come first (See Note [Allocation
+        // regions] in `alloc_region`).
+        if let Some(region) = heap.offered.take() {
+            // SAFETY: `take` hands each region to one capability.
+            unsafe { cap.enter_region(region, forced) };
+            return true;
+        }
         loop {
             let chunk = &heap.nurseries[cap.chunk];
             if cap.next_block < chunk.len() {

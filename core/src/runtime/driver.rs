@@ -104,6 +104,9 @@ impl Runtime {
 
     /// Hand the stopped world to the collector.
     fn run_collector(&self, req: &GcRequest, leader: usize) -> GcOutcome {
+        // What the last GC offered is withdrawn: this one offers afresh.
+        // SAFETY: the world is stopped.
+        unsafe { self.heap_mut() }.offered.clear();
         self.with_gc_context(leader, |collector, ctx| collector.collect(req, ctx))
     }
 

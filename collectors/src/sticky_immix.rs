@@ -1,0 +1,284 @@
+//! `sticky-immix`: Immix with sticky mark bits (Demers et al.'s sticky
+//! marks, as MMTk's StickyImmix and Whippet's generational `mmc` use
+//! them): the young generation is not a copied nursery but the objects
+//! allocated since the last GC, wherever they lie, and a minor GC marks
+//! them where they lie.
+//!
+//! - Allocation: after every GC the collector offers the mutators the
+//!   holes of its recyclable blocks, up to `-A` of them (See Note
+//!   [Allocation regions] in core's `alloc_region`); the mutators fill
+//!   those first, then the runtime's nursery blocks, which the runtime
+//!   shrinks by what was offered.
+//! - Minor GC: the blocks whose holes were offered are marked in place,
+//!   each starting from the marks of its old objects (its sticky marks:
+//!   See Note [Marks that stick]), and so is every nursery block that holds
+//!   anything; tracing from the roots and the remembered set marks the
+//!   young objects reached and stops at every old one. Each of those
+//!   blocks is then judged line by line (`LineSpace::judge`): dead young
+//!   objects' words are zeroed, the free lines are holes again. Nursery
+//!   blocks with a survivor join the old generation where they are, and
+//!   the nursery gets fresh blocks in their place. Nothing is copied.
+//! - Major GC: `immix`'s, unchanged (mark in place, evacuate the most
+//!   fragmented blocks, sweep); the nursery's survivors are copied into
+//!   the line space there, as `immix` promotes.
+//!
+//! The remembered set is the runtime's: the write barrier judges age by
+//! block, so a store into a young object in an old block is remembered as
+//! if the object were old, and the minor GC skips such entries (See Note
+//! [Young objects in old blocks] in `scavenge`). With two generations
+//! only: a minor GC makes every survivor old at once.
+//!
+//! Not here yet: copying young objects out of fragmented blocks in a minor
+//! GC (MMTk's StickyImmix may), and an empty offered block is kept by a
+//! minor GC (its lines offered again) rather than freed: the next major GC
+//! frees it.
+
+use crate::immix::Immix;
+use crate::mark::MarkBitmap;
+use crate::space_trace::{trace_into, Tracing};
+use crate::CollectorEntry;
+use gclab_core::alloc_region::Region;
+use gclab_core::bdescr::{BlockPtr, LiveMap, BF_EVACUATED, BF_MARK_IN_PLACE, BF_NURSERY};
+use gclab_core::constants::BLOCK_WORDS;
+use gclab_core::heap::Heap;
+use gclab_core::object::{info_of_header, Layout};
+use gclab_core::{Collector, GcContext, GcOutcome, GcRequest};
+
+/// The registry entry.
+pub const ENTRY: CollectorEntry = CollectorEntry {
+    name: "sticky-immix",
+    description: "Immix with sticky mark bits: mutators allocate into the old blocks' holes, minor GCs mark young objects in place and copy nothing (line=BYTES, defrag=..., headroom=... as immix)",
+    flags: "-G2",
+    make: |params, flags| {
+        if flags.generations != 2 {
+            return Err(format!("the sticky-immix collector has two generations (a minor GC makes every survivor old where it lies), not -G{}", flags.generations));
+        }
+        Ok(Box::new(StickyImmix { immix: Immix::from_params(params, flags, "sticky-immix")?, offered: Vec::new() }))
+    },
+};
+
+/// A block whose holes were offered to the mutators at the last GC.
+struct Offered {
+    bd: BlockPtr,
+    /// The marks of its objects when it was offered: all of them old.
+    marks: LiveMap,
+    /// The words of the holes offered, which the generation counted free.
+    free_words: usize,
+}
+
+/// The sticky-immix collector: an `immix` collector for its major GCs and
+/// its space, and the blocks it offered since the last GC.
+pub struct StickyImmix {
+    immix: Immix,
+    offered: Vec<Offered>,
+}
+
+// SAFETY: `Offered` names blocks of the collector's own space, touched
+// only with the world stopped (the collector is held exclusively then).
+unsafe impl Send for StickyImmix {}
+// SAFETY: as above.
+unsafe impl Sync for StickyImmix {}
+
+// Note [Marks that stick]
+// ----------------------------------------
+// In a sticky-mark-bits collector a mark, once set, says "old" until the
+// next major GC clears it, so a minor GC marks only what is unmarked: the
+// young. MMTk keeps the bits of every block in side metadata for the
+// whole run. Here only the blocks whose holes are offered can hold young
+// objects (besides the nursery), and right after a GC every object in
+// them is old: a block's sticky marks are exactly its objects. So the
+// marks are taken when a block is offered, by walking it (at most 512
+// words, and only the blocks offered, about `-A` of holes), and are kept
+// with the offer until the next GC, which marks into a bitmap that starts
+// from them (`MarkBitmap::attach_with`): old objects read as marked, and
+// are neither scanned nor judged dead. A minor GC then costs what is young
+// and what the remembered set names, not the old generation's size. The
+// alternative, a persistent bitmap over every block of the space, would
+// save the walk and cost 64 bytes for each block and its upkeep through
+// `immix`'s major GCs, which mark into a fresh bitmap of their own.
+
+impl Collector for StickyImmix {
+    fn name(&self) -> &'static str {
+        "sticky-immix"
+    }
+
+    fn collect(&mut self, req: &GcRequest, ctx: &mut GcContext<'_>) -> GcOutcome {
+        let outcome = if req.collect_gen == ctx.heap.oldest() {
+            // The major GC judges every block afresh, the offered ones
+            // with their young objects included.
+            self.offered.clear();
+            self.immix.collect(req, ctx)
+        } else {
+            // SAFETY: the runtime gives the collector the heap exclusively
+            // (core's Note [Who touches what]).
+            unsafe { self.minor(ctx) }
+        };
+        // SAFETY: as above.
+        unsafe { self.offer_holes(ctx) };
+        outcome
+    }
+
+    fn check_heap(&self, heap: &Heap) -> Vec<String> {
+        let mut problems = self.immix.check_heap(heap);
+        let old = &heap.gens[heap.oldest()];
+        for r in heap.offered.regions() {
+            if !old.blocks.contains(&r.bd) {
+                problems.push(format!("offered region {:p}..{:p} is in block {:p}, not in the old generation", r.start, r.end, r.bd.0));
+            }
+            // SAFETY: the sanity checker runs with the world stopped,
+            // right after the GC that offered the region: nothing is in it.
+            let words = unsafe { std::slice::from_raw_parts(r.start, r.words()) };
+            if let Some(w) = words.iter().position(|&w| w != 0) {
+                problems.push(format!("offered region {:p}..{:p} is not empty: word {w} holds {:#x}", r.start, r.end, words[w]));
+            }
+        }
+        problems
+    }
+}
+
+impl StickyImmix {
+    /// A minor GC: mark the young where they lie. See the module doc.
+    ///
+    /// # Safety
+    /// The GC holds the heap.
+    // SAFETY: the caller's contract; every root and heap slot holds a valid object address.
+    unsafe fn minor(&mut self, ctx: &mut GcContext<'_>) -> GcOutcome {
+        let oldest = ctx.heap.oldest();
+        let (space, pool) = self.immix.parts(oldest);
+        let workers = pool.for_collection(ctx.flags, 0, ctx.help);
+        let mut marks = MarkBitmap::new();
+        let offered: Vec<BlockPtr> = self.offered.iter().map(|o| o.bd).collect();
+        let old = &mut ctx.heap.gens[oldest];
+        for o in self.offered.drain(..) {
+            // The block is judged again below: take back what it counted.
+            old.n_words -= o.marks.iter().map(|b| b.count_ones() as usize).sum::<usize>();
+            old.n_free_words -= o.free_words;
+            // SAFETY: the caller's contract: the block is the space's.
+            let d = unsafe { o.bd.get() };
+            d.flags = (d.flags & !BF_EVACUATED) | BF_MARK_IN_PLACE;
+            // SAFETY: as above.
+            unsafe { marks.attach_with(o.bd, &o.marks) };
+        }
+        let filled = filled_nursery_blocks(ctx.heap);
+        for &bd in &filled {
+            // SAFETY: as above: nursery blocks are the GC's now.
+            let d = unsafe { bd.get() };
+            d.flags = BF_MARK_IN_PLACE;
+            d.gen_no = oldest as u16;
+            d.dest_no = oldest as u16;
+            // SAFETY: as above.
+            unsafe { marks.attach(bd) };
+        }
+        let how = Tracing { n: 0, marks: Some(&marks), black: Some(&marks), defer: false, sticky: true };
+        // SAFETY: as above; the blocks marked in place are attached.
+        let (mut done, _) = unsafe { trace_into(space, how, ctx, workers) };
+        let old = &mut ctx.heap.gens[oldest];
+        // SAFETY: marking is over; the blocks are the space's or joining it.
+        let mut region = unsafe { space.judge_all(&offered, &marks, old) };
+        let (survivors, empty): (Vec<BlockPtr>, Vec<BlockPtr>) = filled.into_iter().partition(|&bd| marks.live_words(bd) > 0);
+        for &bd in &survivors {
+            old.blocks.push(bd);
+            old.n_blocks += 1;
+        }
+        // SAFETY: as above.
+        let joined = unsafe { space.judge_all(&survivors, &marks, old) };
+        for bd in empty {
+            // SAFETY: as above: the block stays in the nursery.
+            let d = unsafe { bd.get() };
+            d.flags = BF_NURSERY;
+            d.gen_no = 0;
+            d.dest_no = 0;
+            d.aux = 0;
+        }
+        replace_nursery_blocks(ctx.heap);
+        region.blocks_swept += joined.blocks_swept;
+        region.blocks_recyclable += joined.blocks_recyclable;
+        region.lines_free += joined.lines_free;
+        // Every object marked was young: promoted where it lies.
+        for t in done.threads.iter_mut() {
+            t.promoted_words += t.marked_words;
+        }
+        GcOutcome { in_place: true, region: Some(region), ..done }
+    }
+
+    /// Offer the mutators the holes of recyclable blocks, up to `-A`'s
+    /// words, each block with its sticky marks (See Note [Marks that
+    /// stick]).
+    ///
+    /// # Safety
+    /// The GC holds the heap.
+    // SAFETY: reads the space's blocks, which the GC holds (the caller's contract).
+    unsafe fn offer_holes(&mut self, ctx: &mut GcContext<'_>) {
+        let oldest = ctx.heap.oldest();
+        let layout = ctx.heap.layout;
+        let wanted = ctx.flags.alloc_area_blocks * ctx.caps.len() * BLOCK_WORDS;
+        let (space, _) = self.immix.parts(oldest);
+        let mut regions = Vec::new();
+        // SAFETY: the caller's contract.
+        for (r, holes) in unsafe { space.take_holes(wanted) } {
+            // SAFETY: as above.
+            let d = unsafe { r.bd.read() };
+            for h in &holes {
+                regions.push(Region { bd: r.bd, start: d.start.wrapping_add(h.start), end: d.start.wrapping_add(h.end) });
+            }
+            // SAFETY: as above.
+            let marks = unsafe { object_marks(r.bd, layout) };
+            self.offered.push(Offered { bd: r.bd, marks, free_words: holes.iter().map(|h| h.len()).sum() });
+        }
+        ctx.heap.offered.offer(regions);
+    }
+}
+
+/// The nursery blocks that hold anything.
+fn filled_nursery_blocks(heap: &Heap) -> Vec<BlockPtr> {
+    let mut filled = Vec::new();
+    for &bd in heap.nurseries.iter().flatten() {
+        // SAFETY: the GC holds the heap, the nurseries included; each
+        // capability's current block was retired, so `free` is its fill.
+        let d = unsafe { bd.read() };
+        if d.free > d.start {
+            filled.push(bd);
+        }
+    }
+    filled
+}
+
+/// Put fresh blocks in the nursery in place of those that joined the old
+/// generation (no longer flagged `BF_NURSERY`).
+fn replace_nursery_blocks(heap: &mut Heap) {
+    let Heap { blocks, nurseries, .. } = heap;
+    let mut fresh = blocks.lock();
+    for slot in nurseries.iter_mut().flatten() {
+        // SAFETY: the GC holds the heap, the nurseries included.
+        if !unsafe { slot.read() }.has(BF_NURSERY) {
+            let bd = fresh.alloc_block().unwrap_or_else(|e| gclab_core::runtime::out_of_memory(e));
+            // SAFETY: a block fresh from the allocator is ours alone.
+            unsafe { bd.get() }.flags = BF_NURSERY;
+            *slot = bd;
+        }
+    }
+}
+
+/// Every word of every object in space block `bd`, as a mark bitmap.
+///
+/// # Safety
+/// The GC holds the heap; the block's objects and zero words tile it (a
+/// line-space block: See `line_space`).
+// SAFETY: the caller's contract covers the walk.
+unsafe fn object_marks(bd: BlockPtr, layout: Layout) -> LiveMap {
+    let mut bits: LiveMap = [0; BLOCK_WORDS / 64];
+    // SAFETY: the caller's contract.
+    let d = unsafe { bd.read() };
+    let walk = |p: *mut gclab_core::constants::Word| {
+        // SAFETY: `p` starts an object of the block (the caller's contract).
+        let size = unsafe { layout.size_of(p, info_of_header(*p)) };
+        let first = d.word_index(p);
+        for w in first..(first + size).min(BLOCK_WORDS) {
+            bits[w / 64] |= 1 << (w % 64);
+        }
+        Some(size)
+    };
+    // SAFETY: as above.
+    unsafe { gclab_core::block_walk::walk_block(d, d.free, walk) };
+    bits
+}

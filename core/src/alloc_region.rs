@@ -1,0 +1,123 @@
+//! Allocation regions: the memory a collector hands the mutators to
+//! bump-allocate into, beside the runtime's nursery blocks.
+//!
+//! A region is a run of free words inside a block: `start..end` of block
+//! `bd`. The runtime's own regions are its nursery blocks, whole; a
+//! collector may offer more during a GC (`Heap::offer_regions`), such as
+//! the holes (runs of free lines) of its old blocks. A capability that
+//! runs out of room takes the next offered region before it takes a
+//! nursery block, so the offered regions are used first, in the order the
+//! collector listed them. See Note [Allocation regions].
+//!
+//! Invariant kept: between two GCs each offered region is handed to at most
+//! one capability, its words are zero until the capability allocates into
+//! them, and the runtime shrinks the nursery by the words offered, so that
+//! the allocation area stays `-A` (See `policy`).
+//!
+//! Note [Allocation regions]
+//! ----------------------------------------
+//! Immix's mutators allocate into the holes of recycled blocks (Blackburn
+//! and McKinley, PLDI 2008); StickyImmix and LXR keep doing so in their
+//! generational forms, and their young objects are never copied unless a
+//! collection chooses to. gclab's mutators used to allocate into nursery
+//! blocks only, which the runtime owns, hands out whole and empties after
+//! every GC, so no collector could hand them a hole.
+//!
+//! Now a collector lists, during a GC, the regions it offers; the list
+//! holds for the next cycle of allocation. The runtime treats an offered
+//! region as it treats a nursery block in every way but two. Its block
+//! belongs to a collector's generation, so the capability leaves the
+//! block's `free` alone when it moves on (a nursery block's `free` records
+//! its fill for heap walks; an old block's is its end, and the rest of a
+//! hole it leaves is still zero, so the block stays a linear walk: See
+//! Note [Slop is zeroed] in `object`). And the words allocated there are
+//! also counted apart (`Capability::hole_words`, the statistics'
+//! `mutator_hole_bytes`), so that a run says how much of its allocation
+//! recycled memory.
+//!
+//! Such a block holds objects of two ages until the next GC: the old ones
+//! its generation says, and the young ones allocated into its holes since
+//! the last GC, which the collector that offered the holes must treat as
+//! young (it knows which regions it offered; StickyImmix's sticky mark
+//! bits tell old from young, See the collectors' `sticky_immix`). The
+//! runtime's other parties meet only the state right after a GC, when no
+//! offered region holds anything yet, or a heap walk, which reads objects
+//! without asking their age.
+//!
+//! The fast path is unchanged: a region is entered as a nursery block is,
+//! setting the capability's `hp`, `hp_lim` and `block_end`; a run whose
+//! collector offers nothing pays one empty-list test on each block change.
+
+use crate::bdescr::BlockPtr;
+use crate::constants::{Word, WORD_SIZE};
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+/// A run of free words inside a block, offered to the mutators.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Region {
+    /// The block it lies in.
+    pub bd: BlockPtr,
+    /// Its first word.
+    pub start: *mut Word,
+    /// One past its last word.
+    pub end: *mut Word,
+}
+
+// SAFETY: a region is addresses; which thread may write its words is the
+// runtime's protocol (one capability at a time, See the module doc).
+unsafe impl Send for Region {}
+// SAFETY: as for Send.
+unsafe impl Sync for Region {}
+
+impl Region {
+    /// Its length in words.
+    pub fn words(&self) -> usize {
+        (self.end as usize - self.start as usize) / WORD_SIZE
+    }
+}
+
+/// The regions a collector offered at the last GC, taken in order by the
+/// capabilities between GCs.
+#[derive(Debug, Default)]
+pub struct OfferedRegions {
+    regions: Vec<Region>,
+    /// Index of the next region no capability has taken.
+    next: AtomicUsize,
+    words: usize,
+}
+
+impl OfferedRegions {
+    /// Offer `regions` for the next cycle, in place of whatever was
+    /// offered before. Only while the world is stopped (`&mut self`).
+    pub fn offer(&mut self, regions: Vec<Region>) {
+        self.words = regions.iter().map(Region::words).sum();
+        self.regions = regions;
+        *self.next.get_mut() = 0;
+    }
+
+    /// Withdraw every region (the runtime does so before each GC, so a
+    /// collector that offers nothing leaves nothing offered).
+    pub fn clear(&mut self) {
+        self.offer(Vec::new());
+    }
+
+    /// Take the next region no capability has taken, if any is left.
+    #[inline]
+    pub fn take(&self) -> Option<Region> {
+        if self.regions.is_empty() {
+            return None;
+        }
+        let i = self.next.fetch_add(1, Ordering::Relaxed);
+        self.regions.get(i).copied()
+    }
+
+    /// Words offered, all regions together.
+    pub fn words(&self) -> usize {
+        self.words
+    }
+
+    /// The regions offered.
+    pub fn regions(&self) -> &[Region] {
+        &self.regions
+    }
+}
