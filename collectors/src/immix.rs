@@ -26,15 +26,9 @@
 //! place (its evacuation is bounded by the headroom), so under `-M` the
 //! policy sizes the heap as for compaction.
 //!
-//! Not here: StickyImmix (no nursery copy; new objects allocated into
-//! holes by the mutators, and a minor GC that marks them in place with
-//! sticky mark bits). The seams stop it in two places: the mutators
-//! allocate only into the runtime's nursery blocks, which the runtime
-//! owns, hands out whole and resets after every GC, so a collector cannot
-//! hand a mutator a hole; and a block of objects that have just been
-//! marked in place would have to become the oldest generation's while the
-//! nursery is refilled with fresh blocks, a change to the runtime's
-//! nursery, not to a collector. See `docs/immix.md`.
+//! StickyImmix, whose mutators allocate into the holes and whose minor
+//! GCs mark the young in place, is built on this collector's space and
+//! major GC: See `sticky_immix`.
 
 use crate::defrag::{self, DefragMode};
 use crate::gc_workers::{GcThreadPool, GcWorkers};

@@ -7,8 +7,9 @@
 //! - Allocation: after every GC the collector offers the mutators the
 //!   holes of its recyclable blocks, up to `-A` of them (See Note
 //!   [Allocation regions] in core's `alloc_region`); the mutators fill
-//!   those first, then the runtime's nursery blocks, which the runtime
-//!   shrinks by what was offered.
+//!   those first, objects larger than a line that miss a hole going to an
+//!   overflow nursery block, then the runtime's nursery blocks, of which
+//!   they leave unused as many as the holes they took.
 //! - Minor GC: the blocks whose holes were offered are marked in place,
 //!   each starting from the marks of its old objects (its sticky marks:
 //!   See Note [Marks that stick]), and so is every nursery block that holds
@@ -225,7 +226,9 @@ impl StickyImmix {
             let marks = unsafe { object_marks(r.bd, layout) };
             self.offered.push(Offered { bd: r.bd, marks, free_words: holes.iter().map(|h| h.len()).sum() });
         }
-        ctx.heap.offered.offer(regions);
+        // An object larger than a line that misses a hole goes to an
+        // overflow block, as immix's own allocator sends it.
+        ctx.heap.offered.offer(regions, space.geometry().line_words());
     }
 }
 

@@ -11,8 +11,9 @@
 //!
 //! Invariant kept: between two GCs each offered region is handed to at most
 //! one capability, its words are zero until the capability allocates into
-//! them, and the runtime shrinks the nursery by the words offered, so that
-//! the allocation area stays `-A` (See `policy`).
+//! them, and the words a capability takes are paid for by nursery blocks
+//! it leaves unused, so that the allocation area stays `-A` (See Note [The
+//! allocation area with offered regions]).
 //!
 //! Note [Allocation regions]
 //! ----------------------------------------
@@ -47,6 +48,37 @@
 //! The fast path is unchanged: a region is entered as a nursery block is,
 //! setting the capability's `hp`, `hp_lim` and `block_end`; a run whose
 //! collector offers nothing pays one empty-list test on each block change.
+//!
+//! Note [The allocation area with offered regions]
+//! ----------------------------------------
+//! `-A` bounds what the mutators allocate between two GCs, holes and
+//! nursery blocks together. The first version shrank the nursery by the
+//! words offered; then a program whose objects mostly missed the holes
+//! (lru's 136-byte values against 64-byte lines) found the holes wasted
+//! and the nursery nearly gone, and collected every 22 KB under
+//! `-A256k`. Now the nursery stays `-A` and each capability pays for the
+//! regions it takes as it takes them: its `hole_debt` grows by a region's
+//! words, and it leaves one nursery block unused for each `BLOCK_WORDS`
+//! of debt at once (when none is left to leave, the area is spent and a
+//! GC follows). So the allocation area is spent
+//! by what the capabilities take, holes or blocks, in the order they need
+//! them, and a GC comes when it is spent; the blocks left unused cost
+//! address space and no work (the runtime empties nurseries by resetting
+//! `free`). The price is that a hole a mutator gives up counts as spent.
+//!
+//! Note [Objects that miss a hole]
+//! ----------------------------------------
+//! A hole may be shorter than the next object. Immix moves a small object
+//! on to the next hole, giving up the rest of this one, but sends an
+//! object larger than a line to an *overflow block* instead, so that one
+//! medium object does not cost a run of holes that small ones would fill.
+//! The mutators do the same: a collector says, with its offer, how large
+//! an object must be to go to overflow (`medium_words`: immix's line), and
+//! such an object that misses the current region is bump-allocated in the
+//! capability's overflow block, a nursery block it takes for the purpose,
+//! while the region stays current for the objects that follow. The
+//! overflow block's `free` is kept up to date, so heap walks and the
+//! collector see its objects as any nursery block's.
 
 use crate::bdescr::BlockPtr;
 use crate::constants::{Word, WORD_SIZE};
@@ -84,21 +116,35 @@ pub struct OfferedRegions {
     /// Index of the next region no capability has taken.
     next: AtomicUsize,
     words: usize,
+    /// Objects of more words that miss a region go to an overflow block
+    /// (See Note [Objects that miss a hole]).
+    medium_words: usize,
 }
 
 impl OfferedRegions {
     /// Offer `regions` for the next cycle, in place of whatever was
-    /// offered before. Only while the world is stopped (`&mut self`).
-    pub fn offer(&mut self, regions: Vec<Region>) {
+    /// offered before; an object of more than `medium_words` words that
+    /// does not fit the rest of a region goes to an overflow block (See
+    /// Note [Objects that miss a hole]). Only while the world is stopped
+    /// (`&mut self`).
+    pub fn offer(&mut self, regions: Vec<Region>, medium_words: usize) {
         self.words = regions.iter().map(Region::words).sum();
         self.regions = regions;
+        self.medium_words = medium_words;
         *self.next.get_mut() = 0;
     }
 
     /// Withdraw every region (the runtime does so before each GC, so a
     /// collector that offers nothing leaves nothing offered).
     pub fn clear(&mut self) {
-        self.offer(Vec::new());
+        self.offer(Vec::new(), usize::MAX);
+    }
+
+    /// Objects of more words than this that miss a region go to an
+    /// overflow block.
+    #[inline]
+    pub fn medium_words(&self) -> usize {
+        self.medium_words
     }
 
     /// Take the next region no capability has taken, if any is left.

@@ -53,6 +53,14 @@ pub struct Capability {
     /// Words allocated into offered regions since the last GC (a part of
     /// `retired_words`).
     pub hole_words: u64,
+    /// Words of offered regions taken since the last GC and not yet paid
+    /// for by leaving nursery blocks unused (See Note [The allocation
+    /// area with offered regions] in `alloc_region`).
+    pub hole_debt: usize,
+    /// The nursery block that objects too big for the current offered
+    /// region go to (Immix's overflow block), if one was taken since the
+    /// last GC; its `free` is kept up to date.
+    pub overflow: Option<BlockPtr>,
     /// Which nursery chunk it allocates from.
     pub chunk: usize,
     /// Index of the next unused block in that chunk.
@@ -113,6 +121,8 @@ impl Capability {
             region_start: std::ptr::null_mut(),
             in_offered: false,
             hole_words: 0,
+            hole_debt: 0,
+            overflow: None,
             chunk: no,
             next_block: 0,
             roots: Vec::with_capacity(1024),
@@ -212,6 +222,8 @@ impl Capability {
         let objects = self.retired_objects + large_objects;
         let hole_words = self.hole_words;
         self.hole_words = 0;
+        self.hole_debt = 0;
+        self.overflow = None;
         self.retired_words = 0;
         self.retired_objects = 0;
         self.new_large_words = 0;
@@ -260,8 +272,8 @@ fn count_objects_in(from: *mut Word, to: *mut Word, layout: crate::object::Layou
             p = p.wrapping_add(1);
             continue;
         }
-        // SAFETY: as above: `p` starts an object.
         objects += 1;
+        // SAFETY: as above: `p` starts an object.
         p = p.wrapping_add(unsafe { layout.size_of(p, crate::object::info_of_header(header)) });
     }
     objects

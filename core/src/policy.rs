@@ -21,7 +21,7 @@
 //!   to the OS after a major GC.
 
 use crate::collector::{GcReason, GcRequest};
-use crate::constants::{Word, BLOCKS_PER_MBLOCK, BLOCK_SIZE, BLOCK_WORDS};
+use crate::constants::{Word, BLOCKS_PER_MBLOCK, BLOCK_SIZE};
 use crate::flags::RtsFlags;
 use crate::heap::Heap;
 use crate::mblock::OutOfMemory;
@@ -167,10 +167,6 @@ fn resize_nursery(heap: &mut Heap, flags: &RtsFlags, state: &mut PolicyState, re
     } else {
         min_nursery
     };
-    // The regions a collector offered are part of the allocation area
-    // (See Note [Allocation regions] in `alloc_region`).
-    let offered = heap.offered.words() / BLOCK_WORDS;
-    let wanted = wanted.saturating_sub(offered).max(caps);
     if wanted != heap.nursery_blocks() {
         heap.resize_nurseries(wanted, flags.chunk_blocks, caps)?;
     }

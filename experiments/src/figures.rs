@@ -68,6 +68,7 @@ pub const FIGURES: &[FigureName] = &[
     f("marked_bytes", "marked in place", Unit::MiB),
     f("swept_bytes", "freed by sweeping", Unit::MiB),
     f("max_hole_bytes", "most free space in holes", Unit::MiB),
+    f("mutator_hole_bytes", "allocated by mutators into holes", Unit::MiB),
     f("reclaimed_line_bytes", "freed as lines", Unit::MiB),
     f("reclaimed_block_bytes", "freed as whole blocks", Unit::MiB),
     f("defrag_copied_bytes", "copied to defragment", Unit::MiB),

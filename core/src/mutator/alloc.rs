@@ -74,6 +74,13 @@ impl Mutator<'_> {
                 self.refresh_limit();
                 return p;
             }
+            if cap.in_offered && words > self.rt.heap_ref().offered.medium_words() {
+                if let Some(p) = self.alloc_overflow(words) {
+                    return p;
+                }
+                self.rt.collect(self.cap_no, GcReason::HeapExhausted, false);
+                continue;
+            }
             if !self.next_nursery_block() {
                 self.rt.collect(self.cap_no, GcReason::HeapExhausted, false);
             }
@@ -119,26 +126,48 @@ impl Mutator<'_> {
         // A collector's offered regions come first (See Note [Allocation
         // regions] in `alloc_region`).
         if let Some(region) = heap.offered.take() {
+            cap.hole_debt += region.words();
+            if !pay_hole_debt(heap, cap) {
+                return false;
+            }
             // SAFETY: `take` hands each region to one capability.
             unsafe { cap.enter_region(region, forced) };
             return true;
         }
-        loop {
-            let chunk = &heap.nurseries[cap.chunk];
-            if cap.next_block < chunk.len() {
-                let bd = chunk[cap.next_block];
-                cap.next_block += 1;
+        match take_nursery_block(heap, cap) {
+            Some(bd) => {
                 // SAFETY: blocks of a chunk this capability took are its own.
                 unsafe { cap.enter_block(bd, forced) };
-                return true;
+                true
             }
-            match heap.take_chunk() {
-                Some(c) => {
-                    cap.chunk = c;
-                    cap.next_block = 0;
+            None => false,
+        }
+    }
+
+    /// Allocate `words`, too many for the rest of the offered region the
+    /// capability is in, into its overflow block, taking a nursery block
+    /// for it if need be; None when the allocation area is used up (See
+    /// Note [Objects that miss a hole] in `alloc_region`).
+    fn alloc_overflow(&mut self, words: usize) -> Option<*mut Word> {
+        let heap = self.rt.heap_ref();
+        // SAFETY: as in `cap_mut`; `heap` is a different object.
+        let cap = unsafe { &mut *self.cap };
+        loop {
+            if let Some(bd) = cap.overflow {
+                // SAFETY: the overflow block is a nursery block this
+                // capability took.
+                let d = unsafe { bd.get() };
+                let p = d.free;
+                if p.wrapping_add(words) <= d.end() {
+                    d.free = p.wrapping_add(words);
+                    cap.retired_words += words as u64;
+                    cap.retired_objects += cap.count_objects.is_some() as u64;
+                    self.sampler_account(self.cap().hp, words, false);
+                    self.refresh_limit();
+                    return Some(p);
                 }
-                None => return false,
             }
+            cap.overflow = Some(take_nursery_block(heap, cap)?);
         }
     }
 
@@ -192,5 +221,33 @@ impl Mutator<'_> {
             HeapExhausted::OutOfMemory(crate::mblock::OutOfMemory { bytes: usize::MAX })
         };
         self.rt.fail_exhausted(e)
+    }
+}
+
+/// Leave unused as many of `cap`'s nursery blocks as pay for the offered
+/// words it took (See Note [The allocation area with offered regions] in
+/// `alloc_region`); false when the allocation area is spent first.
+fn pay_hole_debt(heap: &crate::heap::Heap, cap: &mut crate::capability::Capability) -> bool {
+    while cap.hole_debt >= crate::constants::BLOCK_WORDS {
+        if take_nursery_block(heap, cap).is_none() {
+            return false;
+        }
+        cap.hole_debt -= crate::constants::BLOCK_WORDS;
+    }
+    true
+}
+
+/// The next unused block of `cap`'s nursery chunk, or of a fresh chunk;
+/// None when the allocation area is used up.
+fn take_nursery_block(heap: &crate::heap::Heap, cap: &mut crate::capability::Capability) -> Option<crate::bdescr::BlockPtr> {
+    loop {
+        let chunk = &heap.nurseries[cap.chunk];
+        if cap.next_block < chunk.len() {
+            let bd = chunk[cap.next_block];
+            cap.next_block += 1;
+            return Some(bd);
+        }
+        cap.chunk = heap.take_chunk()?;
+        cap.next_block = 0;
     }
 }

@@ -49,6 +49,7 @@ const IN_PLACE: &[Column] = &[
     col("marked (MiB)", "marked_bytes", 1),
     col("swept (MiB)", "swept_bytes", 1),
     col("most in holes (MiB)", "max_hole_bytes", 1),
+    col("mutators into holes (MiB)", "mutator_hole_bytes", 1),
     col("lines freed (MiB)", "reclaimed_line_bytes", 1),
     col("blocks freed (MiB)", "reclaimed_block_bytes", 1),
     col("defrag copied (MiB)", "defrag_copied_bytes", 1),
