@@ -48,7 +48,7 @@ pub const ENTRY: CollectorEntry = CollectorEntry {
     name: "immix",
     description: "GHC's -w: young generations copied; the oldest in line-marked blocks, marked in place and its holes reused, the most fragmented blocks evacuated (line=BYTES, defrag=auto|always|never, headroom=PERCENT)",
     flags: "-w",
-    make: |params, flags| Ok(Box::new(Immix::from_params(params, flags, "immix")?)),
+    make: |params, flags| Ok(Box::new(Immix::from_params(params, flags, "immix", &[])?)),
 };
 
 fn parse_percent(v: &str) -> Result<usize, String> {
@@ -71,13 +71,15 @@ pub struct Immix {
 impl Immix {
     /// An immix collector as its parameters (`line`, `defrag`, `headroom`)
     /// and the run's flags say; `name` is the collector's, for messages
-    /// (`sticky-immix` is made of one).
-    pub fn from_params(mut params: Params, flags: &RtsFlags, name: &str) -> Result<Immix, String> {
+    /// (`sticky-immix` is made of one, and has taken its own parameters,
+    /// `also_known`, out of `params` already).
+    pub fn from_params(mut params: Params, flags: &RtsFlags, name: &str, also_known: &[&str]) -> Result<Immix, String> {
         let line = params.take("line").map(|v| v.parse::<usize>().map_err(|_| format!("line must be a number of bytes, not `{v}'"))).transpose()?.unwrap_or(64);
         let geometry = Geometry::new(line)?;
         let defrag = params.take("defrag").map(|v| DefragMode::parse(&v)).transpose()?.unwrap_or_default();
         let headroom = params.take("headroom").map(|v| parse_percent(&v)).transpose()?.unwrap_or(2);
-        params.finish(name, &["line", "defrag", "headroom"])?;
+        let known: Vec<&str> = ["line", "defrag", "headroom"].iter().chain(also_known).copied().collect();
+        params.finish(name, &known)?;
         if flags.generations < 2 {
             return Err(format!("the {name} collector needs at least two generations (its oldest is line-marked), not -G{}", flags.generations));
         }

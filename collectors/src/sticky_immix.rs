@@ -1,8 +1,8 @@
 //! `sticky-immix`: Immix with sticky mark bits (Demers et al.'s sticky
 //! marks, as MMTk's StickyImmix and Whippet's generational `mmc` use
-//! them): the young generation is not a copied nursery but the objects
-//! allocated since the last GC, wherever they lie, and a minor GC marks
-//! them where they lie.
+//! them): the young generation is the objects allocated since the last
+//! GC wherever they lie, most of them in the holes of old blocks, and a
+//! minor GC marks those where they lie, beside the old objects.
 //!
 //! - Allocation: after every GC the collector offers the mutators the
 //!   holes of its recyclable blocks, up to `-A` of them (See Note
@@ -12,13 +12,14 @@
 //!   they leave unused as many as the holes they took.
 //! - Minor GC: the blocks whose holes were offered are marked in place,
 //!   each starting from the marks of its old objects (its sticky marks:
-//!   See Note [Marks that stick]), and so is every nursery block that holds
-//!   anything; tracing from the roots and the remembered set marks the
-//!   young objects reached and stops at every old one. Each of those
-//!   blocks is then judged line by line (`LineSpace::judge`): dead young
-//!   objects' words are zeroed, the free lines are holes again. Nursery
-//!   blocks with a survivor join the old generation where they are, and
-//!   the nursery gets fresh blocks in their place. Nothing is copied.
+//!   See Note [Marks that stick]); tracing from the roots and the
+//!   remembered set marks the young objects reached there and stops at
+//!   every old one. Each of those blocks is then judged line by line
+//!   (`LineSpace::judge`): dead young objects' words are zeroed, the free
+//!   lines are holes again. The young objects in the runtime's nursery
+//!   blocks (those that missed the holes) are copied into the line space,
+//!   as `immix` promotes, straight into the old generation (See Note
+//!   [Young objects in fresh blocks]).
 //! - Major GC: `immix`'s, unchanged (mark in place, evacuate the most
 //!   fragmented blocks, sweep); the nursery's survivors are copied into
 //!   the line space there, as `immix` promotes.
@@ -29,17 +30,17 @@
 //! [Young objects in old blocks] in `scavenge`). With two generations
 //! only: a minor GC makes every survivor old at once.
 //!
-//! Not here yet: copying young objects out of fragmented blocks in a minor
-//! GC (MMTk's StickyImmix may), and an empty offered block is kept by a
-//! minor GC (its lines offered again) rather than freed: the next major GC
-//! frees it.
+//! Not here yet: copying young objects out of fragmented offered blocks in
+//! a minor GC (MMTk's StickyImmix may), and an empty offered block is kept
+//! by a minor GC (its lines offered again) rather than freed: the next
+//! major GC frees it.
 
 use crate::immix::Immix;
 use crate::mark::MarkBitmap;
 use crate::space_trace::{trace_into, Tracing};
 use crate::CollectorEntry;
 use gclab_core::alloc_region::Region;
-use gclab_core::bdescr::{BlockPtr, LiveMap, BF_EVACUATED, BF_MARK_IN_PLACE, BF_NURSERY};
+use gclab_core::bdescr::{BlockPtr, LiveMap, BF_EVACUATED, BF_MARK_IN_PLACE};
 use gclab_core::constants::BLOCK_WORDS;
 use gclab_core::heap::Heap;
 use gclab_core::object::{info_of_header, Layout};
@@ -48,13 +49,14 @@ use gclab_core::{Collector, GcContext, GcOutcome, GcRequest};
 /// The registry entry.
 pub const ENTRY: CollectorEntry = CollectorEntry {
     name: "sticky-immix",
-    description: "Immix with sticky mark bits: mutators allocate into the old blocks' holes, minor GCs mark young objects in place and copy nothing (line=BYTES, defrag=..., headroom=... as immix)",
+    description: "Immix with sticky mark bits: mutators allocate into the old blocks' holes, where minor GCs mark the young in place (offer=PERCENT of -A as holes, default 25; line, defrag, headroom as immix)",
     flags: "-G2",
-    make: |params, flags| {
+    make: |mut params, flags| {
         if flags.generations != 2 {
             return Err(format!("the sticky-immix collector has two generations (a minor GC makes every survivor old where it lies), not -G{}", flags.generations));
         }
-        Ok(Box::new(StickyImmix { immix: Immix::from_params(params, flags, "sticky-immix")?, offered: Vec::new() }))
+        let offer = params.take("offer").map(|v| parse_offer(&v)).transpose()?.unwrap_or(25);
+        Ok(Box::new(StickyImmix { immix: Immix::from_params(params, flags, "sticky-immix", &["offer"])?, offer_percent: offer, offered: Vec::new() }))
     },
 };
 
@@ -67,10 +69,19 @@ struct Offered {
     free_words: usize,
 }
 
+fn parse_offer(v: &str) -> Result<usize, String> {
+    match v.parse::<usize>() {
+        Ok(p) if (1..=100).contains(&p) => Ok(p),
+        _ => Err(format!("offer must be a percentage of -A from 1 to 100, not `{v}'")),
+    }
+}
+
 /// The sticky-immix collector: an `immix` collector for its major GCs and
-/// its space, and the blocks it offered since the last GC.
+/// its space, how much of `-A` it offers as holes, and the blocks it
+/// offered since the last GC.
 pub struct StickyImmix {
     immix: Immix,
+    offer_percent: usize,
     offered: Vec<Offered>,
 }
 
@@ -97,6 +108,39 @@ unsafe impl Sync for StickyImmix {}
 // alternative, a persistent bitmap over every block of the space, would
 // save the walk and cost 64 bytes for each block and its upkeep through
 // `immix`'s major GCs, which mark into a fresh bitmap of their own.
+
+// Note [Young objects in fresh blocks]
+// ----------------------------------------
+// The first version marked the young objects of the nursery blocks in
+// place too, and moved every nursery block with a survivor into the old
+// generation (fresh blocks into the nursery in their place), so that a
+// minor GC copied nothing at all. Measured on the 16-core device
+// (experiments/sticky-immix.toml, medians of 3): a nursery block's few
+// survivors then kept a whole block in the old generation, whose size
+// the policy counts in blocks, so major GCs came far more often
+// (fibheaps: 142 against immix's 33) and each minor GC zeroed nearly the
+// whole nursery's dead words; GC time was 2.6x immix's on fibheaps and
+// 1.25x on binary-trees 20. Copying what survives of whole blocks of
+// young objects costs only the survivors, and packs them into the space's
+// holes; marking in place pays where copying cannot help, in the holes
+// of old blocks, where the young objects lie among old ones.
+
+// Note [How much to offer]
+// ----------------------------------------
+// Holes offered to the mutators are holes the minor GC's promotion cannot
+// fill (the offered blocks are off the recyclable list until the GC has
+// judged them), so what is offered decides who recycles the old
+// generation's free lines: the mutators, with young objects that mostly
+// die and leave the lines free again, or promotion, with survivors that
+// stay. Offering up to all of `-A` left promotion cutting fresh blocks,
+// the old generation grew in blocks and major GCs came sooner (fibheaps
+// 400000 on this 2-core machine: 94 major GCs, GC 2.27 s, 37% of the
+// allocation into holes; immix: 33, 1.20 s). A quarter of `-A` gave 66
+// major GCs and 1.80 s (11% into holes), and lru 50000 GC 0.12 s against
+// 0.16 s; binary-trees 18 and gcbench 18 moved within noise. So the
+// default is 25% (`sticky-immix:offer=PERCENT`). A collector that let
+// promotion and the mutators share holes in one pass would not have to
+// choose.
 
 impl Collector for StickyImmix {
     fn name(&self) -> &'static str {
@@ -160,41 +204,13 @@ impl StickyImmix {
             // SAFETY: as above.
             unsafe { marks.attach_with(o.bd, &o.marks) };
         }
-        let filled = filled_nursery_blocks(ctx.heap);
-        for &bd in &filled {
-            // SAFETY: as above: nursery blocks are the GC's now.
-            let d = unsafe { bd.get() };
-            d.flags = BF_MARK_IN_PLACE;
-            d.gen_no = oldest as u16;
-            d.dest_no = oldest as u16;
-            // SAFETY: as above.
-            unsafe { marks.attach(bd) };
-        }
+        promote_nursery_at_once(ctx.heap);
         let how = Tracing { n: 0, marks: Some(&marks), black: Some(&marks), defer: false, sticky: true };
         // SAFETY: as above; the blocks marked in place are attached.
         let (mut done, _) = unsafe { trace_into(space, how, ctx, workers) };
         let old = &mut ctx.heap.gens[oldest];
-        // SAFETY: marking is over; the blocks are the space's or joining it.
-        let mut region = unsafe { space.judge_all(&offered, &marks, old) };
-        let (survivors, empty): (Vec<BlockPtr>, Vec<BlockPtr>) = filled.into_iter().partition(|&bd| marks.live_words(bd) > 0);
-        for &bd in &survivors {
-            old.blocks.push(bd);
-            old.n_blocks += 1;
-        }
-        // SAFETY: as above.
-        let joined = unsafe { space.judge_all(&survivors, &marks, old) };
-        for bd in empty {
-            // SAFETY: as above: the block stays in the nursery.
-            let d = unsafe { bd.get() };
-            d.flags = BF_NURSERY;
-            d.gen_no = 0;
-            d.dest_no = 0;
-            d.aux = 0;
-        }
-        replace_nursery_blocks(ctx.heap);
-        region.blocks_swept += joined.blocks_swept;
-        region.blocks_recyclable += joined.blocks_recyclable;
-        region.lines_free += joined.lines_free;
+        // SAFETY: marking is over; the blocks are the space's.
+        let region = unsafe { space.judge_all(&offered, &marks, old) };
         // Every object marked was young: promoted where it lies.
         for t in done.threads.iter_mut() {
             t.promoted_words += t.marked_words;
@@ -212,7 +228,8 @@ impl StickyImmix {
     unsafe fn offer_holes(&mut self, ctx: &mut GcContext<'_>) {
         let oldest = ctx.heap.oldest();
         let layout = ctx.heap.layout;
-        let wanted = ctx.flags.alloc_area_blocks * ctx.caps.len() * BLOCK_WORDS;
+        // See Note [How much to offer].
+        let wanted = ctx.flags.alloc_area_blocks * ctx.caps.len() * BLOCK_WORDS * self.offer_percent / 100;
         let (space, _) = self.immix.parts(oldest);
         let mut regions = Vec::new();
         // SAFETY: the caller's contract.
@@ -232,33 +249,14 @@ impl StickyImmix {
     }
 }
 
-/// The nursery blocks that hold anything.
-fn filled_nursery_blocks(heap: &Heap) -> Vec<BlockPtr> {
-    let mut filled = Vec::new();
+/// Send the survivors of the nursery blocks straight into the old
+/// generation (no aging in generation 0: a sticky minor GC makes every
+/// survivor old).
+fn promote_nursery_at_once(heap: &mut Heap) {
+    let oldest = heap.oldest() as u16;
     for &bd in heap.nurseries.iter().flatten() {
-        // SAFETY: the GC holds the heap, the nurseries included; each
-        // capability's current block was retired, so `free` is its fill.
-        let d = unsafe { bd.read() };
-        if d.free > d.start {
-            filled.push(bd);
-        }
-    }
-    filled
-}
-
-/// Put fresh blocks in the nursery in place of those that joined the old
-/// generation (no longer flagged `BF_NURSERY`).
-fn replace_nursery_blocks(heap: &mut Heap) {
-    let Heap { blocks, nurseries, .. } = heap;
-    let mut fresh = blocks.lock();
-    for slot in nurseries.iter_mut().flatten() {
         // SAFETY: the GC holds the heap, the nurseries included.
-        if !unsafe { slot.read() }.has(BF_NURSERY) {
-            let bd = fresh.alloc_block().unwrap_or_else(|e| gclab_core::runtime::out_of_memory(e));
-            // SAFETY: a block fresh from the allocator is ours alone.
-            unsafe { bd.get() }.flags = BF_NURSERY;
-            *slot = bd;
-        }
+        unsafe { bd.get() }.dest_no = oldest;
     }
 }
 
