@@ -71,7 +71,7 @@ fn a_young_object_the_barrier_remembered_in_an_old_block_dies_at_the_next_minor_
     let f = gclab::flags("-A64k -G2 -DS").unwrap();
     let rts = Rts::new(f.clone(), sticky().make(&f).unwrap()).unwrap();
     rts.run(|m: &mut Mutator<'_>| {
-        let keep = old_data_with_holes(m, 40_000);
+        old_data_with_holes(m, 40_000);
         let holes_before = m.stats().mutator_hole_bytes;
         // Young mutable variables in those holes, each written after it
         // was made (so the barrier remembers it: its block is old), then
