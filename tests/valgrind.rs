@@ -87,6 +87,15 @@ fn immix_is_clean_under_memcheck() {
 }
 
 #[test]
+fn sticky_immix_is_clean_under_memcheck() {
+    // Mutators bump-allocating into offered holes and overflow blocks,
+    // blocks marked in place from sticky marks and judged, with two
+    // capabilities and two GC threads.
+    let runs = [("sticky-immix:offer=100", &["-A8k", "-DS"][..]), ("sticky-immix", &["-N2", "-A8k", "-qb0", "-DS"][..])];
+    memcheck_each(&runs, &[("binary-trees", &["8"][..]), ("lru", &["200", "2000", "64"][..]), ("mutable-graph", &["200", "2000"][..]), ("thunks", &["2000"][..])]);
+}
+
+#[test]
 fn haskell_programs_are_clean_under_memcheck() {
     // gclab-lang's machine: stacks growing and dirtied, thunks black-holed
     // and updated, selector thunks selected by the GC, big Integers in
