@@ -133,13 +133,14 @@ unsafe impl Sync for StickyImmix {}
 // generation's free lines: the mutators, with young objects that mostly
 // die and leave the lines free again, or promotion, with survivors that
 // stay. Offering up to all of `-A` left promotion cutting fresh blocks,
-// the old generation grew in blocks and major GCs came sooner (fibheaps
-// 400000 on this 2-core machine: 94 major GCs, GC 2.27 s, 37% of the
-// allocation into holes; immix: 33, 1.20 s). A quarter of `-A` gave 66
-// major GCs and 1.80 s (11% into holes), and lru 50000 GC 0.12 s against
-// 0.16 s; binary-trees 18 and gcbench 18 moved within noise. So the
-// default is 25% (`sticky-immix:offer=PERCENT`). A collector that let
-// promotion and the mutators share holes in one pass would not have to
+// the old generation grew in blocks and major GCs came sooner. Measured
+// on this 2-core machine, 3 alternated runs each, GC seconds:
+// fibheaps 400000 at offer=100 94 major GCs, 2.01-2.37 s, 37% of the
+// allocation into holes; at offer=25 66 major GCs, 1.46-1.60 s, 11%
+// (immix: 33, 1.20 s); lru 50000 1000000 128 at offer=100 0.152-0.163 s
+// (37% into holes), at offer=25 0.092-0.101 s (16%). So the default is
+// 25% (`sticky-immix:offer=PERCENT`). A collector that let promotion and
+// the mutators share holes in one pass would not have to
 // choose.
 
 impl Collector for StickyImmix {
