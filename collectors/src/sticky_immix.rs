@@ -31,9 +31,9 @@
 //! only: a minor GC makes every survivor old at once.
 //!
 //! Not here yet: copying young objects out of fragmented offered blocks in
-//! a minor GC (MMTk's StickyImmix may), and an empty offered block is kept
-//! by a minor GC (its lines offered again) rather than freed: the next
-//! major GC frees it.
+//! a minor GC (MMTk's StickyImmix may). (An offered block never becomes
+//! empty in a minor GC: it held old objects when it was offered, and a
+//! minor GC keeps every old object.)
 
 use crate::immix::Immix;
 use crate::mark::MarkBitmap;
