@@ -13,6 +13,7 @@ use gclab_core::info::{InfoTable, NULL_OBJECT};
 use gclab_core::{Mutator, Rts};
 
 static BOX: InfoTable = InfoTable::constr("Box", "Box", "Regions", 0, 1);
+static PAIR: InfoTable = InfoTable::constr("Pair", "Pair", "Regions", 2, 0);
 
 fn sticky() -> &'static gclab_collectors::CollectorEntry {
     gclab_collectors::by_name("sticky-immix").unwrap()
@@ -117,6 +118,33 @@ fn an_old_object_written_to_point_at_a_young_one_in_a_hole_keeps_it() {
             }
         }
         assert!(m.stats().mutator_hole_bytes > 0);
+    })
+    .unwrap();
+    rts.finish().unwrap();
+}
+
+#[test]
+fn the_sanity_checker_walks_a_block_a_mutator_is_filling_holes_of() {
+    let f = gclab::flags("-A64k -G2").unwrap();
+    let rts = Rts::new(f.clone(), sticky().make(&f).unwrap()).unwrap();
+    rts.run(|m: &mut Mutator<'_>| {
+        let keep = old_data_with_holes(m, 20_000);
+        // Young boxes in holes, the current region left part filled, and
+        // young pairs among them pointing at each other and at old boxes:
+        // the checker must read every old object after the region too.
+        let before = m.stats().mutator_hole_bytes;
+        let mut prev = m.array_get(keep, 0);
+        for i in 0..300usize {
+            let b = m.alloc(&BOX, &[], &[i]);
+            let old = m.array_get(keep, i);
+            let pair = m.alloc(&PAIR, &[prev, old], &[]);
+            let _ = b;
+            prev = pair;
+        }
+        let report = m.check_heap().unwrap_or_else(|v| panic!("{} violations between GCs: {:?}", v.len(), &v[..v.len().min(5)]));
+        assert!(report.objects > 10_000, "the walk saw only {} objects", report.objects);
+        m.perform_gc(false);
+        assert!(m.stats().mutator_hole_bytes > before, "the boxes should have been allocated into holes");
     })
     .unwrap();
     rts.finish().unwrap();

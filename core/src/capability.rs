@@ -53,6 +53,11 @@ pub struct Capability {
     /// Words allocated into offered regions since the last GC (a part of
     /// `retired_words`).
     pub hole_words: u64,
+    /// The parts of offered regions filled since the last GC, as address
+    /// ranges (the current region's is `region_start..hp`): the young
+    /// objects that lie in old blocks, for the sanity checker (See Note
+    /// [Allocation regions] in `alloc_region`).
+    pub hole_fills: Vec<(usize, usize)>,
     /// Words of offered regions taken since the last GC and not yet paid
     /// for by leaving nursery blocks unused (See Note [The allocation
     /// area with offered regions] in `alloc_region`).
@@ -121,6 +126,7 @@ impl Capability {
             region_start: std::ptr::null_mut(),
             in_offered: false,
             hole_words: 0,
+            hole_fills: Vec::new(),
             hole_debt: 0,
             overflow: None,
             chunk: no,
@@ -153,6 +159,9 @@ impl Capability {
                 // An old block's `free` stays its end (See Note
                 // [Allocation regions] in `alloc_region`).
                 self.hole_words += words;
+                if words > 0 {
+                    self.hole_fills.push((self.region_start as usize, self.hp as usize));
+                }
                 if let Some(layout) = self.count_objects {
                     self.retired_objects += count_objects_in(self.region_start, self.hp, layout);
                 }
@@ -223,6 +232,7 @@ impl Capability {
         let hole_words = self.hole_words;
         self.hole_words = 0;
         self.hole_debt = 0;
+        self.hole_fills.clear();
         self.overflow = None;
         self.retired_words = 0;
         self.retired_objects = 0;
@@ -240,9 +250,20 @@ impl Capability {
         self.total_allocated_words + self.retired_words + self.new_large_words as u64 + current
     }
 
-    /// Is `addr` the descriptor of the current block?
+    /// Every address range of an offered region filled since the last GC,
+    /// the current one's included: where young objects lie in old blocks.
+    pub fn young_in_old_blocks(&self) -> impl Iterator<Item = (usize, usize)> + '_ {
+        let current = (self.in_offered && self.hp > self.region_start).then_some((self.region_start as usize, self.hp as usize));
+        self.hole_fills.iter().copied().chain(current)
+    }
+
+    /// Is `bd` the descriptor of the current nursery block, whose objects
+    /// end at `hp` rather than at its `free`? (Not for the block of an
+    /// offered region: its objects lie before and after the region, and
+    /// the rest of the region is zero, so a walk reads it to its end: See
+    /// Note [Allocation regions] in `alloc_region`.)
     pub fn is_current(&self, bd: *const BlockDesc) -> bool {
-        self.current.map(|c| std::ptr::eq(c.0, bd)).unwrap_or(false)
+        !self.in_offered && self.current.map(|c| std::ptr::eq(c.0, bd)).unwrap_or(false)
     }
 }
 

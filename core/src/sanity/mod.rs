@@ -142,6 +142,11 @@ struct Walk<'a> {
     queued_old: AddrSet,
     /// (object, generation) pairs on mutable lists.
     remembered: AddrSet,
+    /// The address ranges of old blocks that mutators filled since the
+    /// last GC (offered regions), sorted: their objects are young.
+    young_ranges: Vec<(usize, usize)>,
+    /// The objects found in those ranges: generation 0 wherever they lie.
+    young_objects: AddrSet,
     errors: Vec<String>,
     report: SanityReport,
 }
@@ -181,6 +186,8 @@ pub unsafe fn check_scope(heap: &Heap, caps: &[Capability], stable: &StablePtrTa
         objects: Vec::new(),
         queued_old: AddrSet::default(),
         remembered: AddrSet::default(),
+        young_ranges: young_ranges(caps),
+        young_objects: AddrSet::default(),
         errors: Vec::new(),
         report: SanityReport::default(),
     };
@@ -202,3 +209,10 @@ pub unsafe fn check_scope(heap: &Heap, caps: &[Capability], stable: &StablePtrTa
     }
 }
 
+/// Where the capabilities allocated into old blocks since the last GC
+/// (See Note [Allocation regions] in `alloc_region`), sorted.
+fn young_ranges(caps: &[Capability]) -> Vec<(usize, usize)> {
+    let mut ranges: Vec<(usize, usize)> = caps.iter().flat_map(Capability::young_in_old_blocks).collect();
+    ranges.sort_unstable();
+    ranges
+}

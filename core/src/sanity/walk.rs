@@ -52,6 +52,9 @@ impl Walk<'_> {
         if !v.is_multiple_of(WORD_SIZE) {
             return None;
         }
+        if !self.young_objects.is_empty() && self.young_objects.contains(&v) {
+            return Some(0);
+        }
         let block = v & !(BLOCK_SIZE - 1);
         match self.starts.get(&block)? {
             Starts::Walked(gen, bits) => {
@@ -198,11 +201,20 @@ impl Walk<'_> {
             self.errors.push(format!("block at {at:p}: unswept, but not a single block with a live map (See Note [Unswept blocks])"));
             return (0, 0);
         }
-        let mut words = 0;
+        let (mut words, mut young_words) = (0, 0);
         // SAFETY: the checker runs with the world stopped; `end` is the
         // block's fill level, checked above.
         let walk = unsafe {
             walk_block(d, end, |p| {
+                if gen > 0 && self.is_young(p as usize) {
+                    // A young object in a hole a mutator filled: its
+                    // words were the generation's free words.
+                    let size = self.object_at(p, gen, false)?;
+                    self.young_objects.insert(p as usize);
+                    self.queue_fields(p as usize, 0);
+                    young_words += size;
+                    return Some(size);
+                }
                 let size = self.object_at(p, gen, true)?;
                 words += size;
                 Some(size)
@@ -215,9 +227,17 @@ impl Walk<'_> {
             self.report.unswept_blocks += 1;
             self.report.unswept_words += walk.unswept_words;
         }
-        // Unswept dead words are free space still to be cleared: they
-        // count as zero words (See Note [Checking the word counts]).
-        (words, walk.zero_words + walk.unswept_words)
+        // Unswept dead words are free space still to be cleared, and young
+        // objects in filled holes were free space: they count as zero
+        // words (See Note [Checking the word counts]).
+        (words, walk.zero_words + walk.unswept_words + young_words)
+    }
+
+    /// Does `p` lie where a mutator allocated into an old block since the
+    /// last GC (See Note [Allocation regions] in `alloc_region`)?
+    fn is_young(&self, p: usize) -> bool {
+        let i = self.young_ranges.partition_point(|&(start, _)| start <= p);
+        i > 0 && p < self.young_ranges[i - 1].1
     }
 
     fn walk_large(&mut self, bd: BlockPtr, gen: usize, check_fields: bool) -> usize {
