@@ -41,9 +41,9 @@
 //! the last GC, which the collector that offered the holes must treat as
 //! young (it knows which regions it offered; StickyImmix's sticky mark
 //! bits tell old from young, See the collectors' `sticky_immix`). The
-//! runtime's other parties meet only the state right after a GC, when no
-//! offered region holds anything yet, or a heap walk, which reads objects
-//! without asking their age.
+//! capabilities record the ranges they filled (`hole_fills`), from which
+//! the sanity checker, run between GCs, takes each object's age; a heap
+//! walk reads objects without asking their age.
 //!
 //! The fast path is unchanged: a region is entered as a nursery block is,
 //! setting the capability's `hp`, `hp_lim` and `block_end`; a run whose
