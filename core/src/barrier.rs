@@ -61,20 +61,57 @@ pub fn set_extension(caps: &mut [Capability], extension: BarrierExtension) {
     }
 }
 
-/// Record for the extension: `old` is the overwritten value, `new` the
-/// stored one (See Note [Extending the barrier]).
+/// Record for the extension a store of `new` over `old` into field
+/// `slot` of `obj` (See Note [Extending the barrier]).
 #[cold]
 #[inline(never)]
-fn record(cap: &mut Capability, old: Word, new: Word) {
+fn record(cap: &mut Capability, obj: *mut Word, slot: *mut Word, old: Word, new: Word) {
     let v = match cap.barrier {
         BarrierExtension::None => return,
         BarrierExtension::SnapshotAtTheBeginning => old,
         BarrierExtension::Insertion => new,
+        BarrierExtension::FieldLogging => return log_field(cap, obj, slot, old, new),
     };
     // SAFETY: both values are object addresses (heap or static), whose
     // header word may always be read.
     if !info_of_header(unsafe { *(v as *const Word) }).is_static() {
         cap.update_rem_set.push(v);
+    }
+}
+
+// Note [The field-logging barrier]
+// ----------------------------------------
+// A reference-counting collector that defers and coalesces (LXR, after
+// Levanoni and Petrank) needs, for each field of an old object, the value
+// it held before the first store since the collector last looked, and
+// nothing for later stores: at its pause it decrements those old values
+// and increments the fields' current values, however many stores came
+// between. The collector says which fields it wants by setting their
+// side bits (See `side_metadata`: a bit per word of the blocks it covers,
+// all of an old object's fields, say); `FieldLogging` then makes every
+// store into a field whose bit is set clear the bit and log a
+// `FieldLog` (object, field, old value, new value) in its capability's
+// `field_log`, and makes a store into any other field cost the bit test.
+// The log holds raw addresses, so it is not a root: the collector takes
+// it at every GC and sync, before anything moves, and sets the bits of
+// the fields it wants next. The stores that log: mutable variables,
+// array elements, a dead weak pointer's cleared fields, a knot-tying
+// field write, and a thunk's update (each pointer field it overwrites,
+// with the new value for the one that gets the indirection's target and
+// 0 for the rest). Black-holing logs nothing under it (the fields are not
+// written; the update that follows logs them), nor do evaluation stacks,
+// which such a collector scans whole at its pauses, as LXR scans thread
+// stacks. Byte arrays hold no pointers and are not logged. With the
+// extension off the cost is today's: one load and one predictable branch.
+
+/// Log the store of `new` over `old` into field `slot` of `obj` if the
+/// field's side bit is set, clearing it (See Note [The field-logging
+/// barrier]).
+fn log_field(cap: &mut Capability, obj: *mut Word, slot: *mut Word, old: Word, new: Word) {
+    if let Some(bits) = crate::side_metadata::field_bits_of(obj, slot) {
+        if crate::side_metadata::take_bit(bits, slot) {
+            cap.field_log.push(crate::capability::FieldLog { obj, slot, old, new });
+        }
     }
 }
 
@@ -104,7 +141,7 @@ fn remember(cap: &mut Capability, obj: *mut Word) {
 pub unsafe fn write_mut_var(cap: &mut Capability, layout: Layout, var: *mut Word, value: Word) {
     let slot = layout.payload(var);
     if cap.barrier != BarrierExtension::None {
-        record(cap, *slot, value);
+        record(cap, var, slot, *slot, value);
     }
     store_field(slot, value);
     let info: &InfoTable = info_of_header(load_header(var));
@@ -126,7 +163,7 @@ pub unsafe fn write_array(cap: &mut Capability, layout: Layout, arr: *mut Word, 
     let n = *payload;
     debug_assert!(i < n);
     if cap.barrier != BarrierExtension::None {
-        record(cap, *payload.add(1 + i), value);
+        record(cap, arr, payload.add(1 + i), *payload.add(1 + i), value);
     }
     store_field(payload.add(1 + i), value);
     *layout.card_table(arr, n).add(i >> CARD_BITS) = 1;
@@ -143,12 +180,12 @@ pub unsafe fn write_array(cap: &mut Capability, layout: Layout, arr: *mut Word, 
 /// value overwritten is recorded for a snapshot barrier like any other.
 ///
 /// # Safety
-/// `slot` must be a pointer field of a live heap object the caller may
-/// write, and `value` a static object's address.
-// SAFETY: `slot` is a pointer field of a live heap object and `value` a static object.
-pub unsafe fn clear_field(cap: &mut Capability, slot: *mut Word, value: Word) {
+/// `slot` must be a pointer field of the live heap object `obj` that the
+/// caller may write, and `value` a static object's address.
+// SAFETY: `slot` is a pointer field of the live heap object `obj` and `value` a static object.
+pub unsafe fn clear_field(cap: &mut Capability, obj: *mut Word, slot: *mut Word, value: Word) {
     if cap.barrier != BarrierExtension::None {
-        record(cap, *slot, value);
+        record(cap, obj, slot, *slot, value);
     }
     store_field(slot, value);
 }
@@ -161,14 +198,20 @@ pub unsafe fn clear_field(cap: &mut Capability, slot: *mut Word, value: Word) {
 // SAFETY: `thunk` is a live heap thunk of `size` words and `value` a valid object address.
 pub unsafe fn update_thunk(cap: &mut Capability, layout: Layout, thunk: *mut Word, size: usize, value: Word) {
     let payload = layout.payload(thunk);
-    if cap.barrier == BarrierExtension::SnapshotAtTheBeginning {
-        // The update overwrites the thunk's free variables.
+    if cap.barrier == BarrierExtension::SnapshotAtTheBeginning || cap.barrier == BarrierExtension::FieldLogging {
+        // The update overwrites the thunk's free variables; the first
+        // payload word gets the value (See Note [The field-logging
+        // barrier]).
         let (slots, n) = layout.pointer_slots(thunk, info_of_header(load_header(thunk)));
         for k in 0..n {
-            record(cap, *slots.add(k), value);
+            let slot = slots.add(k);
+            record(cap, thunk, slot, *slot, if slot == payload { value } else { 0 });
+        }
+        if cap.barrier == BarrierExtension::FieldLogging && (n == 0 || slots > payload) {
+            record(cap, thunk, payload, 0, value);
         }
     } else if cap.barrier == BarrierExtension::Insertion {
-        record(cap, value, value);
+        record(cap, thunk, payload, value, value);
     }
     store_field(payload, value);
     for k in (layout.hdr + 1)..size {
@@ -190,8 +233,8 @@ pub unsafe fn update_thunk(cap: &mut Capability, layout: Layout, thunk: *mut Wor
 // SAFETY: `stack` is a live STACK of more than `i` slots and `value` a valid object address.
 pub unsafe fn write_stack(cap: &mut Capability, layout: Layout, stack: *mut Word, i: usize, value: Word) {
     let slot = layout.payload(stack).add(2 + i);
-    if cap.barrier != BarrierExtension::None {
-        record(cap, *slot, value);
+    if cap.barrier != BarrierExtension::None && cap.barrier != BarrierExtension::FieldLogging {
+        record(cap, stack, slot, *slot, value);
     }
     store_field(slot, value);
     if load_header(stack) == STACK_CLEAN_INFO.header() {
@@ -213,7 +256,7 @@ pub unsafe fn push_stack(cap: &mut Capability, layout: Layout, stack: *mut Word,
     let payload = layout.payload(stack);
     let depth = *payload.add(1);
     if cap.barrier == BarrierExtension::Insertion {
-        record(cap, value, value);
+        record(cap, stack, payload.add(2 + depth), value, value);
     }
     store_field(payload.add(2 + depth), value);
     *payload.add(1) = depth + 1;
@@ -236,7 +279,7 @@ pub unsafe fn pop_stack(cap: &mut Capability, layout: Layout, stack: *mut Word, 
     let payload = layout.payload(stack);
     if cap.barrier == BarrierExtension::SnapshotAtTheBeginning {
         for k in depth..*payload.add(1) {
-            record(cap, *payload.add(2 + k), 0);
+            record(cap, stack, payload.add(2 + k), *payload.add(2 + k), 0);
         }
     }
     *payload.add(1) = depth;
@@ -257,7 +300,7 @@ pub unsafe fn blackhole(cap: &mut Capability, layout: Layout, thunk: *mut Word, 
     if cap.barrier == BarrierExtension::SnapshotAtTheBeginning {
         let (slots, n) = layout.pointer_slots(thunk, info);
         for k in 0..n {
-            record(cap, *slots.add(k), 0);
+            record(cap, thunk, slots.add(k), *slots.add(k), 0);
         }
     }
     store_header(thunk, blackhole.header());
@@ -275,7 +318,7 @@ pub unsafe fn blackhole(cap: &mut Capability, layout: Layout, thunk: *mut Word, 
 // SAFETY: `slot` is a pointer field of the live object `obj`; `value` a valid object address.
 pub unsafe fn write_field(cap: &mut Capability, _layout: Layout, obj: *mut Word, slot: *mut Word, value: Word) {
     if cap.barrier != BarrierExtension::None {
-        record(cap, *slot, value);
+        record(cap, obj, slot, *slot, value);
     }
     store_field(slot, value);
     remember(cap, obj);

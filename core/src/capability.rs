@@ -26,6 +26,26 @@ pub enum BarrierExtension {
     SnapshotAtTheBeginning,
     /// Record every pointer a store writes (Dijkstra's insertion barrier).
     Insertion,
+    /// Log the first store into each field whose side bit is set, with
+    /// the object, the field and both values, clearing the bit (a
+    /// field-logging barrier, as LXR's: See Note [The field-logging
+    /// barrier] in `barrier`).
+    FieldLogging,
+}
+
+/// One field the field-logging barrier logged: the first store into it
+/// since its bit was set.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct FieldLog {
+    /// The object written.
+    pub obj: *mut Word,
+    /// The field.
+    pub slot: *mut Word,
+    /// What it held before the store.
+    pub old: Word,
+    /// What the store wrote (later stores are not logged: the field's
+    /// current value is read where it is).
+    pub new: Word,
 }
 
 /// One capability.
@@ -108,6 +128,11 @@ pub struct Capability {
     /// Values the extended barrier recorded, for the collector to take at
     /// a sync; roots until then.
     pub update_rem_set: Vec<Word>,
+    /// Fields the field-logging barrier logged since the collector last
+    /// took them; not roots: the collector takes them at every GC and
+    /// sync, before anything moves (See Note [The field-logging
+    /// barrier] in `barrier`).
+    pub field_log: Vec<FieldLog>,
 }
 
 // SAFETY: the raw pointers are into the nursery block this capability owns;
@@ -146,6 +171,7 @@ impl Capability {
             current_ccs: 0,
             barrier: BarrierExtension::None,
             update_rem_set: Vec::new(),
+            field_log: Vec::new(),
         }
     }
 

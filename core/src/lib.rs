@@ -8,7 +8,8 @@
 //!   (block groups and free lists), `info` and `object` (the object
 //!   model), `block_walk` (a block's objects), `generation`, `stable_ptr`
 //!   and `heap` (with `alloc_region`, what collectors offer the
-//!   mutators), under `flags` (GHC's RTS options);
+//!   mutators, and `side_metadata`, their bits beside the heap), under
+//!   `flags` (GHC's RTS options);
 //! - the mutator's half: `capability` (per-thread allocation state),
 //!   `barrier` (the write barrier), `heap_walk` (every object);
 //! - the GC seam: `collector` (the trait every collector implements),
@@ -58,6 +59,7 @@ pub mod rts;
 pub mod runtime;
 pub mod sanity;
 pub mod shim;
+pub mod side_metadata;
 pub mod stable_ptr;
 pub mod stats;
 pub mod stats_output;

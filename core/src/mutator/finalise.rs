@@ -179,8 +179,8 @@ impl Mutator<'_> {
             let (value, id) = unsafe {
                 let payload = layout.payload(p);
                 let taken = (*payload.add(weak_field::VALUE), *payload.add(weak_field::FINALIZER_ID) as u64);
-                clear_field(cap, payload.add(weak_field::VALUE), NULL_OBJECT.addr());
-                clear_field(cap, payload.add(weak_field::FINALIZER), NULL_OBJECT.addr());
+                clear_field(cap, p, payload.add(weak_field::VALUE), NULL_OBJECT.addr());
+                clear_field(cap, p, payload.add(weak_field::FINALIZER), NULL_OBJECT.addr());
                 *payload.add(weak_field::FINALIZER_ID) = 0;
                 taken
             };

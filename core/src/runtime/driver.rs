@@ -118,7 +118,14 @@ impl Runtime {
         // and the context's borrows end with `f`.
         let (heap, caps) = unsafe { (self.heap_mut(), self.caps_mut()) };
         let mut ctx = GcContext { flags: self.flags(), heap, caps, stable_ptrs: &mut stable, leader, sync_request: &self.sync_request, help: &self.help };
-        f(&mut **self.collector.lock(), &mut ctx)
+        let r = f(&mut **self.collector.lock(), &mut ctx);
+        // What the field-logging barrier logged is the collector's to take
+        // in the pause; what it left names addresses that may have moved
+        // (See Note [The field-logging barrier] in `barrier`).
+        for cap in ctx.caps.iter_mut() {
+            cap.field_log.clear();
+        }
+        r
     }
 
     /// Empty the nurseries, count the collection and resize as the policy
