@@ -288,6 +288,13 @@ pub trait Collector: Send + Sync {
     fn check_heap(&self, _heap: &Heap) -> Vec<String> {
         Vec::new()
     }
+    /// The hooks it puts on the mutators' reference loads and in front of
+    /// their stores (See Note [Access hooks] in `access_hooks`): asked
+    /// once, when the runtime is made; in effect only in builds with
+    /// gclab-core's `access-hooks` feature.
+    fn access_hooks(&self) -> crate::access_hooks::AccessHooks {
+        crate::access_hooks::AccessHooks::default()
+    }
     /// Does it compact the oldest generation when `compact_oldest` asks?
     /// (`Gc.compact` and a finite `max_overhead` need one that does.)
     fn can_compact(&self) -> bool {

@@ -8,8 +8,8 @@
 //!   (block groups and free lists), `info` and `object` (the object
 //!   model), `block_walk` (a block's objects), `generation`, `stable_ptr`
 //!   and `heap` (with `alloc_region`, what collectors offer the
-//!   mutators, and `side_metadata`, their bits beside the heap), under
-//!   `flags` (GHC's RTS options);
+//!   mutators, `side_metadata`, their bits beside the heap, and
+//!   `access_hooks`, their hooks on loads and stores), under `flags` (GHC's RTS options);
 //! - the mutator's half: `capability` (per-thread allocation state),
 //!   `barrier` (the write barrier), `heap_walk` (every object);
 //! - the GC seam: `collector` (the trait every collector implements),
@@ -28,6 +28,7 @@
 
 #![warn(missing_docs)]
 
+pub mod access_hooks;
 pub mod alloc_region;
 pub mod barrier;
 pub mod bdescr;

@@ -174,6 +174,7 @@ impl Mutator<'_> {
             // through the barrier: a snapshot collector must see the
             // pointers the dead weak lets go of.
             let layout = self.layout;
+            self.access.before_write(p);
             let cap = self.cap_mut();
             // SAFETY: pending entries are DEAD_WEAK objects kept alive as roots.
             let (value, id) = unsafe {

@@ -45,6 +45,7 @@ pub use stack::StackOverflow;
 pub use thunk::ThunkCode;
 pub use view::{HeapView, ObjRef};
 
+use crate::access_hooks::Installed;
 use crate::barrier;
 use crate::bdescr::{BlockDesc, BF_LARGE};
 use crate::capability::Capability;
@@ -89,17 +90,22 @@ pub struct Mutator<'rt> {
     sampler: Option<Box<Sampler>>,
     /// A sample is due on the object being made (See `sampling`).
     sample_pending: bool,
+    /// The collector's hooks on loads and stores (See Note [Access hooks]
+    /// in `access_hooks`).
+    access: Installed,
 }
 
-/// Follow indirections (updated thunks) from the object at `p`.
+/// Follow indirections (updated thunks) from the object at `p`, then let
+/// the collector's read hook see the reference (See Note [Access hooks] in
+/// `access_hooks`): every reference a mutator loads comes through here.
 #[inline(always)]
-fn deref_ind(mut p: Word, layout: Layout) -> Word {
+fn deref_ind(mut p: Word, layout: Layout, access: Installed) -> Word {
     loop {
         // SAFETY: `p` is a valid object address (heap or static); reading
         // its header word is always allowed. IND has one info table, so
         // comparing the header word is enough.
         if unsafe { *(p as *const Word) } != IND_INFO.header() {
-            return p;
+            return access.on_read(p);
         }
         // SAFETY: an IND's payload is its indirectee.
         p = unsafe { *layout.payload(p as *mut Word) };
@@ -121,6 +127,7 @@ impl<'rt> Mutator<'rt> {
             seen_major_gcs: 0,
             sampler: None,
             sample_pending: false,
+            access: rt.access,
         }
     }
 
@@ -169,7 +176,7 @@ impl<'rt> Mutator<'rt> {
     /// The object a handle refers to, through any indirections.
     #[inline(always)]
     fn obj(&self, h: Handle) -> *mut Word {
-        deref_ind(self.root(h), self.layout) as *mut Word
+        deref_ind(self.root(h), self.layout, self.access) as *mut Word
     }
 
     /// Root a freshly initialised object; report it to the sampler if one
@@ -284,7 +291,7 @@ impl<'rt> Mutator<'rt> {
     /// A read-only view of the heap (See the module doc).
     #[inline]
     pub fn view(&self) -> HeapView<'_> {
-        HeapView { roots: &self.cap().roots, layout: self.layout }
+        HeapView { roots: &self.cap().roots, layout: self.layout, access: self.access }
     }
 
     // ---------------------------------------------------------------

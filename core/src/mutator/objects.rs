@@ -109,7 +109,7 @@ impl Mutator<'_> {
             assert!(i < info.ptrs as usize, "{}: no pointer field {i}", info.name);
             *self.layout.payload(p).add(i)
         };
-        deref_ind(v, self.layout)
+        deref_ind(v, self.layout, self.access)
     }
 
     /// Non-pointer word `i` (counted after the pointer fields) of `h`.
@@ -157,7 +157,7 @@ impl Mutator<'_> {
         self.expect_type(p, ClosureType::is_mutable, "a mutable variable");
         // SAFETY: a MUT_VAR has one payload word.
         let v = unsafe { *self.layout.payload(p) };
-        self.push(deref_ind(v, self.layout))
+        self.push(deref_ind(v, self.layout, self.access))
     }
 
     /// Store `v` into a mutable variable (with the write barrier).
@@ -167,6 +167,7 @@ impl Mutator<'_> {
         self.expect_type(p, |t| matches!(t, ClosureType::MutVarClean | ClosureType::MutVarDirty), "a mutable variable");
         let value = self.root(v);
         let layout = self.layout;
+        self.access.before_write(p);
         // SAFETY: `p` is a MUT_VAR and `value` a valid object.
         unsafe { barrier::write_mut_var(self.cap_mut(), layout, p, value) };
     }
@@ -230,7 +231,7 @@ impl Mutator<'_> {
         let p = self.obj(a);
         // SAFETY: `i < n`.
         let v = unsafe { *self.layout.payload(p).add(1 + i) };
-        self.push(deref_ind(v, self.layout))
+        self.push(deref_ind(v, self.layout, self.access))
     }
 
     /// Store `v` at element `i` of a mutable array (write barrier and card mark).
@@ -243,6 +244,7 @@ impl Mutator<'_> {
         assert!(i < n, "array index {i} out of bounds (length {n})");
         let value = self.root(v);
         let layout = self.layout;
+        self.access.before_write(p);
         // SAFETY: `p` is a mutable array of `n > i` elements.
         unsafe { barrier::write_array(self.cap_mut(), layout, p, i, value) };
     }
@@ -292,9 +294,11 @@ impl Mutator<'_> {
         unsafe { *self.byte_array_data(b, i) as u64 }
     }
 
-    /// Store word `i` of a byte array's data (no barrier: no pointers).
+    /// Store word `i` of a byte array's data (no write barrier: no
+    /// pointers; the collector's pre-write hook sees it).
     #[inline]
     pub fn byte_array_write(&mut self, b: Handle, i: usize, v: u64) {
+        self.access.before_write(self.obj(b));
         // SAFETY: bounds checked by byte_array_data.
         unsafe { *self.byte_array_data(b, i) = v as Word };
     }

@@ -105,7 +105,7 @@ impl Mutator<'_> {
     fn slot_value(&self, st: Handle, i: usize) -> Word {
         let p = self.stack_obj(st);
         // SAFETY: `slot_addr` checked the slot is live.
-        deref_ind(unsafe { *self.slot_addr(p, i) }, self.layout)
+        deref_ind(unsafe { *self.slot_addr(p, i) }, self.layout, self.access)
     }
 
     /// The word in slot `i` as it is: an indirection is left for its
@@ -125,6 +125,7 @@ impl Mutator<'_> {
         let p = self.stack_obj(st);
         let _ = self.slot_addr(p, i);
         let layout = self.layout;
+        self.access.before_write(p);
         // SAFETY: slot `i` is live (checked) and `v` a valid object address.
         unsafe { barrier::write_stack(self.cap_mut(), layout, p, i, v) };
     }
@@ -215,6 +216,7 @@ impl Mutator<'_> {
     fn push_word(&mut self, st: Handle, w: Word) -> usize {
         let p = self.stack_obj(st);
         let layout = self.layout;
+        self.access.before_write(p);
         // SAFETY: the caller made room; `w` is a valid object address.
         unsafe { barrier::push_stack(self.cap_mut(), layout, p, w) }
     }
@@ -225,6 +227,7 @@ impl Mutator<'_> {
         let p = self.stack_obj(st);
         assert!(depth <= self.stack_dims(p).1, "popping to {depth}, above the stack");
         let layout = self.layout;
+        self.access.before_write(p);
         // SAFETY: `p` is a stack whose depth is at least `depth`.
         unsafe { barrier::pop_stack(self.cap_mut(), layout, p, depth) };
     }
@@ -348,6 +351,7 @@ impl Mutator<'_> {
     pub fn stack_set_field(&mut self, st: Handle, obj: usize, field: usize, value: usize) {
         let o = self.slot_value(st, obj) as *mut Word;
         let v = self.slot_raw(st, value);
+        self.access.before_write(o);
         // SAFETY: `o` is a valid object; `field` is checked against its info.
         unsafe {
             let info = info_of_header(*o);
@@ -362,6 +366,7 @@ impl Mutator<'_> {
     /// `blackhole` must be a black hole of its payload size.
     pub fn stack_blackhole(&mut self, st: Handle, thunk: usize, blackhole: &'static InfoTable) {
         let p = self.slot_value(st, thunk) as *mut Word;
+        self.access.before_write(p);
         // SAFETY: checked to be a thunk below; the table has its size.
         unsafe {
             let info = info_of_header(load_header(p));
@@ -377,6 +382,7 @@ impl Mutator<'_> {
     pub fn stack_update(&mut self, st: Handle, thunk: usize, value: usize) {
         let p = self.slot_value(st, thunk) as *mut Word;
         let v = self.slot_raw(st, value);
+        self.access.before_write(p);
         // SAFETY: checked to be a thunk of some kind; its size from its info.
         unsafe {
             let info = info_of_header(load_header(p));

@@ -65,6 +65,7 @@ impl Mutator<'_> {
                 let size = self.layout.fixed_size(info);
                 let v = self.root(value);
                 let layout = self.layout;
+                self.access.before_write(thunk);
                 barrier::update_thunk(self.cap_mut(), layout, thunk, size, v);
             }
         }

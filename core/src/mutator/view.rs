@@ -8,6 +8,7 @@ use super::*;
 pub struct HeapView<'m> {
     pub(super) roots: &'m [Word],
     pub(super) layout: Layout,
+    pub(super) access: Installed,
 }
 
 /// An object reached through a `HeapView`; valid while the view is.
@@ -15,6 +16,7 @@ pub struct HeapView<'m> {
 pub struct ObjRef<'m> {
     p: *const Word,
     layout: Layout,
+    access: Installed,
     _view: PhantomData<&'m ()>,
 }
 
@@ -22,7 +24,7 @@ impl<'m> HeapView<'m> {
     /// The object behind a handle.
     #[inline(always)]
     pub fn get(&self, h: Handle) -> ObjRef<'m> {
-        ObjRef { p: deref_ind(self.roots[h.0 as usize], self.layout) as *const Word, layout: self.layout, _view: PhantomData }
+        ObjRef { p: deref_ind(self.roots[h.0 as usize], self.layout, self.access) as *const Word, layout: self.layout, access: self.access, _view: PhantomData }
     }
 }
 
@@ -70,7 +72,7 @@ impl<'m> ObjRef<'m> {
     unsafe fn field_unchecked(self, i: usize) -> ObjRef<'m> {
         // SAFETY: field `i` is inside the object (the caller's contract).
         let v = unsafe { *self.p.add(self.layout.hdr + i) };
-        ObjRef { p: deref_ind(v, self.layout) as *const Word, layout: self.layout, _view: PhantomData }
+        ObjRef { p: deref_ind(v, self.layout, self.access) as *const Word, layout: self.layout, access: self.access, _view: PhantomData }
     }
 
     /// Non-pointer word `i`.
@@ -97,7 +99,7 @@ impl<'m> ObjRef<'m> {
         assert!(i < n);
         // SAFETY: `i < n`.
         let v = unsafe { *self.p.add(self.layout.hdr + 1 + i) };
-        ObjRef { p: deref_ind(v, self.layout) as *const Word, layout: self.layout, _view: PhantomData }
+        ObjRef { p: deref_ind(v, self.layout, self.access) as *const Word, layout: self.layout, access: self.access, _view: PhantomData }
     }
 
     /// Word `i` of a byte array.

@@ -83,6 +83,9 @@ pub struct Runtime {
     /// stopped for its GC (See Note [Stopped mutators help the GC] in
     /// `gc_help`).
     help: Arc<HelpBoard>,
+    /// The collector's hooks on the mutators' loads and stores (See Note
+    /// [Access hooks] in `access_hooks`), which each mutator copies.
+    pub(crate) access: crate::access_hooks::Installed,
 }
 
 // SAFETY: shared access follows Note [Who touches what]: capabilities are
@@ -103,6 +106,7 @@ impl Runtime {
         stats.init_elapsed = init_elapsed;
         let generations = flags.generations;
         let layout = heap.layout;
+        let access = crate::access_hooks::Installed::new(collector.access_hooks());
         Ok(Runtime {
             observers: Lock::new(observers),
             profiler: Lock::new(None),
@@ -117,6 +121,7 @@ impl Runtime {
             sync_request: SyncRequest::default(),
             help: Arc::new(HelpBoard::default()),
             flags: UnsafeCell::new(flags),
+            access,
         })
     }
 
