@@ -134,7 +134,11 @@ impl Mutator<'_> {
         let info = info_of_header(unsafe { *p });
         match info.closure_type {
             // SAFETY: a WEAK's key is its first payload word.
-            ClosureType::Weak => Some(unsafe { *self.layout.payload(p).add(weak_field::KEY) }).map(|k| self.push(k)),
+            ClosureType::Weak => {
+                // SAFETY: as above.
+                let key = unsafe { *self.layout.payload(p).add(weak_field::KEY) };
+                Some(self.push(deref_ind(key, self.layout, self.access)))
+            }
             ClosureType::DeadWeak => None,
             _ => panic!("deref_weak of {}", info.name),
         }
