@@ -93,6 +93,13 @@ fn the_read_hook_sees_every_load_and_the_pre_write_hook_every_write() {
         let view = m.view();
         assert_eq!(view.get(var).field(0).word(0), 1);
         assert!(LOADS.load(Ordering::Relaxed) - loads >= 5, "the loads were not all seen");
+        // A weak pointer's key is a load too.
+        let w = m.new_weak(a, a, None);
+        let loads = LOADS.load(Ordering::Relaxed);
+        let key = m.deref_weak(w).expect("a is alive");
+        assert_eq!(m.word(key, 0), 1);
+        assert!(LOADS.load(Ordering::Relaxed) > loads, "deref_weak's key was not seen");
+        let view = m.view();
         // What the hook returns is what the mutator uses: `a` reads as `b`.
         let (pa, pb) = (view.get(a).addr(), view.get(b).addr());
         FROM.store(pa, Ordering::Relaxed);
