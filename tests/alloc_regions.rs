@@ -43,6 +43,14 @@ fn mutators_allocate_into_the_holes_sticky_immix_offers() {
     assert_eq!(copying.stats.mutator_hole_bytes, 0);
 }
 
+/// Run `program` under sticky-immix with the RTS flags `rts`.
+fn run_sticky(rts: &str, program: impl FnOnce(&mut Mutator<'_>)) {
+    let f = gclab::flags(rts).unwrap();
+    let r = Rts::new(f.clone(), sticky().make(&f).unwrap()).unwrap();
+    r.run(program).unwrap();
+    r.finish().unwrap();
+}
+
 /// An old array of `n` boxes of which every other one dies in place after
 /// they were promoted: the old blocks they lie in are half holes. Returns
 /// the array, whose first `n / 2` elements are the survivors.
@@ -69,9 +77,7 @@ fn old_data_with_holes(m: &mut Mutator<'_>, n: usize) -> gclab_core::Handle {
 
 #[test]
 fn a_young_object_the_barrier_remembered_in_an_old_block_dies_at_the_next_minor_gc() {
-    let f = gclab::flags("-A64k -G2 -DS").unwrap();
-    let rts = Rts::new(f.clone(), sticky().make(&f).unwrap()).unwrap();
-    rts.run(|m: &mut Mutator<'_>| {
+    run_sticky("-A64k -G2 -DS", |m: &mut Mutator<'_>| {
         old_data_with_holes(m, 40_000);
         let holes_before = m.stats().mutator_hole_bytes;
         // Young mutable variables in those holes, each written after it
@@ -91,16 +97,12 @@ fn a_young_object_the_barrier_remembered_in_an_old_block_dies_at_the_next_minor_
         assert!(m.stats().mutator_hole_bytes > holes_before, "the variables should have been allocated into holes");
         let alive = weaks.iter().filter(|&&w| m.deref_weak(w).is_some()).count();
         assert_eq!(alive, 0, "{alive} of 200 values held only by dead young variables survived a minor GC");
-    })
-    .unwrap();
-    rts.finish().unwrap();
+    });
 }
 
 #[test]
 fn an_old_object_written_to_point_at_a_young_one_in_a_hole_keeps_it() {
-    let f = gclab::flags("-A64k -G2 -DS").unwrap();
-    let rts = Rts::new(f.clone(), sticky().make(&f).unwrap()).unwrap();
-    rts.run(|m: &mut Mutator<'_>| {
+    run_sticky("-A64k -G2 -DS", |m: &mut Mutator<'_>| {
         let keep = old_data_with_holes(m, 20_000);
         // The array is old; young boxes in holes are stored into it, and
         // only it holds them across several minor GCs.
@@ -118,16 +120,12 @@ fn an_old_object_written_to_point_at_a_young_one_in_a_hole_keeps_it() {
             }
         }
         assert!(m.stats().mutator_hole_bytes > 0);
-    })
-    .unwrap();
-    rts.finish().unwrap();
+    });
 }
 
 #[test]
 fn the_sanity_checker_walks_a_block_a_mutator_is_filling_holes_of() {
-    let f = gclab::flags("-A64k -G2").unwrap();
-    let rts = Rts::new(f.clone(), sticky().make(&f).unwrap()).unwrap();
-    rts.run(|m: &mut Mutator<'_>| {
+    run_sticky("-A64k -G2", |m: &mut Mutator<'_>| {
         let keep = old_data_with_holes(m, 20_000);
         // Young boxes in holes, the current region left part filled, and
         // young pairs among them pointing at each other and at old boxes:
@@ -145,7 +143,5 @@ fn the_sanity_checker_walks_a_block_a_mutator_is_filling_holes_of() {
         assert!(report.objects > 10_000, "the walk saw only {} objects", report.objects);
         m.perform_gc(false);
         assert!(m.stats().mutator_hole_bytes > before, "the boxes should have been allocated into holes");
-    })
-    .unwrap();
-    rts.finish().unwrap();
+    });
 }

@@ -257,7 +257,6 @@ impl LineSpace {
         d.flags = (d.flags & !BF_MARK_IN_PLACE) | BF_EVACUATED;
         d.aux = 0;
         d.scan = d.start;
-        d.free = d.end();
         gen.n_words += live;
         let free_lines = g.lines() - used.count_ones() as usize;
         gen.n_free_words += free_lines * g.line_words;

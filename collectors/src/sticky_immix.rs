@@ -166,9 +166,9 @@ impl Collector for StickyImmix {
 
     fn check_heap(&self, heap: &Heap) -> Vec<String> {
         let mut problems = self.immix.check_heap(heap);
-        let old = &heap.gens[heap.oldest()];
+        let old: std::collections::HashSet<BlockPtr> = heap.gens[heap.oldest()].blocks.iter().copied().collect();
         for r in heap.offered.regions() {
-            if !old.blocks.contains(&r.bd) {
+            if !old.contains(&r.bd) {
                 problems.push(format!("offered region {:p}..{:p} is in block {:p}, not in the old generation", r.start, r.end, r.bd.0));
             }
             // SAFETY: the sanity checker runs with the world stopped,

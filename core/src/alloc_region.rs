@@ -32,7 +32,7 @@
 //! its fill for heap walks; an old block's is its end, and the rest of a
 //! hole it leaves is still zero, so the block stays a linear walk: See
 //! Note [Slop is zeroed] in `object`). And the words allocated there are
-//! also counted apart (`Capability::hole_words`, the statistics'
+//! also counted apart (`Capability::hole_fills`, the statistics'
 //! `mutator_hole_bytes`), so that a run says how much of its allocation
 //! recycled memory.
 //!
@@ -115,7 +115,6 @@ pub struct OfferedRegions {
     regions: Vec<Region>,
     /// Index of the next region no capability has taken.
     next: AtomicUsize,
-    words: usize,
     /// Objects of more words that miss a region go to an overflow block
     /// (See Note [Objects that miss a hole]).
     medium_words: usize,
@@ -128,7 +127,6 @@ impl OfferedRegions {
     /// Note [Objects that miss a hole]). Only while the world is stopped
     /// (`&mut self`).
     pub fn offer(&mut self, regions: Vec<Region>, medium_words: usize) {
-        self.words = regions.iter().map(Region::words).sum();
         self.regions = regions;
         self.medium_words = medium_words;
         *self.next.get_mut() = 0;
@@ -155,11 +153,6 @@ impl OfferedRegions {
         }
         let i = self.next.fetch_add(1, Ordering::Relaxed);
         self.regions.get(i).copied()
-    }
-
-    /// Words offered, all regions together.
-    pub fn words(&self) -> usize {
-        self.words
     }
 
     /// The regions offered.

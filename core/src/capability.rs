@@ -70,13 +70,11 @@ pub struct Capability {
     /// The current region is one a collector offered (See Note
     /// [Allocation regions] in `alloc_region`), not a nursery block.
     pub in_offered: bool,
-    /// Words allocated into offered regions since the last GC (a part of
-    /// `retired_words`).
-    pub hole_words: u64,
     /// The parts of offered regions filled since the last GC, as address
     /// ranges (the current region's is `region_start..hp`): the young
-    /// objects that lie in old blocks, for the sanity checker (See Note
-    /// [Allocation regions] in `alloc_region`).
+    /// objects that lie in old blocks, for the sanity checker, and the
+    /// words allocated into holes (See Note [Allocation regions] in
+    /// `alloc_region`); a part of `retired_words`.
     pub hole_fills: Vec<(usize, usize)>,
     /// Words of offered regions taken since the last GC and not yet paid
     /// for by leaving nursery blocks unused (See Note [The allocation
@@ -150,7 +148,6 @@ impl Capability {
             current: None,
             region_start: std::ptr::null_mut(),
             in_offered: false,
-            hole_words: 0,
             hole_fills: Vec::new(),
             hole_debt: 0,
             overflow: None,
@@ -184,7 +181,6 @@ impl Capability {
             if self.in_offered {
                 // An old block's `free` stays its end (See Note
                 // [Allocation regions] in `alloc_region`).
-                self.hole_words += words;
                 if words > 0 {
                     self.hole_fills.push((self.region_start as usize, self.hp as usize));
                 }
@@ -255,8 +251,7 @@ impl Capability {
         let words = self.retired_words + self.new_large_words as u64;
         let large_objects = if self.count_objects.is_some() { self.new_large.len() as u64 } else { 0 };
         let objects = self.retired_objects + large_objects;
-        let hole_words = self.hole_words;
-        self.hole_words = 0;
+        let hole_words = self.hole_fills.iter().map(|&(start, end)| ((end - start) / WORD_SIZE) as u64).sum();
         self.hole_debt = 0;
         self.hole_fills.clear();
         self.overflow = None;

@@ -298,7 +298,10 @@ impl Mutator<'_> {
     /// pointers; the collector's pre-write hook sees it).
     #[inline]
     pub fn byte_array_write(&mut self, b: Handle, i: usize, v: u64) {
-        self.access.before_write(self.obj(b));
+        // Only a build with hooks pays for finding the object again.
+        if Installed::compiled_in() {
+            self.access.before_write(self.obj(b));
+        }
         // SAFETY: bounds checked by byte_array_data.
         unsafe { *self.byte_array_data(b, i) = v as Word };
     }
