@@ -192,23 +192,37 @@ fn sweeps_through_a_real_slurm() {
     assert!(!o.status.success() && text(&o).contains("sbatch is not on the PATH"), "{}", text(&o));
 }
 
-/// A fake Slurm whose tasks run somewhere that does not share the results
-/// directory: sbatch accepts, squeue shows the array gone, scontrol says
-/// the task completed on another node; nothing reaches the directory.
-#[test]
-fn a_directory_the_nodes_do_not_share_is_named() {
-    let dir = std::env::temp_dir().join(format!("gclab-fake-slurm-{}", std::process::id()));
+/// A fake Slurm whose task ran on node9, in the state `state`: sbatch
+/// accepts, squeue shows the array gone, scontrol names the state and the
+/// node; nothing reaches the results directory. The sweep's output.
+fn sweep_under_fake_slurm(dir: &Path, state: &str) -> Output {
     let bin = dir.join("bin");
     std::fs::create_dir_all(&bin).unwrap();
-    for (name, body) in [("sbatch", "echo 77"), ("squeue", "exit 0"), ("scontrol", "echo 'JobId=78 ArrayJobId=77 ArrayTaskId=0 JobState=COMPLETED Reason=None ExitCode=0:0 NodeList=node9'")] {
+    let scontrol = format!("echo 'JobId=78 ArrayJobId=77 ArrayTaskId=0 JobState={state} Reason=None ExitCode=0:0 NodeList=node9'");
+    for (name, body) in [("sbatch", "echo 77"), ("squeue", "exit 0"), ("scontrol", scontrol.as_str())] {
         let p = bin.join(name);
         std::fs::write(&p, format!("#!/bin/sh\n{body}\n")).unwrap();
         run_ok(Command::new("chmod").arg("+x").arg(&p));
     }
-    let exp = experiment(&dir, "x", 6, 1);
+    let exp = experiment(dir, "x", 6, 1);
     let path = format!("{}:{}", bin.display(), std::env::var("PATH").unwrap());
-    let o = Command::new(env!("CARGO_BIN_EXE_gclab")).args(["sweep", exp.to_str().unwrap(), "--slurm", "--shards", "1", "--out", "r", "--quiet"]).env("PATH", path).current_dir(&dir).output().unwrap();
+    let out = format!("r-{state}");
+    Command::new(env!("CARGO_BIN_EXE_gclab")).args(["sweep", exp.to_str().unwrap(), "--slurm", "--shards", "1", "--out", &out, "--quiet"]).env("PATH", path).current_dir(dir).output().unwrap()
+}
+
+/// A task that completed on a node while nothing of it reached the
+/// results directory: the directory is not shared, and the sweep says so.
+/// A task cancelled on a node may have been stopped before it wrote
+/// anything (CI once cancelled one that early): that is no evidence, and
+/// the sweep names the cancelled task instead.
+#[test]
+fn a_directory_the_nodes_do_not_share_is_named() {
+    let dir = std::env::temp_dir().join(format!("gclab-fake-slurm-{}", std::process::id()));
+    let o = sweep_under_fake_slurm(&dir, "COMPLETED");
     assert!(!o.status.success(), "{}", text(&o));
     assert!(text(&o).contains("ran on node9") && text(&o).contains("not on a file system the nodes share"), "{}", text(&o));
+    let o = sweep_under_fake_slurm(&dir, "CANCELLED");
+    assert!(!text(&o).contains("not on a file system the nodes share"), "{}", text(&o));
+    assert!(text(&o).contains("task 0: CANCELLED") && text(&o).contains("4 missing"), "{}", text(&o));
     let _ = std::fs::remove_dir_all(&dir);
 }

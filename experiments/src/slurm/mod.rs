@@ -265,6 +265,9 @@ const MARKER_GRACE: Duration = Duration::from_secs(15);
 /// Stop if a task has run, as Slurm says, and neither its `.started`
 /// marker nor its Slurm log, both written on its node, has shown here for
 /// `MARKER_GRACE`: the results directory is not shared with the nodes.
+/// A task Slurm stopped from outside is no evidence: `scancel` of a task
+/// that squeue already shows running can land before its node has opened
+/// the log (seen in CI).
 /// `unseen` remembers since when each task has been missing them.
 fn check_shared(dir: &Path, job: &Submission, queued_now: &[queue::Queued], unseen: &mut BTreeMap<usize, Instant>) -> Result<(), String> {
     for &task in &job.tasks {
@@ -276,6 +279,9 @@ fn check_shared(dir: &Path, job: &Submission, queued_now: &[queue::Queued], unse
         let Some(e) = ended(&job.job, task) else { continue };
         if e.node.is_empty() || e.node == "(null)" {
             continue; // it never ran (cancelled while pending)
+        }
+        if e.stopped_from_outside() {
+            continue; // it may have been stopped before it could write anything
         }
         if unseen.entry(task).or_insert_with(Instant::now).elapsed() < MARKER_GRACE {
             continue;

@@ -34,6 +34,17 @@ pub struct Ended {
     pub exit_code: String,
 }
 
+impl Ended {
+    /// Whether Slurm ended the task from outside (`scancel`, preemption,
+    /// a node or boot failure, a deadline): such a task may have been
+    /// stopped after Slurm called it running but before its node opened
+    /// its log or its script wrote a line, so missing files say nothing
+    /// about where the task could write.
+    pub fn stopped_from_outside(&self) -> bool {
+        ["CANCELLED", "PREEMPTED", "NODE_FAIL", "BOOT_FAIL", "DEADLINE"].iter().any(|s| self.state.starts_with(s))
+    }
+}
+
 /// The tasks of array job `job` still in the queue (pending, running or
 /// completing). An error names what `squeue` said.
 pub fn queued(job: &str) -> Result<Vec<Queued>, String> {
@@ -81,6 +92,13 @@ pub fn parse_scontrol(text: &str) -> Option<Ended> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn only_a_task_stopped_from_outside_may_lack_its_files() {
+        let end = |state: &str| Ended { state: state.into(), reason: "None".into(), node: "vm".into(), exit_code: "0:0".into() };
+        assert!(end("CANCELLED").stopped_from_outside() && end("NODE_FAIL").stopped_from_outside());
+        assert!(!end("COMPLETED").stopped_from_outside() && !end("FAILED").stopped_from_outside() && !end("OUT_OF_MEMORY").stopped_from_outside());
+    }
 
     #[test]
     fn squeue_lines_by_task() {
