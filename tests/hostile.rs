@@ -41,7 +41,7 @@ fn an_object_no_heap_can_hold_is_a_heap_exhaustion_not_a_crash() {
                     });
                     let _ = rts_.finish();
                     match (r, limited) {
-                        (Err(RunError::HeapOverflow { max_heap_bytes }), true) => assert_eq!(max_heap_bytes, 64 << 20),
+                        (Err(RunError::HeapOverflow { max_heap_bytes, .. }), true) => assert_eq!(max_heap_bytes, 64 << 20),
                         (Err(RunError::OutOfMemory { .. }), false) => {}
                         (other, _) => panic!("{collector} {rts} len {len} (bytes: {bytes}): {other:?}"),
                     }

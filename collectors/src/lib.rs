@@ -94,56 +94,9 @@ impl CollectorEntry {
     }
 }
 
-/// A collector's parameters: `--collector NAME:key=value,key=value`. A
-/// collector reads the keys it knows with `take` and refuses the rest
-/// with `finish`, so a typo is an error, never ignored.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Params {
-    pairs: Vec<(String, String)>,
-}
-
-impl Params {
-    /// Parse `key=value,key=value` (empty: none). A key given twice is
-    /// refused: which one was meant cannot be known.
-    pub fn parse(text: &str) -> Result<Params, SelectError> {
-        let mut pairs: Vec<(String, String)> = Vec::new();
-        for item in text.split(',').filter(|s| !s.is_empty()) {
-            let Some((k, v)) = item.split_once('=') else {
-                return Err(SelectError(format!("collector parameter `{item}' is not key=value")));
-            };
-            let (k, v) = (k.trim().to_string(), v.trim().to_string());
-            if let Some((_, first)) = pairs.iter().find(|(key, _)| *key == k) {
-                return Err(SelectError(format!("collector parameter `{k}' is given twice ({k}={first} and {k}={v})")));
-            }
-            pairs.push((k, v));
-        }
-        Ok(Params { pairs })
-    }
-
-    /// The parameters in one spelling, keys in order and numbers without
-    /// leading zeros (`line=0064,defrag=never` and `defrag=never,line=64`
-    /// are one configuration).
-    pub fn canonical(&self) -> String {
-        let mut pairs: Vec<(String, String)> = self.pairs.iter().map(|(k, v)| (k.clone(), v.parse::<u64>().map_or_else(|_| v.clone(), |n| n.to_string()))).collect();
-        pairs.sort();
-        pairs.iter().map(|(k, v)| format!("{k}={v}")).collect::<Vec<_>>().join(",")
-    }
-
-    /// Take the value of `key`, if given.
-    pub fn take(&mut self, key: &str) -> Option<String> {
-        let i = self.pairs.iter().position(|(k, _)| k == key)?;
-        Some(self.pairs.remove(i).1)
-    }
-
-    /// Refuse whatever was not taken, naming the keys `known`.
-    pub fn finish(self, collector: &str, known: &[&str]) -> Result<(), String> {
-        match self.pairs.first() {
-            None => Ok(()),
-            Some((k, _)) if known.is_empty() => Err(format!("the {collector} collector takes no parameters (got `{k}')")),
-            Some((k, _)) => Err(format!("the {collector} collector has no parameter `{k}' (known: {})", known.join(", "))),
-        }
-    }
-}
+/// A collector's parameters: `--collector NAME:key=value,key=value`
+/// (core's parser, which heap policies share).
+pub use gclab_core::params::Params;
 
 /// Every built-in collector, by name. One line per collector.
 pub const COLLECTORS: &[CollectorEntry] = &[copying::ENTRY, compacting::ENTRY, two_space::ENTRY, parallel::ENTRY, mark_sweep::ENTRY, nonmoving::ENTRY, immix::ENTRY, sticky_immix::ENTRY];
@@ -208,7 +161,7 @@ impl Registry {
         let (name, params) = match explicit {
             Some(e) => {
                 let (name, params) = e.split_once(':').unwrap_or((e, ""));
-                (Some(name), Params::parse(params)?)
+                (Some(name), Params::parse(params).map_err(SelectError)?)
             }
             None => (None, Params::default()),
         };

@@ -5,33 +5,44 @@
 //!
 //! - Generation 0 is collected at every GC; generation g > 0 too when it
 //!   occupies more than its `max_blocks`, and then every younger one.
-//! - After a major GC every generation's `max_blocks` becomes
-//!   `max(live x F, -O)`, where live is the oldest generation's blocks. With
-//!   `-M`, that size is cut so that the generations (twice over, since
-//!   copying needs to-space; once for the oldest when compacting) plus the
-//!   minimum allocation area fit; if even the live data does not fit, the
-//!   heap has overflowed.
+//! - After a major GC every generation's `max_blocks` becomes the limit
+//!   the run's heap policy chooses (See `heap_policy`; GHC's rule, the
+//!   default, is `max(live x F, -O)`, where live is the oldest
+//!   generation's blocks). With `-M` (or a policy's own heap size, the
+//!   smaller of the two), that size is cut so that the generations (twice
+//!   over, since copying needs to-space; once for the oldest when
+//!   compacting) plus the minimum allocation area fit; if even the live
+//!   data does not fit, the heap has overflowed.
 //! - Compaction of the oldest generation is asked for with `-c`, or when
 //!   the oldest generation exceeds `-c<n>`% of `-M`.
 //! - The allocation area is `-A` per capability, except with one
-//!   generation (two-space: `F x live`, at least `-A`; near `-M`, what
-//!   is left) or with `-H` (what the suggested heap size leaves after the
-//!   generations' needs, at least `-A`).
-//! - Free megablocks beyond `(F + 2) x live` plus the nursery are returned
-//!   to the OS after a major GC.
+//!   generation (two-space: the policy's limit less the live data, by
+//!   default `F x live`, at least `-A`; near `-M`, what is left) or with
+//!   `-H` (what the suggested heap size leaves after the generations'
+//!   needs, at least `-A`).
+//! - Free megablocks beyond twice the live data plus the policy's room
+//!   (by default `(F + 2) x live`) plus the nursery are returned to the
+//!   OS after a major GC.
 
 use crate::collector::{GcReason, GcRequest};
 use crate::constants::{Word, BLOCKS_PER_MBLOCK, BLOCK_SIZE};
 use crate::flags::RtsFlags;
 use crate::heap::Heap;
+use crate::heap_policy::{HeapPolicy, MajorGc};
 use crate::mblock::OutOfMemory;
+use std::time::Instant;
 
-/// The heap cannot be kept within `-M`.
+/// The heap cannot be kept within `-M` (or a heap policy's size).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct HeapOverflow {
     /// The limit, in bytes.
     pub max_heap_bytes: usize,
+    /// The option that set it, as the message names it (`-M<size>`).
+    pub set_by: &'static str,
 }
+
+/// How the message names `-M`.
+pub const SET_BY_MAX_HEAP: &str = "-M<size>";
 
 /// Why the heap could not grow: the `-M` limit, or the OS.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -48,8 +59,9 @@ impl From<OutOfMemory> for HeapExhausted {
     }
 }
 
-/// What the policy wants of the next GC.
-#[derive(Debug, Clone, Copy, Default)]
+/// What the policy wants of the next GC, and what it remembers of the
+/// last ones.
+#[derive(Debug)]
 pub struct PolicyState {
     /// The next GC must be major (the heap is near `-M`).
     pub force_major: bool,
@@ -57,6 +69,49 @@ pub struct PolicyState {
     pub g0_pct_kept: usize,
     /// Heap size at the previous GC, in blocks (for `-H` with no size).
     pub last_heap_blocks: usize,
+    /// The run's heap policy (`--heap-policy`).
+    pub heap: Box<dyn HeapPolicy>,
+    /// When the last major GC ended (the run's start before the first).
+    last_major_end: Instant,
+    /// The oldest generation's blocks after the last major GC.
+    live_after_major: usize,
+}
+
+impl PolicyState {
+    /// The state at a run's start, with the heap policy `flags` choose.
+    pub fn new(flags: &RtsFlags) -> PolicyState {
+        PolicyState { force_major: false, g0_pct_kept: 0, last_heap_blocks: 0, heap: flags.heap_policy.make(), last_major_end: Instant::now(), live_after_major: 0 }
+    }
+
+    /// The heap's size limit in blocks (0: none): `-M`, or the heap
+    /// policy's own size, whichever is smaller.
+    fn max_heap(&self, flags: &RtsFlags) -> usize {
+        match (flags.max_heap_blocks, self.heap.heap_cap_blocks()) {
+            (0, cap) => cap.unwrap_or(0),
+            (max, Some(cap)) => max.min(cap),
+            (max, None) => max,
+        }
+    }
+
+    /// The overflow of the limit `max_heap` gives, naming what set it.
+    fn overflow(&self, flags: &RtsFlags) -> HeapExhausted {
+        let max = self.max_heap(flags);
+        let set_by = if max == flags.max_heap_blocks { SET_BY_MAX_HEAP } else { "--heap-policy=fixed:size=<size>" };
+        HeapExhausted::Overflow(HeapOverflow { max_heap_bytes: max * BLOCK_SIZE, set_by })
+    }
+}
+
+/// What the driver measured of a GC, for the heap policy.
+#[derive(Debug, Clone, Copy)]
+pub struct GcMeasure {
+    /// When the GC started.
+    pub started: Instant,
+    /// Seconds the GC has taken.
+    pub gc_seconds: f64,
+    /// The oldest generation's blocks when the GC started.
+    pub oldest_blocks_at_start: usize,
+    /// Words the mutators allocated since the previous GC.
+    pub allocated_words: u64,
 }
 
 /// Choose what to collect: GHC's `calcNeeded`.
@@ -70,13 +125,13 @@ pub fn plan_collection(heap: &Heap, flags: &RtsFlags, state: &PolicyState, reaso
     if force_major || state.force_major {
         collect_gen = heap.oldest();
     }
-    let compact_oldest = collect_gen == heap.oldest() && heap.gens.len() > 1 && wants_compaction(heap, flags);
+    let compact_oldest = collect_gen == heap.oldest() && heap.gens.len() > 1 && wants_compaction(heap, flags, state.max_heap(flags));
     GcRequest { collect_gen, reason, compact_oldest }
 }
 
-/// `-c`, or `-c<n>` past its threshold of `-M`; or, once the program set
-/// OCaml's `max_overhead`, that rule instead.
-fn wants_compaction(heap: &Heap, flags: &RtsFlags) -> bool {
+/// `-c`, or `-c<n>` past its threshold of the heap's limit `max`; or,
+/// once the program set OCaml's `max_overhead`, that rule instead.
+fn wants_compaction(heap: &Heap, flags: &RtsFlags, max: usize) -> bool {
     if let Some(overhead) = flags.compact_overhead {
         let old = &heap.gens[heap.oldest()];
         let live = (old.n_words + old.n_large_words).max(1);
@@ -86,12 +141,13 @@ fn wants_compaction(heap: &Heap, flags: &RtsFlags) -> bool {
     if flags.compact {
         return true;
     }
-    let max = flags.max_heap_blocks;
     max > 0 && (heap.gens[heap.oldest()].occupied_blocks() as f64) > flags.compact_threshold * max as f64 / 100.0
 }
 
-fn min_alloc_blocks(flags: &RtsFlags, caps: usize) -> usize {
-    let by_pc = (flags.pc_free_heap * flags.max_heap_blocks as f64 / 200.0) as usize;
+/// The least allocation area the heap must leave room for under the
+/// limit `max`: `-m`% of it, at least `-A` per capability.
+fn min_alloc_blocks(flags: &RtsFlags, max: usize, caps: usize) -> usize {
+    let by_pc = (flags.pc_free_heap * max as f64 / 200.0) as usize;
     by_pc.max(flags.alloc_area_blocks * caps)
 }
 
@@ -100,38 +156,67 @@ fn min_alloc_blocks(flags: &RtsFlags, caps: usize) -> usize {
 /// `in_place` whether the oldest generation was kept in place (compacted
 /// or swept) rather than copied: the sizing follows what the collector
 /// did, not what the policy asked (a collector that cannot compact copies,
-/// and then needs room for a copy).
-pub fn after_gc(heap: &mut Heap, flags: &RtsFlags, state: &mut PolicyState, req: &GcRequest, in_place: bool, copied_words: usize, caps: usize) -> Result<(), HeapExhausted> {
+/// and then needs room for a copy). `measure` is what the heap policy
+/// learns of the GC.
+#[allow(clippy::too_many_arguments)]
+pub fn after_gc(heap: &mut Heap, flags: &RtsFlags, state: &mut PolicyState, req: &GcRequest, in_place: bool, copied_words: usize, caps: usize, measure: &GcMeasure) -> Result<(), HeapExhausted> {
     let major = req.collect_gen == heap.oldest();
-    if major {
-        resize_generations(heap, flags, caps, in_place)?;
+    let limit = if major { Some(space_limit(heap, flags, state, caps, measure)) } else { None };
+    if let Some(limit) = limit.filter(|_| heap.gens.len() > 1) {
+        resize_generations(heap, flags, state, caps, in_place, limit)?;
     }
-    resize_nursery(heap, flags, state, req, copied_words, caps)?;
+    resize_nursery(heap, flags, state, req, copied_words, caps, limit)?;
     check_max_heap(heap, flags, state, major, caps)?;
-    if major {
-        return_memory(heap, flags);
+    if let Some(limit) = limit {
+        return_memory(heap, flags, state, limit);
     }
     state.last_heap_blocks = heap.generation_blocks() + heap.nursery_blocks();
     Ok(())
 }
 
-/// GHC's `resize_generations`; `in_place`: the oldest generation needs no
-/// copy reserve (GHC's `compacting` case, which a non-moving old
-/// generation shares).
-fn resize_generations(heap: &mut Heap, flags: &RtsFlags, caps: usize, in_place: bool) -> Result<(), HeapExhausted> {
-    let gens = heap.gens.len();
-    if gens == 1 {
-        return Ok(());
+/// Ask the heap policy for the collected space's limit after a major GC,
+/// telling it what it measures by.
+fn space_limit(heap: &Heap, flags: &RtsFlags, state: &mut PolicyState, caps: usize, measure: &GcMeasure) -> usize {
+    let two_space = heap.gens.len() == 1;
+    let live_blocks = live_blocks(heap);
+    let grown_blocks = if two_space {
+        (measure.allocated_words as usize).div_ceil(BLOCK_SIZE / std::mem::size_of::<Word>())
+    } else {
+        measure.oldest_blocks_at_start.saturating_sub(state.live_after_major)
+    };
+    let seconds_between = measure.started.saturating_duration_since(state.last_major_end).as_secs_f64();
+    let gc = MajorGc { flags, live_blocks, two_space, grown_blocks, seconds_between, gc_seconds: measure.gc_seconds, min_room_blocks: flags.alloc_area_blocks * caps };
+    let limit = state.heap.space_limit(&gc);
+    state.last_major_end = Instant::now();
+    state.live_after_major = heap.gens[heap.oldest()].occupied_blocks();
+    limit
+}
+
+/// The collected space's live data, in blocks: with one generation its
+/// blocks; else the oldest generation's live words (the collector's
+/// estimate where it has one) and large objects.
+fn live_blocks(heap: &Heap) -> usize {
+    if heap.gens.len() == 1 {
+        return heap.gens[0].occupied_blocks();
     }
     let oldest = &heap.gens[heap.oldest()];
     let words = oldest.live_estimate.unwrap_or(oldest.n_words);
-    let live = words.div_ceil(BLOCK_SIZE / std::mem::size_of::<Word>()) + oldest.n_large_blocks;
-    let mut size = ((live as f64 * flags.old_gen_factor) as usize).max(flags.min_old_gen_blocks);
-    let max = flags.max_heap_blocks;
+    words.div_ceil(BLOCK_SIZE / std::mem::size_of::<Word>()) + oldest.n_large_blocks
+}
+
+/// GHC's `resize_generations`, with the policy's `limit` for GHC's
+/// `max(F x live, -O)`; `in_place`: the oldest generation needs no copy
+/// reserve (GHC's `compacting` case, which a non-moving old generation
+/// shares).
+fn resize_generations(heap: &mut Heap, flags: &RtsFlags, state: &PolicyState, caps: usize, in_place: bool, limit: usize) -> Result<(), HeapExhausted> {
+    let gens = heap.gens.len();
+    let live = live_blocks(heap);
+    let mut size = limit;
+    let max = state.max_heap(flags);
     if max != 0 {
-        let min_alloc = min_alloc_blocks(flags, caps);
+        let min_alloc = min_alloc_blocks(flags, max, caps);
         if max < min_alloc {
-            return Err(overflow(flags));
+            return Err(state.overflow(flags));
         }
         if in_place {
             if size + (size.saturating_sub(1)) * (gens - 2) * 2 + min_alloc > max {
@@ -141,7 +226,7 @@ fn resize_generations(heap: &mut Heap, flags: &RtsFlags, caps: usize, in_place: 
             size = (max - min_alloc) / ((gens - 1) * 2);
         }
         if size < live {
-            return Err(overflow(flags));
+            return Err(state.overflow(flags));
         }
     }
     for gen in &mut heap.gens {
@@ -150,11 +235,12 @@ fn resize_generations(heap: &mut Heap, flags: &RtsFlags, caps: usize, in_place: 
     Ok(())
 }
 
-/// GHC's `resize_nursery`.
-fn resize_nursery(heap: &mut Heap, flags: &RtsFlags, state: &mut PolicyState, req: &GcRequest, copied_words: usize, caps: usize) -> Result<(), HeapExhausted> {
+/// GHC's `resize_nursery`; `limit` is the heap policy's, after a major GC.
+fn resize_nursery(heap: &mut Heap, flags: &RtsFlags, state: &mut PolicyState, req: &GcRequest, copied_words: usize, caps: usize, limit: Option<usize>) -> Result<(), HeapExhausted> {
     let min_nursery = flags.alloc_area_blocks * caps;
     let wanted = if heap.gens.len() == 1 {
-        two_space_nursery(heap, flags, min_nursery)?
+        let room = limit.map_or(0, |l| l.saturating_sub(heap.gens[0].occupied_blocks()));
+        two_space_nursery(heap, flags, state, min_nursery, room)?
     } else if flags.heap_suggestion_blocks > 0 || flags.heap_suggestion_auto {
         let suggestion = if flags.heap_suggestion_blocks > 0 { flags.heap_suggestion_blocks } else { state.last_heap_blocks };
         if req.collect_gen == 0 {
@@ -173,20 +259,21 @@ fn resize_nursery(heap: &mut Heap, flags: &RtsFlags, state: &mut PolicyState, re
     Ok(())
 }
 
-/// Two-space sizing: the allocation area is `F x live`, at least `-A`; near
-/// `-M`, whatever is left after the live data and its copy.
-fn two_space_nursery(heap: &Heap, flags: &RtsFlags, min_nursery: usize) -> Result<usize, HeapExhausted> {
+/// Two-space sizing: the allocation area is the policy's `room` beyond
+/// the live data (GHC's `F x live`), at least `-A`; near the heap's
+/// limit, whatever is left after the live data and its copy.
+fn two_space_nursery(heap: &Heap, flags: &RtsFlags, state: &PolicyState, min_nursery: usize, room: usize) -> Result<usize, HeapExhausted> {
     let live = heap.gens[0].occupied_blocks();
-    let max = flags.max_heap_blocks;
-    if max != 0 && (live as f64 * flags.old_gen_factor * 2.0) as usize > max {
+    let max = state.max_heap(flags);
+    if max != 0 && room.saturating_mul(2) > max {
         let adjusted = max as i64 - 2 * live as i64;
         let pc_free = adjusted * 100 / max as i64;
         if adjusted <= 0 || (pc_free as f64) < flags.pc_free_heap {
-            return Err(overflow(flags));
+            return Err(state.overflow(flags));
         }
         return Ok((adjusted as usize).max(1));
     }
-    Ok(((live as f64 * flags.old_gen_factor) as usize).max(min_nursery))
+    Ok(room.max(min_nursery))
 }
 
 /// Blocks the next GC will need for live data and its copies (GHC's
@@ -203,18 +290,18 @@ fn needed_blocks(heap: &Heap) -> usize {
     needed
 }
 
-/// Past `-M` after a GC: a minor GC asks for a major one next; after a
-/// major one it is an overflow.
+/// Past the heap's limit after a GC: a minor GC asks for a major one
+/// next; after a major one it is an overflow.
 fn check_max_heap(heap: &Heap, flags: &RtsFlags, state: &mut PolicyState, major: bool, caps: usize) -> Result<(), HeapExhausted> {
-    let max = flags.max_heap_blocks;
+    let max = state.max_heap(flags);
     if max == 0 {
         return Ok(());
     }
     let in_use = heap.generation_blocks() + heap.nursery_blocks();
-    let min_alloc = min_alloc_blocks(flags, caps);
+    let min_alloc = min_alloc_blocks(flags, max, caps);
     if in_use > max || heap.generation_blocks() + min_alloc > max {
         if major {
-            return Err(overflow(flags));
+            return Err(state.overflow(flags));
         }
         state.force_major = true;
     } else if major {
@@ -224,26 +311,26 @@ fn check_max_heap(heap: &Heap, flags: &RtsFlags, state: &mut PolicyState, major:
 }
 
 /// Return free megablocks beyond what the heap needs to the OS. If the live
-/// data stays the same, the next major GC needs `(F + 1) x live` plus the
-/// nursery; like GHC (`GC.c`, after GHC #14702) we keep `(F + 2) x live`,
-/// so that a program whose live data swings a little does not unmap and
-/// re-fault the same memory at every major GC.
-fn return_memory(heap: &mut Heap, flags: &RtsFlags) {
+/// data stays the same, the next major GC needs the policy's `limit` (for
+/// GHC's rule `F x live`) plus a copy of the live data plus the nursery;
+/// like GHC (`GC.c`, after GHC #14702) we keep one more `live`, so that a
+/// program whose live data swings a little does not unmap and re-fault
+/// the same memory at every major GC. With one generation the limit
+/// holds the live data already (the nursery is the room beyond it).
+fn return_memory(heap: &mut Heap, flags: &RtsFlags, state: &PolicyState, limit: usize) {
     let live = heap.generation_blocks();
-    let mut need = (live as f64 * (2.0 + flags.old_gen_factor)) as usize + heap.nursery_blocks();
+    let room = if heap.gens.len() == 1 { limit.saturating_sub(live) } else { limit };
+    let mut need = (2 * live).saturating_add(room).saturating_add(heap.nursery_blocks());
     need = need.max(flags.heap_suggestion_blocks);
-    if flags.max_heap_blocks > 0 {
-        need = need.min(flags.max_heap_blocks);
+    let max = state.max_heap(flags);
+    if max > 0 {
+        need = need.min(max);
     }
     let need_mblocks = need.div_ceil(BLOCKS_PER_MBLOCK);
     let blocks = heap.blocks_mut();
     let in_use = blocks.mblocks().mapped() - blocks.mblocks().free_count();
     let keep = need_mblocks.saturating_sub(in_use);
     blocks.release(keep);
-}
-
-fn overflow(flags: &RtsFlags) -> HeapExhausted {
-    HeapExhausted::Overflow(HeapOverflow { max_heap_bytes: flags.max_heap_blocks * BLOCK_SIZE })
 }
 
 #[cfg(test)]
@@ -265,6 +352,11 @@ mod tests {
         heap
     }
 
+    /// What the driver would measure of a GC starting now.
+    fn measure() -> GcMeasure {
+        GcMeasure { started: Instant::now(), gc_seconds: 0.0, oldest_blocks_at_start: 0, allocated_words: 0 }
+    }
+
     /// A major GC of a two-generation heap (of a one-generation heap too:
     /// generation 0 is then the oldest).
     const MAJOR: GcRequest = GcRequest { collect_gen: 1, reason: GcReason::Explicit, compact_oldest: false };
@@ -274,11 +366,11 @@ mod tests {
     fn old_generation_limit_is_f_times_live_at_least_o() {
         let f = flags(&["-F3", "-O4m"]);
         let mut heap = heap_with_old_data(&f, 2000);
-        let mut st = PolicyState::default();
-        after_gc(&mut heap, &f, &mut st, &MAJOR, false, 0, 1).unwrap();
+        let mut st = PolicyState::new(&f);
+        after_gc(&mut heap, &f, &mut st, &MAJOR, false, 0, 1, &measure()).unwrap();
         assert_eq!(heap.gens[1].max_blocks, 6000);
         let mut small = heap_with_old_data(&f, 10);
-        after_gc(&mut small, &f, &mut st, &MAJOR, false, 0, 1).unwrap();
+        after_gc(&mut small, &f, &mut st, &MAJOR, false, 0, 1, &measure()).unwrap();
         assert_eq!(small.gens[1].max_blocks, 1024, "-O4m is 1024 blocks");
     }
 
@@ -287,24 +379,24 @@ mod tests {
         // -M64m = 16384 blocks; live 4100 blocks x F2 x 2 (copying) + 256 > 16384.
         let f = flags(&["-M64m"]);
         let mut heap = heap_with_old_data(&f, 4100);
-        let mut st = PolicyState::default();
-        after_gc(&mut heap, &f, &mut st, &MAJOR, false, 0, 1).unwrap();
+        let mut st = PolicyState::new(&f);
+        after_gc(&mut heap, &f, &mut st, &MAJOR, false, 0, 1, &measure()).unwrap();
         let min_alloc = (3.0 * 16384.0 / 200.0) as usize;
         assert_eq!(heap.gens[1].max_blocks, (16384 - min_alloc.max(256)) / 2);
         let mut full = heap_with_old_data(&f, 9000);
-        let e = after_gc(&mut full, &f, &mut st, &MAJOR, false, 0, 1).unwrap_err();
-        assert_eq!(e, HeapExhausted::Overflow(HeapOverflow { max_heap_bytes: 64 << 20 }));
+        let e = after_gc(&mut full, &f, &mut st, &MAJOR, false, 0, 1, &measure()).unwrap_err();
+        assert_eq!(e, HeapExhausted::Overflow(HeapOverflow { max_heap_bytes: 64 << 20, set_by: SET_BY_MAX_HEAP }));
     }
 
     #[test]
     fn two_space_nursery_is_f_times_live_at_least_a() {
         let f = flags(&["-G1", "-F2", "-A64k"]);
         let mut heap = heap_with_old_data(&f, 100);
-        let mut st = PolicyState::default();
-        after_gc(&mut heap, &f, &mut st, &MAJOR_G1, false, 0, 1).unwrap();
+        let mut st = PolicyState::new(&f);
+        after_gc(&mut heap, &f, &mut st, &MAJOR_G1, false, 0, 1, &measure()).unwrap();
         assert_eq!(heap.nursery_blocks(), 200);
         let mut tiny = heap_with_old_data(&f, 3);
-        after_gc(&mut tiny, &f, &mut st, &MAJOR_G1, false, 0, 1).unwrap();
+        after_gc(&mut tiny, &f, &mut st, &MAJOR_G1, false, 0, 1, &measure()).unwrap();
         assert_eq!(tiny.nursery_blocks(), 16, "-A64k is the minimum");
     }
 
@@ -312,7 +404,7 @@ mod tests {
     fn older_generations_are_collected_past_their_limit() {
         let f = flags(&["-G3"]);
         let mut heap = Heap::new(&f, 1).unwrap();
-        let st = PolicyState::default();
+        let st = PolicyState::new(&f);
         for g in &mut heap.gens {
             g.max_blocks = 100;
         }
@@ -326,8 +418,8 @@ mod tests {
 
     #[test]
     fn compaction_is_asked_for_by_c_or_past_the_threshold() {
-        let st = PolicyState::default();
         let f = flags(&["-c"]);
+        let st = PolicyState::new(&f);
         let heap = Heap::new(&f, 1).unwrap();
         assert!(plan_collection(&heap, &f, &st, GcReason::Explicit, true).compact_oldest);
         let f = flags(&["-M100m", "-c30"]);
@@ -335,5 +427,41 @@ mod tests {
         assert!(!plan_collection(&heap, &f, &st, GcReason::Explicit, true).compact_oldest);
         heap.gens[1].n_blocks = 25600 * 31 / 100;
         assert!(plan_collection(&heap, &f, &st, GcReason::Explicit, true).compact_oldest);
+    }
+
+    #[test]
+    fn a_fixed_heap_grows_the_old_generation_to_its_size_then_overflows() {
+        // 64m = 16384 blocks; the old generation and its copy fit beside
+        // the minimum allocation area, whatever F says.
+        let f = flags(&["--heap-policy=fixed:size=64m", "-F1.1"]);
+        let mut heap = heap_with_old_data(&f, 100);
+        let mut st = PolicyState::new(&f);
+        after_gc(&mut heap, &f, &mut st, &MAJOR, false, 0, 1, &measure()).unwrap();
+        let min_alloc = ((3.0 * 16384.0 / 200.0) as usize).max(256);
+        assert_eq!(heap.gens[1].max_blocks, (16384 - min_alloc) / 2);
+        // A smaller -M holds instead, and names itself.
+        let f = flags(&["--heap-policy=fixed:size=64m", "-M32m"]);
+        let mut full = heap_with_old_data(&f, 5000);
+        let mut st = PolicyState::new(&f);
+        let e = after_gc(&mut full, &f, &mut st, &MAJOR, false, 0, 1, &measure()).unwrap_err();
+        assert_eq!(e, HeapExhausted::Overflow(HeapOverflow { max_heap_bytes: 32 << 20, set_by: SET_BY_MAX_HEAP }));
+        let f = flags(&["--heap-policy=fixed:size=64m"]);
+        let mut full = heap_with_old_data(&f, 9000);
+        let mut st = PolicyState::new(&f);
+        let e = after_gc(&mut full, &f, &mut st, &MAJOR, false, 0, 1, &measure()).unwrap_err();
+        assert_eq!(e, HeapExhausted::Overflow(HeapOverflow { max_heap_bytes: 64 << 20, set_by: "--heap-policy=fixed:size=<size>" }));
+    }
+
+    #[test]
+    fn membalancer_is_told_what_the_space_grew_by_and_how_long_the_gc_took() {
+        let f = flags(&["--heap-policy=membalancer:c=0.002"]);
+        let mut heap = heap_with_old_data(&f, 256 * 100);
+        let mut st = PolicyState::new(&f);
+        // Grown by 256 MiB in about 10 ms, 100 MiB traced in 1 s: a fill
+        // rate far above the trace rate gives room well beyond F x live.
+        std::thread::sleep(std::time::Duration::from_millis(10));
+        let m = GcMeasure { gc_seconds: 1.0, oldest_blocks_at_start: 256 * 356, ..measure() };
+        after_gc(&mut heap, &f, &mut st, &MAJOR, false, 0, 1, &m).unwrap();
+        assert!(heap.gens[1].max_blocks > 2 * 256 * 100, "{}", heap.gens[1].max_blocks);
     }
 }

@@ -74,6 +74,9 @@ pub enum XAxis {
     Categories(Vec<String>),
     /// Seconds on a log scale (MMU windows), labelled 1ms, 10ms, ...
     LogSeconds,
+    /// Numbers on a linear scale, from the points' least to their
+    /// greatest (memory against time: a trade-off curve).
+    Linear,
 }
 
 /// The colour of each collector and the marker of each setting, one for a
@@ -402,6 +405,22 @@ fn draw_panel<DB: DrawingBackend>(area: &Area<DB>, panel: &Panel, figure: &Figur
                 .draw()?;
             let logged = Panel { title: panel.title.clone(), series: panel.series.iter().map(|s| Series { points: s.points.iter().filter(|p| p.x > 0.0).map(|p| Point { x: p.x.log10(), ..*p }).collect(), ..s.clone() }).collect() };
             draw_series(&mut chart, &logged, figure, styles, false)
+        }
+        XAxis::Linear => {
+            let xs = panel.series.iter().flat_map(|s| s.points.iter().map(|p| p.x));
+            let (lo, hi) = xs.fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), x| (lo.min(x), hi.max(x)));
+            let (lo, hi) = if lo.is_finite() { (lo, hi.max(lo + 1e-9)) } else { (0.0, 1.0) };
+            let pad = (hi - lo) * 0.05;
+            let (xlo, xhi) = ((lo - pad).max(0.0), hi + pad);
+            let mut chart = builder.build_cartesian_2d(xlo..xhi, ylo..yhi)?;
+            chart
+                .configure_mesh()
+                .x_label_formatter(&|x| format!("{x:.*}", tick_decimals(xhi)))
+                .y_label_formatter(&|y| format!("{y:.*}", tick_decimals(yhi)))
+                .x_desc(&figure.x_label)
+                .y_desc(&figure.y_label)
+                .draw()?;
+            draw_series(&mut chart, panel, figure, styles, false)
         }
     }
 }

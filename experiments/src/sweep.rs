@@ -291,7 +291,9 @@ impl HeapMultiples {
         if collectors.is_empty() {
             return Err(format!("a peer ({}) has no minimum heap of its own to multiply: use heap_multiple_of = \"smallest\" (the smallest of gclab's collectors')", run.collector));
         }
-        let point_flags: Vec<String> = run.point.values().filter(|v| !v.is_empty() && heap_multiple(v).is_none()).cloned().collect();
+        // The minimum heap is the workload's under each collector: the
+        // heap policy's (how far the heap grows below the limit) is left out.
+        let point_flags: Vec<String> = run.point.values().filter(|v| !v.is_empty() && heap_multiple(v).is_none() && !v.starts_with("--heap-policy=")).cloned().collect();
         let mut base = u64::MAX;
         for (collector, own) in collectors {
             let mut rts = point_flags.clone();

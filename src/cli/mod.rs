@@ -44,11 +44,14 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
-    /// Run a workload: gclab run [--collector NAME] [--json FILE] WORKLOAD [args] +RTS <flags> -RTS
+    /// Run a workload: gclab run [--collector NAME] [--heap-policy NAME] [--json FILE] WORKLOAD [args] +RTS <flags> -RTS
     Run {
         /// The collector, by registry name (GHC's flags pick the built-in ones otherwise)
         #[arg(long)]
         collector: Option<String>,
+        /// The heap-sizing policy, NAME[:key=value,...] (ghc, fixed, membalancer; see `gclab list`): the RTS option --heap-policy
+        #[arg(long, value_name = "NAME")]
+        heap_policy: Option<String>,
         /// Write one JSON record of the run (flags, checksum, every -s figure) to FILE
         #[arg(long, value_name = "FILE")]
         json: Option<PathBuf>,
@@ -213,7 +216,15 @@ where
                 None => finish_with_code(eventlog(&file, &view)),
             }
         }
-        Command::Run { collector, json, rest } => finish_run(run_catching_internal_errors(registry, collector.as_deref(), json, &rest)),
+        Command::Run { collector, heap_policy, json, rest } => {
+            // `--heap-policy X` is the RTS option `--heap-policy=X`, put
+            // first so that one after +RTS overrides it.
+            let rest: Vec<String> = match heap_policy {
+                Some(p) => ["+RTS".to_string(), format!("--heap-policy={p}"), "-RTS".to_string()].into_iter().chain(rest).collect(),
+                None => rest,
+            };
+            finish_run(run_catching_internal_errors(registry, collector.as_deref(), json, &rest))
+        }
         Command::Peer { json, build_dir, program, rest } => finish_run(peer(json.as_deref(), &build_dir, program, &rest)),
     }
 }

@@ -19,6 +19,7 @@ pub(super) fn run(registry: &Registry, collector: Option<&str>, json: Option<Pat
     flags.program = std::iter::once(stem.clone()).chain(args.iter().cloned()).collect();
     let (entry, params) = registry.select(&mut flags, collector).map_err(|e| (1, e.to_string()))?;
     let made = (entry.make)(params, &flags).map_err(|e| (1, e))?;
+    let heap_policy = flags.heap_policy.text();
     let mut out = Checked::new(std::io::stdout());
     let (outcome, stop) = crate::run_program(&code, args.to_vec(), flags, made, &mut out).map_err(|e| (e.exit_code() as u8, e.to_string()))?;
     if let Some(e) = out.flush().err().or(out.take_failure()) {
@@ -26,7 +27,7 @@ pub(super) fn run(registry: &Registry, collector: Option<&str>, json: Option<Pat
     }
     if let Some(path) = json {
         let what = serde_json::json!({ "workload": file, "args": args });
-        super::run::write_record(&path, what, entry.name, rts_args, &outcome)?;
+        super::run::write_record(&path, what, (entry.name, &heap_policy), rts_args, &outcome)?;
     }
     match stop {
         None => Ok(()),

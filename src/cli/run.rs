@@ -114,6 +114,7 @@ fn run(registry: &Registry, collector: Option<&str>, json: Option<PathBuf>, rest
     // first is kept, and fails the run at its end. Standard output is not
     // held locked for the run: `-v` prints events to it from whichever
     // capability leads a GC, and a lock held here deadlocked `-N2 -v`.
+    let heap_policy = flags.heap_policy.text();
     let mut out = Checked::new(std::io::stdout());
     let outcome = crate::run_workload(workload, &args, flags, made, &mut out).map_err(|e| (e.exit_code() as u8, e.to_string()))?;
     if let Some(e) = out.flush().err().or(out.take_failure()) {
@@ -121,18 +122,19 @@ fn run(registry: &Registry, collector: Option<&str>, json: Option<PathBuf>, rest
     }
     if let Some(path) = json {
         let what = serde_json::json!({ "workload": workload.name, "args": args });
-        write_record(&path, what, entry.name, &rts_args, &outcome)?;
+        write_record(&path, what, (entry.name, &heap_policy), &rts_args, &outcome)?;
     }
     Ok(())
 }
 
 /// The JSON record of a run (`--json`): what ran (`what`: the workload or
-/// program and its arguments), under which collector and flags, and its
-/// statistics.
-pub(super) fn write_record(path: &Path, what: serde_json::Value, collector: &str, rts_args: &[String], outcome: &crate::RunOutcome) -> Result<(), Failure> {
+/// program and its arguments), under which collector and heap policy
+/// (`under`) and flags, and its statistics.
+pub(super) fn write_record(path: &Path, what: serde_json::Value, under: (&str, &str), rts_args: &[String], outcome: &crate::RunOutcome) -> Result<(), Failure> {
     let stats = &outcome.stats;
     let mut record = what;
-    record["collector"] = serde_json::json!(collector);
+    record["collector"] = serde_json::json!(under.0);
+    record["heap_policy"] = serde_json::json!(under.1);
     record["rts_flags"] = serde_json::json!(rts_args);
     record["checksum"] = serde_json::json!(format!("{:016x}", outcome.checksum));
     record["latency"] = serde_json::json!(gclab_eventlog_tools::latency::latency(stats));
@@ -166,6 +168,10 @@ pub(super) fn list_text(registry: &Registry) -> String {
     let mut s = String::from("Collectors:\n");
     for c in registry.entries() {
         s.push_str(&format!("  {:<14} {}\n", c.name, c.description));
+    }
+    s.push_str("\nHeap policies (--heap-policy NAME[:key=value,...]):\n");
+    for p in gclab_core::heap_policy::HEAP_POLICIES {
+        s.push_str(&format!("  {:<14} {}\n", p.name, p.description));
     }
     s.push_str("\nWorkloads (arguments: name=default (range)):\n");
     for w in gclab_workloads::WORKLOADS {

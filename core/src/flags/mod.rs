@@ -33,7 +33,8 @@ pub mod table;
 mod tracing;
 mod validate;
 
-pub use decode::{decode_size, FlagError};
+pub use decode::{decode_size, FlagError, MAX_SIZE};
+pub use sizes::MAX_FACTOR;
 
 use crate::constants::BLOCK_SIZE;
 use crate::mblock::MemoryReturn;
@@ -81,6 +82,10 @@ pub struct RtsFlags {
     pub heap_suggestion_auto: bool,
     /// `-M`: maximum heap size in blocks (0: unlimited).
     pub max_heap_blocks: usize,
+    /// `--heap-policy=NAME[:params]` (gclab's): how far the collected
+    /// space grows before a major GC (See `heap_policy`); GHC's rule by
+    /// default.
+    pub heap_policy: crate::heap_policy::HeapPolicyChoice,
     /// `-K`: the largest evaluation stack in bytes; 0 for the default,
     /// 80% of physical memory (See `Mutator::max_stack_words`).
     pub max_stack_bytes: usize,
@@ -186,6 +191,7 @@ impl Default for RtsFlags {
             heap_suggestion_blocks: 0,
             heap_suggestion_auto: false,
             max_heap_blocks: 0,
+            heap_policy: crate::heap_policy::HeapPolicyChoice::default(),
             max_stack_bytes: 0,
             pc_free_heap: 3.0,
             min_old_gen_blocks: (1 << 20) / BLOCK_SIZE,

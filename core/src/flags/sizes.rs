@@ -1,7 +1,7 @@
 //! The heap's sizes: `-A -n -F -G -H -M -m -O` (GHC's "RTS options to
 //! control the garbage collector"; See Note [Size suffixes]).
 
-use super::decode::{decode_blocks, decode_count, decode_float, FlagError};
+use super::decode::{bad, decode_blocks, decode_count, decode_float, FlagError};
 use super::flag::Flag;
 use super::RtsFlags;
 use crate::constants::BLOCK_SIZE;
@@ -29,6 +29,17 @@ pub(super) const FLAGS: &[Flag] = &[
         syntax: "-H[<size>]",
         help: &["Suggested heap size: spare room goes to the allocation area;", "with no size, the heap size at the previous GC"],
         set: heap_suggestion,
+    },
+    Flag {
+        prefix: "--heap-policy=",
+        exact: false,
+        syntax: "--heap-policy=<name>[:<key>=<value>,...]",
+        help: &[
+            "(gclab) How far the heap grows before a major GC: ghc (GHC's rule,",
+            "F x live; the default), fixed:size=<size> (a heap of one size) or",
+            "membalancer[:c=<n>] (MemBalancer's square-root rule)",
+        ],
+        set: heap_policy,
     },
     Flag {
         prefix: "-M",
@@ -81,6 +92,11 @@ fn old_gen_factor(f: &mut RtsFlags, arg: &str, rest: &str) -> Result<(), FlagErr
 fn generations(f: &mut RtsFlags, arg: &str, rest: &str) -> Result<(), FlagError> {
     f.generations = decode_count(arg, rest, "the number of generations", 1, MAX_GENERATIONS)?;
     f.generations_given = true;
+    Ok(())
+}
+
+fn heap_policy(f: &mut RtsFlags, arg: &str, rest: &str) -> Result<(), FlagError> {
+    f.heap_policy = crate::heap_policy::HeapPolicyChoice::choose(rest).map_err(|e| bad(arg, e))?;
     Ok(())
 }
 

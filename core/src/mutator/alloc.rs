@@ -180,7 +180,7 @@ impl Mutator<'_> {
         let bytes = words * WORD_SIZE;
         let blocks = bytes.div_ceil(crate::constants::BLOCK_SIZE);
         if flags.max_heap_blocks > 0 && blocks >= flags.max_heap_blocks {
-            self.rt.fail_exhausted(HeapExhausted::Overflow(HeapOverflow { max_heap_bytes: flags.max_heap_blocks * crate::constants::BLOCK_SIZE }));
+            self.rt.fail_exhausted(HeapExhausted::Overflow(HeapOverflow { max_heap_bytes: flags.max_heap_blocks * crate::constants::BLOCK_SIZE, set_by: crate::policy::SET_BY_MAX_HEAP }));
         }
         if self.cap().gc_wanted || self.forced_gcs {
             self.cap_mut().gc_wanted = false;
@@ -216,7 +216,7 @@ impl Mutator<'_> {
     pub(crate) fn too_big(&self) -> ! {
         let max = self.rt.flags().max_heap_blocks;
         let e = if max > 0 {
-            HeapExhausted::Overflow(HeapOverflow { max_heap_bytes: max * crate::constants::BLOCK_SIZE })
+            HeapExhausted::Overflow(HeapOverflow { max_heap_bytes: max * crate::constants::BLOCK_SIZE, set_by: crate::policy::SET_BY_MAX_HEAP })
         } else {
             HeapExhausted::OutOfMemory(crate::mblock::OutOfMemory { bytes: usize::MAX })
         };

@@ -47,6 +47,7 @@ impl Runtime {
     /// whose mutator asked for it (and runs it).
     fn collect_stopped(&self, world: WorldStopped<'_>, leader: usize, reason: GcReason, force_major: bool, force_compact: bool) {
         let start = Stamp::now();
+        let started = std::time::Instant::now();
         let faults_at_start = major_page_faults();
         // SAFETY: Note [Who touches what]: with every mutator stopped
         // (`world`), the GC holds all of it exclusively.
@@ -56,10 +57,12 @@ impl Runtime {
         // A census is taken right after a major GC (See `census`).
         let census = self.census_due(st);
         let req = self.plan(st, reason, force_major || census, force_compact);
+        let oldest_blocks_at_start = { let heap = self.heap_ref(); heap.gens[heap.oldest()].occupied_blocks() };
         let outcome = self.run_collector(&req, leader);
         self.take_collector_events(st);
         let req = GcRequest { collect_gen: outcome.collected_gen, ..req };
-        let resized = self.after_collection(st, &req, &outcome);
+        let measure = policy::GcMeasure { started, gc_seconds: started.elapsed().as_secs_f64(), oldest_blocks_at_start, allocated_words };
+        let resized = self.after_collection(st, &req, &outcome, &measure);
         let gc_number = st.stats.gcs + 1;
         let collector = self.collector_name();
         self.show_collected(Some(req.collect_gen), &|| format!("GC {gc_number} (collector {collector}, generation {})", req.collect_gen));
@@ -131,7 +134,7 @@ impl Runtime {
     /// Empty the nurseries, count the collection and resize as the policy
     /// says; an `Err` is a heap overflow, reported once the GC is
     /// recorded.
-    fn after_collection(&self, st: &mut RunState, req: &GcRequest, outcome: &GcOutcome) -> Result<(), HeapExhausted> {
+    fn after_collection(&self, st: &mut RunState, req: &GcRequest, outcome: &GcOutcome, measure: &policy::GcMeasure) -> Result<(), HeapExhausted> {
         // SAFETY: the world is stopped; the collector has returned.
         let heap = unsafe { self.heap_mut() };
         heap.reset_nurseries(self.caps.len());
@@ -141,7 +144,7 @@ impl Runtime {
             cap.next_block = 0;
         }
         heap.gens[req.collect_gen].collections += 1;
-        policy::after_gc(heap, self.flags(), &mut st.policy, req, outcome.in_place, outcome.copied_words, self.caps.len())
+        policy::after_gc(heap, self.flags(), &mut st.policy, req, outcome.in_place, outcome.copied_words, self.caps.len(), measure)
     }
 
     /// Show the observers the heap a collector has just left (a GC of

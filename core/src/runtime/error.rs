@@ -9,6 +9,9 @@ pub enum RunError {
     HeapOverflow {
         /// The limit in bytes.
         max_heap_bytes: usize,
+        /// The option that set it (`-M<size>`), which the message
+        /// suggests raising.
+        set_by: &'static str,
     },
     /// The OS refused memory.
     OutOfMemory {
@@ -23,9 +26,9 @@ pub enum RunError {
 impl fmt::Display for RunError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            RunError::HeapOverflow { max_heap_bytes } => write!(
+            RunError::HeapOverflow { max_heap_bytes, set_by } => write!(
                 f,
-                "Heap exhausted;\nCurrent maximum heap size is {} bytes ({} MB).\nUse `+RTS -M<size>' to increase it.",
+                "Heap exhausted;\nCurrent maximum heap size is {} bytes ({} MB).\nUse `+RTS {set_by}' to increase it.",
                 max_heap_bytes,
                 max_heap_bytes / (1024 * 1024)
             ),

@@ -146,7 +146,7 @@ pub fn out_of_memory(e: OutOfMemory) -> ! {
 pub fn run_error(payload: Box<dyn std::any::Any + Send>) -> RunError {
     match payload.downcast::<HeapExhaustedUnwind>() {
         Ok(e) => match e.0 {
-            HeapExhausted::Overflow(o) => RunError::HeapOverflow { max_heap_bytes: o.max_heap_bytes },
+            HeapExhausted::Overflow(o) => RunError::HeapOverflow { max_heap_bytes: o.max_heap_bytes, set_by: o.set_by },
             HeapExhausted::OutOfMemory(o) => RunError::OutOfMemory { bytes: o.bytes },
         },
         Err(other) => match other.downcast::<WorldFailed>() {

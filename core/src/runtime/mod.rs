@@ -116,7 +116,7 @@ impl Runtime {
             caps: (0..caps).map(|i| UnsafeCell::new(Capability::new(i, generations, flags.count_objects.then_some(layout)))).collect(),
             stable_ptrs: Lock::new(StablePtrTable::new()),
             collector: Lock::new(collector),
-            state: UnsafeCell::new(RunState { stats, policy: PolicyState::default(), start, faults_at_last_gc: major_page_faults() }),
+            state: UnsafeCell::new(RunState { stats, policy: PolicyState::new(&flags), start, faults_at_last_gc: major_page_faults() }),
             sync: WorldSync::default(),
             sync_request: SyncRequest::default(),
             help: Arc::new(HelpBoard::default()),

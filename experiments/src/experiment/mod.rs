@@ -66,6 +66,7 @@ struct File {
     collectors: Spanned<Vec<Spanned<String>>>,
     peers: Option<Spanned<Vec<Spanned<String>>>>,
     workloads: Spanned<Vec<WorkloadSpec>>,
+    heap_policies: Option<Spanned<Vec<Spanned<String>>>>,
     #[serde(default)]
     grid: BTreeMap<String, Spanned<Vec<Spanned<toml::Value>>>>,
     plot: Option<PlotSpec>,
@@ -310,10 +311,13 @@ impl Experiment {
             }
             grid.push((key.clone(), texts));
         }
+        if let Some(policies) = &file.heap_policies {
+            grid.push((HEAP_POLICY_KEY.to_string(), heap_policy_flags(policies).map_err(|(span, e)| err(Some(span), "heap_policies", e))?));
+        }
         let (plot_x, plot_figures) = match &file.plot {
             None => (None, vec!["gc_elapsed".into(), "total_elapsed".into(), "max_live_bytes".into(), "max_mem_in_use_bytes".into()]),
             Some(p) => {
-                if !file.grid.contains_key(p.x.get_ref()) {
+                if !file.grid.contains_key(p.x.get_ref()) && !(p.x.get_ref() == HEAP_POLICY_KEY && file.heap_policies.is_some()) {
                     return Err(err(Some(p.x.span()), "plot.x", format!("`{}' is not a key of [grid]", p.x.get_ref())));
                 }
                 let figures = match &p.figures {
@@ -411,6 +415,34 @@ impl Experiment {
 
 }
 
+/// The grid key an experiment's `heap_policies` become: a run's point
+/// names its policy under it, as `--heap-policy=NAME[:params]`.
+pub const HEAP_POLICY_KEY: &str = "heap-policy";
+
+/// `heap_policies` as the RTS options that choose them, each checked
+/// (a fixed heap's size may be a heap multiple, `fixed:size=2x`, which
+/// the sweep makes a size) and spelled one way; Err: the bad entry's
+/// span and why.
+fn heap_policy_flags(policies: &Spanned<Vec<Spanned<String>>>) -> Result<Vec<String>, (Range<usize>, String)> {
+    if policies.get_ref().is_empty() {
+        return Err((policies.span(), "names no heap policy (leave the key out for GHC's rule alone)".into()));
+    }
+    let mut flags: Vec<String> = Vec::new();
+    for p in policies.get_ref() {
+        let (name, params) = p.get_ref().split_once(':').unwrap_or((p.get_ref(), ""));
+        let canonical = gclab_core::params::Params::parse_for("heap policy", params).map_err(|e| (p.span(), e))?.canonical();
+        let flag = if canonical.is_empty() { format!("--heap-policy={name}") } else { format!("--heap-policy={name}:{canonical}") };
+        // A multiple stands for some size: any size checks the rest.
+        let sized = with_heap_limit(std::slice::from_ref(&flag), 1 << 30);
+        RtsFlags::default().parse(&sized).map_err(|e| (p.span(), e.reason))?;
+        if flags.contains(&flag) {
+            return Err((p.span(), format!("heap policy `{}' is listed twice (each once: its runs would be the same configuration)", p.get_ref())));
+        }
+        flags.push(flag);
+    }
+    Ok(flags)
+}
+
 /// `NAME:key=value,...` with its parameters in one spelling (See
 /// `Params::canonical`).
 fn canonical_collector(text: &str) -> Result<String, String> {
@@ -455,7 +487,7 @@ fn check_grid_key(key: &str) -> Result<(), String> {
     let flag = format!("-{key}");
     match gclab_core::flags::table::lookup(&flag) {
         Some(f) if f.prefix == flag => Ok(()),
-        _ if ["collectors", "workloads", "repetitions", "warmup", "peers", "baseline", "timeout_secs", "order", "seed", "name", "description", "heap_multiple_of"].contains(&key) => {
+        _ if ["collectors", "workloads", "repetitions", "warmup", "peers", "baseline", "timeout_secs", "order", "seed", "name", "description", "heap_multiple_of", "heap_policies"].contains(&key) => {
             Err(format!("`{key}' is a key of the experiment, not of [grid]: move it above the [grid] table (every key after a table header belongs to that table)"))
         }
         _ => Err(format!("`{key}' names no RTS option: a grid key is an option without its dash (A, n, F, G, H, M, qg, qb, qn, N, c, ...; see `gclab run +RTS -?`)")),

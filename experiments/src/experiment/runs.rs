@@ -30,15 +30,34 @@ pub enum MultipleOf {
     Each,
 }
 
-/// The multiple in a run's `-M<m>x` flag, if it has one.
+/// The multiple in a run's `-M<m>x` flag, or in a fixed heap policy's
+/// size (`--heap-policy=fixed:size=<m>x`), if it has one.
 pub fn heap_multiple(flag: &str) -> Option<f64> {
-    crate::minheap::parse_multiple(flag.strip_prefix("-M")?)?.ok()
+    crate::minheap::parse_multiple(multiple_text(flag)?.1)?.ok()
 }
 
-/// RTS flags `rts` with a heap multiple (`-M2x`) replaced by the limit of
-/// `bytes`.
+/// A flag that may hold a heap multiple: the text before the multiple,
+/// the multiple's text, and the text after it.
+fn multiple_text(flag: &str) -> Option<(&str, &str, &str)> {
+    if let Some(m) = flag.strip_prefix("-M") {
+        return Some(("-M", m, ""));
+    }
+    let params = flag.strip_prefix("--heap-policy=fixed:")?;
+    let at = params.find("size=")? + "size=".len();
+    let end = params[at..].find(',').map_or(params.len(), |i| at + i);
+    let start = flag.len() - params.len() + at;
+    Some((&flag[..start], &params[at..end], &flag[start + (end - at)..]))
+}
+
+/// RTS flags `rts` with a heap multiple (`-M2x`, `fixed:size=2x`)
+/// replaced by the size `bytes`.
 pub fn with_heap_limit(rts: &[String], bytes: u64) -> Vec<String> {
-    rts.iter().map(|f| if heap_multiple(f).is_some() { format!("-M{}k", bytes / 1024) } else { f.clone() }).collect()
+    rts.iter()
+        .map(|f| match multiple_text(f) {
+            Some((before, m, after)) if crate::minheap::parse_multiple(m).is_some_and(|r| r.is_ok()) => format!("{before}{}k{after}", bytes / 1024),
+            _ => f.clone(),
+        })
+        .collect()
 }
 
 /// How a sweep orders its runs (See Note [Run order]).
