@@ -9,7 +9,9 @@
 //!   model), `block_walk` (a block's objects), `generation`, `stable_ptr`
 //!   and `heap` (with `alloc_region`, what collectors offer the
 //!   mutators, `side_metadata`, their bits beside the heap, and
-//!   `access_hooks`, their hooks on loads and stores), under `flags` (GHC's RTS options);
+//!   `access_hooks`, their hooks on loads and stores), under `flags` (GHC's RTS options,
+//!   read by `option_value`; a plug-in's parameters by `params`), with
+//!   `heap_policy` (how far the heap grows, a plug-in) below them;
 //! - the mutator's half: `capability` (per-thread allocation state),
 //!   `barrier` (the write barrier), `heap_walk` (every object);
 //! - the GC seam: `collector` (the trait every collector implements),
@@ -53,6 +55,7 @@ pub mod output;
 pub mod mblock_return;
 pub mod mutator;
 pub mod observe;
+pub mod option_value;
 pub mod params;
 pub mod object;
 pub mod policy;

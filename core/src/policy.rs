@@ -185,7 +185,7 @@ fn space_limit(heap: &Heap, flags: &RtsFlags, state: &mut PolicyState, caps: usi
         measure.oldest_blocks_at_start.saturating_sub(state.live_after_major)
     };
     let seconds_between = measure.started.saturating_duration_since(state.last_major_end).as_secs_f64();
-    let gc = MajorGc { flags, live_blocks, two_space, grown_blocks, seconds_between, gc_seconds: measure.gc_seconds, min_room_blocks: flags.alloc_area_blocks * caps };
+    let gc = MajorGc { old_gen_factor: flags.old_gen_factor, min_old_gen_blocks: flags.min_old_gen_blocks, live_blocks, two_space, grown_blocks, seconds_between, gc_seconds: measure.gc_seconds, min_room_blocks: flags.alloc_area_blocks * caps };
     let limit = state.heap.space_limit(&gc);
     state.last_major_end = Instant::now();
     state.live_after_major = heap.gens[heap.oldest()].occupied_blocks();

@@ -2,7 +2,7 @@
 //! `-w` (mark-region, gclab's `immix`), `-xn` (nonmoving). `--collector
 //! NAME` on `gclab run` names any registered collector instead.
 
-use super::decode::{decode_float, FlagError};
+use crate::option_value::{decode_float, FlagError};
 use super::flag::Flag;
 use super::RtsFlags;
 

@@ -2,7 +2,7 @@
 //! sanity checker), `--gc-every=` (forced GCs), `--count-objects`, and
 //! GHC's `-Z`, accepted with no effect.
 
-use super::decode::{bad, decode_count, FlagError};
+use crate::option_value::{bad, decode_count, FlagError};
 use super::flag::Flag;
 use super::{RtsFlags, SanityMode};
 

@@ -1,7 +1,7 @@
 //! One RTS option, as the table (`table`) lists it: what it starts with,
 //! how `+RTS -?` shows it, and the function that sets it.
 
-use super::decode::FlagError;
+use crate::option_value::FlagError;
 use super::RtsFlags;
 
 /// One RTS option.

@@ -22,7 +22,6 @@
 
 mod collectors;
 mod debug;
-mod decode;
 mod flag;
 mod memory;
 mod parallel;
@@ -33,12 +32,11 @@ pub mod table;
 mod tracing;
 mod validate;
 
-pub use decode::{decode_size, FlagError, MAX_SIZE};
-pub use sizes::MAX_FACTOR;
+pub use crate::option_value::{decode_size, FlagError, MAX_FACTOR, MAX_SIZE};
 
 use crate::constants::BLOCK_SIZE;
 use crate::mblock::MemoryReturn;
-use decode::bad;
+use crate::option_value::bad;
 use std::path::PathBuf;
 
 /// Where a statistics report goes.

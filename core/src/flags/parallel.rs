@@ -1,7 +1,7 @@
 //! Capabilities and parallel GC: `-N`, `-qg`, `-qb`, `-qn` (GHC 9.0's
 //! meanings; See `RtsFlags::gc_threads` and `par_balance_gen`).
 
-use super::decode::{bad, decode_count, FlagError};
+use crate::option_value::{bad, decode_count, FlagError};
 use super::flag::Flag;
 use super::RtsFlags;
 

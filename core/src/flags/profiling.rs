@@ -1,6 +1,6 @@
 //! Heap profiling: `-h<break-down>`, `-i<secs>`, `-po<stem>`.
 
-use super::decode::{bad, decode_float, file_name, FlagError};
+use crate::option_value::{bad, decode_float, file_name, FlagError};
 use super::flag::Flag;
 use super::RtsFlags;
 

@@ -1,7 +1,7 @@
 //! The heap's sizes: `-A -n -F -G -H -M -m -O` (GHC's "RTS options to
 //! control the garbage collector"; See Note [Size suffixes]).
 
-use super::decode::{bad, decode_blocks, decode_count, decode_float, FlagError};
+use crate::option_value::{bad, decode_blocks, decode_count, decode_float, FlagError};
 use super::flag::Flag;
 use super::RtsFlags;
 use crate::constants::BLOCK_SIZE;
@@ -9,8 +9,7 @@ use crate::constants::BLOCK_SIZE;
 /// The most generations `-G` takes (each costs the policy a pass per GC).
 pub const MAX_GENERATIONS: usize = 100;
 
-/// The largest old generation factor `-F` takes.
-pub const MAX_FACTOR: f64 = 1000.0;
+use crate::option_value::MAX_FACTOR;
 
 pub(super) const FLAGS: &[Flag] = &[
     Flag { prefix: "-A", exact: false, syntax: "-A<size>", help: &["Allocation area size per capability (default 1m; at least 8k, two blocks)"], set: alloc_area },
@@ -57,7 +56,7 @@ pub(super) const FLAGS: &[Flag] = &[
         syntax: "-K<size>",
         help: &["Maximum size of an evaluation stack (default 80% of physical", "memory); past it a program stops with \"stack overflow\" (exit 2)"],
         set: |f, arg, rest| {
-            f.max_stack_bytes = super::decode::decode_size(arg, rest, 1024, super::decode::MAX_SIZE)? as usize;
+            f.max_stack_bytes = crate::option_value::decode_size(arg, rest, 1024, crate::option_value::MAX_SIZE)? as usize;
             Ok(())
         },
     },

@@ -1,7 +1,7 @@
 //! What the run reports about itself: `-s`, `-S`, `-t` (to stderr or a
 //! file), `--machine-readable`, `-T`.
 
-use super::decode::{bad, file_name, FlagError};
+use crate::option_value::{bad, file_name, FlagError};
 use super::flag::Flag;
 use super::{RtsFlags, StatsLevel, StatsTarget};
 

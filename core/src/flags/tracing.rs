@@ -2,7 +2,7 @@
 //! `-ol<file>`) and `-v` (the same events as text), with GHC's event
 //! class letters.
 
-use super::decode::{bad, file_name, FlagError};
+use crate::option_value::{bad, file_name, FlagError};
 use super::flag::Flag;
 use super::RtsFlags;
 

@@ -2,7 +2,7 @@
 //! `-N`, `-M` below `-A`, a chunk larger than the allocation area) and the
 //! refusals of `-xn` and `-w`, each saying why.
 
-use super::decode::{bad, size_text, FlagError};
+use crate::option_value::{bad, size_text, FlagError};
 use super::RtsFlags;
 use crate::constants::BLOCK_SIZE;
 

@@ -7,7 +7,7 @@
 
 use super::{HeapPolicy, HeapPolicyEntry, MajorGc, UNBOUNDED_BLOCKS};
 use crate::constants::BLOCK_SIZE;
-use crate::flags::{decode_size, MAX_SIZE};
+use crate::option_value::{decode_size, MAX_SIZE};
 use crate::params::Params;
 
 pub(super) const ENTRY: HeapPolicyEntry = HeapPolicyEntry {
@@ -32,7 +32,7 @@ struct Fixed {
 }
 
 impl HeapPolicy for Fixed {
-    fn space_limit(&mut self, _: &MajorGc<'_>) -> usize {
+    fn space_limit(&mut self, _: &MajorGc) -> usize {
         UNBOUNDED_BLOCKS
     }
 

@@ -6,7 +6,7 @@
 //! `heap_policies` can sweep the rule's curve beside other policies').
 
 use super::{HeapPolicy, HeapPolicyEntry, MajorGc};
-use crate::flags::MAX_FACTOR;
+use crate::option_value::MAX_FACTOR;
 
 pub(super) const ENTRY: HeapPolicyEntry = HeapPolicyEntry {
     name: "ghc",
@@ -28,21 +28,21 @@ fn factor(text: &str) -> Result<f64, String> {
 
 #[derive(Debug)]
 struct Ghc {
-    /// `F=`, if given; else `-F` is read at each GC (`Gc.control` may
+    /// `F=`, if given; else `-F` as it is at each GC (`Gc.control` may
     /// change it).
     factor: Option<f64>,
 }
 
 impl HeapPolicy for Ghc {
-    fn space_limit(&mut self, gc: &MajorGc<'_>) -> usize {
-        let f = self.factor.unwrap_or(gc.flags.old_gen_factor);
+    fn space_limit(&mut self, gc: &MajorGc) -> usize {
+        let f = self.factor.unwrap_or(gc.old_gen_factor);
         let grown = (gc.live_blocks as f64 * f) as usize;
         if gc.two_space {
             // The allocation area is F x live; the runtime keeps it at
             // least -A.
             gc.live_blocks + grown
         } else {
-            grown.max(gc.flags.min_old_gen_blocks)
+            grown.max(gc.min_old_gen_blocks)
         }
     }
 }

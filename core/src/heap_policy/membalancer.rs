@@ -81,7 +81,7 @@ impl MemBalancer {
 }
 
 impl HeapPolicy for MemBalancer {
-    fn space_limit(&mut self, gc: &MajorGc<'_>) -> usize {
+    fn space_limit(&mut self, gc: &MajorGc) -> usize {
         let live_mib = gc.live_blocks as f64 / MIB_BLOCKS;
         if gc.seconds_between > 0.0 {
             self.fill_rate = Some(self.smooth(self.fill_rate, gc.grown_blocks as f64 / MIB_BLOCKS / gc.seconds_between));
@@ -97,11 +97,10 @@ impl HeapPolicy for MemBalancer {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::flags::RtsFlags;
 
-    fn gc(flags: &RtsFlags, live_mib: f64, grown_mib: f64, seconds_between: f64, gc_seconds: f64) -> MajorGc<'_> {
+    fn gc(live_mib: f64, grown_mib: f64, seconds_between: f64, gc_seconds: f64) -> MajorGc {
         let b = |mib: f64| (mib * MIB_BLOCKS) as usize;
-        MajorGc { flags, live_blocks: b(live_mib), two_space: false, grown_blocks: b(grown_mib), seconds_between, gc_seconds, min_room_blocks: 256 }
+        MajorGc { old_gen_factor: 2.0, min_old_gen_blocks: 256, live_blocks: b(live_mib), two_space: false, grown_blocks: b(grown_mib), seconds_between, gc_seconds, min_room_blocks: 256 }
     }
 
     fn policy(c: f64) -> MemBalancer {
@@ -110,27 +109,25 @@ mod tests {
 
     #[test]
     fn room_is_the_square_root_rule() {
-        let f = RtsFlags::default();
         // L = 100 MiB, g = 20 MiB/s, s = 100 MiB/s, c = 0.002:
         // E = sqrt(100 x 20 / (100 x 0.002)) = 100 MiB.
-        let limit = policy(0.002).space_limit(&gc(&f, 100.0, 20.0, 1.0, 1.0));
+        let limit = policy(0.002).space_limit(&gc(100.0, 20.0, 1.0, 1.0));
         assert!((limit as f64 / MIB_BLOCKS - 200.0).abs() < 0.01, "{limit}");
         // Four times the live data: twice the room, not four times.
-        let limit = policy(0.002).space_limit(&gc(&f, 400.0, 20.0, 1.0, 4.0));
+        let limit = policy(0.002).space_limit(&gc(400.0, 20.0, 1.0, 4.0));
         assert!((limit as f64 / MIB_BLOCKS - 600.0).abs() < 0.01, "{limit}");
         // Memory dearer: less room.
-        assert!(policy(0.02).space_limit(&gc(&f, 100.0, 20.0, 1.0, 1.0)) < (150.0 * MIB_BLOCKS) as usize);
+        assert!(policy(0.02).space_limit(&gc(100.0, 20.0, 1.0, 1.0)) < (150.0 * MIB_BLOCKS) as usize);
     }
 
     #[test]
     fn rates_are_smoothed_and_the_room_has_a_floor() {
-        let f = RtsFlags::default();
         let mut p = policy(0.002);
-        p.space_limit(&gc(&f, 100.0, 20.0, 1.0, 1.0));
-        p.space_limit(&gc(&f, 100.0, 60.0, 1.0, 1.0));
+        p.space_limit(&gc(100.0, 20.0, 1.0, 1.0));
+        p.space_limit(&gc(100.0, 60.0, 1.0, 1.0));
         assert_eq!(p.fill_rate, Some(40.0), "half the old measure, half the new");
         // Nothing promoted: the room is one allocation area, not zero.
         let mut idle = policy(0.002);
-        assert_eq!(idle.space_limit(&gc(&f, 100.0, 0.0, 1.0, 1.0)), (100.0 * MIB_BLOCKS) as usize + 256);
+        assert_eq!(idle.space_limit(&gc(100.0, 0.0, 1.0, 1.0)), (100.0 * MIB_BLOCKS) as usize + 256);
     }
 }

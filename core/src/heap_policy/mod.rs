@@ -17,15 +17,16 @@ mod fixed;
 mod ghc;
 mod membalancer;
 
-use crate::flags::RtsFlags;
 use crate::params::Params;
 
 /// What a policy is told after a major GC (of the oldest generation, or
 /// of the whole heap with one generation).
 #[derive(Debug, Clone, Copy)]
-pub struct MajorGc<'a> {
-    /// The run's flags as they are now (`Gc.control` may change `-F`).
-    pub flags: &'a RtsFlags,
+pub struct MajorGc {
+    /// `-F` as it is now (`Gc.control` may change it).
+    pub old_gen_factor: f64,
+    /// `-O`, in blocks.
+    pub min_old_gen_blocks: usize,
     /// Blocks of live data in the collected space after this GC.
     pub live_blocks: usize,
     /// One generation (two-space): the collected space is the whole heap,
@@ -52,7 +53,7 @@ pub trait HeapPolicy: Send + std::fmt::Debug {
     /// the oldest generation; with one generation, live data plus the
     /// allocation area). The runtime cuts it to fit `-M` and
     /// `heap_cap_blocks`.
-    fn space_limit(&mut self, gc: &MajorGc<'_>) -> usize;
+    fn space_limit(&mut self, gc: &MajorGc) -> usize;
 
     /// A size, in blocks, that this policy holds the whole heap to, as
     /// `-M` does (the smaller of the two holds); `None`: no size of its

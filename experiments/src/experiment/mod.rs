@@ -317,7 +317,8 @@ impl Experiment {
         let (plot_x, plot_figures) = match &file.plot {
             None => (None, vec!["gc_elapsed".into(), "total_elapsed".into(), "max_live_bytes".into(), "max_mem_in_use_bytes".into()]),
             Some(p) => {
-                if !file.grid.contains_key(p.x.get_ref()) && !(p.x.get_ref() == HEAP_POLICY_KEY && file.heap_policies.is_some()) {
+                let swept = file.grid.contains_key(p.x.get_ref()) || (p.x.get_ref() == HEAP_POLICY_KEY && file.heap_policies.is_some());
+                if !swept {
                     return Err(err(Some(p.x.span()), "plot.x", format!("`{}' is not a key of [grid]", p.x.get_ref())));
                 }
                 let figures = match &p.figures {
@@ -532,6 +533,28 @@ figures = ["gc_elapsed"]
         let e = Experiment::parse(Path::new("t.toml"), &modes, &Registry::builtin()).unwrap();
         let names: Vec<&str> = e.collectors.iter().map(|(n, _)| n.as_str()).collect();
         assert_eq!(names, ["copying", "mark-sweep:sweep=lazy", "mark-sweep:sweep=concurrent"], "a collector's parameters are kept");
+    }
+
+    #[test]
+    fn heap_policies_are_an_axis_of_checked_options() {
+        let text = GOOD.replace("collectors = [", "heap_policies = [\"ghc\", \"membalancer:smoothing=0.5,c=0.01\", \"fixed:size=2x\"]\ncollectors = [");
+        let e = Experiment::parse(Path::new("t.toml"), &text, &Registry::builtin()).unwrap();
+        let runs = e.runs();
+        assert_eq!(runs.len(), 2 * 2 * 2 * 3);
+        assert_eq!(runs[2].point[HEAP_POLICY_KEY], "--heap-policy=membalancer:c=0.01,smoothing=0.5", "one spelling");
+        assert!(runs[2].rts.contains(&"--heap-policy=membalancer:c=0.01,smoothing=0.5".to_string()), "{:?}", runs[2].rts);
+        assert_eq!(heap_multiple(&runs[4].point[HEAP_POLICY_KEY]), Some(2.0), "a fixed heap's size may be a multiple");
+        assert_eq!(with_heap_limit(&runs[4].rts, 8 << 20).iter().filter(|f| f.starts_with("--heap-policy=")).collect::<Vec<_>>(), ["--heap-policy=fixed:size=8192k"]);
+        for (bad, needle) in [
+            ("[\"ghc\", \"ghc\"]", "listed twice"),
+            ("[\"nope\"]", "unknown heap policy `nope'"),
+            ("[\"membalancer:c=0\"]", "parameter c=0"),
+            ("[]", "names no heap policy"),
+        ] {
+            let text = GOOD.replace("collectors = [", &format!("heap_policies = {bad}\ncollectors = ["));
+            let e = Experiment::parse(Path::new("t.toml"), &text, &Registry::builtin()).unwrap_err();
+            assert!(e.key == "heap_policies" && e.line == 5 && e.message.contains(needle), "{bad}: {e}");
+        }
     }
 
     #[test]

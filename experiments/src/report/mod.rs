@@ -10,10 +10,13 @@
 //! one line per collector (and per value of any other swept flag), the
 //! mean as the point and its interval as the error bar; the MMU curves and
 //! pause percentiles are drawn for every report. All are rendered to SVG
-//! and PNG (fonts embedded: no system font is needed).
+//! and PNG (fonts embedded: no system font is needed). With
+//! `heap_policies`, each policy's time-memory curve and the memory it
+//! needs at equal time against GHC's rule (`tradeoff`).
 
 mod plots;
 mod tables;
+mod tradeoff;
 
 pub use tables::markdown;
 
@@ -273,6 +276,7 @@ pub fn report(dir: &Path, registry: &gclab_collectors::Registry) -> Result<(Stri
         md.push_str(&tables::normalised_table(b, &groups));
     }
     md.push_str(&min_heap_table(&exp, dir));
+    md.push_str(&tradeoff::tradeoff_table(&groups));
     for (name, bytes) in [("summary.csv", tables::summary_csv(&groups)?), ("summary.md", md.clone().into_bytes())] {
         let path = dir.join(name);
         write_atomically(&path, &bytes).map_err(|e| format!("{}: {e}", path.display()))?;
@@ -286,6 +290,7 @@ pub fn report(dir: &Path, registry: &gclab_collectors::Registry) -> Result<(Stri
     if let Some(x) = &exp.plot_x {
         files.extend(plots::figure_plots(&exp, &groups, x, &plots)?);
     }
+    files.extend(tradeoff::tradeoff_plot(&exp, &groups, &plots)?);
     Ok((md, files))
 }
 

@@ -1,5 +1,7 @@
 //! Reading an option's value: sizes with GHC's suffixes (See Note [Size
 //! suffixes]), numbers and counts, and the error that names a bad option.
+//! The RTS options (`flags`) and the plug-ins' parameters (a heap
+//! policy's `size=`) read their values here.
 
 use crate::constants::{BLOCK_SIZE, WORD_SIZE};
 use std::fmt;
@@ -37,7 +39,7 @@ impl fmt::Display for FlagError {
 }
 
 /// A size as a flag would give it: `1m`, `64k`, or bytes.
-pub(super) fn size_text(bytes: usize) -> String {
+pub(crate) fn size_text(bytes: usize) -> String {
     match bytes {
         b if b > 0 && b.is_multiple_of(1 << 30) => format!("{}g", b >> 30),
         b if b > 0 && b.is_multiple_of(1 << 20) => format!("{}m", b >> 20),
@@ -54,13 +56,13 @@ pub const ENV_VAR: &str = "GCLABRTS";
 impl FlagError {
     /// The option was set, as `word`, by the environment, and contradicts
     /// the command line: say so.
-    pub(super) fn set_by_environment(mut self, word: &str) -> FlagError {
+    pub(crate) fn set_by_environment(mut self, word: &str) -> FlagError {
         self.reason = format!("{} ({word} comes from the {ENV_VAR} environment variable)", self.reason);
         self
     }
 }
 
-pub(super) fn bad(flag: &str, reason: impl Into<String>) -> FlagError {
+pub(crate) fn bad(flag: &str, reason: impl Into<String>) -> FlagError {
     FlagError { flag: flag.to_string(), reason: reason.into() }
 }
 
@@ -87,18 +89,21 @@ pub fn decode_size(flag: &str, text: &str, min: u64, max: u64) -> Result<u64, Fl
     Ok(bytes as u64)
 }
 
+/// The largest old generation factor `-F` (or a heap policy's `F=`) takes.
+pub const MAX_FACTOR: f64 = 1000.0;
+
 /// The largest size any option takes: 1 TiB, more than the machines gclab
 /// runs on have (a larger `-A` or `-H` once reached the OS as an
 /// allocation of terabytes before anything said no).
 pub const MAX_SIZE: u64 = 1 << 40;
 
 /// A size in blocks, from `min_bytes` up to `MAX_SIZE`.
-pub(super) fn decode_blocks(flag: &str, text: &str, min_bytes: u64) -> Result<usize, FlagError> {
+pub(crate) fn decode_blocks(flag: &str, text: &str, min_bytes: u64) -> Result<usize, FlagError> {
     Ok((decode_size(flag, text, min_bytes, MAX_SIZE)? as usize) / BLOCK_SIZE)
 }
 
 /// A number in `min..=max`, for `what` ("a factor").
-pub(super) fn decode_float(flag: &str, text: &str, what: &str, min: f64, max: f64) -> Result<f64, FlagError> {
+pub(crate) fn decode_float(flag: &str, text: &str, what: &str, min: f64, max: f64) -> Result<f64, FlagError> {
     let v = text.parse::<f64>().ok().filter(|v| v.is_finite()).ok_or_else(|| bad(flag, format!("`{text}' is not {what}")))?;
     if !(min..=max).contains(&v) {
         return Err(bad(flag, format!("{what} must be from {min} to {max}, not {text}")));
@@ -112,7 +117,7 @@ const NAME_MAX: usize = 255;
 /// A file name an option writes to (`-S<file>`, `-ol<file>`): refused if
 /// empty or if a part of it is longer than a file system allows, so that
 /// a run fails before it starts, not when it opens the file.
-pub(super) fn file_name(flag: &str, text: &str, what: &str) -> Result<std::path::PathBuf, FlagError> {
+pub(crate) fn file_name(flag: &str, text: &str, what: &str) -> Result<std::path::PathBuf, FlagError> {
     if text.is_empty() {
         return Err(bad(flag, format!("{what} is empty")));
     }
@@ -123,7 +128,7 @@ pub(super) fn file_name(flag: &str, text: &str, what: &str) -> Result<std::path:
 }
 
 /// A whole number in `min..=max`, for `what` ("a number of generations").
-pub(super) fn decode_count(flag: &str, text: &str, what: &str, min: usize, max: usize) -> Result<usize, FlagError> {
+pub(crate) fn decode_count(flag: &str, text: &str, what: &str, min: usize, max: usize) -> Result<usize, FlagError> {
     let n = text.parse::<u128>().map_err(|_| bad(flag, format!("`{text}' is not {what}")))?;
     if n < min as u128 || n > max as u128 {
         return Err(bad(flag, format!("{what} must be from {min} to {max}, not {text}")));
