@@ -15,7 +15,8 @@
 //! - a collection's parts: `roots` (root slots and mutable lists),
 //!   `weak_ptrs` (judging weak pointers), `from_space` (preparing and
 //!   freeing from-space), `trace` (the tracing driver, on one GC thread or
-//!   several), `space_trace` (tracing into a space);
+//!   several), `space_trace` (tracing into a space), `partial` (the young
+//!   generations with an increment of an older one);
 //! - spaces and what collectors do beside tracing: `slide` (sliding
 //!   compaction), `cell_space` (size-class cells), `sweep` (when and by
 //!   whom a cell space is swept), `line_space` (line-marked blocks whose
@@ -51,6 +52,7 @@ pub mod nogc;
 pub mod nonmoving;
 pub mod parallel;
 pub mod parallel_scavenge;
+pub mod partial;
 pub mod roots;
 pub mod scavenge;
 pub mod slide;

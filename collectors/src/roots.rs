@@ -1,6 +1,8 @@
 //! The roots of a tracing GC: every capability's root stack, pending
-//! finalisers and recorded barrier values, the stable pointer table, and the remembered set (the
-//! mutable lists of the generations not being collected).
+//! finalisers and recorded barrier values, the stable pointer table, the
+//! remembered set (the mutable lists of the generations not being
+//! collected), and a collector's own remembered slots (`RememberedSlot`,
+//! for a partial collection: See Note [Increments] in `from_space`).
 //!
 //! A GC evacuates every root slot (leaving in it the object's new
 //! address) and scans every mutable-list entry of an uncollected
@@ -10,11 +12,69 @@
 
 use crate::evacuate::evacuate;
 use crate::gc_thread::GcThread;
-use crate::scavenge::scavenge_mut_list_entry;
+use crate::scavenge::{remember_slot, scavenge_mut_list_entry};
 use gclab_core::capability::Capability;
 use gclab_core::constants::Word;
 use gclab_core::generation::ObjPtr;
 use gclab_core::stable_ptr::StablePtrTable;
+
+/// A slot outside from-space that a collector remembers pointing into it:
+/// the pointers into an increment from the rest of its generation and
+/// from older ones, which no list of the runtime's holds (See Note
+/// [Increments] in `from_space`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RememberedSlot {
+    /// The object that holds the slot.
+    obj: *mut Word,
+    /// The slot: one of `obj`'s pointer fields.
+    slot: *mut Word,
+    /// `obj`'s generation: what the slot points to is promoted at least
+    /// there, as a scanned object's fields are.
+    gen: usize,
+}
+
+impl RememberedSlot {
+    /// Pointer field `slot` of the object `obj` of generation `gen`.
+    ///
+    /// # Safety
+    /// Until the GC it is given to ends, `obj` is a live object of
+    /// generation `gen` outside from-space, `slot` one of its pointer
+    /// fields, and only that GC writes them.
+    pub unsafe fn new(obj: *mut Word, slot: *mut Word, gen: usize) -> RememberedSlot {
+        RememberedSlot { obj, slot, gen }
+    }
+}
+
+// SAFETY: a remembered slot is handed to one GC thread, which alone reads
+// and updates it during the GC.
+unsafe impl Send for RememberedSlot {}
+
+/// Evacuate every remembered slot, promoting what each points to into at
+/// least the slot's generation, before anything else is evacuated: the
+/// oldest slots first, so that an object two slots share goes as far as
+/// the older one wants. A slot that still points younger afterwards (its
+/// target was an indirection that `evacuate` short-cut to a younger
+/// value, or lies in a younger generation not being collected) makes its
+/// object remembered, with the slot's card marked in an array (See
+/// `scavenge::remember_slot`): the write barrier had no reason to list it.
+///
+/// # Safety
+/// As for `evacuate_roots`; each slot is as `RememberedSlot::new` says.
+// SAFETY: the caller's contract.
+pub unsafe fn evacuate_remembered(gct: &mut GcThread<'_>, slots: &[RememberedSlot]) {
+    let mut oldest_first: Vec<&RememberedSlot> = slots.iter().collect();
+    oldest_first.sort_by_key(|r| std::cmp::Reverse(r.gen));
+    for r in oldest_first {
+        gct.evac_gen = r.gen;
+        gct.failed_to_evac = false;
+        evacuate(gct, r.slot);
+        if gct.failed_to_evac {
+            remember_slot(gct, r.obj, r.slot, r.gen);
+        }
+    }
+    gct.evac_gen = 0;
+    gct.failed_to_evac = false;
+}
 
 /// Every root slot: each capability's root stack and pending finalisers
 /// (`capability_root_slots`), then the stable pointer table.

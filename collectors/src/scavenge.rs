@@ -129,6 +129,38 @@ pub unsafe fn scavenge_object(gct: &mut GcThread<'_>, p: *mut Word, gen: usize) 
     layout.size_of(p, info)
 }
 
+/// Field `slot` of the object `p` (of generation `gen`, not being
+/// scanned) points younger than `gen` after the GC evacuated it: list `p`
+/// on `gen`'s mutable list, with the slot's card marked and the array
+/// made dirty if `p` is a pointer array (whose listed entry is scanned
+/// card by card), and a mutable variable or stack made dirty.
+///
+/// # Safety
+/// `p` is a live object of generation `gen` that the GC holds, `slot`
+/// one of its pointer fields.
+// SAFETY: the caller's contract: `p`'s header, payload and card table are the GC's to write.
+pub unsafe fn remember_slot(gct: &mut GcThread<'_>, p: *mut Word, slot: *mut Word, gen: usize) {
+    let layout = gct.layout;
+    let info = info_of_header(load_header(p));
+    match info.closure_type {
+        ClosureType::MutArrClean | ClosureType::MutArrDirty | ClosureType::Arr => {
+            let n = *layout.payload(p);
+            let first = layout.payload(p).add(1);
+            let card = (slot as usize - first as usize) / std::mem::size_of::<Word>() / CARD_SIZE;
+            *layout.card_table(p, n).add(card) = 1;
+            if info.closure_type != ClosureType::Arr {
+                store_header(p, MUT_ARR_DIRTY_INFO.header());
+            }
+        }
+        ClosureType::MutVarClean | ClosureType::MutVarDirty => store_header(p, MUT_VAR_DIRTY_INFO.header()),
+        ClosureType::Stack => store_header(p, STACK_DIRTY_INFO.header()),
+        _ => {}
+    }
+    if gen > 0 {
+        gct.to[gen].mut_list.push(ObjPtr(p));
+    }
+}
+
 /// After scanning `p` (of generation `gen`): if one of its fields could
 /// not be promoted as far as `gen`, it goes on `gen`'s mutable list (See
 /// Note [Eager promotion] in `gc_thread`).

@@ -6,7 +6,8 @@
 //! The sequence every tracing collector runs between preparing its
 //! from-space and installing its to-space:
 //!
-//! 1. evacuate the roots (`roots`);
+//! 1. evacuate the roots (`roots`), after a partial collection's
+//!    remembered slots (See Note [Increments] in `from_space`);
 //! 2. scan the mutable lists of the generations not being collected;
 //! 3. trace the weak pointers of those generations strongly;
 //! 4. scavenge until nothing is left to scan;
@@ -61,7 +62,7 @@
 use crate::evacuate::evacuate;
 use crate::gc_thread::GcThread;
 use crate::gc_workers::{Arrival, Company, GcWorkers};
-use crate::roots::{capability_has_roots, capability_root_slots, evacuate_roots, scavenge_and_empty_mut_lists, scavenge_mut_lists, take_capability_mut_lists};
+use crate::roots::{capability_has_roots, capability_root_slots, evacuate_remembered, evacuate_roots, scavenge_and_empty_mut_lists, scavenge_mut_lists, take_capability_mut_lists, RememberedSlot};
 use crate::scavenge::scavenge_loop;
 use crate::weak_ptrs::{process_weak_ptrs, trace_uncollected_weaks};
 use crate::parallel_scavenge::scavenge_until_all_done;
@@ -278,8 +279,31 @@ pub unsafe fn trace_with<'h>(
     leader: usize,
     workers: Option<(&GcWorkers, bool)>,
 ) -> Vec<GcThread<'h>> {
+    // SAFETY: the caller's contract.
+    unsafe { trace_remembering(make, gens, caps, stable, &[], leader, workers) }
+}
+
+/// `trace_with` for a partial collection: `remembered` are the slots that
+/// point into its increment from outside from-space (See Note
+/// [Increments] in `from_space`).
+///
+/// # Safety
+/// As for `trace_live`; each remembered slot is a field of a live object
+/// outside from-space.
+// SAFETY: the caller's contract.
+pub unsafe fn trace_remembering<'h>(
+    make: &dyn Fn() -> GcThread<'h>,
+    gens: &mut [Generation],
+    caps: &mut [Capability],
+    stable: &mut StablePtrTable,
+    remembered: &[RememberedSlot],
+    leader: usize,
+    workers: Option<(&GcWorkers, bool)>,
+) -> Vec<GcThread<'h>> {
     let mut gct = make();
     gct.resume_part_filled(gens);
+    // Before any root: See `evacuate_remembered`.
+    evacuate_remembered(&mut gct, remembered);
     match workers {
         Some((w, balance)) if w.threads() > 1 && (balance || pool_threads_have_roots(caps, leader, w.threads(), gct.collect_gen)) => {
             trace_parallel(gct, make, gens, caps, stable, leader, w, balance)

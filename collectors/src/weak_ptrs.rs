@@ -25,13 +25,15 @@ use gclab_core::object::{info_of_header, load_header, store_header, weak_field, 
 /// Flag `BF_CLAIM` on each from-space block that holds the key of a weak
 /// pointer of any generation, so that a parallel GC copies every key once
 /// (See Note [Copying an immutable object twice] in `evacuate`), and
-/// return the blocks flagged. Called once the collected generations are
-/// from-space (their weak pointers on `old_weak_ptrs`).
+/// return the blocks flagged. Called once the collected generations (and
+/// the increment of generation `increment_gen`, if any: See Note
+/// [Increments] in `from_space`) are from-space (their weak pointers on
+/// `old_weak_ptrs`).
 ///
 /// # Safety
 /// The GC holds the heap; every weak list holds live WEAK objects.
 // SAFETY: weak lists hold live WEAKs whose key is a valid object address; the GC holds the descriptors.
-pub unsafe fn flag_key_blocks(gens: &[Generation], collect_gen: usize, layout: Layout) -> Vec<BlockPtr> {
+pub unsafe fn flag_key_blocks(gens: &[Generation], collect_gen: usize, increment_gen: Option<usize>, layout: Layout) -> Vec<BlockPtr> {
     let mut flagged = Vec::new();
     for w in gens.iter().flat_map(|g| g.old_weak_ptrs.iter().chain(&g.weak_ptrs)) {
         let key = *layout.payload(w.0).add(weak_field::KEY) as *mut Word;
@@ -40,7 +42,9 @@ pub unsafe fn flag_key_blocks(gens: &[Generation], collect_gen: usize, layout: L
         }
         let bd = BlockDesc::of(key);
         let flags = BlockDesc::load_flags(bd);
-        let copied_from_here = (*bd).gen_no as usize <= collect_gen && flags & (BF_EVACUATED | BF_LARGE | BF_MARK_IN_PLACE) == 0;
+        let gen_no = (*bd).gen_no as usize;
+        let collected = gen_no <= collect_gen || Some(gen_no) == increment_gen;
+        let copied_from_here = collected && flags & (BF_EVACUATED | BF_LARGE | BF_MARK_IN_PLACE) == 0;
         if copied_from_here && flags & BF_CLAIM == 0 {
             BlockDesc::store_flags(bd, flags | BF_CLAIM);
             flagged.push(BlockPtr(bd));
@@ -72,7 +76,8 @@ unsafe fn trace_weak_fields(gct: &mut GcThread<'_>, w: *mut Word, gen: usize) {
     gct.failed_to_evac = false;
 }
 
-/// Judge the weak pointers of the collected generations, alternating with
+/// Judge the weak pointers of the collected generations (and of an
+/// increment: See Note [Increments] in `from_space`), alternating with
 /// scavenging until no more keys become reachable; then finalise the rest.
 ///
 /// # Safety
@@ -80,7 +85,8 @@ unsafe fn trace_weak_fields(gct: &mut GcThread<'_>, w: *mut Word, gen: usize) {
 // SAFETY: called after the first transitive closure; old weak lists hold from-space or forwarded WEAKs.
 pub unsafe fn process_weak_ptrs(gct: &mut GcThread<'_>, gens: &mut [Generation], caps: &mut [Capability]) {
     let mut pending: Vec<ObjPtr> = Vec::new();
-    for gen in gens.iter_mut().take(gct.collect_gen + 1) {
+    // Only collected generations and an increment's have any.
+    for gen in gens.iter_mut() {
         pending.append(&mut gen.old_weak_ptrs);
     }
     loop {

@@ -231,6 +231,11 @@ pub struct GcOutcome {
     /// What the sweep of a line-marked (mark-region) space found, for a
     /// collector that has one (`immix`'s major GCs).
     pub region: Option<RegionSweep>,
+    /// A partial collection also collected part of this older generation
+    /// (an increment: See Note [Increments] in the collectors'
+    /// `from_space`). The GC still counts as one of `0..=collected_gen`;
+    /// the sanity checker's minor scope covers the increment's generation.
+    pub increment_of: Option<usize>,
 }
 
 /// One sweep of a mark-region space, by lines and blocks (Immix's

@@ -89,6 +89,11 @@ pub fn summary(s: &Stats, capabilities: usize) -> String {
     }
     let _ = writeln!(o, "{:>16} bytes copied during GC", with_commas(s.copied_bytes));
     let _ = writeln!(o, "{:>16} bytes maximum residency ({} sample(s))", with_commas(s.max_live_bytes), s.major_gcs);
+    if s.partial_gcs > 0 {
+        // Not GHC's: GCs that took part of an older generation (See Note
+        // [Increments] in the collectors' `from_space`).
+        let _ = writeln!(o, "{:>16} partial collections (the young generations and part of an older one)", s.partial_gcs);
+    }
     let _ = writeln!(o, "{:>16} bytes maximum slop", with_commas(s.max_slop_bytes));
     let _ = writeln!(
         o,

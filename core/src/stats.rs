@@ -253,6 +253,10 @@ pub struct Stats {
     pub gcs: u64,
     /// Major GCs (residency samples).
     pub major_gcs: u64,
+    /// Of the other GCs, partial ones: the young generations with an
+    /// increment of an older one (See Note [Increments] in the
+    /// collectors' `from_space`).
+    pub partial_gcs: u64,
     /// Bytes allocated (sum over capabilities).
     pub allocated_bytes: u64,
     /// Bytes allocated per capability.
@@ -376,6 +380,7 @@ impl Stats {
             allocated_bytes: 0,
             cap_allocated_bytes: vec![0; caps],
             mutator_hole_bytes: 0,
+            partial_gcs: 0,
             allocated_objects: 0,
             copied_bytes: 0,
             promoted_words: 0,
@@ -563,6 +568,9 @@ impl Stats {
         self.promoted_words += outcome.threads.iter().map(|t| t.promoted_words as u64).sum::<u64>();
         if forced_major {
             self.forced_major_collections += 1;
+        }
+        if outcome.increment_of.is_some() {
+            self.partial_gcs += 1;
         }
         self.record_gc(record, major, outcome.parallel());
     }

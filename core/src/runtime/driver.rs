@@ -65,7 +65,9 @@ impl Runtime {
         let resized = self.after_collection(st, &req, &outcome, &measure);
         let gc_number = st.stats.gcs + 1;
         let collector = self.collector_name();
-        self.show_collected(Some(req.collect_gen), &|| format!("GC {gc_number} (collector {collector}, generation {})", req.collect_gen));
+        // A partial collection changed its increment's generation too.
+        let changed = outcome.increment_of.map_or(req.collect_gen, |g| g.max(req.collect_gen));
+        self.show_collected(Some(changed), &|| format!("GC {gc_number} (collector {collector}, generation {})", req.collect_gen));
         let end = Stamp::now();
         let mut record = self.gc_record(st, &req, &outcome, allocated_words, (&start, &end), faults_at_start);
         record.sync_wait = world.time_to_safepoint.as_secs_f64();
