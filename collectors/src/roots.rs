@@ -40,6 +40,8 @@ impl RememberedSlot {
     /// Until the GC it is given to ends, `obj` is a live object of
     /// generation `gen` outside from-space, `slot` one of its pointer
     /// fields, and only that GC writes them.
+    // SAFETY: only records the addresses; the caller's contract is what
+    // `evacuate_remembered` relies on.
     pub unsafe fn new(obj: *mut Word, slot: *mut Word, gen: usize) -> RememberedSlot {
         RememberedSlot { obj, slot, gen }
     }
