@@ -148,7 +148,7 @@ mod tests {
         let c = HeapPolicyChoice::choose("membalancer:smoothing=0.5,c=0.02").unwrap();
         assert_eq!(c.text(), "membalancer:c=0.02,smoothing=0.5");
         assert!(HeapPolicyChoice::choose("nope").unwrap_err().contains("unknown heap policy `nope' (known: ghc, fixed, membalancer)"));
-        assert!(HeapPolicyChoice::choose("ghc:x=1").unwrap_err().contains("the ghc heap policy takes no parameters"));
+        assert!(HeapPolicyChoice::choose("ghc:x=1").unwrap_err().contains("the ghc heap policy has no parameter `x' (known: F)"));
         assert!(HeapPolicyChoice::choose("fixed").unwrap_err().contains("size="));
     }
 }
