@@ -6,9 +6,15 @@
 use std::process::Command;
 
 fn memcheck(args: &[&str]) {
+    memcheck_program(std::path::Path::new(env!("CARGO_BIN_EXE_gclab")), args);
+}
+
+/// `memcheck` of another `gclab` binary (an example's, with collectors of
+/// its own).
+fn memcheck_program(program: &std::path::Path, args: &[&str]) {
     let out = Command::new("valgrind")
         .args(["--tool=memcheck", "--error-exitcode=99", "--leak-check=full", "--errors-for-leak-kinds=definite", "-q"])
-        .arg(env!("CARGO_BIN_EXE_gclab"))
+        .arg(program)
         .args(args)
         .output()
         .expect("valgrind is installed (.ci/run installs it)");
@@ -102,4 +108,22 @@ fn haskell_programs_are_clean_under_memcheck() {
     // byte arrays, mutable arrays.
     memcheck_each(&[("copying", &["-A8k", "-DS", "-G3"][..])], &[("programs/power.hs", &["12"][..])]);
     memcheck_each(&[("immix", &["-A8k", "-DS"][..])], &[("programs/mutstore.hs", &["200"][..])]);
+}
+
+#[test]
+fn partial_collections_are_clean_under_memcheck() {
+    // The older-first example's own gclab (built beside the tests, as
+    // cargo builds examples for them): increments taken from the oldest
+    // generation, remembered slots, their weak pointers (gc-api).
+    let deps = std::env::current_exe().unwrap().parent().unwrap().to_path_buf();
+    let program = deps.parent().unwrap().join("examples").join("older_first");
+    for (workload, args) in [("binary-trees", &["8"][..]), ("lru", &["200", "2000", "64"][..]), ("thunks", &["2000"][..]), ("gc-api", &["200"][..])] {
+        for rts in [&["-A8k", "-DS", "-O8k", "-F1"][..], &["-A8k", "-DS", "-G3", "-O8k"][..]] {
+            let mut a = vec!["run", "--collector", "older-first", workload];
+            a.extend_from_slice(args);
+            a.push("+RTS");
+            a.extend_from_slice(rts);
+            memcheck_program(&program, &a);
+        }
+    }
 }
