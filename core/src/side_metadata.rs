@@ -1,6 +1,7 @@
-//! Side metadata: a bit per heap word, kept beside the heap for the blocks
-//! a collector chooses, found from any address of such a block in two
-//! loads, by the mutators' barrier as well as by the collector.
+//! Side metadata: a bit per heap word, and if a collector asks, a count
+//! of a few bits per word, kept beside the heap for the blocks a collector
+//! chooses, found from any address of such a block in two loads, by the
+//! mutators' barrier as well as by the collector.
 //!
 //! A collector that needs per-object or per-field state that outlives a
 //! GC (a log bit per field, a reference count's overflow bit, a mark that
@@ -32,6 +33,22 @@
 //! included, is where its table hangs). A block the allocator hands out
 //! has `back` null (`BlockDesc::reset`), so nothing is covered until a
 //! collector says so.
+//!
+//! Note [Side counts]
+//! ----------------------------------------
+//! Reference counting in the LXR manner keeps a count of two to four bits
+//! per object that saturates: a count that reaches its largest value is
+//! stuck there, and only a backup trace can tell whether its object died.
+//! `SideTables::with_counts(bits)` gives every table it attaches a count
+//! of `bits` bits (1, 2, 4 or 8) per word beside the bit per word, packed
+//! in 64-bit words (4 bits a word: 256 bytes a block, 6.3% of it); an
+//! object's count is the count of its first word. `SideTable::increment`
+//! and `decrement` are single atomic read-modify-writes on the word that
+//! holds the count, so RC work may be split among GC threads or done
+//! beside the mutators; a stuck count neither rises nor falls, and a
+//! count at zero does not fall. The counts hang from the same table as the
+//! bits (one `back` pointer per block), so a collector with counts pays
+//! the same two loads to find them, and one without pays nothing for them.
 
 use crate::bdescr::{BlockDesc, BlockPtr};
 use crate::constants::{Word, BLOCK_WORDS, WORD_SIZE};
@@ -41,20 +58,114 @@ use std::sync::atomic::{AtomicU64, Ordering};
 /// One block's side bits: bit `i % 64` of entry `i / 64` for word `i`.
 pub type SideBits = [AtomicU64; BLOCK_WORDS / 64];
 
+/// One block's side table: a bit per word, and counts if its
+/// `SideTables` has them (See Note [Side counts]).
+#[derive(Debug)]
+#[repr(C)]
+pub struct SideTable {
+    /// A bit per word (first, so that the barrier's two loads reach it).
+    pub bits: SideBits,
+    /// `count_bits` bits per word, packed; empty without counts.
+    counts: Box<[AtomicU64]>,
+    count_bits: u32,
+}
+
+impl SideTable {
+    fn new(count_bits: u32) -> SideTable {
+        let words = if count_bits == 0 { 0 } else { BLOCK_WORDS * count_bits as usize / 64 };
+        SideTable { bits: std::array::from_fn(|_| AtomicU64::new(0)), counts: (0..words).map(|_| AtomicU64::new(0)).collect(), count_bits }
+    }
+
+    /// The largest count, at which a count sticks.
+    pub fn stuck(&self) -> u8 {
+        ((1u32 << self.count_bits) - 1) as u8
+    }
+
+    /// The word holding the count of the word at `addr`, and the count's
+    /// shift in it.
+    #[inline(always)]
+    fn count_slot(&self, addr: *const Word) -> (&AtomicU64, u32) {
+        assert!(self.count_bits > 0, "these side tables have no counts (SideTables::with_counts)");
+        let per_word = 64 / self.count_bits as usize;
+        let w = word_in_block(addr);
+        (&self.counts[w / per_word], (w % per_word) as u32 * self.count_bits)
+    }
+
+    /// The count of the word at `addr`.
+    #[inline(always)]
+    pub fn count(&self, addr: *const Word) -> u8 {
+        let (word, shift) = self.count_slot(addr);
+        ((word.load(Ordering::Relaxed) >> shift) & self.stuck() as u64) as u8
+    }
+
+    /// Add one to the count of the word at `addr`, unless it is stuck;
+    /// returns the count after.
+    #[inline(always)]
+    pub fn increment(&self, addr: *const Word) -> u8 {
+        let (word, shift) = self.count_slot(addr);
+        let max = self.stuck() as u64;
+        match word.fetch_update(Ordering::Relaxed, Ordering::Relaxed, |v| ((v >> shift) & max != max).then(|| v + (1 << shift))) {
+            Ok(old) => ((old >> shift) & max) as u8 + 1,
+            Err(_) => max as u8,
+        }
+    }
+
+    /// Take one from the count of the word at `addr`, unless it is stuck
+    /// or zero; returns the count after.
+    #[inline(always)]
+    pub fn decrement(&self, addr: *const Word) -> u8 {
+        let (word, shift) = self.count_slot(addr);
+        let max = self.stuck() as u64;
+        match word.fetch_update(Ordering::Relaxed, Ordering::Relaxed, |v| {
+            let c = (v >> shift) & max;
+            (c != max && c != 0).then(|| v - (1 << shift))
+        }) {
+            Ok(old) => ((old >> shift) & max) as u8 - 1,
+            Err(v) => ((v >> shift) & max) as u8,
+        }
+    }
+
+    /// Set the count of the word at `addr` to `n` (at most `stuck`): a
+    /// backup trace unsticking a count, or a collector resetting one.
+    pub fn set_count(&self, addr: *const Word, n: u8) {
+        let (word, shift) = self.count_slot(addr);
+        let max = self.stuck() as u64;
+        let n = (n as u64).min(max);
+        let _ = word.fetch_update(Ordering::Relaxed, Ordering::Relaxed, |v| Some((v & !(max << shift)) | (n << shift)));
+    }
+
+    /// Fill the bits with ones (or zeros) and zero the counts.
+    fn reset(&self, set: bool) {
+        let fill = if set { u64::MAX } else { 0 };
+        for w in self.bits.iter() {
+            w.store(fill, Ordering::Relaxed);
+        }
+        for w in self.counts.iter() {
+            w.store(0, Ordering::Relaxed);
+        }
+    }
+}
+
 /// The side table of the 4 KiB block holding `addr`, if a collector
 /// attached one. `addr` must lie in the first megablock of its block group
 /// (every address does but the far parts of an object over 1 MiB, whose
 /// later megablocks have no descriptors: See `field_bits_of`).
 #[inline(always)]
-pub fn side_bits_of(addr: *const Word) -> Option<&'static SideBits> {
+pub fn side_table_of(addr: *const Word) -> Option<&'static SideTable> {
     let bd = BlockDesc::of_raw(addr as usize);
     // SAFETY: `addr` lies in a block the heap owns (a live object's field),
     // so its descriptor is live; `back` of an in-use block is null or a
     // table that its `SideTables` keeps alive while attached (See the
     // module's invariant).
-    let table = unsafe { (*bd).back } as *const SideBits;
+    let table = unsafe { (*bd).back } as *const SideTable;
     // SAFETY: as above.
     (!table.is_null()).then(|| unsafe { &*table })
+}
+
+/// The side bits of the 4 KiB block holding `addr` (See `side_table_of`).
+#[inline(always)]
+pub fn side_bits_of(addr: *const Word) -> Option<&'static SideBits> {
+    side_table_of(addr).map(|t| &t.bits)
 }
 
 /// The side table covering field `slot` of the object at `obj`: None for
@@ -90,8 +201,10 @@ pub fn take_bit(bits: &SideBits, addr: *const Word) -> bool {
 #[derive(Debug, Default)]
 #[allow(clippy::vec_box)]
 pub struct SideTables {
-    attached: Vec<(BlockPtr, Box<SideBits>)>,
-    spare: Vec<Box<SideBits>>,
+    attached: Vec<(BlockPtr, Box<SideTable>)>,
+    spare: Vec<Box<SideTable>>,
+    /// Bits of each table's count per word (0: no counts).
+    count_bits: u32,
 }
 
 // SAFETY: the tables are plain atomics; the block pointers are addresses
@@ -101,9 +214,16 @@ unsafe impl Send for SideTables {}
 unsafe impl Sync for SideTables {}
 
 impl SideTables {
-    /// No tables.
+    /// No tables yet; each will hold a bit per word.
     pub fn new() -> SideTables {
         SideTables::default()
+    }
+
+    /// No tables yet; each will hold a bit per word and a count of
+    /// `bits` bits per word (1, 2, 4 or 8: See Note [Side counts]).
+    pub fn with_counts(bits: u32) -> SideTables {
+        assert!([1, 2, 4, 8].contains(&bits), "a side count has 1, 2, 4 or 8 bits, not {bits}");
+        SideTables { count_bits: bits, ..SideTables::default() }
     }
 
     /// Attach a table with every bit set (or clear, `set` false) to the
@@ -114,15 +234,12 @@ impl SideTables {
     /// it.
     // SAFETY: the caller's contract above.
     pub unsafe fn attach(&mut self, bd: BlockPtr, set: bool) {
-        let table = self.spare.pop().unwrap_or_default();
-        let fill = if set { u64::MAX } else { 0 };
-        for w in table.iter() {
-            w.store(fill, Ordering::Relaxed);
-        }
+        let table = self.spare.pop().unwrap_or_else(|| Box::new(SideTable::new(self.count_bits)));
+        table.reset(set);
         // SAFETY: the caller's contract: the descriptor is live and ours.
         let d = unsafe { &mut *bd.0 };
         debug_assert!(d.back.is_null(), "a block has one side table at a time");
-        d.back = &*table as *const SideBits as *mut BlockDesc;
+        d.back = &*table as *const SideTable as *mut BlockDesc;
         self.attached.push((bd, table));
     }
 
@@ -169,5 +286,79 @@ impl SideTables {
     /// How many blocks have a table now.
     pub fn attached(&self) -> usize {
         self.attached.len()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::flags::RtsFlags;
+
+    /// A word address at index `w` of a (fake, 4 KiB-aligned) block.
+    fn word(w: usize) -> *const Word {
+        (0x7000_0000_0000usize + w * WORD_SIZE) as *const Word
+    }
+
+    #[test]
+    fn counts_saturate_stick_and_keep_to_their_word() {
+        for bits in [1u32, 2, 4, 8] {
+            let t = SideTable::new(bits);
+            let max = t.stuck();
+            assert_eq!(max as u32, (1 << bits) - 1);
+            for i in 1..=max {
+                assert_eq!(t.increment(word(7)), i);
+            }
+            assert_eq!(t.increment(word(7)), max, "{bits} bits: stuck");
+            assert_eq!(t.decrement(word(7)), max, "{bits} bits: a stuck count does not fall");
+            assert_eq!((t.count(word(6)), t.count(word(8))), (0, 0), "{bits} bits: neighbours untouched");
+            // A backup trace unsticks it (one bit has no count below stuck).
+            t.set_count(word(7), max - 1);
+            assert_eq!(t.decrement(word(7)), max.saturating_sub(2));
+            t.set_count(word(7), 0);
+            assert_eq!(t.decrement(word(7)), 0, "{bits} bits: zero does not fall");
+            assert_eq!(t.increment(word(BLOCK_WORDS - 1)), 1, "{bits} bits: the last word has a count");
+        }
+    }
+
+    #[test]
+    fn counts_are_exact_when_threads_race() {
+        let t = SideTable::new(8);
+        std::thread::scope(|s| {
+            for _ in 0..4 {
+                s.spawn(|| {
+                    for _ in 0..50 {
+                        t.increment(word(3));
+                        t.increment(word(4));
+                    }
+                });
+            }
+        });
+        assert_eq!((t.count(word(3)), t.count(word(4))), (200, 200));
+    }
+
+    #[test]
+    fn a_blocks_table_is_found_from_its_addresses_with_counts_reset() {
+        let f = RtsFlags::default();
+        let heap = Heap::new(&f, 1).unwrap();
+        let bd = heap.blocks.lock().alloc_block().unwrap();
+        let mut tables = SideTables::with_counts(2);
+        // SAFETY: the block is this test's alone, in use, with no table.
+        unsafe { tables.attach(bd, true) };
+        // SAFETY: the block is in use.
+        let start = unsafe { bd.read() }.start;
+        // SAFETY: a word inside the block.
+        let inside = unsafe { start.add(100) };
+        let t = side_table_of(inside).expect("attached");
+        assert!(take_bit(&t.bits, inside) && !take_bit(&t.bits, inside), "the bit was set, and taken once");
+        assert_eq!(t.increment(inside), 1);
+        // SAFETY: the world is this test's.
+        unsafe { tables.detach_all() };
+        assert!(side_table_of(inside).is_none());
+        // SAFETY: as above.
+        unsafe { tables.attach(bd, false) };
+        let t = side_table_of(inside).expect("attached again, from the pool");
+        assert_eq!((t.count(inside), take_bit(&t.bits, inside)), (0, false), "a reused table starts afresh");
+        // SAFETY: as above.
+        unsafe { tables.detach_all() };
     }
 }
