@@ -126,7 +126,7 @@ impl BlockSet {
     /// Does the word `w`, read as an address, lie in one of the blocks?
     #[inline(always)]
     fn holds(&self, w: Word) -> bool {
-        self.0.contains(&(w as usize & !(BLOCK_SIZE - 1)))
+        self.0.contains(&(w & !(BLOCK_SIZE - 1)))
     }
 }
 
