@@ -118,3 +118,12 @@ fn weak_pointers_in_an_increment_are_judged_by_their_keys() {
         assert_eq!(finalised.load(Ordering::SeqCst), N / 2, "{rts}: each dead key's finaliser runs once");
     }
 }
+
+#[test]
+fn the_examples_experiment_loads_with_its_registry() {
+    let mut registry = gclab_collectors::Registry::builtin();
+    registry.register(OLDER_FIRST).unwrap();
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/older_first/older-first.toml");
+    let exp = gclab_experiments::experiment::Experiment::load(&path, &registry).unwrap_or_else(|e| panic!("{e}"));
+    assert!(exp.runs().iter().any(|r| r.collector == "older-first"));
+}

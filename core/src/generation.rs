@@ -111,6 +111,15 @@ impl Generation {
         self.n_blocks + self.n_large_blocks
     }
 
+    /// Blocks it fills: `occupied_blocks` less the holes a non-moving
+    /// space leaves between live objects (`n_free_words`), which promotion
+    /// fills before the space takes a new block: what the policy weighs
+    /// against `max_blocks` (See Note [Filled, not occupied] in
+    /// `policy`). The same as `occupied_blocks` for bump-allocated blocks.
+    pub fn filled_blocks(&self) -> usize {
+        self.occupied_blocks() - self.n_free_words / (BLOCK_SIZE / WORD_SIZE)
+    }
+
     /// Bytes of live data it holds (exact after it was collected).
     pub fn live_bytes(&self) -> usize {
         (self.n_words + self.n_large_words) * WORD_SIZE

@@ -57,7 +57,7 @@ impl Runtime {
         // A census is taken right after a major GC (See `census`).
         let census = self.census_due(st);
         let req = self.plan(st, reason, force_major || census, force_compact);
-        let oldest_blocks_at_start = { let heap = self.heap_ref(); heap.gens[heap.oldest()].occupied_blocks() };
+        let oldest_blocks_at_start = { let heap = self.heap_ref(); heap.gens[heap.oldest()].filled_blocks() };
         let outcome = self.run_collector(&req, leader);
         self.take_collector_events(st);
         let req = GcRequest { collect_gen: outcome.collected_gen, ..req };

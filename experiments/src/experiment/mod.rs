@@ -545,6 +545,12 @@ figures = ["gc_elapsed"]
         assert!(runs[2].rts.contains(&"--heap-policy=membalancer:c=0.01,smoothing=0.5".to_string()), "{:?}", runs[2].rts);
         assert_eq!(heap_multiple(&runs[4].point[HEAP_POLICY_KEY]), Some(2.0), "a fixed heap's size may be a multiple");
         assert_eq!(with_heap_limit(&runs[4].rts, 8 << 20).iter().filter(|f| f.starts_with("--heap-policy=")).collect::<Vec<_>>(), ["--heap-policy=fixed:size=8192k"]);
+        // A peer's runs leave the policies out: one per grid point.
+        let with_peer = text.replace("collectors = [\"copying\", \"two-space\"]", "collectors = [\"copying\"]\npeers = [\"ghc\"]");
+        let e = Experiment::parse(Path::new("t.toml"), &with_peer, &Registry::builtin()).unwrap();
+        let peer_runs: Vec<RunSpec> = e.runs().into_iter().filter(|r| r.collector == "ghc").collect();
+        assert_eq!(peer_runs.len(), 2 * 2, "-A values x repetitions, not x policies");
+        assert!(peer_runs.iter().all(|r| !r.point.contains_key(HEAP_POLICY_KEY) && !r.rts.iter().any(|f| f.starts_with("--heap-policy"))));
         for (bad, needle) in [
             ("[\"ghc\", \"ghc\"]", "listed twice"),
             ("[\"nope\"]", "unknown heap policy `nope'"),

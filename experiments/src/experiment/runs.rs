@@ -106,12 +106,25 @@ impl Experiment {
                 q
             })).collect();
         }
+        // A peer sizes its heap by its own runtime's rule: it has no heap
+        // policy, so its runs leave that axis out (and are not repeated
+        // for each policy).
+        let mut peer_points: Vec<BTreeMap<String, String>> = Vec::new();
+        for p in &points {
+            let mut q = p.clone();
+            q.remove(super::HEAP_POLICY_KEY);
+            if !peer_points.contains(&q) {
+                peer_points.push(q);
+            }
+        }
         let mut runs = Vec::new();
         for (workload, args) in &self.workloads {
             // A peer brings no flags of its own.
             let peers = self.peers.iter().filter(|&&l| crate::peers::languages_of(workload).contains(&l)).map(|l| (l.name().to_string(), String::new()));
+            let is_peer = |c: &str| self.peers.iter().any(|l| l.name() == c);
             for (collector, entry_flags) in self.collectors.iter().cloned().chain(peers) {
-                for point in &points {
+                let points = if is_peer(&collector) { &peer_points } else { &points };
+                for point in points {
                     let warmups = (0..self.warmup).map(|r| (r, true));
                     for (repetition, warmup) in warmups.chain((0..self.repetitions).map(|r| (r, false))) {
                         let mut rts: Vec<String> = point.values().filter(|v| !v.is_empty()).cloned().collect();
