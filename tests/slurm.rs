@@ -148,7 +148,11 @@ fn sweeps_through_a_real_slurm() {
     assert_eq!(submissions(&out).len(), 1);
 
     // A task cancelled while it runs: named, and only its shard resubmitted.
-    let mid = experiment(&c.dir, "mid", 17, 2);
+    // Runs long enough (binary-trees 19: a second or two each) that the
+    // cancel lands inside the shard, not after its last run was recorded
+    // (at 17, a loaded machine once saw a task record both its runs
+    // before the cancel reached it).
+    let mid = experiment(&c.dir, "mid", 19, 2);
     let out = c.dir.join("r-mid");
     let follower = c.command(env!("CARGO_BIN_EXE_gclab")).args(["sweep", mid.to_str().unwrap(), "--slurm", "--shards", "4", "--out", out.to_str().unwrap(), "--quiet"]).current_dir(&c.dir).stdout(std::process::Stdio::piped()).stderr(std::process::Stdio::piped()).spawn().unwrap();
     let start = Instant::now();
