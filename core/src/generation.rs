@@ -117,7 +117,7 @@ impl Generation {
     /// against `max_blocks` (See Note [Filled, not occupied] in
     /// `policy`). The same as `occupied_blocks` for bump-allocated blocks.
     pub fn filled_blocks(&self) -> usize {
-        self.occupied_blocks() - self.n_free_words / (BLOCK_SIZE / WORD_SIZE)
+        self.occupied_blocks().saturating_sub(self.n_free_words / (BLOCK_SIZE / WORD_SIZE))
     }
 
     /// Bytes of live data it holds (exact after it was collected).
