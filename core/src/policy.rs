@@ -28,7 +28,7 @@ use crate::collector::{GcReason, GcRequest};
 use crate::constants::{Word, BLOCKS_PER_MBLOCK, BLOCK_SIZE};
 use crate::flags::RtsFlags;
 use crate::heap::Heap;
-use crate::heap_policy::{HeapPolicy, MajorGc};
+use crate::heap_policy::{HeapCap, HeapPolicy, MajorGc};
 use crate::mblock::OutOfMemory;
 use std::time::Instant;
 
@@ -83,21 +83,25 @@ impl PolicyState {
         PolicyState { force_major: false, g0_pct_kept: 0, last_heap_blocks: 0, heap: flags.heap_policy.make(), last_major_end: Instant::now(), live_after_major: 0 }
     }
 
-    /// The heap's size limit in blocks (0: none): `-M`, or the heap
-    /// policy's own size, whichever is smaller.
-    fn max_heap(&self, flags: &RtsFlags) -> usize {
-        match (flags.max_heap_blocks, self.heap.heap_cap_blocks()) {
-            (0, cap) => cap.unwrap_or(0),
-            (max, Some(cap)) => max.min(cap),
-            (max, None) => max,
+    /// The heap's size limit, if any, with the option that set it: `-M`,
+    /// or the heap policy's own size, whichever is smaller (`-M` on a tie).
+    fn heap_limit(&self, flags: &RtsFlags) -> Option<HeapCap> {
+        let by_flag = (flags.max_heap_blocks > 0).then_some(HeapCap { blocks: flags.max_heap_blocks, set_by: SET_BY_MAX_HEAP });
+        match (by_flag, self.heap.heap_cap()) {
+            (Some(m), Some(cap)) => Some(if cap.blocks < m.blocks { cap } else { m }),
+            (m, cap) => m.or(cap),
         }
     }
 
-    /// The overflow of the limit `max_heap` gives, naming what set it.
+    /// The heap's size limit in blocks (0: none; See `heap_limit`).
+    fn max_heap(&self, flags: &RtsFlags) -> usize {
+        self.heap_limit(flags).map_or(0, |l| l.blocks)
+    }
+
+    /// The overflow of the heap's limit, naming the option that set it.
     fn overflow(&self, flags: &RtsFlags) -> HeapExhausted {
-        let max = self.max_heap(flags);
-        let set_by = if max == flags.max_heap_blocks { SET_BY_MAX_HEAP } else { "--heap-policy=fixed:size=<size>" };
-        HeapExhausted::Overflow(HeapOverflow { max_heap_bytes: max * BLOCK_SIZE, set_by })
+        let limit = self.heap_limit(flags).unwrap_or(HeapCap { blocks: 0, set_by: SET_BY_MAX_HEAP });
+        HeapExhausted::Overflow(HeapOverflow { max_heap_bytes: limit.blocks * BLOCK_SIZE, set_by: limit.set_by })
     }
 }
 

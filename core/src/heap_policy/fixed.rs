@@ -2,10 +2,10 @@
 //! until the whole heap, its copy reserve and the allocation area
 //! included, reaches `size`; a major GC then, and a heap overflow if the
 //! live data no longer fits. The runtime's `-M` arithmetic does the
-//! fitting (`heap_cap_blocks`): the policy only asks for no limit below
+//! fitting (`heap_cap`): the policy only asks for no limit below
 //! it.
 
-use super::{HeapPolicy, HeapPolicyEntry, MajorGc, UNBOUNDED_BLOCKS};
+use super::{HeapCap, HeapPolicy, HeapPolicyEntry, MajorGc, UNBOUNDED_BLOCKS};
 use crate::constants::BLOCK_SIZE;
 use crate::option_value::{decode_size, MAX_SIZE};
 use crate::params::Params;
@@ -36,7 +36,7 @@ impl HeapPolicy for Fixed {
         UNBOUNDED_BLOCKS
     }
 
-    fn heap_cap_blocks(&self) -> Option<usize> {
-        Some(self.blocks)
+    fn heap_cap(&self) -> Option<HeapCap> {
+        Some(HeapCap { blocks: self.blocks, set_by: "--heap-policy=fixed:size=<size>" })
     }
 }

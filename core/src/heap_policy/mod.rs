@@ -52,15 +52,24 @@ pub trait HeapPolicy: Send + std::fmt::Debug {
     /// the next major GC, its live data included (GHC's `max_blocks` of
     /// the oldest generation; with one generation, live data plus the
     /// allocation area). The runtime cuts it to fit `-M` and
-    /// `heap_cap_blocks`.
+    /// `heap_cap`.
     fn space_limit(&mut self, gc: &MajorGc) -> usize;
 
-    /// A size, in blocks, that this policy holds the whole heap to, as
-    /// `-M` does (the smaller of the two holds); `None`: no size of its
-    /// own.
-    fn heap_cap_blocks(&self) -> Option<usize> {
+    /// A size that this policy holds the whole heap to, as `-M` does
+    /// (the smaller of the two holds); `None`: no size of its own.
+    fn heap_cap(&self) -> Option<HeapCap> {
         None
     }
+}
+
+/// A size the whole heap is held to, and the option a heap overflow
+/// names for raising it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct HeapCap {
+    /// The size, in blocks.
+    pub blocks: usize,
+    /// The option, as the overflow message names it (`-M<size>`).
+    pub set_by: &'static str,
 }
 
 /// A limit that means "as large as the caps allow": far below the
