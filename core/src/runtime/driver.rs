@@ -47,7 +47,6 @@ impl Runtime {
     /// whose mutator asked for it (and runs it).
     fn collect_stopped(&self, world: WorldStopped<'_>, leader: usize, reason: GcReason, force_major: bool, force_compact: bool) {
         let start = Stamp::now();
-        let started = std::time::Instant::now();
         let faults_at_start = major_page_faults();
         // SAFETY: Note [Who touches what]: with every mutator stopped
         // (`world`), the GC holds all of it exclusively.
@@ -61,7 +60,7 @@ impl Runtime {
         let outcome = self.run_collector(&req, leader);
         self.take_collector_events(st);
         let req = GcRequest { collect_gen: outcome.collected_gen, ..req };
-        let measure = policy::GcMeasure { started, gc_seconds: started.elapsed().as_secs_f64(), oldest_blocks_at_start, allocated_words };
+        let measure = policy::GcMeasure { started: start.wall, gc_seconds: start.wall.elapsed().as_secs_f64(), oldest_blocks_at_start, allocated_words };
         let resized = self.after_collection(st, &req, &outcome, &measure);
         let gc_number = st.stats.gcs + 1;
         let collector = self.collector_name();

@@ -54,7 +54,7 @@ fn multiple_text(flag: &str) -> Option<(&str, &str, &str)> {
 pub fn with_heap_limit(rts: &[String], bytes: u64) -> Vec<String> {
     rts.iter()
         .map(|f| match multiple_text(f) {
-            Some((before, m, after)) if crate::minheap::parse_multiple(m).is_some_and(|r| r.is_ok()) => format!("{before}{}k{after}", bytes / 1024),
+            Some((before, _, after)) if heap_multiple(f).is_some() => format!("{before}{}k{after}", bytes / 1024),
             _ => f.clone(),
         })
         .collect()
@@ -120,10 +120,9 @@ impl Experiment {
         let mut runs = Vec::new();
         for (workload, args) in &self.workloads {
             // A peer brings no flags of its own.
-            let peers = self.peers.iter().filter(|&&l| crate::peers::languages_of(workload).contains(&l)).map(|l| (l.name().to_string(), String::new()));
-            let is_peer = |c: &str| self.peers.iter().any(|l| l.name() == c);
-            for (collector, entry_flags) in self.collectors.iter().cloned().chain(peers) {
-                let points = if is_peer(&collector) { &peer_points } else { &points };
+            let peers = self.peers.iter().filter(|&&l| crate::peers::languages_of(workload).contains(&l)).map(|l| (l.name().to_string(), String::new(), &peer_points));
+            let collectors = self.collectors.iter().map(|(c, f)| (c.clone(), f.clone(), &points));
+            for (collector, entry_flags, points) in collectors.chain(peers) {
                 for point in points {
                     let warmups = (0..self.warmup).map(|r| (r, true));
                     for (repetition, warmup) in warmups.chain((0..self.repetitions).map(|r| (r, false))) {

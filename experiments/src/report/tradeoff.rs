@@ -29,19 +29,16 @@ use std::path::{Path, PathBuf};
 // peak of megablocks in use (`max_mem_in_use_bytes`), which is what a
 // policy sizes; RSS adds the allocator's and the kernel's slack.
 
-/// The policy family of a configuration (`membalancer` for
-/// `--heap-policy=membalancer:c=0.002`), None without a policy axis.
-fn family(g: &Group) -> Option<String> {
+/// A configuration's policy as (family, setting): (`membalancer`,
+/// `c=0.002`) for `--heap-policy=membalancer:c=0.002`, the setting the
+/// family's name when it has no parameters; None without a policy axis.
+fn policy(g: &Group) -> Option<(String, String)> {
     let flag = g.point.get(HEAP_POLICY_KEY)?;
     let text = flag.strip_prefix("--heap-policy=").unwrap_or(flag);
-    Some(text.split(':').next().unwrap_or(text).to_string())
-}
-
-/// The policy's setting (`c=0.002`), or its name if it has none.
-fn setting(g: &Group) -> String {
-    let flag = g.point.get(HEAP_POLICY_KEY).map(String::as_str).unwrap_or_default();
-    let text = flag.strip_prefix("--heap-policy=").unwrap_or(flag);
-    text.split_once(':').map_or(text, |(_, params)| params).to_string()
+    Some(match text.split_once(':') {
+        Some((family, params)) => (family.to_string(), params.to_string()),
+        None => (text.to_string(), text.to_string()),
+    })
 }
 
 /// The grid point's other flags, as a setting's label.
@@ -78,8 +75,8 @@ impl Curve {
 fn curves(groups: &[Group]) -> Vec<Curve> {
     let mut out: Vec<Curve> = Vec::new();
     for g in groups {
-        let (Some(family), Some(mem), Some(time)) = (family(g), g.figure("max_mem_in_use_bytes"), g.figure("total_elapsed")) else { continue };
-        let p = (Point { x: mem.median / Unit::MiB.scale(), y: time.median, lo: time.min, hi: time.max }, setting(g));
+        let (Some((family, setting)), Some(mem), Some(time)) = (policy(g), g.figure("max_mem_in_use_bytes"), g.figure("total_elapsed")) else { continue };
+        let p = (Point { x: mem.median / Unit::MiB.scale(), y: time.median, lo: time.min, hi: time.max }, setting);
         let others = others(g);
         match out.iter_mut().find(|c| c.workload == g.workload && c.collector == g.collector && c.family == family && c.others == others) {
             Some(c) => c.points.push(p),
