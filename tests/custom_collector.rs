@@ -7,10 +7,11 @@
 
 #[path = "../examples/full_copy/collector.rs"]
 mod collector;
+mod common;
 
 use gclab::conformance::{check_collector, run_with, STRESS_SETTINGS};
+use common::example_binary;
 use gclab_collectors::Registry;
-use std::path::PathBuf;
 use std::process::Command;
 
 #[test]
@@ -28,15 +29,9 @@ fn a_collector_from_another_crate_registers_and_conforms() {
     assert_eq!(r.collector, "full-copy");
 }
 
-/// The example binary cargo built beside this test's.
-fn example_binary() -> PathBuf {
-    let deps = std::env::current_exe().unwrap().parent().unwrap().to_path_buf();
-    deps.parent().unwrap().join("examples").join("full_copy")
-}
-
 #[test]
 fn a_researchers_own_binary_runs_lists_and_sweeps_its_collector() {
-    let exe = example_binary();
+    let exe = example_binary("full_copy");
     let run = |args: &[&str]| Command::new(&exe).args(args).env_remove("GCLABRTS").output().unwrap_or_else(|e| panic!("{}: {e}", exe.display()));
     let list = run(&["list"]);
     assert!(String::from_utf8_lossy(&list.stdout).contains("full-copy"));

@@ -3,6 +3,8 @@
 //! memory, no leak of the process's own allocations. Valgrind is installed
 //! by `.ci/run`; without it this test fails rather than skips.
 
+mod common;
+
 use std::process::Command;
 
 fn memcheck(args: &[&str]) {
@@ -115,8 +117,7 @@ fn partial_collections_are_clean_under_memcheck() {
     // The older-first example's own gclab (built beside the tests, as
     // cargo builds examples for them): increments taken from the oldest
     // generation, remembered slots, their weak pointers (gc-api).
-    let deps = std::env::current_exe().unwrap().parent().unwrap().to_path_buf();
-    let program = deps.parent().unwrap().join("examples").join("older_first");
+    let program = common::example_binary("older_first");
     for (workload, args) in [("binary-trees", &["8"][..]), ("lru", &["200", "2000", "64"][..]), ("thunks", &["2000"][..]), ("gc-api", &["200"][..])] {
         for rts in [&["-A8k", "-DS", "-O8k", "-F1"][..], &["-A8k", "-DS", "-G3", "-O8k"][..]] {
             let mut a = vec!["run", "--collector", "older-first", workload];

@@ -1,8 +1,11 @@
-//! What the sweep tests share: the `gclab` binary and a tiny experiment.
+//! What the integration tests share: the `gclab` binary, the examples'
+//! own binaries, and a tiny experiment.
 
+use std::path::PathBuf;
 use std::process::{Command, Output};
 
 /// Run the `gclab` binary under test (without any GCLABRTS of the caller's).
+#[allow(dead_code)] // not every test file runs it
 pub fn gclab(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_gclab")).args(args).env_remove("GCLABRTS").output().expect("gclab runs")
 }
@@ -24,3 +27,11 @@ A = ["8k", "64k"]
 x = "A"
 figures = ["gc_elapsed", "max_live_bytes"]
 "#;
+
+/// The binary of example `name` (`examples/NAME/main.rs`), which cargo
+/// builds beside the tests.
+#[allow(dead_code)] // not every test file runs an example
+pub fn example_binary(name: &str) -> PathBuf {
+    let deps = std::env::current_exe().unwrap().parent().unwrap().to_path_buf();
+    deps.parent().unwrap().join("examples").join(name)
+}
