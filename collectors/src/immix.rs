@@ -86,6 +86,12 @@ impl Immix {
         Ok(Immix { geometry, defrag, headroom_percent: headroom, old: None, pool: GcThreadPool::default() })
     }
 
+    /// Major GCs evacuate nothing in their pause (a collector built on
+    /// this one that moves objects out of fragmented blocks itself).
+    pub(crate) fn never_defragment(&mut self) {
+        self.defrag = DefragMode::Never;
+    }
+
     /// Its old generation's line space (made at the first GC) and its GC
     /// threads, for a collector built on it.
     pub(crate) fn parts(&mut self, oldest: usize) -> (&LineSpace, &mut GcThreadPool) {
@@ -185,7 +191,7 @@ fn defrag_for(mode: DefragMode, percent: usize, req: &GcRequest, heap: &Heap, fl
 /// # Safety
 /// The GC holds the heap.
 // SAFETY: the caller's contract; every root and heap slot holds a valid object address.
-unsafe fn major(space: &LineSpace, ctx: &mut GcContext<'_>, workers: Option<(&GcWorkers, bool)>, chosen: Vec<BlockPtr>) -> GcOutcome {
+pub(crate) unsafe fn major(space: &LineSpace, ctx: &mut GcContext<'_>, workers: Option<(&GcWorkers, bool)>, chosen: Vec<BlockPtr>) -> GcOutcome {
     let oldest = ctx.heap.oldest();
     let old = &mut ctx.heap.gens[oldest];
     let words_before = old.n_words;

@@ -37,7 +37,9 @@
 
 pub mod cell_space;
 pub mod compacting;
+pub mod concurrent_copying;
 pub mod concurrent_mark;
+pub mod copy_out;
 pub mod copying;
 pub mod defrag;
 pub mod evacuate;
@@ -101,7 +103,18 @@ impl CollectorEntry {
 pub use gclab_core::params::Params;
 
 /// Every built-in collector, by name. One line per collector.
+#[cfg(not(feature = "access-hooks"))]
 pub const COLLECTORS: &[CollectorEntry] = &[copying::ENTRY, compacting::ENTRY, two_space::ENTRY, parallel::ENTRY, mark_sweep::ENTRY, nonmoving::ENTRY, immix::ENTRY, sticky_immix::ENTRY];
+
+/// Every built-in collector, by name, with those that need the read
+/// barrier (core's Note [Access hooks]), which this build has.
+#[cfg(feature = "access-hooks")]
+pub const COLLECTORS: &[CollectorEntry] = &[copying::ENTRY, compacting::ENTRY, two_space::ENTRY, parallel::ENTRY, mark_sweep::ENTRY, nonmoving::ENTRY, immix::ENTRY, sticky_immix::ENTRY, concurrent_copying::ENTRY];
+
+/// Collectors that need the read barrier, which a build without
+/// gclab-core's `access-hooks` feature lacks: named, so that asking for
+/// one says how to get it.
+pub const NEED_READ_BARRIER: &[&str] = &["concurrent-copying"];
 
 /// Built-in baselines: registered and runnable by name, but not
 /// collectors (nothing is ever freed), so not in `COLLECTORS`, which the
@@ -192,6 +205,9 @@ impl Registry {
             Some(flag) if explicit.is_none() => {
                 SelectError(format!("bad RTS option `{flag}': the {name} collector is not available in this build"))
             }
+            _ if NEED_READ_BARRIER.contains(&name) => SelectError(format!(
+                "the {name} collector needs the read barrier, which this build lacks: build gclab with `cargo build --release --features access-hooks`"
+            )),
             _ => SelectError(format!(
                 "unknown collector `{name}' (known: {})",
                 self.entries.iter().map(|c| c.name).collect::<Vec<_>>().join(", ")

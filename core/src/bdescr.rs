@@ -47,6 +47,14 @@ pub const BF_UNSWEPT: u32 = 1 << 6;
 /// immutable object twice] in the collectors' `evacuate`). Set and cleared
 /// by the collectors' `from_space`, for the length of one GC.
 pub const BF_CLAIM: u32 = 1 << 7;
+/// A concurrent copying collector is moving this old block's live objects
+/// out while the mutators run: an object here may already be a forwarding
+/// pointer to its copy, which the collector's read barrier hands the
+/// mutators, and the sanity checker accepts (a pointer to it is a pointer
+/// to the copy). Set and cleared by that collector, between GCs; the
+/// block may lack `BF_EVACUATED` meanwhile (See the collectors'
+/// `concurrent_copying`).
+pub const BF_COPYING_OUT: u32 = 1 << 8;
 
 /// The live map of an unswept single block: one bit per word (bit `i % 64`
 /// of entry `i / 64` for word `i`), set at least for each live object's

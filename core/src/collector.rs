@@ -104,7 +104,10 @@ pub struct GcContext<'a> {
 // in its own spaces while a phase runs (promotion during minor GCs) are
 // coloured by its space allocator as it chooses (mark-sweep's allocates
 // black in a major GC); mutators allocate only into the nursery, which no
-// concurrent phase traces.
+// concurrent phase traces. A phase whose threads change what the pause's
+// readers walk (a concurrent copier placing copies in old blocks, which
+// the sanity checker and a census walk after `collect`) keeps them
+// parked until `Collector::world_restarts`.
 
 /// A collector's request for a stop-the-world sync, made from any thread
 /// (See Note [Concurrent phases]). Cheap to clone.
@@ -172,6 +175,23 @@ pub enum CollectorEvent {
     RemSetFlush {
         /// The capability.
         cap: u16,
+    },
+    /// A concurrent copier began copying `blocks` blocks holding `bytes`
+    /// bytes of objects out (`COPY_OUT_BEGIN`, gclab's own).
+    CopyOutBegin {
+        /// Blocks of the from-space.
+        blocks: u32,
+        /// Bytes of the objects in them.
+        bytes: u64,
+    },
+    /// A concurrent copier's cycle ended, the from-space freed
+    /// (`COPY_OUT_END`, gclab's own): what it did (`stats.cycles` is 1),
+    /// and its concurrent phase.
+    CopyOutEnd {
+        /// What the cycle did.
+        stats: crate::stats::CopyOutStats,
+        /// The cycle beside the mutators.
+        concurrent: ConcurrentPhase,
     },
     /// One line of the old generation's census by size (GHC's
     /// `NONMOVING_HEAP_CENSUS`, with `-ln`): cells of at most
@@ -281,6 +301,14 @@ pub trait Collector: Send + Sync {
     /// asked (See Note [Concurrent phases]); `ctx` is as for `collect`,
     /// and what must hold afterwards is what holds between GCs.
     fn sync(&mut self, _ctx: &mut GcContext<'_>) {}
+    /// The pause is over: everything the runtime does with the world
+    /// stopped after `collect` or `sync` (statistics, the sanity checker,
+    /// a heap census) is done, and the mutators are about to run. A
+    /// collector whose own threads change what those read (objects placed
+    /// in the old generation's blocks by a concurrent copier) lets them go
+    /// here rather than at the end of `collect` (See Note [Concurrent
+    /// phases]).
+    fn world_restarts(&mut self) {}
     /// What it did since the last call, beyond what `collect` returns
     /// (called with the world stopped, after every `collect` and `sync`).
     fn take_events(&mut self) -> Vec<CollectorEvent> {
@@ -299,6 +327,11 @@ pub trait Collector: Send + Sync {
     /// gclab-core's `access-hooks` feature.
     fn access_hooks(&self) -> crate::access_hooks::AccessHooks {
         crate::access_hooks::AccessHooks::default()
+    }
+    /// Does it work beside the mutators (syncs and concurrent phases in
+    /// `-s`, as GHC's `-xn` shows them)?
+    fn is_concurrent(&self) -> bool {
+        false
     }
     /// Does it compact the oldest generation when `compact_oldest` asks?
     /// (`Gc.compact` and a finite `max_overhead` need one that does.)

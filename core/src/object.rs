@@ -86,6 +86,37 @@ pub fn forwarding_header(to: *mut Word) -> Word {
     to as Word | 1
 }
 
+/// The size of the object at `p`, forwarded to its copy by a collector
+/// that copies while the mutators run, for a walk of its block: the size
+/// the copier left in its first payload word (See Note [Forwarded objects
+/// keep their size]), or, for an object of a header alone, its copy's.
+///
+/// # Safety
+/// `p` is a forwarded object of a block being copied out.
+// SAFETY: the caller's contract: the copy behind the forwarding pointer is whole.
+pub unsafe fn copied_out_size(p: *const Word, layout: Layout) -> usize {
+    let copy = forward_target(load_header(p));
+    let now = layout.size_of(copy, info_of_header(load_header(copy)));
+    if now <= layout.hdr {
+        return now;
+    }
+    load_field(p.add(layout.hdr))
+}
+
+// Note [Forwarded objects keep their size]
+// ----------------------------------------
+// A stop-the-world GC never walks from-space, so a forwarding pointer is
+// all a copied object needs. A concurrent copier's from-space stays while
+// the mutators run and is walked meanwhile (its copying thread, the
+// sanity checker), but a copy's size can change under the walk: a thunk
+// copied out and then updated by a mutator shrinks to an indirection, so
+// sizing the original by its copy would land the walk inside it. So once
+// its forwarding pointer is in, the copier stores the object's size in
+// its first payload word (`copied_out_size` reads it), which nobody reads
+// any more: every reader follows the forwarding pointer. An object of a
+// header alone has no such word, and needs none: with no fields, it is
+// not a thunk, and its size never changes.
+
 /// Read an object's header word. During a parallel GC another GC thread
 /// may forward the object at any moment, so headers are read atomically;
 /// acquire ordering makes the copy behind a forwarding pointer (and its

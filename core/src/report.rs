@@ -75,6 +75,23 @@ pub fn region_summary(s: &Stats) -> Option<String> {
     })
 }
 
+/// A concurrent copier's cycles, all together, in one line (none for
+/// other collectors): not in GHC's `-s`.
+pub fn copy_out_summary(s: &Stats) -> Option<String> {
+    let c = &s.copy_out;
+    (c.cycles > 0).then(|| {
+        format!(
+            "  Copying out: {} cycles copied {} bytes beside the mutators; mutators copied {} objects ({} bytes) at {} read-barrier slow paths; {} fields updated\n",
+            c.cycles,
+            with_commas(c.copied_bytes),
+            with_commas(c.mutator_copies),
+            with_commas(c.mutator_copied_bytes),
+            with_commas(c.barrier_slow_paths),
+            with_commas(c.updated_fields)
+        )
+    })
+}
+
 /// The `-s` summary. Parallel GCs add GHC's work balance line, several
 /// capabilities its TASKS line.
 pub fn summary(s: &Stats, capabilities: usize) -> String {
@@ -112,6 +129,9 @@ pub fn summary(s: &Stats, capabilities: usize) -> String {
     }
     if s.concurrent_collector {
         concurrent_lines(&mut o, s);
+    }
+    if let Some(line) = copy_out_summary(s) {
+        o.push_str(&line);
     }
     o.push('\n');
     if s.gc_threads > 1 {

@@ -369,6 +369,28 @@ pub struct Stats {
     pub concurrent_elapsed: f64,
     /// The longest of them.
     pub concurrent_max: f64,
+    /// What a concurrent copier's cycles did (See `CopyOutStats`).
+    pub copy_out: CopyOutStats,
+}
+
+/// What the cycles of a collector that copies objects out while the
+/// mutators run did, all together (`concurrent-copying`): gclab's own, in
+/// `-s`, the JSON record and the eventlog (`COPY_OUT_END`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+pub struct CopyOutStats {
+    /// Cycles finished.
+    pub cycles: u64,
+    /// Bytes the collector's own thread copied beside the mutators.
+    pub copied_bytes: u64,
+    /// Objects the mutators copied at the read barrier, and their bytes.
+    pub mutator_copies: u64,
+    /// Bytes of those.
+    pub mutator_copied_bytes: u64,
+    /// Loads that took the read barrier's slow path (found a from-space
+    /// object).
+    pub barrier_slow_paths: u64,
+    /// Fields pointed at copies by the update pass.
+    pub updated_fields: u64,
 }
 
 impl Stats {
@@ -429,6 +451,7 @@ impl Stats {
             concurrent_cpu: 0.0,
             concurrent_elapsed: 0.0,
             concurrent_max: 0.0,
+            copy_out: CopyOutStats::default(),
         }
     }
 
@@ -453,8 +476,24 @@ impl Stats {
                 }
             }
             E::SweepEnd { swept_words } => self.swept_bytes += (swept_words * WORD_SIZE) as u64,
+            E::CopyOutEnd { stats, concurrent } => {
+                self.record_copy_out(&stats);
+                self.concurrent_phase(concurrent);
+            }
             _ => {}
         }
+    }
+
+    /// Account a concurrent copier's cycle (saturating: `gclab eventlog`
+    /// feeds it what a file says).
+    pub fn record_copy_out(&mut self, one: &CopyOutStats) {
+        let c = &mut self.copy_out;
+        c.cycles = c.cycles.saturating_add(one.cycles);
+        c.copied_bytes = c.copied_bytes.saturating_add(one.copied_bytes);
+        c.mutator_copies = c.mutator_copies.saturating_add(one.mutator_copies);
+        c.mutator_copied_bytes = c.mutator_copied_bytes.saturating_add(one.mutator_copied_bytes);
+        c.barrier_slow_paths = c.barrier_slow_paths.saturating_add(one.barrier_slow_paths);
+        c.updated_fields = c.updated_fields.saturating_add(one.updated_fields);
     }
 
     /// Account a concurrent phase that ended.

@@ -6,7 +6,8 @@
 //! `cargo test -p gclab-core --features access-hooks --test access_hooks`).
 #![cfg(feature = "access-hooks")]
 
-use gclab_core::access_hooks::{AccessHooks, Installed};
+use gclab_core::access_hooks::{AccessBarrier, AccessHooks, Installed};
+use std::sync::Arc;
 use gclab_core::constants::Word;
 use gclab_core::info::{InfoTable, StaticObject};
 use gclab_core::object::{is_forwarded, load_header};
@@ -24,6 +25,18 @@ static WRITES: AtomicUsize = AtomicUsize::new(0);
 /// concurrent copying collector's would).
 static FROM: AtomicUsize = AtomicUsize::new(0);
 static TO: AtomicUsize = AtomicUsize::new(0);
+
+/// The test's barrier: it counts what it sees in the statics above.
+struct Counting;
+
+impl AccessBarrier for Counting {
+    fn on_read(&self, p: Word) -> Word {
+        read(p)
+    }
+    fn before_write(&self, obj: *mut Word) {
+        pre_write(obj)
+    }
+}
 
 /// A checking read barrier: every loaded reference must be an object (a
 /// valid header that is not a forwarding pointer); `FROM` becomes `TO`.
@@ -58,7 +71,7 @@ impl Collector for HooksOnly {
         panic!("the test allocates less than -A: no GC should happen");
     }
     fn access_hooks(&self) -> AccessHooks {
-        AccessHooks { read: Some(read), pre_write: Some(pre_write) }
+        AccessHooks::new(Arc::new(Counting))
     }
 }
 

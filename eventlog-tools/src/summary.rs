@@ -436,6 +436,7 @@ impl Deriver {
                 }
             }
             id::REGION_SWEEP if inside(t) => self.stats.record_region_sweep(&gclab_core::eventlog::decode_region_sweep(e.payload)),
+            id::COPY_OUT_END if inside(t) => self.stats.record_copy_out(&gclab_core::eventlog::decode_copy_out(e.payload)),
             id::HEAP_LIVE if inside(t) => {
                 let live = e.field(4, 8);
                 self.stats.max_live_bytes = self.stats.max_live_bytes.max(live);

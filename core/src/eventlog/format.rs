@@ -48,6 +48,12 @@ pub mod id {
     /// `region_sweep_payload`). Declared with its size, so GHC's readers
     /// skip it.
     pub const REGION_SWEEP: u16 = 248;
+    /// gclab's own: a concurrent copier began copying a from-space out
+    /// (blocks u32, bytes u64).
+    pub const COPY_OUT_BEGIN: u16 = 249;
+    /// gclab's own: a concurrent copier's cycle ended (See
+    /// `encode_copy_out`).
+    pub const COPY_OUT_END: u16 = 250;
     pub const DATA_END: u16 = 0xffff;
 }
 
@@ -108,6 +114,8 @@ pub const EVENT_TYPES: &[EventType] = &[
     et(id::CONC_UPD_REM_SET_FLUSH, Some(2), "Update remembered set flushed"),
     et(id::NONMOVING_HEAP_CENSUS, Some(13), "Nonmoving heap census"),
     et(id::REGION_SWEEP, Some(30), "Mark-region sweep (gclab)"),
+    et(id::COPY_OUT_BEGIN, Some(12), "Concurrent copying out began (gclab)"),
+    et(id::COPY_OUT_END, Some(40), "Concurrent copying out ended (gclab)"),
 ];
 
 /// The `HEAP_PROF_BEGIN` break-down code of a `-h` letter (GHC's
@@ -278,6 +286,25 @@ pub fn decode_region_sweep(p: &[u8]) -> crate::collector::RegionSweep {
     }
 }
 
+/// `COPY_OUT_END`'s 40 bytes: the bytes the collector's thread copied,
+/// the objects and bytes the mutators copied, the read barrier's slow
+/// paths and the fields updated (u64 each).
+pub fn encode_copy_out(c: &crate::stats::CopyOutStats) -> Payload {
+    Payload::new().u64(c.copied_bytes).u64(c.mutator_copies).u64(c.mutator_copied_bytes).u64(c.barrier_slow_paths).u64(c.updated_fields)
+}
+
+/// Read `COPY_OUT_END`'s payload back as one cycle (missing bytes read as zero).
+pub fn decode_copy_out(p: &[u8]) -> crate::stats::CopyOutStats {
+    crate::stats::CopyOutStats {
+        cycles: 1,
+        copied_bytes: be64(p, 0),
+        mutator_copies: be64(p, 8),
+        mutator_copied_bytes: be64(p, 16),
+        barrier_slow_paths: be64(p, 24),
+        updated_fields: be64(p, 32),
+    }
+}
+
 fn be16(b: &[u8], at: usize) -> u64 {
     b.get(at..at + 2).map(|s| u16::from_be_bytes([s[0], s[1]]) as u64).unwrap_or(0)
 }
@@ -314,6 +341,14 @@ pub fn describe(id: u16, p: &[u8]) -> String {
             format!(
                 "mark-region sweep: {} free lines of {} bytes in {} recyclable of {} blocks swept, {} blocks freed; {} blocks evacuated, {} bytes copied",
                 r.lines_free, r.line_bytes, r.blocks_recyclable, r.blocks_swept, r.blocks_freed, r.defrag_blocks, r.defrag_copied_bytes
+            )
+        }
+        id::COPY_OUT_BEGIN => format!("copying out began: {} blocks, {} bytes of objects", be32(p, 0), be64(p, 4)),
+        id::COPY_OUT_END => {
+            let c = decode_copy_out(p);
+            format!(
+                "copying out ended: {} bytes copied by the collector, {} objects ({} bytes) by mutators, {} read-barrier slow paths, {} fields updated",
+                c.copied_bytes, c.mutator_copies, c.mutator_copied_bytes, c.barrier_slow_paths, c.updated_fields
             )
         }
         id::GC_END => "finished GC".into(),

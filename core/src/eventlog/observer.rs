@@ -115,6 +115,8 @@ impl RunEventLog {
             E::SweepBegin => (None, id::CONC_SWEEP_BEGIN, Payload::new()),
             E::SweepEnd { .. } => (None, id::CONC_SWEEP_END, Payload::new()),
             E::RemSetFlush { cap } => (Some(cap as usize), id::CONC_UPD_REM_SET_FLUSH, Payload::new().u16(cap)),
+            E::CopyOutBegin { blocks, bytes } => (None, id::COPY_OUT_BEGIN, Payload::new().u32(blocks).u64(bytes)),
+            E::CopyOutEnd { ref stats, .. } => (None, id::COPY_OUT_END, crate::eventlog::format::encode_copy_out(stats)),
             E::Census { log_cell_bytes, active, filled, live } => {
                 (None, id::NONMOVING_HEAP_CENSUS, Payload::new().u8(log_cell_bytes).u32(active).u32(filled).u32(live))
             }

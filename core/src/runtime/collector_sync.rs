@@ -42,6 +42,7 @@ impl Runtime {
         st.stats.sync_pauses.push((start.since(&st.start).1, elapsed));
         st.stats.gc_cpu += cpu;
         st.stats.gc_elapsed += elapsed;
+        self.collector.lock().world_restarts();
         drop(world);
     }
 

@@ -92,6 +92,7 @@ impl Runtime {
             world.fail(Failure::Exhausted(e));
             exhausted(e);
         }
+        self.collector.lock().world_restarts();
         drop(world);
     }
 

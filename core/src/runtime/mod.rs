@@ -84,8 +84,10 @@ pub struct Runtime {
     /// `gc_help`).
     help: Arc<HelpBoard>,
     /// The collector's hooks on the mutators' loads and stores (See Note
-    /// [Access hooks] in `access_hooks`), which each mutator copies.
+    /// [Access hooks] in `access_hooks`), which each mutator copies...
     pub(crate) access: crate::access_hooks::Installed,
+    /// ...pointing into this, which the runtime holds for its life.
+    _access_hooks: crate::access_hooks::AccessHooks,
 }
 
 // SAFETY: shared access follows Note [Who touches what]: capabilities are
@@ -100,13 +102,16 @@ impl Runtime {
         let caps = flags.capabilities;
         let heap = Heap::new(&flags, caps).map_err(|e: OutOfMemory| RunError::OutOfMemory { bytes: e.bytes })?;
         let mut stats = Stats::new(flags.generations, caps);
-        stats.concurrent_collector = flags.nonmoving;
+        stats.concurrent_collector = flags.nonmoving || collector.is_concurrent();
         let (init_cpu, init_elapsed) = Stamp::now().since(&start);
         stats.init_cpu = init_cpu;
         stats.init_elapsed = init_elapsed;
         let generations = flags.generations;
         let layout = heap.layout;
-        let access = crate::access_hooks::Installed::new(collector.access_hooks());
+        let access_hooks = collector.access_hooks();
+        // SAFETY: the runtime holds `access_hooks` for its life, and every
+        // mutator, the only holder of a copy, borrows the runtime.
+        let access = unsafe { crate::access_hooks::Installed::new(&access_hooks) };
         Ok(Runtime {
             observers: Lock::new(observers),
             profiler: Lock::new(None),
@@ -122,6 +127,7 @@ impl Runtime {
             help: Arc::new(HelpBoard::default()),
             flags: UnsafeCell::new(flags),
             access,
+            _access_hooks: access_hooks,
         })
     }
 

@@ -36,6 +36,20 @@ impl Walk<'_> {
         }
     }
 
+    /// A root: a pointer as `check_pointer` checks it, and never into a
+    /// block a concurrent copier is copying out of, since mutators would
+    /// write the old copy (the to-space invariant: See `BF_COPYING_OUT`).
+    fn check_root(&mut self, what: &dyn Fn() -> String, v: Word) {
+        if self.check_pointer(what, v).is_some() {
+            // SAFETY: `v` is a recorded heap object, so its block
+            // descriptor is live.
+            let flags = unsafe { crate::bdescr::BlockDesc::load_flags(crate::bdescr::BlockDesc::of(v as *const Word)) };
+            if flags & crate::bdescr::BF_COPYING_OUT != 0 {
+                self.errors.push(format!("{}: {v:#x} is in a block being copied out (the to-space invariant)", what()));
+            }
+        }
+    }
+
     fn check_pointer(&mut self, what: &dyn Fn() -> String, v: Word) -> Option<usize> {
         self.report.pointers += 1;
         if let Some(g) = self.object_gen(v) {
@@ -103,20 +117,20 @@ impl Walk<'_> {
     pub(super) fn check_roots(&mut self, heap: &Heap, caps: &[Capability], stable: &StablePtrTable) {
         for cap in caps {
             for (i, &r) in cap.roots.iter().enumerate() {
-                self.check_pointer(&|| format!("root {i} of capability {}", cap.no), r);
+                self.check_root(&|| format!("root {i} of capability {}", cap.no), r);
             }
             for &r in &cap.pending_finalizers {
-                self.check_pointer(&|| format!("pending finaliser of capability {}", cap.no), r);
+                self.check_root(&|| format!("pending finaliser of capability {}", cap.no), r);
             }
             for &r in &cap.update_rem_set {
-                self.check_pointer(&|| format!("update remembered set of capability {}", cap.no), r);
+                self.check_root(&|| format!("update remembered set of capability {}", cap.no), r);
             }
             for w in &cap.new_weaks {
-                self.check_pointer(&|| format!("new weak pointer of capability {}", cap.no), w.0 as Word);
+                self.check_root(&|| format!("new weak pointer of capability {}", cap.no), w.0 as Word);
             }
         }
         for (i, r) in stable.roots().enumerate() {
-            self.check_pointer(&|| format!("stable pointer {i}"), r);
+            self.check_root(&|| format!("stable pointer {i}"), r);
         }
         for (g, gen) in heap.gens.iter().enumerate() {
             for w in &gen.weak_ptrs {

@@ -5,7 +5,7 @@
 
 use super::addr::valid_info;
 use super::Walk;
-use crate::bdescr::{BlockDesc, BlockPtr, BF_CLAIM, BF_EVACUATED, BF_FREE, BF_LARGE, BF_UNSWEPT};
+use crate::bdescr::{BlockDesc, BlockPtr, BF_CLAIM, BF_COPYING_OUT, BF_EVACUATED, BF_FREE, BF_LARGE, BF_UNSWEPT};
 use crate::block_walk::walk_block;
 use crate::capability::Capability;
 use crate::constants::{Word, BLOCK_SIZE, BLOCK_WORDS, WORD_SIZE};
@@ -66,7 +66,12 @@ impl Walk<'_> {
                     return None;
                 }
                 // SAFETY: `v` lies below the fill level of a live block.
-                let info = valid_info(&self.mappings, unsafe { *(v as *const Word) })?;
+                let header = unsafe { *(v as *const Word) };
+                if is_forwarded(header) && self.copied_out(v as *mut Word) {
+                    // Its copy is the object (See `BF_COPYING_OUT`).
+                    return Some(*gen);
+                }
+                let info = valid_info(&self.mappings, header)?;
                 (!info.is_static()).then_some(*gen)
             }
         }
@@ -177,7 +182,9 @@ impl Walk<'_> {
             self.errors.push(format!("block at {at:p}: in generation {gen}'s list but says generation {}", d.gen_no));
         }
         if let Some(flag) = want_flag {
-            if !d.has(flag) {
+            // A block being copied out concurrently may be from-space for
+            // the GCs of its copying's second half (See `BF_COPYING_OUT`).
+            if !d.has(flag) && !d.has(BF_COPYING_OUT) {
                 self.errors.push(format!("block at {at:p} of generation {gen}: lacks BF_EVACUATED"));
             }
         }
@@ -233,6 +240,12 @@ impl Walk<'_> {
         (words, walk.zero_words + walk.unswept_words + young_words)
     }
 
+    /// Does `p` lie in a block being copied out concurrently?
+    fn copied_out(&self, p: *mut Word) -> bool {
+        // SAFETY: callers pass addresses inside live blocks.
+        unsafe { BlockDesc::load_flags(BlockDesc::of(p)) & BF_COPYING_OUT != 0 }
+    }
+
     /// Does `p` lie where a mutator allocated into an old block since the
     /// last GC (See Note [Allocation regions] in `alloc_region`)?
     fn is_young(&self, p: usize) -> bool {
@@ -257,6 +270,19 @@ impl Walk<'_> {
     fn object_at(&mut self, p: *mut Word, gen: usize, check_fields: bool) -> Option<usize> {
         // SAFETY: callers pass addresses inside live blocks.
         let header = unsafe { *p };
+        if is_forwarded(header) && self.copied_out(p) {
+            // Its copy is the object (See `BF_COPYING_OUT`): a pointer here
+            // is valid, and its fields are checked where the copy lies.
+            // SAFETY: a forwarding pointer left between GCs leads to the
+            // copy, a whole object.
+            let to = crate::object::forward_target(header);
+            valid_info(&self.mappings, unsafe { *to })?;
+            // SAFETY: as above.
+            let size = unsafe { crate::object::copied_out_size(p, self.layout) };
+            self.record(p as usize, gen, false);
+            self.report.words += size;
+            return Some(size);
+        }
         if is_forwarded(header) {
             self.errors.push(format!("object at {p:p} (generation {gen}): forwarding pointer left after GC"));
             return None;

@@ -1,0 +1,692 @@
+//! `concurrent-copying`: Immix whose fragmented old blocks are copied out
+//! while the mutators run, behind a read barrier (Baker's to-space
+//! invariant; the family of Shenandoah, ZGC and C4).
+//!
+//! - Minor GC: `immix`'s (young generations copied, promoted into the
+//!   line space's holes), with the copying thread parked.
+//! - Major GC: `immix`'s mark in place and line sweep, evacuating nothing
+//!   in the pause. Then, still in the pause, the sparsest old blocks (at
+//!   most `live=PERCENT` of their lines used, default 50) become the
+//!   from-space: flagged `BF_COPYING_OUT`, taken off the space's lists, the
+//!   roots that point there copied (a pause bounded by the roots), and the
+//!   read barrier turned on. See Note [A copying-out cycle].
+//! - Beside the mutators, a thread of the collector's copies every object
+//!   of the from-space (`copy_out`: mutators that load a from-space object
+//!   first copy it themselves), then, at a sync, goes over every other old
+//!   object and large object, pointing each field that leads into the
+//!   from-space at its copy.
+//! - The from-space is freed at the first sync (or GC) after that pass
+//!   that follows a GC of every young generation, and the barrier is off.
+//!
+//! Parameters: `live=PERCENT` (0 copies nothing out: the collector is then
+//! `immix` with `defrag=never`), and `line` as `immix`'s. Needs the read
+//! barrier compiled in (gclab-core's `access-hooks` feature).
+//!
+//! Note [A copying-out cycle]
+//! ----------------------------------------
+//! What must hold for the from-space to be freed is that nothing points
+//! into it: not the roots, not the young generations, not an old object.
+//!
+//! - Roots. The start copies every root into the from-space (root stacks,
+//!   pending finalisers, stable pointers, mutable-list entries, weak
+//!   lists), and so does every GC and sync of the cycle before the world
+//!   restarts, so a root never holds a from-space object while a mutator
+//!   runs (the sanity checker checks it). Mutators gain new roots only by
+//!   loads, through the barrier, or by allocating.
+//! - Copying half. The from-space blocks keep `BF_EVACUATED`, so the GCs
+//!   meanwhile leave their objects where they are (a young weak pointer
+//!   whose key lies there judges it alive, as for any old key); objects
+//!   they promote may point into the from-space. Mutators copy on load, so
+//!   nothing they store points there.
+//! - Updating half. It starts at a sync once every from-space object is
+//!   copied: the from-space blocks lose `BF_EVACUATED`, so every GC from
+//!   then on follows the forwarding pointer of any from-space object it
+//!   meets, in a root, a young object, or a field of what it promotes. The
+//!   pass goes over every old block and large object as they stood at
+//!   that sync (promoted since are clean) and over the copies, swapping
+//!   each field that leads into the from-space for the copy's address with
+//!   a compare-and-swap: a mutator's store to the field meanwhile wins,
+//!   and holds a to-space object anyway. It stops between blocks only,
+//!   since a GC may fill a block's holes.
+//! - Young objects made before the updating half began may still point
+//!   into the from-space, so it is freed only once a GC of every young
+//!   generation has run in that half (at once, if the program allocates).
+//!
+//! A major GC that the policy asks for while a cycle runs ends the cycle
+//! inside itself: the thread is stopped and the from-space blocks become
+//! that major GC's evacuation candidates, so its trace copies what was not
+//! copied yet and follows the forwarding pointers of what was.
+//!
+//! Not yet here (issue 39): concurrent marking (the major GC's mark is
+//! `immix`'s, in its pause), several copying threads, `-M`'s degenerate
+//! stop-the-world copy, and the cycle's figures in `-s` and the eventlog.
+
+use crate::copy_out::{copy_out, CopyBarrier, ToSpace};
+use crate::immix::{major, Immix};
+use crate::roots::root_slots;
+use crate::CollectorEntry;
+use gclab_core::access_hooks::{AccessHooks, Installed};
+use gclab_core::bdescr::{BlockPtr, BF_COPYING_OUT, BF_EVACUATED};
+use gclab_core::constants::{Word, BLOCK_SIZE, WORD_SIZE};
+use gclab_core::stats::{thread_cpu_seconds, CopyOutStats};
+use gclab_core::info::ClosureType;
+use gclab_core::info::IND_INFO;
+use gclab_core::object::{copied_out_size, forward_target, info_of_header, is_forwarded, load_field, load_header, store_header, weak_field, Layout};
+use gclab_core::{Collector, CollectorEvent, ConcurrentPhase, GcContext, GcOutcome, GcRequest, SyncRequest};
+use std::collections::HashSet;
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::time::Instant;
+use std::sync::{Arc, Condvar, Mutex};
+use std::thread::JoinHandle;
+
+/// The registry entry.
+pub const ENTRY: CollectorEntry = CollectorEntry {
+    name: "concurrent-copying",
+    description: "Immix whose sparsest old blocks are copied out beside the mutators behind a read barrier (Baker's to-space invariant) after each major GC (live=PERCENT of a block's lines, default 50; line as immix)",
+    flags: "",
+    make: |mut params, flags| {
+        if !Installed::compiled_in() {
+            return Err("the concurrent-copying collector needs the read barrier compiled in: build gclab with `cargo build --release --features access-hooks`".to_string());
+        }
+        let live = params.take("live").map(|v| parse_percent(&v)).transpose()?.unwrap_or(50);
+        let mut immix = Immix::from_params(params, flags, "concurrent-copying", &["live"])?;
+        immix.never_defragment();
+        let barrier = Arc::new(CopyBarrier::new(Layout::new(flags.profiling_header), flags.generations - 1));
+        let no_barrier = std::env::var("GCLAB_CONCURRENT_COPYING_FAULT").is_ok_and(|f| f == "no-barrier");
+        Ok(Box::new(ConcurrentCopying { immix, live_percent: live, barrier, cycle: None, events: Vec::new(), no_barrier }))
+    },
+};
+
+fn parse_percent(v: &str) -> Result<usize, String> {
+    match v.parse::<usize>() {
+        Ok(p) if p <= 100 => Ok(p),
+        _ => Err(format!("live must be a percentage of a block's lines from 0 to 100, not `{v}'")),
+    }
+}
+
+/// The concurrent copying collector.
+pub struct ConcurrentCopying {
+    immix: Immix,
+    live_percent: usize,
+    barrier: Arc<CopyBarrier>,
+    cycle: Option<Cycle>,
+    /// What it did beyond its GCs, not yet taken by the runtime.
+    events: Vec<CollectorEvent>,
+    /// The test-only fault `GCLAB_CONCURRENT_COPYING_FAULT=no-barrier`:
+    /// the read barrier is never turned on, so mutators go on using the
+    /// from-space objects after they are copied (their writes lost, their
+    /// roots left in the from-space), which the checks must catch.
+    no_barrier: bool,
+}
+
+/// A copying-out under way (See Note [A copying-out cycle]).
+struct Cycle {
+    /// When it began.
+    started: Instant,
+    /// The from-space blocks.
+    from: Vec<BlockPtr>,
+    /// Their object words when the cycle began (counted in the old
+    /// generation until they are freed).
+    from_words: usize,
+    copier: Copier,
+    /// The updating half has begun.
+    updating: bool,
+    /// GCs of every young generation since it began.
+    young_gcs_updating: usize,
+}
+
+impl Collector for ConcurrentCopying {
+    fn name(&self) -> &'static str {
+        "concurrent-copying"
+    }
+
+    fn collect(&mut self, req: &GcRequest, ctx: &mut GcContext<'_>) -> GcOutcome {
+        let oldest = ctx.heap.oldest();
+        if req.collect_gen == oldest {
+            let done = self.major_gc(req, ctx);
+            self.start_cycle(ctx);
+            return done;
+        }
+        let Some(cycle) = self.cycle.as_mut() else { return self.immix.collect(req, ctx) };
+        let drained = cycle.copier.pause();
+        // SAFETY: the world is stopped and the copier parked.
+        unsafe { self.settle_cycle(ctx) };
+        let done = self.immix.collect(req, ctx);
+        let cycle = self.cycle.as_mut().expect("the cycle runs");
+        if cycle.updating && done.collected_gen + 1 >= oldest {
+            cycle.young_gcs_updating += 1;
+        }
+        // SAFETY: as above.
+        unsafe { self.fix_roots(ctx) };
+        self.next_step(ctx, drained);
+        done
+    }
+
+    fn sync(&mut self, ctx: &mut GcContext<'_>) {
+        let Some(cycle) = self.cycle.as_mut() else { return };
+        let drained = cycle.copier.pause();
+        // SAFETY: the world is stopped and the copier parked.
+        unsafe { self.fix_roots(ctx) };
+        self.next_step(ctx, drained);
+    }
+
+    fn world_restarts(&mut self) {
+        if let Some(cycle) = &self.cycle {
+            cycle.copier.resume();
+        }
+    }
+
+    fn check_heap(&self, heap: &gclab_core::heap::Heap) -> Vec<String> {
+        self.immix.check_heap(heap)
+    }
+
+    fn take_events(&mut self) -> Vec<CollectorEvent> {
+        std::mem::take(&mut self.events)
+    }
+
+    fn access_hooks(&self) -> AccessHooks {
+        AccessHooks::new(self.barrier.clone())
+    }
+
+    fn is_concurrent(&self) -> bool {
+        true
+    }
+}
+
+impl ConcurrentCopying {
+    /// A major GC: `immix`'s, ending a running cycle inside it (See Note
+    /// [A copying-out cycle]).
+    fn major_gc(&mut self, req: &GcRequest, ctx: &mut GcContext<'_>) -> GcOutcome {
+        let Some(mut cycle) = self.cycle.take() else { return self.immix.collect(req, ctx) };
+        cycle.copier.stop();
+        self.report_cycle(&cycle);
+        let oldest = ctx.heap.oldest();
+        // SAFETY: the world is stopped and the copier gone.
+        unsafe { self.settle(&cycle.copier, ctx) };
+        self.finish_to_spaces(&cycle.copier);
+        let layout = ctx.heap.layout;
+        for &bd in &cycle.from {
+            // SAFETY: a from-space block, the collector's while the world
+            // is stopped; the copier is gone.
+            unsafe {
+                each_object(bd, layout, |p, _| indirect_to_copy(p, layout));
+                bd.get().flags &= !(BF_COPYING_OUT | BF_EVACUATED);
+            }
+        }
+        self.barrier.set_active(false);
+        let (space, pool) = self.immix.parts(oldest);
+        let workers = pool.for_collection(ctx.flags, oldest, ctx.help);
+        // SAFETY: the runtime gives the collector the heap exclusively;
+        // the from-space blocks are in the old generation's list, and
+        // every object in them is live or forwarded.
+        unsafe { major(space, ctx, workers, cycle.from) }
+    }
+
+    /// After a major GC: choose the from-space and start copying it out.
+    fn start_cycle(&mut self, ctx: &mut GcContext<'_>) {
+        let oldest = ctx.heap.oldest();
+        let (space, _) = self.immix.parts(oldest);
+        let g = space.geometry();
+        let most_used = g.lines() * self.live_percent / 100;
+        // SAFETY: the world is stopped: nobody allocates into the space.
+        let census = unsafe { crate::defrag::census(space) };
+        let from: Vec<crate::defrag::BlockHoles> = census.into_iter().filter(|b| b.used_lines <= most_used).collect();
+        if from.is_empty() {
+            return;
+        }
+        let blocks: Vec<BlockPtr> = from.iter().map(|b| b.bd).collect();
+        space.forget(&blocks);
+        let layout = ctx.heap.layout;
+        let mut from_words = 0;
+        let old = &mut ctx.heap.gens[oldest];
+        for b in &from {
+            // SAFETY: a block of the old generation, which the stopped
+            // world leaves to the collector; swept, so objects and zero
+            // words tile it.
+            from_words += unsafe { object_words(b.bd, layout) };
+            // Its holes ahead of its cursor were the generation's free words.
+            old.n_free_words -= b.free_lines * g.line_words();
+            // SAFETY: as above.
+            unsafe { b.bd.get() }.flags |= BF_COPYING_OUT;
+        }
+        let mut to = ToSpace::new(oldest);
+        // SAFETY: the heap's block allocator outlives the collector (the
+        // runtime drops the collector first).
+        unsafe {
+            to.start(&ctx.heap.blocks);
+            self.barrier.to.lock().expect("the mutators' to-space").start(&ctx.heap.blocks);
+        }
+        let copier = Copier::start(Job::Copy(blocks.clone()), to, layout, ctx.sync_request.clone());
+        copier.pause();
+        self.barrier.set_active(!self.no_barrier);
+        self.events.push(CollectorEvent::CopyOutBegin { blocks: blocks.len() as u32, bytes: (from_words * WORD_SIZE) as u64 });
+        self.cycle = Some(Cycle { started: Instant::now(), from: blocks, from_words, copier, updating: false, young_gcs_updating: 0 });
+        // SAFETY: the world is stopped and the copier parked.
+        unsafe { self.fix_roots(ctx) };
+    }
+
+    /// The copier is parked (it goes on when the world restarts): start
+    /// the updating half once copying is done, or end the cycle once that
+    /// is done and a young GC ran in it.
+    fn next_step(&mut self, ctx: &mut GcContext<'_>, drained: bool) {
+        let cycle = self.cycle.as_mut().expect("a cycle runs");
+        if !drained {
+            return;
+        }
+        if !cycle.updating {
+            for &bd in &cycle.from {
+                // SAFETY: a from-space block, every object of it copied.
+                unsafe { bd.get() }.flags &= !BF_EVACUATED;
+            }
+            let oldest = ctx.heap.oldest();
+            let from: HashSet<usize> = cycle.from.iter().map(|bd| bd.0 as usize).collect();
+            let old = &ctx.heap.gens[oldest];
+            // Block descriptors name the blocks: the from-space's are left out.
+            let blocks: Vec<BlockPtr> = old.blocks.iter().copied().filter(|bd| !from.contains(&(bd.0 as usize))).collect();
+            // The update pass tests a field's block by its start address.
+            // SAFETY: the from-space's descriptors are live until it is freed.
+            let from: HashSet<usize> = cycle.from.iter().map(|bd| unsafe { bd.read() }.start as usize).collect();
+            cycle.updating = true;
+            cycle.copier.give(Job::Update { from, blocks, large: old.large_objects.clone() });
+            return;
+        }
+        if cycle.young_gcs_updating == 0 {
+            return;
+        }
+        self.end_cycle(ctx);
+    }
+
+    /// The cycle is over (its copier stopped): report what it did.
+    fn report_cycle(&mut self, cycle: &Cycle) {
+        let counts = &self.barrier.counts;
+        let take = |c: &std::sync::atomic::AtomicUsize| c.swap(0, Ordering::Relaxed) as u64;
+        let stats = CopyOutStats {
+            cycles: 1,
+            copied_bytes: (cycle.copier.shared.copied_words.load(Ordering::Relaxed) * WORD_SIZE) as u64,
+            mutator_copies: take(&counts.copies),
+            mutator_copied_bytes: take(&counts.copied_bytes),
+            barrier_slow_paths: take(&counts.slow_paths),
+            updated_fields: cycle.copier.shared.updated.load(Ordering::Relaxed) as u64,
+        };
+        let concurrent = ConcurrentPhase { cpu: cycle.copier.cpu_seconds(), elapsed: cycle.started.elapsed().as_secs_f64() };
+        self.events.push(CollectorEvent::CopyOutEnd { stats, concurrent });
+    }
+
+    /// Free the from-space: nothing points into it any more.
+    fn end_cycle(&mut self, ctx: &mut GcContext<'_>) {
+        let mut cycle = self.cycle.take().expect("a cycle runs");
+        cycle.copier.stop();
+        self.report_cycle(&cycle);
+        // SAFETY: the world is stopped and the copier gone.
+        unsafe { self.settle(&cycle.copier, ctx) };
+        self.finish_to_spaces(&cycle.copier);
+        self.barrier.set_active(false);
+        let oldest = ctx.heap.oldest();
+        let gclab_core::heap::Heap { blocks, gens, .. } = &mut *ctx.heap;
+        let old = &mut gens[oldest];
+        let from: HashSet<BlockPtr> = cycle.from.iter().copied().collect();
+        old.blocks.retain(|bd| !from.contains(bd));
+        old.n_blocks -= cycle.from.len();
+        old.n_words -= cycle.from_words;
+        let mut ba = blocks.lock();
+        for bd in cycle.from {
+            // SAFETY: nothing points into the block (See Note [A
+            // copying-out cycle]).
+            unsafe { bd.get() }.flags &= !BF_COPYING_OUT;
+            ba.free_group(bd);
+        }
+    }
+
+    /// Give the old generation the copies made since the last pause.
+    ///
+    /// # Safety
+    /// The world is stopped and the copier parked or gone.
+    // SAFETY: the caller's contract: nobody adds to the to-spaces meanwhile.
+    unsafe fn settle(&self, copier: &Copier, ctx: &mut GcContext<'_>) {
+        let oldest = ctx.heap.oldest();
+        let old = &mut ctx.heap.gens[oldest];
+        copier.shared.to.lock().expect("the copier's to-space").settle(old);
+        self.barrier.to.lock().expect("the mutators' to-space").settle(old);
+    }
+
+    /// Make the to-spaces ordinary line-space blocks (settled already).
+    fn finish_to_spaces(&self, copier: &Copier) {
+        copier.shared.to.lock().expect("the copier's to-space").finish();
+        self.barrier.to.lock().expect("the mutators' to-space").finish();
+    }
+
+    /// Copy every root that points into the from-space (See Note [A
+    /// copying-out cycle]).
+    ///
+    /// # Safety
+    /// The world is stopped and the copier parked.
+    // SAFETY: the caller's contract: roots hold valid objects and only this thread copies.
+    unsafe fn fix_roots(&mut self, ctx: &mut GcContext<'_>) {
+        let Some(cycle) = &self.cycle else { return };
+        let layout = ctx.heap.layout;
+        let mut to = cycle.copier.shared.to.lock().expect("the copier's to-space");
+        let mut fix = |slot: *mut Word| {
+            let p = *slot as *mut Word;
+            if crate::copy_out::in_from_space(p) {
+                *slot = copy_out(p, layout, &mut to).0 as Word;
+            }
+        };
+        for slot in root_slots(ctx.caps, ctx.stable_ptrs) {
+            fix(slot);
+        }
+        let lists = ctx.caps.iter_mut().flat_map(|c| c.mut_lists.iter_mut().flatten().chain(c.new_weaks.iter_mut()));
+        for obj in lists.chain(ctx.heap.gens.iter_mut().flat_map(|g| g.weak_ptrs.iter_mut())) {
+            fix(&mut obj.0 as *mut *mut Word as *mut Word);
+        }
+        drop(to);
+        // SAFETY: as above.
+        unsafe { self.settle(&cycle.copier, ctx) };
+    }
+
+    /// `settle` for the running cycle's copier.
+    ///
+    /// # Safety
+    /// As for `settle`.
+    unsafe fn settle_cycle(&self, ctx: &mut GcContext<'_>) {
+        if let Some(cycle) = &self.cycle {
+            // SAFETY: the caller's contract.
+            unsafe { self.settle(&cycle.copier, ctx) };
+        }
+    }
+}
+
+/// Turn the from-space object at `p`, if it was copied, into an
+/// indirection to its copy, so that a major GC that takes its block as
+/// from-space sends what points to it to the copy (which lies in a block
+/// the GC marks in place, where following a forwarding pointer would not
+/// mark it). An object of a header alone has no room for an indirection;
+/// having no fields, it is never written, so it gets its header back and
+/// is an object again, equal to its copy.
+///
+/// # Safety
+/// The world is stopped; `p` is an object of a from-space block.
+// SAFETY: the caller's contract: nobody reads the from-space object but through its forwarding pointer, which this replaces by an indirection to the same copy.
+unsafe fn indirect_to_copy(p: *mut Word, layout: Layout) {
+    let header = load_header(p);
+    if !is_forwarded(header) {
+        return;
+    }
+    let copy = forward_target(header);
+    let size = copied_out_size(p, layout);
+    if size <= layout.hdr {
+        store_header(p, load_header(copy));
+        return;
+    }
+    *layout.payload(p) = copy as Word;
+    for k in (layout.hdr + 1)..size {
+        *p.add(k) = 0;
+    }
+    store_header(p, IND_INFO.header());
+}
+
+/// Words of the objects in block `bd`, whose objects and zero words tile it.
+///
+/// # Safety
+/// Nobody writes the block meanwhile.
+unsafe fn object_words(bd: BlockPtr, layout: Layout) -> usize {
+    let mut words = 0;
+    // SAFETY: the caller's contract.
+    unsafe { each_object(bd, layout, |_, size| words += size) };
+    words
+}
+
+/// Call `f` with each object of block `bd` (from its start to its fill)
+/// and its size; a forwarded object is sized by its copy. Headers are read
+/// atomically: a mutator may be installing a forwarding pointer.
+///
+/// # Safety
+/// Objects and zero words tile the block up to its fill, and no GC changes
+/// it meanwhile.
+unsafe fn each_object(bd: BlockPtr, layout: Layout, mut f: impl FnMut(*mut Word, usize)) {
+    // SAFETY: the caller's contract.
+    let d = unsafe { bd.read() };
+    let mut p = d.start;
+    while p < d.free {
+        // SAFETY: `p` is at an object or a zero word of the block.
+        let header = unsafe { load_header(p) };
+        if header == 0 {
+            p = p.wrapping_add(1);
+            continue;
+        }
+        // SAFETY: an object is whole; a forwarded one is in a block being
+        // copied out.
+        let size = unsafe { if is_forwarded(header) { copied_out_size(p, layout) } else { layout.size_of(p, info_of_header(header)) } };
+        f(p, size);
+        p = p.wrapping_add(size);
+    }
+}
+
+/// What the copier is asked to do.
+enum Job {
+    /// Copy every object of these from-space blocks.
+    Copy(Vec<BlockPtr>),
+    /// Point every field of these blocks' objects, and of these large
+    /// objects, that leads into the from-space (blocks by start address)
+    /// at its copy.
+    Update { from: HashSet<usize>, blocks: Vec<BlockPtr>, large: Vec<BlockPtr> },
+}
+
+// SAFETY: the blocks named are old blocks that only the copier and the
+// stopped-world GC read, and the copier is parked whenever a GC runs.
+unsafe impl Send for Job {}
+
+/// Where the copier thread is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Phase {
+    Running,
+    PauseAsked,
+    Paused,
+    /// Its job is done; a sync is asked for.
+    Drained,
+    Stopping,
+}
+
+/// State shared by the collector and its copier thread.
+struct Shared {
+    layout: Layout,
+    phase: Mutex<Phase>,
+    wake: Condvar,
+    job: Mutex<Option<Job>>,
+    /// The copier's own to-space.
+    to: Mutex<ToSpace>,
+    /// Words it copied, and fields it updated.
+    copied_words: AtomicUsize,
+    updated: AtomicUsize,
+    /// Its thread's CPU seconds (an `f64`'s bits), written when it ends.
+    cpu_seconds: AtomicU64,
+}
+
+/// The copier: a thread of the collector's that copies the from-space
+/// out and then updates the old generation's fields (See Note [A
+/// copying-out cycle]); it parks between blocks whenever the collector
+/// asks, as the nonmoving marker does (See Note [Pausing the marker] in
+/// `concurrent_mark`).
+struct Copier {
+    shared: Arc<Shared>,
+    thread: Option<JoinHandle<()>>,
+}
+
+impl Copier {
+    fn start(job: Job, to: ToSpace, layout: Layout, request: SyncRequest) -> Copier {
+        let shared = Arc::new(Shared {
+            layout,
+            phase: Mutex::new(Phase::Running),
+            wake: Condvar::new(),
+            job: Mutex::new(Some(job)),
+            to: Mutex::new(to),
+            copied_words: AtomicUsize::new(0),
+            updated: AtomicUsize::new(0),
+            cpu_seconds: AtomicU64::new(0),
+        });
+        let s = shared.clone();
+        let thread = std::thread::Builder::new().name("gclab-copier".into()).spawn(move || {
+            s.run(&request);
+            s.cpu_seconds.store(thread_cpu_seconds().to_bits(), Ordering::Release);
+        }).expect("start the copier thread");
+        Copier { shared, thread: Some(thread) }
+    }
+
+    /// Park it at its next checkpoint; true if its job is done.
+    fn pause(&self) -> bool {
+        let mut phase = self.shared.phase.lock().expect("copier phase");
+        if *phase == Phase::Running {
+            *phase = Phase::PauseAsked;
+            self.shared.wake.notify_all();
+        }
+        while *phase == Phase::PauseAsked {
+            phase = self.shared.wake.wait(phase).expect("copier phase");
+        }
+        *phase == Phase::Drained
+    }
+
+    /// CPU seconds its thread used (once stopped).
+    fn cpu_seconds(&self) -> f64 {
+        f64::from_bits(self.shared.cpu_seconds.load(Ordering::Acquire))
+    }
+
+    fn resume(&self) {
+        let mut phase = self.shared.phase.lock().expect("copier phase");
+        if *phase == Phase::Paused {
+            *phase = Phase::Running;
+            self.shared.wake.notify_all();
+        }
+    }
+
+    /// Hand it its next job (it is drained), to start on `resume`.
+    fn give(&self, job: Job) {
+        *self.shared.job.lock().expect("copier job") = Some(job);
+        *self.shared.phase.lock().expect("copier phase") = Phase::Paused;
+    }
+
+    fn stop(&mut self) {
+        self.end_thread();
+    }
+
+    fn end_thread(&mut self) {
+        if let Some(t) = self.thread.take() {
+            *self.shared.phase.lock().expect("copier phase") = Phase::Stopping;
+            self.shared.wake.notify_all();
+            if let Err(panic) = t.join() {
+                std::panic::resume_unwind(panic);
+            }
+        }
+    }
+}
+
+impl Drop for Copier {
+    fn drop(&mut self) {
+        self.end_thread();
+    }
+}
+
+impl Shared {
+    fn run(&self, request: &SyncRequest) {
+        loop {
+            if !self.checkpoint() {
+                return;
+            }
+            let job = self.job.lock().expect("copier job").take();
+            match job {
+                // SAFETY: the blocks are as `Job` says, and `each_block`
+                // parks only between blocks.
+                Some(Job::Copy(blocks)) => self.each_block(&blocks, |bd| unsafe { self.copy_block(bd) }),
+                Some(Job::Update { from, blocks, large }) => {
+                    // SAFETY: as above.
+                    self.each_block(&blocks, |bd| unsafe { each_object(bd, self.layout, |p, _| self.update_object(p, &from)) });
+                    for bd in &large {
+                        // SAFETY: a large object of the old generation: never moved.
+                        self.each_block(std::slice::from_ref(bd), |bd| unsafe { self.update_object(bd.read().start, &from) });
+                    }
+                }
+                None => {}
+            }
+            let mut phase = self.phase.lock().expect("copier phase");
+            if matches!(*phase, Phase::Running | Phase::PauseAsked) {
+                *phase = Phase::Drained;
+                self.wake.notify_all();
+                request.request();
+            }
+        }
+    }
+
+    /// Do `each` for every block, parking between blocks when asked.
+    fn each_block(&self, blocks: &[BlockPtr], mut each: impl FnMut(BlockPtr)) {
+        for &bd in blocks {
+            if !self.checkpoint() {
+                return;
+            }
+            each(bd);
+        }
+    }
+
+    /// Park while the collector wants it; false when told to end.
+    fn checkpoint(&self) -> bool {
+        let mut phase = self.phase.lock().expect("copier phase");
+        loop {
+            match *phase {
+                Phase::Running => return true,
+                Phase::Stopping => return false,
+                Phase::PauseAsked => {
+                    *phase = Phase::Paused;
+                    self.wake.notify_all();
+                }
+                Phase::Paused | Phase::Drained => {}
+            }
+            phase = self.wake.wait(phase).expect("copier phase");
+        }
+    }
+
+    /// Copy every object of from-space block `bd` not copied yet.
+    ///
+    /// # Safety
+    /// `bd` is a from-space block of the running cycle.
+    unsafe fn copy_block(&self, bd: BlockPtr) {
+        let mut to = self.to.lock().expect("the copier's to-space");
+        // SAFETY: the caller's contract: a swept old block, which only
+        // claimers write (See Note [Copying out while the mutators run]
+        // in `copy_out`).
+        unsafe {
+            each_object(bd, self.layout, |p, size| {
+                if copy_out(p, self.layout, &mut to).1 {
+                    self.copied_words.fetch_add(size, Ordering::Relaxed);
+                }
+            })
+        };
+    }
+
+    /// Point every field of the object at `p` that leads into the
+    /// from-space at the copy, unless a mutator stored something else
+    /// there meanwhile.
+    fn update_object(&self, p: *mut Word, from: &HashSet<usize>) {
+        // SAFETY: `p` is an old object (or a copy) that no GC changes
+        // while the copier runs; mutators may write its fields, which is
+        // why each is swapped by compare-and-swap.
+        unsafe {
+            let header = load_header(p);
+            if header == 0 || is_forwarded(header) {
+                return;
+            }
+            let info = info_of_header(header);
+            let (slots, n) = self.layout.pointer_slots(p, info);
+            let weak = self.layout.payload(p);
+            let fields = (0..n).map(|i| slots.add(i));
+            let weak_fields = [weak_field::KEY, weak_field::VALUE, weak_field::FINALIZER].map(|f| weak.add(f));
+            let weak_fields = weak_fields.into_iter().filter(|_| info.closure_type == ClosureType::Weak);
+            for slot in fields.chain(weak_fields) {
+                let v = load_field(slot);
+                if v != 0 && from.contains(&(v & !(BLOCK_SIZE - 1))) {
+                    let to = forward_target(load_header(v as *const Word)) as Word;
+                    let cell = std::sync::atomic::AtomicUsize::from_ptr(slot);
+                    if cell.compare_exchange(v, to, Ordering::AcqRel, Ordering::Relaxed).is_ok() {
+                        self.updated.fetch_add(1, Ordering::Relaxed);
+                    }
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,88 @@
+//! `concurrent-copying` (See the collectors' `concurrent_copying`): every
+//! workload under the stress settings with the sanity checker after every
+//! GC and sync (the to-space invariant on the roots included), checksums
+//! equal to copying's, copying-out cycles that really ran and were ended
+//! both ways (freed at a sync, and taken over by a major GC), several
+//! mutators and GC threads, and a read barrier whose absence is caught.
+//! Built only with the `access-hooks` feature (`scripts/test` runs
+//! `cargo nextest run --release --features access-hooks --test
+//! concurrent_copying`).
+#![cfg(feature = "access-hooks")]
+
+use gclab::conformance::{check_collector, run_with, STRESS_SETTINGS};
+use gclab_collectors::by_name;
+use gclab_workloads::by_name as workload;
+
+fn collector() -> &'static gclab_collectors::CollectorEntry {
+    by_name("concurrent-copying").expect("registered in a build with the read barrier")
+}
+
+#[test]
+fn concurrent_copying_conforms_under_stress() {
+    let c = check_collector(collector(), STRESS_SETTINGS).unwrap_or_else(|e| panic!("{e}"));
+    assert!(c.gcs > 10_000, "only {} GCs over the stress settings", c.gcs);
+}
+
+/// Runs that copy out: many major GCs (`-F1.2`) over an old generation
+/// that churns, so that blocks go sparse.
+const CHURN: &[(&str, &[usize])] = &[("lru", &[4000, 60000, 64]), ("hash", &[]), ("mutable-graph", &[4000, 200000]), ("fibheaps", &[20000]), ("power", &[])];
+
+#[test]
+fn cycles_copy_out_beside_the_mutators_and_keep_the_checksums() {
+    let copying = by_name("copying").unwrap();
+    let (mut cycles, mut mutator_copies, mut updated) = (0, 0, 0);
+    for &(name, args) in CHURN {
+        let w = workload(name).unwrap();
+        let args = if args.is_empty() { w.small } else { args };
+        let base = run_with(copying, w, args, "").unwrap();
+        for rts in ["-A64k -F1.2 -DS", "-A64k -F1.2 -N2 -qn2 -DS", "-A256k -F1.5 -G3 --sanity=minor:3"] {
+            let r = run_with(collector(), w, args, rts).unwrap_or_else(|e| panic!("{e}"));
+            assert_eq!(r.checksum, base.checksum, "{name} {args:?} +RTS {rts}");
+            let c = r.stats.copy_out;
+            cycles += c.cycles;
+            mutator_copies += c.mutator_copies;
+            updated += c.updated_fields;
+            assert!(r.stats.concurrent_phases >= c.cycles, "{name} +RTS {rts}: each cycle is a concurrent phase");
+        }
+    }
+    assert!(cycles > 50, "only {cycles} copying-out cycles ran");
+    assert!(mutator_copies > 0, "no mutator ever copied at the read barrier");
+    assert!(updated > 1000, "the update pass pointed only {updated} fields at copies");
+}
+
+/// `gclab run` with `args`, with or without the fault that leaves the read
+/// barrier off: its exit status and output.
+fn gclab(args: &[&str], fault: bool) -> (bool, String) {
+    let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_gclab"));
+    cmd.args(args);
+    if fault {
+        cmd.env("GCLAB_CONCURRENT_COPYING_FAULT", "no-barrier");
+    }
+    let out = cmd.output().expect("run gclab");
+    (out.status.success(), String::from_utf8_lossy(&out.stdout).into_owned())
+}
+
+#[test]
+fn without_the_read_barrier_the_checks_fail() {
+    // The fault leaves the barrier off: mutators go on reading and writing
+    // the from-space objects after they are copied; the run must crash,
+    // fail a sanity check, or print something other than copying does.
+    let mut caught = 0;
+    for &(name, args) in CHURN {
+        let w = workload(name).unwrap();
+        let args: Vec<String> = if args.is_empty() { w.small } else { args }.iter().map(|a| a.to_string()).collect();
+        let mut cmd: Vec<&str> = vec!["run", "--collector", "copying", name];
+        cmd.extend(args.iter().map(String::as_str));
+        let (ok, expected) = gclab(&cmd, false);
+        assert!(ok, "{name} under copying");
+        cmd[2] = "concurrent-copying";
+        cmd.extend(["+RTS", "-A64k", "-F1.2", "-DS"]);
+        let (healthy, sound) = gclab(&cmd, false);
+        assert!(healthy && sound == expected, "{name} with the read barrier");
+        let (ok, got) = gclab(&cmd, true);
+        if !ok || got != expected {
+            caught += 1;
+        }
+    }
+    assert!(caught >= 3, "only {caught} of {} runs without the read barrier were caught", CHURN.len());
+}
