@@ -4,12 +4,21 @@
 //!
 //! - Minor GC: `immix`'s (young generations copied, promoted into the
 //!   line space's holes), with the copying thread parked.
-//! - Major GC: `immix`'s mark in place and line sweep, evacuating nothing
-//!   in the pause. Then, still in the pause, the sparsest old blocks (at
-//!   most `live=PERCENT` of their lines used, default 50) become the
+//! - Major GC: a snapshot of the old generation is marked by a thread of
+//!   the collector's beside the mutators, as `nonmoving` marks its cells
+//!   (the pause copies the young generations and greys what they and the
+//!   roots point to; See Note [The snapshot] in `nonmoving`), and the sync
+//!   that ends the marking sweeps the line space. With `mark=sync` the
+//!   major GC is `immix`'s, marked and swept in its pause.
+//! - Then, in that sync (or pause), the sparsest old blocks (at most
+//!   `live=PERCENT` of their lines used, default 50) become the
 //!   from-space: flagged `BF_COPYING_OUT`, taken off the space's lists, the
 //!   roots that point there copied (a pause bounded by the roots), and the
 //!   read barrier turned on. See Note [A copying-out cycle].
+//! - A major GC the policy asks for while a marking or a copying-out runs
+//!   collects the young generations only, as `nonmoving` does; one the
+//!   program asks for (`Gc.major`) drops a running marking, or ends a
+//!   copying-out inside itself, and is `immix`'s.
 //! - Beside the mutators, a thread of the collector's copies every object
 //!   of the from-space (`copy_out`: mutators that load a from-space object
 //!   first copy it themselves), then, at a sync, goes over every other old
@@ -18,9 +27,9 @@
 //! - The from-space is freed at the first sync (or GC) after that pass
 //!   that follows a GC of every young generation, and the barrier is off.
 //!
-//! Parameters: `live=PERCENT` (0 copies nothing out: the collector is then
-//! `immix` with `defrag=never`), and `line` as `immix`'s. Needs the read
-//! barrier compiled in (gclab-core's `access-hooks` feature).
+//! Parameters: `live=PERCENT` (0 copies nothing out), `mark=concurrent|sync`
+//! (default concurrent), and `line` as `immix`'s. Needs the read barrier
+//! compiled in (the `access-hooks` feature).
 //!
 //! Note [A copying-out cycle]
 //! ----------------------------------------
@@ -57,22 +66,28 @@
 //! that major GC's evacuation candidates, so its trace copies what was not
 //! copied yet and follows the forwarding pointers of what was.
 //!
-//! Not yet here (issue 39): concurrent marking (the major GC's mark is
-//! `immix`'s, in its pause), several copying threads, `-M`'s degenerate
-//! stop-the-world copy, and the cycle's figures in `-s` and the eventlog.
+//! Not yet here (issue 39): several copying threads, and `-M`'s
+//! degenerate stop-the-world copy.
 
 use crate::copy_out::{copy_out, CopyBarrier, ToSpace};
+use crate::concurrent_mark::{MarkQueue, Marker};
 use crate::immix::{major, Immix};
+use crate::line_space::LineSpace;
+use gclab_core::generation::Generation;
+use crate::nonmoving::{flush_barrier_records, CONCURRENT_ROUNDS, FINISH_IN_PAUSE_BELOW, forget_dead_mut_list_entries, judge_weaks, sweep_large_objects, take_snapshot, MarkMode};
+use crate::snapshot_check::snapshot_violations;
+use crate::space_trace::{trace_into, Tracing};
+use gclab_core::barrier::{set_extension, BarrierExtension};
 use crate::roots::root_slots;
 use crate::CollectorEntry;
 use gclab_core::access_hooks::{AccessHooks, Installed};
-use gclab_core::bdescr::{BlockPtr, BF_COPYING_OUT, BF_EVACUATED};
+use gclab_core::bdescr::{BlockPtr, BF_COPYING_OUT, BF_EVACUATED, BF_MARK_IN_PLACE};
 use gclab_core::constants::{Word, BLOCK_SIZE, WORD_SIZE};
 use gclab_core::stats::{thread_cpu_seconds, CopyOutStats};
 use gclab_core::info::ClosureType;
 use gclab_core::info::IND_INFO;
 use gclab_core::object::{copied_out_size, forward_target, info_of_header, is_forwarded, load_field, load_header, store_header, weak_field, Layout};
-use gclab_core::{Collector, CollectorEvent, ConcurrentPhase, GcContext, GcOutcome, GcRequest, SyncRequest};
+use gclab_core::{Collector, CollectorEvent, ConcurrentPhase, GcContext, GcOutcome, GcReason, GcRequest, SyncRequest};
 use std::collections::HashSet;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::time::Instant;
@@ -82,18 +97,19 @@ use std::thread::JoinHandle;
 /// The registry entry.
 pub const ENTRY: CollectorEntry = CollectorEntry {
     name: "concurrent-copying",
-    description: "Immix whose sparsest old blocks are copied out beside the mutators behind a read barrier (Baker's to-space invariant) after each major GC (live=PERCENT of a block's lines, default 50; line as immix)",
+    description: "Immix marked beside the mutators, whose sparsest old blocks are then copied out beside them behind a read barrier (Baker's to-space invariant) (live=PERCENT of a block's lines, default 50; mark=concurrent|sync; line as immix)",
     flags: "",
     make: |mut params, flags| {
         if !Installed::compiled_in() {
             return Err("the concurrent-copying collector needs the read barrier compiled in: build gclab with `cargo build --release --features access-hooks`".to_string());
         }
         let live = params.take("live").map(|v| parse_percent(&v)).transpose()?.unwrap_or(50);
-        let mut immix = Immix::from_params(params, flags, "concurrent-copying", &["live"])?;
+        let mark = params.take("mark").map(|v| MarkMode::parse(&v)).transpose()?.unwrap_or_default();
+        let mut immix = Immix::from_params(params, flags, "concurrent-copying", &["live", "mark"])?;
         immix.never_defragment();
         let barrier = Arc::new(CopyBarrier::new(Layout::new(flags.profiling_header), flags.generations - 1));
         let no_barrier = std::env::var("GCLAB_CONCURRENT_COPYING_FAULT").is_ok_and(|f| f == "no-barrier");
-        Ok(Box::new(ConcurrentCopying { immix, live_percent: live, barrier, cycle: None, events: Vec::new(), no_barrier }))
+        Ok(Box::new(ConcurrentCopying { immix, live_percent: live, mark, barrier, marking: None, cycle: None, events: Vec::new(), no_barrier }))
     },
 };
 
@@ -108,7 +124,11 @@ fn parse_percent(v: &str) -> Result<usize, String> {
 pub struct ConcurrentCopying {
     immix: Immix,
     live_percent: usize,
+    mark: MarkMode,
     barrier: Arc<CopyBarrier>,
+    /// A marking under way.
+    marking: Option<Marking>,
+    /// A copying-out under way (never beside a marking).
     cycle: Option<Cycle>,
     /// What it did beyond its GCs, not yet taken by the runtime.
     events: Vec<CollectorEvent>,
@@ -117,6 +137,14 @@ pub struct ConcurrentCopying {
     /// from-space objects after they are copied (their writes lost, their
     /// roots left in the from-space), which the checks must catch.
     no_barrier: bool,
+}
+
+/// A marking under way.
+struct Marking {
+    marker: Marker,
+    started: Instant,
+    /// Syncs so far in it.
+    syncs: usize,
 }
 
 /// A copying-out under way (See Note [A copying-out cycle]).
@@ -142,32 +170,66 @@ impl Collector for ConcurrentCopying {
 
     fn collect(&mut self, req: &GcRequest, ctx: &mut GcContext<'_>) -> GcOutcome {
         let oldest = ctx.heap.oldest();
-        if req.collect_gen == oldest {
-            let done = self.major_gc(req, ctx);
-            self.start_cycle(ctx);
-            return done;
+        let major = req.collect_gen == oldest;
+        let explicit = req.reason == GcReason::Explicit;
+        if let Some(marking) = &self.marking {
+            marking.marker.queue.pause();
+            if !(major && explicit) {
+                let done = self.young_gc_marking(req.collect_gen.min(oldest - 1), ctx);
+                self.marking.as_ref().expect("the marking runs").marker.queue.resume();
+                return done;
+            }
+            self.drop_marking(ctx);
         }
-        let Some(cycle) = self.cycle.as_mut() else { return self.immix.collect(req, ctx) };
-        let drained = cycle.copier.pause();
-        // SAFETY: the world is stopped and the copier parked.
-        unsafe { self.settle_cycle(ctx) };
+        if self.cycle.is_some() {
+            if major && explicit {
+                let done = self.major_gc(req, ctx);
+                self.start_cycle(ctx);
+                return done;
+            }
+            let young = GcRequest { collect_gen: req.collect_gen.min(oldest - 1), ..*req };
+            return self.young_gc_copying(&young, ctx);
+        }
+        if !major {
+            return self.immix.collect(req, ctx);
+        }
+        if self.mark == MarkMode::Concurrent && !explicit {
+            return self.begin_marking(ctx);
+        }
         let done = self.immix.collect(req, ctx);
-        let cycle = self.cycle.as_mut().expect("the cycle runs");
-        if cycle.updating && done.collected_gen + 1 >= oldest {
-            cycle.young_gcs_updating += 1;
-        }
-        // SAFETY: as above.
-        unsafe { self.fix_roots(ctx) };
-        self.next_step(ctx, drained);
+        self.start_cycle(ctx);
         done
     }
 
     fn sync(&mut self, ctx: &mut GcContext<'_>) {
+        if let Some(marking) = self.marking.as_mut() {
+            let drained = marking.marker.queue.pause();
+            marking.syncs += 1;
+            let (queue, rounds) = (marking.marker.queue.clone(), marking.syncs);
+            let recorded = flush_barrier_records(&queue, ctx.caps, &mut self.events);
+            if !drained || (recorded >= FINISH_IN_PAUSE_BELOW && rounds <= CONCURRENT_ROUNDS) {
+                queue.resume();
+                return;
+            }
+            // The marker must hold the last reference to its queue.
+            drop(queue);
+            self.finish_marking(ctx);
+            self.start_cycle(ctx);
+            return;
+        }
         let Some(cycle) = self.cycle.as_mut() else { return };
         let drained = cycle.copier.pause();
         // SAFETY: the world is stopped and the copier parked.
         unsafe { self.fix_roots(ctx) };
         self.next_step(ctx, drained);
+    }
+
+    fn world_stopped(&mut self, ctx: &mut GcContext<'_>) {
+        if let Some(cycle) = &self.cycle {
+            cycle.copier.pause();
+            // SAFETY: the world is stopped and the copier parked.
+            unsafe { self.settle(&cycle.copier, ctx) };
+        }
     }
 
     fn world_restarts(&mut self) {
@@ -194,6 +256,150 @@ impl Collector for ConcurrentCopying {
 }
 
 impl ConcurrentCopying {
+    /// A GC of the young generations `0..=req.collect_gen` while a
+    /// copying-out runs, with the copier parked.
+    fn young_gc_copying(&mut self, req: &GcRequest, ctx: &mut GcContext<'_>) -> GcOutcome {
+        let oldest = ctx.heap.oldest();
+        let drained = self.cycle.as_ref().expect("a cycle runs").copier.pause();
+        // SAFETY: the world is stopped and the copier parked.
+        unsafe { self.settle_cycle(ctx) };
+        let done = self.immix.collect(req, ctx);
+        let cycle = self.cycle.as_mut().expect("the cycle runs");
+        if cycle.updating && done.collected_gen + 1 >= oldest {
+            cycle.young_gcs_updating += 1;
+        }
+        // SAFETY: as above.
+        unsafe { self.fix_roots(ctx) };
+        self.next_step(ctx, drained);
+        done
+    }
+
+    /// The major GC that starts a marking: copy the young generations,
+    /// grey what points into the old one and start the marker (See the
+    /// module doc).
+    fn begin_marking(&mut self, ctx: &mut GcContext<'_>) -> GcOutcome {
+        let oldest = ctx.heap.oldest();
+        let layout = ctx.heap.layout;
+        let (space, pool) = self.immix.parts(oldest);
+        let workers = pool.for_collection(ctx.flags, oldest, ctx.help);
+        let old = &mut ctx.heap.gens[oldest];
+        // SAFETY: the runtime gives the collector the heap exclusively.
+        let (marks, snapshot) = unsafe { take_snapshot(old) };
+        let old_weaks = std::mem::take(&mut old.weak_ptrs);
+        set_extension(ctx.caps, BarrierExtension::SnapshotAtTheBeginning);
+        let how = Tracing { n: oldest - 1, marks: Some(&marks), black: Some(&marks), defer: true, sticky: false };
+        // SAFETY: as above; the snapshot is attached to `marks`.
+        let (done, grey) = unsafe { trace_into(space, how, ctx, workers) };
+        let old = &mut ctx.heap.gens[oldest];
+        old.weak_ptrs.extend(old_weaks);
+        count_kept_placements(space, old);
+        for bd in snapshot {
+            // SAFETY: as above. Minor GCs leave the snapshot alone.
+            unsafe { bd.get() }.flags |= BF_EVACUATED;
+        }
+        let queue = MarkQueue::new(marks, layout);
+        queue.push_marked(grey);
+        self.events.push(CollectorEvent::MarkBegin);
+        self.marking = Some(Marking { marker: Marker::start(queue, ctx.sync_request.clone()), started: Instant::now(), syncs: 0 });
+        GcOutcome { collected_gen: oldest, in_place: true, ..done }
+    }
+
+    /// A GC of the young generations `0..=n` while a marking runs (the
+    /// marker parked): what it promotes into the snapshot's holes is
+    /// marked as it is placed.
+    fn young_gc_marking(&mut self, n: usize, ctx: &mut GcContext<'_>) -> GcOutcome {
+        let oldest = ctx.heap.oldest();
+        let (space, pool) = self.immix.parts(oldest);
+        let workers = pool.for_collection(ctx.flags, n, ctx.help);
+        let black = &self.marking.as_ref().expect("a marking runs").marker.queue.marks;
+        let how = Tracing { n, marks: None, black: Some(black), defer: false, sticky: false };
+        // SAFETY: the runtime gives the collector the heap exclusively,
+        // and the marker is parked.
+        let (done, _) = unsafe { trace_into(space, how, ctx, workers) };
+        count_kept_placements(space, &mut ctx.heap.gens[oldest]);
+        GcOutcome { in_place: true, ..done }
+    }
+
+    /// End the running marking in a sync: mark what is left, judge the
+    /// old weak pointers, and sweep the line space, every block cut since
+    /// the snapshot kept whole.
+    fn finish_marking(&mut self, ctx: &mut GcContext<'_>) {
+        let marking = self.marking.take().expect("a marking runs");
+        let queue = marking.marker.join();
+        let concurrent = ConcurrentPhase { cpu: queue.marker_cpu_seconds(), elapsed: marking.started.elapsed().as_secs_f64() };
+        flush_barrier_records(&queue, ctx.caps, &mut self.events);
+        set_extension(ctx.caps, BarrierExtension::None);
+        let oldest = ctx.heap.oldest();
+        let mut stack = Vec::new();
+        // SAFETY: the world is stopped and the marker thread is gone.
+        unsafe {
+            queue.drain(&mut stack);
+            judge_weaks(&queue, &mut ctx.heap.gens[oldest].weak_ptrs, ctx.caps, &mut stack);
+        }
+        let (marked_objects, marked_words) = (u32::try_from(queue.marked_objects()).unwrap_or(u32::MAX), queue.marked_words());
+        self.events.push(CollectorEvent::MarkEnd { marked_objects, marked_words, concurrent: Some(concurrent) });
+        let mut marks = queue.marks;
+        forget_dead_mut_list_entries(ctx.caps, oldest, &marks);
+        if ctx.flags.sanity.is_on() {
+            // SAFETY: the world is stopped and nothing is swept yet.
+            let violations = unsafe { snapshot_violations(&marks, ctx, false) };
+            assert!(violations.is_empty(), "heap sanity check failed at the end of a concurrent-copying marking:\n  {}", violations.iter().take(20).cloned().collect::<Vec<_>>().join("\n  "));
+        }
+        let layout = ctx.heap.layout;
+        let (space, _) = self.immix.parts(oldest);
+        let gclab_core::heap::Heap { blocks, gens, .. } = &mut *ctx.heap;
+        let old = &mut gens[oldest];
+        let words_before = old.n_words;
+        let kept = std::mem::take(&mut old.blocks);
+        for &bd in &kept {
+            // SAFETY: the world is stopped; a block cut since the snapshot
+            // holds objects promoted during the marking, every one alive
+            // for this cycle, and zero words.
+            unsafe {
+                if !bd.read().has(BF_MARK_IN_PLACE) {
+                    marks.attach(bd);
+                    bd.get().flags |= BF_MARK_IN_PLACE;
+                    each_object(bd, layout, |p, size| {
+                        marks.mark(p, size);
+                    });
+                }
+            }
+        }
+        (old.n_blocks, old.n_words, old.n_free_words) = (0, 0, 0);
+        self.events.push(CollectorEvent::SweepBegin);
+        let mut ba = blocks.lock();
+        // SAFETY: marking is complete and no allocator exists outside a GC.
+        unsafe {
+            sweep_large_objects(old, &marks, &mut ba);
+            space.sweep(kept, &marks, &mut ba, old);
+        }
+        old.live_estimate = Some(old.n_words);
+        self.events.push(CollectorEvent::SweepEnd { swept_words: words_before.saturating_sub(old.n_words) });
+    }
+
+    /// Drop the running marking (a major GC the program asked for is about
+    /// to mark the old generation in its pause): nothing was freed, so the
+    /// snapshot's blocks simply become old blocks again.
+    fn drop_marking(&mut self, ctx: &mut GcContext<'_>) {
+        let marking = self.marking.take().expect("a marking runs");
+        drop(marking.marker.join());
+        set_extension(ctx.caps, BarrierExtension::None);
+        for cap in ctx.caps.iter_mut() {
+            cap.update_rem_set.clear();
+        }
+        let old = &ctx.heap.gens[ctx.heap.oldest()];
+        for &bd in old.blocks.iter().chain(&old.large_objects) {
+            // SAFETY: the world is stopped; the bitmap the snapshot's
+            // descriptors pointed at is gone.
+            let d = unsafe { bd.get() };
+            if d.has(BF_MARK_IN_PLACE) {
+                d.flags = (d.flags & !BF_MARK_IN_PLACE) | BF_EVACUATED;
+                d.aux = 0;
+            }
+        }
+        self.events.push(CollectorEvent::MarkEnd { marked_objects: 0, marked_words: 0, concurrent: None });
+    }
+
     /// A major GC: `immix`'s, ending a running cycle inside it (See Note
     /// [A copying-out cycle]).
     fn major_gc(&mut self, req: &GcRequest, ctx: &mut GcContext<'_>) -> GcOutcome {
@@ -205,6 +411,8 @@ impl ConcurrentCopying {
         unsafe { self.settle(&cycle.copier, ctx) };
         self.finish_to_spaces(&cycle.copier);
         let layout = ctx.heap.layout;
+        // SAFETY: the world is stopped and the copier gone.
+        unsafe { point_weaks_at_copies(ctx) };
         for &bd in &cycle.from {
             // SAFETY: a from-space block, the collector's while the world
             // is stopped; the copier is gone.
@@ -395,6 +603,29 @@ impl ConcurrentCopying {
     }
 }
 
+/// Point every weak pointer's fields that lead to a copied from-space
+/// object at the copy, before a major GC takes the from-space: the GC
+/// judges a key alive by where it lies, and an indirection to a copy
+/// (See `indirect_to_copy`) would read as a dead key.
+///
+/// # Safety
+/// The world is stopped; the weak lists hold live WEAKs (copies, after
+/// `fix_roots`).
+// SAFETY: the caller's contract: the fields are valid object addresses.
+unsafe fn point_weaks_at_copies(ctx: &mut GcContext<'_>) {
+    let layout = ctx.heap.layout;
+    let weaks = ctx.heap.gens.iter().flat_map(|g| g.weak_ptrs.iter()).chain(ctx.caps.iter().flat_map(|c| c.new_weaks.iter()));
+    for w in weaks {
+        for f in [weak_field::KEY, weak_field::VALUE, weak_field::FINALIZER] {
+            let slot = layout.payload(w.0).add(f);
+            let header = load_header(*slot as *const Word);
+            if is_forwarded(header) {
+                *slot = forward_target(header) as Word;
+            }
+        }
+    }
+}
+
 /// Turn the from-space object at `p`, if it was copied, into an
 /// indirection to its copy, so that a major GC that takes its block as
 /// from-space sends what points to it to the copy (which lies in a block
@@ -422,6 +653,14 @@ unsafe fn indirect_to_copy(p: *mut Word, layout: Layout) {
         *p.add(k) = 0;
     }
     store_header(p, IND_INFO.header());
+}
+
+/// Count what a GC during a marking placed in the snapshot's holes into
+/// the old generation, `old` (See `LineSpace::take_kept_placements`).
+fn count_kept_placements(space: &LineSpace, old: &mut Generation) {
+    let (words, taken) = space.take_kept_placements();
+    old.n_words += words;
+    old.n_free_words -= taken;
 }
 
 /// Words of the objects in block `bd`, whose objects and zero words tile it.

@@ -171,6 +171,10 @@ pub struct LineSpace {
     geometry: Geometry,
     /// Blocks with a hole ahead of their cursor.
     recyclable: Lock<Vec<Recyclable>>,
+    /// Object words placed, and hole words used up, in blocks kept in
+    /// place since the last sweep, which counts them (See
+    /// `take_kept_placements`).
+    kept: Lock<(usize, usize)>,
 }
 
 // SAFETY: the recyclable list names blocks the space owns; it is read and
@@ -183,7 +187,7 @@ unsafe impl Send for LineSpace {}
 impl LineSpace {
     /// An empty space for generation `gen`.
     pub fn new(gen: usize, geometry: Geometry) -> LineSpace {
-        LineSpace { gen, geometry, recyclable: Lock::new(Vec::new()) }
+        LineSpace { gen, geometry, recyclable: Lock::new(Vec::new()), kept: Lock::new((0, 0)) }
     }
 
     /// Its geometry.
@@ -194,6 +198,16 @@ impl LineSpace {
     /// The recyclable blocks, as they stand between GCs.
     pub fn recyclable(&self) -> Vec<Recyclable> {
         self.recyclable.lock().clone()
+    }
+
+    /// The object words placed, and the hole words used up, in blocks
+    /// kept in place since the last sweep or call (objects marked black
+    /// as they were placed), which the generation's counts leave out: a
+    /// major GC's sweep counts them, but a collector whose marking spans
+    /// several GCs (`concurrent-copying`) adds them to the counts after
+    /// each, so they stay exact meanwhile; its sweep then recounts all.
+    pub fn take_kept_placements(&self) -> (usize, usize) {
+        std::mem::take(&mut *self.kept.lock())
     }
 
     /// Take `blocks` off the recyclable list (they are about to be
@@ -215,6 +229,7 @@ impl LineSpace {
     pub unsafe fn sweep(&self, kept: Vec<BlockPtr>, marks: &MarkBitmap, blocks: &mut BlockAllocator, gen: &mut Generation) -> RegionSweep {
         let g = self.geometry;
         let mut stats = RegionSweep { line_bytes: (g.line_words * WORD_SIZE) as u32, blocks_swept: kept.len() as u32, ..RegionSweep::default() };
+        *self.kept.lock() = (0, 0);
         let mut list = self.recyclable.lock();
         // The kept blocks' entries are stale; the blocks cut in this GC
         // keep theirs.
@@ -414,6 +429,10 @@ struct Counts {
     old_taken_words: usize,
     /// Words of fresh blocks used up.
     fresh_taken_words: usize,
+    /// Object words placed in blocks kept in place, and words of their
+    /// holes used up (See `LineSpace::take_kept_placements`).
+    kept_words: usize,
+    kept_taken_words: usize,
 }
 
 /// One GC thread's allocation into a `LineSpace`.
@@ -446,6 +465,8 @@ impl LineAllocator<'_> {
         match kind {
             Kind::Kept => {
                 self.marks.expect("a block is kept in place only in a major GC").mark(p, words);
+                self.counts.kept_words += words;
+                self.counts.kept_taken_words += words;
             }
             Kind::Fresh => {
                 self.counts.object_words += words;
@@ -471,7 +492,7 @@ impl LineAllocator<'_> {
                 self.counts.fresh_taken_words += words;
             }
             Kind::Old => self.counts.old_taken_words += words,
-            Kind::Kept => {}
+            Kind::Kept => self.counts.kept_taken_words += words,
         }
     }
 
@@ -600,6 +621,9 @@ impl SpaceAllocator for LineAllocator<'_> {
         }
         gen.n_words += c.object_words;
         gen.n_free_words -= c.fresh_taken_words + c.old_taken_words;
+        let mut kept = self.space.kept.lock();
+        kept.0 += c.kept_words;
+        kept.1 += c.kept_taken_words;
     }
 }
 

@@ -154,10 +154,10 @@ impl MarkMode {
 /// Syncs at which the marker may be sent back to work beside the mutators
 /// with what the barrier recorded, before a sync finishes the marking in
 /// its pause whatever is left.
-const CONCURRENT_ROUNDS: usize = 3;
+pub(crate) const CONCURRENT_ROUNDS: usize = 3;
 
 /// Recorded values below which a sync finishes the marking itself.
-const FINISH_IN_PAUSE_BELOW: usize = 4096;
+pub(crate) const FINISH_IN_PAUSE_BELOW: usize = 4096;
 
 /// A marking cycle under way.
 struct Cycle {
@@ -224,7 +224,7 @@ impl Collector for Nonmoving {
         let drained = cycle.marker.queue.pause();
         cycle.syncs += 1;
         let (queue, rounds) = (cycle.marker.queue.clone(), cycle.syncs);
-        let recorded = self.flush_barrier_records(&queue, ctx);
+        let recorded = flush_barrier_records(&queue, ctx.caps, &mut self.events);
         if !drained || (recorded >= FINISH_IN_PAUSE_BELOW && rounds <= CONCURRENT_ROUNDS) {
             queue.resume();
             return;
@@ -308,7 +308,7 @@ impl Nonmoving {
     /// `concurrent`: what the marking cost beside the mutators, if it ran
     /// there.
     fn finish_marking(&mut self, queue: MarkQueue, ctx: &mut GcContext<'_>, in_gc: bool, concurrent: Option<ConcurrentPhase>) {
-        self.flush_barrier_records(&queue, ctx);
+        flush_barrier_records(&queue, ctx.caps, &mut self.events);
         set_extension(ctx.caps, BarrierExtension::None);
         let mut stack = Vec::new();
         // SAFETY: the world is stopped and the marker thread is gone.
@@ -353,29 +353,29 @@ impl Nonmoving {
             self.events.extend(unsafe { space.census(old) });
         }
     }
+}
 
-    /// Take every capability's recorded overwritten values and hand the
-    /// snapshot objects among them to the marker (See Note [Recorded
-    /// values are filtered in the pause]); returns how many were recorded.
-    /// The world is stopped.
-    fn flush_barrier_records(&mut self, queue: &MarkQueue, ctx: &mut GcContext<'_>) -> usize {
-        let mut n = 0;
-        for cap in ctx.caps.iter_mut().filter(|c| !c.update_rem_set.is_empty()) {
-            n += cap.update_rem_set.len();
-            // SAFETY: the world is stopped, and a record is zero (slop of
-            // an updated thunk) or an object the GCs kept valid as a root.
-            let snapshot = cap.update_rem_set.drain(..).filter(|&v| v != 0 && unsafe { in_snapshot(v as *const Word) });
-            queue.push(snapshot);
-            self.events.push(CollectorEvent::RemSetFlush { cap: cap.no as u16 });
-        }
-        n
+/// Take every capability's recorded overwritten values and hand the
+/// snapshot objects among them to the marker (See Note [Recorded values
+/// are filtered in the pause]), with an event per capability; returns how
+/// many were recorded. The world is stopped.
+pub(crate) fn flush_barrier_records(queue: &MarkQueue, caps: &mut [gclab_core::capability::Capability], events: &mut Vec<CollectorEvent>) -> usize {
+    let mut n = 0;
+    for cap in caps.iter_mut().filter(|c| !c.update_rem_set.is_empty()) {
+        n += cap.update_rem_set.len();
+        // SAFETY: the world is stopped, and a record is zero (slop of an
+        // updated thunk) or an object the GCs kept valid as a root.
+        let snapshot = cap.update_rem_set.drain(..).filter(|&v| v != 0 && unsafe { in_snapshot(v as *const Word) });
+        queue.push(snapshot);
+        events.push(CollectorEvent::RemSetFlush { cap: cap.no as u16 });
     }
+    n
 }
 
 /// Drop the old generation's mutable-list entries that the marking found
 /// dead: the sweep is about to free them. (A live entry stays: the
 /// remembered set still needs it.)
-fn forget_dead_mut_list_entries(caps: &mut [gclab_core::capability::Capability], oldest: usize, marks: &MarkBitmap) {
+pub(crate) fn forget_dead_mut_list_entries(caps: &mut [gclab_core::capability::Capability], oldest: usize, marks: &MarkBitmap) {
     for cap in caps.iter_mut() {
         // SAFETY: a mutable-list entry is an object of the old generation
         // (the barrier's invariant), read with the world stopped.
@@ -407,7 +407,7 @@ fn block_in_snapshot(bd: BlockPtr) -> bool {
 /// # Safety
 /// The GC holds the heap.
 // SAFETY: writes the descriptors of the old generation's blocks, which the GC holds.
-unsafe fn take_snapshot(old: &Generation) -> (MarkBitmap, Vec<BlockPtr>) {
+pub(crate) unsafe fn take_snapshot(old: &Generation) -> (MarkBitmap, Vec<BlockPtr>) {
     let mut marks = MarkBitmap::new();
     let snapshot: Vec<BlockPtr> = old.blocks.iter().chain(&old.large_objects).copied().collect();
     for &bd in &snapshot {
@@ -426,7 +426,7 @@ unsafe fn take_snapshot(old: &Generation) -> (MarkBitmap, Vec<BlockPtr>) {
 /// # Safety
 /// Marking is complete; the world is stopped.
 // SAFETY: frees unreachable large objects' groups and resets descriptors, under the caller's contract.
-unsafe fn sweep_large_objects(old: &mut Generation, marks: &MarkBitmap, ba: &mut gclab_core::block_alloc::BlockAllocator) {
+pub(crate) unsafe fn sweep_large_objects(old: &mut Generation, marks: &MarkBitmap, ba: &mut gclab_core::block_alloc::BlockAllocator) {
     old.n_large_blocks = 0;
     old.n_large_words = 0;
     for bd in std::mem::take(&mut old.large_objects) {
@@ -454,7 +454,7 @@ unsafe fn sweep_large_objects(old: &mut Generation, marks: &MarkBitmap, ba: &mut
 /// # Safety
 /// The world is stopped, the marker thread is gone and `queue` is drained.
 // SAFETY: reads and writes the weak objects and marks, under the caller's contract.
-unsafe fn judge_weaks(queue: &MarkQueue, weaks: &mut Vec<ObjPtr>, caps: &mut [gclab_core::capability::Capability], stack: &mut Vec<*mut Word>) {
+pub(crate) unsafe fn judge_weaks(queue: &MarkQueue, weaks: &mut Vec<ObjPtr>, caps: &mut [gclab_core::capability::Capability], stack: &mut Vec<*mut Word>) {
     let layout = queue.layout();
     let field = |w: ObjPtr, f: usize| -> Word { *layout.payload(w.0).add(f) };
     let key_alive = |key: Word| survives(&queue.marks, key as *const Word);

@@ -309,6 +309,11 @@ pub trait Collector: Send + Sync {
     /// here rather than at the end of `collect` (See Note [Concurrent
     /// phases]).
     fn world_restarts(&mut self) {}
+    /// The world is stopped between GCs for a walk of the heap (`Gc.stat`,
+    /// a sanity check the program asks for); `world_restarts` follows the
+    /// walk. A collector whose threads change what a walk reads parks
+    /// them here, and leaves the heap's lists and counts whole.
+    fn world_stopped(&mut self, _ctx: &mut GcContext<'_>) {}
     /// What it did since the last call, beyond what `collect` returns
     /// (called with the world stopped, after every `collect` and `sync`).
     fn take_events(&mut self) -> Vec<CollectorEvent> {

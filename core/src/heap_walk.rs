@@ -48,6 +48,11 @@ unsafe fn walk_objects(heap: &Heap, caps: &[Capability], nurseries: bool, mut f:
         // SAFETY: as above; `end` is the block's fill level.
         unsafe {
             walk_block(d, end, |p| {
+                if crate::object::is_forwarded(*p) {
+                    // Copied out by a concurrent copier (See
+                    // `BF_COPYING_OUT`): the walk meets its copy elsewhere.
+                    return Some(crate::object::copied_out_size(p, layout));
+                }
                 let info = info_of_header(*p);
                 let size = layout.size_of(p, info);
                 f(p, info, size, gen);

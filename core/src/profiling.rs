@@ -104,7 +104,7 @@ impl ProfileContext<'_> {
             return None;
         }
         // SAFETY: an IND's payload is its indirectee, a live object.
-        Some(Obj(unsafe { *self.layout().payload(o.0 as *mut Word) }))
+        Some(current(unsafe { *self.layout().payload(o.0 as *mut Word) }))
     }
 
     /// Call `f` with each object `o` points to (its traced pointer fields).
@@ -114,7 +114,7 @@ impl ProfileContext<'_> {
         unsafe {
             let (slots, n) = self.layout().pointer_slots(o.0 as *mut Word, info);
             for i in 0..n {
-                f(Obj(*slots.add(i)));
+                f(current(*slots.add(i)));
             }
         }
     }
@@ -203,4 +203,16 @@ impl CostCentres {
     pub fn names(&self) -> &[String] {
         &self.names
     }
+}
+
+/// The object `v` names now: its copy, if a concurrent copier has copied
+/// it out and not yet pointed every field at the copy (See
+/// `BF_COPYING_OUT`).
+fn current(v: Word) -> Obj {
+    // SAFETY: `v` is a live object (heap or static), whose header may be read.
+    let header = unsafe { crate::object::load_header(v as *const Word) };
+    if crate::object::is_forwarded(header) {
+        return Obj(crate::object::forward_target(header) as Word);
+    }
+    Obj(v)
 }

@@ -109,7 +109,10 @@ impl Runtime {
         for cap in unsafe { self.caps_mut() }.iter_mut() {
             cap.retire_current_block_keeping_position();
         }
-        f(self.heap_ref(), self.caps_ref())
+        self.with_gc_context(0, |collector, ctx| collector.world_stopped(ctx));
+        let r = f(self.heap_ref(), self.caps_ref());
+        self.collector.lock().world_restarts();
+        r
     }
 
     /// A heap exhaustion found by a mutator: fail the run on every
