@@ -39,6 +39,7 @@ pub mod cell_space;
 pub mod compacting;
 pub mod concurrent_copying;
 pub mod concurrent_mark;
+pub mod copier;
 pub mod copy_out;
 pub mod copying;
 pub mod defrag;

@@ -1,0 +1,288 @@
+//! The copier: the thread of `concurrent_copying` that copies a
+//! from-space out and then points the old generation's fields at the
+//! copies, beside the mutators (See Note [A copying-out cycle] in
+//! `concurrent_copying`).
+//!
+//! Invariant kept: it parks only between blocks, so a GC (which may fill
+//! a block's holes) never finds it inside a block, and it holds no
+//! address a GC may move: only old blocks and large objects, which no
+//! GC moves while a cycle runs.
+
+use crate::copy_out::{copy_out, ToSpace};
+use gclab_core::bdescr::BlockPtr;
+use gclab_core::constants::{Word, BLOCK_SIZE};
+use gclab_core::info::ClosureType;
+use gclab_core::object::{copied_out_size, forward_target, info_of_header, is_forwarded, load_field, load_header, weak_field, Layout};
+use gclab_core::stats::thread_cpu_seconds;
+use gclab_core::SyncRequest;
+use std::collections::HashSet;
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::{Arc, Condvar, Mutex};
+use std::thread::JoinHandle;
+
+/// Words of the objects in block `bd`, whose objects and zero words tile it.
+///
+/// # Safety
+/// Nobody writes the block meanwhile.
+pub(crate) unsafe fn object_words(bd: BlockPtr, layout: Layout) -> usize {
+    let mut words = 0;
+    // SAFETY: the caller's contract.
+    unsafe { each_object(bd, layout, |_, size| words += size) };
+    words
+}
+
+/// Call `f` with each object of block `bd` (from its start to its fill)
+/// and its size; a forwarded object is sized by its copy. Headers are read
+/// atomically: a mutator may be installing a forwarding pointer.
+///
+/// # Safety
+/// Objects and zero words tile the block up to its fill, and no GC changes
+/// it meanwhile.
+pub(crate) unsafe fn each_object(bd: BlockPtr, layout: Layout, mut f: impl FnMut(*mut Word, usize)) {
+    // SAFETY: the caller's contract.
+    let d = unsafe { bd.read() };
+    let mut p = d.start;
+    while p < d.free {
+        // SAFETY: `p` is at an object or a zero word of the block.
+        let header = unsafe { load_header(p) };
+        if header == 0 {
+            p = p.wrapping_add(1);
+            continue;
+        }
+        // SAFETY: an object is whole; a forwarded one is in a block being
+        // copied out.
+        let size = unsafe { if is_forwarded(header) { copied_out_size(p, layout) } else { layout.size_of(p, info_of_header(header)) } };
+        f(p, size);
+        p = p.wrapping_add(size);
+    }
+}
+
+/// What the copier is asked to do.
+pub(crate) enum Job {
+    /// Copy every object of these from-space blocks.
+    Copy(Vec<BlockPtr>),
+    /// Point every field of these blocks' objects, and of these large
+    /// objects, that leads into the from-space (blocks by start address)
+    /// at its copy.
+    Update { from: HashSet<usize>, blocks: Vec<BlockPtr>, large: Vec<BlockPtr> },
+}
+
+// SAFETY: the blocks named are old blocks that only the copier and the
+// stopped-world GC read, and the copier is parked whenever a GC runs.
+unsafe impl Send for Job {}
+
+/// Where the copier thread is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Phase {
+    Running,
+    PauseAsked,
+    Paused,
+    /// Its job is done; a sync is asked for.
+    Drained,
+    Stopping,
+}
+
+/// State shared by the collector and its copier thread.
+pub(crate) struct Shared {
+    layout: Layout,
+    phase: Mutex<Phase>,
+    wake: Condvar,
+    job: Mutex<Option<Job>>,
+    /// The copier's own to-space.
+    pub(crate) to: Mutex<ToSpace>,
+    /// Words it copied, and fields it updated.
+    pub(crate) copied_words: AtomicUsize,
+    pub(crate) updated: AtomicUsize,
+    /// Its thread's CPU seconds (an `f64`'s bits), written when it ends.
+    cpu_seconds: AtomicU64,
+}
+
+/// The copier: a thread of the collector's that copies the from-space
+/// out and then updates the old generation's fields (See Note [A
+/// copying-out cycle]); it parks between blocks whenever the collector
+/// asks, as the nonmoving marker does (See Note [Pausing the marker] in
+/// `concurrent_mark`).
+pub(crate) struct Copier {
+    pub(crate) shared: Arc<Shared>,
+    thread: Option<JoinHandle<()>>,
+}
+
+impl Copier {
+    pub(crate) fn start(job: Job, to: ToSpace, layout: Layout, request: SyncRequest) -> Copier {
+        let shared = Arc::new(Shared {
+            layout,
+            phase: Mutex::new(Phase::Running),
+            wake: Condvar::new(),
+            job: Mutex::new(Some(job)),
+            to: Mutex::new(to),
+            copied_words: AtomicUsize::new(0),
+            updated: AtomicUsize::new(0),
+            cpu_seconds: AtomicU64::new(0),
+        });
+        let s = shared.clone();
+        let thread = std::thread::Builder::new().name("gclab-copier".into()).spawn(move || {
+            s.run(&request);
+            s.cpu_seconds.store(thread_cpu_seconds().to_bits(), Ordering::Release);
+        }).expect("start the copier thread");
+        Copier { shared, thread: Some(thread) }
+    }
+
+    /// Park it at its next checkpoint; true if its job is done.
+    pub(crate) fn pause(&self) -> bool {
+        let mut phase = self.shared.phase.lock().expect("copier phase");
+        if *phase == Phase::Running {
+            *phase = Phase::PauseAsked;
+            self.shared.wake.notify_all();
+        }
+        while *phase == Phase::PauseAsked {
+            phase = self.shared.wake.wait(phase).expect("copier phase");
+        }
+        *phase == Phase::Drained
+    }
+
+    /// CPU seconds its thread used (once stopped).
+    pub(crate) fn cpu_seconds(&self) -> f64 {
+        f64::from_bits(self.shared.cpu_seconds.load(Ordering::Acquire))
+    }
+
+    pub(crate) fn resume(&self) {
+        let mut phase = self.shared.phase.lock().expect("copier phase");
+        if *phase == Phase::Paused {
+            *phase = Phase::Running;
+            self.shared.wake.notify_all();
+        }
+    }
+
+    /// Hand it its next job (it is drained), to start on `resume`.
+    pub(crate) fn give(&self, job: Job) {
+        *self.shared.job.lock().expect("copier job") = Some(job);
+        *self.shared.phase.lock().expect("copier phase") = Phase::Paused;
+    }
+
+    pub(crate) fn stop(&mut self) {
+        self.end_thread();
+    }
+
+    fn end_thread(&mut self) {
+        if let Some(t) = self.thread.take() {
+            *self.shared.phase.lock().expect("copier phase") = Phase::Stopping;
+            self.shared.wake.notify_all();
+            if let Err(panic) = t.join() {
+                std::panic::resume_unwind(panic);
+            }
+        }
+    }
+}
+
+impl Drop for Copier {
+    fn drop(&mut self) {
+        self.end_thread();
+    }
+}
+
+impl Shared {
+    fn run(&self, request: &SyncRequest) {
+        loop {
+            if !self.checkpoint() {
+                return;
+            }
+            let job = self.job.lock().expect("copier job").take();
+            match job {
+                // SAFETY: the blocks are as `Job` says, and `each_block`
+                // parks only between blocks.
+                Some(Job::Copy(blocks)) => self.each_block(&blocks, |bd| unsafe { self.copy_block(bd) }),
+                Some(Job::Update { from, blocks, large }) => {
+                    // SAFETY: as above.
+                    self.each_block(&blocks, |bd| unsafe { each_object(bd, self.layout, |p, _| self.update_object(p, &from)) });
+                    for bd in &large {
+                        // SAFETY: a large object of the old generation: never moved.
+                        self.each_block(std::slice::from_ref(bd), |bd| unsafe { self.update_object(bd.read().start, &from) });
+                    }
+                }
+                None => {}
+            }
+            let mut phase = self.phase.lock().expect("copier phase");
+            if matches!(*phase, Phase::Running | Phase::PauseAsked) {
+                *phase = Phase::Drained;
+                self.wake.notify_all();
+                request.request();
+            }
+        }
+    }
+
+    /// Do `each` for every block, parking between blocks when asked.
+    fn each_block(&self, blocks: &[BlockPtr], mut each: impl FnMut(BlockPtr)) {
+        for &bd in blocks {
+            if !self.checkpoint() {
+                return;
+            }
+            each(bd);
+        }
+    }
+
+    /// Park while the collector wants it; false when told to end.
+    fn checkpoint(&self) -> bool {
+        let mut phase = self.phase.lock().expect("copier phase");
+        loop {
+            match *phase {
+                Phase::Running => return true,
+                Phase::Stopping => return false,
+                Phase::PauseAsked => {
+                    *phase = Phase::Paused;
+                    self.wake.notify_all();
+                }
+                Phase::Paused | Phase::Drained => {}
+            }
+            phase = self.wake.wait(phase).expect("copier phase");
+        }
+    }
+
+    /// Copy every object of from-space block `bd` not copied yet.
+    ///
+    /// # Safety
+    /// `bd` is a from-space block of the running cycle.
+    unsafe fn copy_block(&self, bd: BlockPtr) {
+        let mut to = self.to.lock().expect("the copier's to-space");
+        // SAFETY: the caller's contract: a swept old block, which only
+        // claimers write (See Note [Copying out while the mutators run]
+        // in `copy_out`).
+        unsafe {
+            each_object(bd, self.layout, |p, size| {
+                if copy_out(p, self.layout, &mut to).1 {
+                    self.copied_words.fetch_add(size, Ordering::Relaxed);
+                }
+            })
+        };
+    }
+
+    /// Point every field of the object at `p` that leads into the
+    /// from-space at the copy, unless a mutator stored something else
+    /// there meanwhile.
+    fn update_object(&self, p: *mut Word, from: &HashSet<usize>) {
+        // SAFETY: `p` is an old object (or a copy) that no GC changes
+        // while the copier runs; mutators may write its fields, which is
+        // why each is swapped by compare-and-swap.
+        unsafe {
+            let header = load_header(p);
+            if header == 0 || is_forwarded(header) {
+                return;
+            }
+            let info = info_of_header(header);
+            let (slots, n) = self.layout.pointer_slots(p, info);
+            let weak = self.layout.payload(p);
+            let fields = (0..n).map(|i| slots.add(i));
+            let weak_fields = [weak_field::KEY, weak_field::VALUE, weak_field::FINALIZER].map(|f| weak.add(f));
+            let weak_fields = weak_fields.into_iter().filter(|_| info.closure_type == ClosureType::Weak);
+            for slot in fields.chain(weak_fields) {
+                let v = load_field(slot);
+                if v != 0 && from.contains(&(v & !(BLOCK_SIZE - 1))) {
+                    let to = forward_target(load_header(v as *const Word)) as Word;
+                    let cell = std::sync::atomic::AtomicUsize::from_ptr(slot);
+                    if cell.compare_exchange(v, to, Ordering::AcqRel, Ordering::Relaxed).is_ok() {
+                        self.updated.fetch_add(1, Ordering::Relaxed);
+                    }
+                }
+            }
+        }
+    }
+}
