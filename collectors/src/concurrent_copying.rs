@@ -75,7 +75,7 @@ use crate::concurrent_mark::{MarkQueue, Marker};
 use crate::immix::{major, Immix};
 use crate::line_space::LineSpace;
 use gclab_core::generation::Generation;
-use crate::nonmoving::{flush_barrier_records, CONCURRENT_ROUNDS, FINISH_IN_PAUSE_BELOW, forget_dead_mut_list_entries, judge_weaks, sweep_large_objects, take_snapshot, MarkMode};
+use crate::nonmoving::{flush_barrier_records, marking_goes_on, forget_dead_mut_list_entries, judge_weaks, sweep_large_objects, snapshot_and_grey, MarkMode};
 use crate::snapshot_check::snapshot_violations;
 use crate::space_trace::{trace_into, Tracing};
 use gclab_core::barrier::{set_extension, BarrierExtension};
@@ -202,16 +202,9 @@ impl Collector for ConcurrentCopying {
 
     fn sync(&mut self, ctx: &mut GcContext<'_>) {
         if let Some(marking) = self.marking.as_mut() {
-            let drained = marking.marker.queue.pause();
-            marking.syncs += 1;
-            let (queue, rounds) = (marking.marker.queue.clone(), marking.syncs);
-            let recorded = flush_barrier_records(&queue, ctx.caps, &mut self.events);
-            if !drained || (recorded >= FINISH_IN_PAUSE_BELOW && rounds <= CONCURRENT_ROUNDS) {
-                queue.resume();
+            if marking_goes_on(&marking.marker, &mut marking.syncs, ctx.caps, &mut self.events) {
                 return;
             }
-            // The marker must hold the last reference to its queue.
-            drop(queue);
             self.finish_marking(ctx);
             self.start_cycle(ctx);
             return;
@@ -281,21 +274,10 @@ impl ConcurrentCopying {
         let layout = ctx.heap.layout;
         let (space, pool) = self.immix.parts(oldest);
         let workers = pool.for_collection(ctx.flags, oldest, ctx.help);
-        let old = &mut ctx.heap.gens[oldest];
-        // SAFETY: the runtime gives the collector the heap exclusively.
-        let (marks, snapshot) = unsafe { take_snapshot(old) };
-        let old_weaks = std::mem::take(&mut old.weak_ptrs);
-        set_extension(ctx.caps, BarrierExtension::SnapshotAtTheBeginning);
-        let how = Tracing { n: oldest - 1, marks: Some(&marks), black: Some(&marks), defer: true, sticky: false };
-        // SAFETY: as above; the snapshot is attached to `marks`.
-        let (done, grey) = unsafe { trace_into(space, how, ctx, workers) };
-        let old = &mut ctx.heap.gens[oldest];
-        old.weak_ptrs.extend(old_weaks);
-        count_kept_placements(space, old);
-        for bd in snapshot {
-            // SAFETY: as above. Minor GCs leave the snapshot alone.
-            unsafe { bd.get() }.flags |= BF_EVACUATED;
-        }
+        // SAFETY: the runtime gives the collector the heap exclusively,
+        // and no marking runs.
+        let (done, grey, marks) = unsafe { snapshot_and_grey(space, ctx, workers) };
+        count_kept_placements(space, &mut ctx.heap.gens[oldest]);
         let queue = MarkQueue::new(marks, layout);
         queue.push_marked(grey);
         self.events.push(CollectorEvent::MarkBegin);

@@ -47,26 +47,12 @@ use gclab_core::object::{info_of_header, load_field, load_header, Layout};
 use gclab_core::SyncRequest;
 use gclab_core::stats::thread_cpu_seconds;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
-use std::sync::{Arc, Condvar, Mutex};
+use crate::parking::Parking;
+use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 
 /// Objects the marker scans between two looks at the collector's wishes.
 const CHECK_EVERY: usize = 256;
-
-/// Where the marker thread is.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Phase {
-    /// Marking.
-    Running,
-    /// The collector wants it parked.
-    PauseAsked,
-    /// Parked at a checkpoint, for a GC or a sync.
-    Paused,
-    /// Out of work; a sync is asked for.
-    Drained,
-    /// Told to end.
-    Stopping,
-}
 
 /// Work handed to the marker.
 #[derive(Debug, Default)]
@@ -91,8 +77,7 @@ pub struct MarkQueue {
     layout: Layout,
     /// Work handed in by the collector, not yet taken.
     incoming: Mutex<Incoming>,
-    phase: Mutex<Phase>,
-    wake: Condvar,
+    parking: Parking,
     /// Words and objects marked so far (for statistics).
     marked_words: AtomicUsize,
     marked_objects: AtomicUsize,
@@ -108,8 +93,7 @@ impl MarkQueue {
             marks,
             layout,
             incoming: Mutex::new(Incoming::default()),
-            phase: Mutex::new(Phase::Running),
-            wake: Condvar::new(),
+            parking: Parking::new("marker"),
             marked_words: AtomicUsize::new(0),
             marked_objects: AtomicUsize::new(0),
             cpu_seconds: AtomicU64::new(0),
@@ -257,58 +241,28 @@ impl MarkQueue {
 
     /// Park while the collector wants it; false when told to end.
     fn checkpoint(&self) -> bool {
-        let mut phase = self.phase.lock().expect("marker phase");
-        loop {
-            match *phase {
-                Phase::Running => return true,
-                Phase::Stopping => return false,
-                Phase::PauseAsked => {
-                    *phase = Phase::Paused;
-                    self.wake.notify_all();
-                }
-                Phase::Paused | Phase::Drained => {}
-            }
-            phase = self.wake.wait(phase).expect("marker phase");
-        }
+        self.parking.checkpoint()
     }
 
     /// Out of work: ask for a sync (unless the collector is already
     /// pausing the marker, which it then finds drained).
     fn drained(&self, request: &SyncRequest) {
-        let mut phase = self.phase.lock().expect("marker phase");
-        if matches!(*phase, Phase::Running | Phase::PauseAsked) {
-            *phase = Phase::Drained;
-            self.wake.notify_all();
-            request.request();
-        }
+        self.parking.drained(request);
     }
 
     /// Park the marker at its next checkpoint and wait until it is (See
     /// Note [Pausing the marker]). True if it had run out of work.
     pub fn pause(&self) -> bool {
-        let mut phase = self.phase.lock().expect("marker phase");
-        if *phase == Phase::Running {
-            *phase = Phase::PauseAsked;
-            self.wake.notify_all();
-        }
-        while *phase == Phase::PauseAsked {
-            phase = self.wake.wait(phase).expect("marker phase");
-        }
-        *phase == Phase::Drained
+        self.parking.pause()
     }
 
     /// Let the marker go on (with whatever was handed in meanwhile).
     pub fn resume(&self) {
-        let mut phase = self.phase.lock().expect("marker phase");
-        if matches!(*phase, Phase::Paused | Phase::Drained) {
-            *phase = Phase::Running;
-            self.wake.notify_all();
-        }
+        self.parking.go();
     }
 
     fn stop(&self) {
-        *self.phase.lock().expect("marker phase") = Phase::Stopping;
-        self.wake.notify_all();
+        self.parking.stop();
     }
 }
 

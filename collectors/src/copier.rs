@@ -17,7 +17,8 @@ use gclab_core::stats::thread_cpu_seconds;
 use gclab_core::SyncRequest;
 use std::collections::HashSet;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
-use std::sync::{Arc, Condvar, Mutex};
+use crate::parking::Parking;
+use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 
 /// Words of the objects in block `bd`, whose objects and zero words tile it.
@@ -71,22 +72,10 @@ pub(crate) enum Job {
 // stopped-world GC read, and the copier is parked whenever a GC runs.
 unsafe impl Send for Job {}
 
-/// Where the copier thread is.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Phase {
-    Running,
-    PauseAsked,
-    Paused,
-    /// Its job is done; a sync is asked for.
-    Drained,
-    Stopping,
-}
-
 /// State shared by the collector and its copier thread.
 pub(crate) struct Shared {
     layout: Layout,
-    phase: Mutex<Phase>,
-    wake: Condvar,
+    parking: Parking,
     job: Mutex<Option<Job>>,
     /// The copier's own to-space.
     pub(crate) to: Mutex<ToSpace>,
@@ -111,8 +100,7 @@ impl Copier {
     pub(crate) fn start(job: Job, to: ToSpace, layout: Layout, request: SyncRequest) -> Copier {
         let shared = Arc::new(Shared {
             layout,
-            phase: Mutex::new(Phase::Running),
-            wake: Condvar::new(),
+            parking: Parking::new("copier"),
             job: Mutex::new(Some(job)),
             to: Mutex::new(to),
             copied_words: AtomicUsize::new(0),
@@ -129,15 +117,7 @@ impl Copier {
 
     /// Park it at its next checkpoint; true if its job is done.
     pub(crate) fn pause(&self) -> bool {
-        let mut phase = self.shared.phase.lock().expect("copier phase");
-        if *phase == Phase::Running {
-            *phase = Phase::PauseAsked;
-            self.shared.wake.notify_all();
-        }
-        while *phase == Phase::PauseAsked {
-            phase = self.shared.wake.wait(phase).expect("copier phase");
-        }
-        *phase == Phase::Drained
+        self.shared.parking.pause()
     }
 
     /// CPU seconds its thread used (once stopped).
@@ -145,18 +125,15 @@ impl Copier {
         f64::from_bits(self.shared.cpu_seconds.load(Ordering::Acquire))
     }
 
+    /// Let it go on, if parked (a drained copier waits for its next job).
     pub(crate) fn resume(&self) {
-        let mut phase = self.shared.phase.lock().expect("copier phase");
-        if *phase == Phase::Paused {
-            *phase = Phase::Running;
-            self.shared.wake.notify_all();
-        }
+        self.shared.parking.resume();
     }
 
     /// Hand it its next job (it is drained), to start on `resume`.
     pub(crate) fn give(&self, job: Job) {
         *self.shared.job.lock().expect("copier job") = Some(job);
-        *self.shared.phase.lock().expect("copier phase") = Phase::Paused;
+        self.shared.parking.hold();
     }
 
     pub(crate) fn stop(&mut self) {
@@ -165,8 +142,7 @@ impl Copier {
 
     fn end_thread(&mut self) {
         if let Some(t) = self.thread.take() {
-            *self.shared.phase.lock().expect("copier phase") = Phase::Stopping;
-            self.shared.wake.notify_all();
+            self.shared.parking.stop();
             if let Err(panic) = t.join() {
                 std::panic::resume_unwind(panic);
             }
@@ -183,7 +159,7 @@ impl Drop for Copier {
 impl Shared {
     fn run(&self, request: &SyncRequest) {
         loop {
-            if !self.checkpoint() {
+            if !self.parking.checkpoint() {
                 return;
             }
             let job = self.job.lock().expect("copier job").take();
@@ -201,39 +177,17 @@ impl Shared {
                 }
                 None => {}
             }
-            let mut phase = self.phase.lock().expect("copier phase");
-            if matches!(*phase, Phase::Running | Phase::PauseAsked) {
-                *phase = Phase::Drained;
-                self.wake.notify_all();
-                request.request();
-            }
+            self.parking.drained(request);
         }
     }
 
     /// Do `each` for every block, parking between blocks when asked.
     fn each_block(&self, blocks: &[BlockPtr], mut each: impl FnMut(BlockPtr)) {
         for &bd in blocks {
-            if !self.checkpoint() {
+            if !self.parking.checkpoint() {
                 return;
             }
             each(bd);
-        }
-    }
-
-    /// Park while the collector wants it; false when told to end.
-    fn checkpoint(&self) -> bool {
-        let mut phase = self.phase.lock().expect("copier phase");
-        loop {
-            match *phase {
-                Phase::Running => return true,
-                Phase::Stopping => return false,
-                Phase::PauseAsked => {
-                    *phase = Phase::Paused;
-                    self.wake.notify_all();
-                }
-                Phase::Paused | Phase::Drained => {}
-            }
-            phase = self.wake.wait(phase).expect("copier phase");
         }
     }
 

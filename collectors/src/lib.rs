@@ -55,6 +55,7 @@ pub mod nogc;
 pub mod nonmoving;
 pub mod parallel;
 pub mod parallel_scavenge;
+pub mod parking;
 pub mod partial;
 pub mod roots;
 pub mod scavenge;

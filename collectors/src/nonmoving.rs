@@ -96,7 +96,8 @@
 
 use crate::cell_space::CellSpace;
 use crate::concurrent_mark::{in_snapshot, survives, MarkQueue, Marker};
-use crate::gc_workers::GcThreadPool;
+use crate::gc_workers::{GcThreadPool, GcWorkers};
+use crate::space::Space;
 use crate::mark::MarkBitmap;
 use crate::space_trace::{trace_into, Tracing};
 use crate::snapshot_check::snapshot_violations;
@@ -154,10 +155,10 @@ impl MarkMode {
 /// Syncs at which the marker may be sent back to work beside the mutators
 /// with what the barrier recorded, before a sync finishes the marking in
 /// its pause whatever is left.
-pub(crate) const CONCURRENT_ROUNDS: usize = 3;
+const CONCURRENT_ROUNDS: usize = 3;
 
 /// Recorded values below which a sync finishes the marking itself.
-pub(crate) const FINISH_IN_PAUSE_BELOW: usize = 4096;
+const FINISH_IN_PAUSE_BELOW: usize = 4096;
 
 /// A marking cycle under way.
 struct Cycle {
@@ -221,16 +222,9 @@ impl Collector for Nonmoving {
 
     fn sync(&mut self, ctx: &mut GcContext<'_>) {
         let Some(cycle) = self.cycle.as_mut() else { return };
-        let drained = cycle.marker.queue.pause();
-        cycle.syncs += 1;
-        let (queue, rounds) = (cycle.marker.queue.clone(), cycle.syncs);
-        let recorded = flush_barrier_records(&queue, ctx.caps, &mut self.events);
-        if !drained || (recorded >= FINISH_IN_PAUSE_BELOW && rounds <= CONCURRENT_ROUNDS) {
-            queue.resume();
+        if marking_goes_on(&cycle.marker, &mut cycle.syncs, ctx.caps, &mut self.events) {
             return;
         }
-        // The cycle's marker must hold the last reference to its queue.
-        drop(queue);
         self.finish_cycle(ctx, false);
     }
 
@@ -273,18 +267,7 @@ impl Nonmoving {
         self.snapshot_counts = (old.n_blocks, old.n_words, old.n_free_words);
         space.take_kept_placements();
         // SAFETY: as above.
-        let (marks, snapshot) = unsafe { take_snapshot(old) };
-        let old_weaks = std::mem::take(&mut old.weak_ptrs);
-        set_extension(ctx.caps, BarrierExtension::SnapshotAtTheBeginning);
-        let how = Tracing { n: oldest - 1, marks: Some(&marks), black: Some(&marks), defer: true, sticky: false };
-        // SAFETY: as above; the snapshot is attached to `marks`.
-        let (done, grey) = unsafe { trace_into(space, how, ctx, workers) };
-        let old = &mut ctx.heap.gens[oldest];
-        old.weak_ptrs.extend(old_weaks);
-        for bd in snapshot {
-            // SAFETY: as above. Minor GCs leave the snapshot alone.
-            unsafe { bd.get() }.flags |= BF_EVACUATED;
-        }
+        let (done, grey, marks) = unsafe { snapshot_and_grey(space, ctx, workers) };
         let queue = MarkQueue::new(marks, ctx.heap.layout);
         if !self.lose_grey {
             queue.push_marked(grey);
@@ -355,6 +338,47 @@ impl Nonmoving {
     }
 }
 
+/// Take the snapshot of the oldest generation, whose storage is `space`,
+/// in a major GC's pause (See Note [The snapshot]): flag and attach its
+/// blocks, turn the snapshot barrier on, copy the young generations with
+/// the old weak pointers kept out, and leave the snapshot `BF_EVACUATED`
+/// so that minor GCs leave it alone. Returns what the GC did, the old
+/// objects it greyed and the marks.
+///
+/// # Safety
+/// The GC holds the heap and no marking runs.
+// SAFETY: the caller's contract: tracing needs the heap held, and the snapshot is attached to the marks it traces with.
+pub(crate) unsafe fn snapshot_and_grey(space: &dyn Space, ctx: &mut GcContext<'_>, workers: Option<(&GcWorkers, bool)>) -> (GcOutcome, Vec<*mut Word>, MarkBitmap) {
+    let oldest = ctx.heap.oldest();
+    let old = &mut ctx.heap.gens[oldest];
+    let (marks, snapshot) = take_snapshot(old);
+    let old_weaks = std::mem::take(&mut old.weak_ptrs);
+    set_extension(ctx.caps, BarrierExtension::SnapshotAtTheBeginning);
+    let how = Tracing { n: oldest - 1, marks: Some(&marks), black: Some(&marks), defer: true, sticky: false };
+    let (done, grey) = trace_into(space, how, ctx, workers);
+    ctx.heap.gens[oldest].weak_ptrs.extend(old_weaks);
+    for bd in snapshot {
+        bd.get().flags |= BF_EVACUATED;
+    }
+    (done, grey, marks)
+}
+
+/// A sync during a marking (the marker parked): hand the marker what the
+/// barrier recorded, and let it go on beside the mutators (true) unless
+/// it had run out of work and little was recorded, or it has been sent
+/// back `CONCURRENT_ROUNDS` times already: then the caller finishes the
+/// marking in this pause (false). `syncs` counts the marking's syncs.
+pub(crate) fn marking_goes_on(marker: &Marker, syncs: &mut usize, caps: &mut [gclab_core::capability::Capability], events: &mut Vec<CollectorEvent>) -> bool {
+    let drained = marker.queue.pause();
+    *syncs += 1;
+    let recorded = flush_barrier_records(&marker.queue, caps, events);
+    if !drained || (recorded >= FINISH_IN_PAUSE_BELOW && *syncs <= CONCURRENT_ROUNDS) {
+        marker.queue.resume();
+        return true;
+    }
+    false
+}
+
 /// Take every capability's recorded overwritten values and hand the
 /// snapshot objects among them to the marker (See Note [Recorded values
 /// are filtered in the pause]), with an event per capability; returns how
@@ -407,7 +431,7 @@ fn block_in_snapshot(bd: BlockPtr) -> bool {
 /// # Safety
 /// The GC holds the heap.
 // SAFETY: writes the descriptors of the old generation's blocks, which the GC holds.
-pub(crate) unsafe fn take_snapshot(old: &Generation) -> (MarkBitmap, Vec<BlockPtr>) {
+unsafe fn take_snapshot(old: &Generation) -> (MarkBitmap, Vec<BlockPtr>) {
     let mut marks = MarkBitmap::new();
     let snapshot: Vec<BlockPtr> = old.blocks.iter().chain(&old.large_objects).copied().collect();
     for &bd in &snapshot {

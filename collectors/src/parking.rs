@@ -1,0 +1,120 @@
+//! Parking: how a collector's own thread (the nonmoving marker, the
+//! concurrent copier) stops between two pieces of work whenever the
+//! collector asks, and says when it ran out of work (See Note [Pausing the
+//! marker] in `concurrent_mark`).
+//!
+//! Invariant kept: once `pause` returns, the thread is at a checkpoint
+//! (or drained, or gone) and stays there until `resume` or `go`; it never
+//! holds a piece of work across a checkpoint that the collector could
+//! invalidate.
+
+use gclab_core::SyncRequest;
+use std::sync::{Condvar, Mutex};
+
+/// Where the thread is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Phase {
+    /// Working.
+    Running,
+    /// The collector wants it parked.
+    PauseAsked,
+    /// Parked at a checkpoint, for a GC or a sync.
+    Paused,
+    /// Out of work; a sync is asked for.
+    Drained,
+    /// Told to end.
+    Stopping,
+}
+
+/// The parking state one collector thread shares with its collector.
+#[derive(Debug)]
+pub struct Parking {
+    phase: Mutex<Phase>,
+    wake: Condvar,
+    /// Whose words go in panics' messages.
+    what: &'static str,
+}
+
+impl Parking {
+    /// A running thread's parking state; `what` names the thread.
+    pub fn new(what: &'static str) -> Parking {
+        Parking { phase: Mutex::new(Phase::Running), wake: Condvar::new(), what }
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, Phase> {
+        self.phase.lock().unwrap_or_else(|_| panic!("{} phase", self.what))
+    }
+
+    /// The thread, between two pieces of work: park while the collector
+    /// wants it; false when told to end.
+    pub fn checkpoint(&self) -> bool {
+        let mut phase = self.lock();
+        loop {
+            match *phase {
+                Phase::Running => return true,
+                Phase::Stopping => return false,
+                Phase::PauseAsked => {
+                    *phase = Phase::Paused;
+                    self.wake.notify_all();
+                }
+                Phase::Paused | Phase::Drained => {}
+            }
+            phase = self.wake.wait(phase).unwrap_or_else(|_| panic!("{} phase", self.what));
+        }
+    }
+
+    /// The thread ran out of work: ask for a sync through `request`
+    /// (unless the collector is already pausing it, which it then finds
+    /// drained).
+    pub fn drained(&self, request: &SyncRequest) {
+        let mut phase = self.lock();
+        if matches!(*phase, Phase::Running | Phase::PauseAsked) {
+            *phase = Phase::Drained;
+            self.wake.notify_all();
+            request.request();
+        }
+    }
+
+    /// Park the thread at its next checkpoint and wait until it is. True
+    /// if it had run out of work.
+    pub fn pause(&self) -> bool {
+        let mut phase = self.lock();
+        if *phase == Phase::Running {
+            *phase = Phase::PauseAsked;
+            self.wake.notify_all();
+        }
+        while *phase == Phase::PauseAsked {
+            phase = self.wake.wait(phase).unwrap_or_else(|_| panic!("{} phase", self.what));
+        }
+        *phase == Phase::Drained
+    }
+
+    /// Let a parked thread go on; a drained one stays drained.
+    pub fn resume(&self) {
+        let mut phase = self.lock();
+        if *phase == Phase::Paused {
+            *phase = Phase::Running;
+            self.wake.notify_all();
+        }
+    }
+
+    /// Let a parked or drained thread go on (with work handed in since).
+    pub fn go(&self) {
+        let mut phase = self.lock();
+        if matches!(*phase, Phase::Paused | Phase::Drained) {
+            *phase = Phase::Running;
+            self.wake.notify_all();
+        }
+    }
+
+    /// A drained thread has new work, to start on `resume`.
+    pub fn hold(&self) {
+        *self.lock() = Phase::Paused;
+    }
+
+    /// Tell the thread to end at its next checkpoint.
+    pub fn stop(&self) {
+        *self.lock() = Phase::Stopping;
+        self.wake.notify_all();
+    }
+}
