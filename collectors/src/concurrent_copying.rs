@@ -66,6 +66,22 @@
 //! that major GC's evacuation candidates, so its trace copies what was not
 //! copied yet and follows the forwarding pointers of what was.
 //!
+//! Note [Nothing is retired while the mutators run]
+//! ----------------------------------------
+//! Concurrent copiers that free memory the mutators may still read
+//! (ZGC's forwarding tables, Shenandoah's regions freed one by one,
+//! work lists handed between GC threads and mutators) need a way to know
+//! that no mutator still holds a pointer into it: epochs (crossbeam-epoch)
+//! or handshakes. Here the only such memory is the from-space, and it is
+//! freed in a pause, after the update pass has fixed every old field, a
+//! young GC every young object, and the pause itself every root: no
+//! mutator can be inside it then, since a mutator loads from-space
+//! addresses only through the read barrier, which hands out copies. The
+//! to-spaces are never retired, only handed to the generation. So no
+//! epoch is needed yet; freeing the from-space block by block during the
+//! update pass (the next step for memory, on programs whose from-space is
+//! large) would need one per block, pinned by the barrier's slow path.
+//!
 //! Not yet here (issue 39): several copying threads, and `-M`'s
 //! degenerate stop-the-world copy.
 
