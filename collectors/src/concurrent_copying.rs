@@ -88,11 +88,10 @@
 use crate::copier::{each_object, object_words, Copier, Job};
 use crate::copy_out::{copy_out, CopyBarrier, ToSpace};
 use crate::concurrent_mark::{MarkQueue, Marker};
-use crate::immix::{major, Immix};
+use crate::immix::{major, parse_percent, Immix};
 use crate::line_space::LineSpace;
 use gclab_core::generation::Generation;
-use crate::nonmoving::{flush_barrier_records, marking_goes_on, forget_dead_mut_list_entries, judge_weaks, sweep_large_objects, snapshot_and_grey, MarkMode};
-use crate::snapshot_check::snapshot_violations;
+use crate::nonmoving::{end_marking, marking_goes_on, sweep_large_objects, snapshot_and_grey, MarkMode};
 use crate::space_trace::{trace_into, Tracing};
 use gclab_core::barrier::{set_extension, BarrierExtension};
 use crate::roots::root_slots;
@@ -118,7 +117,7 @@ pub const ENTRY: CollectorEntry = CollectorEntry {
         if !Installed::compiled_in() {
             return Err("the concurrent-copying collector needs the read barrier compiled in: build gclab with `cargo build --release --features access-hooks`".to_string());
         }
-        let live = params.take("live").map(|v| parse_percent(&v)).transpose()?.unwrap_or(50);
+        let live = params.take("live").map(|v| parse_percent("live", " of a block's lines", 0, &v)).transpose()?.unwrap_or(50);
         let mark = params.take("mark").map(|v| MarkMode::parse(&v)).transpose()?.unwrap_or_default();
         let mut immix = Immix::from_params(params, flags, "concurrent-copying", &["live", "mark"])?;
         immix.never_defragment();
@@ -127,13 +126,6 @@ pub const ENTRY: CollectorEntry = CollectorEntry {
         Ok(Box::new(ConcurrentCopying { immix, live_percent: live, mark, barrier, marking: None, cycle: None, events: Vec::new(), no_barrier }))
     },
 };
-
-fn parse_percent(v: &str) -> Result<usize, String> {
-    match v.parse::<usize>() {
-        Ok(p) if p <= 100 => Ok(p),
-        _ => Err(format!("live must be a percentage of a block's lines from 0 to 100, not `{v}'")),
-    }
-}
 
 /// The concurrent copying collector.
 pub struct ConcurrentCopying {
@@ -324,24 +316,8 @@ impl ConcurrentCopying {
         let marking = self.marking.take().expect("a marking runs");
         let queue = marking.marker.join();
         let concurrent = ConcurrentPhase { cpu: queue.marker_cpu_seconds(), elapsed: marking.started.elapsed().as_secs_f64() };
-        flush_barrier_records(&queue, ctx.caps, &mut self.events);
-        set_extension(ctx.caps, BarrierExtension::None);
+        let (mut marks, _) = end_marking(queue, ctx, false, Some(concurrent), &mut self.events, "concurrent-copying");
         let oldest = ctx.heap.oldest();
-        let mut stack = Vec::new();
-        // SAFETY: the world is stopped and the marker thread is gone.
-        unsafe {
-            queue.drain(&mut stack);
-            judge_weaks(&queue, &mut ctx.heap.gens[oldest].weak_ptrs, ctx.caps, &mut stack);
-        }
-        let (marked_objects, marked_words) = (u32::try_from(queue.marked_objects()).unwrap_or(u32::MAX), queue.marked_words());
-        self.events.push(CollectorEvent::MarkEnd { marked_objects, marked_words, concurrent: Some(concurrent) });
-        let mut marks = queue.marks;
-        forget_dead_mut_list_entries(ctx.caps, oldest, &marks);
-        if ctx.flags.sanity.is_on() {
-            // SAFETY: the world is stopped and nothing is swept yet.
-            let violations = unsafe { snapshot_violations(&marks, ctx, false) };
-            assert!(violations.is_empty(), "heap sanity check failed at the end of a concurrent-copying marking:\n  {}", violations.iter().take(20).cloned().collect::<Vec<_>>().join("\n  "));
-        }
         let layout = ctx.heap.layout;
         let (space, _) = self.immix.parts(oldest);
         let gclab_core::heap::Heap { blocks, gens, .. } = &mut *ctx.heap;
@@ -462,7 +438,6 @@ impl ConcurrentCopying {
             self.barrier.to.lock().expect("the mutators' to-space").start(&ctx.heap.blocks);
         }
         let copier = Copier::start(Job::Copy(blocks.clone()), to, layout, ctx.sync_request.clone());
-        copier.pause();
         self.barrier.set_active(!self.no_barrier);
         self.events.push(CollectorEvent::CopyOutBegin { blocks: blocks.len() as u32, bytes: (from_words * WORD_SIZE) as u64 });
         self.cycle = Some(Cycle { started: Instant::now(), from: blocks, from_words, copier, updating: false, young_gcs_updating: 0 });

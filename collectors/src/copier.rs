@@ -97,6 +97,8 @@ pub(crate) struct Copier {
 }
 
 impl Copier {
+    /// A copier thread for `job`, copying into `to`, parked until
+    /// `resume` (the world restarts: See `Collector::world_restarts`).
     pub(crate) fn start(job: Job, to: ToSpace, layout: Layout, request: SyncRequest) -> Copier {
         let shared = Arc::new(Shared {
             layout,
@@ -107,6 +109,7 @@ impl Copier {
             updated: AtomicUsize::new(0),
             cpu_seconds: AtomicU64::new(0),
         });
+        shared.parking.hold();
         let s = shared.clone();
         let thread = std::thread::Builder::new().name("gclab-copier".into()).spawn(move || {
             s.run(&request);

@@ -51,10 +51,13 @@ pub const ENTRY: CollectorEntry = CollectorEntry {
     make: |params, flags| Ok(Box::new(Immix::from_params(params, flags, "immix", &[])?)),
 };
 
-fn parse_percent(v: &str) -> Result<usize, String> {
+/// Parameter `key`'s value `v`, a percentage (`of` what, for the message:
+/// empty, or " of ...") from `least` to 100: for immix's and the
+/// collectors built on it.
+pub(crate) fn parse_percent(key: &str, of: &str, least: usize, v: &str) -> Result<usize, String> {
     match v.parse::<usize>() {
-        Ok(p) if p <= 100 => Ok(p),
-        _ => Err(format!("headroom must be a percentage from 0 to 100, not `{v}'")),
+        Ok(p) if (least..=100).contains(&p) => Ok(p),
+        _ => Err(format!("{key} must be a percentage{of} from {least} to 100, not `{v}'")),
     }
 }
 
@@ -77,7 +80,7 @@ impl Immix {
         let line = params.take("line").map(|v| v.parse::<usize>().map_err(|_| format!("line must be a number of bytes, not `{v}'"))).transpose()?.unwrap_or(64);
         let geometry = Geometry::new(line)?;
         let defrag = params.take("defrag").map(|v| DefragMode::parse(&v)).transpose()?.unwrap_or_default();
-        let headroom = params.take("headroom").map(|v| parse_percent(&v)).transpose()?.unwrap_or(2);
+        let headroom = params.take("headroom").map(|v| parse_percent("headroom", "", 0, &v)).transpose()?.unwrap_or(2);
         let known: Vec<&str> = ["line", "defrag", "headroom"].iter().chain(also_known).copied().collect();
         params.finish(name, &known)?;
         if flags.generations < 2 {

@@ -291,29 +291,8 @@ impl Nonmoving {
     /// `concurrent`: what the marking cost beside the mutators, if it ran
     /// there.
     fn finish_marking(&mut self, queue: MarkQueue, ctx: &mut GcContext<'_>, in_gc: bool, concurrent: Option<ConcurrentPhase>) {
-        flush_barrier_records(&queue, ctx.caps, &mut self.events);
-        set_extension(ctx.caps, BarrierExtension::None);
-        let mut stack = Vec::new();
-        // SAFETY: the world is stopped and the marker thread is gone.
-        unsafe { queue.drain(&mut stack) };
+        let (marks, marked_words) = end_marking(queue, ctx, in_gc, concurrent, &mut self.events, "nonmoving");
         let oldest = ctx.heap.oldest();
-        // SAFETY: as above.
-        unsafe { judge_weaks(&queue, &mut ctx.heap.gens[oldest].weak_ptrs, ctx.caps, &mut stack) };
-        let marked_objects = u32::try_from(queue.marked_objects()).unwrap_or(u32::MAX);
-        let marked_words = queue.marked_words();
-        self.events.push(CollectorEvent::MarkEnd { marked_objects, marked_words, concurrent });
-        let marks = queue.marks;
-        forget_dead_mut_list_entries(ctx.caps, oldest, &marks);
-        if ctx.flags.sanity.is_on() {
-            // SAFETY: the world is stopped and nothing is swept yet.
-            let violations = unsafe { snapshot_violations(&marks, ctx, in_gc) };
-            assert!(
-                violations.is_empty(),
-                "heap sanity check failed at the end of a nonmoving marking: {} violation(s):\n  {}",
-                violations.len(),
-                violations.iter().take(20).cloned().collect::<Vec<_>>().join("\n  ")
-            );
-        }
         let gclab_core::heap::Heap { blocks, gens, .. } = &mut *ctx.heap;
         let old = &mut gens[oldest];
         let (snapshot, since): (Vec<BlockPtr>, Vec<BlockPtr>) = old.blocks.iter().partition(|bd| block_in_snapshot(**bd));
@@ -336,6 +315,41 @@ impl Nonmoving {
             self.events.extend(unsafe { space.census(old) });
         }
     }
+}
+
+/// End a marking with the world stopped and the marker gone (GHC's
+/// `nonmovingMark` finish): take the barrier's records, turn the barrier
+/// off, mark what is left, judge the old weak pointers, report the
+/// marking (`concurrent`: what it cost beside the mutators, if it ran
+/// there), forget the dead mutable-list entries and, under `-DS`, check
+/// that every live snapshot object is marked (`in_gc`: inside a GC rather
+/// than a sync; `collector` names it in the failure). Returns the marks
+/// and the words marked, for the sweep.
+pub(crate) fn end_marking(queue: MarkQueue, ctx: &mut GcContext<'_>, in_gc: bool, concurrent: Option<ConcurrentPhase>, events: &mut Vec<CollectorEvent>, collector: &str) -> (MarkBitmap, usize) {
+    flush_barrier_records(&queue, ctx.caps, events);
+    set_extension(ctx.caps, BarrierExtension::None);
+    let mut stack = Vec::new();
+    // SAFETY: the world is stopped and the marker thread is gone.
+    unsafe { queue.drain(&mut stack) };
+    let oldest = ctx.heap.oldest();
+    // SAFETY: as above.
+    unsafe { judge_weaks(&queue, &mut ctx.heap.gens[oldest].weak_ptrs, ctx.caps, &mut stack) };
+    let marked_objects = u32::try_from(queue.marked_objects()).unwrap_or(u32::MAX);
+    let marked_words = queue.marked_words();
+    events.push(CollectorEvent::MarkEnd { marked_objects, marked_words, concurrent });
+    let marks = queue.marks;
+    forget_dead_mut_list_entries(ctx.caps, oldest, &marks);
+    if ctx.flags.sanity.is_on() {
+        // SAFETY: the world is stopped and nothing is swept yet.
+        let violations = unsafe { snapshot_violations(&marks, ctx, in_gc) };
+        assert!(
+            violations.is_empty(),
+            "heap sanity check failed at the end of a {collector} marking: {} violation(s):\n  {}",
+            violations.len(),
+            violations.iter().take(20).cloned().collect::<Vec<_>>().join("\n  ")
+        );
+    }
+    (marks, marked_words)
 }
 
 /// Take the snapshot of the oldest generation, whose storage is `space`,
@@ -383,7 +397,7 @@ pub(crate) fn marking_goes_on(marker: &Marker, syncs: &mut usize, caps: &mut [gc
 /// snapshot objects among them to the marker (See Note [Recorded values
 /// are filtered in the pause]), with an event per capability; returns how
 /// many were recorded. The world is stopped.
-pub(crate) fn flush_barrier_records(queue: &MarkQueue, caps: &mut [gclab_core::capability::Capability], events: &mut Vec<CollectorEvent>) -> usize {
+fn flush_barrier_records(queue: &MarkQueue, caps: &mut [gclab_core::capability::Capability], events: &mut Vec<CollectorEvent>) -> usize {
     let mut n = 0;
     for cap in caps.iter_mut().filter(|c| !c.update_rem_set.is_empty()) {
         n += cap.update_rem_set.len();
@@ -399,7 +413,7 @@ pub(crate) fn flush_barrier_records(queue: &MarkQueue, caps: &mut [gclab_core::c
 /// Drop the old generation's mutable-list entries that the marking found
 /// dead: the sweep is about to free them. (A live entry stays: the
 /// remembered set still needs it.)
-pub(crate) fn forget_dead_mut_list_entries(caps: &mut [gclab_core::capability::Capability], oldest: usize, marks: &MarkBitmap) {
+fn forget_dead_mut_list_entries(caps: &mut [gclab_core::capability::Capability], oldest: usize, marks: &MarkBitmap) {
     for cap in caps.iter_mut() {
         // SAFETY: a mutable-list entry is an object of the old generation
         // (the barrier's invariant), read with the world stopped.
@@ -478,7 +492,7 @@ pub(crate) unsafe fn sweep_large_objects(old: &mut Generation, marks: &MarkBitma
 /// # Safety
 /// The world is stopped, the marker thread is gone and `queue` is drained.
 // SAFETY: reads and writes the weak objects and marks, under the caller's contract.
-pub(crate) unsafe fn judge_weaks(queue: &MarkQueue, weaks: &mut Vec<ObjPtr>, caps: &mut [gclab_core::capability::Capability], stack: &mut Vec<*mut Word>) {
+unsafe fn judge_weaks(queue: &MarkQueue, weaks: &mut Vec<ObjPtr>, caps: &mut [gclab_core::capability::Capability], stack: &mut Vec<*mut Word>) {
     let layout = queue.layout();
     let field = |w: ObjPtr, f: usize| -> Word { *layout.payload(w.0).add(f) };
     let key_alive = |key: Word| survives(&queue.marks, key as *const Word);

@@ -35,7 +35,7 @@
 //! empty in a minor GC: it held old objects when it was offered, and a
 //! minor GC keeps every old object.)
 
-use crate::immix::Immix;
+use crate::immix::{parse_percent, Immix};
 use crate::mark::MarkBitmap;
 use crate::space_trace::{trace_into, Tracing};
 use crate::CollectorEntry;
@@ -55,7 +55,7 @@ pub const ENTRY: CollectorEntry = CollectorEntry {
         if flags.generations != 2 {
             return Err(format!("the sticky-immix collector has two generations (a minor GC makes every survivor old where it lies), not -G{}", flags.generations));
         }
-        let offer = params.take("offer").map(|v| parse_offer(&v)).transpose()?.unwrap_or(25);
+        let offer = params.take("offer").map(|v| parse_percent("offer", " of -A", 1, &v)).transpose()?.unwrap_or(25);
         Ok(Box::new(StickyImmix { immix: Immix::from_params(params, flags, "sticky-immix", &["offer"])?, offer_percent: offer, offered: Vec::new() }))
     },
 };
@@ -67,13 +67,6 @@ struct Offered {
     marks: LiveMap,
     /// The words of the holes offered, which the generation counted free.
     free_words: usize,
-}
-
-fn parse_offer(v: &str) -> Result<usize, String> {
-    match v.parse::<usize>() {
-        Ok(p) if (1..=100).contains(&p) => Ok(p),
-        _ => Err(format!("offer must be a percentage of -A from 1 to 100, not `{v}'")),
-    }
 }
 
 /// The sticky-immix collector: an `immix` collector for its major GCs and
