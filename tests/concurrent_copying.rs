@@ -76,7 +76,7 @@ fn without_the_read_barrier_the_checks_fail() {
         let (ok, expected) = gclab(&cmd, false);
         assert!(ok, "{name} under copying");
         cmd[2] = "concurrent-copying";
-        cmd.extend(["+RTS", "-A64k", "-F1.2", "-DS"]);
+        cmd.extend(["+RTS", "-A16k", "-F1.2", "-DS"]);
         let (healthy, sound) = gclab(&cmd, false);
         assert!(healthy && sound == expected, "{name} with the read barrier");
         let (ok, got) = gclab(&cmd, true);
