@@ -9,6 +9,11 @@
 //! first visit, indirections transparent) and must be identical. Each
 //! program runs under every registered collector, in several settings,
 //! with the sanity checker on.
+//!
+//! To hunt a rare failure: `GCLAB_MODEL_CASES=20000` runs that many
+//! programs instead of 256, `GCLAB_MODEL_COLLECTOR=sticky-immix` only that
+//! collector; a failure's shrunk program is saved in
+//! `graph_model.proptest-regressions` and replayed first from then on.
 
 use gclab::flags;
 use gclab_core::{ClosureType, Handle, InfoTable, Mutator, ObjRef, Rts, StaticObject};
@@ -267,11 +272,12 @@ fn run_program(ops: &[Op], rts_flags: &str, entry: &gclab_collectors::CollectorE
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 256, .. ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: std::env::var("GCLAB_MODEL_CASES").ok().and_then(|v| v.parse().ok()).unwrap_or(256), .. ProptestConfig::default() })]
 
     #[test]
     fn collected_graph_equals_model(ops in proptest::collection::vec(op(), 1..160)) {
-        for entry in gclab_collectors::COLLECTORS {
+        let only = std::env::var("GCLAB_MODEL_COLLECTOR").ok();
+        for entry in gclab_collectors::COLLECTORS.iter().filter(|e| only.as_deref().is_none_or(|o| o == e.name)) {
             for setting in ["-A8k -DS", "-A8k -G3 -DS", "--gc-every=3 -A8k -G2 -O8k -DS", "--gc-every=2 -DS"] {
                 run_program(&ops, &format!("{setting} {}", entry.flags), entry);
             }
