@@ -85,7 +85,7 @@
 //! Not yet here (issue 39): several copying threads, and `-M`'s
 //! degenerate stop-the-world copy.
 
-use crate::copier::{each_object, object_words, Copier, Job};
+use crate::copier::{each_object, object_starts, Copier, Job};
 use crate::copy_out::{copy_out, CopyBarrier, ToSpace};
 use crate::concurrent_mark::{MarkQueue, Marker};
 use crate::immix::{major, parse_percent, Immix};
@@ -419,12 +419,15 @@ impl ConcurrentCopying {
         space.forget(&blocks);
         let layout = ctx.heap.layout;
         let mut from_words = 0;
+        let mut jobs = Vec::with_capacity(from.len());
         let old = &mut ctx.heap.gens[oldest];
         for b in &from {
             // SAFETY: a block of the old generation, which the stopped
             // world leaves to the collector; swept, so objects and zero
             // words tile it.
-            from_words += unsafe { object_words(b.bd, layout) };
+            let (starts, words) = unsafe { object_starts(b.bd, layout) };
+            from_words += words;
+            jobs.push((b.bd, starts));
             // Its holes ahead of its cursor were the generation's free words.
             old.n_free_words -= b.free_lines * g.line_words();
             // SAFETY: as above.
@@ -437,7 +440,7 @@ impl ConcurrentCopying {
             to.start(&ctx.heap.blocks);
             self.barrier.to.lock().expect("the mutators' to-space").start(&ctx.heap.blocks);
         }
-        let copier = Copier::start(Job::Copy(blocks.clone()), to, layout, ctx.sync_request.clone());
+        let copier = Copier::start(Job::Copy(jobs), to, layout, ctx.sync_request.clone());
         self.barrier.set_active(!self.no_barrier);
         self.events.push(CollectorEvent::CopyOutBegin { blocks: blocks.len() as u32, bytes: (from_words * WORD_SIZE) as u64 });
         self.cycle = Some(Cycle { started: Instant::now(), from: blocks, from_words, copier, updating: false, young_gcs_updating: 0 });

@@ -61,7 +61,7 @@ pub struct ToSpace {
     listed: usize,
     /// Words of the copies that won, and how many of them the
     /// generation's count holds already.
-    copied_words: usize,
+    pub(crate) copied_words: usize,
     settled_words: usize,
 }
 

@@ -115,7 +115,10 @@ pub unsafe fn copied_out_size(p: *const Word, layout: Layout) -> usize {
 // its first payload word (`copied_out_size` reads it), which nobody reads
 // any more: every reader follows the forwarding pointer. An object of a
 // header alone has no such word, and needs none: with no fields, it is
-// not a thunk, and its size never changes.
+// not a thunk, and its size never changes. The word is stored just after
+// the claim, so only a walk that no claimer can run beside may read it:
+// with the world stopped (See Note [Walking a from-space beside the
+// claimers] in the collectors' `copier`).
 
 /// Read an object's header word. During a parallel GC another GC thread
 /// may forward the object at any moment, so headers are read atomically;

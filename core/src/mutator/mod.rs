@@ -98,6 +98,8 @@ pub struct Mutator<'rt> {
 /// Follow indirections (updated thunks) from the object at `p`, then let
 /// the collector's read hook see the reference (See Note [Access hooks] in
 /// `access_hooks`): every reference a mutator loads comes through here.
+/// The hook may hand back another object (a copy), which may itself be an
+/// indirection: a thunk copied before it was updated, or the copy of one.
 #[inline(always)]
 fn deref_ind(mut p: Word, layout: Layout, access: Installed) -> Word {
     loop {
@@ -105,7 +107,12 @@ fn deref_ind(mut p: Word, layout: Layout, access: Installed) -> Word {
         // its header word is always allowed. IND has one info table, so
         // comparing the header word is enough.
         if unsafe { header_word(p) } != IND_INFO.header() {
-            return access.on_read(p);
+            let q = access.on_read(p);
+            if q == p {
+                return p;
+            }
+            p = q;
+            continue;
         }
         // SAFETY: an IND's payload is its indirectee.
         p = unsafe { *layout.payload(p as *mut Word) };
