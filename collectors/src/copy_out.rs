@@ -1,6 +1,7 @@
-//! Copying objects out of a from-space while the mutators run: the claim
-//! protocol, the to-space that copies go to, and the read barrier that
-//! hands mutators the copies (the mechanism of `concurrent_copying`).
+//! Copying objects out of a from-space while the mutators run: the copy
+//! of one object (by `claim`'s protocol), the to-space that copies go to,
+//! and the read barrier that hands mutators the copies (the mechanism of
+//! `concurrent_copying`).
 //!
 //! The from-space is a set of old blocks flagged `BF_COPYING_OUT`. An
 //! object there is copied at most once, by whichever thread gets to it
@@ -37,6 +38,9 @@
 //! `concurrent_copying` instead. A barrier that waits for the collector to
 //! copy (no mutator copies) is simpler but makes a mutator's latency the
 //! copying thread's scheduling.
+//!
+//! The claim is model-checked with loom, its bad variants put back (See
+//! Note [Model checking the claim] in `claim`).
 
 use gclab_core::access_hooks::AccessBarrier;
 use gclab_core::bdescr::{BlockDesc, BlockPtr, BF_COPYING_OUT, BF_EVACUATED};
@@ -44,7 +48,8 @@ use gclab_core::block_alloc::BlockAllocator;
 use gclab_core::constants::{Word, WORD_SIZE};
 use gclab_core::generation::Generation;
 use gclab_core::lock::Lock;
-use gclab_core::object::{store_field, claim_header, forward_target, forwarding_header, info_of_header, is_forwarded, load_header, Layout};
+use crate::claim::{copy_then_claim, HeaderCell};
+use gclab_core::object::{claim_header, info_of_header, is_forwarded, load_header, store_field, store_header, Layout};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Mutex;
 
@@ -170,27 +175,45 @@ pub unsafe fn in_from_space(p: *const Word) -> bool {
 /// but claimers; `to` was started.
 // SAFETY: the caller's contract; see the Note for why copying before claiming is sound.
 pub unsafe fn copy_out(p: *mut Word, layout: Layout, to: &mut ToSpace) -> (*mut Word, bool) {
-    let header = load_header(p);
-    if is_forwarded(header) {
-        return (forward_target(header), false);
+    let mut size = 0;
+    let copy = |header: Word| {
+        size = layout.size_of(p, info_of_header(header));
+        let q = to.alloc(size);
+        std::ptr::copy_nonoverlapping(p.add(1), q.add(1), size - 1);
+        *q = header;
+        q as Word
+    };
+    // The loser's copy is whole and its own: nobody else saw it.
+    let undo = |q: Word| {
+        let q = q as *mut Word;
+        std::ptr::write_bytes(q, 0, layout.size_of(q, info_of_header(*q)));
+    };
+    let (q, made) = copy_then_claim(&HeapHeader(p), copy, undo);
+    if made {
+        if size > layout.hdr {
+            // See Note [Forwarded objects keep their size] in core's `object`.
+            store_field(p.add(layout.hdr), size);
+        }
+        to.copied_words += size;
     }
-    let size = layout.size_of(p, info_of_header(header));
-    let q = to.alloc(size);
-    std::ptr::copy_nonoverlapping(p.add(1), q.add(1), size - 1);
-    *q = header;
-    match claim_header(p, header, forwarding_header(q)) {
-        Ok(()) => {
-            if size > layout.hdr {
-                // See Note [Forwarded objects keep their size] in core's `object`.
-                store_field(p.add(layout.hdr), size);
-            }
-            to.copied_words += size;
-            (q, true)
-        }
-        Err(winner) => {
-            std::ptr::write_bytes(q, 0, size);
-            (forward_target(winner), false)
-        }
+    (q as *mut Word, made)
+}
+
+/// The header word of a heap object, for the claim protocol.
+struct HeapHeader(*mut Word);
+
+impl HeaderCell for HeapHeader {
+    fn load(&self) -> Word {
+        // SAFETY: the pointer is an object's (`copy_out`'s contract).
+        unsafe { load_header(self.0) }
+    }
+    fn claim(&self, expected: Word, new: Word) -> Result<(), Word> {
+        // SAFETY: as above.
+        unsafe { claim_header(self.0, expected, new) }
+    }
+    fn store(&self, new: Word) {
+        // SAFETY: as above.
+        unsafe { store_header(self.0, new) }
     }
 }
 

@@ -36,6 +36,7 @@
 #![warn(missing_docs)]
 
 pub mod cell_space;
+pub mod claim;
 pub mod compacting;
 pub mod concurrent_copying;
 pub mod concurrent_mark;

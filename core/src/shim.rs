@@ -67,6 +67,11 @@ pub enum Race {
     WokenMutatorRunsDuringNextGc,
     /// A GC thread queues the block it is scanning as work.
     HandOutBlockBeingScanned,
+    /// A concurrent copier claims an object by a plain store of the
+    /// forwarding pointer instead of a compare-and-swap.
+    ClaimByPlainStore,
+    /// A thread that loses a claim goes on with its own copy.
+    LoserKeepsItsCopy,
 }
 
 /// Is `race` put back? Never, outside loom builds.
