@@ -7,18 +7,20 @@
 //! - Major GC: a snapshot of the old generation is marked by a thread of
 //!   the collector's beside the mutators, as `nonmoving` marks its cells
 //!   (the pause copies the young generations and greys what they and the
-//!   roots point to; See Note [The snapshot] in `nonmoving`), and the sync
-//!   that ends the marking sweeps the line space. With `mark=sync` the
-//!   major GC is `immix`'s, marked and swept in its pause.
-//! - Then, in that sync (or pause), the sparsest old blocks (at most
-//!   `live=PERCENT` of their lines used, default 50) become the
-//!   from-space: flagged `BF_COPYING_OUT`, taken off the space's lists, the
+//!   roots point to; See Note [The snapshot] in `nonmoving`); the sync
+//!   that ends the marking flags the marked blocks unswept, and a thread
+//!   of the collector's sweeps them beside the mutators (See Note
+//!   [Sweeping lines beside the mutators] in `line_sweeper`). With
+//!   `mark=sync` the major GC is `immix`'s, marked and swept in its pause.
+//! - Then, in the sync that ends the sweep (or that pause), the sparsest
+//!   old blocks (at most `live=PERCENT` of their lines used, default 50)
+//!   become the from-space: flagged `BF_COPYING_OUT`, taken off the space's lists, the
 //!   roots that point there copied (a pause bounded by the roots), and the
 //!   read barrier turned on. See Note [A copying-out cycle].
-//! - A major GC the policy asks for while a marking or a copying-out runs
-//!   collects the young generations only, as `nonmoving` does; one the
-//!   program asks for (`Gc.major`) drops a running marking, or ends a
-//!   copying-out inside itself, and is `immix`'s.
+//! - A major GC the policy asks for while a marking, a sweep or a
+//!   copying-out runs collects the young generations only, as `nonmoving`
+//!   does; one the program asks for (`Gc.major`) drops a running marking
+//!   or sweep, or ends a copying-out inside itself, and is `immix`'s.
 //! - Beside the mutators, a thread of the collector's copies every object
 //!   of the from-space (`copy_out`: mutators that load a from-space object
 //!   first copy it themselves), then, at a sync, goes over every other old
@@ -72,17 +74,13 @@
 //! each object is marked as it is placed, and into fresh blocks, which the
 //! snapshot's bitmap does not cover. Every object promoted during the
 //! marking is alive for this cycle (allocated black), and a fresh block is
-//! filled from its start, so the sync that ends the marking marks each
-//! such block's filled words as one run (`MarkBitmap::mark` with the
-//! block's used words) instead of walking its objects: on binary-trees 20
-//! that walk was 7-14 ms of a 10-18 ms sync, the run costs 0.5-3.5 ms (the
-//! pass over every block's descriptor to find them). Slop in such a block
-//! counts as live until the next marking, as slop of an uncollected
-//! generation does (Note [Checking the word counts] in core's `sanity`).
-//! What remains in that sync is the line space's sweep, 2.5-3.5 ms there:
-//! each block's marks judged, not its words (zeroing the dead words is a
-//! tenth of it). Moving it beside the mutators is the next step for the
-//! pause (issue 39's note says what that takes).
+//! filled from its start, so such a block is judged by its fill alone:
+//! its words up to its fill are live, the lines after it free (the line
+//! sweeper's `filled`). The sync that ends the marking used to walk these
+//! blocks' objects to mark them: 7-14 ms of a 10-18 ms sync on
+//! binary-trees 20. Slop in such a block counts as live until the next
+//! marking, as slop of an uncollected generation does (Note [Checking the
+//! word counts] in core's `sanity`).
 //!
 //! Note [Nothing is retired while the mutators run]
 //! ----------------------------------------
@@ -108,6 +106,7 @@ use crate::copy_out::{copy_out, CopyBarrier, ToSpace};
 use crate::concurrent_mark::{MarkQueue, Marker};
 use crate::immix::{major, parse_percent, Immix};
 use crate::line_space::LineSpace;
+use crate::line_sweeper::LineSweep;
 use gclab_core::generation::Generation;
 use crate::nonmoving::{end_marking, marking_goes_on, sweep_large_objects, snapshot_and_grey, MarkMode};
 use crate::space_trace::{trace_into, Tracing};
@@ -141,7 +140,7 @@ pub const ENTRY: CollectorEntry = CollectorEntry {
         immix.never_defragment();
         let barrier = Arc::new(CopyBarrier::new(Layout::new(flags.profiling_header), flags.generations - 1));
         let no_barrier = std::env::var("GCLAB_CONCURRENT_COPYING_FAULT").is_ok_and(|f| f == "no-barrier");
-        Ok(Box::new(ConcurrentCopying { immix, live_percent: live, mark, barrier, marking: None, cycle: None, events: Vec::new(), no_barrier }))
+        Ok(Box::new(ConcurrentCopying { immix, live_percent: live, mark, barrier, marking: None, sweeping: None, cycle: None, events: Vec::new(), no_barrier }))
     },
 };
 
@@ -153,7 +152,9 @@ pub struct ConcurrentCopying {
     barrier: Arc<CopyBarrier>,
     /// A marking under way.
     marking: Option<Marking>,
-    /// A copying-out under way (never beside a marking).
+    /// The line space's sweep after a marking, under way.
+    sweeping: Option<LineSweep>,
+    /// A copying-out under way (never beside a marking or a sweep).
     cycle: Option<Cycle>,
     /// What it did beyond its GCs, not yet taken by the runtime.
     events: Vec<CollectorEvent>,
@@ -206,6 +207,17 @@ impl Collector for ConcurrentCopying {
             }
             self.drop_marking(ctx);
         }
+        if self.sweeping.is_some() {
+            self.settle_sweep(ctx);
+            if major && explicit {
+                let marks = self.sweeping.take().expect("a sweep runs").abandon();
+                let done = self.immix.collect(req, ctx);
+                drop(marks);
+                self.start_cycle(ctx);
+                return done;
+            }
+            return self.immix.collect(&GcRequest { collect_gen: req.collect_gen.min(oldest - 1), ..*req }, ctx);
+        }
         if self.cycle.is_some() {
             if major && explicit {
                 let done = self.major_gc(req, ctx);
@@ -232,7 +244,13 @@ impl Collector for ConcurrentCopying {
                 return;
             }
             self.finish_marking(ctx);
-            self.start_cycle(ctx);
+            return;
+        }
+        if self.sweeping.is_some() {
+            if self.settle_sweep(ctx) {
+                self.end_sweep(ctx);
+                self.start_cycle(ctx);
+            }
             return;
         }
         let Some(cycle) = self.cycle.as_mut() else { return };
@@ -243,6 +261,9 @@ impl Collector for ConcurrentCopying {
     }
 
     fn world_stopped(&mut self, ctx: &mut GcContext<'_>) {
+        if self.sweeping.is_some() {
+            self.settle_sweep(ctx);
+        }
         if let Some(cycle) = &self.cycle {
             cycle.copier.pause();
             // SAFETY: the world is stopped and the copier parked.
@@ -253,6 +274,9 @@ impl Collector for ConcurrentCopying {
     fn world_restarts(&mut self) {
         if let Some(cycle) = &self.cycle {
             cycle.copier.resume();
+        }
+        if let Some(sweep) = &self.sweeping {
+            sweep.resume();
         }
     }
 
@@ -328,45 +352,46 @@ impl ConcurrentCopying {
     }
 
     /// End the running marking in a sync: mark what is left, judge the
-    /// old weak pointers, and sweep the line space, every block cut since
-    /// the snapshot kept whole.
+    /// old weak pointers and large objects, and start the line space's
+    /// sweep beside the mutators (See Note [Sweeping lines beside the
+    /// mutators] in `line_sweeper`); the copying-out starts once it ends.
     fn finish_marking(&mut self, ctx: &mut GcContext<'_>) {
         let marking = self.marking.take().expect("a marking runs");
         let queue = marking.marker.join();
         let concurrent = ConcurrentPhase { cpu: queue.marker_cpu_seconds(), elapsed: marking.started.elapsed().as_secs_f64() };
-        let (mut marks, _) = end_marking(queue, ctx, false, Some(concurrent), &mut self.events, "concurrent-copying");
+        let (marks, _) = end_marking(queue, ctx, false, Some(concurrent), &mut self.events, "concurrent-copying");
         let oldest = ctx.heap.oldest();
         let (space, _) = self.immix.parts(oldest);
         let gclab_core::heap::Heap { blocks, gens, .. } = &mut *ctx.heap;
         let old = &mut gens[oldest];
-        let words_before = old.n_words;
-        let kept = std::mem::take(&mut old.blocks);
-        for &bd in &kept {
-            // SAFETY: the world is stopped; a block cut since the snapshot
-            // is filled from its start by objects promoted during the
-            // marking, every one alive for this cycle (See Note [Blocks cut
-            // during the marking]).
-            unsafe {
-                let d = bd.get();
-                if !d.has(BF_MARK_IN_PLACE) {
-                    marks.attach(bd);
-                    d.flags |= BF_MARK_IN_PLACE;
-                    if d.free > d.start {
-                        marks.mark(d.start, d.used_words());
-                    }
-                }
-            }
-        }
-        (old.n_blocks, old.n_words, old.n_free_words) = (0, 0, 0);
         self.events.push(CollectorEvent::SweepBegin);
-        let mut ba = blocks.lock();
-        // SAFETY: marking is complete and no allocator exists outside a GC.
+        // SAFETY: the world is stopped, marking is complete and nothing
+        // is attached to the marks from now on.
         unsafe {
-            sweep_large_objects(old, &marks, &mut ba);
-            space.sweep(kept, &marks, &mut ba, old);
+            sweep_large_objects(old, &marks, &mut blocks.lock());
+            self.sweeping = Some(LineSweep::begin(old, marks, space, ctx.sync_request.clone()));
         }
-        old.live_estimate = Some(old.n_words);
-        self.events.push(CollectorEvent::SweepEnd { swept_words: words_before.saturating_sub(old.n_words) });
+    }
+
+    /// Take what the sweeper judged since the last stop (it is parked);
+    /// true if the sweep is done.
+    fn settle_sweep(&mut self, ctx: &mut GcContext<'_>) -> bool {
+        let sweep = self.sweeping.as_ref().expect("a sweep runs");
+        let done = sweep.pause();
+        let oldest = ctx.heap.oldest();
+        let (space, _) = self.immix.parts(oldest);
+        sweep.settle(space, &mut ctx.heap.gens[oldest]);
+        done
+    }
+
+    /// The sweep is done and settled: free the blocks it found empty.
+    fn end_sweep(&mut self, ctx: &mut GcContext<'_>) {
+        let sweep = self.sweeping.take().expect("a sweep runs");
+        let oldest = ctx.heap.oldest();
+        let gclab_core::heap::Heap { blocks, gens, .. } = &mut *ctx.heap;
+        // SAFETY: the world is stopped and every block judged.
+        let swept_words = unsafe { sweep.finish(&mut gens[oldest], &mut blocks.lock()) };
+        self.events.push(CollectorEvent::SweepEnd { swept_words });
     }
 
     /// Drop the running marking (a major GC the program asked for is about

@@ -50,6 +50,7 @@ pub mod gc_thread;
 pub mod gc_workers;
 pub mod immix;
 pub mod line_space;
+pub mod line_sweeper;
 pub mod mark;
 pub mod mark_sweep;
 pub mod nogc;

@@ -210,6 +210,17 @@ impl LineSpace {
         std::mem::take(&mut *self.kept.lock())
     }
 
+    /// Empty the recyclable list: its entries are stale (a sweep beside
+    /// the mutators is about to judge every block again: `line_sweeper`).
+    pub fn drop_recyclable(&self) {
+        self.recyclable.lock().clear();
+    }
+
+    /// List `blocks`, judged by a sweep beside the mutators.
+    pub fn relist(&self, blocks: &mut Vec<Recyclable>) {
+        self.recyclable.lock().append(blocks);
+    }
+
     /// Take `blocks` off the recyclable list (they are about to be
     /// evacuated: nothing may be placed in them).
     pub fn forget(&self, blocks: &[BlockPtr]) {

@@ -26,7 +26,9 @@
 //!   start, or as slop if it is zero (an object shrunk in place since);
 //! - the space keeps the map alive and unchanged, and the flag set, until
 //!   it has swept the block and the world is stopped to clear the flag (so
-//!   no walker sees the flag and the map disagree);
+//!   no walker sees the flag and the map disagree), or until it has swept
+//!   the block on a thread that parks whenever the world is stopped (the
+//!   collectors' `line_sweeper`), which clears the flag itself;
 //! - a sweeper writes only the dead words of the blocks it holds, which
 //!   nobody else reads (walkers skip them, the mutators cannot reach them),
 //!   so it may sweep while the mutators run and while the world is stopped
