@@ -50,6 +50,24 @@ fn cycles_copy_out_beside_the_mutators_and_keep_the_checksums() {
     assert!(updated > 1000, "the update pass pointed only {updated} fields at copies");
 }
 
+/// Under a heap limit that `immix` runs in, `concurrent-copying` runs
+/// too: a major GC that the limit forces is done in its pause,
+/// defragmenting as `immix` does, and finishes a marking, sweep or
+/// copying-out under way (a degenerate collection). Before, a marking
+/// begun near the limit freed nothing in its pause, and lru ended in a
+/// heap overflow at `-M48m`; it now runs at `-M40m`, as `immix` does.
+#[test]
+fn under_a_tight_heap_limit_it_runs_where_immix_does() {
+    let w = workload("lru").unwrap();
+    let args = [150_000, 1_000_000, 128];
+    let immix = run_with(by_name("immix").unwrap(), w, &args, "-M40m").unwrap_or_else(|e| panic!("immix: {e}"));
+    for rts in ["-M40m", "-M44m -A256k", "-M48m -N2"] {
+        let r = run_with(collector(), w, &args, rts).unwrap_or_else(|e| panic!("+RTS {rts}: {e}"));
+        assert_eq!(r.checksum, immix.checksum, "+RTS {rts}");
+        assert!(r.stats.major_gcs > 0, "+RTS {rts}: no major GC under the limit");
+    }
+}
+
 /// `gclab run` with `args`, with or without the fault that leaves the read
 /// barrier off: its exit status and output.
 fn gclab(args: &[&str], fault: bool) -> (bool, String) {

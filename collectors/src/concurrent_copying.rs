@@ -19,8 +19,10 @@
 //!   read barrier turned on. See Note [A copying-out cycle].
 //! - A major GC the policy asks for while a marking, a sweep or a
 //!   copying-out runs collects the young generations only, as `nonmoving`
-//!   does; one the program asks for (`Gc.major`) drops a running marking
-//!   or sweep, or ends a copying-out inside itself, and is `immix`'s.
+//!   does; one the program asks for (`Gc.major`), or one the heap's limit
+//!   forces (`-M`: a degenerate collection, counted in `-s`), drops a
+//!   running marking or sweep, or ends a copying-out inside itself, and is
+//!   `immix`'s, the world stopped.
 //! - Beside the mutators, a thread of the collector's copies every object
 //!   of the from-space (`copy_out`: mutators that load a from-space object
 //!   first copy it themselves), then, at a sync, goes over every other old
@@ -98,8 +100,7 @@
 //! update pass (the next step for memory, on programs whose from-space is
 //! large) would need one per block, pinned by the barrier's slow path.
 //!
-//! Not yet here (issue 39): several copying threads, and `-M`'s
-//! degenerate stop-the-world copy.
+//! Not yet here (issue 39): several copying threads.
 
 use crate::copier::{each_object, object_starts, Copier, Job};
 use crate::copy_out::{copy_out, CopyBarrier, ToSpace};
@@ -137,10 +138,10 @@ pub const ENTRY: CollectorEntry = CollectorEntry {
         let live = params.take("live").map(|v| parse_percent("live", " of a block's lines", 0, &v)).transpose()?.unwrap_or(50);
         let mark = params.take("mark").map(|v| MarkMode::parse(&v)).transpose()?.unwrap_or_default();
         let mut immix = Immix::from_params(params, flags, "concurrent-copying", &["live", "mark"])?;
-        immix.never_defragment();
+        immix.defragment(false);
         let barrier = Arc::new(CopyBarrier::new(Layout::new(flags.profiling_header), flags.generations - 1));
         let no_barrier = std::env::var("GCLAB_CONCURRENT_COPYING_FAULT").is_ok_and(|f| f == "no-barrier");
-        Ok(Box::new(ConcurrentCopying { immix, live_percent: live, mark, barrier, marking: None, sweeping: None, cycle: None, events: Vec::new(), no_barrier }))
+        Ok(Box::new(ConcurrentCopying { immix, live_percent: live, mark, barrier, marking: None, sweeping: None, cycle: None, events: Vec::new(), degenerate_in_cycle: false, no_barrier }))
     },
 };
 
@@ -158,6 +159,8 @@ pub struct ConcurrentCopying {
     cycle: Option<Cycle>,
     /// What it did beyond its GCs, not yet taken by the runtime.
     events: Vec<CollectorEvent>,
+    /// This pause is a degenerate collection ending the running cycle.
+    degenerate_in_cycle: bool,
     /// The test-only fault `GCLAB_CONCURRENT_COPYING_FAULT=no-barrier`:
     /// the read barrier is never turned on, so mutators go on using the
     /// from-space objects after they are copied (their writes lost, their
@@ -197,10 +200,19 @@ impl Collector for ConcurrentCopying {
     fn collect(&mut self, req: &GcRequest, ctx: &mut GcContext<'_>) -> GcOutcome {
         let oldest = ctx.heap.oldest();
         let major = req.collect_gen == oldest;
-        let explicit = req.reason == GcReason::Explicit;
+        // A major GC the program asks for, or the heap's limit forces, is
+        // done in its pause, finishing what runs beside the mutators (the
+        // latter is a degenerate collection: See `GcRequest::heap_full`).
+        let in_pause = major && (req.reason == GcReason::Explicit || req.heap_full);
+        let degenerate = in_pause && req.heap_full && (self.marking.is_some() || self.sweeping.is_some() || self.cycle.is_some());
+        if degenerate && self.cycle.is_none() {
+            self.events.push(CollectorEvent::CopyOutEnd { stats: CopyOutStats { degenerate: 1, ..CopyOutStats::default() }, concurrent: None });
+        } else if degenerate {
+            self.degenerate_in_cycle = true;
+        }
         if let Some(marking) = &self.marking {
             marking.marker.queue.pause();
-            if !(major && explicit) {
+            if !in_pause {
                 let done = self.young_gc_marking(req.collect_gen.min(oldest - 1), ctx);
                 self.marking.as_ref().expect("the marking runs").marker.queue.resume();
                 return done;
@@ -209,19 +221,20 @@ impl Collector for ConcurrentCopying {
         }
         if self.sweeping.is_some() {
             self.settle_sweep(ctx);
-            if major && explicit {
+            if in_pause {
                 let marks = self.sweeping.take().expect("a sweep runs").abandon();
-                let done = self.immix.collect(req, ctx);
+                let done = self.major_in_pause(req, ctx);
                 drop(marks);
-                self.start_cycle(ctx);
                 return done;
             }
             return self.immix.collect(&GcRequest { collect_gen: req.collect_gen.min(oldest - 1), ..*req }, ctx);
         }
         if self.cycle.is_some() {
-            if major && explicit {
+            if in_pause {
                 let done = self.major_gc(req, ctx);
-                self.start_cycle(ctx);
+                if !req.heap_full {
+                    self.start_cycle(ctx);
+                }
                 return done;
             }
             let young = GcRequest { collect_gen: req.collect_gen.min(oldest - 1), ..*req };
@@ -230,12 +243,10 @@ impl Collector for ConcurrentCopying {
         if !major {
             return self.immix.collect(req, ctx);
         }
-        if self.mark == MarkMode::Concurrent && !explicit {
+        if self.mark == MarkMode::Concurrent && !in_pause {
             return self.begin_marking(ctx);
         }
-        let done = self.immix.collect(req, ctx);
-        self.start_cycle(ctx);
-        done
+        self.major_in_pause(req, ctx)
     }
 
     fn sync(&mut self, ctx: &mut GcContext<'_>) {
@@ -316,6 +327,22 @@ impl ConcurrentCopying {
         done
     }
 
+    /// `immix`'s major GC, then a copying-out of its sparsest blocks. One
+    /// the heap's limit forces defragments in its pause instead, as
+    /// `immix` does under `-M`, and starts no copying-out (whose copies
+    /// would need room the heap lacks).
+    fn major_in_pause(&mut self, req: &GcRequest, ctx: &mut GcContext<'_>) -> GcOutcome {
+        if !req.heap_full {
+            let done = self.immix.collect(req, ctx);
+            self.start_cycle(ctx);
+            return done;
+        }
+        self.immix.defragment(true);
+        let done = self.immix.collect(&GcRequest { compact_oldest: true, ..*req }, ctx);
+        self.immix.defragment(false);
+        done
+    }
+
     /// The major GC that starts a marking: copy the young generations,
     /// grey what points into the old one and start the marker (See the
     /// module doc).
@@ -332,7 +359,7 @@ impl ConcurrentCopying {
         queue.push_marked(grey);
         self.events.push(CollectorEvent::MarkBegin);
         self.marking = Some(Marking { marker: Marker::start(queue, ctx.sync_request.clone()), started: Instant::now(), syncs: 0 });
-        GcOutcome { collected_gen: oldest, in_place: true, ..done }
+        GcOutcome { collected_gen: oldest, in_place: true, began_concurrently: true, ..done }
     }
 
     /// A GC of the young generations `0..=n` while a marking runs (the
@@ -534,9 +561,10 @@ impl ConcurrentCopying {
             mutator_copied_bytes: take(&counts.copied_bytes),
             barrier_slow_paths: take(&counts.slow_paths),
             updated_fields: cycle.copier.shared.updated.load(Ordering::Relaxed) as u64,
+            degenerate: std::mem::take(&mut self.degenerate_in_cycle) as u64,
         };
         let concurrent = ConcurrentPhase { cpu: cycle.copier.cpu_seconds(), elapsed: cycle.started.elapsed().as_secs_f64() };
-        self.events.push(CollectorEvent::CopyOutEnd { stats, concurrent });
+        self.events.push(CollectorEvent::CopyOutEnd { stats, concurrent: Some(concurrent) });
     }
 
     /// Free the from-space: nothing points into it any more.

@@ -89,10 +89,11 @@ impl Immix {
         Ok(Immix { geometry, defrag, headroom_percent: headroom, old: None, pool: GcThreadPool::default() })
     }
 
-    /// Major GCs evacuate nothing in their pause (a collector built on
-    /// this one that moves objects out of fragmented blocks itself).
-    pub(crate) fn never_defragment(&mut self) {
-        self.defrag = DefragMode::Never;
+    /// Whether major GCs may evacuate in their pause (`defrag=auto`) or
+    /// never do (a collector built on this one that moves objects out of
+    /// fragmented blocks itself, but not when the heap is full).
+    pub(crate) fn defragment(&mut self, on: bool) {
+        self.defrag = if on { DefragMode::Auto } else { DefragMode::Never };
     }
 
     /// Its old generation's line space (made at the first GC) and its GC

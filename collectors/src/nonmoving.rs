@@ -200,7 +200,10 @@ impl Collector for Nonmoving {
             cycle.marker.queue.pause();
         }
         let major = req.collect_gen == oldest;
-        if major && self.cycle.is_some() && req.reason == GcReason::Explicit {
+        // One the program asks for, or the heap's limit forces, is
+        // finished in its pause (See `GcRequest::heap_full`).
+        let in_pause = req.reason == GcReason::Explicit || req.heap_full;
+        if major && self.cycle.is_some() && in_pause {
             self.finish_cycle(ctx, false);
         }
         if !major || self.cycle.is_some() {
@@ -212,12 +215,12 @@ impl Collector for Nonmoving {
         }
         let (done, queue) = self.begin_cycle(ctx);
         self.events.push(CollectorEvent::MarkBegin);
-        if self.mark == MarkMode::Sync || req.reason == GcReason::Explicit {
+        if self.mark == MarkMode::Sync || in_pause {
             self.finish_marking(queue, ctx, true, None);
-        } else {
-            self.cycle = Some(Cycle { marker: Marker::start(queue, ctx.sync_request.clone()), started: Instant::now(), syncs: 0 });
+            return done;
         }
-        done
+        self.cycle = Some(Cycle { marker: Marker::start(queue, ctx.sync_request.clone()), started: Instant::now(), syncs: 0 });
+        GcOutcome { began_concurrently: true, ..done }
     }
 
     fn sync(&mut self, ctx: &mut GcContext<'_>) {

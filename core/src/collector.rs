@@ -46,6 +46,12 @@ pub struct GcRequest {
     /// (`-c`, or `-c<n>` past its threshold). Collectors that cannot
     /// compact copy instead.
     pub compact_oldest: bool,
+    /// The heap is past its limit (`-M`, or the heap policy's size): this
+    /// major GC must free memory in its pause. A concurrent collector
+    /// whose cycle is under way finishes it here, stopping the world (a
+    /// degenerate collection, as Shenandoah's), instead of collecting the
+    /// young generations only.
+    pub heap_full: bool,
 }
 
 impl GcRequest {
@@ -186,12 +192,13 @@ pub enum CollectorEvent {
     },
     /// A concurrent copier's cycle ended, the from-space freed
     /// (`COPY_OUT_END`, gclab's own): what it did (`stats.cycles` is 1),
-    /// and its concurrent phase.
+    /// and its concurrent phase; or a degenerate collection ended a
+    /// marking or sweep, with no cycle (`stats.cycles` 0, no phase).
     CopyOutEnd {
         /// What the cycle did.
         stats: crate::stats::CopyOutStats,
         /// The cycle beside the mutators.
-        concurrent: ConcurrentPhase,
+        concurrent: Option<ConcurrentPhase>,
     },
     /// One line of the old generation's census by size (GHC's
     /// `NONMOVING_HEAP_CENSUS`, with `-ln`): cells of at most
@@ -256,6 +263,11 @@ pub struct GcOutcome {
     /// `from_space`). The GC still counts as one of `0..=collected_gen`;
     /// the sanity checker's minor scope covers the increment's generation.
     pub increment_of: Option<usize>,
+    /// A major GC that only began collecting the oldest generation beside
+    /// the mutators (a concurrent marking): what it frees is freed later,
+    /// so the heap's limit is judged at the next GC, which the policy
+    /// makes a major one with `heap_full` (a degenerate collection).
+    pub began_concurrently: bool,
 }
 
 /// One sweep of a mark-region space, by lines and blocks (Immix's

@@ -24,7 +24,7 @@
 //!   (by default `(F + 2) x live`) plus the nursery are returned to the
 //!   OS after a major GC.
 
-use crate::collector::{GcReason, GcRequest};
+use crate::collector::{GcOutcome, GcReason, GcRequest};
 use crate::constants::{Word, BLOCKS_PER_MBLOCK, BLOCK_SIZE};
 use crate::flags::RtsFlags;
 use crate::heap::Heap;
@@ -149,7 +149,7 @@ pub fn plan_collection(heap: &Heap, flags: &RtsFlags, state: &PolicyState, reaso
         collect_gen = heap.oldest();
     }
     let compact_oldest = collect_gen == heap.oldest() && heap.gens.len() > 1 && wants_compaction(heap, flags, state.max_heap(flags));
-    GcRequest { collect_gen, reason, compact_oldest }
+    GcRequest { collect_gen, reason, compact_oldest, heap_full: state.force_major && collect_gen == heap.oldest() }
 }
 
 /// `-c`, or `-c<n>` past its threshold of the heap's limit `max`; or,
@@ -176,20 +176,22 @@ fn min_alloc_blocks(flags: &RtsFlags, max: usize, caps: usize) -> usize {
 
 /// After a GC: resize the generations and the nursery, and decide whether
 /// the heap has overflowed `-M`. `req` is what was collected and
-/// `in_place` whether the oldest generation was kept in place (compacted
-/// or swept) rather than copied: the sizing follows what the collector
-/// did, not what the policy asked (a collector that cannot compact copies,
-/// and then needs room for a copy). `measure` is what the heap policy
-/// learns of the GC.
-#[allow(clippy::too_many_arguments)]
-pub fn after_gc(heap: &mut Heap, flags: &RtsFlags, state: &mut PolicyState, req: &GcRequest, in_place: bool, copied_words: usize, caps: usize, measure: &GcMeasure) -> Result<(), HeapExhausted> {
+/// `outcome` what the collector did: whether the oldest generation was
+/// kept in place (compacted or swept) rather than copied (the sizing
+/// follows what the collector did, not what the policy asked: a collector
+/// that cannot compact copies, and then needs room for a copy), and
+/// whether a major GC only began a concurrent collection (then the limit
+/// is judged at the next GC). `measure` is what the heap policy learns of
+/// the GC.
+pub fn after_gc(heap: &mut Heap, flags: &RtsFlags, state: &mut PolicyState, req: &GcRequest, outcome: &GcOutcome, caps: usize, measure: &GcMeasure) -> Result<(), HeapExhausted> {
+    let (in_place, copied_words) = (outcome.in_place, outcome.copied_words);
     let major = req.collect_gen == heap.oldest();
     let limit = if major { Some(space_limit(heap, flags, state, caps, measure)) } else { None };
     if let Some(limit) = limit.filter(|_| heap.gens.len() > 1) {
         resize_generations(heap, flags, state, caps, in_place, limit)?;
     }
     resize_nursery(heap, flags, state, req, copied_words, caps, limit)?;
-    check_max_heap(heap, flags, state, major, caps)?;
+    check_max_heap(heap, flags, state, major && !outcome.began_concurrently, caps)?;
     if let Some(limit) = limit {
         return_memory(heap, flags, state, limit);
     }
@@ -382,18 +384,18 @@ mod tests {
 
     /// A major GC of a two-generation heap (of a one-generation heap too:
     /// generation 0 is then the oldest).
-    const MAJOR: GcRequest = GcRequest { collect_gen: 1, reason: GcReason::Explicit, compact_oldest: false };
-    const MAJOR_G1: GcRequest = GcRequest { collect_gen: 0, reason: GcReason::Explicit, compact_oldest: false };
+    const MAJOR: GcRequest = GcRequest { collect_gen: 1, reason: GcReason::Explicit, compact_oldest: false, heap_full: false };
+    const MAJOR_G1: GcRequest = GcRequest { collect_gen: 0, reason: GcReason::Explicit, compact_oldest: false, heap_full: false };
 
     #[test]
     fn old_generation_limit_is_f_times_live_at_least_o() {
         let f = flags(&["-F3", "-O4m"]);
         let mut heap = heap_with_old_data(&f, 2000);
         let mut st = PolicyState::new(&f);
-        after_gc(&mut heap, &f, &mut st, &MAJOR, false, 0, 1, &measure()).unwrap();
+        after_gc(&mut heap, &f, &mut st, &MAJOR, &GcOutcome::default(), 1, &measure()).unwrap();
         assert_eq!(heap.gens[1].max_blocks, 6000);
         let mut small = heap_with_old_data(&f, 10);
-        after_gc(&mut small, &f, &mut st, &MAJOR, false, 0, 1, &measure()).unwrap();
+        after_gc(&mut small, &f, &mut st, &MAJOR, &GcOutcome::default(), 1, &measure()).unwrap();
         assert_eq!(small.gens[1].max_blocks, 1024, "-O4m is 1024 blocks");
     }
 
@@ -403,11 +405,11 @@ mod tests {
         let f = flags(&["-M64m"]);
         let mut heap = heap_with_old_data(&f, 4100);
         let mut st = PolicyState::new(&f);
-        after_gc(&mut heap, &f, &mut st, &MAJOR, false, 0, 1, &measure()).unwrap();
+        after_gc(&mut heap, &f, &mut st, &MAJOR, &GcOutcome::default(), 1, &measure()).unwrap();
         let min_alloc = (3.0 * 16384.0 / 200.0) as usize;
         assert_eq!(heap.gens[1].max_blocks, (16384 - min_alloc.max(256)) / 2);
         let mut full = heap_with_old_data(&f, 9000);
-        let e = after_gc(&mut full, &f, &mut st, &MAJOR, false, 0, 1, &measure()).unwrap_err();
+        let e = after_gc(&mut full, &f, &mut st, &MAJOR, &GcOutcome::default(), 1, &measure()).unwrap_err();
         assert_eq!(e, HeapExhausted::Overflow(HeapOverflow { max_heap_bytes: 64 << 20, set_by: SET_BY_MAX_HEAP }));
     }
 
@@ -416,10 +418,10 @@ mod tests {
         let f = flags(&["-G1", "-F2", "-A64k"]);
         let mut heap = heap_with_old_data(&f, 100);
         let mut st = PolicyState::new(&f);
-        after_gc(&mut heap, &f, &mut st, &MAJOR_G1, false, 0, 1, &measure()).unwrap();
+        after_gc(&mut heap, &f, &mut st, &MAJOR_G1, &GcOutcome::default(), 1, &measure()).unwrap();
         assert_eq!(heap.nursery_blocks(), 200);
         let mut tiny = heap_with_old_data(&f, 3);
-        after_gc(&mut tiny, &f, &mut st, &MAJOR_G1, false, 0, 1, &measure()).unwrap();
+        after_gc(&mut tiny, &f, &mut st, &MAJOR_G1, &GcOutcome::default(), 1, &measure()).unwrap();
         assert_eq!(tiny.nursery_blocks(), 16, "-A64k is the minimum");
     }
 
@@ -459,19 +461,19 @@ mod tests {
         let f = flags(&["--heap-policy=fixed:size=64m", "-F1.1"]);
         let mut heap = heap_with_old_data(&f, 100);
         let mut st = PolicyState::new(&f);
-        after_gc(&mut heap, &f, &mut st, &MAJOR, false, 0, 1, &measure()).unwrap();
+        after_gc(&mut heap, &f, &mut st, &MAJOR, &GcOutcome::default(), 1, &measure()).unwrap();
         let min_alloc = ((3.0 * 16384.0 / 200.0) as usize).max(256);
         assert_eq!(heap.gens[1].max_blocks, (16384 - min_alloc) / 2);
         // A smaller -M holds instead, and names itself.
         let f = flags(&["--heap-policy=fixed:size=64m", "-M32m"]);
         let mut full = heap_with_old_data(&f, 5000);
         let mut st = PolicyState::new(&f);
-        let e = after_gc(&mut full, &f, &mut st, &MAJOR, false, 0, 1, &measure()).unwrap_err();
+        let e = after_gc(&mut full, &f, &mut st, &MAJOR, &GcOutcome::default(), 1, &measure()).unwrap_err();
         assert_eq!(e, HeapExhausted::Overflow(HeapOverflow { max_heap_bytes: 32 << 20, set_by: SET_BY_MAX_HEAP }));
         let f = flags(&["--heap-policy=fixed:size=64m"]);
         let mut full = heap_with_old_data(&f, 9000);
         let mut st = PolicyState::new(&f);
-        let e = after_gc(&mut full, &f, &mut st, &MAJOR, false, 0, 1, &measure()).unwrap_err();
+        let e = after_gc(&mut full, &f, &mut st, &MAJOR, &GcOutcome::default(), 1, &measure()).unwrap_err();
         assert_eq!(e, HeapExhausted::Overflow(HeapOverflow { max_heap_bytes: 64 << 20, set_by: "--heap-policy=fixed:size=<size>" }));
     }
 
@@ -484,7 +486,7 @@ mod tests {
         // rate far above the trace rate gives room well beyond F x live.
         std::thread::sleep(std::time::Duration::from_millis(10));
         let m = GcMeasure { gc_seconds: 1.0, oldest_blocks_at_start: 256 * 356, ..measure() };
-        after_gc(&mut heap, &f, &mut st, &MAJOR, false, 0, 1, &m).unwrap();
+        after_gc(&mut heap, &f, &mut st, &MAJOR, &GcOutcome::default(), 1, &m).unwrap();
         assert!(heap.gens[1].max_blocks > 2 * 256 * 100, "{}", heap.gens[1].max_blocks);
     }
 }

@@ -79,15 +79,16 @@ pub fn region_summary(s: &Stats) -> Option<String> {
 /// other collectors): not in GHC's `-s`.
 pub fn copy_out_summary(s: &Stats) -> Option<String> {
     let c = &s.copy_out;
-    (c.cycles > 0).then(|| {
+    (c.cycles > 0 || c.degenerate > 0).then(|| {
         format!(
-            "  Copying out: {} cycles copied {} bytes beside the mutators; mutators copied {} objects ({} bytes) at {} read-barrier slow paths; {} fields updated\n",
+            "  Copying out: {} cycles copied {} bytes beside the mutators; mutators copied {} objects ({} bytes) at {} read-barrier slow paths; {} fields updated; {} degenerate collections\n",
             c.cycles,
             with_commas(c.copied_bytes),
             with_commas(c.mutator_copies),
             with_commas(c.mutator_copied_bytes),
             with_commas(c.barrier_slow_paths),
-            with_commas(c.updated_fields)
+            with_commas(c.updated_fields),
+            c.degenerate
         )
     })
 }

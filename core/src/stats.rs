@@ -391,6 +391,9 @@ pub struct CopyOutStats {
     pub barrier_slow_paths: u64,
     /// Fields pointed at copies by the update pass.
     pub updated_fields: u64,
+    /// Degenerate collections: major GCs that finished a marking, sweep
+    /// or copying-out in their pause because the heap was past its limit.
+    pub degenerate: u64,
 }
 
 impl Stats {
@@ -478,7 +481,9 @@ impl Stats {
             E::SweepEnd { swept_words } => self.swept_bytes += (swept_words * WORD_SIZE) as u64,
             E::CopyOutEnd { stats, concurrent } => {
                 self.record_copy_out(&stats);
-                self.concurrent_phase(concurrent);
+                if let Some(phase) = concurrent {
+                    self.concurrent_phase(phase);
+                }
             }
             _ => {}
         }
@@ -494,6 +499,7 @@ impl Stats {
         c.mutator_copied_bytes = c.mutator_copied_bytes.saturating_add(one.mutator_copied_bytes);
         c.barrier_slow_paths = c.barrier_slow_paths.saturating_add(one.barrier_slow_paths);
         c.updated_fields = c.updated_fields.saturating_add(one.updated_fields);
+        c.degenerate = c.degenerate.saturating_add(one.degenerate);
     }
 
     /// Account a concurrent phase that ended.

@@ -281,10 +281,12 @@ pub struct Deriver {
     pauses: InOrder,
     pausing: Vec<Occupancy>,
     marking: Occupancy,
+    copying: Occupancy,
     heap_size: Thinned,
     live: Thinned,
     allocated: Thinned,
     mark_begin: Option<f64>,
+    copy_out_begin: Option<f64>,
     sync_begin: Option<f64>,
     /// Per buffer (`slot`): its running allocation total at the
     /// interval's start and at its last HEAP_ALLOCATED inside it.
@@ -325,10 +327,12 @@ impl Deriver {
             pauses: InOrder { from, buffers: vec![Buffer::default()], ..InOrder::default() },
             pausing: Vec::new(),
             marking: Occupancy::default(),
+            copying: Occupancy::default(),
             heap_size: Thinned::default(),
             live: Thinned::default(),
             allocated: Thinned::default(),
             mark_begin: None,
+            copy_out_begin: None,
             sync_begin: None,
             alloc_at_from: Vec::new(),
             alloc_last: Vec::new(),
@@ -436,7 +440,13 @@ impl Deriver {
                 }
             }
             id::REGION_SWEEP if inside(t) => self.stats.record_region_sweep(&gclab_core::eventlog::decode_region_sweep(e.payload)),
-            id::COPY_OUT_END if inside(t) => self.stats.record_copy_out(&gclab_core::eventlog::decode_copy_out(e.payload)),
+            id::COPY_OUT_BEGIN => self.copy_out_begin = Some(t),
+            id::COPY_OUT_END if inside(t) => {
+                if let Some(b) = self.copy_out_begin.take().filter(|&b| inside(b)) {
+                    self.copying.add(b - from, t - from);
+                }
+                self.stats.record_copy_out(&gclab_core::eventlog::decode_copy_out(e.payload));
+            }
             id::HEAP_LIVE if inside(t) => {
                 let live = e.field(4, 8);
                 self.stats.max_live_bytes = self.stats.max_live_bytes.max(live);
@@ -479,6 +489,7 @@ impl Deriver {
                 elapsed,
                 pausing,
                 marking: self.marking,
+                copying: self.copying,
                 heap_size: self.heap_size.into_points(),
                 live: self.live.into_points(),
                 allocated: self.allocated.into_points(),

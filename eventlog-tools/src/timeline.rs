@@ -1,6 +1,6 @@
 //! The timeline of a run: heap size, live data and allocation over time,
 //! and the share of each stretch of time spent in GC pauses (per
-//! generation) and in concurrent marking; drawn for one run (`gclab
+//! generation), in concurrent marking and in concurrent copying out; drawn for one run (`gclab
 //! eventlog`) or two on one picture (`gclab eventlog diff`).
 //!
 //! A timeline is built from an eventlog as it is read (`Deriver`) or from
@@ -23,6 +23,9 @@ pub struct Timeline {
     pub pausing: Vec<Occupancy>,
     /// The share of time a concurrent marker was running.
     pub marking: Occupancy,
+    /// The share of time a concurrent copier's cycle was running (from
+    /// `COPY_OUT_BEGIN` to `COPY_OUT_END`: copying, then updating).
+    pub copying: Occupancy,
     /// (seconds, bytes) of the heap's size.
     pub heap_size: Vec<(f64, f64)>,
     /// (seconds, bytes) of live data, at major GCs.
@@ -187,6 +190,7 @@ const MIB: f64 = 1024.0 * 1024.0;
 /// concurrent marking's.
 const GEN_COLOURS: [RGBColor; 4] = [RGBColor(86, 180, 233), RGBColor(0, 114, 178), RGBColor(0, 60, 110), RGBColor(0, 30, 60)];
 const MARKING: RGBColor = RGBColor(230, 159, 0);
+const COPYING: RGBColor = RGBColor(0, 158, 115);
 const HEAP: RGBColor = RGBColor(60, 60, 60);
 const LIVE: RGBColor = RGBColor(213, 94, 0);
 /// The runs' colours (allocation lines, panel titles).
@@ -238,7 +242,7 @@ fn draw_memory<DB: DrawingBackend>(area: &Area<DB>, label: &str, t: &Timeline, t
 
 /// One run's GC strip: per stretch of the run, a bar as tall as the share
 /// of it spent in GC pauses (generations stacked), and beside it the
-/// share spent in concurrent marking, on a scale of 0 to 1.
+/// share spent in concurrent marking or copying out, on a scale of 0 to 1.
 fn draw_strip<DB: DrawingBackend>(area: &Area<DB>, t: &Timeline, tmax: f64) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
     let mut chart = ChartBuilder::on(area).margin(10).margin_top(0).x_label_area_size(30).y_label_area_size(70).build_cartesian_2d(0.0..tmax, 0.0..1.0)?;
     chart.configure_mesh().y_labels(3).x_desc("time (s)").y_desc("share in GC").draw()?;
@@ -254,12 +258,15 @@ fn draw_strip<DB: DrawingBackend>(area: &Area<DB>, t: &Timeline, tmax: f64) -> R
         }
         chart.draw_series(bars)?;
     }
-    let m = &t.marking;
-    let marks = m.busy.iter().enumerate().filter(|(_, &b)| b > 0.0).map(|(i, &b)| {
-        let lo = i as f64 * m.width;
-        Rectangle::new([(lo, 0.0), (lo + m.width, (b / m.width).min(1.0))], MARKING.mix(0.5).filled())
-    });
-    chart.draw_series(marks)?;
+    // A marking and a copying-out never overlap: the copying-out starts
+    // once the marking's sweep is over.
+    for (m, colour) in [(&t.marking, MARKING), (&t.copying, COPYING)] {
+        let spans = m.busy.iter().enumerate().filter(|(_, &b)| b > 0.0).map(|(i, &b)| {
+            let lo = i as f64 * m.width;
+            Rectangle::new([(lo, 0.0), (lo + m.width, (b / m.width).min(1.0))], colour.mix(0.5).filled())
+        });
+        chart.draw_series(spans)?;
+    }
     Ok(())
 }
 
@@ -273,6 +280,9 @@ fn draw_legend<DB: DrawingBackend>(area: &Area<DB>, runs: &[(&str, &Timeline)], 
     }
     if runs.iter().any(|(_, t)| !t.marking.is_empty()) {
         entries.push(("concurrent marking".into(), MARKING, false));
+    }
+    if runs.iter().any(|(_, t)| !t.copying.is_empty()) {
+        entries.push(("concurrent copying out".into(), COPYING, false));
     }
     for (i, (label, _)) in runs.iter().enumerate() {
         let name = if label.is_empty() { "allocation".to_string() } else { format!("{label}: allocation") };

@@ -12,7 +12,9 @@
 //!   a GC's start and end on every capability, gclab on capability 0):
 //!   each GC_START .. GC_END, named by generation where GC_STATS_GHC says;
 //! - a concurrent collector's marker (tid 2000): each marking
-//!   (CONC_MARK_BEGIN .. END); its sweeper (tid 2001): each sweep (it may
+//!   (CONC_MARK_BEGIN .. END), and a concurrent copier's cycles on the
+//!   same track (COPY_OUT_BEGIN .. END, which never overlap a marking);
+//!   its sweeper (tid 2001): each sweep (it may
 //!   run beside the next marking); its syncs (tid 2002, CONC_SYNC_BEGIN ..
 //!   END: a marking ends inside one, and a GHC sync waits for capabilities
 //!   that may be in a GC, so syncs overlap both other tracks);
@@ -131,6 +133,8 @@ pub fn trace(log: &EventLogFile) -> Value {
             id::GC_END => spans.end(GC_PHASES_TID + cap, "gc", at),
             id::CONC_MARK_BEGIN => spans.begin(CONCURRENT_TID, "mark", "concurrent marking".into(), at),
             id::CONC_MARK_END => spans.end(CONCURRENT_TID, "mark", at),
+            id::COPY_OUT_BEGIN => spans.begin(CONCURRENT_TID, "copy", "concurrent copying out".into(), at),
+            id::COPY_OUT_END => spans.end(CONCURRENT_TID, "copy", at),
             id::CONC_SWEEP_BEGIN => spans.begin(SWEEPER_TID, "sweep", "sweep".into(), at),
             id::CONC_SWEEP_END => spans.end(SWEEPER_TID, "sweep", at),
             id::CONC_SYNC_BEGIN => spans.begin(SYNC_TID, "sync", "sync".into(), at),

@@ -115,7 +115,7 @@ pub const EVENT_TYPES: &[EventType] = &[
     et(id::NONMOVING_HEAP_CENSUS, Some(13), "Nonmoving heap census"),
     et(id::REGION_SWEEP, Some(30), "Mark-region sweep (gclab)"),
     et(id::COPY_OUT_BEGIN, Some(12), "Concurrent copying out began (gclab)"),
-    et(id::COPY_OUT_END, Some(40), "Concurrent copying out ended (gclab)"),
+    et(id::COPY_OUT_END, Some(56), "Concurrent copying out ended (gclab)"),
 ];
 
 /// The `HEAP_PROF_BEGIN` break-down code of a `-h` letter (GHC's
@@ -286,22 +286,26 @@ pub fn decode_region_sweep(p: &[u8]) -> crate::collector::RegionSweep {
     }
 }
 
-/// `COPY_OUT_END`'s 40 bytes: the bytes the collector's thread copied,
+/// `COPY_OUT_END`'s 56 bytes: the bytes the collector's thread copied,
 /// the objects and bytes the mutators copied, the read barrier's slow
-/// paths and the fields updated (u64 each).
+/// paths, the fields updated, the degenerate collections and the cycles
+/// ended (1, or 0 for a degenerate collection that ended a marking or a
+/// sweep) (u64 each).
 pub fn encode_copy_out(c: &crate::stats::CopyOutStats) -> Payload {
-    Payload::new().u64(c.copied_bytes).u64(c.mutator_copies).u64(c.mutator_copied_bytes).u64(c.barrier_slow_paths).u64(c.updated_fields)
+    Payload::new().u64(c.copied_bytes).u64(c.mutator_copies).u64(c.mutator_copied_bytes).u64(c.barrier_slow_paths).u64(c.updated_fields).u64(c.degenerate).u64(c.cycles)
 }
 
-/// Read `COPY_OUT_END`'s payload back as one cycle (missing bytes read as zero).
+/// Read `COPY_OUT_END`'s payload back (missing bytes read as zero; a
+/// payload of the first version, without its cycles, is one cycle).
 pub fn decode_copy_out(p: &[u8]) -> crate::stats::CopyOutStats {
     crate::stats::CopyOutStats {
-        cycles: 1,
+        cycles: if p.len() >= 56 { be64(p, 48) } else { 1 },
         copied_bytes: be64(p, 0),
         mutator_copies: be64(p, 8),
         mutator_copied_bytes: be64(p, 16),
         barrier_slow_paths: be64(p, 24),
         updated_fields: be64(p, 32),
+        degenerate: be64(p, 40),
     }
 }
 
@@ -347,8 +351,8 @@ pub fn describe(id: u16, p: &[u8]) -> String {
         id::COPY_OUT_END => {
             let c = decode_copy_out(p);
             format!(
-                "copying out ended: {} bytes copied by the collector, {} objects ({} bytes) by mutators, {} read-barrier slow paths, {} fields updated",
-                c.copied_bytes, c.mutator_copies, c.mutator_copied_bytes, c.barrier_slow_paths, c.updated_fields
+                "copying out ended: {} bytes copied by the collector, {} objects ({} bytes) by mutators, {} read-barrier slow paths, {} fields updated, {} degenerate collections",
+                c.copied_bytes, c.mutator_copies, c.mutator_copied_bytes, c.barrier_slow_paths, c.updated_fields, c.degenerate
             )
         }
         id::GC_END => "finished GC".into(),
@@ -423,5 +427,15 @@ mod tests {
         let h = HeapInfoGhc { heap_capset: 0, generations: 3, max_heap_size: 1 << 30, alloc_area_size: 1 << 20, mblock_size: 1 << 20, block_size: 4096 };
         assert_eq!(h.encode().0.len(), 38);
         assert_eq!(HeapInfoGhc::decode(&h.encode().0), h);
+    }
+
+    #[test]
+    fn copy_out_end_round_trips_with_its_degenerate_collections() {
+        let c = crate::stats::CopyOutStats { cycles: 0, copied_bytes: 1, mutator_copies: 2, mutator_copied_bytes: 3, barrier_slow_paths: 4, updated_fields: 5, degenerate: 1 };
+        let p = encode_copy_out(&c);
+        assert_eq!(Some(Some(p.0.len() as u16)), size_of(id::COPY_OUT_END), "the payload is the size the header declares");
+        assert_eq!(decode_copy_out(&p.0), c);
+        let first_version = decode_copy_out(&p.0[..40]);
+        assert_eq!((first_version.cycles, first_version.degenerate, first_version.updated_fields), (1, 0, 5), "a 40-byte payload is one cycle");
     }
 }

@@ -100,7 +100,10 @@ impl EventLog {
         buf.bytes.extend_from_slice(&ts.to_be_bytes());
         let declared = size_of(id).expect("only declared event types are posted");
         match declared {
-            Some(n) => debug_assert_eq!(n as usize, payload.0.len(), "event {id}: payload size"),
+            // A payload of another size than the header declares would
+            // make every reader misread the rest of the block (a check
+            // of one length, in every build).
+            Some(n) => assert_eq!(n as usize, payload.0.len(), "event {id}: payload size"),
             None => buf.bytes.extend_from_slice(&(payload.0.len() as u16).to_be_bytes()),
         }
         buf.bytes.extend_from_slice(&payload.0);

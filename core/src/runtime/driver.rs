@@ -146,7 +146,7 @@ impl Runtime {
             cap.next_block = 0;
         }
         heap.gens[req.collect_gen].collections += 1;
-        policy::after_gc(heap, self.flags(), &mut st.policy, req, outcome.in_place, outcome.copied_words, self.caps.len(), measure)
+        policy::after_gc(heap, self.flags(), &mut st.policy, req, outcome, self.caps.len(), measure)
     }
 
     /// Show the observers the heap a collector has just left (a GC of
