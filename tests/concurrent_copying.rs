@@ -35,8 +35,8 @@ fn cycles_copy_out_beside_the_mutators_and_keep_the_checksums() {
         let w = workload(name).unwrap();
         let args = if args.is_empty() { w.small } else { args };
         let base = run_with(copying, w, args, "").unwrap();
-        for rts in ["-A64k -F1.2 -DS", "-A64k -F1.2 -N2 -qn2 -DS", "-A256k -F1.5 -G3 --sanity=minor:3"] {
-            let r = run_with(collector(), w, args, rts).unwrap_or_else(|e| panic!("{e}"));
+        for (params, rts) in [("", "-A64k -F1.2 -DS"), ("", "-A64k -F1.2 -N2 -qn2 -DS"), ("", "-A256k -F1.5 -G3 --sanity=minor:3"), ("threads=3", "-A64k -F1.2 -N2 -DS")] {
+            let r = run_params(params, w, args, rts).unwrap_or_else(|e| panic!("{e}"));
             assert_eq!(r.checksum, base.checksum, "{name} {args:?} +RTS {rts}");
             let c = r.stats.copy_out;
             cycles += c.cycles;
@@ -66,6 +66,13 @@ fn under_a_tight_heap_limit_it_runs_where_immix_does() {
         assert_eq!(r.checksum, immix.checksum, "+RTS {rts}");
         assert!(r.stats.major_gcs > 0, "+RTS {rts}: no major GC under the limit");
     }
+}
+
+/// A run of `concurrent-copying` with collector parameters `params`.
+fn run_params(params: &str, w: &gclab_workloads::Workload, args: &[usize], rts: &str) -> Result<gclab::RunOutcome, String> {
+    let flags = gclab::flags(rts).map_err(|e| e.to_string())?;
+    let c = (collector().make)(gclab_collectors::Params::parse(params)?, &flags)?;
+    gclab::run_workload(w, args, flags, c, &mut std::io::sink()).map_err(|e| format!("{} {args:?} +RTS {rts} ({params}): {e}", w.name))
 }
 
 /// `gclab run` with `args`, with or without the fault that leaves the read
@@ -103,4 +110,13 @@ fn without_the_read_barrier_the_checks_fail() {
         }
     }
     assert!(caught >= 3, "only {caught} of {} runs without the read barrier were caught", CHURN.len());
+}
+
+#[test]
+fn a_bad_thread_count_is_refused_by_name() {
+    for bad in ["threads=0", "threads=65", "threads=many"] {
+        let made = (collector().make)(gclab_collectors::Params::parse(bad).unwrap(), &gclab::flags("").unwrap());
+        let Err(e) = made else { panic!("{bad} was accepted") };
+        assert!(e.contains(bad) && e.contains("copier threads"), "{bad}: {e}");
+    }
 }

@@ -32,7 +32,8 @@
 //!   that follows a GC of every young generation, and the barrier is off.
 //!
 //! Parameters: `live=PERCENT` (0 copies nothing out), `mark=concurrent|sync`
-//! (default concurrent), and `line` as `immix`'s. Needs the read barrier
+//! (default concurrent), `threads=N` (copier threads, default 1: See
+//! `copiers`), and `line` as `immix`'s. Needs the read barrier
 //! compiled in (the `access-hooks` feature).
 //!
 //! Note [A copying-out cycle]
@@ -99,11 +100,10 @@
 //! epoch is needed yet; freeing the from-space block by block during the
 //! update pass (the next step for memory, on programs whose from-space is
 //! large) would need one per block, pinned by the barrier's slow path.
-//!
-//! Not yet here (issue 39): several copying threads.
 
-use crate::copier::{each_object, object_starts, Copier, Job};
-use crate::copy_out::{copy_out, CopyBarrier, ToSpace};
+use crate::copier::{each_object, object_starts};
+use crate::copiers::Copiers;
+use crate::copy_out::{copy_out, indirect_to_copy, point_weaks_at_copies, CopyBarrier};
 use crate::concurrent_mark::{MarkQueue, Marker};
 use crate::immix::{major, parse_percent, Immix};
 use crate::line_space::LineSpace;
@@ -118,8 +118,7 @@ use gclab_core::access_hooks::{AccessHooks, Installed};
 use gclab_core::bdescr::{BlockPtr, BF_COPYING_OUT, BF_EVACUATED, BF_MARK_IN_PLACE};
 use gclab_core::constants::{Word, WORD_SIZE};
 use gclab_core::stats::CopyOutStats;
-use gclab_core::info::IND_INFO;
-use gclab_core::object::{copied_out_size, forward_target, is_forwarded, load_header, store_header, weak_field, Layout};
+use gclab_core::object::Layout;
 use gclab_core::{Collector, CollectorEvent, ConcurrentPhase, GcContext, GcOutcome, GcReason, GcRequest};
 use std::collections::HashSet;
 use std::sync::atomic::Ordering;
@@ -129,7 +128,7 @@ use std::sync::Arc;
 /// The registry entry.
 pub const ENTRY: CollectorEntry = CollectorEntry {
     name: "concurrent-copying",
-    description: "Immix marked beside the mutators, whose sparsest old blocks are then copied out beside them behind a read barrier (Baker's to-space invariant) (live=PERCENT of a block's lines, default 50; mark=concurrent|sync; line as immix)",
+    description: "Immix marked beside the mutators, whose sparsest old blocks are then copied out beside them behind a read barrier (Baker's to-space invariant) (live=PERCENT of a block's lines, default 50; mark=concurrent|sync; threads=N copier threads, default 1; line as immix)",
     flags: "",
     make: |mut params, flags| {
         if !Installed::compiled_in() {
@@ -137,11 +136,12 @@ pub const ENTRY: CollectorEntry = CollectorEntry {
         }
         let live = params.take("live").map(|v| parse_percent("live", " of a block's lines", 0, &v)).transpose()?.unwrap_or(50);
         let mark = params.take("mark").map(|v| MarkMode::parse(&v)).transpose()?.unwrap_or_default();
-        let mut immix = Immix::from_params(params, flags, "concurrent-copying", &["live", "mark"])?;
+        let threads = params.take("threads").map(|v| parse_threads(&v)).transpose()?.unwrap_or(1);
+        let mut immix = Immix::from_params(params, flags, "concurrent-copying", &["live", "mark", "threads"])?;
         immix.defragment(false);
         let barrier = Arc::new(CopyBarrier::new(Layout::new(flags.profiling_header), flags.generations - 1));
         let no_barrier = std::env::var("GCLAB_CONCURRENT_COPYING_FAULT").is_ok_and(|f| f == "no-barrier");
-        Ok(Box::new(ConcurrentCopying { immix, live_percent: live, mark, barrier, marking: None, sweeping: None, cycle: None, events: Vec::new(), degenerate_in_cycle: false, no_barrier }))
+        Ok(Box::new(ConcurrentCopying { immix, live_percent: live, mark, threads, barrier, marking: None, sweeping: None, cycle: None, events: Vec::new(), degenerate_in_cycle: false, no_barrier }))
     },
 };
 
@@ -150,6 +150,8 @@ pub struct ConcurrentCopying {
     immix: Immix,
     live_percent: usize,
     mark: MarkMode,
+    /// Copier threads per cycle.
+    threads: usize,
     barrier: Arc<CopyBarrier>,
     /// A marking under way.
     marking: Option<Marking>,
@@ -185,7 +187,7 @@ struct Cycle {
     /// Their object words when the cycle began (counted in the old
     /// generation until they are freed).
     from_words: usize,
-    copier: Copier,
+    copiers: Copiers,
     /// The updating half has begun.
     updating: bool,
     /// GCs of every young generation since it began.
@@ -265,8 +267,8 @@ impl Collector for ConcurrentCopying {
             return;
         }
         let Some(cycle) = self.cycle.as_mut() else { return };
-        let drained = cycle.copier.pause();
-        // SAFETY: the world is stopped and the copier parked.
+        let drained = cycle.copiers.pause();
+        // SAFETY: the world is stopped and the copiers parked.
         unsafe { self.fix_roots(ctx) };
         self.next_step(ctx, drained);
     }
@@ -276,15 +278,15 @@ impl Collector for ConcurrentCopying {
             self.settle_sweep(ctx);
         }
         if let Some(cycle) = &self.cycle {
-            cycle.copier.pause();
-            // SAFETY: the world is stopped and the copier parked.
-            unsafe { self.settle(&cycle.copier, ctx) };
+            cycle.copiers.pause();
+            // SAFETY: the world is stopped and the copiers parked.
+            unsafe { self.settle(&cycle.copiers, ctx) };
         }
     }
 
     fn world_restarts(&mut self) {
         if let Some(cycle) = &self.cycle {
-            cycle.copier.resume();
+            cycle.copiers.resume();
         }
         if let Some(sweep) = &self.sweeping {
             sweep.resume();
@@ -310,11 +312,11 @@ impl Collector for ConcurrentCopying {
 
 impl ConcurrentCopying {
     /// A GC of the young generations `0..=req.collect_gen` while a
-    /// copying-out runs, with the copier parked.
+    /// copying-out runs, with the copiers parked.
     fn young_gc_copying(&mut self, req: &GcRequest, ctx: &mut GcContext<'_>) -> GcOutcome {
         let oldest = ctx.heap.oldest();
-        let drained = self.cycle.as_ref().expect("a cycle runs").copier.pause();
-        // SAFETY: the world is stopped and the copier parked.
+        let drained = self.cycle.as_ref().expect("a cycle runs").copiers.pause();
+        // SAFETY: the world is stopped and the copiers parked.
         unsafe { self.settle_cycle(ctx) };
         let done = self.immix.collect(req, ctx);
         let cycle = self.cycle.as_mut().expect("the cycle runs");
@@ -448,14 +450,14 @@ impl ConcurrentCopying {
     /// [A copying-out cycle]).
     fn major_gc(&mut self, req: &GcRequest, ctx: &mut GcContext<'_>) -> GcOutcome {
         let Some(mut cycle) = self.cycle.take() else { return self.immix.collect(req, ctx) };
-        cycle.copier.stop();
+        cycle.copiers.stop();
         self.report_cycle(&cycle);
         let oldest = ctx.heap.oldest();
-        // SAFETY: the world is stopped and the copier gone.
-        unsafe { self.settle(&cycle.copier, ctx) };
-        self.finish_to_spaces(&cycle.copier);
+        // SAFETY: the world is stopped and the copiers gone.
+        unsafe { self.settle(&cycle.copiers, ctx) };
+        self.finish_to_spaces(&cycle.copiers);
         let layout = ctx.heap.layout;
-        // SAFETY: the world is stopped and the copier gone.
+        // SAFETY: the world is stopped and the copiers gone.
         unsafe { point_weaks_at_copies(ctx) };
         for &bd in &cycle.from {
             // SAFETY: a from-space block, the collector's while the world
@@ -504,18 +506,16 @@ impl ConcurrentCopying {
             // SAFETY: as above.
             unsafe { b.bd.get() }.flags |= BF_COPYING_OUT;
         }
-        let mut to = ToSpace::new(oldest);
         // SAFETY: the heap's block allocator outlives the collector (the
         // runtime drops the collector first).
-        unsafe {
-            to.start(&ctx.heap.blocks);
+        let copiers = unsafe {
             self.barrier.to.lock().expect("the mutators' to-space").start(&ctx.heap.blocks);
-        }
-        let copier = Copier::start(Job::Copy(jobs), to, layout, ctx.sync_request.clone());
+            Copiers::start(jobs, self.threads, oldest, &ctx.heap.blocks, layout, ctx.sync_request)
+        };
         self.barrier.set_active(!self.no_barrier);
         self.events.push(CollectorEvent::CopyOutBegin { blocks: blocks.len() as u32, bytes: (from_words * WORD_SIZE) as u64 });
-        self.cycle = Some(Cycle { started: Instant::now(), from: blocks, from_words, copier, updating: false, young_gcs_updating: 0 });
-        // SAFETY: the world is stopped and the copier parked.
+        self.cycle = Some(Cycle { started: Instant::now(), from: blocks, from_words, copiers, updating: false, young_gcs_updating: 0 });
+        // SAFETY: the world is stopped and the copiers parked.
         unsafe { self.fix_roots(ctx) };
     }
 
@@ -541,7 +541,7 @@ impl ConcurrentCopying {
             // SAFETY: the from-space's descriptors are live until it is freed.
             let from: HashSet<usize> = cycle.from.iter().map(|bd| unsafe { bd.read() }.start as usize).collect();
             cycle.updating = true;
-            cycle.copier.give(Job::Update { from, blocks, large: old.large_objects.clone() });
+            cycle.copiers.update(from, blocks, old.large_objects.clone());
             return;
         }
         if cycle.young_gcs_updating == 0 {
@@ -554,27 +554,28 @@ impl ConcurrentCopying {
     fn report_cycle(&mut self, cycle: &Cycle) {
         let counts = &self.barrier.counts;
         let take = |c: &std::sync::atomic::AtomicUsize| c.swap(0, Ordering::Relaxed) as u64;
+        let (copied_words, updated, cpu) = cycle.copiers.work();
         let stats = CopyOutStats {
             cycles: 1,
-            copied_bytes: (cycle.copier.shared.copied_words.load(Ordering::Relaxed) * WORD_SIZE) as u64,
+            copied_bytes: (copied_words * WORD_SIZE) as u64,
             mutator_copies: take(&counts.copies),
             mutator_copied_bytes: take(&counts.copied_bytes),
             barrier_slow_paths: take(&counts.slow_paths),
-            updated_fields: cycle.copier.shared.updated.load(Ordering::Relaxed) as u64,
+            updated_fields: updated as u64,
             degenerate: std::mem::take(&mut self.degenerate_in_cycle) as u64,
         };
-        let concurrent = ConcurrentPhase { cpu: cycle.copier.cpu_seconds(), elapsed: cycle.started.elapsed().as_secs_f64() };
+        let concurrent = ConcurrentPhase { cpu, elapsed: cycle.started.elapsed().as_secs_f64() };
         self.events.push(CollectorEvent::CopyOutEnd { stats, concurrent: Some(concurrent) });
     }
 
     /// Free the from-space: nothing points into it any more.
     fn end_cycle(&mut self, ctx: &mut GcContext<'_>) {
         let mut cycle = self.cycle.take().expect("a cycle runs");
-        cycle.copier.stop();
+        cycle.copiers.stop();
         self.report_cycle(&cycle);
-        // SAFETY: the world is stopped and the copier gone.
-        unsafe { self.settle(&cycle.copier, ctx) };
-        self.finish_to_spaces(&cycle.copier);
+        // SAFETY: the world is stopped and the copiers gone.
+        unsafe { self.settle(&cycle.copiers, ctx) };
+        self.finish_to_spaces(&cycle.copiers);
         self.barrier.set_active(false);
         let oldest = ctx.heap.oldest();
         let gclab_core::heap::Heap { blocks, gens, .. } = &mut *ctx.heap;
@@ -595,18 +596,18 @@ impl ConcurrentCopying {
     /// Give the old generation the copies made since the last pause.
     ///
     /// # Safety
-    /// The world is stopped and the copier parked or gone.
+    /// The world is stopped and the copiers parked or gone.
     // SAFETY: the caller's contract: nobody adds to the to-spaces meanwhile.
-    unsafe fn settle(&self, copier: &Copier, ctx: &mut GcContext<'_>) {
+    unsafe fn settle(&self, copiers: &Copiers, ctx: &mut GcContext<'_>) {
         let oldest = ctx.heap.oldest();
         let old = &mut ctx.heap.gens[oldest];
-        copier.shared.to.lock().expect("the copier's to-space").settle(old);
+        copiers.to_spaces().for_each(|mut to| to.settle(old));
         self.barrier.to.lock().expect("the mutators' to-space").settle(old);
     }
 
     /// Make the to-spaces ordinary line-space blocks (settled already).
-    fn finish_to_spaces(&self, copier: &Copier) {
-        copier.shared.to.lock().expect("the copier's to-space").finish();
+    fn finish_to_spaces(&self, copiers: &Copiers) {
+        copiers.to_spaces().for_each(|mut to| to.finish());
         self.barrier.to.lock().expect("the mutators' to-space").finish();
     }
 
@@ -614,12 +615,12 @@ impl ConcurrentCopying {
     /// copying-out cycle]).
     ///
     /// # Safety
-    /// The world is stopped and the copier parked.
+    /// The world is stopped and the copiers parked.
     // SAFETY: the caller's contract: roots hold valid objects and only this thread copies.
     unsafe fn fix_roots(&mut self, ctx: &mut GcContext<'_>) {
         let Some(cycle) = &self.cycle else { return };
         let layout = ctx.heap.layout;
-        let mut to = cycle.copier.shared.to.lock().expect("the copier's to-space");
+        let mut to = cycle.copiers.first_to().lock().expect("the copier's to-space");
         let mut fix = |slot: *mut Word| {
             let p = *slot as *mut Word;
             if crate::copy_out::in_from_space(p) {
@@ -635,7 +636,7 @@ impl ConcurrentCopying {
         }
         drop(to);
         // SAFETY: as above.
-        unsafe { self.settle(&cycle.copier, ctx) };
+        unsafe { self.settle(&cycle.copiers, ctx) };
     }
 
     /// `settle` for the running cycle's copier.
@@ -645,61 +646,9 @@ impl ConcurrentCopying {
     unsafe fn settle_cycle(&self, ctx: &mut GcContext<'_>) {
         if let Some(cycle) = &self.cycle {
             // SAFETY: the caller's contract.
-            unsafe { self.settle(&cycle.copier, ctx) };
+            unsafe { self.settle(&cycle.copiers, ctx) };
         }
     }
-}
-
-/// Point every weak pointer's fields that lead to a copied from-space
-/// object at the copy, before a major GC takes the from-space: the GC
-/// judges a key alive by where it lies, and an indirection to a copy
-/// (See `indirect_to_copy`) would read as a dead key.
-///
-/// # Safety
-/// The world is stopped; the weak lists hold live WEAKs (copies, after
-/// `fix_roots`).
-// SAFETY: the caller's contract: the fields are valid object addresses.
-unsafe fn point_weaks_at_copies(ctx: &mut GcContext<'_>) {
-    let layout = ctx.heap.layout;
-    let weaks = ctx.heap.gens.iter().flat_map(|g| g.weak_ptrs.iter()).chain(ctx.caps.iter().flat_map(|c| c.new_weaks.iter()));
-    for w in weaks {
-        for f in [weak_field::KEY, weak_field::VALUE, weak_field::FINALIZER] {
-            let slot = layout.payload(w.0).add(f);
-            let header = load_header(*slot as *const Word);
-            if is_forwarded(header) {
-                *slot = forward_target(header) as Word;
-            }
-        }
-    }
-}
-
-/// Turn the from-space object at `p`, if it was copied, into an
-/// indirection to its copy, so that a major GC that takes its block as
-/// from-space sends what points to it to the copy (which lies in a block
-/// the GC marks in place, where following a forwarding pointer would not
-/// mark it). An object of a header alone has no room for an indirection;
-/// having no fields, it is never written, so it gets its header back and
-/// is an object again, equal to its copy.
-///
-/// # Safety
-/// The world is stopped; `p` is an object of a from-space block.
-// SAFETY: the caller's contract: nobody reads the from-space object but through its forwarding pointer, which this replaces by an indirection to the same copy.
-unsafe fn indirect_to_copy(p: *mut Word, layout: Layout) {
-    let header = load_header(p);
-    if !is_forwarded(header) {
-        return;
-    }
-    let copy = forward_target(header);
-    let size = copied_out_size(p, layout);
-    if size <= layout.hdr {
-        store_header(p, load_header(copy));
-        return;
-    }
-    *layout.payload(p) = copy as Word;
-    for k in (layout.hdr + 1)..size {
-        *p.add(k) = 0;
-    }
-    store_header(p, IND_INFO.header());
 }
 
 /// Count what a GC during a marking placed in the snapshot's holes into
@@ -710,3 +659,10 @@ fn count_kept_placements(space: &LineSpace, old: &mut Generation) {
     old.n_free_words -= taken;
 }
 
+/// `threads=N`: copier threads per cycle, 1 to 64.
+fn parse_threads(v: &str) -> Result<usize, String> {
+    match v.parse::<usize>() {
+        Ok(n) if (1..=64).contains(&n) => Ok(n),
+        _ => Err(format!("threads={v}: expected a number of copier threads from 1 to 64")),
+    }
+}

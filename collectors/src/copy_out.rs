@@ -49,7 +49,9 @@ use gclab_core::constants::{Word, WORD_SIZE};
 use gclab_core::generation::Generation;
 use gclab_core::lock::Lock;
 use crate::claim::{copy_then_claim, HeaderCell};
-use gclab_core::object::{claim_header, info_of_header, is_forwarded, load_header, store_field, store_header, Layout};
+use gclab_core::info::IND_INFO;
+use gclab_core::object::{claim_header, copied_out_size, forward_target, info_of_header, is_forwarded, load_header, store_field, store_header, weak_field, Layout};
+use gclab_core::GcContext;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Mutex;
 
@@ -289,4 +291,57 @@ impl AccessBarrier for CopyBarrier {
         }
         self.slow(p)
     }
+}
+
+/// When a major GC takes a running cycle's from-space over (See Note [A
+/// copying-out cycle] in `concurrent_copying`): point every weak pointer's
+/// fields that lead to a copied from-space object at the copy first: the GC
+/// judges a key alive by where it lies, and an indirection to a copy
+/// (See `indirect_to_copy`) would read as a dead key.
+///
+/// # Safety
+/// The world is stopped; the weak lists hold live WEAKs (copies, after
+/// `fix_roots`).
+// SAFETY: the caller's contract: the fields are valid object addresses.
+pub(crate) unsafe fn point_weaks_at_copies(ctx: &mut GcContext<'_>) {
+    let layout = ctx.heap.layout;
+    let weaks = ctx.heap.gens.iter().flat_map(|g| g.weak_ptrs.iter()).chain(ctx.caps.iter().flat_map(|c| c.new_weaks.iter()));
+    for w in weaks {
+        for f in [weak_field::KEY, weak_field::VALUE, weak_field::FINALIZER] {
+            let slot = layout.payload(w.0).add(f);
+            let header = load_header(*slot as *const Word);
+            if is_forwarded(header) {
+                *slot = forward_target(header) as Word;
+            }
+        }
+    }
+}
+
+/// Turn the from-space object at `p`, if it was copied, into an
+/// indirection to its copy, so that a major GC that takes its block as
+/// from-space sends what points to it to the copy (which lies in a block
+/// the GC marks in place, where following a forwarding pointer would not
+/// mark it). An object of a header alone has no room for an indirection;
+/// having no fields, it is never written, so it gets its header back and
+/// is an object again, equal to its copy.
+///
+/// # Safety
+/// The world is stopped; `p` is an object of a from-space block.
+// SAFETY: the caller's contract: nobody reads the from-space object but through its forwarding pointer, which this replaces by an indirection to the same copy.
+pub(crate) unsafe fn indirect_to_copy(p: *mut Word, layout: Layout) {
+    let header = load_header(p);
+    if !is_forwarded(header) {
+        return;
+    }
+    let copy = forward_target(header);
+    let size = copied_out_size(p, layout);
+    if size <= layout.hdr {
+        store_header(p, load_header(copy));
+        return;
+    }
+    *layout.payload(p) = copy as Word;
+    for k in (layout.hdr + 1)..size {
+        *p.add(k) = 0;
+    }
+    store_header(p, IND_INFO.header());
 }

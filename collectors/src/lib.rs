@@ -41,6 +41,7 @@ pub mod compacting;
 pub mod concurrent_copying;
 pub mod concurrent_mark;
 pub mod copier;
+pub mod copiers;
 pub mod copy_out;
 pub mod copying;
 pub mod defrag;

@@ -1,0 +1,113 @@
+//! The copiers of a copying-out cycle: `threads=N` copier threads, each
+//! with a to-space of its own, sharing the cycle's work (`concurrent_copying`'s
+//! `threads` parameter). The from-space blocks are dealt out in turn, and so
+//! are the old blocks and large objects of the update pass.
+//!
+//! Invariant kept: a block is one copier's. Two copiers may still race for
+//! an object (a from-space object is reached from both copiers' blocks only
+//! through the mutators and the update pass, which claim it by `claim`'s
+//! protocol as any thread does), never for a block's walk.
+
+use crate::copier::{Copier, Job};
+use crate::copy_out::ToSpace;
+use gclab_core::bdescr::{BlockPtr, LiveMap};
+use gclab_core::block_alloc::BlockAllocator;
+use gclab_core::lock::Lock;
+use gclab_core::object::Layout;
+use gclab_core::SyncRequest;
+use std::collections::HashSet;
+use std::sync::atomic::Ordering;
+use std::sync::{Mutex, MutexGuard};
+
+/// The copier threads of one cycle.
+pub(crate) struct Copiers {
+    team: Vec<Copier>,
+}
+
+/// `items` dealt out in turn into `n` hands.
+fn deal<T>(items: Vec<T>, n: usize) -> Vec<Vec<T>> {
+    let mut hands: Vec<Vec<T>> = (0..n).map(|_| Vec::new()).collect();
+    for (i, item) in items.into_iter().enumerate() {
+        hands[i % n].push(item);
+    }
+    hands
+}
+
+impl Copiers {
+    /// `threads` copiers (at least one) for the from-space `blocks` (each
+    /// with its object starts), copying into to-spaces of generation `gen`
+    /// cut from `blocks_from`; parked until `resume`.
+    ///
+    /// # Safety
+    /// `blocks_from` outlives the copiers (it is the heap's, and the
+    /// runtime drops the collector first).
+    // SAFETY: the caller's contract is `ToSpace::start`'s.
+    pub(crate) unsafe fn start(blocks: Vec<(BlockPtr, LiveMap)>, threads: usize, gen: usize, blocks_from: &Lock<BlockAllocator>, layout: Layout, request: &SyncRequest) -> Copiers {
+        let team = deal(blocks, threads.max(1))
+            .into_iter()
+            .map(|mine| {
+                let mut to = ToSpace::new(gen);
+                // SAFETY: the caller's contract.
+                unsafe { to.start(blocks_from) };
+                Copier::start(Job::Copy(mine), to, layout, request.clone())
+            })
+            .collect();
+        Copiers { team }
+    }
+
+    /// Park every copier at its next checkpoint (all of them, whatever
+    /// the first say); true if all are done.
+    pub(crate) fn pause(&self) -> bool {
+        let drained = self.team.iter().filter(|c| c.pause()).count();
+        drained == self.team.len()
+    }
+
+    /// Let them go on (the world restarts).
+    pub(crate) fn resume(&self) {
+        self.team.iter().for_each(Copier::resume);
+    }
+
+    /// Stop them for good.
+    pub(crate) fn stop(&mut self) {
+        self.team.iter_mut().for_each(Copier::stop);
+    }
+
+    /// Hand them the update pass (they are drained): the old `blocks` and
+    /// `large` objects dealt out, each copier with the from-space's
+    /// blocks by start address.
+    pub(crate) fn update(&self, from: HashSet<usize>, blocks: Vec<BlockPtr>, large: Vec<BlockPtr>) {
+        let n = self.team.len();
+        for ((c, blocks), large) in self.team.iter().zip(deal(blocks, n)).zip(deal(large, n)) {
+            c.give(Job::Update { from: from.clone(), blocks, large });
+        }
+    }
+
+    /// Every copier's to-space.
+    pub(crate) fn to_spaces(&self) -> impl Iterator<Item = MutexGuard<'_, ToSpace>> {
+        self.team.iter().map(|c| c.shared.to.lock().expect("a copier's to-space"))
+    }
+
+    /// The first copier's to-space (the collector copies roots into it).
+    pub(crate) fn first_to(&self) -> &Mutex<ToSpace> {
+        &self.team[0].shared.to
+    }
+
+    /// Words they copied, fields they updated, and their threads' CPU
+    /// seconds (once stopped).
+    pub(crate) fn work(&self) -> (usize, usize, f64) {
+        let words = self.team.iter().map(|c| c.shared.copied_words.load(Ordering::Relaxed)).sum();
+        let updated = self.team.iter().map(|c| c.shared.updated.load(Ordering::Relaxed)).sum();
+        (words, updated, self.team.iter().map(Copier::cpu_seconds).sum())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::deal;
+
+    #[test]
+    fn dealing_gives_each_hand_its_turn() {
+        assert_eq!(deal((0..7).collect(), 3), vec![vec![0, 3, 6], vec![1, 4], vec![2, 5]]);
+        assert_eq!(deal(vec![1, 2], 4), vec![vec![1], vec![2], vec![], vec![]]);
+    }
+}
