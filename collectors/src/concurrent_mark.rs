@@ -304,6 +304,7 @@ impl Marker {
         let thread = std::thread::Builder::new()
             .name("gclab-marker".into())
             .spawn(move || {
+                let _gone = q.parking.on_exit();
                 q.run(&request);
                 q.cpu_seconds.store(thread_cpu_seconds().to_bits(), Ordering::Release);
             })

@@ -24,6 +24,10 @@ enum Phase {
     Drained,
     /// Told to end.
     Stopping,
+    /// The thread has ended (it finished, or it panicked): nothing will
+    /// answer a pause any more, so one returns at once, as from a drained
+    /// thread, and the collector's join then passes a panic on.
+    Gone,
 }
 
 /// The parking state one collector thread shares with its collector.
@@ -52,7 +56,7 @@ impl Parking {
         loop {
             match *phase {
                 Phase::Running => return true,
-                Phase::Stopping => return false,
+                Phase::Stopping | Phase::Gone => return false,
                 Phase::PauseAsked => {
                     *phase = Phase::Paused;
                     self.wake.notify_all();
@@ -86,7 +90,7 @@ impl Parking {
         while *phase == Phase::PauseAsked {
             phase = self.wake.wait(phase).unwrap_or_else(|_| panic!("{} phase", self.what));
         }
-        *phase == Phase::Drained
+        matches!(*phase, Phase::Drained | Phase::Gone)
     }
 
     /// Let a parked thread go on; a drained one stays drained.
@@ -109,12 +113,60 @@ impl Parking {
 
     /// A drained thread has new work, to start on `resume`.
     pub fn hold(&self) {
-        *self.lock() = Phase::Paused;
+        let mut phase = self.lock();
+        if *phase != Phase::Gone {
+            *phase = Phase::Paused;
+        }
     }
 
     /// Tell the thread to end at its next checkpoint.
     pub fn stop(&self) {
-        *self.lock() = Phase::Stopping;
+        let mut phase = self.lock();
+        if *phase != Phase::Gone {
+            *phase = Phase::Stopping;
+        }
         self.wake.notify_all();
+    }
+
+    /// A guard for the thread's body: when it drops (the body returned,
+    /// or unwound from a panic) the thread is gone (See `Phase::Gone`).
+    pub fn on_exit(&self) -> ExitGuard<'_> {
+        ExitGuard(self)
+    }
+}
+
+/// Marks its `Parking` gone when dropped (See `Parking::on_exit`).
+pub struct ExitGuard<'a>(&'a Parking);
+
+impl Drop for ExitGuard<'_> {
+    fn drop(&mut self) {
+        // A poisoned lock (a panic while it was held) still holds the phase.
+        let mut phase = self.0.phase.lock().unwrap_or_else(|p| p.into_inner());
+        *phase = Phase::Gone;
+        self.0.wake.notify_all();
+    }
+}
+
+#[cfg(all(test, not(loom)))]
+mod tests {
+    use super::Parking;
+    use std::sync::Arc;
+
+    #[test]
+    fn a_thread_that_panics_never_leaves_a_pause_waiting() {
+        let parking = Arc::new(Parking::new("test thread"));
+        let p = parking.clone();
+        let t = std::thread::spawn(move || {
+            let _gone = p.on_exit();
+            panic!("the thread's work failed");
+        });
+        // Whether the panic comes before or after the pause asks, the
+        // pause returns, as from a drained thread.
+        assert!(parking.pause());
+        parking.hold();
+        parking.resume();
+        assert!(parking.pause(), "a gone thread stays gone");
+        parking.stop();
+        assert!(t.join().is_err(), "the panic reaches the join");
     }
 }
