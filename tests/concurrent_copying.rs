@@ -10,6 +10,8 @@
 //! concurrent_copying`).
 #![cfg(feature = "access-hooks")]
 
+mod common;
+
 use gclab::conformance::{check_collector, run_with, STRESS_SETTINGS};
 use gclab_collectors::by_name;
 use gclab_workloads::by_name as workload;
@@ -143,4 +145,30 @@ fn concurrent_copying_is_clean_under_memcheck() {
         let cycles = stderr.lines().find_map(|l| l.trim().strip_prefix("Copying out: ")?.split(' ').next()?.parse::<u64>().ok());
         assert!(cycles.is_some_and(|c| c > 0), "{collector} +RTS {rts}: no copying-out cycle ended under memcheck:\n{stderr}");
     }
+}
+
+/// A run that copies out writes an eventlog GHC's parser reads (gclab's
+/// own `COPY_OUT_BEGIN` and `COPY_OUT_END`, 249 and 250, skipped by their
+/// declared sizes, beside GHC's marking, sweep and sync events), and
+/// `gclab eventlog` reads the cycles back as `-s` counts them.
+#[test]
+fn ghc_events_reads_a_copying_out_runs_eventlog() {
+    let dir = std::env::temp_dir().join(format!("gclab-cc-ev-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("cc.eventlog");
+    let ol = format!("-ol{}", file.display());
+    let o = common::gclab(&["run", "--collector", "concurrent-copying", "fibheaps", "20000", "+RTS", "-A64k", "-F1.2", "-s", "-l", ol.as_str()]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let counts = common::ghc_events_counts(&file);
+    let (begun, ended) = (counts.get("UnknownEvent249").copied().unwrap_or(0), counts.get("UnknownEvent250").copied().unwrap_or(0));
+    assert!(ended > 0 && begun >= ended && begun <= ended + 1, "copying-out cycles begun {begun}, ended {ended}: {counts:?}");
+    for kind in ["ConcMarkBegin", "ConcMarkEnd", "ConcSweepBegin", "ConcSweepEnd", "ConcSyncBegin", "ConcSyncEnd"] {
+        assert!(counts.get(kind).copied().unwrap_or(0) > 0, "no {kind}: {counts:?}");
+    }
+    assert_eq!(counts["StartGC"], counts["EndGC"]);
+    let summary = common::gclab(&["eventlog", file.to_str().unwrap()]);
+    let text = String::from_utf8_lossy(&summary.stdout);
+    assert!(text.contains(&format!("Copying out: {ended} cycles")), "gclab eventlog's summary:\n{text}");
+    assert!(String::from_utf8_lossy(&o.stderr).contains(&format!("Copying out: {ended} cycles")), "-s and the eventlog disagree");
+    std::fs::remove_dir_all(&dir).unwrap();
 }

@@ -4,54 +4,18 @@
 //! for gclab's runs and for a GHC program's; bad files are clear errors.
 //! `.ci/run` installs ghc and libghc-ghc-events-dev.
 
+mod common;
+
+use common::{gclab, ghc_events_counts};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
-use std::sync::OnceLock;
-
-fn gclab(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_gclab")).args(args).env_remove("GCLABRTS").output().expect("gclab runs")
-}
+use std::process::Command;
 
 fn scratch(name: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("gclab-ev-{name}-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
     dir
-}
-
-/// Build tools/eventlog-check.hs with ghc (once per test process).
-fn checker() -> &'static Path {
-    static CHECKER: OnceLock<PathBuf> = OnceLock::new();
-    CHECKER.get_or_init(|| {
-        let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-        let out = root.join("target").join("tools").join(format!("build-{}", std::process::id()));
-        std::fs::create_dir_all(&out).unwrap();
-        let exe = out.join("eventlog-check");
-        let o = Command::new("ghc")
-            .args(["-O0", "-package", "ghc-events", "-outputdir"])
-            .arg(&out)
-            .arg("-o")
-            .arg(&exe)
-            .arg(root.join("tools").join("eventlog-check.hs"))
-            .output()
-            .expect("ghc is installed (.ci/run installs it)");
-        assert!(o.status.success(), "building the ghc-events checker failed:\n{}", String::from_utf8_lossy(&o.stderr));
-        exe
-    })
-}
-
-/// Event kinds and counts, as GHC's parser reads the file.
-fn ghc_events_counts(file: &Path) -> BTreeMap<String, usize> {
-    let o = Command::new(checker()).arg(file).output().unwrap();
-    assert!(o.status.success(), "ghc-events cannot parse {}: {}", file.display(), String::from_utf8_lossy(&o.stderr));
-    String::from_utf8_lossy(&o.stdout)
-        .lines()
-        .map(|l| {
-            let (k, n) = l.rsplit_once(' ').unwrap();
-            (k.to_string(), n.parse().unwrap())
-        })
-        .collect()
 }
 
 const REQUIRED: &[&str] = &[

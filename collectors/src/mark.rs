@@ -52,6 +52,13 @@ impl MarkBitmap {
         MarkBitmap::default()
     }
 
+    /// An empty table with room for `blocks` maps: a GC that attaches
+    /// every block of a large generation in its pause then zeroes each
+    /// map once instead of also copying the table as it grows.
+    pub fn with_capacity(blocks: usize) -> MarkBitmap {
+        MarkBitmap { maps: Vec::with_capacity(blocks) }
+    }
+
     /// Give block `bd` (a single block, or a large object's group) a
     /// cleared bitmap.
     ///
@@ -91,7 +98,7 @@ impl MarkBitmap {
     /// As for `attach`, for every block.
     // SAFETY: the caller holds every block for this GC.
     pub unsafe fn keep_in_place(blocks: &[BlockPtr]) -> MarkBitmap {
-        let mut marks = MarkBitmap::new();
+        let mut marks = MarkBitmap::with_capacity(blocks.len());
         for &bd in blocks {
             // SAFETY: the caller's contract.
             let d = unsafe { bd.get() };

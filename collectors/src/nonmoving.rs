@@ -449,8 +449,8 @@ fn block_in_snapshot(bd: BlockPtr) -> bool {
 /// The GC holds the heap.
 // SAFETY: writes the descriptors of the old generation's blocks, which the GC holds.
 unsafe fn take_snapshot(old: &Generation) -> (MarkBitmap, Vec<BlockPtr>) {
-    let mut marks = MarkBitmap::new();
     let snapshot: Vec<BlockPtr> = old.blocks.iter().chain(&old.large_objects).copied().collect();
+    let mut marks = MarkBitmap::with_capacity(snapshot.len());
     for &bd in &snapshot {
         // SAFETY: the caller's contract.
         let d = unsafe { bd.get() };

@@ -1,8 +1,10 @@
 //! What the integration tests share: the `gclab` binary, the examples'
 //! own binaries, and a tiny experiment.
 
-use std::path::PathBuf;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
+use std::sync::OnceLock;
 
 /// Run the `gclab` binary under test (without any GCLABRTS of the caller's).
 #[allow(dead_code)] // not every test file runs it
@@ -34,4 +36,41 @@ figures = ["gc_elapsed", "max_live_bytes"]
 pub fn example_binary(name: &str) -> PathBuf {
     let deps = std::env::current_exe().unwrap().parent().unwrap().to_path_buf();
     deps.parent().unwrap().join("examples").join(name)
+}
+
+/// Build tools/eventlog-check.hs with ghc (once per test process).
+#[allow(dead_code)] // only the eventlog tests read eventlogs with GHC's parser
+fn checker() -> &'static Path {
+    static CHECKER: OnceLock<PathBuf> = OnceLock::new();
+    CHECKER.get_or_init(|| {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+        let out = root.join("target").join("tools").join(format!("build-{}", std::process::id()));
+        std::fs::create_dir_all(&out).unwrap();
+        let exe = out.join("eventlog-check");
+        let o = Command::new("ghc")
+            .args(["-O0", "-package", "ghc-events", "-outputdir"])
+            .arg(&out)
+            .arg("-o")
+            .arg(&exe)
+            .arg(root.join("tools").join("eventlog-check.hs"))
+            .output()
+            .expect("ghc is installed (.ci/run installs it)");
+        assert!(o.status.success(), "building the ghc-events checker failed:\n{}", String::from_utf8_lossy(&o.stderr));
+        exe
+    })
+}
+
+/// Event kinds and counts, as GHC's parser (the ghc-events library) reads
+/// the file. `.ci/run` installs ghc and libghc-ghc-events-dev.
+#[allow(dead_code)] // only the eventlog tests read eventlogs with GHC's parser
+pub fn ghc_events_counts(file: &Path) -> BTreeMap<String, usize> {
+    let o = Command::new(checker()).arg(file).output().unwrap();
+    assert!(o.status.success(), "ghc-events cannot parse {}: {}", file.display(), String::from_utf8_lossy(&o.stderr));
+    String::from_utf8_lossy(&o.stdout)
+        .lines()
+        .map(|l| {
+            let (k, n) = l.rsplit_once(' ').unwrap();
+            (k.to_string(), n.parse().unwrap())
+        })
+        .collect()
 }
