@@ -154,6 +154,9 @@ pub fn figure(record: &RunRecord, name: &str) -> Option<f64> {
         let elapsed = |g: &serde_json::Value| g.get("elapsed").and_then(|v| v.as_f64());
         return if major { elapsed(oldest) } else { young.iter().map(elapsed).sum() };
     }
+    if let Some(v) = copy_out_figure(stats, name) {
+        return Some(v);
+    }
     if name == "mut_elapsed" {
         // No GC clock (an OCaml peer's run), no MUT time either.
         stats.get("gc_elapsed")?;
@@ -161,6 +164,22 @@ pub fn figure(record: &RunRecord, name: &str) -> Option<f64> {
         return Some(g("total_elapsed") - g("gc_elapsed") - g("init_elapsed") - g("exit_elapsed"));
     }
     stats.get(name).or_else(|| result.get("latency")?.get(name))?.as_f64()
+}
+
+/// A concurrent copier's figure (core's `CopyOutStats`, the record's
+/// `stats.copy_out`): the bytes copied out by its threads and by the
+/// mutators together, the mutators' copies, the read barrier's slow paths,
+/// the degenerate collections. None for another name, or a record
+/// without them (a peer's run).
+fn copy_out_figure(stats: &serde_json::Value, name: &str) -> Option<f64> {
+    let c = |k: &str| stats.get("copy_out")?.get(k)?.as_f64();
+    match name {
+        "copy_out_bytes" => Some(c("copied_bytes")? + c("mutator_copied_bytes")?),
+        "mutator_copies" => c("mutator_copies"),
+        "barrier_slow_paths" => c("barrier_slow_paths"),
+        "degenerate_collections" => c("degenerate"),
+        _ => None,
+    }
 }
 
 /// Rebuild `runs.csv`: one row per record, the run's identity, status, and
@@ -211,4 +230,20 @@ pub fn write_csv(dir: &Path) -> Result<(), String> {
     let bytes = w.into_inner().map_err(|e| e.to_string())?;
     let path = dir.join("runs.csv");
     write_atomically(&path, &bytes).map_err(|e| format!("{}: {e}", path.display()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::copy_out_figure;
+
+    #[test]
+    fn copy_out_figures_read_the_records_copy_out_stats() {
+        let stats = serde_json::json!({"gc_elapsed": 1.0, "copy_out": {"cycles": 3, "copied_bytes": 1000, "mutator_copies": 7, "mutator_copied_bytes": 24, "barrier_slow_paths": 90, "updated_fields": 5, "degenerate": 1}});
+        assert_eq!(copy_out_figure(&stats, "copy_out_bytes"), Some(1024.0));
+        assert_eq!(copy_out_figure(&stats, "mutator_copies"), Some(7.0));
+        assert_eq!(copy_out_figure(&stats, "barrier_slow_paths"), Some(90.0));
+        assert_eq!(copy_out_figure(&stats, "degenerate_collections"), Some(1.0));
+        assert_eq!(copy_out_figure(&stats, "gc_elapsed"), None, "not a copy-out figure");
+        assert_eq!(copy_out_figure(&serde_json::json!({"gc_elapsed": 1.0}), "copy_out_bytes"), None, "a record without them");
+    }
 }
