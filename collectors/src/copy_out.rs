@@ -177,8 +177,9 @@ pub unsafe fn in_from_space(p: *const Word) -> bool {
 /// but claimers; `to` was started.
 // SAFETY: the caller's contract; see the Note for why copying before claiming is sound.
 pub unsafe fn copy_out(p: *mut Word, layout: Layout, to: &mut ToSpace) -> (*mut Word, bool) {
-    let mut size = 0;
+    let (mut size, mut indirection) = (0, false);
     let copy = |header: Word| {
+        indirection = header == IND_INFO.header();
         size = layout.size_of(p, info_of_header(header));
         let q = to.alloc(size);
         std::ptr::copy_nonoverlapping(p.add(1), q.add(1), size - 1);
@@ -192,7 +193,7 @@ pub unsafe fn copy_out(p: *mut Word, layout: Layout, to: &mut ToSpace) -> (*mut 
     };
     let (q, made) = copy_then_claim(&HeapHeader(p), copy, undo);
     if made {
-        if size > layout.hdr {
+        if size > layout.hdr && !indirection {
             // See Note [Forwarded objects keep their size] in core's `object`.
             store_field(p.add(layout.hdr), size);
         }

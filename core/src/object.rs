@@ -89,10 +89,11 @@ pub fn forwarding_header(to: *mut Word) -> Word {
 /// The size of the object at `p`, forwarded to its copy by a collector
 /// that copies while the mutators run, for a walk of its block: the size
 /// the copier left in its first payload word (See Note [Forwarded objects
-/// keep their size]), or, for an object of a header alone, its copy's.
+/// keep their size]), or, for an object of a header alone or an
+/// indirection, its copy's.
 ///
 /// # Safety
-/// `p` is a forwarded object of a block being copied out.
+/// `p` is a forwarded object of a single block being copied out.
 // SAFETY: the caller's contract: the copy behind the forwarding pointer is whole.
 pub unsafe fn copied_out_size(p: *const Word, layout: Layout) -> usize {
     let copy = forward_target(load_header(p));
@@ -100,7 +101,13 @@ pub unsafe fn copied_out_size(p: *const Word, layout: Layout) -> usize {
     if now <= layout.hdr {
         return now;
     }
-    load_field(p.add(layout.hdr))
+    let word = load_field(p.add(layout.hdr));
+    // An indirection keeps its indirectee there (an address, never a
+    // size: an object of one block has at most a block's words).
+    if word > crate::constants::BLOCK_WORDS {
+        return now;
+    }
+    word
 }
 
 // Note [Forwarded objects keep their size]
@@ -115,10 +122,17 @@ pub unsafe fn copied_out_size(p: *const Word, layout: Layout) -> usize {
 // its first payload word (`copied_out_size` reads it), which nobody reads
 // any more: every reader follows the forwarding pointer. An object of a
 // header alone has no such word, and needs none: with no fields, it is
-// not a thunk, and its size never changes. The word is stored just after
-// the claim, so only a walk that no claimer can run beside may read it:
-// with the world stopped (See Note [Walking a from-space beside the
-// claimers] in the collectors' `copier`).
+// not a thunk, and its size never changes. Nor does an indirection's, and
+// an indirection's word is the one word of a from-space object that a
+// mutator may still read: `deref_ind` follows an indirection before the
+// read barrier sees the reference, so a claimer that overwrote it could
+// hand a mutator racing with it a size as the indirectee (a run of power
+// with two copier threads crashed so, reading 2 as an address). So an
+// indirection keeps its word, and `copied_out_size` tells it from a size
+// by its value: an address, never a size of at most a block's words. The
+// word is stored just after the claim, so only a walk that no claimer can
+// run beside may read it: with the world stopped (See Note [Walking a
+// from-space beside the claimers] in the collectors' `copier`).
 
 /// Read an object's header word. During a parallel GC another GC thread
 /// may forward the object at any moment, so headers are read atomically;
