@@ -109,7 +109,7 @@ use crate::immix::{major, parse_percent, Immix};
 use crate::line_space::LineSpace;
 use crate::line_sweeper::LineSweep;
 use gclab_core::generation::Generation;
-use crate::nonmoving::{end_marking, marking_goes_on, sweep_large_objects, snapshot_and_grey, MarkMode};
+use crate::nonmoving::{end_marking, flush_barrier_records, marking_goes_on, sweep_large_objects, snapshot_and_grey, MarkMode};
 use crate::space_trace::{trace_into, Tracing};
 use gclab_core::barrier::{set_extension, BarrierExtension};
 use crate::roots::root_slots;
@@ -371,7 +371,10 @@ impl ConcurrentCopying {
         let oldest = ctx.heap.oldest();
         let (space, pool) = self.immix.parts(oldest);
         let workers = pool.for_collection(ctx.flags, n, ctx.help);
-        let black = &self.marking.as_ref().expect("a marking runs").marker.queue.marks;
+        let queue = &self.marking.as_ref().expect("a marking runs").marker.queue;
+        // See Note [Recorded values are filtered in the pause] in `nonmoving`.
+        flush_barrier_records(queue, ctx.caps, &mut self.events);
+        let black = &queue.marks;
         let how = Tracing { n, marks: None, black: Some(black), defer: false, sticky: false };
         // SAFETY: the runtime gives the collector the heap exclusively,
         // and the marker is parked.
