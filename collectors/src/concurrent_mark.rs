@@ -260,10 +260,6 @@ impl MarkQueue {
     pub fn resume(&self) {
         self.parking.go();
     }
-
-    fn stop(&self) {
-        self.parking.stop();
-    }
 }
 
 /// Is the object at `p` in the snapshot (a block or large object flagged
@@ -322,12 +318,7 @@ impl Marker {
     }
 
     fn end_thread(&mut self) {
-        if let Some(t) = self.thread.take() {
-            self.queue.stop();
-            if let Err(panic) = t.join() {
-                std::panic::resume_unwind(panic);
-            }
-        }
+        self.queue.parking.end(&mut self.thread);
     }
 }
 

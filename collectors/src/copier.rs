@@ -173,23 +173,15 @@ impl Copier {
         self.shared.parking.hold();
     }
 
+    /// End its thread (See `Parking::end`).
     pub(crate) fn stop(&mut self) {
-        self.end_thread();
-    }
-
-    fn end_thread(&mut self) {
-        if let Some(t) = self.thread.take() {
-            self.shared.parking.stop();
-            if let Err(panic) = t.join() {
-                std::panic::resume_unwind(panic);
-            }
-        }
+        self.shared.parking.end(&mut self.thread);
     }
 }
 
 impl Drop for Copier {
     fn drop(&mut self) {
-        self.end_thread();
+        self.stop();
     }
 }
 

@@ -3,10 +3,11 @@
 //! `threads` parameter). The from-space blocks are dealt out in turn, and so
 //! are the old blocks and large objects of the update pass.
 //!
-//! Invariant kept: a block is one copier's. Two copiers may still race for
-//! an object (a from-space object is reached from both copiers' blocks only
-//! through the mutators and the update pass, which claim it by `claim`'s
-//! protocol as any thread does), never for a block's walk.
+//! Invariant kept: a block is one copier's, so two copiers never walk,
+//! copy from or update the same block. A copier still races for its
+//! objects with the mutators (at the read barrier) and with the collector
+//! (copying the roots in a pause), by `claim`'s protocol as any thread
+//! does.
 
 use crate::copier::{Copier, Job};
 use crate::copy_out::ToSpace;

@@ -72,9 +72,9 @@
 //! no line is presumed used: an object spanning lines marks all of them,
 //! and a line is free exactly when nothing live touches it.
 
-use crate::mark::MarkBitmap;
+use crate::mark::{free_runs_of, MarkBitmap};
 use crate::space::{Space, SpaceAllocator};
-use gclab_core::bdescr::{BlockPtr, LiveMap, BF_EVACUATED, BF_MARK_IN_PLACE};
+use gclab_core::bdescr::{BlockDesc, BlockPtr, LiveMap, BF_EVACUATED, BF_MARK_IN_PLACE};
 use gclab_core::block_alloc::BlockAllocator;
 use gclab_core::constants::{Word, BLOCK_WORDS, WORD_SIZE};
 use gclab_core::generation::Generation;
@@ -274,12 +274,8 @@ impl LineSpace {
         let (bits, live) = (marks.bits(bd), marks.live_words(bd));
         // SAFETY: the caller's contract.
         let d = unsafe { bd.get() };
-        for run in marks.free_runs(bd, BLOCK_WORDS) {
-            // SAFETY: the run lies in the block and holds dead words only,
-            // which nothing reads.
-            unsafe { std::ptr::write_bytes(d.start.add(run.start), 0, run.len()) };
-        }
-        let used = g.used_lines(&bits);
+        // SAFETY: the caller's contract: the GC holds the block.
+        let used = unsafe { clear_dead_words(g, d, &bits) };
         d.flags = (d.flags & !BF_MARK_IN_PLACE) | BF_EVACUATED;
         d.aux = 0;
         d.scan = d.start;
@@ -636,6 +632,23 @@ impl SpaceAllocator for LineAllocator<'_> {
         kept.0 += c.kept_words;
         kept.1 += c.kept_taken_words;
     }
+}
+
+/// Zero the dead words of block `d` (those its mark bits `bits` leave
+/// unmarked) and return its used lines: the part of judging a block that
+/// every sweep of a line space does, in a pause (`LineSpace::judge`) or
+/// beside the mutators (`line_sweeper`).
+///
+/// # Safety
+/// `d` is a space block whose dead words nobody reads or writes meanwhile.
+// SAFETY: writes only the block's dead words (the caller's contract).
+pub(crate) unsafe fn clear_dead_words(g: Geometry, d: &BlockDesc, bits: &LiveMap) -> u64 {
+    for run in free_runs_of(bits, BLOCK_WORDS) {
+        // SAFETY: the run lies in the block and holds dead words only,
+        // which nothing reads.
+        unsafe { std::ptr::write_bytes(d.start.add(run.start), 0, run.len()) };
+    }
+    g.used_lines(bits)
 }
 
 /// How far allocation has gone through a space block's holes, in words

@@ -9,12 +9,11 @@
 //! list, so nothing is placed in it; a block the sweeper finds empty keeps
 //! the flag, untouched, until the sync that ends the sweep frees it.
 
-use crate::line_space::{Geometry, LineSpace, Recyclable};
+use crate::line_space::{clear_dead_words, Geometry, LineSpace, Recyclable};
 use crate::mark::MarkBitmap;
 use crate::parking::Parking;
-use gclab_core::bdescr::{next_set_bit, BlockDesc, BlockPtr, LiveMap, BF_EVACUATED, BF_MARK_IN_PLACE, BF_UNSWEPT};
+use gclab_core::bdescr::{BlockDesc, BlockPtr, LiveMap, BF_EVACUATED, BF_MARK_IN_PLACE, BF_UNSWEPT};
 use gclab_core::block_alloc::BlockAllocator;
-use gclab_core::constants::BLOCK_WORDS;
 use gclab_core::generation::Generation;
 use gclab_core::SyncRequest;
 use std::sync::{Arc, Mutex};
@@ -178,12 +177,7 @@ impl LineSweep {
     }
 
     fn stop(&mut self) {
-        if let Some(t) = self.thread.take() {
-            self.shared.parking.stop();
-            if let Err(panic) = t.join() {
-                std::panic::resume_unwind(panic);
-            }
-        }
+        self.shared.parking.end(&mut self.thread);
     }
 }
 
@@ -239,18 +233,13 @@ impl Shared {
             if map.iter().all(|&w| w == 0) {
                 return;
             }
-            let mut at = 0;
-            while let Some(start) = next_set_bit(|i| !map[i], at) {
-                let end = next_set_bit(|i| map[i], start).unwrap_or(BLOCK_WORDS);
-                // SAFETY: the run lies in the block and holds dead words,
-                // which nothing reads.
-                unsafe { std::ptr::write_bytes(d.start.add(start), 0, end - start) };
-                at = end;
-            }
+            // SAFETY: the block's dead words are nobody else's (the
+            // caller's contract).
+            let used = unsafe { clear_dead_words(g, d, &map) };
             d.aux = 0;
             // SAFETY: a live descriptor; the flags are read atomically.
             unsafe { BlockDesc::store_flags(d, d.flags & !BF_UNSWEPT) };
-            g.used_lines(&map)
+            used
         } else {
             g.used_lines(&filled(d.used_words()))
         };

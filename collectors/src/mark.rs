@@ -201,17 +201,9 @@ impl MarkBitmap {
     }
 
     /// The free runs of block `bd` within its first `limit` words: maximal
-    /// ranges of unmarked words, as word indices.
+    /// ranges of unmarked words, as word indices (See `free_runs_of`).
     pub fn free_runs(&self, bd: BlockPtr, limit: usize) -> Vec<std::ops::Range<usize>> {
-        let mut runs = Vec::new();
-        let mut w = 0;
-        while w < limit {
-            let Some(start) = self.next_unmarked(bd, w).filter(|&s| s < limit) else { break };
-            let end = self.next_marked(bd, start).unwrap_or(BLOCK_WORDS).min(limit);
-            runs.push(start..end);
-            w = end;
-        }
-        runs
+        free_runs_of(&self.bits(bd), limit)
     }
 
     /// The marked objects of block `bd` as (address, size), in address
@@ -235,6 +227,20 @@ impl MarkBitmap {
         }
         objects
     }
+}
+
+/// The free runs of a block whose mark bits are `bits`, within its first
+/// `limit` words: maximal ranges of unmarked words, as word indices.
+pub fn free_runs_of(bits: &LiveMap, limit: usize) -> Vec<std::ops::Range<usize>> {
+    let mut runs = Vec::new();
+    let mut w = 0;
+    while w < limit {
+        let Some(start) = next_set_bit(|i| !bits[i], w).filter(|&s| s < limit) else { break };
+        let end = next_set_bit(|i| bits[i], start).unwrap_or(BLOCK_WORDS).min(limit);
+        runs.push(start..end);
+        w = end;
+    }
+    runs
 }
 
 #[cfg(test)]

@@ -128,6 +128,19 @@ impl Parking {
         self.wake.notify_all();
     }
 
+    /// End the thread, if it still runs: tell it to end, join it, and
+    /// pass on its panic if it panicked. `thread` is left empty, so a
+    /// second call (a collector's `Drop` after an explicit end) does
+    /// nothing.
+    pub fn end(&self, thread: &mut Option<std::thread::JoinHandle<()>>) {
+        if let Some(t) = thread.take() {
+            self.stop();
+            if let Err(panic) = t.join() {
+                std::panic::resume_unwind(panic);
+            }
+        }
+    }
+
     /// A guard for the thread's body: when it drops (the body returned,
     /// or unwound from a panic) the thread is gone (See `Phase::Gone`).
     pub fn on_exit(&self) -> ExitGuard<'_> {
