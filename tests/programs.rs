@@ -91,8 +91,13 @@ fn programs_under_sticky_immix() {
 }
 
 #[test]
+fn programs_under_lxr() {
+    every_program_under("lxr");
+}
+
+#[test]
 fn every_collector_is_tested_on_the_programs() {
-    let tested = ["copying", "compacting", "two-space", "parallel", "mark-sweep", "nonmoving", "immix", "sticky-immix"];
+    let tested = ["copying", "compacting", "two-space", "parallel", "mark-sweep", "nonmoving", "immix", "sticky-immix", "lxr"];
     for c in gclab_collectors::COLLECTORS {
         assert!(tested.contains(&c.name), "add a programs_under_ test for {}", c.name);
     }

@@ -50,8 +50,10 @@ pub mod from_space;
 pub mod gc_thread;
 pub mod gc_workers;
 pub mod immix;
+pub mod line_alloc;
 pub mod line_space;
 pub mod line_sweeper;
+pub mod lxr;
 pub mod mark;
 pub mod mark_sweep;
 pub mod nogc;
@@ -60,6 +62,7 @@ pub mod parallel;
 pub mod parallel_scavenge;
 pub mod parking;
 pub mod partial;
+pub mod ref_count;
 pub mod roots;
 pub mod scavenge;
 pub mod slide;
@@ -109,12 +112,12 @@ pub use gclab_core::params::Params;
 
 /// Every built-in collector, by name. One line per collector.
 #[cfg(not(feature = "access-hooks"))]
-pub const COLLECTORS: &[CollectorEntry] = &[copying::ENTRY, compacting::ENTRY, two_space::ENTRY, parallel::ENTRY, mark_sweep::ENTRY, nonmoving::ENTRY, immix::ENTRY, sticky_immix::ENTRY];
+pub const COLLECTORS: &[CollectorEntry] = &[copying::ENTRY, compacting::ENTRY, two_space::ENTRY, parallel::ENTRY, mark_sweep::ENTRY, nonmoving::ENTRY, immix::ENTRY, sticky_immix::ENTRY, lxr::ENTRY];
 
 /// Every built-in collector, by name, with those that need the read
 /// barrier (core's Note [Access hooks]), which this build has.
 #[cfg(feature = "access-hooks")]
-pub const COLLECTORS: &[CollectorEntry] = &[copying::ENTRY, compacting::ENTRY, two_space::ENTRY, parallel::ENTRY, mark_sweep::ENTRY, nonmoving::ENTRY, immix::ENTRY, sticky_immix::ENTRY, concurrent_copying::ENTRY];
+pub const COLLECTORS: &[CollectorEntry] = &[copying::ENTRY, compacting::ENTRY, two_space::ENTRY, parallel::ENTRY, mark_sweep::ENTRY, nonmoving::ENTRY, immix::ENTRY, sticky_immix::ENTRY, lxr::ENTRY, concurrent_copying::ENTRY];
 
 /// Collectors that need the read barrier, which a build without
 /// gclab-core's `access-hooks` feature lacks: named, so that asking for

@@ -73,13 +73,13 @@
 //! and a line is free exactly when nothing live touches it.
 
 use crate::mark::{free_runs_of, MarkBitmap};
-use crate::space::{Space, SpaceAllocator};
 use gclab_core::bdescr::{BlockDesc, BlockPtr, LiveMap, BF_EVACUATED, BF_MARK_IN_PLACE};
 use gclab_core::block_alloc::BlockAllocator;
 use gclab_core::constants::{Word, BLOCK_WORDS, WORD_SIZE};
 use gclab_core::generation::Generation;
 use gclab_core::lock::Lock;
 use gclab_core::RegionSweep;
+use std::collections::HashSet;
 
 /// How a block is cut into lines (See Note [Line size]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -142,6 +142,17 @@ impl Geometry {
         Some(start..end * self.line_words)
     }
 
+    /// The words of the holes at or after word `from`: what a block
+    /// whose cursor is at `from` counts in its generation's free words.
+    pub fn hole_words_from(&self, used: u64, from: usize) -> usize {
+        let (mut words, mut at) = (0, from);
+        while let Some(h) = self.next_hole(used, at) {
+            words += h.len();
+            at = h.end;
+        }
+        words
+    }
+
     /// The holes at or after word `from`: how many, and their free lines
     /// (a hole's part-line at `from` counts as a line).
     pub fn holes_from(&self, used: u64, from: usize) -> (usize, usize) {
@@ -167,14 +178,17 @@ pub struct Recyclable {
 
 /// A line-marked space for one generation.
 pub struct LineSpace {
-    gen: usize,
-    geometry: Geometry,
+    pub(crate) gen: usize,
+    pub(crate) geometry: Geometry,
     /// Blocks with a hole ahead of their cursor.
-    recyclable: Lock<Vec<Recyclable>>,
+    pub(crate) recyclable: Lock<Vec<Recyclable>>,
     /// Object words placed, and hole words used up, in blocks kept in
     /// place since the last sweep, which counts them (See
     /// `take_kept_placements`).
-    kept: Lock<(usize, usize)>,
+    pub(crate) kept: Lock<(usize, usize)>,
+    /// Every object the allocators placed since `record_placements`, when
+    /// a collector asked for them (None: not recording).
+    pub(crate) placements: Lock<Option<Vec<*mut Word>>>,
 }
 
 // SAFETY: the recyclable list names blocks the space owns; it is read and
@@ -187,7 +201,7 @@ unsafe impl Send for LineSpace {}
 impl LineSpace {
     /// An empty space for generation `gen`.
     pub fn new(gen: usize, geometry: Geometry) -> LineSpace {
-        LineSpace { gen, geometry, recyclable: Lock::new(Vec::new()), kept: Lock::new((0, 0)) }
+        LineSpace { gen, geometry, recyclable: Lock::new(Vec::new()), kept: Lock::new((0, 0)), placements: Lock::new(None) }
     }
 
     /// Its geometry.
@@ -208,6 +222,19 @@ impl LineSpace {
     /// each, so they stay exact meanwhile; its sweep then recounts all.
     pub fn take_kept_placements(&self) -> (usize, usize) {
         std::mem::take(&mut *self.kept.lock())
+    }
+
+    /// From now on, list every object the allocators place, until
+    /// `take_placements`: a collector that must visit what a GC promoted
+    /// into the space (`lxr` counts its fields).
+    pub fn record_placements(&self) {
+        *self.placements.lock() = Some(Vec::new());
+    }
+
+    /// The objects placed since `record_placements`, which stops listing
+    /// them.
+    pub fn take_placements(&self) -> Vec<*mut Word> {
+        self.placements.lock().take().unwrap_or_default()
     }
 
     /// Empty the recyclable list: its entries are stale (a sweep beside
@@ -287,6 +314,51 @@ impl LineSpace {
             stats.blocks_recyclable += 1;
             stats.lines_free += free_lines as u32;
         }
+    }
+
+    /// Judge again blocks of `gen` (in its block list, judged before)
+    /// whose objects a collector that frees objects one by one (`lxr`, by
+    /// their counts) found dead since: each with the words of its objects
+    /// still live. A block's holes ahead of its old cursor come off
+    /// `gen.n_free_words`; then a block with nothing live is only
+    /// unlisted, for the caller to free (returned), and any other has its
+    /// dead words zeroed, its cursor put at its start and its holes counted
+    /// and listed afresh. The objects' words are the caller's to count.
+    ///
+    /// # Safety
+    /// The GC holds the heap, no allocator of the space is running, and
+    /// every live object of each block is marked in its map.
+    // SAFETY: writes the blocks' dead words and descriptors, which the GC holds (the caller's contract).
+    pub unsafe fn rejudge(&self, judged: &[(BlockPtr, LiveMap)], gen: &mut Generation) -> Vec<BlockPtr> {
+        let g = self.geometry;
+        let again: HashSet<BlockPtr> = judged.iter().map(|(bd, _)| *bd).collect();
+        let mut list = self.recyclable.lock();
+        list.retain(|r| {
+            if !again.contains(&r.bd) {
+                return true;
+            }
+            // SAFETY: a listed block is the space's (the caller's contract).
+            gen.n_free_words -= g.hole_words_from(r.used, unsafe { cursor_of(r.bd) });
+            false
+        });
+        let mut empty = Vec::new();
+        for (bd, live) in judged {
+            if live.iter().all(|&w| w == 0) {
+                empty.push(*bd);
+                continue;
+            }
+            // SAFETY: the caller's contract.
+            let d = unsafe { bd.get() };
+            // SAFETY: as above: the dead words are nobody's.
+            let used = unsafe { clear_dead_words(g, d, live) };
+            d.scan = d.start;
+            let free_lines = g.lines() - used.count_ones() as usize;
+            gen.n_free_words += free_lines * g.line_words;
+            if free_lines > 0 {
+                list.push(Recyclable { bd: *bd, used });
+            }
+        }
+        empty
     }
 
     /// Judge `blocks` as `judge` does, listing the recyclable ones on the
@@ -373,264 +445,6 @@ impl LineSpace {
             }
         }
         problems
-    }
-}
-
-impl Space for LineSpace {
-    fn allocator<'a>(&'a self, blocks: &'a Lock<BlockAllocator>, marks: Option<&'a MarkBitmap>) -> Box<dyn SpaceAllocator + 'a> {
-        Box::new(LineAllocator { space: self, blocks, marks, hole: None, overflow: None, fresh: Vec::new(), retired: Vec::new(), counts: Counts::default() })
-    }
-}
-
-/// Where a block an allocator holds comes from.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Kind {
-    /// Cut by this allocator in this GC: its words are not zero until
-    /// objects or the allocator write them, and the allocator counts them.
-    Fresh,
-    /// The space's since an earlier GC, in a GC that does not mark it (a
-    /// minor GC): what is placed in it is counted by the allocator.
-    Old,
-    /// Marked in place in this GC: what is placed in it is allocated
-    /// black, and the sweep counts it.
-    Kept,
-}
-
-/// A block an allocator holds, and the hole it is filling (`hp..lim`).
-struct Held {
-    bd: BlockPtr,
-    used: u64,
-    hp: *mut Word,
-    lim: *mut Word,
-    kind: Kind,
-}
-
-impl Held {
-    fn bump(&mut self, words: usize) -> Option<*mut Word> {
-        let p = self.hp;
-        let end = p.wrapping_add(words);
-        (end <= self.lim).then(|| {
-            self.hp = end;
-            p
-        })
-    }
-
-    fn word_index(&self, p: *mut Word) -> usize {
-        // SAFETY: the block is the allocator's (See `LineAllocator`).
-        unsafe { self.bd.read() }.word_index(p)
-    }
-
-    /// Words left in the hole.
-    fn left(&self) -> usize {
-        (self.lim as usize - self.hp as usize) / WORD_SIZE
-    }
-}
-
-/// What one allocator placed and took.
-#[derive(Debug, Default, Clone, Copy)]
-struct Counts {
-    /// Object words placed in blocks the sweep does not recount.
-    object_words: usize,
-    /// Words of the holes of blocks the space had before used up (objects
-    /// and holes given up), outside blocks kept in place.
-    old_taken_words: usize,
-    /// Words of fresh blocks used up.
-    fresh_taken_words: usize,
-    /// Object words placed in blocks kept in place, and words of their
-    /// holes used up (See `LineSpace::take_kept_placements`).
-    kept_words: usize,
-    kept_taken_words: usize,
-}
-
-/// One GC thread's allocation into a `LineSpace`.
-struct LineAllocator<'a> {
-    space: &'a LineSpace,
-    blocks: &'a Lock<BlockAllocator>,
-    /// The major GC's bitmap: objects placed in blocks kept in place are
-    /// marked as they are placed ("allocated black"), so the sweep keeps
-    /// them.
-    marks: Option<&'a MarkBitmap>,
-    /// The block whose holes small objects fill.
-    hole: Option<Held>,
-    /// The overflow block, for medium objects that do not fit `hole`.
-    overflow: Option<Held>,
-    /// Blocks cut in this GC.
-    fresh: Vec<BlockPtr>,
-    /// Blocks given back with a hole left, for the recyclable list.
-    retired: Vec<Recyclable>,
-    counts: Counts,
-}
-
-// SAFETY: the allocator's blocks are this GC thread's alone while it holds
-// them (taken off the space's list under its lock, or cut fresh).
-unsafe impl Send for LineAllocator<'_> {}
-
-impl LineAllocator<'_> {
-    /// An object of `words` was placed at `p` in a block of `kind`: mark
-    /// it black in a kept block, else count it.
-    fn placed(&mut self, p: *mut Word, words: usize, kind: Kind) -> *mut Word {
-        match kind {
-            Kind::Kept => {
-                self.marks.expect("a block is kept in place only in a major GC").mark(p, words);
-                self.counts.kept_words += words;
-                self.counts.kept_taken_words += words;
-            }
-            Kind::Fresh => {
-                self.counts.object_words += words;
-                self.counts.fresh_taken_words += words;
-            }
-            Kind::Old => {
-                self.counts.object_words += words;
-                self.counts.old_taken_words += words;
-            }
-        }
-        p
-    }
-
-    /// The rest of `held`'s hole, `words` at `from`, is given up: count it,
-    /// and zero it in a fresh block (the space keeps every word outside an
-    /// object zero; an older block's holes already are).
-    fn given_up(&mut self, held: &Held, from: *mut Word, words: usize) {
-        match held.kind {
-            Kind::Fresh => {
-                // SAFETY: the words lie in the allocator's fresh block,
-                // past every object placed in it.
-                unsafe { std::ptr::write_bytes(from, 0, words) };
-                self.counts.fresh_taken_words += words;
-            }
-            Kind::Old => self.counts.old_taken_words += words,
-            Kind::Kept => self.counts.kept_taken_words += words,
-        }
-    }
-
-    /// Move `held` to its block's next hole, giving up the rest of this
-    /// one; false if the block has none.
-    fn next_hole(&mut self, held: &mut Held) -> bool {
-        let (from, left) = (held.hp, held.left());
-        let at = held.word_index(held.lim);
-        self.given_up(held, from, left);
-        // SAFETY: the block is the allocator's.
-        let start = unsafe { held.bd.read() }.start;
-        match self.space.geometry.next_hole(held.used, at) {
-            Some(h) => {
-                held.hp = start.wrapping_add(h.start);
-                held.lim = start.wrapping_add(h.end);
-                true
-            }
-            None => {
-                held.hp = held.lim;
-                false
-            }
-        }
-    }
-
-    /// A block to fill: a recyclable one of the space's, at its cursor's
-    /// hole, or else a fresh one.
-    fn take_block(&mut self) -> Held {
-        loop {
-            let Some(r) = self.space.recyclable.lock().pop() else { break };
-            // SAFETY: a listed block is the space's, and now ours alone.
-            let d = unsafe { r.bd.read() };
-            if let Some(h) = self.space.geometry.next_hole(r.used, d.word_index(d.scan)) {
-                let (hp, lim) = (d.start.wrapping_add(h.start), d.start.wrapping_add(h.end));
-                let kind = if d.has(BF_MARK_IN_PLACE) { Kind::Kept } else { Kind::Old };
-                return Held { bd: r.bd, used: r.used, hp, lim, kind };
-            }
-        }
-        self.cut_block()
-    }
-
-    fn cut_block(&mut self) -> Held {
-        let bd = self.blocks.lock().alloc_block().unwrap_or_else(|e| gclab_core::runtime::out_of_memory(e));
-        // SAFETY: a block fresh from the allocator is ours alone.
-        let d = unsafe { bd.get() };
-        d.flags = BF_EVACUATED;
-        d.gen_no = self.space.gen as u16;
-        d.dest_no = self.space.gen as u16;
-        d.scan = d.start;
-        d.free = d.end();
-        self.fresh.push(bd);
-        Held { bd, used: 0, hp: d.start, lim: d.end(), kind: Kind::Fresh }
-    }
-
-    /// The allocator is done with `held`: its cursor moves to the hole's
-    /// bump pointer, and it goes back on the recyclable list, when this
-    /// allocator finishes, if a hole is left. (Not before: a block this
-    /// allocator cut and another took in the same GC would be counted by
-    /// both, the free words by one and their use by the other, and the
-    /// generation's count could go below zero between their `finish`es.)
-    fn retire(&mut self, held: Held) {
-        // SAFETY: the block is the allocator's.
-        let d = unsafe { held.bd.get() };
-        if held.kind == Kind::Fresh {
-            // The rest of a fresh block's hole is not used up, but it must
-            // be zero.
-            // SAFETY: as in `given_up`.
-            unsafe { std::ptr::write_bytes(held.hp, 0, held.left()) };
-        }
-        d.scan = held.hp;
-        let cursor = held.word_index(held.hp);
-        if self.space.geometry.next_hole(held.used, cursor).is_some() {
-            self.retired.push(Recyclable { bd: held.bd, used: held.used });
-        }
-    }
-
-    /// A medium object that did not fit the current hole: into the
-    /// overflow block.
-    fn alloc_overflow(&mut self, words: usize) -> *mut Word {
-        if let Some(p) = self.overflow.as_mut().and_then(|h| h.bump(words)) {
-            return self.placed(p, words, Kind::Fresh);
-        }
-        if let Some(full) = self.overflow.take() {
-            self.retire(full);
-        }
-        let mut block = self.cut_block();
-        let p = block.bump(words).expect("an object smaller than a large one fits a fresh block");
-        self.overflow = Some(block);
-        self.placed(p, words, Kind::Fresh)
-    }
-}
-
-impl SpaceAllocator for LineAllocator<'_> {
-    fn alloc(&mut self, words: usize) -> *mut Word {
-        let line_words = self.space.geometry.line_words;
-        loop {
-            if let Some(held) = self.hole.as_mut() {
-                if let Some(p) = held.bump(words) {
-                    let kind = held.kind;
-                    return self.placed(p, words, kind);
-                }
-                if words > line_words {
-                    return self.alloc_overflow(words);
-                }
-                let mut held = self.hole.take().expect("held above");
-                if self.next_hole(&mut held) {
-                    self.hole = Some(held);
-                    continue;
-                }
-                self.retire(held);
-            }
-            self.hole = Some(self.take_block());
-        }
-    }
-
-    // SAFETY: hands the allocator's blocks back to the space and the generation, which the GC holds.
-    unsafe fn finish(&mut self, gen: &mut Generation) {
-        for held in [self.hole.take(), self.overflow.take()].into_iter().flatten() {
-            self.retire(held);
-        }
-        self.space.recyclable.lock().append(&mut self.retired);
-        let c = self.counts;
-        for bd in self.fresh.drain(..) {
-            gen.blocks.push(bd);
-            gen.n_blocks += 1;
-            gen.n_free_words += BLOCK_WORDS;
-        }
-        gen.n_words += c.object_words;
-        gen.n_free_words -= c.fresh_taken_words + c.old_taken_words;
-        let mut kept = self.space.kept.lock();
-        kept.0 += c.kept_words;
-        kept.1 += c.kept_taken_words;
     }
 }
 

@@ -195,6 +195,14 @@ pub fn take_bit(bits: &SideBits, addr: *const Word) -> bool {
     bits[w / 64].load(Ordering::Relaxed) & mask != 0 && bits[w / 64].fetch_and(!mask, Ordering::Relaxed) & mask != 0
 }
 
+/// Set the bit of the word at `addr` in `bits` (a collector asking for
+/// the next store into a field to be logged again).
+#[inline(always)]
+pub fn set_bit(bits: &SideBits, addr: *const Word) {
+    let w = word_in_block(addr);
+    bits[w / 64].fetch_or(1u64 << (w % 64), Ordering::Relaxed);
+}
+
 /// The side tables one collector attached, and a pool of spare ones.
 /// Each table is boxed: its address hangs in a block descriptor, so it
 /// must not move when the vectors grow.
@@ -251,6 +259,22 @@ impl SideTables {
     // SAFETY: the caller's contract above.
     pub unsafe fn detach_all(&mut self) {
         for (bd, table) in self.attached.drain(..) {
+            // SAFETY: the caller's contract.
+            unsafe { (*bd.0).back = std::ptr::null_mut() };
+            self.spare.push(table);
+        }
+    }
+
+    /// Detach the tables of `blocks` (about to be freed), keeping them
+    /// for reuse; a block without one is passed over.
+    ///
+    /// # Safety
+    /// The world is stopped and every block attached is still in use.
+    // SAFETY: the caller's contract above.
+    pub unsafe fn detach(&mut self, blocks: &std::collections::HashSet<BlockPtr>) {
+        let (gone, kept): (Vec<_>, Vec<_>) = self.attached.drain(..).partition(|(bd, _)| blocks.contains(bd));
+        self.attached = kept;
+        for (bd, table) in gone {
             // SAFETY: the caller's contract.
             unsafe { (*bd.0).back = std::ptr::null_mut() };
             self.spare.push(table);

@@ -1,0 +1,385 @@
+//! `lxr`: deferred, coalescing reference counting over an Immix space,
+//! with a backup trace for cycles (after LXR: Zhao, Blackburn and
+//! McKinley, PLDI 2022; MMTk's LXR plan).
+//!
+//! - Between GCs the mutators allocate young objects, which have no count,
+//!   and the field-logging barrier logs the first store into each field
+//!   of an old object per epoch, with the value it overwrote (core's Note
+//!   [The field-logging barrier]).
+//! - A minor GC is an RC pause (an epoch's end): the young survivors are
+//!   copied into the line space and become old, as `immix` promotes
+//!   (straight into the old generation: a young object is counted from
+//!   its first pause, LXR's "implicitly dead" young cost nothing); then
+//!   the counts are brought up to date, increments before decrements (See
+//!   Note [An RC pause]), and the lines of the objects whose count fell to
+//!   zero are reclaimed: their blocks are judged again line by line
+//!   (`LineSpace::rejudge`) and the empty ones freed.
+//! - A major GC is the backup trace: `immix`'s major GC (mark in place,
+//!   evacuate the most fragmented blocks, sweep), which frees cycles and
+//!   objects with stuck counts, and then every count is rebuilt from the
+//!   heap (See Note [The backup trace recounts]).
+//!
+//! The counts live in side metadata, `bits=N` bits a word (2, 4 or 8;
+//! default 4, as LXR's), each object's at its first word; they saturate
+//! and stick (core's Note [Side counts]). What is counted and what is a
+//! root is in Note [What the counts count] in `ref_count`. With two
+//! generations only: every survivor of a pause is old.
+//!
+//! Not here yet (LXR has them): mutators allocating young objects into
+//! the holes of old blocks; decrements processed beside the mutators;
+//! a concurrent (SATB) backup trace instead of a stop-the-world one;
+//! evacuating fragmented blocks in RC pauses (only the backup trace
+//! defragments).
+
+use crate::immix::Immix;
+use crate::ref_count::{check_counts, count_roots, decrement_all, increment, increment_fields, live_by_count, Tally};
+use crate::CollectorEntry;
+use gclab_core::barrier::{set_extension, BarrierExtension};
+use gclab_core::bdescr::{BlockDesc, BlockPtr, LiveMap};
+use gclab_core::capability::FieldLog;
+use gclab_core::constants::{Word, WORD_SIZE};
+use gclab_core::heap::Heap;
+use gclab_core::info::ClosureType;
+use gclab_core::object::{info_of_header, load_header, Layout};
+use gclab_core::side_metadata::{set_bit, side_table_of, SideTables};
+use gclab_core::{Collector, GcContext, GcOutcome, GcRequest, RegionSweep};
+use std::collections::{HashMap, HashSet};
+
+/// The registry entry.
+pub const ENTRY: CollectorEntry = CollectorEntry {
+    name: "lxr",
+    description: "LXR-style deferred, coalescing reference counting over an Immix space (counts of bits=2|4|8 bits in side metadata, a field-logging barrier, RC pauses, a stop-the-world backup trace for cycles; line, defrag, headroom as immix)",
+    flags: "-G2",
+    make: |mut params, flags| {
+        if flags.generations != 2 {
+            return Err(format!("the lxr collector has two generations (every survivor of an RC pause is old and counted), not -G{}", flags.generations));
+        }
+        let bits = match params.take("bits").as_deref() {
+            None => 4,
+            Some(v) => match v.parse::<u32>() {
+                Ok(b @ (2 | 4 | 8)) => b,
+                _ => return Err(format!("bits must be 2, 4 or 8 (the bits of each count), not `{v}'")),
+            },
+        };
+        let immix = Immix::from_params(params, flags, "lxr", &["bits"])?;
+        Ok(Box::new(Lxr { immix, tables: SideTables::with_counts(bits), roots: Vec::new(), stacks: HashSet::new(), block_words: HashMap::new(), underflows: 0 }))
+    },
+};
+
+/// The lxr collector: an `immix` collector for its space and its backup
+/// trace, the counts' side tables, and what the counts need between
+/// pauses.
+pub struct Lxr {
+    immix: Immix,
+    /// A table with counts on every block of the space.
+    tables: SideTables,
+    /// The last pause's root buffer: the values whose counts it raised,
+    /// which this pause lowers (See Note [What the counts count]).
+    roots: Vec<Word>,
+    /// The evaluation stacks in the space (their live slots are roots).
+    stacks: HashSet<usize>,
+    /// The words each space block counts in the generation's `n_words`.
+    block_words: HashMap<BlockPtr, usize>,
+    /// Decrements that found a count at zero, for the sanity checker.
+    underflows: u64,
+}
+
+// SAFETY: the block pointers and addresses name the collector's own space,
+// touched only with the world stopped (the collector is held exclusively).
+unsafe impl Send for Lxr {}
+// SAFETY: as above.
+unsafe impl Sync for Lxr {}
+
+// Note [An RC pause]
+// ----------------------------------------
+// A pause first copies the young survivors into the space (immix's minor
+// GC, every survivor promoted at once), so that every reference the
+// counts see afterwards is to an old object at its final address. Then:
+//
+// 1. each object promoted in this pause raises the counts of what its
+//    counted fields point at (it is old now, its fields count);
+// 2. each field logged raises the count of its *current* value (later
+//    stores into it were not logged: coalescing), and its bit is set
+//    again for the next epoch;
+// 3. the roots are counted into a new root buffer;
+// 4. only then the decrements: the last pause's root buffer, and each
+//    logged field's old value (the value it held when the epoch began),
+//    recursively through every object whose count falls to zero.
+//
+// Increments come first so that an object moved between two references
+// in one epoch (its count lowered through one field, raised through
+// another) never passes through zero. A logged field's old value is
+// always an old object: at the start of an epoch every field of the
+// space points at old objects, since every young survivor of the last
+// pause was promoted. The log holds raw addresses, which are good because
+// a minor GC does not move old objects; a backup trace discards the log
+// and recounts.
+
+// Note [The backup trace recounts]
+// ----------------------------------------
+// LXR's backup trace marks from the roots concurrently, frees what it did
+// not reach (cycles, objects whose counts stuck) and leaves the other
+// counts be. Here the backup trace is immix's major GC, which moves
+// objects (defragmentation) and frees whole dead structures without
+// decrementing what they pointed at: the counts it leaves are stale. So
+// after it every table is attached afresh and every count rebuilt by one
+// walk of the space (each object raises what its counted fields point
+// at), and the roots are counted anew: a cost of the same order as the
+// trace itself. Stuck counts come unstuck; leaked ones are mended.
+
+impl Collector for Lxr {
+    fn name(&self) -> &'static str {
+        "lxr"
+    }
+
+    fn collect(&mut self, req: &GcRequest, ctx: &mut GcContext<'_>) -> GcOutcome {
+        let logs: Vec<FieldLog> = ctx.caps.iter_mut().flat_map(|c| c.field_log.drain(..).collect::<Vec<_>>()).collect();
+        promote_at_once(ctx.heap);
+        let outcome = if req.collect_gen == ctx.heap.oldest() {
+            // SAFETY: the runtime gives the collector the heap exclusively
+            // (core's Note [Who touches what]).
+            unsafe { self.backup_trace(req, ctx) }
+        } else {
+            // SAFETY: as above.
+            unsafe { self.pause(req, ctx, &logs) }
+        };
+        set_extension(ctx.caps, BarrierExtension::FieldLogging);
+        outcome
+    }
+
+    fn check_heap(&self, heap: &Heap) -> Vec<String> {
+        let mut problems = self.immix.check_heap(heap);
+        let young = &heap.gens[0];
+        if !young.blocks.is_empty() || !young.large_objects.is_empty() {
+            problems.push(format!("lxr: generation 0 keeps {} blocks and {} large objects after a GC; every survivor should be old", young.blocks.len(), young.large_objects.len()));
+        }
+        let old = &heap.gens[heap.oldest()];
+        // SAFETY: the sanity checker runs with the world stopped; every
+        // block of the space has a table (attached when it was cut).
+        problems.extend(unsafe { check_counts(&old.blocks, &self.roots, heap.layout, self.underflows) });
+        problems
+    }
+}
+
+impl Lxr {
+    /// An RC pause (See Note [An RC pause]).
+    ///
+    /// # Safety
+    /// The GC holds the heap; `logs` are the field logs of the epoch.
+    // SAFETY: the caller's contract; every root and heap slot holds a valid object address.
+    unsafe fn pause(&mut self, req: &GcRequest, ctx: &mut GcContext<'_>, logs: &[FieldLog]) -> GcOutcome {
+        let oldest = ctx.heap.oldest();
+        let layout = ctx.heap.layout;
+        self.immix.parts(oldest).0.record_placements();
+        let mut outcome = self.immix.collect(req, ctx);
+        let placed = self.immix.parts(oldest).0.take_placements();
+        let mut tally = Tally::default();
+        let mut weaks = Vec::new();
+        // Every block first, so that no increment misses a table.
+        for &p in &placed {
+            if side_table_of(p).is_none() {
+                // SAFETY: the GC holds the heap; the block is the space's,
+                // in use (an object was just placed in it), with no table.
+                unsafe { self.tables.attach(BlockPtr(BlockDesc::of(p)), true) };
+            }
+        }
+        for &p in &placed {
+            // SAFETY: `p` was just promoted: a live object of the space.
+            unsafe { self.promoted(p, layout, &mut weaks, &mut tally) };
+        }
+        for e in logs {
+            // SAFETY: a logged field belongs to an old object, which a
+            // minor GC does not move; it holds an object address.
+            unsafe { increment(*e.slot, &mut tally) };
+            if let Some(t) = side_table_of(e.slot) {
+                set_bit(&t.bits, e.slot);
+            }
+        }
+        // SAFETY: the GC holds the heap.
+        let new_roots = unsafe { self.count_roots(ctx, layout, &mut tally) };
+        stick(&weaks);
+        let mut work = std::mem::replace(&mut self.roots, new_roots);
+        work.extend(logs.iter().map(|e| e.old));
+        // SAFETY: every value of `work` was counted (See Note [An RC pause]).
+        let dead = unsafe { decrement_all(layout, work, &mut self.stacks, &mut tally) };
+        // SAFETY: as above; marking by counts is over.
+        let region = unsafe { self.reclaim(&dead, ctx, layout, &mut tally) };
+        self.underflows += tally.underflows;
+        outcome.swept_words += tally.freed_words as usize;
+        outcome.region = Some(region);
+        outcome
+    }
+
+    /// The object `p` was promoted into the space: count its words for its
+    /// block, and raise the counts its fields hold (an evaluation stack's
+    /// are roots; a weak pointer is listed in `weaks`, to stick).
+    ///
+    /// # Safety
+    /// `p` is a live object of the space, whose block has a table; the GC
+    /// holds the heap.
+    // SAFETY: the caller's contract.
+    unsafe fn promoted(&mut self, p: *mut Word, layout: Layout, weaks: &mut Vec<*mut Word>, tally: &mut Tally) {
+        let bd = BlockPtr(BlockDesc::of(p));
+        // SAFETY: the caller's contract.
+        let info = info_of_header(unsafe { load_header(p) });
+        // SAFETY: as above.
+        *self.block_words.entry(bd).or_default() += unsafe { layout.size_of(p, info) };
+        match info.closure_type {
+            ClosureType::Stack => {
+                self.stacks.insert(p as usize);
+            }
+            ClosureType::Weak | ClosureType::DeadWeak => weaks.push(p),
+            _ => {}
+        }
+        // SAFETY: the caller's contract.
+        unsafe { increment_fields(layout, p, tally) };
+    }
+
+    /// Count the roots (the runtime's, the space's evaluation stacks and
+    /// the large objects: See Note [What the counts count] in
+    /// `ref_count`): the new root buffer.
+    ///
+    /// # Safety
+    /// The GC holds the heap.
+    // SAFETY: the caller's contract.
+    unsafe fn count_roots(&self, ctx: &mut GcContext<'_>, layout: Layout, tally: &mut Tally) -> Vec<Word> {
+        let old = &ctx.heap.gens[ctx.heap.oldest()];
+        // SAFETY: a large object's group starts with its object.
+        let large = old.large_objects.iter().map(|bd| unsafe { bd.read() }.start);
+        let sources: Vec<*mut Word> = self.stacks.iter().map(|&s| s as *mut Word).chain(large).collect();
+        // SAFETY: the caller's contract.
+        unsafe { count_roots(ctx.caps, ctx.stable_ptrs, sources.into_iter(), layout, tally) }
+    }
+
+    /// Reclaim the lines of the objects `dead` (whose counts fell to zero
+    /// in this pause): judge their blocks again by their counts, free the
+    /// ones left empty, and count the freed words into `tally`.
+    ///
+    /// # Safety
+    /// The GC holds the heap; every count of the space is up to date.
+    // SAFETY: the caller's contract.
+    unsafe fn reclaim(&mut self, dead: &[*mut Word], ctx: &mut GcContext<'_>, layout: Layout, tally: &mut Tally) -> RegionSweep {
+        let oldest = ctx.heap.oldest();
+        let mut dirty: Vec<BlockPtr> = dead.iter().map(|&p| BlockPtr(BlockDesc::of(p))).collect();
+        dirty.sort();
+        dirty.dedup();
+        tally.freed_objects += dead.len() as u64;
+        for &p in dead {
+            // SAFETY: a dead object is intact until its block is judged.
+            tally.freed_words += unsafe { layout.size_of(p, info_of_header(load_header(p))) } as u64;
+        }
+        let gen = &mut ctx.heap.gens[oldest];
+        let mut judged: Vec<(BlockPtr, LiveMap)> = Vec::with_capacity(dirty.len());
+        for bd in dirty {
+            // SAFETY: the caller's contract: a block of the space.
+            let (live, live_words) = unsafe { live_by_count(bd, layout) };
+            let counted = self.block_words.insert(bd, live_words).unwrap_or(0);
+            gen.n_words -= counted.saturating_sub(live_words);
+            judged.push((bd, live));
+        }
+        let (space, _) = self.immix.parts(oldest);
+        let geometry = space.geometry();
+        // SAFETY: the caller's contract; no allocator runs now.
+        let empty = unsafe { space.rejudge(&judged, gen) };
+        let gone: HashSet<BlockPtr> = empty.iter().copied().collect();
+        gen.blocks.retain(|bd| !gone.contains(bd));
+        gen.n_blocks -= gone.len();
+        // SAFETY: the blocks are still in use until freed just below.
+        unsafe { self.tables.detach(&gone) };
+        let mut blocks = ctx.heap.blocks.lock();
+        for bd in empty {
+            self.block_words.remove(&bd);
+            blocks.free_group(bd);
+        }
+        let lines_free = judged.iter().filter(|(bd, _)| !gone.contains(bd)).map(|(_, live)| geometry.lines() as u32 - geometry.used_lines(live).count_ones()).sum();
+        RegionSweep { line_bytes: (geometry.line_words() * WORD_SIZE) as u32, blocks_swept: judged.len() as u32, blocks_freed: gone.len() as u32, lines_free, ..RegionSweep::default() }
+    }
+
+    /// The backup trace: immix's major GC, then every count rebuilt (See
+    /// Note [The backup trace recounts]).
+    ///
+    /// # Safety
+    /// The GC holds the heap.
+    // SAFETY: the caller's contract.
+    unsafe fn backup_trace(&mut self, req: &GcRequest, ctx: &mut GcContext<'_>) -> GcOutcome {
+        // The tables come off before the GC frees any block they cover.
+        self.tables.release(ctx.heap);
+        self.roots.clear();
+        self.stacks.clear();
+        self.block_words.clear();
+        let outcome = self.immix.collect(req, ctx);
+        // SAFETY: the caller's contract.
+        unsafe { self.recount(ctx) };
+        outcome
+    }
+
+    /// Attach a table to every block of the space and count every
+    /// reference from its objects' counted fields and from the roots.
+    ///
+    /// # Safety
+    /// The GC holds the heap; the space is swept (its objects and zero
+    /// words tile its blocks).
+    // SAFETY: the caller's contract.
+    unsafe fn recount(&mut self, ctx: &mut GcContext<'_>) {
+        let oldest = ctx.heap.oldest();
+        let layout = ctx.heap.layout;
+        let blocks = ctx.heap.gens[oldest].blocks.clone();
+        for &bd in &blocks {
+            // SAFETY: the caller's contract; the tables were all released.
+            unsafe { self.tables.attach(bd, true) };
+        }
+        let mut tally = Tally::default();
+        let mut weaks = Vec::new();
+        for bd in blocks {
+            let mut words = 0;
+            // SAFETY: the caller's contract.
+            let d = unsafe { bd.read() };
+            let walk = |p: *mut Word| {
+                // SAFETY: `p` starts a live object of the block.
+                let info = info_of_header(unsafe { load_header(p) });
+                match info.closure_type {
+                    ClosureType::Stack => {
+                        self.stacks.insert(p as usize);
+                    }
+                    ClosureType::Weak | ClosureType::DeadWeak => weaks.push(p),
+                    _ => {}
+                }
+                // SAFETY: as above.
+                unsafe { increment_fields(layout, p, &mut tally) };
+                // SAFETY: as above.
+                let size = unsafe { layout.size_of(p, info) };
+                words += size;
+                Some(size)
+            };
+            // SAFETY: as above.
+            unsafe { gclab_core::block_walk::walk_block(d, d.free, walk) };
+            self.block_words.insert(bd, words);
+        }
+        // SAFETY: the caller's contract.
+        self.roots = unsafe { self.count_roots(ctx, layout, &mut tally) };
+        stick(&weaks);
+    }
+}
+
+/// Give each weak pointer of `weaks` a stuck count: the runtime's weak
+/// lists point at them uncounted (See Note [What the counts count] in
+/// `ref_count`).
+fn stick(weaks: &[*mut Word]) {
+    for &w in weaks {
+        if let Some(t) = side_table_of(w) {
+            t.set_count(w, t.stuck());
+        }
+    }
+}
+
+/// Send every survivor of generation 0, in its blocks and its large
+/// objects, straight into the old generation (a pause makes every
+/// survivor old, so that the counts see only old objects).
+fn promote_at_once(heap: &mut Heap) {
+    let oldest = heap.oldest() as u16;
+    let young = heap.nurseries.iter().flatten().chain(heap.gens[0].blocks.iter()).chain(heap.gens[0].large_objects.iter());
+    for &bd in young {
+        // SAFETY: the GC holds the heap, the nurseries included.
+        unsafe { bd.get() }.dest_no = oldest;
+    }
+}

@@ -1,0 +1,293 @@
+//! Deferred, coalescing reference counts kept in side metadata: the
+//! mechanism of `lxr` (Levanoni and Petrank's coalescing counts, deferred
+//! for roots as Deutsch and Bobrow's, in LXR's few saturating bits).
+//!
+//! Each object of a counted space has a count of a few bits beside it
+//! (core's Note [Side counts]): the references to it from the counted
+//! fields of the space's objects, plus its entries in the last pause's
+//! root buffer. Between pauses nothing counts: the mutators' stores are
+//! logged, once per field per epoch, by the field-logging barrier (core's
+//! Note [The field-logging barrier]), and a pause applies them.
+//!
+//! Invariant kept, between GCs, for every object of the space whose count
+//! is not stuck: its count is at least its references from counted
+//! fields of the space's objects plus its root-buffer entries, and it is
+//! not zero (an object whose count falls to zero is reclaimed in the
+//! same pause). `check_counts` checks it under `-DS`. A count may be
+//! higher than its references (a leak, which the backup trace mends: See
+//! Note [What the counts count]); never lower, which would free a live
+//! object.
+//!
+//! Note [What the counts count]
+//! ----------------------------------------
+//! A count holds the references from an object's *counted fields*: the
+//! fields a GC traces (`Layout::pointer_slots`), and a weak pointer's key,
+//! value and finaliser as well, which weak-pointer processing traces
+//! rather than the scavenger. Counting the key as strong means reference
+//! counting never frees a weak pointer's key; only the backup trace,
+//! which knows weak semantics, does. Weak pointers themselves get a stuck
+//! count: the runtime's weak lists point at them without counting.
+//!
+//! Some references are not counted but treated as roots at every pause
+//! (their values are incremented into the root buffer and decremented at
+//! the next pause, as LXR does with thread stacks): the runtime's roots
+//! (capabilities' root stacks, pending finalisers, stable pointers), the
+//! live slots of evaluation stacks (whose pushes and pops the barrier
+//! does not log), and every field of a large object (large objects lie
+//! outside the counted space, have no side table, so their stores are not
+//! logged and they have no count; only the backup trace frees them).
+//!
+//! Two things leak a count, safely: a cycle, and a thunk updated while it
+//! is a black hole (black-holing logs nothing, so the free variables its
+//! count held are never decremented). Both wait for the backup trace,
+//! which recounts from scratch.
+
+use crate::roots::root_slots;
+use gclab_core::bdescr::{BlockPtr, LiveMap};
+use gclab_core::capability::Capability;
+use gclab_core::constants::{Word, BLOCK_WORDS};
+use gclab_core::info::ClosureType;
+use gclab_core::object::{info_of_header, load_header, Layout};
+use gclab_core::side_metadata::{side_table_of, SideTable};
+use gclab_core::stable_ptr::StablePtrTable;
+use std::collections::{HashMap, HashSet};
+
+/// What one pause did to the counts, for the statistics.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct Tally {
+    /// Counts raised.
+    pub increments: u64,
+    /// Counts lowered.
+    pub decrements: u64,
+    /// Objects whose count fell to zero.
+    pub freed_objects: u64,
+    /// Their words.
+    pub freed_words: u64,
+    /// Decrements of a count already at zero: a broken invariant, which
+    /// the sanity checker reports.
+    pub underflows: u64,
+}
+
+/// The side table that counts the object at `v`, if `v` is an object of a
+/// block with counts (not a static object, a large object or a young one).
+///
+/// # Safety
+/// `v` is 0 or the address of a valid object (heap or static).
+#[inline]
+// SAFETY: the caller's contract: a non-zero `v` has a header word to read.
+pub unsafe fn counted(v: Word) -> Option<&'static SideTable> {
+    if v == 0 {
+        return None;
+    }
+    // SAFETY: the caller's contract.
+    let header = unsafe { load_header(v as *const Word) };
+    if header == 0 || info_of_header(header).is_static() {
+        return None;
+    }
+    side_table_of(v as *const Word)
+}
+
+/// The counted fields of the object at `p` (See Note [What the counts
+/// count]): none for an evaluation stack, whose live slots are roots.
+///
+/// # Safety
+/// `p` is a live heap object.
+// SAFETY: the caller's contract; the slots returned lie inside the object.
+pub unsafe fn counted_fields(layout: Layout, p: *mut Word) -> (*mut Word, usize) {
+    // SAFETY: the caller's contract.
+    let info = info_of_header(unsafe { load_header(p) });
+    match info.closure_type {
+        ClosureType::Stack => (p, 0),
+        ClosureType::Weak => (layout.payload(p), 3),
+        // SAFETY: as above.
+        _ => unsafe { layout.pointer_slots(p, info) },
+    }
+}
+
+/// Raise the count of the object at `v`, if it has one; true if it did.
+///
+/// # Safety
+/// As for `counted`.
+// SAFETY: the caller's contract.
+pub unsafe fn increment(v: Word, tally: &mut Tally) -> bool {
+    // SAFETY: the caller's contract.
+    match unsafe { counted(v) } {
+        Some(t) => {
+            t.increment(v as *const Word);
+            tally.increments += 1;
+            true
+        }
+        None => false,
+    }
+}
+
+/// Raise the counts of everything the counted fields of `p` point at: an
+/// object that has just become old (promoted into the space).
+///
+/// # Safety
+/// `p` is a live heap object whose fields hold valid object addresses.
+// SAFETY: the caller's contract.
+pub unsafe fn increment_fields(layout: Layout, p: *mut Word, tally: &mut Tally) {
+    // SAFETY: the caller's contract.
+    let (slots, n) = unsafe { counted_fields(layout, p) };
+    for k in 0..n {
+        // SAFETY: the slot lies in the object; its value is an object.
+        unsafe { increment(*slots.add(k), tally) };
+    }
+}
+
+/// Count this pause's roots (See Note [What the counts count]): raise the
+/// count of what every root slot, and every pointer field of each object
+/// of `sources` (evaluation stacks of the space, large objects), points
+/// at; the values raised, which the next pause lowers again.
+///
+/// # Safety
+/// The GC holds the heap; roots and the sources' fields hold valid object
+/// addresses.
+// SAFETY: the caller's contract.
+pub unsafe fn count_roots(caps: &mut [Capability], stable: &mut StablePtrTable, sources: impl Iterator<Item = *mut Word>, layout: Layout, tally: &mut Tally) -> Vec<Word> {
+    let mut raised = Vec::new();
+    let mut raise = |v: Word, tally: &mut Tally| {
+        // SAFETY: the caller's contract.
+        if unsafe { increment(v, tally) } {
+            raised.push(v);
+        }
+    };
+    for slot in root_slots(caps, stable) {
+        // SAFETY: a root slot holds an object address.
+        raise(unsafe { *slot }, tally);
+    }
+    for p in sources {
+        // SAFETY: the caller's contract: `p` is live.
+        let (slots, n) = unsafe { layout.pointer_slots(p, info_of_header(load_header(p))) };
+        for k in 0..n {
+            // SAFETY: the slot lies in the object.
+            raise(unsafe { *slots.add(k) }, tally);
+        }
+    }
+    raised
+}
+
+/// Lower the count of each value of `work`, and when one falls to zero,
+/// of everything its object's counted fields point at, and so on: the
+/// objects found dead. A dead evaluation stack leaves `stacks` (its slots
+/// were roots, lowered with the root buffer).
+///
+/// # Safety
+/// The GC holds the heap; `work` holds object addresses (or 0) whose
+/// counts include them.
+// SAFETY: the caller's contract.
+pub unsafe fn decrement_all(layout: Layout, mut work: Vec<Word>, stacks: &mut HashSet<usize>, tally: &mut Tally) -> Vec<*mut Word> {
+    let mut dead = Vec::new();
+    while let Some(v) = work.pop() {
+        // SAFETY: the caller's contract.
+        let Some(t) = (unsafe { counted(v) }) else { continue };
+        let p = v as *mut Word;
+        match t.count(p) {
+            c if c == t.stuck() => continue,
+            0 => {
+                tally.underflows += 1;
+                continue;
+            }
+            _ => {}
+        }
+        tally.decrements += 1;
+        if t.decrement(p) > 0 {
+            continue;
+        }
+        dead.push(p);
+        if stacks.remove(&v) {
+            continue;
+        }
+        // SAFETY: `p` was live until now; its fields hold objects.
+        let (slots, n) = unsafe { counted_fields(layout, p) };
+        for k in 0..n {
+            // SAFETY: the slot lies in the object.
+            work.push(unsafe { *slots.add(k) });
+        }
+    }
+    dead
+}
+
+/// The words of the objects of space block `bd` whose count is not zero,
+/// as a live map, and how many.
+///
+/// # Safety
+/// The GC holds the heap; `bd` is a block of the counted space, with a
+/// side table, whose objects and zero words tile it.
+// SAFETY: the caller's contract covers the walk.
+pub unsafe fn live_by_count(bd: BlockPtr, layout: Layout) -> (LiveMap, usize) {
+    let mut bits: LiveMap = [0; BLOCK_WORDS / 64];
+    let mut live = 0;
+    // SAFETY: the caller's contract.
+    let d = unsafe { bd.read() };
+    let table = side_table_of(d.start).expect("a counted block has a side table");
+    let walk = |p: *mut Word| {
+        // SAFETY: `p` starts an object of the block.
+        let size = unsafe { layout.size_of(p, info_of_header(*p)) };
+        if table.count(p) > 0 {
+            let first = d.word_index(p);
+            for w in first..(first + size).min(BLOCK_WORDS) {
+                bits[w / 64] |= 1 << (w % 64);
+            }
+            live += size;
+        }
+        Some(size)
+    };
+    // SAFETY: as above.
+    unsafe { gclab_core::block_walk::walk_block(d, d.free, walk) };
+    (bits, live)
+}
+
+/// The invariant of the module doc, for the sanity checker: walk `blocks`
+/// (the counted space), count every reference from a counted field and
+/// every entry of `roots` (the root buffer), and report every object whose
+/// count is zero or below its references (stuck counts exempt), and
+/// `underflows` if any.
+///
+/// # Safety
+/// The world is stopped; `blocks` are the space's blocks, each with a
+/// side table, whose objects and zero words tile them.
+// SAFETY: the caller's contract covers every read.
+pub unsafe fn check_counts(blocks: &[BlockPtr], roots: &[Word], layout: Layout, underflows: u64) -> Vec<String> {
+    let mut problems = Vec::new();
+    if underflows > 0 {
+        problems.push(format!("lxr: {underflows} decrements found a count already at zero"));
+    }
+    let mut refs: HashMap<Word, usize> = HashMap::new();
+    let mut objects = Vec::new();
+    for &bd in blocks {
+        // SAFETY: the caller's contract.
+        let d = unsafe { bd.read() };
+        let walk = |p: *mut Word| {
+            objects.push(p);
+            // SAFETY: `p` starts a live object of the block.
+            let (slots, n) = unsafe { counted_fields(layout, p) };
+            for k in 0..n {
+                // SAFETY: the slot lies in the object.
+                let v = unsafe { *slots.add(k) };
+                // SAFETY: a counted field holds an object address.
+                if unsafe { counted(v) }.is_some() {
+                    *refs.entry(v).or_default() += 1;
+                }
+            }
+            // SAFETY: as above.
+            Some(unsafe { layout.size_of(p, info_of_header(*p)) })
+        };
+        // SAFETY: as above.
+        unsafe { gclab_core::block_walk::walk_block(d, d.free, walk) };
+    }
+    for &v in roots {
+        *refs.entry(v).or_default() += 1;
+    }
+    for p in objects {
+        let t = side_table_of(p).expect("a counted block has a side table");
+        let (count, wanted) = (t.count(p), refs.get(&(p as Word)).copied().unwrap_or(0));
+        if count == 0 {
+            problems.push(format!("lxr: object {p:p} has a count of zero but was not reclaimed ({wanted} references)"));
+        } else if count != t.stuck() && (count as usize) < wanted {
+            problems.push(format!("lxr: object {p:p} has a count of {count} but {wanted} references"));
+        }
+    }
+    problems
+}
