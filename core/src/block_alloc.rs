@@ -260,6 +260,11 @@ impl BlockAllocator {
         unsafe {
             (*bd).reset(BlockDesc::block_start(bd), blocks as u32);
             (*bd).flags = BF_MEGA;
+            // The first megablock's other descriptors are tails: no side
+            // table hangs from them (See `init_group`).
+            for i in FIRST_BLOCK + 1..crate::constants::BLOCKS_PER_MBLOCK_TOTAL {
+                (*desc_at(base, i)).back = std::ptr::null_mut();
+            }
         }
         self.note_used(blocks as isize);
         Ok(BlockPtr(bd))
@@ -342,6 +347,10 @@ impl BlockAllocator {
             (*tail).blocks = 0;
             (*tail).flags = 0;
             (*tail).link = bd;
+            // A tail may have been a free group's head, whose `back` was a
+            // free-list link: side metadata reads `back` of the block of
+            // any field (See Note [Side metadata] in `side_metadata`).
+            (*tail).back = std::ptr::null_mut();
         }
     }
 }
