@@ -104,6 +104,16 @@ fn sticky_immix_is_clean_under_memcheck() {
 }
 
 #[test]
+fn lxr_is_clean_under_memcheck() {
+    // Counts in side tables attached and detached as blocks come and go,
+    // the field-logging barrier (large arrays' tail blocks included),
+    // blocks judged again by their counts and freed, the backup trace's
+    // recount; with two capabilities and two GC threads.
+    let runs = [("lxr", &["-A8k", "-DS"][..]), ("lxr:bits=2", &["-N2", "-A8k", "-qb0", "-DS"][..])];
+    memcheck_each(&runs, &[("binary-trees", &["8"][..]), ("lru", &["200", "2000", "64"][..]), ("mutable-graph", &["200", "2000"][..]), ("large-arrays", &["40", "8192"][..]), ("gc-api", &["200"][..])]);
+}
+
+#[test]
 fn haskell_programs_are_clean_under_memcheck() {
     // gclab-lang's machine: stacks growing and dirtied, thunks black-holed
     // and updated, selector thunks selected by the GC, big Integers in

@@ -62,7 +62,8 @@ pub const ENTRY: CollectorEntry = CollectorEntry {
             },
         };
         let immix = Immix::from_params(params, flags, "lxr", &["bits"])?;
-        Ok(Box::new(Lxr { immix, tables: SideTables::with_counts(bits), roots: Vec::new(), stacks: HashSet::new(), block_words: HashMap::new(), underflows: 0 }))
+        let lose_increments = std::env::var("GCLAB_LXR_FAULT").is_ok_and(|v| v == "lose-increments");
+        Ok(Box::new(Lxr { immix, tables: SideTables::with_counts(bits), roots: Vec::new(), stacks: HashSet::new(), block_words: HashMap::new(), underflows: 0, lose_increments }))
     },
 };
 
@@ -82,6 +83,11 @@ pub struct Lxr {
     block_words: HashMap<BlockPtr, usize>,
     /// Decrements that found a count at zero, for the sanity checker.
     underflows: u64,
+    /// The test-only fault `GCLAB_LXR_FAULT=lose-increments`: the logged
+    /// fields' new values are not counted (a barrier that logs only old
+    /// values), so counts fall below their references and live objects
+    /// are freed, which the sanity checker must catch.
+    lose_increments: bool,
 }
 
 // SAFETY: the block pointers and addresses name the collector's own space,
@@ -188,9 +194,11 @@ impl Lxr {
             unsafe { self.promoted(p, layout, &mut weaks, &mut tally) };
         }
         for e in logs {
-            // SAFETY: a logged field belongs to an old object, which a
-            // minor GC does not move; it holds an object address.
-            unsafe { increment(*e.slot, &mut tally) };
+            if !self.lose_increments {
+                // SAFETY: a logged field belongs to an old object, which a
+                // minor GC does not move; it holds an object address.
+                unsafe { increment(*e.slot, &mut tally) };
+            }
             if let Some(t) = side_table_of(e.slot) {
                 set_bit(&t.bits, e.slot);
             }

@@ -1,0 +1,128 @@
+//! The `lxr` collector: its RC pauses free what dies without a major GC,
+//! cycles wait for the backup trace, a broken count is caught by the
+//! sanity checker, and bad parameters are refused by name. (It is also in
+//! `COLLECTORS`, so the conformance, property, program, eventlog and API
+//! tests run it like every other collector.)
+
+use gclab_collectors::{CollectorEntry, Params};
+use gclab_core::stats::GcSummary;
+use gclab_core::{Handle, InfoTable, Mutator, Rts, StaticObject};
+use std::process::Command;
+
+static INT: InfoTable = InfoTable::constr("I#", "Int", "Test", 0, 1);
+static CONS: InfoTable = InfoTable::constr("Cons", "List", "Test", 2, 0);
+static NIL_INFO: InfoTable = InfoTable::static_constr("Nil", "List", "Test");
+static NIL: StaticObject = StaticObject::new(&NIL_INFO);
+
+fn entry(name: &str) -> &'static CollectorEntry {
+    gclab_collectors::by_name(name).expect("built in")
+}
+
+/// A list of `n` Ints, on the root stack.
+fn list(m: &mut Mutator<'_>, n: usize) -> Handle {
+    let l = m.static_obj(&NIL);
+    for i in 0..n {
+        let d = m.depth();
+        let v = m.alloc(&INT, &[], &[i]);
+        let cell = m.alloc(&CONS, &[v, l], &[]);
+        m.set(l, cell);
+        m.truncate(d);
+    }
+    l
+}
+
+/// Run `program` under `collector` with `-A8m -O16m -DS` (no GC but the program's own, each checked);
+/// the GCs' records.
+fn records(collector: &str, program: impl FnOnce(&mut Mutator<'_>)) -> Vec<GcSummary> {
+    let f = gclab::flags(&format!("-A8m -O16m -DS {}", entry(collector).flags)).unwrap();
+    let rts = Rts::new(f, (entry(collector).make)(Params::default(), &gclab::flags("-G2").unwrap()).unwrap()).unwrap();
+    rts.run(program).unwrap();
+    assert_eq!(rts.sanity_checks(), rts.stats().gcs, "every GC was checked");
+    rts.stats().records.clone()
+}
+
+/// 5000 Ints in a list, made old by two major GCs (immix ages survivors
+/// once in generation 0), then dropped; two minor GCs.
+fn drop_an_old_list(m: &mut Mutator<'_>) {
+    let d = m.depth();
+    list(m, 5000);
+    m.perform_gc(true);
+    m.perform_gc(true);
+    m.truncate(d);
+    m.perform_gc(false);
+    m.perform_gc(false);
+}
+
+#[test]
+fn rc_pauses_free_old_objects_that_die_without_a_major_gc() {
+    // The list is 5000 x 5 words = 200 KB. Its root is lowered at the pause
+    // after it was dropped (the root buffer is deferred by one pause).
+    let lxr = records("lxr", drop_an_old_list);
+    assert_eq!(lxr.iter().map(|r| r.gen).collect::<Vec<_>>(), [1, 1, 0, 0], "major GCs, then RC pauses");
+    let (held, freed) = (lxr[1].live_bytes, lxr[3].live_bytes);
+    assert!(held >= 200_000 && freed < held - 190_000, "live bytes {held} while held, {freed} two pauses after it was dropped");
+    let swept = lxr[2].region.as_deref().expect("an RC pause reports its sweep");
+    assert!(swept.blocks_freed > 40, "the list's blocks were freed: {swept:?}");
+    // immix's minor GCs cannot free old objects: the list stays.
+    let immix = records("immix", drop_an_old_list);
+    assert_eq!(immix.iter().map(|r| r.gen).collect::<Vec<_>>(), [1, 1, 0, 0]);
+    assert!(immix[3].live_bytes >= held, "immix: {} live bytes after dropping the list, {held} before", immix[3].live_bytes);
+}
+
+#[test]
+fn cycles_wait_for_the_backup_trace() {
+    // 2000 pairs of mutable variables pointing at each other (64 KB):
+    // each keeps the other's count at one after they are dropped.
+    let recs = records("lxr", |m| {
+        let d = m.depth();
+        let nil = m.static_obj(&NIL);
+        for _ in 0..2000 {
+            let a = m.new_mut_var(nil);
+            let b = m.new_mut_var(a);
+            m.write_mut_var(a, b);
+        }
+        m.perform_gc(true);
+        m.truncate(d);
+        m.perform_gc(false);
+        m.perform_gc(false);
+        m.perform_gc(true);
+    });
+    let gens: Vec<usize> = recs.iter().map(|r| r.gen).collect();
+    assert_eq!(gens, [1, 0, 0, 1]);
+    let held = recs[0].live_bytes;
+    assert!(held >= 64_000, "{held} live bytes with the cycles held");
+    assert!(recs[2].live_bytes >= held - 1000, "counts cannot free a cycle: {} live bytes after two pauses", recs[2].live_bytes);
+    assert!(recs[3].live_bytes < held - 60_000, "the backup trace frees the cycles: {} live bytes", recs[3].live_bytes);
+}
+
+#[test]
+fn a_lost_increment_is_caught_by_the_sanity_checker() {
+    // The test-only fault drops the increments of logged fields: an old
+    // object that gets a new referent through a store loses it at once.
+    let run = |fault: Option<&str>| {
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_gclab"));
+        cmd.args(["run", "--collector", "lxr", "mutable-graph", "200", "2000", "+RTS", "-A16k", "-DS"]);
+        if let Some(f) = fault {
+            cmd.env("GCLAB_LXR_FAULT", f);
+        }
+        cmd.output().unwrap()
+    };
+    let good = run(None);
+    assert!(good.status.success(), "{}", String::from_utf8_lossy(&good.stderr));
+    let bad = run(Some("lose-increments"));
+    let err = String::from_utf8_lossy(&bad.stderr);
+    assert!(!bad.status.success(), "the fault went unnoticed");
+    assert!(err.contains("heap sanity check failed"), "{err}");
+}
+
+#[test]
+fn bad_parameters_are_refused_by_name() {
+    let f = gclab::flags("-G2").unwrap();
+    for (params, wanted) in [("bits=3", "bits must be 2, 4 or 8"), ("bits=x", "bits must be"), ("colour=red", "colour")] {
+        let e = (entry("lxr").make)(Params::parse(params).unwrap(), &f).err().expect("refused");
+        assert!(e.contains(wanted), "{params}: {e}");
+    }
+    let e = (entry("lxr").make)(Params::default(), &gclab::flags("-G3").unwrap()).err().expect("refused");
+    assert!(e.contains("two generations"), "{e}");
+    assert!((entry("lxr").make)(Params::parse("bits=2,line=128").unwrap(), &f).is_ok());
+}
