@@ -32,7 +32,7 @@
 //! defragments).
 
 use crate::immix::Immix;
-use crate::ref_count::{check_counts, count_roots, decrement_all, increment, increment_fields, live_by_count, Tally};
+use crate::ref_count::{check_counts, count_roots, decrement, increment, increment_fields, live_by_count, Tally};
 use crate::CollectorEntry;
 use gclab_core::barrier::{set_extension, BarrierExtension};
 use gclab_core::bdescr::{BlockDesc, BlockPtr, LiveMap};
@@ -48,7 +48,7 @@ use std::collections::{HashMap, HashSet};
 /// The registry entry.
 pub const ENTRY: CollectorEntry = CollectorEntry {
     name: "lxr",
-    description: "LXR-style deferred, coalescing reference counting over an Immix space (counts of bits=2|4|8 bits in side metadata, a field-logging barrier, RC pauses, a stop-the-world backup trace for cycles; line, defrag, headroom as immix)",
+    description: "LXR-style deferred, coalescing reference counting over an Immix space (counts of bits=2|4|8 bits in side metadata, a field-logging barrier, RC pauses lowering at most decrements=N counts, default 200000; a stop-the-world backup trace for cycles; line, defrag, headroom as immix)",
     flags: "-G2",
     make: |mut params, flags| {
         if flags.generations != 2 {
@@ -61,11 +61,16 @@ pub const ENTRY: CollectorEntry = CollectorEntry {
                 _ => return Err(format!("bits must be 2, 4 or 8 (the bits of each count), not `{v}'")),
             },
         };
-        let immix = Immix::from_params(params, flags, "lxr", &["bits"])?;
+        let decrements = params.take("decrements").map(|v| v.parse::<u64>().ok().filter(|&n| n > 0).ok_or(format!("decrements must be a number of counts above 0, not `{v}'"))).transpose()?.unwrap_or(DECREMENTS_PER_PAUSE);
+        let immix = Immix::from_params(params, flags, "lxr", &["bits", "decrements"])?;
         let lose_increments = std::env::var("GCLAB_LXR_FAULT").is_ok_and(|v| v == "lose-increments");
-        Ok(Box::new(Lxr { immix, tables: SideTables::with_counts(bits), roots: Vec::new(), stacks: HashSet::new(), block_words: HashMap::new(), underflows: 0, lose_increments }))
+        Ok(Box::new(Lxr { immix, tables: SideTables::with_counts(bits), roots: Vec::new(), waiting: Vec::new(), decrements_per_pause: decrements, stacks: HashSet::new(), block_words: HashMap::new(), underflows: 0, lose_increments }))
     },
 };
+
+/// How many counts a pause lowers at most, by default (See Note
+/// [Decrements wait] in `ref_count`): about 2 ms of work.
+const DECREMENTS_PER_PAUSE: u64 = 200_000;
 
 /// The lxr collector: an `immix` collector for its space and its backup
 /// trace, the counts' side tables, and what the counts need between
@@ -77,6 +82,10 @@ pub struct Lxr {
     /// The last pause's root buffer: the values whose counts it raised,
     /// which this pause lowers (See Note [What the counts count]).
     roots: Vec<Word>,
+    /// Decrements a pause left for the next (See Note [Decrements wait]
+    /// in `ref_count`), and how many a pause does at most.
+    waiting: Vec<Word>,
+    decrements_per_pause: u64,
     /// The evaluation stacks in the space (their live slots are roots).
     stacks: HashSet<usize>,
     /// The words each space block counts in the generation's `n_words`.
@@ -189,9 +198,23 @@ impl Lxr {
                 unsafe { self.tables.attach(BlockPtr(BlockDesc::of(p)), true) };
             }
         }
+        // Placements come in runs of one block: count each run's words once.
+        let mut run: Option<(BlockPtr, usize)> = None;
         for &p in &placed {
             // SAFETY: `p` was just promoted: a live object of the space.
-            unsafe { self.promoted(p, layout, &mut weaks, &mut tally) };
+            let words = unsafe { self.promoted(p, layout, &mut weaks, &mut tally) };
+            let bd = BlockPtr(BlockDesc::of(p));
+            match run.as_mut() {
+                Some((b, w)) if *b == bd => *w += words,
+                _ => {
+                    if let Some((b, w)) = run.replace((bd, words)) {
+                        *self.block_words.entry(b).or_default() += w;
+                    }
+                }
+            }
+        }
+        if let Some((b, w)) = run {
+            *self.block_words.entry(b).or_default() += w;
         }
         for e in logs {
             if !self.lose_increments {
@@ -206,10 +229,14 @@ impl Lxr {
         // SAFETY: the GC holds the heap.
         let new_roots = unsafe { self.count_roots(ctx, layout, &mut tally) };
         stick(&weaks);
+        // The work left by the last pause first (See Note [Decrements
+        // wait]): on top of the stack.
         let mut work = std::mem::replace(&mut self.roots, new_roots);
         work.extend(logs.iter().map(|e| e.old));
+        work.append(&mut self.waiting);
         // SAFETY: every value of `work` was counted (See Note [An RC pause]).
-        let dead = unsafe { decrement_all(layout, work, &mut self.stacks, &mut tally) };
+        let dead = unsafe { decrement(layout, &mut work, self.decrements_per_pause, &mut self.stacks, &mut tally) };
+        self.waiting = work;
         // SAFETY: as above; marking by counts is over.
         let region = unsafe { self.reclaim(&dead, ctx, layout, &mut tally) };
         self.underflows += tally.underflows;
@@ -218,20 +245,17 @@ impl Lxr {
         outcome
     }
 
-    /// The object `p` was promoted into the space: count its words for its
-    /// block, and raise the counts its fields hold (an evaluation stack's
-    /// are roots; a weak pointer is listed in `weaks`, to stick).
+    /// The object `p` was promoted into the space: raise the counts its
+    /// fields hold (an evaluation stack's are roots; a weak pointer is
+    /// listed in `weaks`, to stick); its words.
     ///
     /// # Safety
     /// `p` is a live object of the space, whose block has a table; the GC
     /// holds the heap.
     // SAFETY: the caller's contract.
-    unsafe fn promoted(&mut self, p: *mut Word, layout: Layout, weaks: &mut Vec<*mut Word>, tally: &mut Tally) {
-        let bd = BlockPtr(BlockDesc::of(p));
+    unsafe fn promoted(&mut self, p: *mut Word, layout: Layout, weaks: &mut Vec<*mut Word>, tally: &mut Tally) -> usize {
         // SAFETY: the caller's contract.
         let info = info_of_header(unsafe { load_header(p) });
-        // SAFETY: as above.
-        *self.block_words.entry(bd).or_default() += unsafe { layout.size_of(p, info) };
         match info.closure_type {
             ClosureType::Stack => {
                 self.stacks.insert(p as usize);
@@ -241,6 +265,8 @@ impl Lxr {
         }
         // SAFETY: the caller's contract.
         unsafe { increment_fields(layout, p, tally) };
+        // SAFETY: as above.
+        unsafe { layout.size_of(p, info) }
     }
 
     /// Count the roots (the runtime's, the space's evaluation stacks and
@@ -268,9 +294,12 @@ impl Lxr {
     // SAFETY: the caller's contract.
     unsafe fn reclaim(&mut self, dead: &[*mut Word], ctx: &mut GcContext<'_>, layout: Layout, tally: &mut Tally) -> RegionSweep {
         let oldest = ctx.heap.oldest();
-        let mut dirty: Vec<BlockPtr> = dead.iter().map(|&p| BlockPtr(BlockDesc::of(p))).collect();
+        // Dead objects come in runs of one block (a structure dies where
+        // it was promoted together): dedupe runs before the set.
+        let mut blocks: Vec<BlockPtr> = dead.iter().map(|&p| BlockPtr(BlockDesc::of(p))).collect();
+        blocks.dedup();
+        let mut dirty: Vec<BlockPtr> = blocks.into_iter().collect::<HashSet<_>>().into_iter().collect();
         dirty.sort();
-        dirty.dedup();
         tally.freed_objects += dead.len() as u64;
         for &p in dead {
             // SAFETY: a dead object is intact until its block is judged.
@@ -313,6 +342,7 @@ impl Lxr {
         // The tables come off before the GC frees any block they cover.
         self.tables.release(ctx.heap);
         self.roots.clear();
+        self.waiting.clear();
         self.stacks.clear();
         self.block_words.clear();
         let outcome = self.immix.collect(req, ctx);

@@ -37,6 +37,20 @@
 //! outside the counted space, have no side table, so their stores are not
 //! logged and they have no count; only the backup trace frees them).
 //!
+//! Note [Decrements wait]
+//! ----------------------------------------
+//! A structure that dies whole (a tree of half a million nodes) costs one
+//! decrement per reference when its root's count falls to zero, all in
+//! one pause: 30 ms on binary-trees 18, against 2 ms for the pause's
+//! other work. LXR lowers counts on GC threads beside the mutators after
+//! the pause. Here a pause lowers at most a budget of counts
+//! (`lxr:decrements=N`) and keeps the rest of its work list for the next
+//! pause, which does it first. Waiting is safe: an object whose decrement
+//! waits has a count above zero, so it stays, and it is unreachable by
+//! the mutators if that decrement was its last reference; only its
+//! reclamation is late. A backup trace drops the waiting work (it
+//! recounts everything).
+//!
 //! Two things leak a count, safely: a cycle, and a thunk updated while it
 //! is a black hole (black-holing logs nothing, so the free variables its
 //! count held are never decremented). Both wait for the backup trace,
@@ -169,17 +183,21 @@ pub unsafe fn count_roots(caps: &mut [Capability], stable: &mut StablePtrTable, 
 }
 
 /// Lower the count of each value of `work`, and when one falls to zero,
-/// of everything its object's counted fields point at, and so on: the
-/// objects found dead. A dead evaluation stack leaves `stacks` (its slots
-/// were roots, lowered with the root buffer).
+/// of everything its object's counted fields point at, and so on, until
+/// `budget` counts are lowered: the objects found dead. What is left in
+/// `work` waits for a later pause (See Note [Decrements wait]). A dead
+/// evaluation stack leaves `stacks` (its slots were roots, lowered with
+/// the root buffer).
 ///
 /// # Safety
 /// The GC holds the heap; `work` holds object addresses (or 0) whose
 /// counts include them.
 // SAFETY: the caller's contract.
-pub unsafe fn decrement_all(layout: Layout, mut work: Vec<Word>, stacks: &mut HashSet<usize>, tally: &mut Tally) -> Vec<*mut Word> {
+pub unsafe fn decrement(layout: Layout, work: &mut Vec<Word>, budget: u64, stacks: &mut HashSet<usize>, tally: &mut Tally) -> Vec<*mut Word> {
     let mut dead = Vec::new();
-    while let Some(v) = work.pop() {
+    let stop = tally.decrements + budget;
+    while tally.decrements < stop {
+        let Some(v) = work.pop() else { break };
         // SAFETY: the caller's contract.
         let Some(t) = (unsafe { counted(v) }) else { continue };
         let p = v as *mut Word;
@@ -196,11 +214,12 @@ pub unsafe fn decrement_all(layout: Layout, mut work: Vec<Word>, stacks: &mut Ha
             continue;
         }
         dead.push(p);
-        if stacks.remove(&v) {
-            continue;
-        }
         // SAFETY: `p` was live until now; its fields hold objects.
         let (slots, n) = unsafe { counted_fields(layout, p) };
+        if n == 0 {
+            // An evaluation stack has no counted fields: test only then.
+            stacks.remove(&v);
+        }
         for k in 0..n {
             // SAFETY: the slot lies in the object.
             work.push(unsafe { *slots.add(k) });

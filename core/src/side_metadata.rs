@@ -86,9 +86,9 @@ impl SideTable {
     #[inline(always)]
     fn count_slot(&self, addr: *const Word) -> (&AtomicU64, u32) {
         assert!(self.count_bits > 0, "these side tables have no counts (SideTables::with_counts)");
-        let per_word = 64 / self.count_bits as usize;
-        let w = word_in_block(addr);
-        (&self.counts[w / per_word], (w % per_word) as u32 * self.count_bits)
+        // Counts are 1, 2, 4 or 8 bits, so none straddles two words.
+        let bit = word_in_block(addr) * self.count_bits as usize;
+        (&self.counts[bit / 64], (bit % 64) as u32)
     }
 
     /// The count of the word at `addr`.
