@@ -126,3 +126,37 @@ fn bad_parameters_are_refused_by_name() {
     assert!(e.contains("two generations"), "{e}");
     assert!((entry("lxr").make)(Params::parse("bits=2,line=128").unwrap(), &f).is_ok());
 }
+
+#[test]
+fn stores_into_an_array_past_a_megablock_are_counted_by_its_cards() {
+    // An old array of 200000 elements (1.6 MB: its far elements have no
+    // block descriptor, so the barrier cannot log them; its cards and a
+    // shadow of its fields find the stores). Every 100th element gets a
+    // new Int: the 2000 old Ints (32 KB) die at the next pause, the new
+    // ones are counted (a miscount would fail the -DS check after it).
+    const N: usize = 200_000;
+    let recs = records("lxr", |m| {
+        let nil = m.static_obj(&NIL);
+        let arr = m.new_array(N, nil);
+        let store_all = |m: &mut Mutator<'_>, plus: usize| {
+            for i in (0..N).step_by(100) {
+                let d = m.depth();
+                let v = m.alloc(&INT, &[], &[i + plus]);
+                m.array_set(arr, i, v);
+                m.truncate(d);
+            }
+        };
+        store_all(m, 0);
+        m.perform_gc(true);
+        m.perform_gc(true);
+        store_all(m, 1);
+        m.perform_gc(false);
+        m.perform_gc(false);
+        for i in (0..N).step_by(100) {
+            assert_eq!(m.view().get(arr).array_get(i).word(0), i + 1);
+        }
+    });
+    assert_eq!(recs.iter().map(|r| r.gen).collect::<Vec<_>>(), [1, 1, 0, 0]);
+    let (before, after) = (recs[1].live_bytes, recs[3].live_bytes);
+    assert!(after < before + 4_000, "the replaced Ints were freed: {before} live bytes before, {after} after");
+}

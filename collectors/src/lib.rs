@@ -50,6 +50,7 @@ pub mod from_space;
 pub mod gc_thread;
 pub mod gc_workers;
 pub mod immix;
+pub mod large_counts;
 pub mod line_alloc;
 pub mod line_space;
 pub mod line_sweeper;

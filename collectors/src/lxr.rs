@@ -32,6 +32,7 @@
 //! defragments).
 
 use crate::immix::Immix;
+use crate::large_counts::{is_large, LargeCounts};
 use crate::ref_count::{check_counts, count_roots, decrement, increment, increment_fields, live_by_count, Tally};
 use crate::CollectorEntry;
 use gclab_core::barrier::{set_extension, BarrierExtension};
@@ -64,7 +65,7 @@ pub const ENTRY: CollectorEntry = CollectorEntry {
         let decrements = params.take("decrements").map(|v| v.parse::<u64>().ok().filter(|&n| n > 0).ok_or(format!("decrements must be a number of counts above 0, not `{v}'"))).transpose()?.unwrap_or(DECREMENTS_PER_PAUSE);
         let immix = Immix::from_params(params, flags, "lxr", &["bits", "decrements"])?;
         let lose_increments = std::env::var("GCLAB_LXR_FAULT").is_ok_and(|v| v == "lose-increments");
-        Ok(Box::new(Lxr { immix, tables: SideTables::with_counts(bits), roots: Vec::new(), waiting: Vec::new(), decrements_per_pause: decrements, stacks: HashSet::new(), block_words: HashMap::new(), underflows: 0, lose_increments }))
+        Ok(Box::new(Lxr { immix, tables: SideTables::with_counts(bits), roots: Vec::new(), waiting: Vec::new(), decrements_per_pause: decrements, stacks: HashSet::new(), large: LargeCounts::default(), block_words: HashMap::new(), underflows: 0, lose_increments }))
     },
 };
 
@@ -88,6 +89,8 @@ pub struct Lxr {
     decrements_per_pause: u64,
     /// The evaluation stacks in the space (their live slots are roots).
     stacks: HashSet<usize>,
+    /// The large objects counted (See `large_counts`).
+    large: LargeCounts,
     /// The words each space block counts in the generation's `n_words`.
     block_words: HashMap<BlockPtr, usize>,
     /// Decrements that found a count at zero, for the sanity checker.
@@ -171,7 +174,7 @@ impl Collector for Lxr {
         let old = &heap.gens[heap.oldest()];
         // SAFETY: the sanity checker runs with the world stopped; every
         // block of the space has a table (attached when it was cut).
-        problems.extend(unsafe { check_counts(&old.blocks, &self.roots, heap.layout, self.underflows) });
+        problems.extend(unsafe { check_counts(&old.blocks, &self.large.objects(), &self.roots, heap.layout, self.underflows) });
         problems
     }
 }
@@ -185,6 +188,8 @@ impl Lxr {
     unsafe fn pause(&mut self, req: &GcRequest, ctx: &mut GcContext<'_>, logs: &[FieldLog]) -> GcOutcome {
         let oldest = ctx.heap.oldest();
         let layout = ctx.heap.layout;
+        // SAFETY: the GC holds the heap and has not begun.
+        let cards = unsafe { self.large.take_marked_cards(layout) };
         self.immix.parts(oldest).0.record_placements();
         let mut outcome = self.immix.collect(req, ctx);
         let placed = self.immix.parts(oldest).0.take_placements();
@@ -197,6 +202,12 @@ impl Lxr {
                 // in use (an object was just placed in it), with no table.
                 unsafe { self.tables.attach(BlockPtr(BlockDesc::of(p)), true) };
             }
+        }
+        // SAFETY: the GC holds the heap.
+        let adopted = unsafe { self.large.adopt(&ctx.heap.gens[oldest], &mut self.tables, layout) };
+        for &p in &adopted {
+            // SAFETY: a large object just found old: live, its group covered.
+            unsafe { self.promoted(p, layout, &mut weaks, &mut tally) };
         }
         // Placements come in runs of one block: count each run's words once.
         let mut run: Option<(BlockPtr, usize)> = None;
@@ -226,6 +237,8 @@ impl Lxr {
                 set_bit(&t.bits, e.slot);
             }
         }
+        // SAFETY: the GC is done moving objects.
+        let big_lowered = unsafe { self.large.reconcile(&cards, layout, &mut tally) };
         // SAFETY: the GC holds the heap.
         let new_roots = unsafe { self.count_roots(ctx, layout, &mut tally) };
         stick(&weaks);
@@ -233,6 +246,7 @@ impl Lxr {
         // wait]): on top of the stack.
         let mut work = std::mem::replace(&mut self.roots, new_roots);
         work.extend(logs.iter().map(|e| e.old));
+        work.extend(big_lowered);
         work.append(&mut self.waiting);
         // SAFETY: every value of `work` was counted (See Note [An RC pause]).
         let dead = unsafe { decrement(layout, &mut work, self.decrements_per_pause, &mut self.stacks, &mut tally) };
@@ -269,18 +283,15 @@ impl Lxr {
         unsafe { layout.size_of(p, info) }
     }
 
-    /// Count the roots (the runtime's, the space's evaluation stacks and
-    /// the large objects: See Note [What the counts count] in
-    /// `ref_count`): the new root buffer.
+    /// Count the roots (the runtime's, and the evaluation stacks' live
+    /// slots: See Note [What the counts count] in `ref_count`): the new
+    /// root buffer.
     ///
     /// # Safety
     /// The GC holds the heap.
     // SAFETY: the caller's contract.
     unsafe fn count_roots(&self, ctx: &mut GcContext<'_>, layout: Layout, tally: &mut Tally) -> Vec<Word> {
-        let old = &ctx.heap.gens[ctx.heap.oldest()];
-        // SAFETY: a large object's group starts with its object.
-        let large = old.large_objects.iter().map(|bd| unsafe { bd.read() }.start);
-        let sources: Vec<*mut Word> = self.stacks.iter().map(|&s| s as *mut Word).chain(large).collect();
+        let sources: Vec<*mut Word> = self.stacks.iter().map(|&s| s as *mut Word).collect();
         // SAFETY: the caller's contract.
         unsafe { count_roots(ctx.caps, ctx.stable_ptrs, sources.into_iter(), layout, tally) }
     }
@@ -294,17 +305,22 @@ impl Lxr {
     // SAFETY: the caller's contract.
     unsafe fn reclaim(&mut self, dead: &[*mut Word], ctx: &mut GcContext<'_>, layout: Layout, tally: &mut Tally) -> RegionSweep {
         let oldest = ctx.heap.oldest();
+        tally.freed_objects += dead.len() as u64;
+        for &p in dead {
+            // SAFETY: a dead object is intact until it is reclaimed.
+            tally.freed_words += unsafe { layout.size_of(p, info_of_header(load_header(p))) } as u64;
+        }
+        // SAFETY: a dead object's block descriptor is live.
+        let (large, dead): (Vec<*mut Word>, Vec<*mut Word>) = dead.iter().partition(|&&p| unsafe { is_large(p) });
+        let Heap { gens, blocks, .. } = &mut *ctx.heap;
+        // SAFETY: the caller's contract: these large objects are dead.
+        unsafe { self.large.free(&large, &mut gens[oldest], &mut self.tables, &mut blocks.lock()) };
         // Dead objects come in runs of one block (a structure dies where
         // it was promoted together): dedupe runs before the set.
         let mut blocks: Vec<BlockPtr> = dead.iter().map(|&p| BlockPtr(BlockDesc::of(p))).collect();
         blocks.dedup();
         let mut dirty: Vec<BlockPtr> = blocks.into_iter().collect::<HashSet<_>>().into_iter().collect();
         dirty.sort();
-        tally.freed_objects += dead.len() as u64;
-        for &p in dead {
-            // SAFETY: a dead object is intact until its block is judged.
-            tally.freed_words += unsafe { layout.size_of(p, info_of_header(load_header(p))) } as u64;
-        }
         let gen = &mut ctx.heap.gens[oldest];
         let mut judged: Vec<(BlockPtr, LiveMap)> = Vec::with_capacity(dirty.len());
         for bd in dirty {
@@ -344,6 +360,7 @@ impl Lxr {
         self.roots.clear();
         self.waiting.clear();
         self.stacks.clear();
+        self.large.clear();
         self.block_words.clear();
         let outcome = self.immix.collect(req, ctx);
         // SAFETY: the caller's contract.
@@ -368,6 +385,12 @@ impl Lxr {
         }
         let mut tally = Tally::default();
         let mut weaks = Vec::new();
+        // SAFETY: the caller's contract; every table was released.
+        let adopted = unsafe { self.large.adopt(&ctx.heap.gens[oldest], &mut self.tables, layout) };
+        for &p in &adopted {
+            // SAFETY: a live large object, its group covered.
+            unsafe { self.promoted(p, layout, &mut weaks, &mut tally) };
+        }
         for bd in blocks {
             let mut words = 0;
             // SAFETY: the caller's contract.

@@ -31,11 +31,10 @@
 //! Some references are not counted but treated as roots at every pause
 //! (their values are incremented into the root buffer and decremented at
 //! the next pause, as LXR does with thread stacks): the runtime's roots
-//! (capabilities' root stacks, pending finalisers, stable pointers), the
-//! live slots of evaluation stacks (whose pushes and pops the barrier
-//! does not log), and every field of a large object (large objects lie
-//! outside the counted space, have no side table, so their stores are not
-//! logged and they have no count; only the backup trace frees them).
+//! (capabilities' root stacks, pending finalisers, stable pointers) and
+//! the live slots of evaluation stacks (whose pushes and pops the barrier
+//! does not log). Large objects are counted as the space's objects are,
+//! with tables on their own blocks (See `large_counts`).
 //!
 //! Note [Decrements wait]
 //! ----------------------------------------
@@ -241,60 +240,60 @@ pub unsafe fn live_by_count(bd: BlockPtr, layout: Layout) -> (LiveMap, usize) {
     // SAFETY: the caller's contract.
     let d = unsafe { bd.read() };
     let table = side_table_of(d.start).expect("a counted block has a side table");
-    let walk = |p: *mut Word| {
-        // SAFETY: `p` starts an object of the block.
+    // A count is kept at an object's first word only: the words with a
+    // count are the live objects' starts, and the dead are not walked.
+    table.for_each_counted(|first| {
+        let p = d.start.wrapping_add(first);
+        // SAFETY: a counted word starts a live object of the block.
         let size = unsafe { layout.size_of(p, info_of_header(*p)) };
-        if table.count(p) > 0 {
-            let first = d.word_index(p);
-            for w in first..(first + size).min(BLOCK_WORDS) {
-                bits[w / 64] |= 1 << (w % 64);
-            }
-            live += size;
+        for w in first..(first + size).min(BLOCK_WORDS) {
+            bits[w / 64] |= 1 << (w % 64);
         }
-        Some(size)
-    };
-    // SAFETY: as above.
-    unsafe { gclab_core::block_walk::walk_block(d, d.free, walk) };
+        live += size;
+    });
     (bits, live)
 }
 
 /// The invariant of the module doc, for the sanity checker: walk `blocks`
-/// (the counted space), count every reference from a counted field and
-/// every entry of `roots` (the root buffer), and report every object whose
-/// count is zero or below its references (stuck counts exempt), and
-/// `underflows` if any.
+/// (the counted space) and the counted objects outside it (`large`),
+/// count every reference from a counted field and every entry of `roots`
+/// (the root buffer), and report every object whose count is zero or
+/// below its references (stuck counts exempt), and `underflows` if any.
 ///
 /// # Safety
 /// The world is stopped; `blocks` are the space's blocks, each with a
-/// side table, whose objects and zero words tile them.
+/// side table, whose objects and zero words tile them; `large` are live
+/// objects whose blocks have tables.
 // SAFETY: the caller's contract covers every read.
-pub unsafe fn check_counts(blocks: &[BlockPtr], roots: &[Word], layout: Layout, underflows: u64) -> Vec<String> {
+pub unsafe fn check_counts(blocks: &[BlockPtr], large: &[*mut Word], roots: &[Word], layout: Layout, underflows: u64) -> Vec<String> {
     let mut problems = Vec::new();
     if underflows > 0 {
         problems.push(format!("lxr: {underflows} decrements found a count already at zero"));
     }
     let mut refs: HashMap<Word, usize> = HashMap::new();
-    let mut objects = Vec::new();
+    let mut objects = large.to_vec();
     for &bd in blocks {
         // SAFETY: the caller's contract.
         let d = unsafe { bd.read() };
         let walk = |p: *mut Word| {
             objects.push(p);
             // SAFETY: `p` starts a live object of the block.
-            let (slots, n) = unsafe { counted_fields(layout, p) };
-            for k in 0..n {
-                // SAFETY: the slot lies in the object.
-                let v = unsafe { *slots.add(k) };
-                // SAFETY: a counted field holds an object address.
-                if unsafe { counted(v) }.is_some() {
-                    *refs.entry(v).or_default() += 1;
-                }
-            }
-            // SAFETY: as above.
             Some(unsafe { layout.size_of(p, info_of_header(*p)) })
         };
         // SAFETY: as above.
         unsafe { gclab_core::block_walk::walk_block(d, d.free, walk) };
+    }
+    for &p in &objects {
+        // SAFETY: `p` is a live object (the caller's contract).
+        let (slots, n) = unsafe { counted_fields(layout, p) };
+        for k in 0..n {
+            // SAFETY: the slot lies in the object.
+            let v = unsafe { *slots.add(k) };
+            // SAFETY: a counted field holds an object address.
+            if unsafe { counted(v) }.is_some() {
+                *refs.entry(v).or_default() += 1;
+            }
+        }
     }
     for &v in roots {
         *refs.entry(v).or_default() += 1;

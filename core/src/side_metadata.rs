@@ -134,6 +134,22 @@ impl SideTable {
         let _ = word.fetch_update(Ordering::Relaxed, Ordering::Relaxed, |v| Some((v & !(max << shift)) | (n << shift)));
     }
 
+    /// Call `f` with the index of every word of the block whose count is
+    /// not zero, in order: a collector that keeps counts at object
+    /// starts finds its counted objects without walking the dead ones.
+    pub fn for_each_counted(&self, mut f: impl FnMut(usize)) {
+        let bits = self.count_bits as usize;
+        let max = self.stuck() as u64;
+        for (i, word) in self.counts.iter().enumerate() {
+            let mut v = word.load(Ordering::Relaxed);
+            while v != 0 {
+                let at = v.trailing_zeros() as usize / bits;
+                f((i * 64) / bits + at);
+                v &= !(max << (at * bits));
+            }
+        }
+    }
+
     /// Fill the bits with ones (or zeros) and zero the counts.
     fn reset(&self, set: bool) {
         let fill = if set { u64::MAX } else { 0 };
@@ -341,6 +357,21 @@ mod tests {
             t.set_count(word(7), 0);
             assert_eq!(t.decrement(word(7)), 0, "{bits} bits: zero does not fall");
             assert_eq!(t.increment(word(BLOCK_WORDS - 1)), 1, "{bits} bits: the last word has a count");
+        }
+    }
+
+    #[test]
+    fn the_counted_words_are_found_in_order() {
+        for bits in [1u32, 2, 4, 8] {
+            let t = SideTable::new(bits);
+            let words = [0, 3, 15, 16, 63, 64, 200, BLOCK_WORDS - 1];
+            for &w in &words {
+                t.increment(word(w));
+            }
+            t.set_count(word(200), t.stuck());
+            let mut found = Vec::new();
+            t.for_each_counted(|w| found.push(w));
+            assert_eq!(found, words, "{bits} bits");
         }
     }
 
