@@ -38,7 +38,7 @@ use crate::CollectorEntry;
 use gclab_core::barrier::{set_extension, BarrierExtension};
 use gclab_core::bdescr::{BlockDesc, BlockPtr, LiveMap};
 use gclab_core::capability::FieldLog;
-use gclab_core::constants::{Word, WORD_SIZE};
+use gclab_core::constants::{Word, BLOCK_WORDS, WORD_SIZE};
 use gclab_core::heap::Heap;
 use gclab_core::info::ClosureType;
 use gclab_core::object::{info_of_header, load_header, Layout};
@@ -65,13 +65,17 @@ pub const ENTRY: CollectorEntry = CollectorEntry {
         let decrements = params.take("decrements").map(|v| v.parse::<u64>().ok().filter(|&n| n > 0).ok_or(format!("decrements must be a number of counts above 0, not `{v}'"))).transpose()?.unwrap_or(DECREMENTS_PER_PAUSE);
         let immix = Immix::from_params(params, flags, "lxr", &["bits", "decrements"])?;
         let lose_increments = std::env::var("GCLAB_LXR_FAULT").is_ok_and(|v| v == "lose-increments");
-        Ok(Box::new(Lxr { immix, tables: SideTables::with_counts(bits), roots: Vec::new(), waiting: Vec::new(), decrements_per_pause: decrements, stacks: HashSet::new(), large: LargeCounts::default(), block_words: HashMap::new(), underflows: 0, lose_increments }))
+        Ok(Box::new(Lxr { immix, tables: SideTables::with_counts(bits), roots: Vec::new(), waiting: Vec::new(), decrements_per_pause: decrements, stacks: HashSet::new(), large: LargeCounts::default(), block_words: HashMap::new(), unjudged: HashMap::new(), underflows: 0, lose_increments }))
     },
 };
 
 /// How many counts a pause lowers at most, by default (See Note
 /// [Decrements wait] in `ref_count`): about 2 ms of work.
 const DECREMENTS_PER_PAUSE: u64 = 200_000;
+
+/// The dead words a block gathers before it is judged again (See Note
+/// [Lines are reclaimed lazily]).
+const REJUDGE_WORDS: usize = BLOCK_WORDS / 4;
 
 /// The lxr collector: an `immix` collector for its space and its backup
 /// trace, the counts' side tables, and what the counts need between
@@ -93,6 +97,9 @@ pub struct Lxr {
     large: LargeCounts,
     /// The words each space block counts in the generation's `n_words`.
     block_words: HashMap<BlockPtr, usize>,
+    /// The dead words zeroed in each block since it was last judged (See
+    /// Note [Lines are reclaimed lazily]).
+    unjudged: HashMap<BlockPtr, usize>,
     /// Decrements that found a count at zero, for the sanity checker.
     underflows: u64,
     /// The test-only fault `GCLAB_LXR_FAULT=lose-increments`: the logged
@@ -132,6 +139,22 @@ unsafe impl Sync for Lxr {}
 // pause was promoted. The log holds raw addresses, which are good because
 // a minor GC does not move old objects; a backup trace discards the log
 // and recounts.
+
+// Note [Lines are reclaimed lazily]
+// ----------------------------------------
+// An object whose count falls to zero is zeroed where it lies at once
+// (walkers then see slop, never a dead object whose fields may point at
+// freed memory), but its lines become holes only when its block is
+// judged again (`LineSpace::rejudge`, which finds the block's live
+// objects from its counts). Judging every block with a death at every
+// pause was 41% of fibheaps' run: its deaths are scattered over the whole
+// old generation, so each pause walked most of it. So a block is judged
+// once its dead words since it was last judged reach a quarter of it
+// (`REJUDGE_WORDS`), and freed at once, with no walk, when its counted
+// words reach zero. LXR also reclaims lines lazily, when the allocator
+// comes to a block. Until then the dead words are zero words that no
+// hole offers: free in the block but not counted free
+// (`n_free_words`), which the sanity checker's inequalities allow.
 
 // Note [The backup trace recounts]
 // ----------------------------------------
@@ -296,9 +319,11 @@ impl Lxr {
         unsafe { count_roots(ctx.caps, ctx.stable_ptrs, sources.into_iter(), layout, tally) }
     }
 
-    /// Reclaim the lines of the objects `dead` (whose counts fell to zero
-    /// in this pause): judge their blocks again by their counts, free the
-    /// ones left empty, and count the freed words into `tally`.
+    /// Reclaim the objects `dead` (whose counts fell to zero in this
+    /// pause): free the large ones, zero the others where they lie, and
+    /// judge again the blocks that gathered enough dead words (See Note
+    /// [Lines are reclaimed lazily]), freeing the empty ones; count the
+    /// freed words into `tally`.
     ///
     /// # Safety
     /// The GC holds the heap; every count of the space is up to date.
@@ -306,29 +331,63 @@ impl Lxr {
     unsafe fn reclaim(&mut self, dead: &[*mut Word], ctx: &mut GcContext<'_>, layout: Layout, tally: &mut Tally) -> RegionSweep {
         let oldest = ctx.heap.oldest();
         tally.freed_objects += dead.len() as u64;
-        for &p in dead {
+        // SAFETY: a dead object's block descriptor is live.
+        let (large, dead): (Vec<*mut Word>, Vec<*mut Word>) = dead.iter().partition(|&&p| unsafe { is_large(p) });
+        for &p in &large {
             // SAFETY: a dead object is intact until it is reclaimed.
             tally.freed_words += unsafe { layout.size_of(p, info_of_header(load_header(p))) } as u64;
         }
-        // SAFETY: a dead object's block descriptor is live.
-        let (large, dead): (Vec<*mut Word>, Vec<*mut Word>) = dead.iter().partition(|&&p| unsafe { is_large(p) });
         let Heap { gens, blocks, .. } = &mut *ctx.heap;
         // SAFETY: the caller's contract: these large objects are dead.
         unsafe { self.large.free(&large, &mut gens[oldest], &mut self.tables, &mut blocks.lock()) };
-        // Dead objects come in runs of one block (a structure dies where
-        // it was promoted together): dedupe runs before the set.
-        let mut blocks: Vec<BlockPtr> = dead.iter().map(|&p| BlockPtr(BlockDesc::of(p))).collect();
-        blocks.dedup();
-        let mut dirty: Vec<BlockPtr> = blocks.into_iter().collect::<HashSet<_>>().into_iter().collect();
-        dirty.sort();
-        let gen = &mut ctx.heap.gens[oldest];
-        let mut judged: Vec<(BlockPtr, LiveMap)> = Vec::with_capacity(dirty.len());
-        for bd in dirty {
-            // SAFETY: the caller's contract: a block of the space.
-            let (live, live_words) = unsafe { live_by_count(bd, layout) };
-            let counted = self.block_words.insert(bd, live_words).unwrap_or(0);
-            gen.n_words -= counted.saturating_sub(live_words);
-            judged.push((bd, live));
+        // Zero each dead object, and add up its block's dead words (dead
+        // objects come in runs of one block: a structure dies where it
+        // was promoted together).
+        let mut died: Vec<(BlockPtr, usize)> = Vec::new();
+        for &p in &dead {
+            // SAFETY: a dead object is intact until now; nothing reads it.
+            let size = unsafe { layout.size_of(p, info_of_header(load_header(p))) };
+            // SAFETY: as above: the object's words are nobody's now.
+            unsafe { std::ptr::write_bytes(p, 0, size) };
+            let bd = BlockPtr(BlockDesc::of(p));
+            match died.last_mut() {
+                Some((b, w)) if *b == bd => *w += size,
+                _ => died.push((bd, size)),
+            }
+        }
+        // One entry per block, so that a block judged below (exactly, by
+        // its counts) has no more deaths to take off.
+        died.sort_by_key(|(bd, _)| *bd);
+        died.dedup_by(|(b, w), (first, total)| {
+            let same = b == first;
+            if same {
+                *total += *w;
+            }
+            same
+        });
+        let gen = &mut gens[oldest];
+        let mut judged: Vec<(BlockPtr, LiveMap)> = Vec::new();
+        for (bd, words) in died {
+            tally.freed_words += words as u64;
+            gen.n_words -= words;
+            let counted = self.block_words.entry(bd).or_default();
+            *counted = counted.saturating_sub(words);
+            let pending = self.unjudged.entry(bd).or_default();
+            *pending += words;
+            if *counted == 0 {
+                // Nothing lives in it: no walk needed.
+                judged.push((bd, [0; BLOCK_WORDS / 64]));
+            } else if *pending < REJUDGE_WORDS {
+                continue;
+            } else {
+                // SAFETY: the caller's contract: a block of the space.
+                let (live, live_words) = unsafe { live_by_count(bd, layout) };
+                // What shrank in place (a thunk updated) is slop: drop it.
+                gen.n_words -= counted.saturating_sub(live_words);
+                *counted = live_words;
+                judged.push((bd, live));
+            }
+            self.unjudged.remove(&bd);
         }
         let (space, _) = self.immix.parts(oldest);
         let geometry = space.geometry();
@@ -339,7 +398,7 @@ impl Lxr {
         gen.n_blocks -= gone.len();
         // SAFETY: the blocks are still in use until freed just below.
         unsafe { self.tables.detach(&gone) };
-        let mut blocks = ctx.heap.blocks.lock();
+        let mut blocks = blocks.lock();
         for bd in empty {
             self.block_words.remove(&bd);
             blocks.free_group(bd);
@@ -362,6 +421,7 @@ impl Lxr {
         self.stacks.clear();
         self.large.clear();
         self.block_words.clear();
+        self.unjudged.clear();
         let outcome = self.immix.collect(req, ctx);
         // SAFETY: the caller's contract.
         unsafe { self.recount(ctx) };
