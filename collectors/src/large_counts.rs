@@ -181,13 +181,14 @@ impl LargeCounts {
             // SAFETY: as above.
             let (slots, n) = unsafe { layout.pointer_slots(p, info_of_header(load_header(p))) };
             let first = m.card << CARD_BITS;
-            for i in first..(first + (1 << CARD_BITS)).min(n) {
-                // SAFETY: `i` is an element of the object.
-                let now = unsafe { *slots.add(i) };
-                if now != shadow[i] {
+            let last = (first + (1 << CARD_BITS)).min(n);
+            for (i, seen) in shadow[first..last].iter_mut().enumerate() {
+                // SAFETY: `first + i` is an element of the object.
+                let now = unsafe { *slots.add(first + i) };
+                if now != *seen {
                     // SAFETY: an element holds an object address.
                     unsafe { increment(now, tally) };
-                    lowered.push(std::mem::replace(&mut shadow[i], now));
+                    lowered.push(std::mem::replace(seen, now));
                 }
             }
         }

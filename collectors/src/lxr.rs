@@ -282,7 +282,9 @@ impl Lxr {
         outcome
     }
 
-    /// The object `p` was promoted into the space: raise the counts its
+    /// The object `p` became old (promoted into the space, found old by
+    /// a pause, or walked by the recount after a backup trace): raise the
+    /// counts its
     /// fields hold (an evaluation stack's are roots; a weak pointer is
     /// listed in `weaks`, to stick); its words.
     ///
@@ -456,19 +458,9 @@ impl Lxr {
             // SAFETY: the caller's contract.
             let d = unsafe { bd.read() };
             let walk = |p: *mut Word| {
-                // SAFETY: `p` starts a live object of the block.
-                let info = info_of_header(unsafe { load_header(p) });
-                match info.closure_type {
-                    ClosureType::Stack => {
-                        self.stacks.insert(p as usize);
-                    }
-                    ClosureType::Weak | ClosureType::DeadWeak => weaks.push(p),
-                    _ => {}
-                }
-                // SAFETY: as above.
-                unsafe { increment_fields(layout, p, &mut tally) };
-                // SAFETY: as above.
-                let size = unsafe { layout.size_of(p, info) };
+                // SAFETY: `p` starts a live object of the block, which has
+                // a table; its count starts from the walk.
+                let size = unsafe { self.promoted(p, layout, &mut weaks, &mut tally) };
                 words += size;
                 Some(size)
             };
