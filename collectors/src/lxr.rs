@@ -284,9 +284,8 @@ impl Lxr {
 
     /// The object `p` became old (promoted into the space, found old by
     /// a pause, or walked by the recount after a backup trace): raise the
-    /// counts its
-    /// fields hold (an evaluation stack's are roots; a weak pointer is
-    /// listed in `weaks`, to stick); its words.
+    /// counts its fields hold (an evaluation stack's are roots; a weak
+    /// pointer is listed in `weaks`, to stick); its words.
     ///
     /// # Safety
     /// `p` is a live object of the space, whose block has a table; the GC
