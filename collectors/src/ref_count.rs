@@ -50,10 +50,10 @@
 //! reclamation is late. A backup trace drops the waiting work (it
 //! recounts everything).
 //!
-//! Two things leak a count, safely: a cycle, and a thunk updated while it
-//! is a black hole (black-holing logs nothing, so the free variables its
-//! count held are never decremented). Both wait for the backup trace,
-//! which recounts from scratch.
+//! A cycle leaks its counts, safely: it waits for the backup trace,
+//! which recounts from scratch. (A thunk black-holed while old leaked
+//! its free variables' counts until black-holing logged them: core's
+//! Note [The field-logging barrier].)
 
 use crate::roots::root_slots;
 use gclab_core::bdescr::{BlockPtr, LiveMap};

@@ -98,10 +98,14 @@ fn record(cap: &mut Capability, obj: *mut Word, slot: *mut Word, old: Word, new:
 // array elements, a dead weak pointer's cleared fields, a knot-tying
 // field write, and a thunk's update (each pointer field it overwrites,
 // with the new value for the one that gets the indirection's target and
-// 0 for the rest). Black-holing logs nothing under it (the fields are not
-// written; the update that follows logs them), nor do evaluation stacks,
-// which such a collector scans whole at its pauses, as LXR scans thread
-// stacks. Byte arrays hold no pointers and are not logged. With the
+// 0 for the rest). Black-holing deletes the free variables (a black
+// hole's payload is not traced), so under this extension it logs each
+// and zeroes it: the mutator has copied them out before it black-holes
+// (as GHC's code loads them before it blackholes), and a counting
+// collector then lowers what they held, which it could never do later
+// (the update finds a black hole, with no pointer fields, and logs only
+// its first payload word). Evaluation stacks log nothing: such a
+// collector scans them whole at its pauses, as LXR scans thread stacks. Byte arrays hold no pointers and are not logged. With the
 // extension off the cost is today's: one load and one predictable branch.
 
 /// Log the store of `new` over `old` into field `slot` of `obj` if the
@@ -299,7 +303,9 @@ pub unsafe fn pop_stack(cap: &mut Capability, layout: Layout, stack: *mut Word, 
 /// Black-hole the thunk at `thunk` under evaluation: its header becomes
 /// `blackhole` (a black hole of its size), so that its free variables are
 /// no longer traced and entering it again is seen. A snapshot barrier
-/// records those free variables, which the new header deletes.
+/// records those free variables, which the new header deletes; the
+/// field-logging barrier logs them and zeroes them (the caller has copied
+/// them out).
 ///
 /// # Safety
 /// `thunk` must be a live heap thunk (plain or selector) and `blackhole` a
@@ -312,6 +318,15 @@ pub unsafe fn blackhole(cap: &mut Capability, layout: Layout, thunk: *mut Word, 
         let (slots, n) = layout.pointer_slots(thunk, info);
         for k in 0..n {
             record(cap, thunk, slots.add(k), *slots.add(k), 0);
+        }
+    } else if cap.barrier == BarrierExtension::FieldLogging {
+        // The free variables are deleted: logged and zeroed, so that a
+        // counting collector lowers what they held (See Note [The
+        // field-logging barrier]).
+        let (slots, n) = layout.pointer_slots(thunk, info);
+        for k in 0..n {
+            record(cap, thunk, slots.add(k), *slots.add(k), 0);
+            store_field(slots.add(k), 0);
         }
     }
     store_header(thunk, blackhole.header());
