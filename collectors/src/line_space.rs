@@ -324,13 +324,16 @@ impl LineSpace {
     /// unlisted, for the caller to free (returned), and any other has its
     /// dead words zeroed, its cursor put at its start and its holes counted
     /// and listed afresh. The objects' words are the caller's to count.
+    /// Returns the empty blocks, and what the judging found (the empty
+    /// blocks counted as freed, which the caller does).
     ///
     /// # Safety
     /// The GC holds the heap, no allocator of the space is running, and
     /// every live object of each block is marked in its map.
     // SAFETY: writes the blocks' dead words and descriptors, which the GC holds (the caller's contract).
-    pub unsafe fn rejudge(&self, judged: &[(BlockPtr, LiveMap)], gen: &mut Generation) -> Vec<BlockPtr> {
+    pub unsafe fn rejudge(&self, judged: &[(BlockPtr, LiveMap)], gen: &mut Generation) -> (Vec<BlockPtr>, RegionSweep) {
         let g = self.geometry;
+        let mut stats = RegionSweep { line_bytes: (g.line_words * WORD_SIZE) as u32, blocks_swept: judged.len() as u32, ..RegionSweep::default() };
         let again: HashSet<BlockPtr> = judged.iter().map(|(bd, _)| *bd).collect();
         let mut list = self.recyclable.lock();
         list.retain(|r| {
@@ -345,6 +348,7 @@ impl LineSpace {
         for (bd, live) in judged {
             if live.iter().all(|&w| w == 0) {
                 empty.push(*bd);
+                stats.blocks_freed += 1;
                 continue;
             }
             // SAFETY: the caller's contract.
@@ -356,9 +360,11 @@ impl LineSpace {
             gen.n_free_words += free_lines * g.line_words;
             if free_lines > 0 {
                 list.push(Recyclable { bd: *bd, used });
+                stats.blocks_recyclable += 1;
+                stats.lines_free += free_lines as u32;
             }
         }
-        empty
+        (empty, stats)
     }
 
     /// Judge `blocks` as `judge` does, listing the recyclable ones on the

@@ -38,7 +38,7 @@ use crate::CollectorEntry;
 use gclab_core::barrier::{set_extension, BarrierExtension};
 use gclab_core::bdescr::{BlockDesc, BlockPtr, LiveMap};
 use gclab_core::capability::FieldLog;
-use gclab_core::constants::{Word, BLOCK_WORDS, WORD_SIZE};
+use gclab_core::constants::{Word, BLOCK_WORDS};
 use gclab_core::heap::Heap;
 use gclab_core::info::ClosureType;
 use gclab_core::object::{info_of_header, load_header, Layout};
@@ -232,23 +232,13 @@ impl Lxr {
             // SAFETY: a large object just found old: live, its group covered.
             unsafe { self.promoted(p, layout, &mut weaks, &mut tally) };
         }
-        // Placements come in runs of one block: count each run's words once.
-        let mut run: Option<(BlockPtr, usize)> = None;
-        for &p in &placed {
+        let promoted: Vec<(*mut Word, usize)> = placed
+            .iter()
             // SAFETY: `p` was just promoted: a live object of the space.
-            let words = unsafe { self.promoted(p, layout, &mut weaks, &mut tally) };
-            let bd = BlockPtr(BlockDesc::of(p));
-            match run.as_mut() {
-                Some((b, w)) if *b == bd => *w += words,
-                _ => {
-                    if let Some((b, w)) = run.replace((bd, words)) {
-                        *self.block_words.entry(b).or_default() += w;
-                    }
-                }
-            }
-        }
-        if let Some((b, w)) = run {
-            *self.block_words.entry(b).or_default() += w;
+            .map(|&p| (p, unsafe { self.promoted(p, layout, &mut weaks, &mut tally) }))
+            .collect();
+        for (bd, words) in words_by_block(promoted) {
+            *self.block_words.entry(bd).or_default() += words;
         }
         for e in logs {
             if !self.lose_increments {
@@ -341,31 +331,16 @@ impl Lxr {
         let Heap { gens, blocks, .. } = &mut *ctx.heap;
         // SAFETY: the caller's contract: these large objects are dead.
         unsafe { self.large.free(&large, &mut gens[oldest], &mut self.tables, &mut blocks.lock()) };
-        // Zero each dead object, and add up its block's dead words (dead
-        // objects come in runs of one block: a structure dies where it
-        // was promoted together).
-        let mut died: Vec<(BlockPtr, usize)> = Vec::new();
-        for &p in &dead {
+        // Zero each dead object, and add up each block's dead words, one
+        // entry per block, so that a block judged below (exactly, by its
+        // counts) has no more deaths to take off.
+        let died = words_by_block(dead.iter().map(|&p| {
             // SAFETY: a dead object is intact until now; nothing reads it.
             let size = unsafe { layout.size_of(p, info_of_header(load_header(p))) };
             // SAFETY: as above: the object's words are nobody's now.
             unsafe { std::ptr::write_bytes(p, 0, size) };
-            let bd = BlockPtr(BlockDesc::of(p));
-            match died.last_mut() {
-                Some((b, w)) if *b == bd => *w += size,
-                _ => died.push((bd, size)),
-            }
-        }
-        // One entry per block, so that a block judged below (exactly, by
-        // its counts) has no more deaths to take off.
-        died.sort_by_key(|(bd, _)| *bd);
-        died.dedup_by(|(b, w), (first, total)| {
-            let same = b == first;
-            if same {
-                *total += *w;
-            }
-            same
-        });
+            (p, size)
+        }));
         let gen = &mut gens[oldest];
         let mut judged: Vec<(BlockPtr, LiveMap)> = Vec::new();
         for (bd, words) in died {
@@ -391,9 +366,8 @@ impl Lxr {
             self.unjudged.remove(&bd);
         }
         let (space, _) = self.immix.parts(oldest);
-        let geometry = space.geometry();
         // SAFETY: the caller's contract; no allocator runs now.
-        let empty = unsafe { space.rejudge(&judged, gen) };
+        let (empty, swept) = unsafe { space.rejudge(&judged, gen) };
         let gone: HashSet<BlockPtr> = empty.iter().copied().collect();
         gen.blocks.retain(|bd| !gone.contains(bd));
         gen.n_blocks -= gone.len();
@@ -404,8 +378,7 @@ impl Lxr {
             self.block_words.remove(&bd);
             blocks.free_group(bd);
         }
-        let lines_free = judged.iter().filter(|(bd, _)| !gone.contains(bd)).map(|(_, live)| geometry.lines() as u32 - geometry.used_lines(live).count_ones()).sum();
-        RegionSweep { line_bytes: (geometry.line_words() * WORD_SIZE) as u32, blocks_swept: judged.len() as u32, blocks_freed: gone.len() as u32, lines_free, ..RegionSweep::default() }
+        swept
     }
 
     /// The backup trace: immix's major GC, then every count rebuilt (See
@@ -471,6 +444,30 @@ impl Lxr {
         self.roots = unsafe { self.count_roots(ctx, layout, &mut tally) };
         stick(&weaks);
     }
+}
+
+/// The words of `objects` (each an object and its size) added up by
+/// block, one entry per block, in block order. Objects come in runs of
+/// one block (promoted together, or dying as a structure together), so
+/// runs are summed before the sort.
+fn words_by_block(objects: impl IntoIterator<Item = (*mut Word, usize)>) -> Vec<(BlockPtr, usize)> {
+    let mut by_block: Vec<(BlockPtr, usize)> = Vec::new();
+    for (p, words) in objects {
+        let bd = BlockPtr(BlockDesc::of(p));
+        match by_block.last_mut() {
+            Some((b, w)) if *b == bd => *w += words,
+            _ => by_block.push((bd, words)),
+        }
+    }
+    by_block.sort_by_key(|(bd, _)| *bd);
+    by_block.dedup_by(|(b, w), (first, total)| {
+        let same = b == first;
+        if same {
+            *total += *w;
+        }
+        same
+    });
+    by_block
 }
 
 /// Give each weak pointer of `weaks` a stuck count: the runtime's weak
