@@ -36,7 +36,7 @@
 //! takes the new value (`reconcile`). The cost is a copy of the object's
 //! fields, once, and a card's elements per card written.
 
-use crate::ref_count::{increment, Tally};
+use crate::ref_count::{counted, counted_value, Tally};
 use gclab_core::bdescr::{BlockDesc, BlockPtr, BF_LARGE};
 use gclab_core::block_alloc::BlockAllocator;
 use gclab_core::constants::{Word, BLOCKS_PER_MBLOCK, BLOCK_WORDS};
@@ -128,7 +128,12 @@ impl LargeCounts {
                     // SAFETY: `p` is the group's live object.
                     let (slots, n) = unsafe { layout.pointer_slots(p, info_of_header(load_header(p))) };
                     // SAFETY: the slots lie in the object.
-                    self.shadows.insert(bd, unsafe { std::slice::from_raw_parts(slots, n) }.to_vec());
+                    let fields = unsafe { std::slice::from_raw_parts(slots, n) };
+                    // What the caller's count of the fields will count (See
+                    // `counted_value`): a young object's address would go
+                    // stale when it moves.
+                    // SAFETY: a field holds an object address.
+                    self.shadows.insert(bd, fields.iter().map(|&v| if unsafe { counted(v) }.is_some() { v } else { 0 }).collect());
                 }
             }
             self.counted.insert(bd);
@@ -187,8 +192,8 @@ impl LargeCounts {
                 let now = unsafe { *slots.add(first + i) };
                 if now != *seen {
                     // SAFETY: an element holds an object address.
-                    unsafe { increment(now, tally) };
-                    lowered.push(std::mem::replace(seen, now));
+                    let counted = unsafe { counted_value(now, tally) };
+                    lowered.push(std::mem::replace(seen, counted));
                 }
             }
         }

@@ -33,16 +33,18 @@
 
 use crate::immix::Immix;
 use crate::large_counts::{is_large, LargeCounts};
-use crate::ref_count::{check_counts, count_roots, decrement, increment, increment_fields, live_by_count, Tally};
+use crate::ref_count::{check_counts, count_roots, count_stack, counted, counted_fields, counted_value, decrement, increment, increment_fields, live_by_count, Tally};
 use crate::CollectorEntry;
 use gclab_core::barrier::{set_extension, BarrierExtension};
 use gclab_core::bdescr::{BlockDesc, BlockPtr, LiveMap};
-use gclab_core::capability::FieldLog;
+use gclab_core::barrier::generation_of;
+use gclab_core::capability::{Capability, FieldLog};
 use gclab_core::constants::{Word, BLOCK_WORDS};
+use gclab_core::generation::Generation;
 use gclab_core::heap::Heap;
 use gclab_core::info::ClosureType;
-use gclab_core::object::{info_of_header, load_header, Layout};
-use gclab_core::side_metadata::{set_bit, side_table_of, SideTables};
+use gclab_core::object::{info_of_header, load_header, Layout, CARD_SIZE};
+use gclab_core::side_metadata::{field_bits_of, set_bit, side_table_of, test_bit, SideTables};
 use gclab_core::{Collector, GcContext, GcOutcome, GcRequest, RegionSweep};
 use std::collections::{HashMap, HashSet};
 
@@ -63,9 +65,15 @@ pub const ENTRY: CollectorEntry = CollectorEntry {
             },
         };
         let decrements = params.take("decrements").map(|v| v.parse::<u64>().ok().filter(|&n| n > 0).ok_or(format!("decrements must be a number of counts above 0, not `{v}'"))).transpose()?.unwrap_or(DECREMENTS_PER_PAUSE);
-        let immix = Immix::from_params(params, flags, "lxr", &["bits", "decrements"])?;
+        let age = match params.take("age").as_deref() {
+            None => true,
+            Some("1") => true,
+            Some("0") => false,
+            Some(v) => return Err(format!("age must be 0 (survivors of a pause are old at once) or 1 (they stay young until the next), not `{v}'")),
+        };
+        let immix = Immix::from_params(params, flags, "lxr", &["bits", "decrements", "age"])?;
         let lose_increments = std::env::var("GCLAB_LXR_FAULT").is_ok_and(|v| v == "lose-increments");
-        Ok(Box::new(Lxr { immix, tables: SideTables::with_counts(bits), roots: Vec::new(), waiting: Vec::new(), decrements_per_pause: decrements, stacks: HashSet::new(), large: LargeCounts::default(), block_words: HashMap::new(), unjudged: HashMap::new(), underflows: 0, lose_increments }))
+        Ok(Box::new(Lxr { immix, tables: SideTables::with_counts(bits), roots: Vec::new(), waiting: Vec::new(), decrements_per_pause: decrements, stacks: HashMap::new(), large: LargeCounts::default(), block_words: HashMap::new(), unjudged: HashMap::new(), underflows: 0, age, lose_increments }))
     },
 };
 
@@ -91,8 +99,10 @@ pub struct Lxr {
     /// in `ref_count`), and how many a pause does at most.
     waiting: Vec<Word>,
     decrements_per_pause: u64,
-    /// The evaluation stacks in the space (their live slots are roots).
-    stacks: HashSet<usize>,
+    /// The evaluation stacks in the space (their live slots are roots),
+    /// each with its slots' values as last counted (See Note [Stacks are
+    /// counted by difference] in `ref_count`).
+    stacks: HashMap<usize, Vec<Word>>,
     /// The large objects counted (See `large_counts`).
     large: LargeCounts,
     /// The words each space block counts in the generation's `n_words`.
@@ -102,6 +112,9 @@ pub struct Lxr {
     unjudged: HashMap<BlockPtr, usize>,
     /// Decrements that found a count at zero, for the sanity checker.
     underflows: u64,
+    /// Whether the survivors of a pause stay young until the next (See
+    /// Note [Survivors age once]); if not, every survivor is old at once.
+    age: bool,
     /// The test-only fault `GCLAB_LXR_FAULT=lose-increments`: the logged
     /// fields' new values are not counted (a barrier that logs only old
     /// values), so counts fall below their references and live objects
@@ -175,7 +188,9 @@ impl Collector for Lxr {
 
     fn collect(&mut self, req: &GcRequest, ctx: &mut GcContext<'_>) -> GcOutcome {
         let logs: Vec<FieldLog> = ctx.caps.iter_mut().flat_map(|c| c.field_log.drain(..).collect::<Vec<_>>()).collect();
-        promote_at_once(ctx.heap);
+        if !self.age {
+            promote_at_once(ctx.heap);
+        }
         let outcome = if req.collect_gen == ctx.heap.oldest() {
             // SAFETY: the runtime gives the collector the heap exclusively
             // (core's Note [Who touches what]).
@@ -191,13 +206,15 @@ impl Collector for Lxr {
     fn check_heap(&self, heap: &Heap) -> Vec<String> {
         let mut problems = self.immix.check_heap(heap);
         let young = &heap.gens[0];
-        if !young.blocks.is_empty() || !young.large_objects.is_empty() {
+        if !self.age && (!young.blocks.is_empty() || !young.large_objects.is_empty()) {
             problems.push(format!("lxr: generation 0 keeps {} blocks and {} large objects after a GC; every survivor should be old", young.blocks.len(), young.large_objects.len()));
         }
         let old = &heap.gens[heap.oldest()];
+        // The root buffer: the runtime's roots and the stacks' kept slots.
+        let roots: Vec<Word> = self.roots.iter().chain(self.stacks.values().flatten()).copied().collect();
         // SAFETY: the sanity checker runs with the world stopped; every
         // block of the space has a table (attached when it was cut).
-        problems.extend(unsafe { check_counts(&old.blocks, &self.large.objects(), &self.roots, heap.layout, self.underflows) });
+        problems.extend(unsafe { check_counts(&old.blocks, &self.large.objects(), &roots, heap.layout, self.underflows) });
         problems
     }
 }
@@ -213,6 +230,13 @@ impl Lxr {
         let layout = ctx.heap.layout;
         // SAFETY: the GC holds the heap and has not begun.
         let cards = unsafe { self.large.take_marked_cards(layout) };
+        // Before the minor GC moves the young objects (See Note [Survivors
+        // age once]): the old values logged that were counted, and the
+        // old objects' fields that point at young objects uncounted.
+        // SAFETY: a logged old value is an object address, not moved yet.
+        let lowered: Vec<Word> = logs.iter().map(|e| e.old).filter(|&v| unsafe { counted(v) }.is_some()).collect();
+        // SAFETY: the GC holds the heap and has not begun.
+        let uncounted = unsafe { young_fields(ctx.caps, oldest, layout) };
         self.immix.parts(oldest).0.record_placements();
         let mut outcome = self.immix.collect(req, ctx);
         let placed = self.immix.parts(oldest).0.take_placements();
@@ -250,15 +274,23 @@ impl Lxr {
                 set_bit(&t.bits, e.slot);
             }
         }
+        for &slot in &uncounted {
+            // SAFETY: the field of an old object, which a minor GC does
+            // not move; its young value has just become old.
+            unsafe { increment(*slot, &mut tally) };
+        }
         // SAFETY: the GC is done moving objects.
         let big_lowered = unsafe { self.large.reconcile(&cards, layout, &mut tally) };
         // SAFETY: the GC holds the heap.
-        let new_roots = unsafe { self.count_roots(ctx, layout, &mut tally) };
+        let mut unstacked = Vec::new();
+        // SAFETY: the GC holds the heap.
+        let new_roots = unsafe { self.count_roots(ctx, layout, &mut unstacked, &mut tally) };
         stick(&weaks);
         // The work left by the last pause first (See Note [Decrements
         // wait]): on top of the stack.
         let mut work = std::mem::replace(&mut self.roots, new_roots);
-        work.extend(logs.iter().map(|e| e.old));
+        work.append(&mut unstacked);
+        work.extend(lowered);
         work.extend(big_lowered);
         work.append(&mut self.waiting);
         // SAFETY: every value of `work` was counted (See Note [An RC pause]).
@@ -266,8 +298,10 @@ impl Lxr {
         self.waiting = work;
         // SAFETY: as above; marking by counts is over.
         let region = unsafe { self.reclaim(&dead, ctx, layout, &mut tally) };
+        forget_dead(ctx.caps, oldest, &dead);
         self.underflows += tally.underflows;
         outcome.swept_words += tally.freed_words as usize;
+        if std::env::var_os("LXR_DEBUG").is_some() { eprintln!("pause: placed {} logs {} roots {} stacks {:?} inc {} dec {} dead {} waiting {}", placed.len(), logs.len(), self.roots.len(), self.stacks.values().map(|k| k.len()).collect::<Vec<_>>(), tally.increments, tally.decrements, dead.len(), self.waiting.len()); }
         outcome.region = Some(region);
         outcome
     }
@@ -286,7 +320,7 @@ impl Lxr {
         let info = info_of_header(unsafe { load_header(p) });
         match info.closure_type {
             ClosureType::Stack => {
-                self.stacks.insert(p as usize);
+                self.stacks.entry(p as usize).or_default();
             }
             ClosureType::Weak | ClosureType::DeadWeak => weaks.push(p),
             _ => {}
@@ -299,15 +333,25 @@ impl Lxr {
 
     /// Count the roots (the runtime's, and the evaluation stacks' live
     /// slots: See Note [What the counts count] in `ref_count`): the new
-    /// root buffer.
+    /// root buffer of the runtime's roots; the stacks' slots are counted
+    /// against what they held (See Note [Stacks are counted by
+    /// difference]), and the values they no longer hold are pushed onto
+    /// `lowered`.
     ///
     /// # Safety
     /// The GC holds the heap.
     // SAFETY: the caller's contract.
-    unsafe fn count_roots(&self, ctx: &mut GcContext<'_>, layout: Layout, tally: &mut Tally) -> Vec<Word> {
-        let sources: Vec<*mut Word> = self.stacks.iter().map(|&s| s as *mut Word).collect();
+    unsafe fn count_roots(&mut self, ctx: &mut GcContext<'_>, layout: Layout, lowered: &mut Vec<Word>, tally: &mut Tally) -> Vec<Word> {
+        for (&stack, kept) in self.stacks.iter_mut() {
+            // SAFETY: the caller's contract: a stack of the space is live
+            // (its count, held by a reference, is above zero).
+            unsafe { count_stack(layout, stack as *mut Word, kept, lowered, tally) };
+        }
         // SAFETY: the caller's contract.
-        unsafe { count_roots(ctx.caps, ctx.stable_ptrs, sources.into_iter(), layout, tally) }
+        let mut raised = unsafe { count_roots(ctx.caps, ctx.stable_ptrs, tally) };
+        // SAFETY: as above.
+        unsafe { count_young(&ctx.heap.gens[0], layout, &mut raised, tally) };
+        raised
     }
 
     /// Reclaim the objects `dead` (whose counts fell to zero in this
@@ -441,7 +485,7 @@ impl Lxr {
             self.block_words.insert(bd, words);
         }
         // SAFETY: the caller's contract.
-        self.roots = unsafe { self.count_roots(ctx, layout, &mut tally) };
+        self.roots = unsafe { self.count_roots(ctx, layout, &mut Vec::new(), &mut tally) };
         stick(&weaks);
     }
 }
@@ -490,5 +534,114 @@ fn promote_at_once(heap: &mut Heap) {
     for &bd in young {
         // SAFETY: the GC holds the heap, the nurseries included.
         unsafe { bd.get() }.dest_no = oldest;
+    }
+}
+
+/// The fields of the old objects on the mutable lists of `caps` that hold
+/// a young object and were not logged in this epoch: references made
+/// before the last pause to an object that stayed young, which no count
+/// holds yet (See Note [Survivors age once]). A pointer array's fields
+/// are looked for in its marked cards only (a field that points at a
+/// young object lies in a marked card).
+///
+/// # Safety
+/// The GC holds the heap and has not begun: the mutable lists hold live
+/// old objects, their fields valid object addresses.
+// SAFETY: the caller's contract covers every read.
+unsafe fn young_fields(caps: &[Capability], oldest: usize, layout: Layout) -> Vec<*mut Word> {
+    let mut found = Vec::new();
+    for o in caps.iter().flat_map(|c| c.mut_lists[oldest].iter()) {
+        let p = o.0;
+        // SAFETY: the caller's contract.
+        let (slots, n) = unsafe { counted_fields(layout, p) };
+        // SAFETY: as above.
+        let cards = info_of_header(unsafe { load_header(p) }).closure_type.is_pointer_array().then(|| layout.card_table(p, n));
+        for k in 0..n {
+            if let Some(table) = cards {
+                // SAFETY: the card of element `k` lies in the table.
+                if unsafe { *table.add(k / CARD_SIZE) } == 0 {
+                    continue;
+                }
+            }
+            // SAFETY: the slot lies in the object.
+            let slot = unsafe { slots.add(k) };
+            // A field no table covers, or logged in this epoch, is
+            // counted otherwise (a shadow, the log).
+            let unlogged = field_bits_of(p, slot).is_some_and(|bits| test_bit(bits, slot));
+            // SAFETY: a field holds an object address.
+            if unlogged && unsafe { is_young(*slot) } {
+                found.push(slot);
+            }
+        }
+    }
+    found.sort_unstable();
+    found.dedup();
+    found
+}
+
+/// Whether `v` is a young heap object (in generation 0: not counted).
+///
+/// # Safety
+/// `v` is an object address (or 0) not moved since the mutators ran.
+// SAFETY: the caller's contract.
+unsafe fn is_young(v: Word) -> bool {
+    if v == 0 {
+        return false;
+    }
+    // SAFETY: the caller's contract.
+    let header = unsafe { load_header(v as *const Word) };
+    header != 0 && !info_of_header(header).is_static() && generation_of(v as *const Word) == 0
+}
+
+/// Take the objects `dead` (just reclaimed) off the mutable lists of
+/// generation `oldest`, where an old object that pointed at a young one
+/// stays between pauses (See Note [Survivors age once]): a minor GC must
+/// not scan what is no longer an object.
+fn forget_dead(caps: &mut [Capability], oldest: usize, dead: &[*mut Word]) {
+    if dead.is_empty() || caps.iter().all(|c| c.mut_lists[oldest].is_empty()) {
+        return;
+    }
+    let gone: HashSet<usize> = dead.iter().map(|&p| p as usize).collect();
+    for cap in caps {
+        cap.mut_lists[oldest].retain(|o| !gone.contains(&(o.0 as usize)));
+    }
+}
+
+/// Count, as roots of the root buffer (pushed onto `raised`), what the
+/// young objects of `young` (generation 0, the survivors that stay young:
+/// See Note [Survivors age once]) point at: no count holds their
+/// references until they are old, and an old object they keep alive must
+/// not be freed meanwhile.
+///
+/// # Safety
+/// The GC holds the heap; the generation's objects tile its blocks.
+// SAFETY: the caller's contract.
+unsafe fn count_young(young: &Generation, layout: Layout, raised: &mut Vec<Word>, tally: &mut Tally) {
+    let mut raise = |p: *mut Word| {
+        // SAFETY: the caller's contract: `p` is a live young object.
+        let info = info_of_header(unsafe { load_header(p) });
+        // An evaluation stack's live slots, as every other object's
+        // counted fields.
+        // SAFETY: as above.
+        let (slots, n) = unsafe { if info.closure_type == ClosureType::Stack { layout.pointer_slots(p, info) } else { counted_fields(layout, p) } };
+        for k in 0..n {
+            // SAFETY: the slot lies in the object; it holds an object.
+            let v = unsafe { counted_value(*slots.add(k), tally) };
+            if v != 0 {
+                raised.push(v);
+            }
+        }
+        // SAFETY: as above.
+        unsafe { layout.size_of(p, info) }
+    };
+    for &bd in &young.large_objects {
+        // SAFETY: a live large object heads its group.
+        raise(unsafe { bd.read() }.start);
+    }
+    for &bd in &young.blocks {
+        // SAFETY: the caller's contract.
+        let d = unsafe { bd.read() };
+        // SAFETY: as above.
+        unsafe { gclab_core::block_walk::walk_block(d, d.free, |p| Some(raise(p))) };
     }
 }

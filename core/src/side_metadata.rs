@@ -211,6 +211,13 @@ pub fn take_bit(bits: &SideBits, addr: *const Word) -> bool {
     bits[w / 64].load(Ordering::Relaxed) & mask != 0 && bits[w / 64].fetch_and(!mask, Ordering::Relaxed) & mask != 0
 }
 
+/// Whether the bit of the word at `addr` in `bits` is set.
+#[inline(always)]
+pub fn test_bit(bits: &SideBits, addr: *const Word) -> bool {
+    let w = word_in_block(addr);
+    bits[w / 64].load(Ordering::Relaxed) & (1u64 << (w % 64)) != 0
+}
+
 /// Set the bit of the word at `addr` in `bits` (a collector asking for
 /// the next store into a field to be logged again).
 #[inline(always)]
@@ -404,7 +411,9 @@ mod tests {
         // SAFETY: a word inside the block.
         let inside = unsafe { start.add(100) };
         let t = side_table_of(inside).expect("attached");
+        assert!(test_bit(&t.bits, inside), "attached with its bits set");
         assert!(take_bit(&t.bits, inside) && !take_bit(&t.bits, inside), "the bit was set, and taken once");
+        assert!(!test_bit(&t.bits, inside), "taken");
         assert_eq!(t.increment(inside), 1);
         // SAFETY: the world is this test's.
         unsafe { tables.detach_all() };
