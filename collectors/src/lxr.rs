@@ -115,10 +115,11 @@ pub struct Lxr {
     /// Whether the survivors of a pause stay young until the next (See
     /// Note [Survivors age once]); if not, every survivor is old at once.
     age: bool,
-    /// The test-only fault `GCLAB_LXR_FAULT=lose-increments`: the logged
-    /// fields' new values are not counted (a barrier that logs only old
-    /// values), so counts fall below their references and live objects
-    /// are freed, which the sanity checker must catch.
+    /// The test-only fault `GCLAB_LXR_FAULT=lose-increments`: the new
+    /// values of the fields the mutators wrote are not counted (a barrier
+    /// that logs only old values, and old objects' fields that point at
+    /// young ones forgotten), so counts fall below their references and
+    /// live objects are freed, which the sanity checker must catch.
     lose_increments: bool,
 }
 
@@ -274,7 +275,7 @@ impl Lxr {
                 set_bit(&t.bits, e.slot);
             }
         }
-        for &slot in &uncounted {
+        for &slot in uncounted.iter().filter(|_| !self.lose_increments) {
             // SAFETY: the field of an old object, which a minor GC does
             // not move; its young value has just become old.
             unsafe { increment(*slot, &mut tally) };
@@ -301,7 +302,6 @@ impl Lxr {
         forget_dead(ctx.caps, oldest, &dead);
         self.underflows += tally.underflows;
         outcome.swept_words += tally.freed_words as usize;
-        if std::env::var_os("LXR_DEBUG").is_some() { eprintln!("pause: placed {} logs {} roots {} stacks {:?} inc {} dec {} dead {} waiting {}", placed.len(), logs.len(), self.roots.len(), self.stacks.values().map(|k| k.len()).collect::<Vec<_>>(), tally.increments, tally.decrements, dead.len(), self.waiting.len()); }
         outcome.region = Some(region);
         outcome
     }
