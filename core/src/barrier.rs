@@ -119,15 +119,22 @@ fn log_field(cap: &mut Capability, obj: *mut Word, slot: *mut Word, old: Word, n
     }
 }
 
-/// `record` for a store into an evaluation stack, which the field-logging
-/// barrier leaves alone (See Note [The field-logging barrier]); out of
-/// line, so that the stack's store path tests the extension once.
+/// Whether a store into an evaluation stack is recorded: not under the
+/// field-logging barrier, which leaves stacks alone (See Note [The
+/// field-logging barrier]: a stack's slots are roots). Tested inline on
+/// every stack store: lxr's stores into stacks went through an
+/// out-of-line call that did nothing, 3% of treejoin.hs's run.
+#[inline(always)]
+fn records_stack_stores(cap: &Capability) -> bool {
+    !matches!(cap.barrier, BarrierExtension::None | BarrierExtension::FieldLogging)
+}
+
+/// `record` for a store into an evaluation stack; out of line, so that
+/// the stack's store path stays short.
 #[cold]
 #[inline(never)]
 fn record_stack(cap: &mut Capability, stack: *mut Word, slot: *mut Word, old: Word, new: Word) {
-    if cap.barrier != BarrierExtension::FieldLogging {
-        record(cap, stack, slot, old, new);
-    }
+    record(cap, stack, slot, old, new);
 }
 
 /// The generation of the object at `obj`.
@@ -248,7 +255,7 @@ pub unsafe fn update_thunk(cap: &mut Capability, layout: Layout, thunk: *mut Wor
 // SAFETY: `stack` is a live STACK of more than `i` slots and `value` a valid object address.
 pub unsafe fn write_stack(cap: &mut Capability, layout: Layout, stack: *mut Word, i: usize, value: Word) {
     let slot = layout.payload(stack).add(2 + i);
-    if cap.barrier != BarrierExtension::None {
+    if records_stack_stores(cap) {
         record_stack(cap, stack, slot, *slot, value);
     }
     store_field(slot, value);
