@@ -7,13 +7,16 @@
 //!   of an old object per epoch, with the value it overwrote (core's Note
 //!   [The field-logging barrier]).
 //! - A minor GC is an RC pause (an epoch's end): the young survivors are
-//!   copied into the line space and become old, as `immix` promotes
-//!   (straight into the old generation: a young object is counted from
-//!   its first pause, LXR's "implicitly dead" young cost nothing); then
-//!   the counts are brought up to date, increments before decrements (See
-//!   Note [An RC pause]), and the lines of the objects whose count fell to
-//!   zero are reclaimed: their blocks are judged again line by line
-//!   (`LineSpace::rejudge`) and the empty ones freed.
+//!   copied as `immix` copies them: those of the nursery stay young for
+//!   one more epoch, those that survived a pause already are promoted into
+//!   the line space and counted from then on (See Note [Survivors age
+//!   once] in `rc_aging`; `age=0` promotes every survivor at once, as LXR
+//!   does; the young that die before either cost nothing, LXR's
+//!   "implicitly dead"); then the counts are brought up to date,
+//!   increments before decrements (See Note [An RC pause]), and the lines
+//!   of the objects whose count fell to zero are reclaimed: their blocks
+//!   are judged again line by line (`LineSpace::rejudge`) and the empty
+//!   ones freed.
 //! - A major GC is the backup trace: `immix`'s major GC (mark in place,
 //!   evacuate the most fragmented blocks, sweep), which frees cycles and
 //!   objects with stuck counts, and then every count is rebuilt from the
@@ -23,28 +26,33 @@
 //! default 4, as LXR's), each object's at its first word; they saturate
 //! and stick (core's Note [Side counts]). What is counted and what is a
 //! root is in Note [What the counts count] in `ref_count`. With two
-//! generations only: every survivor of a pause is old.
+//! generations only: generation 0 (the nursery and the survivors aging
+//! in it, uncounted) and the counted space.
+//!
+//! The decrements run on a thread beside the mutators between pauses
+//! (`decrement_thread`; `concurrent=0` keeps them in the pauses).
 //!
 //! Not here yet (LXR has them): mutators allocating young objects into
-//! the holes of old blocks; decrements processed beside the mutators;
-//! a concurrent (SATB) backup trace instead of a stop-the-world one;
+//! the holes of old blocks; decrements and increments spread over
+//! several threads; a concurrent (SATB) backup trace instead of a
+//! stop-the-world one;
 //! evacuating fragmented blocks in RC pauses (only the backup trace
 //! defragments).
 
 use crate::immix::Immix;
-use crate::large_counts::{is_large, LargeCounts};
-use crate::ref_count::{check_counts, count_roots, count_stack, counted, counted_fields, counted_value, decrement, increment, increment_fields, live_by_count, Tally};
+use crate::large_counts::LargeCounts;
+use crate::rc_aging::{count_young, forget_dead, young_fields};
+use crate::decrement_thread::{zero_dead, DecrementThread};
+use crate::ref_count::{check_counts, count_roots, count_stack, counted, decrement, increment, increment_fields, live_by_count, Tally};
 use crate::CollectorEntry;
 use gclab_core::barrier::{set_extension, BarrierExtension};
 use gclab_core::bdescr::{BlockDesc, BlockPtr, LiveMap};
-use gclab_core::barrier::generation_of;
-use gclab_core::capability::{Capability, FieldLog};
+use gclab_core::capability::FieldLog;
 use gclab_core::constants::{Word, BLOCK_WORDS};
-use gclab_core::generation::Generation;
 use gclab_core::heap::Heap;
 use gclab_core::info::ClosureType;
-use gclab_core::object::{info_of_header, load_header, Layout, CARD_SIZE};
-use gclab_core::side_metadata::{field_bits_of, set_bit, side_table_of, test_bit, SideTables};
+use gclab_core::object::{info_of_header, load_header, Layout};
+use gclab_core::side_metadata::{set_bit, side_table_of, SideTables};
 use gclab_core::{Collector, GcContext, GcOutcome, GcRequest, RegionSweep};
 use std::collections::{HashMap, HashSet};
 
@@ -65,15 +73,12 @@ pub const ENTRY: CollectorEntry = CollectorEntry {
             },
         };
         let decrements = params.take("decrements").map(|v| v.parse::<u64>().ok().filter(|&n| n > 0).ok_or(format!("decrements must be a number of counts above 0, not `{v}'"))).transpose()?.unwrap_or(DECREMENTS_PER_PAUSE);
-        let age = match params.take("age").as_deref() {
-            None => true,
-            Some("1") => true,
-            Some("0") => false,
-            Some(v) => return Err(format!("age must be 0 (survivors of a pause are old at once) or 1 (they stay young until the next), not `{v}'")),
-        };
-        let immix = Immix::from_params(params, flags, "lxr", &["bits", "decrements", "age"])?;
+        let age = switch(params.take("age"), "age", "survivors of a pause are old at once", "they stay young until the next")?;
+        let concurrent = switch(params.take("concurrent"), "concurrent", "decrements in the pauses", "decrements on a thread beside the mutators")?;
+        let immix = Immix::from_params(params, flags, "lxr", &["bits", "decrements", "age", "concurrent"])?;
         let lose_increments = std::env::var("GCLAB_LXR_FAULT").is_ok_and(|v| v == "lose-increments");
-        Ok(Box::new(Lxr { immix, tables: SideTables::with_counts(bits), roots: Vec::new(), waiting: Vec::new(), decrements_per_pause: decrements, stacks: HashMap::new(), large: LargeCounts::default(), block_words: HashMap::new(), unjudged: HashMap::new(), underflows: 0, age, lose_increments }))
+        let decrements = Decrements { concurrent, per_pause: decrements, waiting: Vec::new(), thread: DecrementThread::default(), handed: None, unreported: None };
+        Ok(Box::new(Lxr { immix, tables: SideTables::with_counts(bits), roots: Vec::new(), decrements, stacks: HashMap::new(), large: LargeCounts::default(), block_words: HashMap::new(), unjudged: HashMap::new(), underflows: 0, age, lose_increments }))
     },
 };
 
@@ -95,10 +100,8 @@ pub struct Lxr {
     /// The last pause's root buffer: the values whose counts it raised,
     /// which this pause lowers (See Note [What the counts count]).
     roots: Vec<Word>,
-    /// Decrements a pause left for the next (See Note [Decrements wait]
-    /// in `ref_count`), and how many a pause does at most.
-    waiting: Vec<Word>,
-    decrements_per_pause: u64,
+    /// Where the decrements are done, and what is left of them.
+    decrements: Decrements,
     /// The evaluation stacks in the space (their live slots are roots),
     /// each with its slots' values as last counted (See Note [Stacks are
     /// counted by difference] in `ref_count`).
@@ -108,12 +111,30 @@ pub struct Lxr {
     /// The words each space block counts in the generation's `n_words`.
     block_words: HashMap<BlockPtr, usize>,
     /// The dead words zeroed in each block since it was last judged (See
-    /// Note [Lines are reclaimed lazily]).
+    /// Note [A shrunk object's logged fields]
+// ----------------------------------------
+// Black-holing a thunk logs and zeroes its free variables (core's Note
+// [The field-logging barrier]), and the thunk shrinks to a black hole,
+// later an indirection: the logged fields now lie past the object's end,
+// in slop. A block judged again before the log is read (which the
+// decrement thread's deaths are, at the start of the next pause: See Note
+// [Decrements beside the mutators] in `decrement_thread`) gives that slop
+// to promotion as a free line, and the minor GC may copy an object over
+// it. So a pause raises a logged field's current value only if the field
+// still lies inside its object; one past the end held 0 since the store
+// (the free variable was deleted), and its old value is lowered all the
+// same. Its side bit is set again as every logged field's is: the word
+// may hold a field of an object promoted there, which must start
+// unlogged. Found by `programs_under_lxr` (power.hs), as a crash reading a
+// promoted object's header as a field.
+
+// Note [Lines are reclaimed lazily]).
     unjudged: HashMap<BlockPtr, usize>,
     /// Decrements that found a count at zero, for the sanity checker.
     underflows: u64,
     /// Whether the survivors of a pause stay young until the next (See
-    /// Note [Survivors age once]); if not, every survivor is old at once.
+    /// Note [Survivors age once] in `rc_aging`); if not, every survivor is
+    /// old at once.
     age: bool,
     /// The test-only fault `GCLAB_LXR_FAULT=lose-increments`: the new
     /// values of the fields the mutators wrote are not counted (a barrier
@@ -121,6 +142,36 @@ pub struct Lxr {
     /// young ones forgotten), so counts fall below their references and
     /// live objects are freed, which the sanity checker must catch.
     lose_increments: bool,
+}
+
+/// Where an RC pause's decrements are done: on a thread beside the
+/// mutators (See Note [Decrements beside the mutators] in
+/// `decrement_thread`), or in the pauses, a budget at a time (See Note
+/// [Decrements wait] in `ref_count`).
+struct Decrements {
+    /// On a thread (`concurrent=1`, the default).
+    concurrent: bool,
+    /// In the pauses: the most counts one lowers.
+    per_pause: u64,
+    /// In the pauses: what the last one left.
+    waiting: Vec<Word>,
+    /// The thread, when one runs.
+    thread: DecrementThread,
+    /// The work the last pause handed to the thread, which starts when
+    /// the world restarts.
+    handed: Option<(Layout, Vec<Word>)>,
+    /// Words freed, and blocks judged, after the thread was joined
+    /// between GCs: for the next pause's statistics.
+    unreported: Option<(usize, RegionSweep)>,
+}
+
+impl Drop for Lxr {
+    fn drop(&mut self) {
+        // The decrement thread writes counts into `tables`, which as an
+        // earlier field would be freed before `decrements` joins it: a
+        // run that ends right after a pause freed them under the thread.
+        self.decrements.thread.join();
+    }
 }
 
 // SAFETY: the block pointers and addresses name the collector's own space,
@@ -131,28 +182,31 @@ unsafe impl Sync for Lxr {}
 
 // Note [An RC pause]
 // ----------------------------------------
-// A pause first copies the young survivors into the space (immix's minor
-// GC, every survivor promoted at once), so that every reference the
-// counts see afterwards is to an old object at its final address. Then:
+// A pause first runs immix's minor GC, which promotes the survivors that
+// aged (or, under `age=0`, every survivor) into the space, so that every
+// reference the counts see afterwards is to an object at its final
+// address. Then:
 //
 // 1. each object promoted in this pause raises the counts of what its
-//    counted fields point at (it is old now, its fields count);
+//    counted fields point at (it is old now, its fields count), and so
+//    does each old field that pointed at a young object now promoted
+//    (See Note [Survivors age once] in `rc_aging`);
 // 2. each field logged raises the count of its *current* value (later
 //    stores into it were not logged: coalescing), and its bit is set
 //    again for the next epoch;
-// 3. the roots are counted into a new root buffer;
+// 3. the roots are counted into a new root buffer (the young objects'
+//    references to old ones among them);
 // 4. only then the decrements: the last pause's root buffer, and each
 //    logged field's old value (the value it held when the epoch began),
 //    recursively through every object whose count falls to zero.
 //
 // Increments come first so that an object moved between two references
 // in one epoch (its count lowered through one field, raised through
-// another) never passes through zero. A logged field's old value is
-// always an old object: at the start of an epoch every field of the
-// space points at old objects, since every young survivor of the last
-// pause was promoted. The log holds raw addresses, which are good because
-// a minor GC does not move old objects; a backup trace discards the log
-// and recounts.
+// another) never passes through zero. Only the logged old values that
+// were counted are lowered (they are taken before the minor GC, which
+// moves the young ones: See Note [Survivors age once] in `rc_aging`). The
+// log holds raw addresses, which are good because a minor GC does not
+// move old objects; a backup trace discards the log and recounts.
 
 // Note [Lines are reclaimed lazily]
 // ----------------------------------------
@@ -189,19 +243,41 @@ impl Collector for Lxr {
 
     fn collect(&mut self, req: &GcRequest, ctx: &mut GcContext<'_>) -> GcOutcome {
         let logs: Vec<FieldLog> = ctx.caps.iter_mut().flat_map(|c| c.field_log.drain(..).collect::<Vec<_>>()).collect();
+        // SAFETY: the runtime gives the collector the heap exclusively
+        // (core's Note [Who touches what]).
+        unsafe { self.settle(ctx) };
         if !self.age {
             promote_at_once(ctx.heap);
         }
-        let outcome = if req.collect_gen == ctx.heap.oldest() {
-            // SAFETY: the runtime gives the collector the heap exclusively
-            // (core's Note [Who touches what]).
+        let mut outcome = if req.collect_gen == ctx.heap.oldest() {
+            // SAFETY: as above.
             unsafe { self.backup_trace(req, ctx) }
         } else {
             // SAFETY: as above.
             unsafe { self.pause(req, ctx, &logs) }
         };
+        if let Some((freed, sweep)) = self.decrements.unreported.take() {
+            outcome.swept_words += freed;
+            outcome.region = Some(outcome.region.map_or(sweep, |r| add_sweeps(r, sweep)));
+        }
         set_extension(ctx.caps, BarrierExtension::FieldLogging);
         outcome
+    }
+
+    fn world_restarts(&mut self) {
+        if let Some((layout, work)) = self.decrements.handed.take() {
+            let stacks = std::mem::take(&mut self.stacks);
+            // SAFETY: the work's values were counted by the pause; until
+            // the next pause or walk joins the thread, nothing else
+            // touches counts, tables or dead objects (See Note
+            // [Decrements beside the mutators] in `decrement_thread`).
+            unsafe { self.decrements.thread.start(layout, work, stacks) };
+        }
+    }
+
+    fn world_stopped(&mut self, ctx: &mut GcContext<'_>) {
+        // SAFETY: the world is stopped and the collector held.
+        unsafe { self.settle(ctx) };
     }
 
     fn check_heap(&self, heap: &Heap) -> Vec<String> {
@@ -266,11 +342,15 @@ impl Lxr {
             *self.block_words.entry(bd).or_default() += words;
         }
         for e in logs {
-            if !self.lose_increments {
+            // SAFETY: a logged object is old and live (See Note [A shrunk
+            // object's logged fields]).
+            if !self.lose_increments && unsafe { still_inside(layout, e.obj, e.slot) } {
                 // SAFETY: a logged field belongs to an old object, which a
                 // minor GC does not move; it holds an object address.
                 unsafe { increment(*e.slot, &mut tally) };
             }
+            // Past the end too: whatever lies there now or later has its
+            // fields unlogged.
             if let Some(t) = side_table_of(e.slot) {
                 set_bit(&t.bits, e.slot);
             }
@@ -287,23 +367,55 @@ impl Lxr {
         // SAFETY: the GC holds the heap.
         let new_roots = unsafe { self.count_roots(ctx, layout, &mut unstacked, &mut tally) };
         stick(&weaks);
-        // The work left by the last pause first (See Note [Decrements
-        // wait]): on top of the stack.
         let mut work = std::mem::replace(&mut self.roots, new_roots);
         work.append(&mut unstacked);
         work.extend(lowered);
         work.extend(big_lowered);
-        work.append(&mut self.waiting);
+        if self.decrements.concurrent {
+            self.decrements.handed = Some((layout, work));
+            return outcome;
+        }
+        // The work left by the last pause first (See Note [Decrements
+        // wait]): on top of the stack.
+        work.append(&mut self.decrements.waiting);
         // SAFETY: every value of `work` was counted (See Note [An RC pause]).
-        let dead = unsafe { decrement(layout, &mut work, self.decrements_per_pause, &mut self.stacks, &mut tally) };
-        self.waiting = work;
-        // SAFETY: as above; marking by counts is over.
-        let region = unsafe { self.reclaim(&dead, ctx, layout, &mut tally) };
+        let dead = unsafe { decrement(layout, &mut work, self.decrements.per_pause, &mut self.stacks, &mut tally) };
+        self.decrements.waiting = work;
+        // SAFETY: the dead are nobody's; marking by counts is over.
+        let (large, died) = unsafe { zero_dead(&dead, layout) };
+        // SAFETY: as above.
+        let region = unsafe { self.reclaim(&large, died, ctx, &mut tally) };
         forget_dead(ctx.caps, oldest, &dead);
         self.underflows += tally.underflows;
         outcome.swept_words += tally.freed_words as usize;
         outcome.region = Some(region);
         outcome
+    }
+
+    /// Join the decrement thread, if one ran, and reclaim what it found
+    /// dead (See Note [Decrements beside the mutators] in
+    /// `decrement_thread`); what it freed waits in `unreported` for the
+    /// statistics of the next pause.
+    ///
+    /// # Safety
+    /// The world is stopped and the collector held.
+    // SAFETY: the caller's contract.
+    unsafe fn settle(&mut self, ctx: &mut GcContext<'_>) {
+        let Some(done) = self.decrements.thread.join() else { return };
+        self.stacks = done.stacks;
+        let mut tally = done.tally;
+        self.underflows += tally.underflows;
+        let large: Vec<*mut Word> = done.large.iter().map(|&p| p as *mut Word).collect();
+        let died: Vec<(*mut Word, usize)> = done.died.iter().map(|&(p, n)| (p as *mut Word, n)).collect();
+        // SAFETY: the caller's contract; the thread found these dead.
+        let sweep = unsafe { self.reclaim(&large, died, ctx, &mut tally) };
+        let dead: Vec<*mut Word> = large.into_iter().chain(done.died.iter().map(|&(p, _)| p as *mut Word)).collect();
+        forget_dead(ctx.caps, ctx.heap.oldest(), &dead);
+        let freed = tally.freed_words as usize;
+        self.decrements.unreported = Some(match self.decrements.unreported.take() {
+            Some((f, s)) => (f + freed, add_sweeps(s, sweep)),
+            None => (freed, sweep),
+        });
     }
 
     /// The object `p` became old (promoted into the space, found old by
@@ -354,37 +466,31 @@ impl Lxr {
         raised
     }
 
-    /// Reclaim the objects `dead` (whose counts fell to zero in this
-    /// pause): free the large ones, zero the others where they lie, and
-    /// judge again the blocks that gathered enough dead words (See Note
-    /// [Lines are reclaimed lazily]), freeing the empty ones; count the
-    /// freed words into `tally`.
+    /// Reclaim the objects whose counts fell to zero: free the `large`
+    /// ones, and judge again the blocks where the small ones (`died`,
+    /// zeroed already, with their sizes) gathered enough dead words (See
+    /// Note [Lines are reclaimed lazily]), freeing the empty ones; count
+    /// the freed words into `tally`.
     ///
     /// # Safety
-    /// The GC holds the heap; every count of the space is up to date.
+    /// The GC holds the heap; every count of the space is up to date; the
+    /// objects are dead.
     // SAFETY: the caller's contract.
-    unsafe fn reclaim(&mut self, dead: &[*mut Word], ctx: &mut GcContext<'_>, layout: Layout, tally: &mut Tally) -> RegionSweep {
+    unsafe fn reclaim(&mut self, large: &[*mut Word], died: Vec<(*mut Word, usize)>, ctx: &mut GcContext<'_>, tally: &mut Tally) -> RegionSweep {
         let oldest = ctx.heap.oldest();
-        tally.freed_objects += dead.len() as u64;
-        // SAFETY: a dead object's block descriptor is live.
-        let (large, dead): (Vec<*mut Word>, Vec<*mut Word>) = dead.iter().partition(|&&p| unsafe { is_large(p) });
-        for &p in &large {
-            // SAFETY: a dead object is intact until it is reclaimed.
+        let layout = ctx.heap.layout;
+        tally.freed_objects += (large.len() + died.len()) as u64;
+        for &p in large {
+            // SAFETY: a dead large object is intact until it is freed.
             tally.freed_words += unsafe { layout.size_of(p, info_of_header(load_header(p))) } as u64;
         }
         let Heap { gens, blocks, .. } = &mut *ctx.heap;
         // SAFETY: the caller's contract: these large objects are dead.
-        unsafe { self.large.free(&large, &mut gens[oldest], &mut self.tables, &mut blocks.lock()) };
-        // Zero each dead object, and add up each block's dead words, one
-        // entry per block, so that a block judged below (exactly, by its
-        // counts) has no more deaths to take off.
-        let died = words_by_block(dead.iter().map(|&p| {
-            // SAFETY: a dead object is intact until now; nothing reads it.
-            let size = unsafe { layout.size_of(p, info_of_header(load_header(p))) };
-            // SAFETY: as above: the object's words are nobody's now.
-            unsafe { std::ptr::write_bytes(p, 0, size) };
-            (p, size)
-        }));
+        unsafe { self.large.free(large, &mut gens[oldest], &mut self.tables, &mut blocks.lock()) };
+        // Each block's dead words, one entry per block, so that a block
+        // judged below (exactly, by its counts) has no more deaths to take
+        // off.
+        let died = words_by_block(died);
         let gen = &mut gens[oldest];
         let mut judged: Vec<(BlockPtr, LiveMap)> = Vec::new();
         for (bd, words) in died {
@@ -435,7 +541,7 @@ impl Lxr {
         // The tables come off before the GC frees any block they cover.
         self.tables.release(ctx.heap);
         self.roots.clear();
-        self.waiting.clear();
+        self.decrements.waiting.clear();
         self.stacks.clear();
         self.large.clear();
         self.block_words.clear();
@@ -537,111 +643,39 @@ fn promote_at_once(heap: &mut Heap) {
     }
 }
 
-/// The fields of the old objects on the mutable lists of `caps` that hold
-/// a young object and were not logged in this epoch: references made
-/// before the last pause to an object that stayed young, which no count
-/// holds yet (See Note [Survivors age once]). A pointer array's fields
-/// are looked for in its marked cards only (a field that points at a
-/// young object lies in a marked card).
-///
-/// # Safety
-/// The GC holds the heap and has not begun: the mutable lists hold live
-/// old objects, their fields valid object addresses.
-// SAFETY: the caller's contract covers every read.
-unsafe fn young_fields(caps: &[Capability], oldest: usize, layout: Layout) -> Vec<*mut Word> {
-    let mut found = Vec::new();
-    for o in caps.iter().flat_map(|c| c.mut_lists[oldest].iter()) {
-        let p = o.0;
-        // SAFETY: the caller's contract.
-        let (slots, n) = unsafe { counted_fields(layout, p) };
-        // SAFETY: as above.
-        let cards = info_of_header(unsafe { load_header(p) }).closure_type.is_pointer_array().then(|| layout.card_table(p, n));
-        for k in 0..n {
-            if let Some(table) = cards {
-                // SAFETY: the card of element `k` lies in the table.
-                if unsafe { *table.add(k / CARD_SIZE) } == 0 {
-                    continue;
-                }
-            }
-            // SAFETY: the slot lies in the object.
-            let slot = unsafe { slots.add(k) };
-            // A field no table covers, or logged in this epoch, is
-            // counted otherwise (a shadow, the log).
-            let unlogged = field_bits_of(p, slot).is_some_and(|bits| test_bit(bits, slot));
-            // SAFETY: a field holds an object address.
-            if unlogged && unsafe { is_young(*slot) } {
-                found.push(slot);
-            }
-        }
+
+/// A parameter that is 0 or 1 (`meaning0`, `meaning1`), 1 when absent.
+fn switch(value: Option<String>, key: &str, meaning0: &str, meaning1: &str) -> Result<bool, String> {
+    match value.as_deref() {
+        None | Some("1") => Ok(true),
+        Some("0") => Ok(false),
+        Some(v) => Err(format!("{key} must be 0 ({meaning0}) or 1 ({meaning1}), not `{v}'")),
     }
-    found.sort_unstable();
-    found.dedup();
-    found
 }
 
-/// Whether `v` is a young heap object (in generation 0: not counted).
+/// Whether field `slot` of the logged object `obj` still lies inside it
+/// (See Note [A shrunk object's logged fields]).
 ///
 /// # Safety
-/// `v` is an object address (or 0) not moved since the mutators ran.
-// SAFETY: the caller's contract.
-unsafe fn is_young(v: Word) -> bool {
-    if v == 0 {
-        return false;
-    }
+/// `obj` is a live object, old (not moved by the minor GC).
+// SAFETY: the caller's contract: the header is a live object's.
+unsafe fn still_inside(layout: Layout, obj: *mut Word, slot: *mut Word) -> bool {
     // SAFETY: the caller's contract.
-    let header = unsafe { load_header(v as *const Word) };
-    header != 0 && !info_of_header(header).is_static() && generation_of(v as *const Word) == 0
+    let size = unsafe { layout.size_of(obj, info_of_header(load_header(obj))) };
+    (slot as usize) < obj as usize + size * std::mem::size_of::<Word>()
 }
 
-/// Take the objects `dead` (just reclaimed) off the mutable lists of
-/// generation `oldest`, where an old object that pointed at a young one
-/// stays between pauses (See Note [Survivors age once]): a minor GC must
-/// not scan what is no longer an object.
-fn forget_dead(caps: &mut [Capability], oldest: usize, dead: &[*mut Word]) {
-    if dead.is_empty() || caps.iter().all(|c| c.mut_lists[oldest].is_empty()) {
-        return;
-    }
-    let gone: HashSet<usize> = dead.iter().map(|&p| p as usize).collect();
-    for cap in caps {
-        cap.mut_lists[oldest].retain(|o| !gone.contains(&(o.0 as usize)));
+/// Two sweeps' records as one (a pause's, and the blocks judged after a
+/// decrement thread was joined).
+fn add_sweeps(a: RegionSweep, b: RegionSweep) -> RegionSweep {
+    RegionSweep {
+        line_bytes: a.line_bytes.max(b.line_bytes),
+        blocks_swept: a.blocks_swept + b.blocks_swept,
+        blocks_freed: a.blocks_freed + b.blocks_freed,
+        blocks_recyclable: a.blocks_recyclable + b.blocks_recyclable,
+        lines_free: a.lines_free + b.lines_free,
+        defrag_blocks: a.defrag_blocks + b.defrag_blocks,
+        defrag_copied_bytes: a.defrag_copied_bytes + b.defrag_copied_bytes,
     }
 }
 
-/// Count, as roots of the root buffer (pushed onto `raised`), what the
-/// young objects of `young` (generation 0, the survivors that stay young:
-/// See Note [Survivors age once]) point at: no count holds their
-/// references until they are old, and an old object they keep alive must
-/// not be freed meanwhile.
-///
-/// # Safety
-/// The GC holds the heap; the generation's objects tile its blocks.
-// SAFETY: the caller's contract.
-unsafe fn count_young(young: &Generation, layout: Layout, raised: &mut Vec<Word>, tally: &mut Tally) {
-    let mut raise = |p: *mut Word| {
-        // SAFETY: the caller's contract: `p` is a live young object.
-        let info = info_of_header(unsafe { load_header(p) });
-        // An evaluation stack's live slots, as every other object's
-        // counted fields.
-        // SAFETY: as above.
-        let (slots, n) = unsafe { if info.closure_type == ClosureType::Stack { layout.pointer_slots(p, info) } else { counted_fields(layout, p) } };
-        for k in 0..n {
-            // SAFETY: the slot lies in the object; it holds an object.
-            let v = unsafe { counted_value(*slots.add(k), tally) };
-            if v != 0 {
-                raised.push(v);
-            }
-        }
-        // SAFETY: as above.
-        unsafe { layout.size_of(p, info) }
-    };
-    for &bd in &young.large_objects {
-        // SAFETY: a live large object heads its group.
-        raise(unsafe { bd.read() }.start);
-    }
-    for &bd in &young.blocks {
-        // SAFETY: the caller's contract.
-        let d = unsafe { bd.read() };
-        // SAFETY: as above.
-        unsafe { gclab_core::block_walk::walk_block(d, d.free, |p| Some(raise(p))) };
-    }
-}

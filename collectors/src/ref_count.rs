@@ -63,13 +63,14 @@
 //! decrement per reference when its root's count falls to zero, all in
 //! one pause: 30 ms on binary-trees 18, against 2 ms for the pause's
 //! other work. LXR lowers counts on GC threads beside the mutators after
-//! the pause. Here a pause lowers at most a budget of counts
-//! (`lxr:decrements=N`) and keeps the rest of its work list for the next
-//! pause, which does it first. Waiting is safe: an object whose decrement
-//! waits has a count above zero, so it stays, and it is unreachable by
-//! the mutators if that decrement was its last reference; only its
-//! reclamation is late. A backup trace drops the waiting work (it
-//! recounts everything).
+//! the pause, and so does `lxr` by default (See Note [Decrements beside
+//! the mutators] in `decrement_thread`). Under `lxr:concurrent=0` a
+//! pause lowers at most a budget of counts (`lxr:decrements=N`) and keeps
+//! the rest of its work list for the next pause, which does it first.
+//! Waiting is safe: an object whose decrement waits has a count above
+//! zero, so it stays, and it is unreachable by the mutators if that
+//! decrement was its last reference; only its reclamation is late. A
+//! backup trace drops the waiting work (it recounts everything).
 //!
 //! A cycle leaks its counts, safely: it waits for the backup trace,
 //! which recounts from scratch. (A thunk black-holed while old leaked
