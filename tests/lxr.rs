@@ -44,7 +44,8 @@ fn records(collector: &str, program: impl FnOnce(&mut Mutator<'_>)) -> Vec<GcSum
 }
 
 /// 5000 Ints in a list, made old by two major GCs (immix ages survivors
-/// once in generation 0), then dropped; two minor GCs.
+/// once in generation 0), then dropped; two minor GCs, with time between
+/// them for a decrement thread (a pause stops it where it is).
 fn drop_an_old_list(m: &mut Mutator<'_>) {
     let d = m.depth();
     list(m, 5000);
@@ -52,8 +53,13 @@ fn drop_an_old_list(m: &mut Mutator<'_>) {
     m.perform_gc(true);
     m.truncate(d);
     m.perform_gc(false);
+    std::thread::sleep(THREAD_TIME);
     m.perform_gc(false);
 }
+
+/// Mutator time enough for the decrement thread to lower a 5000-object
+/// list (it takes well under a millisecond).
+const THREAD_TIME: std::time::Duration = std::time::Duration::from_millis(100);
 
 #[test]
 fn rc_pauses_free_old_objects_that_die_without_a_major_gc() {
@@ -78,10 +84,11 @@ fn rc_pauses_free_old_objects_that_die_without_a_major_gc() {
 }
 
 #[test]
-fn a_walk_between_gcs_waits_for_the_decrement_thread() {
+fn a_walk_between_gcs_stops_the_decrement_thread() {
     // A pause hands the dropped list's decrements to the thread; a sanity
-    // check the program asks for right after joins it first, and sees the
-    // list's dead objects zeroed, not half-written.
+    // check the program asks for right after stops it first, and sees the
+    // list's dead objects zeroed, not half-written, and the rest whole;
+    // what the thread had not lowered is lowered after the next pause.
     let recs = records("lxr", |m| {
         drop_an_old_list(m);
         let d = m.depth();
@@ -93,9 +100,11 @@ fn a_walk_between_gcs_waits_for_the_decrement_thread() {
         m.perform_gc(false);
         m.check_heap().expect("a sane heap while the decrements run");
         m.perform_gc(false);
+        std::thread::sleep(THREAD_TIME);
+        m.perform_gc(false);
     });
-    assert_eq!(recs.len(), 9);
-    let (held, after) = (recs[5].live_bytes, recs[8].live_bytes);
+    assert_eq!(recs.len(), 10);
+    let (held, after) = (recs[5].live_bytes, recs[9].live_bytes);
     assert!(after < held - 190_000, "the second list was freed: {held} -> {after} live bytes");
 }
 
@@ -188,6 +197,7 @@ fn stores_into_an_array_past_a_megablock_are_counted_by_its_cards() {
         m.perform_gc(true);
         store_all(m, 1);
         m.perform_gc(false);
+        std::thread::sleep(THREAD_TIME);
         m.perform_gc(false);
         for i in (0..N).step_by(100) {
             assert_eq!(m.view().get(arr).array_get(i).word(0), i + 1);

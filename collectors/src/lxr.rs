@@ -42,7 +42,7 @@
 use crate::immix::Immix;
 use crate::large_counts::LargeCounts;
 use crate::rc_aging::{count_young, forget_dead, young_fields};
-use crate::decrement_thread::{zero_dead, DecrementThread};
+use crate::decrement_thread::{Deaths, DecrementThread};
 use crate::ref_count::{check_counts, count_roots, count_stack, counted, decrement, increment, increment_fields, live_by_count, Tally};
 use crate::CollectorEntry;
 use gclab_core::barrier::{set_extension, BarrierExtension};
@@ -153,7 +153,7 @@ struct Decrements {
     concurrent: bool,
     /// In the pauses: the most counts one lowers.
     per_pause: u64,
-    /// In the pauses: what the last one left.
+    /// What the last pause, or the stopped thread, left to lower.
     waiting: Vec<Word>,
     /// The thread, when one runs.
     thread: DecrementThread,
@@ -371,31 +371,31 @@ impl Lxr {
         work.append(&mut unstacked);
         work.extend(lowered);
         work.extend(big_lowered);
+        // The work left by the last pause or thread first (See Note
+        // [Decrements wait]): on top of the stack.
+        work.append(&mut self.decrements.waiting);
         if self.decrements.concurrent {
             self.decrements.handed = Some((layout, work));
             return outcome;
         }
-        // The work left by the last pause first (See Note [Decrements
-        // wait]): on top of the stack.
-        work.append(&mut self.decrements.waiting);
         // SAFETY: every value of `work` was counted (See Note [An RC pause]).
         let dead = unsafe { decrement(layout, &mut work, self.decrements.per_pause, &mut self.stacks, &mut tally) };
         self.decrements.waiting = work;
+        let mut deaths = Deaths::default();
         // SAFETY: the dead are nobody's; marking by counts is over.
-        let (large, died) = unsafe { zero_dead(&dead, layout) };
+        unsafe { deaths.add(&dead, layout) };
         // SAFETY: as above.
-        let region = unsafe { self.reclaim(&large, died, ctx, &mut tally) };
-        forget_dead(ctx.caps, oldest, &dead);
+        let region = unsafe { self.reclaim(deaths, ctx, &mut tally) };
         self.underflows += tally.underflows;
         outcome.swept_words += tally.freed_words as usize;
         outcome.region = Some(region);
         outcome
     }
 
-    /// Join the decrement thread, if one ran, and reclaim what it found
-    /// dead (See Note [Decrements beside the mutators] in
-    /// `decrement_thread`); what it freed waits in `unreported` for the
-    /// statistics of the next pause.
+    /// Stop the decrement thread, if one ran, reclaim what it found dead
+    /// and keep what it had not lowered for the next (See Note [Decrements
+    /// beside the mutators] in `decrement_thread`); what it freed waits in
+    /// `unreported` for the statistics of the next pause.
     ///
     /// # Safety
     /// The world is stopped and the collector held.
@@ -403,14 +403,11 @@ impl Lxr {
     unsafe fn settle(&mut self, ctx: &mut GcContext<'_>) {
         let Some(done) = self.decrements.thread.join() else { return };
         self.stacks = done.stacks;
+        self.decrements.waiting.extend(done.left);
         let mut tally = done.tally;
         self.underflows += tally.underflows;
-        let large: Vec<*mut Word> = done.large.iter().map(|&p| p as *mut Word).collect();
-        let died: Vec<(*mut Word, usize)> = done.died.iter().map(|&(p, n)| (p as *mut Word, n)).collect();
         // SAFETY: the caller's contract; the thread found these dead.
-        let sweep = unsafe { self.reclaim(&large, died, ctx, &mut tally) };
-        let dead: Vec<*mut Word> = large.into_iter().chain(done.died.iter().map(|&(p, _)| p as *mut Word)).collect();
-        forget_dead(ctx.caps, ctx.heap.oldest(), &dead);
+        let sweep = unsafe { self.reclaim(done.deaths, ctx, &mut tally) };
         let freed = tally.freed_words as usize;
         self.decrements.unreported = Some(match self.decrements.unreported.take() {
             Some((f, s)) => (f + freed, add_sweeps(s, sweep)),
@@ -466,34 +463,36 @@ impl Lxr {
         raised
     }
 
-    /// Reclaim the objects whose counts fell to zero: free the `large`
-    /// ones, and judge again the blocks where the small ones (`died`,
-    /// zeroed already, with their sizes) gathered enough dead words (See
-    /// Note [Lines are reclaimed lazily]), freeing the empty ones; count
-    /// the freed words into `tally`.
+    /// Reclaim the objects whose counts fell to zero: take them off the
+    /// mutable lists, free the large ones, and judge again the blocks
+    /// where the small ones (zeroed already) gathered enough dead words
+    /// (See Note [Lines are reclaimed lazily]), freeing the empty ones;
+    /// count the freed words into `tally`.
     ///
     /// # Safety
     /// The GC holds the heap; every count of the space is up to date; the
     /// objects are dead.
     // SAFETY: the caller's contract.
-    unsafe fn reclaim(&mut self, large: &[*mut Word], died: Vec<(*mut Word, usize)>, ctx: &mut GcContext<'_>, tally: &mut Tally) -> RegionSweep {
+    unsafe fn reclaim(&mut self, deaths: Deaths, ctx: &mut GcContext<'_>, tally: &mut Tally) -> RegionSweep {
         let oldest = ctx.heap.oldest();
         let layout = ctx.heap.layout;
-        tally.freed_objects += (large.len() + died.len()) as u64;
-        for &p in large {
+        let large: Vec<*mut Word> = deaths.large.iter().map(|&p| p as *mut Word).collect();
+        // SAFETY: the caller's contract: the mutable lists hold old
+        // objects, the dead ones zeroed or in `large`.
+        unsafe { forget_dead(ctx.caps, oldest, &large) };
+        tally.freed_objects += deaths.objects();
+        for &p in &large {
             // SAFETY: a dead large object is intact until it is freed.
             tally.freed_words += unsafe { layout.size_of(p, info_of_header(load_header(p))) } as u64;
         }
         let Heap { gens, blocks, .. } = &mut *ctx.heap;
         // SAFETY: the caller's contract: these large objects are dead.
-        unsafe { self.large.free(large, &mut gens[oldest], &mut self.tables, &mut blocks.lock()) };
-        // Each block's dead words, one entry per block, so that a block
-        // judged below (exactly, by its counts) has no more deaths to take
-        // off.
-        let died = words_by_block(died);
+        unsafe { self.large.free(&large, &mut gens[oldest], &mut self.tables, &mut blocks.lock()) };
+        // Each block's dead words come as one entry, so that a block judged
+        // below (exactly, by its counts) has no more deaths to take off.
         let gen = &mut gens[oldest];
         let mut judged: Vec<(BlockPtr, LiveMap)> = Vec::new();
-        for (bd, words) in died {
+        for (bd, words) in deaths.blocks {
             tally.freed_words += words as u64;
             gen.n_words -= words;
             let counted = self.block_words.entry(bd).or_default();
@@ -678,4 +677,5 @@ fn add_sweeps(a: RegionSweep, b: RegionSweep) -> RegionSweep {
         defrag_copied_bytes: a.defrag_copied_bytes + b.defrag_copied_bytes,
     }
 }
+
 

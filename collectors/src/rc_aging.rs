@@ -117,17 +117,22 @@ unsafe fn is_young(v: Word) -> bool {
     header != 0 && !info_of_header(header).is_static() && generation_of(v as *const Word) == 0
 }
 
-/// Take the objects `dead` (just reclaimed) off the mutable lists of
-/// generation `oldest`, where an old object that pointed at a young one
-/// stays between pauses (See Note [Survivors age once]): a minor GC must
-/// not scan what is no longer an object.
-pub fn forget_dead(caps: &mut [Capability], oldest: usize, dead: &[*mut Word]) {
-    if dead.is_empty() || caps.iter().all(|c| c.mut_lists[oldest].is_empty()) {
-        return;
-    }
-    let gone: HashSet<usize> = dead.iter().map(|&p| p as usize).collect();
+/// Take the dead objects off the mutable lists of generation `oldest`,
+/// where an old object that pointed at a young one stays between pauses
+/// (See Note [Survivors age once]): a minor GC must not scan what is no
+/// longer an object. A dead small object was zeroed, so its header is 0;
+/// the dead large ones, left whole, are `large`. (The lists are short and
+/// the dead many: each entry is tested, not each death looked up.)
+///
+/// # Safety
+/// Each entry of the lists is an object of the space or a zeroed dead
+/// one.
+// SAFETY: the caller's contract: every entry has a header word to read.
+pub unsafe fn forget_dead(caps: &mut [Capability], oldest: usize, large: &[*mut Word]) {
+    let large: HashSet<usize> = large.iter().map(|&p| p as usize).collect();
     for cap in caps {
-        cap.mut_lists[oldest].retain(|o| !gone.contains(&(o.0 as usize)));
+        // SAFETY: the caller's contract.
+        cap.mut_lists[oldest].retain(|o| unsafe { load_header(o.0) } != 0 && !large.contains(&(o.0 as usize)));
     }
 }
 

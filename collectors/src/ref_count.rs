@@ -247,7 +247,9 @@ pub unsafe fn counted_value(v: Word, tally: &mut Tally) -> Word {
 /// Lower the count of each value of `work`, and when one falls to zero,
 /// of everything its object's counted fields point at, and so on, until
 /// `budget` counts are lowered: the objects found dead. What is left in
-/// `work` waits for a later pause (See Note [Decrements wait]). A dead
+/// `work` waits for a later pause (See Note [Decrements wait]); so only
+/// counted values join it: a dead object's field may hold a young object,
+/// which the minor GC moves before a later pause would look at it. A dead
 /// evaluation stack leaves `stacks`, and its kept slots (See Note [Stacks
 /// are counted by difference]) join the work.
 ///
@@ -281,12 +283,17 @@ pub unsafe fn decrement(layout: Layout, work: &mut Vec<Word>, budget: u64, stack
         if n == 0 {
             // An evaluation stack has no counted fields: test only then.
             if let Some(kept) = stacks.remove(&v) {
-                work.extend(kept);
+                // Kept slots hold 0 for what they did not count.
+                work.extend(kept.into_iter().filter(|&w| w != 0));
             }
         }
         for k in 0..n {
             // SAFETY: the slot lies in the object.
-            work.push(unsafe { *slots.add(k) });
+            let f = unsafe { *slots.add(k) };
+            // SAFETY: a dead object's fields hold objects, not moved yet.
+            if unsafe { counted(f) }.is_some() {
+                work.push(f);
+            }
         }
     }
     dead
