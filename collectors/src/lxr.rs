@@ -376,6 +376,10 @@ impl Lxr {
         work.append(&mut self.decrements.waiting);
         if self.decrements.concurrent {
             self.decrements.handed = Some((layout, work));
+            // Every pause reports a sweep, if only of no blocks: the one
+            // the last thread's deaths gave is added to it (`collect`).
+            let line_bytes = (self.immix.parts(oldest).0.geometry().line_words() * std::mem::size_of::<Word>()) as u32;
+            outcome.region = Some(RegionSweep { line_bytes, ..RegionSweep::default() });
             return outcome;
         }
         // SAFETY: every value of `work` was counted (See Note [An RC pause]).
