@@ -5,9 +5,9 @@
 //!
 //! Invariant kept: the thread touches only counts (atomic words of side
 //! tables, which no one detaches while it runs) and the words of objects
-//! found dead, which nothing else reads or writes; it is joined before
-//! anything else reads either (the next pause, a walk of the heap between
-//! GCs, the collector's end).
+//! found dead, which nothing else reads or writes; it is stopped and
+//! joined before anything else reads either (the next pause, a walk of
+//! the heap between GCs, the collector's end).
 
 use crate::large_counts::is_large;
 use crate::ref_count::{decrement, Tally};
@@ -29,7 +29,7 @@ use std::thread::JoinHandle;
 // (their roots, the young objects' references, the fields of live old
 // objects). So the pause hands the decrements to a thread of the
 // collector, started when the world restarts (after the sanity checker
-// and any census have read the heap) and joined at the start of the next
+// and any census have read the heap) and stopped at the start of the next
 // pause, which then does what needs the world stopped: judging the
 // blocks where objects died, freeing the empty ones and dead large
 // objects, taking the dead off the mutable lists (`Lxr::settle`).
@@ -37,26 +37,33 @@ use std::thread::JoinHandle;
 // The thread writes only counts and dead objects' words. Counts are
 // atomic words of side tables, which only a pause attaches or detaches;
 // the mutators' barrier sets and clears log bits in the same tables,
-// never counts. Dead small objects are zeroed by the thread (the pause
-// needs their sizes, so they are taken first); dead large objects are
-// left whole for the pause, which frees their groups.
+// never counts. The thread zeroes dead small objects as it finds them
+// and adds their words up by block (`Deaths`: the pause needs only the
+// totals); dead large objects are left whole for the pause, which frees
+// their groups.
 //
 // The next pause does not wait for the thread to finish: it raises a
-// flag, the thread stops at its next check (every `CHECK_EVERY`
-// decrements) and hands back what it had not lowered, which waits for
+// flag, the thread stops at its next check (every `lxr:batch=N`
+// decrements, 4096 by default) and hands back what it had not lowered, which waits for
 // the next thread, on top of the next pause's work (safe for the reason
 // of Note [Decrements wait] in `ref_count`: a count with a decrement
 // pending is above zero, so the object stays). Without the flag a pause
 // that came while a big structure was being lowered waited for all of
 // it: binary-trees 20's longest RC pause was 194 to 220 ms, against 10
 // to 13 ms with the decrements in the pauses (`concurrent=0`, at most
-// `decrements=N` counts a pause).
+// `decrements=N` counts a pause); with the flag, 6.5 to 11 ms over the
+// sweep of `experiments/lxr.toml` (8.2 to 10.9 in the pauses). The work
+// that waits must hold only counted values (See `ref_count::decrement`):
+// a young one would be moved by the next pause's minor GC.
+//
+// The cost: the thread runs only between pauses, so a run whose pauses
+// take most of its time leaves it behind, and the decrements that wait
+// keep their garbage until they are done or a backup trace drops them.
+// binary-trees 20 (pauses 70% of the run) held 197 MiB where
+// `concurrent=0` holds 100, and ran 10 backup traces against 6.
 //
 // A walk of the heap between GCs (`Gc.stat`, a sanity check the program
 // asks for) stops the thread too (`Collector::world_stopped`).
-
-/// How many counts the thread lowers between two looks at its flag.
-const CHECK_EVERY: u64 = 4096;
 
 /// What a decrement thread did: the objects it found dead, the
 /// evaluation stacks it was lent (less the dead ones), its tally, and
@@ -76,13 +83,21 @@ pub struct Lowered {
 }
 
 /// The decrement thread of an `lxr` collector, if one is running.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub struct DecrementThread {
     thread: Option<JoinHandle<Lowered>>,
     stop: Arc<AtomicBool>,
+    /// How many counts it lowers between two looks at `stop`.
+    batch: u64,
 }
 
 impl DecrementThread {
+    /// No thread yet; each will look at its stop flag every `batch`
+    /// decrements.
+    pub fn new(batch: u64) -> DecrementThread {
+        DecrementThread { thread: None, stop: Arc::new(AtomicBool::new(false)), batch }
+    }
+
     /// Start lowering `work` (values whose counts include them) beside the
     /// mutators; `stacks` are lent to it, as a dead stack's kept slots
     /// join the work.
@@ -96,7 +111,7 @@ impl DecrementThread {
     pub unsafe fn start(&mut self, layout: Layout, work: Vec<Word>, stacks: HashMap<usize, Vec<Word>>) {
         assert!(self.thread.is_none(), "one decrement thread at a time");
         self.stop.store(false, Ordering::Relaxed);
-        let stop = Arc::clone(&self.stop);
+        let (stop, batch) = (Arc::clone(&self.stop), self.batch);
         let thread = std::thread::Builder::new()
             .name("gclab-decrements".into())
             .spawn(move || {
@@ -104,7 +119,7 @@ impl DecrementThread {
                 let mut deaths = Deaths::default();
                 while !work.is_empty() && !stop.load(Ordering::Relaxed) {
                     // SAFETY: the caller's contract.
-                    let dead = unsafe { decrement(layout, &mut work, CHECK_EVERY, &mut stacks, &mut tally) };
+                    let dead = unsafe { decrement(layout, &mut work, batch, &mut stacks, &mut tally) };
                     // SAFETY: as above: the dead are this thread's alone.
                     unsafe { deaths.add(&dead, layout) };
                 }

@@ -72,12 +72,13 @@ pub const ENTRY: CollectorEntry = CollectorEntry {
                 _ => return Err(format!("bits must be 2, 4 or 8 (the bits of each count), not `{v}'")),
             },
         };
-        let decrements = params.take("decrements").map(|v| v.parse::<u64>().ok().filter(|&n| n > 0).ok_or(format!("decrements must be a number of counts above 0, not `{v}'"))).transpose()?.unwrap_or(DECREMENTS_PER_PAUSE);
+        let decrements = counts(params.take("decrements"), "decrements")?.unwrap_or(DECREMENTS_PER_PAUSE);
+        let batch = counts(params.take("batch"), "batch")?.unwrap_or(DECREMENTS_PER_LOOK);
         let age = switch(params.take("age"), "age", "survivors of a pause are old at once", "they stay young until the next")?;
         let concurrent = switch(params.take("concurrent"), "concurrent", "decrements in the pauses", "decrements on a thread beside the mutators")?;
-        let immix = Immix::from_params(params, flags, "lxr", &["bits", "decrements", "age", "concurrent"])?;
+        let immix = Immix::from_params(params, flags, "lxr", &["bits", "decrements", "batch", "age", "concurrent"])?;
         let lose_increments = std::env::var("GCLAB_LXR_FAULT").is_ok_and(|v| v == "lose-increments");
-        let decrements = Decrements { concurrent, per_pause: decrements, waiting: Vec::new(), thread: DecrementThread::default(), handed: None, unreported: None };
+        let decrements = Decrements { concurrent, per_pause: decrements, waiting: Vec::new(), thread: DecrementThread::new(batch), handed: None, unreported: None };
         Ok(Box::new(Lxr { immix, tables: SideTables::with_counts(bits), roots: Vec::new(), decrements, stacks: HashMap::new(), large: LargeCounts::default(), block_words: HashMap::new(), unjudged: HashMap::new(), underflows: 0, age, lose_increments }))
     },
 };
@@ -85,6 +86,11 @@ pub const ENTRY: CollectorEntry = CollectorEntry {
 /// How many counts a pause lowers at most, by default (See Note
 /// [Decrements wait] in `ref_count`): about 2 ms of work.
 const DECREMENTS_PER_PAUSE: u64 = 200_000;
+
+/// How many counts the decrement thread lowers between two looks at
+/// its stop flag, by default (See Note [Decrements beside the mutators]
+/// in `decrement_thread`): some 40 microseconds.
+const DECREMENTS_PER_LOOK: u64 = 4096;
 
 /// The dead words a block gathers before it is judged again (See Note
 /// [Lines are reclaimed lazily]).
@@ -160,7 +166,7 @@ struct Decrements {
     /// The work the last pause handed to the thread, which starts when
     /// the world restarts.
     handed: Option<(Layout, Vec<Word>)>,
-    /// Words freed, and blocks judged, after the thread was joined
+    /// Words freed, and blocks judged, after the thread was stopped
     /// between GCs: for the next pause's statistics.
     unreported: Option<(usize, RegionSweep)>,
 }
@@ -268,7 +274,7 @@ impl Collector for Lxr {
         if let Some((layout, work)) = self.decrements.handed.take() {
             let stacks = std::mem::take(&mut self.stacks);
             // SAFETY: the work's values were counted by the pause; until
-            // the next pause or walk joins the thread, nothing else
+            // the next pause or walk stops the thread, nothing else
             // touches counts, tables or dead objects (See Note
             // [Decrements beside the mutators] in `decrement_thread`).
             unsafe { self.decrements.thread.start(layout, work, stacks) };
@@ -292,6 +298,14 @@ impl Collector for Lxr {
         // SAFETY: the sanity checker runs with the world stopped; every
         // block of the space has a table (attached when it was cut).
         problems.extend(unsafe { check_counts(&old.blocks, &self.large.objects(), &roots, heap.layout, self.underflows) });
+        // The decrements that wait across this pause hold counted values
+        // only (See `ref_count::decrement`): each lies in the space. (Only
+        // its block is looked at: a stale young address may lie in a block
+        // freed since.)
+        let space: HashSet<BlockPtr> = old.blocks.iter().chain(old.large_objects.iter()).copied().collect();
+        if let Some(&v) = self.decrements.waiting.iter().find(|&&v| v != 0 && !space.contains(&BlockPtr(BlockDesc::of_raw(v as usize)))) {
+            problems.push(format!("lxr: a decrement waits on {v:#x}, which is not an object of the counted space"));
+        }
         problems
     }
 }
@@ -668,8 +682,13 @@ unsafe fn still_inside(layout: Layout, obj: *mut Word, slot: *mut Word) -> bool 
     (slot as usize) < obj as usize + size * std::mem::size_of::<Word>()
 }
 
+/// A parameter that counts decrements: a number above 0, if given.
+fn counts(value: Option<String>, key: &str) -> Result<Option<u64>, String> {
+    value.map(|v| v.parse::<u64>().ok().filter(|&n| n > 0).ok_or(format!("{key} must be a number of counts above 0, not `{v}'"))).transpose()
+}
+
 /// Two sweeps' records as one (a pause's, and the blocks judged after a
-/// decrement thread was joined).
+/// decrement thread was stopped).
 fn add_sweeps(a: RegionSweep, b: RegionSweep) -> RegionSweep {
     RegionSweep {
         line_bytes: a.line_bytes.max(b.line_bytes),

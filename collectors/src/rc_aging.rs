@@ -47,9 +47,11 @@ use std::collections::HashSet;
 //    into the root buffer, lowered at the next pause.
 // 3. A value kept for a later decrement must be one that was counted: a
 //    young object's address goes stale when it moves. So the logged old
-//    values are filtered before the minor GC, and the copies kept of
-//    stack slots and of big objects' fields hold 0 for a value that had
-//    no count (`ref_count::counted_value`).
+//    values are filtered before the minor GC, the copies kept of stack
+//    slots and of big objects' fields hold 0 for a value that had no
+//    count (`ref_count::counted_value`), and a dead object's fields join
+//    the decrements only if counted (`ref_count::decrement`: the work may
+//    wait across a pause, whose minor GC moves the young).
 // 4. A dead old object is taken off the mutable lists (`forget_dead`),
 //    which now outlive a pause.
 //
