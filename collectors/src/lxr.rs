@@ -303,7 +303,7 @@ impl Collector for Lxr {
         // its block is looked at: a stale young address may lie in a block
         // freed since.)
         let space: HashSet<BlockPtr> = old.blocks.iter().chain(old.large_objects.iter()).copied().collect();
-        if let Some(&v) = self.decrements.waiting.iter().find(|&&v| v != 0 && !space.contains(&BlockPtr(BlockDesc::of_raw(v as usize)))) {
+        if let Some(&v) = self.decrements.waiting.iter().find(|&&v| v != 0 && !space.contains(&BlockPtr(BlockDesc::of_raw(v)))) {
             problems.push(format!("lxr: a decrement waits on {v:#x}, which is not an object of the counted space"));
         }
         problems
