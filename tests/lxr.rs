@@ -114,11 +114,12 @@ fn decrements_that_wait_across_pauses_are_safe() {
     // Under `concurrent=0,decrements=1` a pause lowers one count and the
     // rest waits across the next pauses (and their minor GCs, which move
     // young objects); under `batch=1` the thread looks at its stop flag
-    // after every count, so a pause stops it soonest. Lazy programs
+    // after every count, so a pause stops it soonest; under `help=1` a
+    // pause after a thread that fell behind lowers counts too. Lazy programs
     // (thunks updated while old, deep stacks), each checked after every
     // GC (which also checks that what waits is counted objects only),
     // must still print GHC's output.
-    for collector in ["lxr:concurrent=0,decrements=1", "lxr:batch=1"] {
+    for collector in ["lxr:concurrent=0,decrements=1", "lxr:batch=1", "lxr:help=1,decrements=1"] {
         for (program, args) in [("power", "30"), ("lcss", "120"), ("fibheaps", "2000"), ("treejoin", "400")] {
             let o = Command::new(env!("CARGO_BIN_EXE_gclab"))
                 .args(["run", "--collector", collector, &format!("programs/{program}.hs"), args, "+RTS", "-A32k", "-DS"])
@@ -187,7 +188,7 @@ fn a_lost_increment_is_caught_by_the_sanity_checker() {
 #[test]
 fn bad_parameters_are_refused_by_name() {
     let f = gclab::flags("-G2").unwrap();
-    for (params, wanted) in [("bits=3", "bits must be 2, 4 or 8"), ("bits=x", "bits must be"), ("age=2", "age must be 0"), ("concurrent=yes", "concurrent must be 0"), ("batch=0", "batch must be a number"), ("colour=red", "colour")] {
+    for (params, wanted) in [("bits=3", "bits must be 2, 4 or 8"), ("bits=x", "bits must be"), ("age=2", "age must be 0"), ("concurrent=yes", "concurrent must be 0"), ("batch=0", "batch must be a number"), ("help=yes", "help must be 0"), ("colour=red", "colour")] {
         let e = (entry("lxr").make)(Params::parse(params).unwrap(), &f).err().expect("refused");
         assert!(e.contains(wanted), "{params}: {e}");
     }

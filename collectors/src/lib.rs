@@ -55,6 +55,7 @@ pub mod large_counts;
 pub mod line_alloc;
 pub mod line_space;
 pub mod line_sweeper;
+pub mod lazy_lines;
 pub mod lxr;
 pub mod mark;
 pub mod mark_sweep;

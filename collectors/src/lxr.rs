@@ -41,14 +41,15 @@
 
 use crate::immix::Immix;
 use crate::large_counts::LargeCounts;
+use crate::lazy_lines::LazyLines;
 use crate::rc_aging::{count_young, forget_dead, young_fields};
 use crate::decrement_thread::{Deaths, DecrementThread};
-use crate::ref_count::{check_counts, count_roots, count_stack, counted, decrement, increment, increment_fields, live_by_count, Tally};
+use crate::ref_count::{check_counts, count_roots, count_stack, counted, decrement, increment, increment_fields, Tally};
 use crate::CollectorEntry;
 use gclab_core::barrier::{set_extension, BarrierExtension};
 use gclab_core::bdescr::{BlockDesc, BlockPtr, LiveMap};
 use gclab_core::capability::FieldLog;
-use gclab_core::constants::{Word, BLOCK_WORDS};
+use gclab_core::constants::Word;
 use gclab_core::heap::Heap;
 use gclab_core::info::ClosureType;
 use gclab_core::object::{info_of_header, load_header, Layout};
@@ -74,12 +75,13 @@ pub const ENTRY: CollectorEntry = CollectorEntry {
         };
         let decrements = counts(params.take("decrements"), "decrements")?.unwrap_or(DECREMENTS_PER_PAUSE);
         let batch = counts(params.take("batch"), "batch")?.unwrap_or(DECREMENTS_PER_LOOK);
-        let age = switch(params.take("age"), "age", "survivors of a pause are old at once", "they stay young until the next")?;
-        let concurrent = switch(params.take("concurrent"), "concurrent", "decrements in the pauses", "decrements on a thread beside the mutators")?;
-        let immix = Immix::from_params(params, flags, "lxr", &["bits", "decrements", "batch", "age", "concurrent"])?;
+        let age = switch(params.take("age"), "age", true, "survivors of a pause are old at once", "they stay young until the next")?;
+        let concurrent = switch(params.take("concurrent"), "concurrent", true, "decrements in the pauses", "decrements on a thread beside the mutators")?;
+        let help = switch(params.take("help"), "help", false, "the thread alone lowers counts", "a pause lowers some when the thread fell behind")?;
+        let immix = Immix::from_params(params, flags, "lxr", &["bits", "decrements", "batch", "age", "concurrent", "help"])?;
         let lose_increments = std::env::var("GCLAB_LXR_FAULT").is_ok_and(|v| v == "lose-increments");
-        let decrements = Decrements { concurrent, per_pause: decrements, waiting: Vec::new(), thread: DecrementThread::new(batch), handed: None, unreported: None };
-        Ok(Box::new(Lxr { immix, tables: SideTables::with_counts(bits), roots: Vec::new(), decrements, stacks: HashMap::new(), large: LargeCounts::default(), block_words: HashMap::new(), unjudged: HashMap::new(), underflows: 0, age, lose_increments }))
+        let decrements = Decrements { concurrent, per_pause: decrements, help, behind: false, waiting: Vec::new(), thread: DecrementThread::new(batch), handed: None, unreported: None };
+        Ok(Box::new(Lxr { immix, tables: SideTables::with_counts(bits), roots: Vec::new(), decrements, stacks: HashMap::new(), large: LargeCounts::default(), lines: LazyLines::default(), underflows: 0, age, lose_increments }))
     },
 };
 
@@ -91,10 +93,6 @@ const DECREMENTS_PER_PAUSE: u64 = 200_000;
 /// its stop flag, by default (See Note [Decrements beside the mutators]
 /// in `decrement_thread`): some 40 microseconds.
 const DECREMENTS_PER_LOOK: u64 = 4096;
-
-/// The dead words a block gathers before it is judged again (See Note
-/// [Lines are reclaimed lazily]).
-const REJUDGE_WORDS: usize = BLOCK_WORDS / 4;
 
 /// The lxr collector: an `immix` collector for its space and its backup
 /// trace, the counts' side tables, and what the counts need between
@@ -114,28 +112,9 @@ pub struct Lxr {
     stacks: HashMap<usize, Vec<Word>>,
     /// The large objects counted (See `large_counts`).
     large: LargeCounts,
-    /// The words each space block counts in the generation's `n_words`.
-    block_words: HashMap<BlockPtr, usize>,
-    /// The dead words zeroed in each block since it was last judged (See
-    /// Note [A shrunk object's logged fields]
-// ----------------------------------------
-// Black-holing a thunk logs and zeroes its free variables (core's Note
-// [The field-logging barrier]), and the thunk shrinks to a black hole,
-// later an indirection: the logged fields now lie past the object's end,
-// in slop. A block judged again before the log is read (which the
-// decrement thread's deaths are, at the start of the next pause: See Note
-// [Decrements beside the mutators] in `decrement_thread`) gives that slop
-// to promotion as a free line, and the minor GC may copy an object over
-// it. So a pause raises a logged field's current value only if the field
-// still lies inside its object; one past the end held 0 since the store
-// (the free variable was deleted), and its old value is lowered all the
-// same. Its side bit is set again as every logged field's is: the word
-// may hold a field of an object promoted there, which must start
-// unlogged. Found by `programs_under_lxr` (power.hs), as a crash reading a
-// promoted object's header as a field.
-
-// Note [Lines are reclaimed lazily]).
-    unjudged: HashMap<BlockPtr, usize>,
+    /// Each space block's words, and when it is judged again (See Note
+    /// [Lines are reclaimed lazily] in `lazy_lines`).
+    lines: LazyLines,
     /// Decrements that found a count at zero, for the sanity checker.
     underflows: u64,
     /// Whether the survivors of a pause stay young until the next (See
@@ -157,8 +136,14 @@ pub struct Lxr {
 struct Decrements {
     /// On a thread (`concurrent=1`, the default).
     concurrent: bool,
-    /// In the pauses: the most counts one lowers.
+    /// The most counts a pause lowers (every pause under `concurrent=0`,
+    /// otherwise one after the thread fell behind).
     per_pause: u64,
+    /// Whether a pause lowers a budget itself when the last thread was
+    /// stopped before it had lowered all it was given (`help=1`), and
+    /// whether it was.
+    help: bool,
+    behind: bool,
     /// What the last pause, or the stopped thread, left to lower.
     waiting: Vec<Word>,
     /// The thread, when one runs.
@@ -214,21 +199,22 @@ unsafe impl Sync for Lxr {}
 // log holds raw addresses, which are good because a minor GC does not
 // move old objects; a backup trace discards the log and recounts.
 
-// Note [Lines are reclaimed lazily]
+// Note [A shrunk object's logged fields]
 // ----------------------------------------
-// An object whose count falls to zero is zeroed where it lies at once
-// (walkers then see slop, never a dead object whose fields may point at
-// freed memory), but its lines become holes only when its block is
-// judged again (`LineSpace::rejudge`, which finds the block's live
-// objects from its counts). Judging every block with a death at every
-// pause was 41% of fibheaps' run: its deaths are scattered over the whole
-// old generation, so each pause walked most of it. So a block is judged
-// once its dead words since it was last judged reach a quarter of it
-// (`REJUDGE_WORDS`), and freed at once, with no walk, when its counted
-// words reach zero. LXR also reclaims lines lazily, when the allocator
-// comes to a block. Until then the dead words are zero words that no
-// hole offers: free in the block but not counted free
-// (`n_free_words`), which the sanity checker's inequalities allow.
+// Black-holing a thunk logs and zeroes its free variables (core's Note
+// [The field-logging barrier]), and the thunk shrinks to a black hole,
+// later an indirection: the logged fields now lie past the object's end,
+// in slop. A block judged again before the log is read (which the
+// decrement thread's deaths are, at the start of the next pause: See Note
+// [Decrements beside the mutators] in `decrement_thread`) gives that slop
+// to promotion as a free line, and the minor GC may copy an object over
+// it. So a pause raises a logged field's current value only if the field
+// still lies inside its object; one past the end held 0 since the store
+// (the free variable was deleted), and its old value is lowered all the
+// same. Its side bit is set again as every logged field's is: the word
+// may hold a field of an object promoted there, which must start
+// unlogged. Found by `programs_under_lxr` (power.hs), as a crash reading a
+// promoted object's header as a field.
 
 // Note [The backup trace recounts]
 // ----------------------------------------
@@ -352,9 +338,7 @@ impl Lxr {
             // SAFETY: `p` was just promoted: a live object of the space.
             .map(|&p| (p, unsafe { self.promoted(p, layout, &mut weaks, &mut tally) }))
             .collect();
-        for (bd, words) in words_by_block(promoted) {
-            *self.block_words.entry(bd).or_default() += words;
-        }
+        self.lines.placed(promoted);
         for e in logs {
             // SAFETY: a logged object is old and live (See Note [A shrunk
             // object's logged fields]).
@@ -388,25 +372,31 @@ impl Lxr {
         // The work left by the last pause or thread first (See Note
         // [Decrements wait]): on top of the stack.
         work.append(&mut self.decrements.waiting);
-        if self.decrements.concurrent {
-            self.decrements.handed = Some((layout, work));
+        // In the pause: a budget of it under `concurrent=0`, or when the
+        // last thread fell behind (See Note [Decrements beside the
+        // mutators] in `decrement_thread`).
+        let in_pause = !self.decrements.concurrent || std::mem::take(&mut self.decrements.behind);
+        outcome.region = Some(if in_pause {
+            // SAFETY: every value of `work` was counted (See Note [An RC pause]).
+            let dead = unsafe { decrement(layout, &mut work, self.decrements.per_pause, &mut self.stacks, &mut tally) };
+            let mut deaths = Deaths::default();
+            // SAFETY: the dead are nobody's; marking by counts is over.
+            unsafe { deaths.add(&dead, layout) };
+            // SAFETY: as above.
+            unsafe { self.reclaim(deaths, ctx, &mut tally) }
+        } else {
             // Every pause reports a sweep, if only of no blocks: the one
             // the last thread's deaths gave is added to it (`collect`).
             let line_bytes = (self.immix.parts(oldest).0.geometry().line_words() * std::mem::size_of::<Word>()) as u32;
-            outcome.region = Some(RegionSweep { line_bytes, ..RegionSweep::default() });
-            return outcome;
+            RegionSweep { line_bytes, ..RegionSweep::default() }
+        });
+        if self.decrements.concurrent {
+            self.decrements.handed = Some((layout, work));
+        } else {
+            self.decrements.waiting = work;
         }
-        // SAFETY: every value of `work` was counted (See Note [An RC pause]).
-        let dead = unsafe { decrement(layout, &mut work, self.decrements.per_pause, &mut self.stacks, &mut tally) };
-        self.decrements.waiting = work;
-        let mut deaths = Deaths::default();
-        // SAFETY: the dead are nobody's; marking by counts is over.
-        unsafe { deaths.add(&dead, layout) };
-        // SAFETY: as above.
-        let region = unsafe { self.reclaim(deaths, ctx, &mut tally) };
         self.underflows += tally.underflows;
         outcome.swept_words += tally.freed_words as usize;
-        outcome.region = Some(region);
         outcome
     }
 
@@ -421,6 +411,7 @@ impl Lxr {
     unsafe fn settle(&mut self, ctx: &mut GcContext<'_>) {
         let Some(done) = self.decrements.thread.join() else { return };
         self.stacks = done.stacks;
+        self.decrements.behind = self.decrements.help && !done.left.is_empty();
         self.decrements.waiting.extend(done.left);
         let mut tally = done.tally;
         self.underflows += tally.underflows;
@@ -484,8 +475,8 @@ impl Lxr {
     /// Reclaim the objects whose counts fell to zero: take them off the
     /// mutable lists, free the large ones, and judge again the blocks
     /// where the small ones (zeroed already) gathered enough dead words
-    /// (See Note [Lines are reclaimed lazily]), freeing the empty ones;
-    /// count the freed words into `tally`.
+    /// (See Note [Lines are reclaimed lazily] in `lazy_lines`), freeing
+    /// the empty ones; count the freed words into `tally`.
     ///
     /// # Safety
     /// The GC holds the heap; every count of the space is up to date; the
@@ -513,24 +504,8 @@ impl Lxr {
         for (bd, words) in deaths.blocks {
             tally.freed_words += words as u64;
             gen.n_words -= words;
-            let counted = self.block_words.entry(bd).or_default();
-            *counted = counted.saturating_sub(words);
-            let pending = self.unjudged.entry(bd).or_default();
-            *pending += words;
-            if *counted == 0 {
-                // Nothing lives in it: no walk needed.
-                judged.push((bd, [0; BLOCK_WORDS / 64]));
-            } else if *pending < REJUDGE_WORDS {
-                continue;
-            } else {
-                // SAFETY: the caller's contract: a block of the space.
-                let (live, live_words) = unsafe { live_by_count(bd, layout) };
-                // What shrank in place (a thunk updated) is slop: drop it.
-                gen.n_words -= counted.saturating_sub(live_words);
-                *counted = live_words;
-                judged.push((bd, live));
-            }
-            self.unjudged.remove(&bd);
+            // SAFETY: the caller's contract: a block of the space.
+            judged.extend(unsafe { self.lines.died(bd, words, gen, layout) });
         }
         let (space, _) = self.immix.parts(oldest);
         // SAFETY: the caller's contract; no allocator runs now.
@@ -542,7 +517,7 @@ impl Lxr {
         unsafe { self.tables.detach(&gone) };
         let mut blocks = blocks.lock();
         for bd in empty {
-            self.block_words.remove(&bd);
+            self.lines.forget(bd);
             blocks.free_group(bd);
         }
         swept
@@ -561,8 +536,7 @@ impl Lxr {
         self.decrements.waiting.clear();
         self.stacks.clear();
         self.large.clear();
-        self.block_words.clear();
-        self.unjudged.clear();
+        self.lines.clear();
         let outcome = self.immix.collect(req, ctx);
         // SAFETY: the caller's contract.
         unsafe { self.recount(ctx) };
@@ -605,36 +579,12 @@ impl Lxr {
             };
             // SAFETY: as above.
             unsafe { gclab_core::block_walk::walk_block(d, d.free, walk) };
-            self.block_words.insert(bd, words);
+            self.lines.recounted(bd, words);
         }
         // SAFETY: the caller's contract.
         self.roots = unsafe { self.count_roots(ctx, layout, &mut Vec::new(), &mut tally) };
         stick(&weaks);
     }
-}
-
-/// The words of `objects` (each an object and its size) added up by
-/// block, one entry per block, in block order. Objects come in runs of
-/// one block (promoted together, or dying as a structure together), so
-/// runs are summed before the sort.
-fn words_by_block(objects: impl IntoIterator<Item = (*mut Word, usize)>) -> Vec<(BlockPtr, usize)> {
-    let mut by_block: Vec<(BlockPtr, usize)> = Vec::new();
-    for (p, words) in objects {
-        let bd = BlockPtr(BlockDesc::of(p));
-        match by_block.last_mut() {
-            Some((b, w)) if *b == bd => *w += words,
-            _ => by_block.push((bd, words)),
-        }
-    }
-    by_block.sort_by_key(|(bd, _)| *bd);
-    by_block.dedup_by(|(b, w), (first, total)| {
-        let same = b == first;
-        if same {
-            *total += *w;
-        }
-        same
-    });
-    by_block
 }
 
 /// Give each weak pointer of `weaks` a stuck count: the runtime's weak
@@ -660,11 +610,12 @@ fn promote_at_once(heap: &mut Heap) {
     }
 }
 
-
-/// A parameter that is 0 or 1 (`meaning0`, `meaning1`), 1 when absent.
-fn switch(value: Option<String>, key: &str, meaning0: &str, meaning1: &str) -> Result<bool, String> {
+/// A parameter that is 0 or 1 (`meaning0`, `meaning1`), `default` when
+/// absent.
+fn switch(value: Option<String>, key: &str, default: bool, meaning0: &str, meaning1: &str) -> Result<bool, String> {
     match value.as_deref() {
-        None | Some("1") => Ok(true),
+        None => Ok(default),
+        Some("1") => Ok(true),
         Some("0") => Ok(false),
         Some(v) => Err(format!("{key} must be 0 ({meaning0}) or 1 ({meaning1}), not `{v}'")),
     }

@@ -1,0 +1,127 @@
+//! Lines reclaimed lazily: `lxr`'s account of the words each block of its
+//! counted space holds and of the words that died in it since it was
+//! last judged, which decides when a block is judged again line by line,
+//! freed whole with no walk, or left as it is (See Note [Lines are
+//! reclaimed lazily]).
+//!
+//! Invariant kept: a block's counted words are the words of the objects
+//! placed in it (by promotion or the recount after a backup trace) less
+//! those that died since, so a block whose counted words reach zero holds
+//! no live object.
+
+use crate::ref_count::live_by_count;
+use gclab_core::bdescr::{BlockDesc, BlockPtr, LiveMap};
+use gclab_core::constants::{Word, BLOCK_WORDS};
+use gclab_core::generation::Generation;
+use gclab_core::object::Layout;
+use std::collections::HashMap;
+
+// Note [Lines are reclaimed lazily]
+// ----------------------------------------
+// An object whose count falls to zero is zeroed where it lies at once
+// (walkers then see slop, never a dead object whose fields may point at
+// freed memory), but its lines become holes only when its block is
+// judged again (`LineSpace::rejudge`, which finds the block's live
+// objects from its counts). Judging every block with a death at every
+// pause was 41% of fibheaps' run: its deaths are scattered over the whole
+// old generation, so each pause walked most of it. So a block is judged
+// once its dead words since it was last judged reach a quarter of it
+// (`REJUDGE_WORDS`), and freed at once, with no walk, when its counted
+// words reach zero. LXR also reclaims lines lazily, when the allocator
+// comes to a block. Until then the dead words are zero words that no
+// hole offers: free in the block but not counted free
+// (`n_free_words`), which the sanity checker's inequalities allow.
+
+/// The dead words a block gathers before it is judged again.
+const REJUDGE_WORDS: usize = BLOCK_WORDS / 4;
+
+/// Each counted block's words, and its dead words not yet judged.
+#[derive(Debug, Default)]
+pub struct LazyLines {
+    /// The words each space block counts in the generation's `n_words`.
+    counted: HashMap<BlockPtr, usize>,
+    /// The dead words zeroed in each block since it was last judged.
+    unjudged: HashMap<BlockPtr, usize>,
+}
+
+impl LazyLines {
+    /// Objects (each an address and its size in words) placed in the
+    /// space's blocks.
+    pub fn placed(&mut self, objects: impl IntoIterator<Item = (*mut Word, usize)>) {
+        for (bd, words) in words_by_block(objects) {
+            *self.counted.entry(bd).or_default() += words;
+        }
+    }
+
+    /// Block `bd` holds `words` of live objects, walked after a backup
+    /// trace.
+    pub fn recounted(&mut self, bd: BlockPtr, words: usize) {
+        self.counted.insert(bd, words);
+    }
+
+    /// `words` of block `bd` of the space `gen` died: the block's live map
+    /// if it is to be judged again now (all clear if nothing lives in it),
+    /// None if it waits.
+    ///
+    /// # Safety
+    /// The GC holds the heap; `bd` is a block of the space with a side
+    /// table, whose counts are up to date and whose objects and zero words
+    /// tile it.
+    // SAFETY: the caller's contract covers the walk.
+    pub unsafe fn died(&mut self, bd: BlockPtr, words: usize, gen: &mut Generation, layout: Layout) -> Option<(BlockPtr, LiveMap)> {
+        let counted = self.counted.entry(bd).or_default();
+        *counted = counted.saturating_sub(words);
+        let pending = self.unjudged.entry(bd).or_default();
+        *pending += words;
+        let live = if *counted == 0 {
+            // Nothing lives in it: no walk needed.
+            [0; BLOCK_WORDS / 64]
+        } else if *pending < REJUDGE_WORDS {
+            return None;
+        } else {
+            // SAFETY: the caller's contract.
+            let (live, live_words) = unsafe { live_by_count(bd, layout) };
+            // What shrank in place (a thunk updated) is slop: drop it.
+            gen.n_words -= counted.saturating_sub(live_words);
+            *counted = live_words;
+            live
+        };
+        self.unjudged.remove(&bd);
+        Some((bd, live))
+    }
+
+    /// Block `bd` was freed.
+    pub fn forget(&mut self, bd: BlockPtr) {
+        self.counted.remove(&bd);
+        self.unjudged.remove(&bd);
+    }
+
+    /// Forget every block (a backup trace recounts them).
+    pub fn clear(&mut self) {
+        self.counted.clear();
+        self.unjudged.clear();
+    }
+}
+
+/// The words of `objects` (each an object and its size) added up by
+/// block, one entry per block, in block order. Objects come in runs of
+/// one block (promoted together), so runs are summed before the sort.
+fn words_by_block(objects: impl IntoIterator<Item = (*mut Word, usize)>) -> Vec<(BlockPtr, usize)> {
+    let mut by_block: Vec<(BlockPtr, usize)> = Vec::new();
+    for (p, words) in objects {
+        let bd = BlockPtr(BlockDesc::of(p));
+        match by_block.last_mut() {
+            Some((b, w)) if *b == bd => *w += words,
+            _ => by_block.push((bd, words)),
+        }
+    }
+    by_block.sort_by_key(|(bd, _)| *bd);
+    by_block.dedup_by(|(b, w), (first, total)| {
+        let same = b == first;
+        if same {
+            *total += *w;
+        }
+        same
+    });
+    by_block
+}
