@@ -14,6 +14,8 @@ use crate::ref_count::{decrement, Tally};
 use gclab_core::bdescr::{BlockDesc, BlockPtr};
 use gclab_core::constants::Word;
 use gclab_core::object::{info_of_header, load_header, Layout};
+use gclab_core::stats::thread_cpu_seconds;
+use gclab_core::ConcurrentPhase;
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
@@ -88,6 +90,8 @@ pub struct Lowered {
     /// Values it was stopped before lowering (See Note [Decrements
     /// beside the mutators]).
     pub left: Vec<Word>,
+    /// Its CPU and wall-clock time.
+    pub phase: ConcurrentPhase,
 }
 
 /// The decrement thread of an `lxr` collector, if one is running.
@@ -123,6 +127,7 @@ impl DecrementThread {
         let thread = std::thread::Builder::new()
             .name("gclab-decrements".into())
             .spawn(move || {
+                let (started, cpu) = (std::time::Instant::now(), thread_cpu_seconds());
                 let (mut work, mut stacks, mut tally) = (work, stacks, Tally::default());
                 let mut deaths = Deaths::default();
                 while !work.is_empty() && !stop.load(Ordering::Relaxed) {
@@ -131,7 +136,8 @@ impl DecrementThread {
                     // SAFETY: as above: the dead are this thread's alone.
                     unsafe { deaths.add(&dead, layout) };
                 }
-                Lowered { deaths, stacks, tally, left: work }
+                let phase = ConcurrentPhase { cpu: thread_cpu_seconds() - cpu, elapsed: started.elapsed().as_secs_f64() };
+                Lowered { deaths, stacks, tally, left: work, phase }
             })
             .expect("start the decrement thread");
         self.thread = Some(thread);

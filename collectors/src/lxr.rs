@@ -54,7 +54,7 @@ use gclab_core::heap::Heap;
 use gclab_core::info::ClosureType;
 use gclab_core::object::{info_of_header, load_header, Layout};
 use gclab_core::side_metadata::{set_bit, side_table_of, SideTables};
-use gclab_core::{Collector, GcContext, GcOutcome, GcRequest, RegionSweep};
+use gclab_core::{Collector, CollectorEvent, GcContext, GcOutcome, GcRequest, RegionSweep};
 use std::collections::{HashMap, HashSet};
 
 /// The registry entry.
@@ -81,7 +81,7 @@ pub const ENTRY: CollectorEntry = CollectorEntry {
         let immix = Immix::from_params(params, flags, "lxr", &["bits", "decrements", "batch", "age", "concurrent", "help"])?;
         let lose_increments = std::env::var("GCLAB_LXR_FAULT").is_ok_and(|v| v == "lose-increments");
         let decrements = Decrements { concurrent, per_pause: decrements, help, behind: false, waiting: Vec::new(), thread: DecrementThread::new(batch), handed: None, unreported: None };
-        Ok(Box::new(Lxr { immix, tables: SideTables::with_counts(bits), roots: Vec::new(), decrements, stacks: HashMap::new(), large: LargeCounts::default(), lines: LazyLines::default(), underflows: 0, age, lose_increments }))
+        Ok(Box::new(Lxr { immix, tables: SideTables::with_counts(bits), roots: Vec::new(), decrements, stacks: HashMap::new(), large: LargeCounts::default(), lines: LazyLines::default(), underflows: 0, events: Vec::new(), age, lose_increments }))
     },
 };
 
@@ -117,6 +117,8 @@ pub struct Lxr {
     lines: LazyLines,
     /// Decrements that found a count at zero, for the sanity checker.
     underflows: u64,
+    /// The decrement threads' runs, for the statistics and the eventlog.
+    events: Vec<CollectorEvent>,
     /// Whether the survivors of a pause stay young until the next (See
     /// Note [Survivors age once] in `rc_aging`); if not, every survivor is
     /// old at once.
@@ -267,6 +269,16 @@ impl Collector for Lxr {
         }
     }
 
+    fn is_concurrent(&self) -> bool {
+        // Its decrement threads' runs are concurrent phases (`CONC GC
+        // time` in `-s`); it has no syncs.
+        self.decrements.concurrent
+    }
+
+    fn take_events(&mut self) -> Vec<CollectorEvent> {
+        std::mem::take(&mut self.events)
+    }
+
     fn world_stopped(&mut self, ctx: &mut GcContext<'_>) {
         // SAFETY: the world is stopped and the collector held.
         unsafe { self.settle(ctx) };
@@ -415,6 +427,7 @@ impl Lxr {
         self.decrements.waiting.extend(done.left);
         let mut tally = done.tally;
         self.underflows += tally.underflows;
+        self.events.push(CollectorEvent::DecrementsEnd { decrements: tally.decrements, freed_objects: done.deaths.objects(), concurrent: done.phase });
         // SAFETY: the caller's contract; the thread found these dead.
         let sweep = unsafe { self.reclaim(done.deaths, ctx, &mut tally) };
         let freed = tally.freed_words as usize;

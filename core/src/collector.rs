@@ -200,6 +200,17 @@ pub enum CollectorEvent {
         /// The cycle beside the mutators.
         concurrent: Option<ConcurrentPhase>,
     },
+    /// A reference-counting collector's thread beside the mutators ended
+    /// a run of decrements (`DECREMENTS_END`, gclab's own): the counts it
+    /// lowered, the objects it found dead, and its phase.
+    DecrementsEnd {
+        /// Counts lowered.
+        decrements: u64,
+        /// Objects whose counts fell to zero.
+        freed_objects: u64,
+        /// The run beside the mutators.
+        concurrent: ConcurrentPhase,
+    },
     /// One line of the old generation's census by size (GHC's
     /// `NONMOVING_HEAP_CENSUS`, with `-ln`): cells of at most
     /// `2^log_cell_bytes` bytes, in `active` partly free blocks and

@@ -485,6 +485,7 @@ impl Stats {
                     self.concurrent_phase(phase);
                 }
             }
+            E::DecrementsEnd { concurrent, .. } => self.concurrent_phase(concurrent),
             _ => {}
         }
     }

@@ -447,6 +447,12 @@ impl Deriver {
                 }
                 self.stats.record_copy_out(&gclab_core::eventlog::decode_copy_out(e.payload));
             }
+            id::DECREMENTS_END if inside(t) => {
+                // A decrement thread's run: its own CPU and elapsed
+                // nanoseconds, as lxr measured them.
+                let ns = |at: usize| e.field(at, 8) as f64 * 1e-9;
+                self.stats.concurrent_phase(gclab_core::ConcurrentPhase { cpu: ns(16), elapsed: ns(24) });
+            }
             id::HEAP_LIVE if inside(t) => {
                 let live = e.field(4, 8);
                 self.stats.max_live_bytes = self.stats.max_live_bytes.max(live);
@@ -472,7 +478,7 @@ impl Deriver {
         s.total_elapsed = (self.to.min(self.last) - self.from).max(0.0);
         s.total_cpu = s.total_elapsed;
         s.gc_cpu = s.gc_elapsed;
-        s.concurrent_collector = !self.marking.is_empty() || s.collector_syncs > 0;
+        s.concurrent_collector = !self.marking.is_empty() || s.collector_syncs > 0 || s.concurrent_phases > 0;
         let (latency, late_pauses) = self.pauses.finish();
         let elapsed = s.total_elapsed;
         let bytes_overflow = [s.allocated_bytes, s.copied_bytes, s.cumulative_par_max_copied_bytes, s.cumulative_par_balanced_copied_bytes].contains(&u64::MAX);

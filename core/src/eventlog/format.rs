@@ -54,6 +54,10 @@ pub mod id {
     /// gclab's own: a concurrent copier's cycle ended (See
     /// `encode_copy_out`).
     pub const COPY_OUT_END: u16 = 250;
+    /// gclab's own: a reference-counting collector's decrement thread
+    /// ended a run (counts lowered u64, objects freed u64, CPU and
+    /// elapsed nanoseconds u64).
+    pub const DECREMENTS_END: u16 = 251;
     pub const DATA_END: u16 = 0xffff;
 }
 
@@ -116,6 +120,7 @@ pub const EVENT_TYPES: &[EventType] = &[
     et(id::REGION_SWEEP, Some(30), "Mark-region sweep (gclab)"),
     et(id::COPY_OUT_BEGIN, Some(12), "Concurrent copying out began (gclab)"),
     et(id::COPY_OUT_END, Some(56), "Concurrent copying out ended (gclab)"),
+    et(id::DECREMENTS_END, Some(32), "Reference-count decrements ended (gclab)"),
 ];
 
 /// The `HEAP_PROF_BEGIN` break-down code of a `-h` letter (GHC's
@@ -355,6 +360,7 @@ pub fn describe(id: u16, p: &[u8]) -> String {
                 c.copied_bytes, c.mutator_copies, c.mutator_copied_bytes, c.barrier_slow_paths, c.updated_fields, c.degenerate
             )
         }
+        id::DECREMENTS_END => format!("decrements ended: {} counts lowered, {} objects freed, {} ns of CPU in {} ns", be64(p, 0), be64(p, 8), be64(p, 16), be64(p, 24)),
         id::GC_END => "finished GC".into(),
         id::REQUEST_SEQ_GC => "requesting sequential GC".into(),
         id::REQUEST_PAR_GC => "requesting parallel GC".into(),

@@ -117,6 +117,10 @@ impl RunEventLog {
             E::RemSetFlush { cap } => (Some(cap as usize), id::CONC_UPD_REM_SET_FLUSH, Payload::new().u16(cap)),
             E::CopyOutBegin { blocks, bytes } => (None, id::COPY_OUT_BEGIN, Payload::new().u32(blocks).u64(bytes)),
             E::CopyOutEnd { ref stats, .. } => (None, id::COPY_OUT_END, crate::eventlog::format::encode_copy_out(stats)),
+            E::DecrementsEnd { decrements, freed_objects, concurrent } => {
+                let ns = |s: f64| (s * 1e9) as u64;
+                (None, id::DECREMENTS_END, Payload::new().u64(decrements).u64(freed_objects).u64(ns(concurrent.cpu)).u64(ns(concurrent.elapsed)))
+            }
             E::Census { log_cell_bytes, active, filled, live } => {
                 (None, id::NONMOVING_HEAP_CENSUS, Payload::new().u8(log_cell_bytes).u32(active).u32(filled).u32(live))
             }
