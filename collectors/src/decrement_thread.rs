@@ -11,7 +11,8 @@
 
 use crate::large_counts::is_large;
 use crate::ref_count::{decrement, Tally};
-use gclab_core::bdescr::{BlockDesc, BlockPtr};
+use crate::lazy_lines::add_words_by_block;
+use gclab_core::bdescr::BlockPtr;
 use gclab_core::constants::Word;
 use gclab_core::object::{info_of_header, load_header, Layout};
 use gclab_core::stats::thread_cpu_seconds;
@@ -168,7 +169,7 @@ impl Drop for DecrementThread {
 /// zeroed where they lie (walkers then see free words, never an object
 /// whose fields point at freed memory) and their words added up by block
 /// (the pause judges the blocks again: See Note [Lines are reclaimed
-/// lazily] in `lxr`).
+/// lazily] in `lazy_lines`).
 #[derive(Debug, Default)]
 pub struct Deaths {
     /// The large objects.
@@ -189,7 +190,7 @@ impl Deaths {
     /// by nothing else until the caller is done.
     // SAFETY: the caller's contract.
     pub unsafe fn add(&mut self, dead: &[*mut Word], layout: Layout) {
-        let mut run: Option<(BlockPtr, usize)> = None;
+        let mut small = Vec::with_capacity(dead.len());
         for &p in dead {
             // SAFETY: a dead object's block descriptor is live.
             if unsafe { is_large(p) } {
@@ -200,22 +201,10 @@ impl Deaths {
             let size = unsafe { layout.size_of(p, info_of_header(load_header(p))) };
             // SAFETY: as above: the object's words are nobody's now.
             unsafe { std::ptr::write_bytes(p, 0, size) };
-            self.small += 1;
-            // A structure dies together, so its objects come in runs of one
-            // block: one map update per run.
-            let bd = BlockPtr(BlockDesc::of(p));
-            match &mut run {
-                Some((b, words)) if *b == bd => *words += size,
-                _ => {
-                    if let Some((b, words)) = run.replace((bd, size)) {
-                        *self.blocks.entry(b).or_default() += words;
-                    }
-                }
-            }
+            small.push((p, size));
         }
-        if let Some((b, words)) = run {
-            *self.blocks.entry(b).or_default() += words;
-        }
+        self.small += small.len() as u64;
+        add_words_by_block(&mut self.blocks, small);
     }
 
     /// How many objects died.

@@ -48,9 +48,7 @@ impl LazyLines {
     /// Objects (each an address and its size in words) placed in the
     /// space's blocks.
     pub fn placed(&mut self, objects: impl IntoIterator<Item = (*mut Word, usize)>) {
-        for (bd, words) in words_by_block(objects) {
-            *self.counted.entry(bd).or_default() += words;
-        }
+        add_words_by_block(&mut self.counted, objects);
     }
 
     /// Block `bd` holds `words` of live objects, walked after a backup
@@ -103,25 +101,24 @@ impl LazyLines {
     }
 }
 
-/// The words of `objects` (each an object and its size) added up by
-/// block, one entry per block, in block order. Objects come in runs of
-/// one block (promoted together), so runs are summed before the sort.
-fn words_by_block(objects: impl IntoIterator<Item = (*mut Word, usize)>) -> Vec<(BlockPtr, usize)> {
-    let mut by_block: Vec<(BlockPtr, usize)> = Vec::new();
+/// Add the words of `objects` (each an object and its size) to their
+/// blocks' entries of `by_block`. Objects come in runs of one block
+/// (promoted together, or dying as a structure together): one map update
+/// per run.
+pub fn add_words_by_block(by_block: &mut HashMap<BlockPtr, usize>, objects: impl IntoIterator<Item = (*mut Word, usize)>) {
+    let mut run: Option<(BlockPtr, usize)> = None;
     for (p, words) in objects {
         let bd = BlockPtr(BlockDesc::of(p));
-        match by_block.last_mut() {
+        match &mut run {
             Some((b, w)) if *b == bd => *w += words,
-            _ => by_block.push((bd, words)),
+            _ => {
+                if let Some((b, w)) = run.replace((bd, words)) {
+                    *by_block.entry(b).or_default() += w;
+                }
+            }
         }
     }
-    by_block.sort_by_key(|(bd, _)| *bd);
-    by_block.dedup_by(|(b, w), (first, total)| {
-        let same = b == first;
-        if same {
-            *total += *w;
-        }
-        same
-    });
-    by_block
+    if let Some((b, w)) = run {
+        *by_block.entry(b).or_default() += w;
+    }
 }

@@ -209,6 +209,12 @@ impl LineSpace {
         self.geometry
     }
 
+    /// The record of a sweep or judging of `blocks_swept` blocks of this
+    /// space, nothing found yet.
+    pub fn sweep_record(&self, blocks_swept: usize) -> RegionSweep {
+        RegionSweep { line_bytes: (self.geometry.line_words * WORD_SIZE) as u32, blocks_swept: blocks_swept as u32, ..RegionSweep::default() }
+    }
+
     /// The recyclable blocks, as they stand between GCs.
     pub fn recyclable(&self) -> Vec<Recyclable> {
         self.recyclable.lock().clone()
@@ -265,8 +271,7 @@ impl LineSpace {
     /// this GC has finished.
     // SAFETY: writes the kept blocks' dead words and descriptors, which the GC holds (the caller's contract).
     pub unsafe fn sweep(&self, kept: Vec<BlockPtr>, marks: &MarkBitmap, blocks: &mut BlockAllocator, gen: &mut Generation) -> RegionSweep {
-        let g = self.geometry;
-        let mut stats = RegionSweep { line_bytes: (g.line_words * WORD_SIZE) as u32, blocks_swept: kept.len() as u32, ..RegionSweep::default() };
+        let mut stats = self.sweep_record(kept.len());
         *self.kept.lock() = (0, 0);
         let mut list = self.recyclable.lock();
         // The kept blocks' entries are stale; the blocks cut in this GC
@@ -333,7 +338,7 @@ impl LineSpace {
     // SAFETY: writes the blocks' dead words and descriptors, which the GC holds (the caller's contract).
     pub unsafe fn rejudge(&self, judged: &[(BlockPtr, LiveMap)], gen: &mut Generation) -> (Vec<BlockPtr>, RegionSweep) {
         let g = self.geometry;
-        let mut stats = RegionSweep { line_bytes: (g.line_words * WORD_SIZE) as u32, blocks_swept: judged.len() as u32, ..RegionSweep::default() };
+        let mut stats = self.sweep_record(judged.len());
         let again: HashSet<BlockPtr> = judged.iter().map(|(bd, _)| *bd).collect();
         let mut list = self.recyclable.lock();
         list.retain(|r| {
@@ -375,7 +380,7 @@ impl LineSpace {
     /// As for `judge`, for every block.
     // SAFETY: the caller's contract, for every block.
     pub unsafe fn judge_all(&self, blocks: &[BlockPtr], marks: &MarkBitmap, gen: &mut Generation) -> RegionSweep {
-        let mut stats = RegionSweep { line_bytes: (self.geometry.line_words * WORD_SIZE) as u32, blocks_swept: blocks.len() as u32, ..RegionSweep::default() };
+        let mut stats = self.sweep_record(blocks.len());
         let mut list = self.recyclable.lock();
         for &bd in blocks {
             // SAFETY: the caller's contract.

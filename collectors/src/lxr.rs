@@ -399,8 +399,7 @@ impl Lxr {
         } else {
             // Every pause reports a sweep, if only of no blocks: the one
             // the last thread's deaths gave is added to it (`collect`).
-            let line_bytes = (self.immix.parts(oldest).0.geometry().line_words() * std::mem::size_of::<Word>()) as u32;
-            RegionSweep { line_bytes, ..RegionSweep::default() }
+            self.immix.parts(oldest).0.sweep_record(0)
         });
         if self.decrements.concurrent {
             self.decrements.handed = Some((layout, work));
@@ -664,5 +663,3 @@ fn add_sweeps(a: RegionSweep, b: RegionSweep) -> RegionSweep {
         defrag_copied_bytes: a.defrag_copied_bytes + b.defrag_copied_bytes,
     }
 }
-
-

@@ -230,7 +230,7 @@ pub unsafe fn count_stack(layout: Layout, stack: *mut Word, kept: &mut Vec<Word>
 /// count (a young object, a static closure): what a kept copy of a field
 /// or slot holds, so that a later decrement never sees the address of a
 /// young object that has moved since (See Note [Survivors age once] in
-/// `lxr`).
+/// `rc_aging`).
 ///
 /// # Safety
 /// As for `counted`.

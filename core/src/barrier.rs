@@ -105,8 +105,9 @@ fn record(cap: &mut Capability, obj: *mut Word, slot: *mut Word, old: Word, new:
 // collector then lowers what they held, which it could never do later
 // (the update finds a black hole, with no pointer fields, and logs only
 // its first payload word). Evaluation stacks log nothing: such a
-// collector scans them whole at its pauses, as LXR scans thread stacks. Byte arrays hold no pointers and are not logged. With the
-// extension off the cost is today's: one load and one predictable branch.
+// collector scans them whole at its pauses, as LXR scans thread stacks.
+// Byte arrays hold no pointers and are not logged. With the extension off
+// the cost is today's: one load and one predictable branch.
 
 /// Log the store of `new` over `old` into field `slot` of `obj` if the
 /// field's side bit is set, clearing it (See Note [The field-logging
