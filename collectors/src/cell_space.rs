@@ -40,11 +40,12 @@
 //! large-object threshold (409 words) fit the largest class.
 
 use crate::mark::MarkBitmap;
-use crate::space::{Space, SpaceAllocator};
+use crate::lent_runs::MAX_CELL_WORDS;
+use crate::space::{Run, Space, SpaceAllocator};
 use crate::sweep::{clear_dead_cells, live_cells, SweepMode, Sweeps, Unswept};
 use gclab_core::bdescr::{BlockPtr, BF_EVACUATED, BF_MARK_IN_PLACE, BF_UNSWEPT};
 use gclab_core::block_alloc::BlockAllocator;
-use gclab_core::constants::{Word, BLOCK_WORDS};
+use gclab_core::constants::{Word, BLOCK_WORDS, WORD_SIZE};
 use gclab_core::generation::Generation;
 use gclab_core::lock::Lock;
 
@@ -433,6 +434,56 @@ impl SpaceAllocator for CellAllocator<'_> {
             }
             let f = self.start_filling(class);
             self.current[class] = Some(f);
+        }
+    }
+
+    /// The free cells from the cursor of the block being filled for
+    /// objects of exactly `words` words: the rest of a block cut in this
+    /// GC, or the free cells that follow each other at an older block's
+    /// cursor; none in a block marked in place, whose objects are
+    /// allocated black one by one (See Note [Runs a space lends] in
+    /// `lent_runs`).
+    fn lend(&mut self, words: usize) -> Option<Run> {
+        if words > MAX_CELL_WORDS {
+            return None;
+        }
+        let class = class_of(words);
+        loop {
+            if self.current[class].is_none() {
+                self.current[class] = Some(self.start_filling(class));
+            }
+            let f = self.current[class].as_mut().expect("filled just above");
+            if f.marked {
+                return None;
+            }
+            if let Some(start) = f.next_free_cell(words) {
+                let mut end = start.wrapping_add(words);
+                // SAFETY: cells before the block's end lie in the block, the allocator's.
+                while !f.fresh && end < f.end && unsafe { *end } == 0 {
+                    end = end.wrapping_add(words);
+                }
+                if f.fresh {
+                    end = f.end;
+                }
+                f.cursor = start;
+                return Some(Run { start, end, cell: words });
+            }
+            self.leave(class);
+        }
+    }
+
+    fn give_back(&mut self, run: Run, end: *mut Word) {
+        let class = class_of(run.cell);
+        let f = self.current[class].as_mut().expect("a run is lent from the block being filled");
+        debug_assert!(f.cursor == run.start && end <= run.end, "the run given back starts at the cursor");
+        f.cursor = end;
+        let words = (end as usize - run.start as usize) / WORD_SIZE;
+        if f.fresh {
+            self.counts.fresh_object_words += words;
+            self.counts.fresh_taken_words += words;
+        } else {
+            self.counts.old_object_words += words;
+            self.counts.old_taken_words += words;
         }
     }
 

@@ -186,6 +186,7 @@ pub unsafe fn install(from: FromSpace, gens: &mut [Generation], caps: &mut [Capa
     drop(ba);
     for gct in threads.iter_mut() {
         for (g, gen) in gens.iter_mut().enumerate() {
+            gct.to[g].give_back_lent();
             for bd in gct.take_blocks(g) {
                 // SAFETY: to-space blocks are the GC's, now installed.
                 unsafe { gen.add_block(bd) };

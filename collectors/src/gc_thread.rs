@@ -9,9 +9,11 @@
 //! block's Cheney scan pointer is its descriptor's `scan` field, so a
 //! block can be scanned a piece at a time while it is still being filled.
 //!
-//! A generation kept in another space (See `space`) has no bump region
-//! here: its `ToSpace` holds that space's allocator instead, and every
-//! object placed there goes on the scan stack.
+//! A generation kept in another space (See `space`) has no block of its
+//! own here: its `ToSpace` holds that space's allocator instead, and its
+//! bump region, when it has one, is a run of the space's free words that
+//! the allocator lent (See Note [Runs a space lends] in `lent_runs`);
+//! objects the allocator places one by one go on the scan stack.
 //!
 //! Also here: the mark bits of the blocks kept in place (shared by the GC
 //! threads) and the scan stack, which holds the objects marked in place
@@ -114,6 +116,7 @@ use gclab_core::object::Layout;
 use gclab_core::ThreadWork;
 use crate::mark::MarkBitmap;
 use crate::space::SpaceAllocator;
+use crate::lent_runs::LentRuns;
 use crate::gc_workers::Company;
 use crate::work_stealing::{Roster, Worker};
 use gclab_core::constants::WORD_SIZE;
@@ -146,6 +149,9 @@ pub enum Work {
     Block(BlockPtr),
     /// Objects to scan.
     Objects(Vec<*mut Word>),
+    /// Objects placed one after another in a run a space lent, from the
+    /// first address up to the second (See `lent_runs`).
+    Run(*mut Word, *mut Word),
 }
 
 // SAFETY: a work item is owned by one thread at a time (the deque hands
@@ -177,8 +183,10 @@ pub struct ToSpace<'h> {
     /// Objects of this generation that point into a younger one.
     pub mut_list: Vec<ObjPtr>,
     /// The allocator of the generation's space, when it is not bump
-    /// blocks (See `space`); `hp` and `lim` then stay null.
+    /// blocks (See `space`); `hp` and `lim` are then null or a lent run's.
     pub space: Option<Box<dyn SpaceAllocator + 'h>>,
+    /// The runs `space` lent this thread (See `lent_runs`).
+    pub lent: LentRuns,
 }
 
 impl Default for ToSpace<'_> {
@@ -193,6 +201,7 @@ impl Default for ToSpace<'_> {
             weak_ptrs: Vec::new(),
             mut_list: Vec::new(),
             space: None,
+            lent: LentRuns::default(),
         }
     }
 }
@@ -391,12 +400,10 @@ impl<'h> GcThread<'h> {
 
     #[cold]
     fn alloc_to_slow(&mut self, gen: usize, words: usize) -> *mut Word {
-        let ts = &mut self.to[gen];
-        if let Some(space) = ts.space.as_mut() {
-            let p = space.alloc(words);
-            self.scan_stack.push(p);
-            return p;
+        if self.to[gen].space.is_some() {
+            return self.alloc_in_space(gen, words);
         }
+        let ts = &mut self.to[gen];
         if let Some(old) = ts.current.take() {
             // SAFETY: the block being filled is this thread's own.
             let d = unsafe { old.get() };
@@ -466,6 +473,7 @@ impl<'h> GcThread<'h> {
             let half = self.scan_stack.split_off(self.scan_stack.len() / 2);
             q.push(Work::Objects(half));
         }
+        self.share_lent();
     }
 
     /// Give back the last `words` words of generation `gen`'s to-space

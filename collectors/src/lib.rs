@@ -56,6 +56,7 @@ pub mod line_alloc;
 pub mod line_space;
 pub mod line_sweeper;
 pub mod lazy_lines;
+pub mod lent_runs;
 pub mod lxr;
 pub mod mark;
 pub mod mark_sweep;

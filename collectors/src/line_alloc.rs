@@ -12,7 +12,7 @@
 
 use crate::line_space::{LineSpace, Recyclable};
 use crate::mark::MarkBitmap;
-use crate::space::{Space, SpaceAllocator};
+use crate::space::{Run, Space, SpaceAllocator};
 use gclab_core::bdescr::{BlockPtr, BF_EVACUATED, BF_MARK_IN_PLACE};
 use gclab_core::block_alloc::BlockAllocator;
 use gclab_core::constants::{Word, BLOCK_WORDS, WORD_SIZE};
@@ -239,19 +239,19 @@ impl LineAllocator<'_> {
         self.overflow = Some(block);
         self.placed(p, words, Kind::Fresh)
     }
-}
 
-impl SpaceAllocator for LineAllocator<'_> {
-    fn alloc(&mut self, words: usize) -> *mut Word {
+    /// Make `hole` a hole with room for `words` words, moving on through
+    /// holes and blocks as needed; false for an object larger than a line
+    /// that the hole at hand cannot take (it goes to the overflow block).
+    fn hole_with_room(&mut self, words: usize) -> bool {
         let line_words = self.space.geometry.line_words();
         loop {
             if let Some(held) = self.hole.as_mut() {
-                if let Some(p) = held.bump(words) {
-                    let kind = held.kind;
-                    return self.placed(p, words, kind);
+                if held.left() >= words {
+                    return true;
                 }
                 if words > line_words {
-                    return self.alloc_overflow(words);
+                    return false;
                 }
                 let mut held = self.hole.take().expect("held above");
                 if self.next_hole(&mut held) {
@@ -261,6 +261,43 @@ impl SpaceAllocator for LineAllocator<'_> {
                 self.retire(held);
             }
             self.hole = Some(self.take_block());
+        }
+    }
+}
+
+impl SpaceAllocator for LineAllocator<'_> {
+    fn alloc(&mut self, words: usize) -> *mut Word {
+        if !self.hole_with_room(words) {
+            return self.alloc_overflow(words);
+        }
+        let held = self.hole.as_mut().expect("a hole with room");
+        let kind = held.kind;
+        let p = held.bump(words).expect("a hole with room");
+        self.placed(p, words, kind)
+    }
+
+    /// The rest of the hole at hand, unless its block is marked in place
+    /// (its objects are allocated black one by one) or the space records
+    /// every placement (See Note [Runs a space lends] in `lent_runs`).
+    fn lend(&mut self, words: usize) -> Option<Run> {
+        if self.placements.is_some() || !self.hole_with_room(words) {
+            return None;
+        }
+        let held = self.hole.as_ref().expect("a hole with room");
+        (held.kind != Kind::Kept).then_some(Run { start: held.hp, end: held.lim, cell: 0 })
+    }
+
+    fn give_back(&mut self, run: Run, end: *mut Word) {
+        let held = self.hole.as_mut().expect("a run is lent from the hole at hand");
+        debug_assert!(held.hp == run.start && end <= held.lim, "the run given back is the hole's rest");
+        let words = (end as usize - run.start as usize) / WORD_SIZE;
+        held.hp = end;
+        let kind = held.kind;
+        self.counts.object_words += words;
+        match kind {
+            Kind::Fresh => self.counts.fresh_taken_words += words,
+            Kind::Old => self.counts.old_taken_words += words,
+            Kind::Kept => unreachable!("a kept block's hole is never lent"),
         }
     }
 

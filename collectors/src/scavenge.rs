@@ -290,6 +290,27 @@ unsafe fn scavenge_block(gct: &mut GcThread<'_>, bd: BlockPtr, gen: usize) {
     gct.scanning = outer;
 }
 
+/// Scan the objects placed one after another from `start` up to `end` in
+/// a run a space lent (See Note [Runs a space lends] in `lent_runs`), which
+/// this thread has claimed.
+// SAFETY: [start, end) holds whole placed objects of one block, claimed by this thread.
+unsafe fn scavenge_run(gct: &mut GcThread<'_>, start: *mut Word, end: *mut Word) {
+    // SAFETY: the run lies in a block of the space's generation.
+    let gen = unsafe { (*BlockDesc::of(start)).gen_no } as usize;
+    let balancing = gct.roster.is_some();
+    let mut p = start;
+    let mut scanned = 0u32;
+    while p < end {
+        p = p.add(scavenge_object(gct, p, gen));
+        if balancing {
+            scanned += 1;
+            if scanned.is_multiple_of(32) {
+                gct.share_work();
+            }
+        }
+    }
+}
+
 /// Do a work item taken from a work queue (this thread's own, or stolen
 /// from another GC thread): scan a full to-space block, which then
 /// belongs to this thread, or take objects onto the scan stack.
@@ -307,6 +328,7 @@ pub unsafe fn scavenge_stolen(gct: &mut GcThread<'_>, work: Work) {
             gct.to[gen].done.push(bd);
         }
         Work::Objects(objects) => gct.scan_stack.extend(objects),
+        Work::Run(start, end) => scavenge_run(gct, start, end),
     }
 }
 
@@ -332,6 +354,10 @@ pub unsafe fn scavenge_loop(gct: &mut GcThread<'_>) {
                     scavenge_block(gct, bd, gen);
                     progress = true;
                 }
+            }
+            while let Some((start, end)) = gct.claim_lent(gen, 0) {
+                scavenge_run(gct, start, end);
+                progress = true;
             }
         }
         while let Some(work) = gct.todo_q.as_ref().and_then(Worker::pop) {

@@ -15,6 +15,11 @@
 //!   are scanned from the GC thread's scan stack rather than by a scan
 //!   pointer chasing a fill pointer, so a space may place them anywhere
 //!   (See Note [Scanning what a space places]).
+//! - `lend(words)`, optionally, hands the GC thread a whole run of free
+//!   words (a hole, a fresh block's cells) that the thread fills by
+//!   bumping a pointer and scans Cheney-style, as it does its own
+//!   to-space; `give_back` returns the run with what was placed in it
+//!   (See Note [Runs a space lends] in `lent_runs`).
 //! - `finish(gen)` ends the GC for that thread: the space takes back the
 //!   blocks the thread was filling and adds what the thread allocated to
 //!   the generation's block list and counts (`n_blocks`, `n_words`,
@@ -53,11 +58,43 @@ pub trait Space: Sync {
     fn allocator<'a>(&'a self, blocks: &'a Lock<BlockAllocator>, marks: Option<&'a MarkBitmap>) -> Box<dyn SpaceAllocator + 'a>;
 }
 
+/// A run of free words that a space lends a GC thread (See Note [Runs a
+/// space lends] in `lent_runs`): objects are placed one after another from
+/// `start`, up to `end`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Run {
+    /// The first free word.
+    pub start: *mut Word,
+    /// Just past the last free word.
+    pub end: *mut Word,
+    /// The size of every object the run takes: 0 for objects of any size
+    /// (a hole between lines), k for objects of exactly k words (a run of
+    /// free cells of k words).
+    pub cell: usize,
+}
+
 /// One GC thread's allocation into a `Space` during one GC.
 pub trait SpaceAllocator: Send {
     /// Room for an object of `words` words (uninitialised except that
     /// words the object leaves unused must stay as the space keeps them).
     fn alloc(&mut self, words: usize) -> *mut Word;
+
+    /// A run of free words to place objects of `words` words in by
+    /// bumping a pointer (a run for any size, or for exactly `words`), at
+    /// least `words` long; None when the space cannot lend one now (the
+    /// thread then calls `alloc`). The run's words are the thread's until
+    /// `give_back`; until then the allocator hands out none of them.
+    fn lend(&mut self, _words: usize) -> Option<Run> {
+        None
+    }
+
+    /// The thread gives back `run`, which `lend` returned, having placed
+    /// objects one after another from its start up to `end` (`start <=
+    /// end <= run.end`): the allocator counts them as placed and takes the
+    /// rest of the run back.
+    fn give_back(&mut self, run: Run, _end: *mut Word) {
+        unreachable!("a run was given back to an allocator that lends none: {run:?}")
+    }
 
     /// The GC ends for this thread: hand the blocks it holds back to the
     /// space and account what it allocated in `gen`.
