@@ -478,16 +478,23 @@ impl<'h> GcThread<'h> {
 
     /// Give back the last `words` words of generation `gen`'s to-space
     /// if they are the most recent allocation, at `to`. False if the block
-    /// has been left since (the words then stay as garbage).
+    /// has been left since (the words then stay as garbage). In a run a
+    /// space lent, the words given back are zeroed: the space takes every
+    /// word past the run's fill pointer for free, and a free word of a
+    /// space is zero (a stale copy there would be walked as an object).
     #[inline]
     pub fn unalloc_to(&mut self, gen: usize, to: *mut Word, words: usize) -> bool {
         let ts = &mut self.to[gen];
-        if ts.hp == to.wrapping_add(words) {
-            ts.hp = to;
-            true
-        } else {
-            false
+        if ts.hp != to.wrapping_add(words) {
+            return false;
         }
+        ts.hp = to;
+        if ts.space.is_some() {
+            // SAFETY: the words are the copy just made at the end of this
+            // thread's lent run, which no one else reads or writes.
+            unsafe { std::ptr::write_bytes(to, 0, words) };
+        }
+        true
     }
 
     /// The block allocator (its lock also guards large-object claims).
