@@ -42,6 +42,9 @@
 //! place, and `scavenge_loop` drains it. The push happens in the
 //! allocation's slow path, which a space's allocations always take (its
 //! to-space has no bump region), so the copying fast path pays nothing.
+//! Objects placed in a run the space lent are the exception: they lie one
+//! after another, so the thread scans them by walking the run instead
+//! (See Note [Runs a space lends] in `lent_runs`).
 
 use crate::mark::MarkBitmap;
 use gclab_core::block_alloc::BlockAllocator;
