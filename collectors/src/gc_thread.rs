@@ -482,8 +482,13 @@ impl<'h> GcThread<'h> {
     /// space lent, the words given back are zeroed: the space takes every
     /// word past the run's fill pointer for free, and a free word of a
     /// space is zero (a stale copy there would be walked as an object).
+    ///
+    /// # Safety
+    /// `to` is the address `alloc_to(gen, words)` returned to this thread
+    /// in this GC, and nothing points to the copy made there.
     #[inline]
-    pub fn unalloc_to(&mut self, gen: usize, to: *mut Word, words: usize) -> bool {
+    // SAFETY: the caller's contract: the words are this thread's own copy, which nothing else reads.
+    pub unsafe fn unalloc_to(&mut self, gen: usize, to: *mut Word, words: usize) -> bool {
         let ts = &mut self.to[gen];
         if ts.hp != to.wrapping_add(words) {
             return false;
