@@ -41,7 +41,7 @@
 
 use crate::mark::MarkBitmap;
 use crate::lent_runs::MAX_CELL_WORDS;
-use crate::space::{Run, Space, SpaceAllocator};
+use crate::space::{Placement, Run, Space, SpaceAllocator};
 use crate::sweep::{clear_dead_cells, live_cells, SweepMode, Sweeps, Unswept};
 use gclab_core::bdescr::{BlockPtr, BF_EVACUATED, BF_MARK_IN_PLACE, BF_UNSWEPT};
 use gclab_core::block_alloc::BlockAllocator;
@@ -390,6 +390,34 @@ impl CellAllocator<'_> {
         }
     }
 
+    /// The free cells from the cursor of the block being filled for
+    /// objects of exactly `words` words (up to `MAX_CELL_WORDS`): the rest
+    /// of a block cut in this GC, or the free cells that follow each other
+    /// at an older block's cursor; none in a block marked in place, whose
+    /// objects are allocated black one by one (See Note [Runs a space
+    /// lends] in `lent_runs`).
+    fn lend(&mut self, words: usize) -> Option<Run> {
+        if words > MAX_CELL_WORDS {
+            return None;
+        }
+        let class = class_of(words);
+        loop {
+            if self.current[class].is_none() {
+                self.current[class] = Some(self.start_filling(class));
+            }
+            let f = self.current[class].as_mut().expect("filled just above");
+            if f.marked {
+                return None;
+            }
+            if let Some(start) = f.next_free_cell(words) {
+                f.cursor = start;
+                let end = if f.fresh { f.end } else { free_cells_from(start, words, f.end) };
+                return Some(Run { start, end, cell: words });
+            }
+            self.leave(class);
+        }
+    }
+
     /// Count `object_words` of objects placed in `taken_words` of cells of
     /// a block cut in this GC (`fresh`) or of an older one.
     #[inline(always)]
@@ -451,38 +479,12 @@ impl SpaceAllocator for CellAllocator<'_> {
         }
     }
 
-    /// The free cells from the cursor of the block being filled for
-    /// objects of exactly `words` words: the rest of a block cut in this
-    /// GC, or the free cells that follow each other at an older block's
-    /// cursor; none in a block marked in place, whose objects are
-    /// allocated black one by one (See Note [Runs a space lends] in
-    /// `lent_runs`).
-    fn lend(&mut self, words: usize) -> Option<Run> {
-        if words > MAX_CELL_WORDS {
-            return None;
-        }
-        let class = class_of(words);
-        loop {
-            if self.current[class].is_none() {
-                self.current[class] = Some(self.start_filling(class));
-            }
-            let f = self.current[class].as_mut().expect("filled just above");
-            if f.marked {
-                return None;
-            }
-            if let Some(start) = f.next_free_cell(words) {
-                let mut end = start.wrapping_add(words);
-                // SAFETY: cells before the block's end lie in the block, the allocator's.
-                while !f.fresh && end < f.end && unsafe { *end } == 0 {
-                    end = end.wrapping_add(words);
-                }
-                if f.fresh {
-                    end = f.end;
-                }
-                f.cursor = start;
-                return Some(Run { start, end, cell: words });
-            }
-            self.leave(class);
+    /// A run of cells for objects of up to 16 words (See `lend`), else
+    /// the object alone, as `alloc` places it.
+    fn place(&mut self, words: usize) -> Placement {
+        match self.lend(words) {
+            Some(run) => Placement::Run(run),
+            None => Placement::Object(self.alloc(words)),
         }
     }
 
@@ -523,6 +525,18 @@ impl SpaceAllocator for CellAllocator<'_> {
             kept.1 += c.kept_taken_words;
         }
     }
+}
+
+/// The end of the free cells of `size` words that follow each other from
+/// the free cell at `start`, in a block whose cells end at `end`.
+fn free_cells_from(start: *mut Word, size: usize, end: *mut Word) -> *mut Word {
+    let mut p = start.wrapping_add(size);
+    // SAFETY: cells before the block's end lie in the block, which the
+    // allocator holds; a free cell's first word is zero.
+    while p < end && unsafe { *p } == 0 {
+        p = p.wrapping_add(size);
+    }
+    p
 }
 
 #[cfg(test)]

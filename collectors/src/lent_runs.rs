@@ -1,4 +1,4 @@
-//! Runs a space lends: the GC thread's side of `SpaceAllocator::lend`.
+//! Runs a space lends: the GC thread's side of `SpaceAllocator::place`.
 //!
 //! A generation kept in a space (`space`) places each promoted object
 //! through the space's allocator. Where the space can, it lends the GC
@@ -27,7 +27,7 @@
 //!
 //! Most of a space's free words come in runs: a fresh block, a hole of
 //! several free lines, a stretch of free cells. So an allocator may lend
-//! a run (`lend`), and the GC thread places objects into it one after
+//! a run where it would place one object (`place`), and the GC thread places objects into it one after
 //! another until it is full, then gives it back (`give_back`) with where
 //! it stopped; the allocator counts what was placed in one step. A run of
 //! any size (`Run::cell` 0: a line space's hole) becomes the ToSpace's
@@ -46,15 +46,15 @@
 //! zeroed there, since the space takes every word past the fill pointer
 //! for a free, zero word.
 //!
-//! A space declines (`lend` returns None, and the object goes through
-//! `alloc` and the scan stack as before) where a run would change what is
+//! A space places the object alone (`Placement::Object`, scanned from the
+//! scan stack as before) where a run would change what is
 //! placed: blocks marked in place in this GC, whose new objects must be
 //! marked one by one as they are placed ("allocated black"), objects too
 //! big for the hole at hand (a line space's overflow block), and a space
 //! that records every placement (`lxr`).
 
 use crate::gc_thread::{GcThread, ToSpace, Work, WORK_UNIT_WORDS};
-use crate::space::Run;
+use crate::space::{Placement, Run};
 use gclab_core::constants::Word;
 
 /// Runs of cells are kept for objects of up to this many words.
@@ -141,14 +141,15 @@ impl ToSpace<'_> {
     /// hole, which `alloc_to`'s bump found full, and the run of cells of
     /// that size); returns their placed, unscanned parts.
     fn give_back_full(&mut self, words: usize) -> [Option<Unscanned>; 2] {
-        let hole = self.give_back_hole();
-        let cells = self.lent.cells.get_mut(words).and_then(Option::take);
-        let space = self.space.as_mut().expect("runs are lent by a space");
-        let cells = cells.map(|c| {
-            space.give_back(c.run, c.hp);
-            (c.scan, c.hp)
-        });
-        [hole, cells]
+        [self.give_back_hole(), self.give_back_cells(words)]
+    }
+
+    /// Give back the run of cells for `words`-word objects, if one is
+    /// lent; returns its placed, unscanned part.
+    fn give_back_cells(&mut self, words: usize) -> Option<Unscanned> {
+        let c = self.lent.cells.get_mut(words).and_then(Option::take)?;
+        self.space.as_mut().expect("runs are lent by a space").give_back(c.run, c.hp);
+        Some((c.scan, c.hp))
     }
 
     /// Give back the hole, if one is lent; returns its placed, unscanned part.
@@ -186,11 +187,8 @@ impl ToSpace<'_> {
     pub fn give_back_lent(&mut self) {
         debug_assert!(self.lent.all_scanned(self.hp), "every object placed in a lent run is scanned before the runs go back");
         self.give_back_hole();
-        let cells = std::mem::take(&mut self.lent.cells);
-        if let Some(space) = self.space.as_mut() {
-            for c in cells.into_iter().flatten() {
-                space.give_back(c.run, c.hp);
-            }
+        for words in 0..self.lent.cells.len() {
+            self.give_back_cells(words);
         }
     }
 }
@@ -198,8 +196,8 @@ impl ToSpace<'_> {
 impl GcThread<'_> {
     /// Room for `words` words in generation `gen`, which lives in a space
     /// (`alloc_to`'s out-of-line path for it): in a run of cells already
-    /// lent, in a run the space lends now, or else from the space's
-    /// allocator, one object, scanned from the scan stack.
+    /// lent, in a run the space lends now, or else where the space places
+    /// it alone, scanned from the scan stack.
     pub(crate) fn alloc_in_space(&mut self, gen: usize, words: usize) -> *mut Word {
         let ts = &mut self.to[gen];
         if let Some(p) = ts.lent.bump_cell(words) {
@@ -210,12 +208,13 @@ impl GcThread<'_> {
         }
         let ts = &mut self.to[gen];
         let space = ts.space.as_mut().expect("alloc_in_space is for a generation kept in a space");
-        if let Some(run) = space.lend(words) {
-            return ts.take_run(run, words);
+        match space.place(words) {
+            Placement::Run(run) => ts.take_run(run, words),
+            Placement::Object(p) => {
+                self.scan_stack.push(p);
+                p
+            }
         }
-        let p = space.alloc(words);
-        self.scan_stack.push(p);
-        p
     }
 
     /// Placed objects of a run given back wait to be scanned: on the work

@@ -12,7 +12,7 @@
 
 use crate::line_space::{LineSpace, Recyclable};
 use crate::mark::MarkBitmap;
-use crate::space::{Run, Space, SpaceAllocator};
+use crate::space::{Placement, Run, Space, SpaceAllocator};
 use gclab_core::bdescr::{BlockPtr, BF_EVACUATED, BF_MARK_IN_PLACE};
 use gclab_core::block_alloc::BlockAllocator;
 use gclab_core::constants::{Word, BLOCK_WORDS, WORD_SIZE};
@@ -240,6 +240,15 @@ impl LineAllocator<'_> {
         self.placed(p, words, Kind::Fresh)
     }
 
+    /// Place an object of `words` words in the hole at hand, which has
+    /// room for it (`hole_with_room`).
+    fn place_in_hole(&mut self, words: usize) -> *mut Word {
+        let held = self.hole.as_mut().expect("a hole with room");
+        let kind = held.kind;
+        let p = held.bump(words).expect("a hole with room");
+        self.placed(p, words, kind)
+    }
+
     /// Make `hole` a hole with room for `words` words, moving on through
     /// holes and blocks as needed; false for an object larger than a line
     /// that the hole at hand cannot take (it goes to the overflow block).
@@ -270,21 +279,22 @@ impl SpaceAllocator for LineAllocator<'_> {
         if !self.hole_with_room(words) {
             return self.alloc_overflow(words);
         }
-        let held = self.hole.as_mut().expect("a hole with room");
-        let kind = held.kind;
-        let p = held.bump(words).expect("a hole with room");
-        self.placed(p, words, kind)
+        self.place_in_hole(words)
     }
 
-    /// The rest of the hole at hand, unless its block is marked in place
-    /// (its objects are allocated black one by one) or the space records
-    /// every placement (See Note [Runs a space lends] in `lent_runs`).
-    fn lend(&mut self, words: usize) -> Option<Run> {
-        if self.placements.is_some() || !self.hole_with_room(words) {
-            return None;
+    /// The rest of the hole at hand, lent, unless its block is marked in
+    /// place (its objects are allocated black one by one) or the space
+    /// records every placement (See Note [Runs a space lends] in
+    /// `lent_runs`): then the object alone, as `alloc` places it.
+    fn place(&mut self, words: usize) -> Placement {
+        if !self.hole_with_room(words) {
+            return Placement::Object(self.alloc_overflow(words));
         }
         let held = self.hole.as_ref().expect("a hole with room");
-        (held.kind != Kind::Kept).then_some(Run { start: held.hp, end: held.lim, cell: 0 })
+        if self.placements.is_some() || held.kind == Kind::Kept {
+            return Placement::Object(self.place_in_hole(words));
+        }
+        Placement::Run(Run { start: held.hp, end: held.lim, cell: 0 })
     }
 
     fn give_back(&mut self, run: Run, end: *mut Word) {

@@ -15,11 +15,12 @@
 //!   are scanned from the GC thread's scan stack rather than by a scan
 //!   pointer chasing a fill pointer, so a space may place them anywhere
 //!   (See Note [Scanning what a space places]).
-//! - `lend(words)`, optionally, hands the GC thread a whole run of free
-//!   words (a hole, a fresh block's cells) that the thread fills by
-//!   bumping a pointer and scans Cheney-style, as it does its own
-//!   to-space; `give_back` returns the run with what was placed in it
-//!   (See Note [Runs a space lends] in `lent_runs`).
+//! - `place(words)`, which the GC thread calls, is `alloc` unless the
+//!   space can lend the thread a whole run of free words instead (a hole,
+//!   a fresh block's cells), which the thread fills by bumping a pointer
+//!   and scans Cheney-style, as it does its own to-space; `give_back`
+//!   returns the run with what was placed in it (See Note [Runs a space
+//!   lends] in `lent_runs`).
 //! - `finish(gen)` ends the GC for that thread: the space takes back the
 //!   blocks the thread was filling and adds what the thread allocated to
 //!   the generation's block list and counts (`n_blocks`, `n_words`,
@@ -76,22 +77,32 @@ pub struct Run {
     pub cell: usize,
 }
 
+/// Where `SpaceAllocator::place` puts an object.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Placement {
+    /// Room for the object alone, as `alloc` gives it.
+    Object(*mut Word),
+    /// A run lent for the object, at its start, and the objects after it.
+    Run(Run),
+}
+
 /// One GC thread's allocation into a `Space` during one GC.
 pub trait SpaceAllocator: Send {
     /// Room for an object of `words` words (uninitialised except that
     /// words the object leaves unused must stay as the space keeps them).
     fn alloc(&mut self, words: usize) -> *mut Word;
 
-    /// A run of free words to place objects of `words` words in by
-    /// bumping a pointer (a run for any size, or for exactly `words`), at
-    /// least `words` long; None when the space cannot lend one now (the
-    /// thread then calls `alloc`). The run's words are the thread's until
-    /// `give_back`; until then the allocator hands out none of them.
-    fn lend(&mut self, _words: usize) -> Option<Run> {
-        None
+    /// Room for an object of `words` words, or a run of free words, at
+    /// least `words` long, for the thread to place it and the objects
+    /// after it in by bumping a pointer (a run for any size, or for
+    /// exactly `words`). The run's words are the thread's until
+    /// `give_back`; until then the allocator hands out none of them. A
+    /// space that lends no runs leaves this as `alloc`.
+    fn place(&mut self, words: usize) -> Placement {
+        Placement::Object(self.alloc(words))
     }
 
-    /// The thread gives back `run`, which `lend` returned, having placed
+    /// The thread gives back `run`, which `place` lent, having placed
     /// objects one after another from its start up to `end` (`start <=
     /// end <= run.end`): the allocator counts them as placed and takes the
     /// rest of the run back.
