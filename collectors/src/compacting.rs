@@ -58,7 +58,7 @@ fn compact_collect(req: &GcRequest, ctx: &mut GcContext<'_>) -> GcOutcome {
     let in_place = std::mem::take(&mut gens[n].blocks);
     // SAFETY: the runtime gives the collector the heap exclusively
     // (core's Note [Who touches what]).
-    let marks = unsafe { MarkBitmap::keep_in_place(&in_place) };
+    let marks = unsafe { MarkBitmap::keep_in_place(&in_place) }.recording_starts().for_one_thread();
     // SAFETY: as above.
     let from = unsafe { from_space::prepare(gens, n, *layout) };
     let mut gct = GcThread::new(*layout, n, gens.len(), blocks);
@@ -68,10 +68,10 @@ fn compact_collect(req: &GcRequest, ctx: &mut GcContext<'_>) -> GcOutcome {
     // once each, in order, after tracing.
     let kept = unsafe {
         trace_live(&mut gct, gens, ctx.caps, ctx.stable_ptrs);
-        let compaction = Compaction::plan(&marks, *layout, in_place);
+        let compaction = Compaction::plan(&marks, in_place);
         compaction.update_pointers(&mut gct, ctx.caps, ctx.stable_ptrs);
         let mut ba = blocks.lock();
-        compaction.slide(&marks, *layout, &mut ba)
+        compaction.slide(&marks, &mut ba)
     };
     for bd in kept {
         // SAFETY: the compacted blocks are the GC's, now reinstalled.

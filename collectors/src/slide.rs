@@ -40,7 +40,7 @@
 //! whose objects have already moved.
 
 use crate::gc_thread::GcThread;
-use crate::mark::MarkBitmap;
+use crate::mark::{MarkBitmap, MAP_WORDS};
 use gclab_core::bdescr::{BlockDesc, BlockPtr, BF_MARK_IN_PLACE, BF_EVACUATED};
 use gclab_core::block_alloc::BlockAllocator;
 use gclab_core::capability::Capability;
@@ -55,6 +55,34 @@ struct BlockPlan {
     first: *mut Word,
     split: usize,
     second: *mut Word,
+    /// The block's live words before each of its 64-word chunks (See Note
+    /// [Compaction by counting]).
+    chunk_offsets: [u16; MAP_WORDS],
+}
+
+impl BlockPlan {
+    /// Where the live word that has `before` live words before it in its
+    /// block goes.
+    #[inline]
+    fn destination(&self, before: usize) -> *mut Word {
+        if before < self.split {
+            self.first.wrapping_add(before)
+        } else {
+            self.second.wrapping_add(before - self.split)
+        }
+    }
+}
+
+/// Move `n` words from `from` down to `to` (at or below it: See Note
+/// [Sliding is safe]).
+///
+/// # Safety
+/// Both ranges lie in blocks the GC holds.
+// SAFETY: `ptr::copy` is a memmove, right for overlapping ranges.
+unsafe fn move_words(from: *const Word, to: *mut Word, n: usize) {
+    if to as *const Word != from {
+        std::ptr::copy(from, to, n);
+    }
 }
 
 /// The compaction of one list of blocks.
@@ -72,32 +100,39 @@ impl Compaction {
     /// # Safety
     /// The GC holds the heap, and marking is complete.
     // SAFETY: reads the marks and headers of blocks the GC holds, before anything moves.
-    pub unsafe fn plan(marks: &MarkBitmap, layout: Layout, blocks: Vec<BlockPtr>) -> Compaction {
-        let mut plans = vec![BlockPlan { first: std::ptr::null_mut(), split: 0, second: std::ptr::null_mut() }; blocks.len()];
+    pub unsafe fn plan(marks: &MarkBitmap, blocks: Vec<BlockPtr>) -> Compaction {
+        let mut plans = Vec::with_capacity(blocks.len());
         let mut ends = vec![std::ptr::null_mut(); blocks.len()];
         let mut dest = 0;
         // SAFETY: the blocks are attached to the bitmap, held by this GC.
         let start = |b: BlockPtr| unsafe { b.read() }.start;
         let mut cursor = blocks.first().map(|&b| start(b)).unwrap_or(std::ptr::null_mut());
-        for (i, &bd) in blocks.iter().enumerate() {
-            plans[i] = BlockPlan { first: cursor, split: usize::MAX, second: std::ptr::null_mut() };
-            let mut before = 0;
-            for (_, size) in marks.marked_objects(bd, layout) {
-                let dest_end = start(blocks[dest]).wrapping_add(BLOCK_WORDS);
-                if cursor.wrapping_add(size) > dest_end {
-                    ends[dest] = cursor;
-                    dest += 1;
-                    cursor = start(blocks[dest]);
-                    if before == 0 {
-                        plans[i].first = cursor;
-                    } else {
-                        plans[i].split = before;
-                        plans[i].second = cursor;
-                    }
+        for &bd in &blocks {
+            let (chunk_offsets, live) = marks.chunk_offsets(bd);
+            let mut plan = BlockPlan { first: cursor, split: usize::MAX, second: std::ptr::null_mut(), chunk_offsets };
+            let room = start(blocks[dest]).wrapping_add(BLOCK_WORDS) as usize - cursor as usize;
+            let room = room / std::mem::size_of::<Word>();
+            if live <= room {
+                cursor = cursor.wrapping_add(live);
+            } else {
+                // The block's live words do not all fit: the object that
+                // holds its live word number `room` is the first that does
+                // not, and starts the next destination block.
+                let last = marks.marked_word_with_rank(bd, &chunk_offsets, room).expect("live > room");
+                let cut = marks.object_holding(bd, last);
+                let split = chunk_offsets[cut / 64] as usize + marks.live_words_before_in_chunk(start(bd).wrapping_add(cut)).1;
+                ends[dest] = cursor.wrapping_add(split);
+                dest += 1;
+                cursor = start(blocks[dest]);
+                if split == 0 {
+                    plan.first = cursor;
+                } else {
+                    plan.split = split;
+                    plan.second = cursor;
                 }
-                cursor = cursor.wrapping_add(size);
-                before += size;
+                cursor = cursor.wrapping_add(live - split);
             }
+            plans.push(plan);
         }
         if !blocks.is_empty() {
             ends[dest] = cursor;
@@ -110,13 +145,9 @@ impl Compaction {
     fn forward(&self, marks: &MarkBitmap, p: *mut Word) -> *mut Word {
         // SAFETY: `p` is in an attached block, whose aux word is its index.
         let i = unsafe { (*BlockDesc::of(p)).aux } as usize;
-        let plan = self.plans[i];
-        let before = marks.live_words_before(p);
-        if before < plan.split {
-            plan.first.wrapping_add(before)
-        } else {
-            plan.second.wrapping_add(before - plan.split)
-        }
+        let plan = &self.plans[i];
+        let (chunk, in_chunk) = marks.live_words_before_in_chunk(p);
+        plan.destination(plan.chunk_offsets[chunk] as usize + in_chunk)
     }
 
     /// Fix one slot: if it points into a block being compacted, point it
@@ -189,8 +220,9 @@ impl Compaction {
             }
         }
         for &bd in &self.blocks {
-            for (p, _) in marks.marked_objects(bd, layout) {
-                self.fix_object(marks, layout, p);
+            let start = bd.read().start;
+            for w in marks.object_starts(bd) {
+                self.fix_object(marks, layout, start.add(w));
             }
         }
     }
@@ -202,13 +234,24 @@ impl Compaction {
     /// # Safety
     /// Called once, after `update_pointers`.
     // SAFETY: memmove into addresses the plan proved are at or below the source (Note [Sliding is safe]), after every pointer was fixed.
-    pub unsafe fn slide(self, marks: &MarkBitmap, layout: Layout, blocks: &mut BlockAllocator) -> Vec<BlockPtr> {
-        for &bd in &self.blocks {
-            for (p, size) in marks.marked_objects(bd, layout) {
-                let to = self.forward(marks, p);
-                if to != p {
-                    std::ptr::copy(p, to, size);
+    pub unsafe fn slide(self, marks: &MarkBitmap, blocks: &mut BlockAllocator) -> Vec<BlockPtr> {
+        for (bd, plan) in self.blocks.iter().zip(&self.plans) {
+            let start = bd.read().start;
+            let mut before = 0;
+            for run in marks.marked_runs(*bd) {
+                // A run of live words is moved whole, unless the block's
+                // split falls inside it.
+                let mut from = start.add(run.start);
+                let mut left = run.len();
+                if before < plan.split && left > plan.split - before {
+                    let n = plan.split - before;
+                    move_words(from, plan.destination(before), n);
+                    from = from.add(n);
+                    left -= n;
+                    before += n;
                 }
+                move_words(from, plan.destination(before), left);
+                before += left;
             }
         }
         let mut kept = Vec::new();
