@@ -58,7 +58,7 @@ fn compact_collect(req: &GcRequest, ctx: &mut GcContext<'_>) -> GcOutcome {
     let in_place = std::mem::take(&mut gens[n].blocks);
     // SAFETY: the runtime gives the collector the heap exclusively
     // (core's Note [Who touches what]).
-    let marks = unsafe { MarkBitmap::keep_in_place(&in_place) }.recording_starts().for_one_thread();
+    let marks = unsafe { MarkBitmap::keep_in_place(&in_place) }.recording_starts().for_one_thread(true);
     // SAFETY: as above.
     let from = unsafe { from_space::prepare(gens, n, *layout) };
     let mut gct = GcThread::new(*layout, n, gens.len(), blocks);

@@ -206,7 +206,7 @@ pub(crate) unsafe fn major(space: &LineSpace, ctx: &mut GcContext<'_>, workers: 
     let (evacuated, kept): (Vec<BlockPtr>, Vec<BlockPtr>) = std::mem::take(&mut old.blocks).into_iter().partition(|bd| candidates.contains(bd));
     old.blocks = evacuated;
     // SAFETY: as above.
-    let marks = unsafe { MarkBitmap::keep_in_place(&kept) };
+    let marks = unsafe { MarkBitmap::keep_in_place(&kept) }.for_one_thread(workers.is_none());
     let how = Tracing { n: oldest, marks: Some(&marks), black: Some(&marks), defer: false, sticky: false };
     let layout = ctx.heap.layout;
     let mut copied_out = 0;

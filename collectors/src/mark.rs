@@ -115,10 +115,10 @@ impl MarkBitmap {
         }
     }
 
-    /// The same bitmap, for a GC in which one thread marks (See Note [One
-    /// thread marks]).
-    pub fn for_one_thread(mut self) -> MarkBitmap {
-        self.one_thread = true;
+    /// The same bitmap, told whether one thread alone marks into it (See
+    /// Note [One thread marks]).
+    pub fn for_one_thread(mut self, alone: bool) -> MarkBitmap {
+        self.one_thread = alone;
         self
     }
 

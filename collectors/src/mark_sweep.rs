@@ -79,7 +79,7 @@ impl Collector for MarkSweep {
         // (core's Note [Who touches what]).
         unsafe { space.begin_gc(major) };
         // SAFETY: as above.
-        let marks = unsafe { MarkBitmap::keep_in_place(&marked) };
+        let marks = unsafe { MarkBitmap::keep_in_place(&marked) }.for_one_thread(workers.is_none());
         let marking = major.then_some(&marks);
         let how = Tracing { n, marks: marking, black: marking, defer: false, sticky: false };
         // SAFETY: as above.
