@@ -32,8 +32,13 @@ impl Profiler {
 
 impl HeapProfiler for Profiler {
     fn due(&self, mutator: f64) -> bool {
+        // `-i0` samples at every GC: the mutator time between two GCs can
+        // read a hair below zero (the last sample's own time is counted
+        // from just before `last` was read), which a test of `>= 0` missed
+        // when the machine was loaded.
         match self.last {
             None => true,
+            Some(_) if self.interval <= 0.0 => true,
             Some(last) => mutator - last >= self.interval,
         }
     }
