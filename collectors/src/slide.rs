@@ -6,14 +6,19 @@
 //!
 //! 1. **Plan.** Walk the blocks in list order with a destination cursor
 //!    that starts at the first block; give each block a plan saying where
-//!    its live words go (See Note [Compaction by counting]).
+//!    its live words go (See Note [Compaction by counting]). Only the
+//!    mark bits are read: a block's live words are a popcount, and where
+//!    they straddle a destination block the cut is found from the
+//!    recorded object starts (Note [Object starts] in `mark`).
 //! 2. **Update.** Visit every pointer slot that may point into the blocks
 //!    being compacted, everywhere in the heap, and replace each such
-//!    pointer by the object's new address.
-//! 3. **Slide.** Move each marked object to its new address, in list order;
-//!    the destination never overtakes the source (See Note [Sliding is
-//!    safe]), so a `memmove` per object suffices. Blocks left empty are
-//!    freed.
+//!    pointer by the object's new address. The compacted blocks' objects
+//!    are found from their recorded starts.
+//! 3. **Slide.** Move each run of marked words to its new address, in list
+//!    order (a run is cut in two only where the block's split falls in
+//!    it); the destination never overtakes the source (See Note [Sliding
+//!    is safe]), so a `memmove` per run suffices, and no header is read.
+//!    Blocks left empty are freed.
 //!
 //! Note [Compaction by counting]
 //! ----------------------------------------
@@ -24,12 +29,30 @@
 //! one block, so two destinations always suffice. Since the mark bitmap
 //! marks every word of every live object, the new address of an object
 //! `p` is `first + before(p)` or `second + before(p) - split`, where
-//! `before(p)` is the popcount of marked words before `p` in its block.
+//! `before(p)` is the number of marked words before `p` in its block. The
+//! plan keeps, per block, the marked words before each of its eight
+//! 64-word chunks (16 bytes, as the Compressor's offset table does per
+//! page), so `before(p)` is that offset plus one popcount of `p`'s own
+//! chunk; counting the chunks before `p` on every pointer (up to eight
+//! popcounts) was 9% of binary-trees 20's run under `-c`.
 //! No forwarding word is stored anywhere and no object header is
 //! disturbed, unlike GHC's threading compactor (`rts/sm/Compact.c`),
 //! which reverses pointer chains through the info pointers; counting is
-//! simpler, costs 64 bytes of bitmap per block, and leaves the heap
-//! walkable at every step (the sanity checker's friend).
+//! simpler, costs 64 bytes of bitmap per block (128 with the object
+//! starts), and leaves the heap walkable at every step (the sanity
+//! checker's friend).
+//!
+//! What the phases cost (binary-trees 20, `-c`, 16-core machine, 3
+//! alternated runs): major GCs 8.2 s when the plan walked every
+//! straddling block's objects by their headers, the update read each
+//! header twice (once to find the next object) and the slide moved object
+//! by object; 3.4 s with the starts, the chunk offsets and runs. Copying's
+//! major GCs take 1.4 s on the same run: marking alone costs about what
+//! copying does (a depth-first mark with a scan stack against Cheney's
+//! sequential scan; 1.0-1.5x copying's major GC by a profile), and the
+//! update pass is a second visit of every live
+//! object and every pointer. lru 500000 4000000: 0.17 s against copying's
+//! 0.14 s.
 //!
 //! Note [Sliding is safe]
 //! ----------------------------------------
@@ -80,7 +103,7 @@ impl BlockPlan {
 /// Both ranges lie in blocks the GC holds.
 // SAFETY: `ptr::copy` is a memmove, right for overlapping ranges.
 unsafe fn move_words(from: *const Word, to: *mut Word, n: usize) {
-    if to as *const Word != from {
+    if !std::ptr::eq(to, from) {
         std::ptr::copy(from, to, n);
     }
 }
