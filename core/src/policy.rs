@@ -75,16 +75,12 @@ pub struct PolicyState {
     last_major_end: Instant,
     /// The oldest generation's blocks after the last major GC.
     live_after_major: usize,
-    /// Of those, the blocks' worth that its live data does not account
-    /// for: dead words the major GC could not free (See Note [Waste the
-    /// last major GC left]).
-    waste_after_major: usize,
 }
 
 impl PolicyState {
     /// The state at a run's start, with the heap policy `flags` choose.
     pub fn new(flags: &RtsFlags) -> PolicyState {
-        PolicyState { force_major: false, g0_pct_kept: 0, last_heap_blocks: 0, heap: flags.heap_policy.make(), last_major_end: Instant::now(), live_after_major: 0, waste_after_major: 0 }
+        PolicyState { force_major: false, g0_pct_kept: 0, last_heap_blocks: 0, heap: flags.heap_policy.make(), last_major_end: Instant::now(), live_after_major: 0 }
     }
 
     /// The heap's size limit, if any, with the option that set it: `-M`,
@@ -139,33 +135,13 @@ pub struct GcMeasure {
 // nonmoving collector weighs its live estimate; `-M` still weighs every
 // block the heap holds. For copying generations the two are the same,
 // and nothing changes.
-//
-// Note [Waste the last major GC left]
-// ----------------------------------------
-// A space that reclaims by lines or cells cannot free every dead word: a
-// line with one live object stays whole (and Immix's conservative line
-// marking keeps the line after it too), a cell keeps its slop. After a
-// major GC such a generation fills more blocks than its live data needs,
-// and GHC's rule (collect at `F x live`) then leaves room for less than
-// `(F - 1) x live` of promotion before the next major GC: fibheaps
-// 400000 under immix filled 31 MiB for 20 MiB live (11 MiB in partly live
-// lines) and made 39 major GCs where copying made 11 (1.0 s of major GC
-// against 0.16 s). So the oldest generation's trigger discounts the
-// blocks' worth of dead words its last major GC left (`filled - live`,
-// measured at its end): every collector gets `(F - 1) x live` of
-// promotion between major GCs, as copying does. The heap is larger by
-// that waste, which `-M` still weighs (it counts every block), and which
-// the statistics show (`max_hole_bytes`, the `-S` line of a sweep).
-// For a copying generation the waste is a few part-filled blocks.
 
 /// Choose what to collect: GHC's `calcNeeded`.
 pub fn plan_collection(heap: &Heap, flags: &RtsFlags, state: &PolicyState, reason: GcReason, force_major: bool) -> GcRequest {
     let mut collect_gen = 0;
     for (g, gen) in heap.gens.iter().enumerate().skip(1) {
         // See Note [Filled, not occupied].
-        // See Note [Waste the last major GC left].
-        let waste = if g == heap.oldest() { state.waste_after_major } else { 0 };
-        if gen.filled_blocks().saturating_sub(waste) > gen.max_blocks {
+        if gen.filled_blocks() > gen.max_blocks {
             collect_gen = g;
         }
     }
@@ -238,7 +214,6 @@ fn space_limit(heap: &Heap, flags: &RtsFlags, state: &mut PolicyState, caps: usi
     let limit = state.heap.space_limit(&gc);
     state.last_major_end = Instant::now();
     state.live_after_major = heap.gens[heap.oldest()].filled_blocks();
-    state.waste_after_major = if two_space { 0 } else { state.live_after_major.saturating_sub(live_blocks) };
     limit
 }
 
