@@ -20,8 +20,6 @@
 
 use gclab_core::bdescr::{next_set_bit, BlockDesc, BlockPtr, LiveMap, BF_EVACUATED, BF_LARGE, BF_MARK_IN_PLACE, BF_UNSWEPT};
 use gclab_core::constants::{Word, BLOCK_WORDS};
-use gclab_core::info::InfoTable;
-use gclab_core::object::{info_of_header, Layout};
 use std::sync::atomic::{AtomicU64, Ordering};
 
 /// Words of mark bits per block: one per 64-word chunk.
@@ -61,7 +59,7 @@ pub struct MarkBitmap {
 // straddle a destination block was 9% of binary-trees 20's run under
 // `-c`). So a compaction's bitmap also records each marked object's first
 // word in a second map (as MMTk's mark-compact keeps a valid-object bit):
-// one more `fetch_or` per marked object, on a map beside the first. The
+// one more bit set per marked object, on a map beside the first. The
 // collectors that only sweep do not ask for it and pay one untaken branch.
 
 #[inline(always)]
@@ -211,11 +209,13 @@ impl MarkBitmap {
     /// thread marks]).
     #[inline(always)]
     fn set_bits(&self, word: &AtomicU64, bits: u64) -> u64 {
-        let old = if self.one_thread { word.load(Ordering::Relaxed) } else { word.fetch_or(bits, Ordering::Relaxed) };
         if self.one_thread {
+            let old = word.load(Ordering::Relaxed);
             word.store(old | bits, Ordering::Relaxed);
+            old
+        } else {
+            word.fetch_or(bits, Ordering::Relaxed)
         }
-        old
     }
 
     /// Is the object at `p` (in an attached block) marked?
@@ -293,15 +293,6 @@ impl MarkBitmap {
         free_runs_of(&self.bits(bd), limit)
     }
 
-    /// The marked objects of block `bd` as (address, size), in address
-    /// order. Reads each object's header, so use it before anything in the
-    /// block moves.
-    pub fn marked_objects(&self, bd: BlockPtr, layout: Layout) -> MarkedObjects<'_> {
-        // SAFETY: an attached block's descriptor is live while attached.
-        let start = unsafe { bd.read() }.start;
-        MarkedObjects { marks: self, bd, layout, start, next: 0 }
-    }
-
     /// The recorded object starts of block `bd` (See Note [Object starts]).
     fn starts_of(&self, bd: BlockPtr) -> &Map {
         let starts = self.starts.as_ref().expect("this bitmap records object starts (recording_starts)");
@@ -358,31 +349,6 @@ impl MarkBitmap {
             from = end;
             Some(start..end)
         })
-    }
-}
-
-/// The marked objects of one block, from `MarkBitmap::marked_objects`.
-pub struct MarkedObjects<'a> {
-    marks: &'a MarkBitmap,
-    bd: BlockPtr,
-    layout: Layout,
-    start: *mut Word,
-    next: usize,
-}
-
-impl Iterator for MarkedObjects<'_> {
-    type Item = (*mut Word, usize);
-
-    fn next(&mut self) -> Option<(*mut Word, usize)> {
-        let first = self.marks.next_marked(self.bd, self.next)?;
-        let p = self.start.wrapping_add(first);
-        // SAFETY: a marked word at an object boundary is a live object's
-        // header (objects are marked whole and walked from their starts).
-        let info: &InfoTable = info_of_header(unsafe { *p });
-        // SAFETY: as above.
-        let size = unsafe { self.layout.size_of(p, info) };
-        self.next = first + size;
-        Some((p, size))
     }
 }
 

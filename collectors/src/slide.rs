@@ -67,7 +67,7 @@ use crate::mark::{MarkBitmap, MAP_WORDS};
 use gclab_core::bdescr::{BlockDesc, BlockPtr, BF_MARK_IN_PLACE, BF_EVACUATED};
 use gclab_core::block_alloc::BlockAllocator;
 use gclab_core::capability::Capability;
-use gclab_core::constants::{Word, BLOCK_WORDS};
+use gclab_core::constants::{Word, BLOCK_WORDS, WORD_SIZE};
 use gclab_core::info::ClosureType;
 use gclab_core::object::{info_of_header, weak_field, Layout};
 use gclab_core::stable_ptr::StablePtrTable;
@@ -122,7 +122,7 @@ impl Compaction {
     ///
     /// # Safety
     /// The GC holds the heap, and marking is complete.
-    // SAFETY: reads the marks and headers of blocks the GC holds, before anything moves.
+    // SAFETY: reads the marks and recorded starts of blocks the GC holds, before anything moves.
     pub unsafe fn plan(marks: &MarkBitmap, blocks: Vec<BlockPtr>) -> Compaction {
         let mut plans = Vec::with_capacity(blocks.len());
         let mut ends = vec![std::ptr::null_mut(); blocks.len()];
@@ -133,8 +133,7 @@ impl Compaction {
         for &bd in &blocks {
             let (chunk_offsets, live) = marks.chunk_offsets(bd);
             let mut plan = BlockPlan { first: cursor, split: usize::MAX, second: std::ptr::null_mut(), chunk_offsets };
-            let room = start(blocks[dest]).wrapping_add(BLOCK_WORDS) as usize - cursor as usize;
-            let room = room / std::mem::size_of::<Word>();
+            let room = (start(blocks[dest]).wrapping_add(BLOCK_WORDS) as usize - cursor as usize) / WORD_SIZE;
             if live <= room {
                 cursor = cursor.wrapping_add(live);
             } else {
