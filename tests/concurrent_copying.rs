@@ -28,7 +28,7 @@ fn concurrent_copying_conforms_under_stress() {
 
 /// Runs that copy out: many major GCs (`-F1.2`) over an old generation
 /// that churns, so that blocks go sparse.
-const CHURN: &[(&str, &[usize])] = &[("lru", &[4000, 60000, 64]), ("hash", &[]), ("mutable-graph", &[4000, 200000]), ("fibheaps", &[20000]), ("power", &[])];
+const CHURN: &[(&str, &[usize])] = &[("lru", &[10000, 60000, 64]), ("hash", &[]), ("mutable-graph", &[4000, 200000]), ("fibheaps", &[20000]), ("power", &[])];
 
 #[test]
 fn cycles_copy_out_beside_the_mutators_and_keep_the_checksums() {

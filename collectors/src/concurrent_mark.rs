@@ -33,8 +33,9 @@
 //! young blocks those pointers led into; a marker reading a header in a
 //! freed block at that moment would read a descriptor that no longer
 //! describes anything. So every GC and sync first pauses the marker: it
-//! parks at its next checkpoint (every `CHECK_EVERY` objects, a few
-//! microseconds of work), and resumes when the world restarts. The cost is
+//! parks at its next checkpoint (every `CHECK_EVERY` fields, a few
+//! microseconds of work, a large array taken in pieces: See Note [A large
+//! object is scanned in pieces]), and resumes when the world restarts. The cost is
 //! that wait at the start of each GC while a cycle runs, and the marker's
 //! idle core during GCs; the gain is that the marker never holds a young
 //! address across a GC: its stack holds only snapshot objects, which
@@ -51,8 +52,34 @@ use crate::parking::Parking;
 use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 
-/// Objects the marker scans between two looks at the collector's wishes.
-const CHECK_EVERY: usize = 256;
+/// Fields (and objects, one each) the marker scans between two looks at
+/// the collector's wishes.
+const CHECK_EVERY: usize = 4096;
+
+// Note [A large object is scanned in pieces]
+// ----------------------------------------
+// Every GC and sync waits for the marker to park (See Note [Pausing the
+// marker]), so the work between two checkpoints is added to a pause. A
+// budget of objects let one object be any size: lru 500000's table is one
+// array of a million fields, and a pause that came while the marker
+// scanned it waited 1-3 ms for it (a young GC that copies in 1 ms took 5),
+// which made the marker's wait the longest part of the longest pauses of
+// `nonmoving` and `concurrent-copying`. So the budget counts fields, and
+// an object with more fields than the budget left is scanned in pieces:
+// the marker keeps the one object it is part-way through (`Partial`) and
+// goes on with it after the checkpoint, as GHC's nonmoving mark queue
+// pushes an array's remaining chunk (`MARK_ARRAY`). The object is a
+// snapshot object, which never moves or dies while the cycle runs, and
+// its fields written meanwhile are the barrier's to record, as for any
+// field the marker has not read yet. Handed back part-scanned (the thread
+// told to end), it is scanned again whole by the final drain: greying is
+// idempotent.
+
+/// A large object the marker is part-way through: its next field.
+struct Partial {
+    object: *mut Word,
+    next: usize,
+}
 
 /// Work handed to the marker.
 #[derive(Debug, Default)]
@@ -166,10 +193,52 @@ impl MarkQueue {
     /// `p` is a marked snapshot object.
     // SAFETY: the caller's contract: a snapshot object never moves or dies while the cycle runs.
     unsafe fn scan(&self, p: *mut Word, stack: &mut Vec<*mut Word>) {
+        self.scan_fields(p, 0, usize::MAX, stack);
+    }
+
+    /// Scan at most `most` of a marked object's fields, from field
+    /// `from`: the fields scanned, and the field after them if the object
+    /// has more (See Note [A large object is scanned in pieces]).
+    ///
+    /// # Safety
+    /// As for `scan`.
+    // SAFETY: the caller's contract.
+    unsafe fn scan_fields(&self, p: *mut Word, from: usize, most: usize, stack: &mut Vec<*mut Word>) -> (usize, Option<usize>) {
         let info = info_of_header(load_header(p));
         let (slots, n) = self.layout.pointer_slots(p, info);
-        for i in 0..n {
+        let end = n.min(from.saturating_add(most));
+        for i in from..end {
             self.grey(load_field(slots.add(i)), stack);
+        }
+        (end - from, (end < n).then_some(end))
+    }
+
+    /// Scan about `CHECK_EVERY` fields' worth: the part-scanned object
+    /// first, then objects off the stack. What is left of an object the
+    /// budget ran out in is left in `partial`.
+    ///
+    /// # Safety
+    /// As for `scan`: every object on the stack and in `partial` is a
+    /// marked snapshot object.
+    // SAFETY: the caller's contract.
+    unsafe fn scan_some(&self, stack: &mut Vec<*mut Word>, partial: &mut Option<Partial>) {
+        let mut budget = CHECK_EVERY;
+        while budget > 0 {
+            let (object, from) = match partial.take() {
+                Some(Partial { object, next }) => (object, next),
+                None => match stack.pop() {
+                    Some(p) => (p, 0),
+                    None => return,
+                },
+            };
+            // An object costs one, fields or not.
+            budget -= 1;
+            let (scanned, rest) = self.scan_fields(object, from, budget, stack);
+            budget -= scanned;
+            if let Some(next) = rest {
+                *partial = Some(Partial { object, next });
+                return;
+            }
         }
     }
 
@@ -212,6 +281,7 @@ impl MarkQueue {
     /// The marker thread's loop (See the module doc).
     fn run(&self, request: &SyncRequest) {
         let mut stack = Vec::new();
+        let mut partial = None;
         loop {
             if !self.checkpoint() {
                 // Told to end, perhaps between two batches: what it marked
@@ -219,21 +289,19 @@ impl MarkQueue {
                 // collector's final drain. (Dropped, those objects' fields
                 // went unmarked: the snapshot check caught it about once in
                 // a hundred `full_major`s on a loaded machine.)
+                stack.extend(partial.map(|p: Partial| p.object));
                 self.hand_back(stack);
                 return;
             }
             // SAFETY: running between GCs, the marker reads only what Note
             // [Fields a concurrent marker reads] in core's `object` allows.
             unsafe {
-                if stack.is_empty() {
+                if stack.is_empty() && partial.is_none() {
                     self.take_incoming(&mut stack);
                 }
-                for _ in 0..CHECK_EVERY {
-                    let Some(p) = stack.pop() else { break };
-                    self.scan(p, &mut stack);
-                }
+                self.scan_some(&mut stack, &mut partial);
             }
-            if stack.is_empty() && self.incoming.lock().expect("mark queue").is_empty() {
+            if stack.is_empty() && partial.is_none() && self.incoming.lock().expect("mark queue").is_empty() {
                 self.drained(request);
             }
         }
@@ -325,5 +393,58 @@ impl Marker {
 impl Drop for Marker {
     fn drop(&mut self) {
         self.end_thread();
+    }
+}
+
+#[cfg(all(test, not(loom)))]
+mod tests {
+    use super::*;
+    use gclab_core::block_alloc::BlockAllocator;
+    use gclab_core::constants::BLOCK_WORDS;
+    use gclab_core::info::{InfoTable, MUT_ARR_DIRTY_INFO};
+
+    static LEAF: InfoTable = InfoTable::constr("Leaf", "Tree", "Test", 0, 1);
+
+    #[test]
+    fn a_large_array_is_scanned_in_pieces() {
+        let layout = Layout::new(false);
+        let n = 3 * CHECK_EVERY;
+        let mut ba = BlockAllocator::new();
+        let group = ba.alloc_group(layout.array_size(n).div_ceil(BLOCK_WORDS)).unwrap();
+        let leaf_block = ba.alloc_block().unwrap();
+        let mut marks = MarkBitmap::new();
+        // SAFETY: fresh blocks are ours; the array's words (header, length,
+        // fields, cards) lie inside its group, the leaf inside its block.
+        let (array, leaf) = unsafe {
+            marks.attach(leaf_block);
+            BlockDesc::store_flags(leaf_block.0, BF_MARK_IN_PLACE);
+            let leaf = leaf_block.read().start;
+            *leaf = LEAF.header();
+            let array = group.read().start;
+            *array = MUT_ARR_DIRTY_INFO.header();
+            *array.add(1) = n;
+            std::ptr::write_bytes(array.add(2), 0, layout.array_size(n) - 2);
+            // Only the last field leads anywhere.
+            *array.add(2 + n - 1) = leaf as Word;
+            (array, leaf)
+        };
+        let queue = MarkQueue::new(marks, layout);
+        let (mut stack, mut partial) = (vec![array], None);
+        let mut pieces = 0;
+        loop {
+            // SAFETY: the array and the leaf are as built above, and nothing
+            // else runs.
+            unsafe { queue.scan_some(&mut stack, &mut partial) };
+            pieces += 1;
+            match &partial {
+                Some(p) => {
+                    assert_eq!(p.next, pieces * (CHECK_EVERY - 1), "each piece is the budget less the object's own one");
+                    assert!(!queue.marks.is_marked(leaf), "the last field is not reached before the last piece");
+                }
+                None => break,
+            }
+        }
+        assert_eq!(pieces, 4, "{n} fields at {} a piece", CHECK_EVERY - 1);
+        assert!(queue.marks.is_marked(leaf) && stack.is_empty(), "the last piece greys the leaf, and the budget left scans it");
     }
 }

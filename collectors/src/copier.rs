@@ -3,8 +3,10 @@
 //! copies, beside the mutators (See Note [A copying-out cycle] in
 //! `concurrent_copying`).
 //!
-//! Invariant kept: it parks only between blocks, so a GC (which may fill
-//! a block's holes) never finds it inside a block, and it holds no
+//! Invariant kept: it parks only between blocks (and between pieces of
+//! a large object: See Note [A large object is updated in pieces]), so a
+//! GC (which may fill a block's holes) never finds it inside a block, and
+//! it holds no
 //! address a GC may move: only old blocks and large objects, which no
 //! GC moves while a cycle runs.
 
@@ -16,6 +18,7 @@ use gclab_core::object::{copied_out_size, forward_target, info_of_header, is_for
 use gclab_core::stats::thread_cpu_seconds;
 use gclab_core::SyncRequest;
 use std::collections::HashSet;
+use std::ops::Range;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use crate::parking::Parking;
 use std::sync::{Arc, Mutex};
@@ -100,6 +103,25 @@ pub(crate) enum Job {
     /// at its copy.
     Update { from: HashSet<usize>, blocks: Vec<BlockPtr>, large: Vec<BlockPtr> },
 }
+
+/// Fields of a large object the update pass does between two
+/// checkpoints.
+const UPDATE_PIECE: usize = 4096;
+
+// Note [A large object is updated in pieces]
+// ----------------------------------------
+// The copier parks only at checkpoints, and every GC and sync waits for
+// it to park, so what it does between two checkpoints is added to a
+// pause. A block of the update pass is a few microseconds' work, but a
+// large object was one piece: lru 500000's table, a million fields each
+// looked up in the from-space's block set, held a young GC for 2.8 ms (a
+// GC that copies in 1 ms). So a large object is updated `UPDATE_PIECE`
+// fields at a time, with a checkpoint between two pieces. That is safe
+// where stopping inside a block is not (See the module doc): no GC moves
+// or fills a large object, a GC meanwhile writes only to-space addresses
+// into it (the from-space blocks no longer carry `BF_EVACUATED`, so it
+// follows forwarding pointers), and neither does a mutator, so the
+// fields done before the checkpoint stay done.
 
 // SAFETY: the blocks named are old blocks that only the copier and the
 // stopped-world GC read, and the copier is parked whenever a GC runs.
@@ -198,10 +220,12 @@ impl Shared {
                 Some(Job::Copy(blocks)) => self.each_block(&blocks, |(bd, starts)| unsafe { self.copy_block(*bd, starts) }),
                 Some(Job::Update { from, blocks, large }) => {
                     // SAFETY: as above.
-                    self.each_block(&blocks, |&bd| unsafe { each_object(bd, self.layout, |p, _| self.update_object(p, &from)) });
+                    self.each_block(&blocks, |&bd| unsafe { each_object(bd, self.layout, |p, _| _ = self.update_object(p, &from, 0..usize::MAX)) });
                     for bd in &large {
-                        // SAFETY: a large object of the old generation: never moved.
-                        self.each_block(std::slice::from_ref(bd), |bd| unsafe { self.update_object(bd.read().start, &from) });
+                        // SAFETY: a large object of the old generation: never
+                        // moved (See Note [A large object is updated in pieces]).
+                        let p = unsafe { bd.read() }.start;
+                        self.each_piece(|at| self.update_object(p, &from, at..at + UPDATE_PIECE));
                     }
                 }
                 None => {}
@@ -217,6 +241,15 @@ impl Shared {
                 return;
             }
             each(bd);
+        }
+    }
+
+    /// Do `piece(at)` for `at` = 0, `UPDATE_PIECE`, twice that, ..., while
+    /// it says fields remain, parking between two pieces when asked.
+    fn each_piece(&self, mut piece: impl FnMut(usize) -> bool) {
+        let mut at = 0;
+        while self.parking.checkpoint() && piece(at) {
+            at += UPDATE_PIECE;
         }
     }
 
@@ -243,24 +276,24 @@ impl Shared {
         }
     }
 
-    /// Point every field of the object at `p` that leads into the
-    /// from-space at the copy, unless a mutator stored something else
-    /// there meanwhile.
-    fn update_object(&self, p: *mut Word, from: &HashSet<usize>) {
+    /// Point every field of the object at `p` numbered `within` that
+    /// leads into the from-space at the copy, unless a mutator stored
+    /// something else there meanwhile; true if it has fields after them.
+    fn update_object(&self, p: *mut Word, from: &HashSet<usize>, within: Range<usize>) -> bool {
         // SAFETY: `p` is an old object (or a copy) that no GC changes
         // while the copier runs; mutators may write its fields, which is
         // why each is swapped by compare-and-swap.
         unsafe {
             let header = load_header(p);
             if header == 0 || is_forwarded(header) {
-                return;
+                return false;
             }
             let info = info_of_header(header);
             let (slots, n) = self.layout.pointer_slots(p, info);
             let weak = self.layout.payload(p);
-            let fields = (0..n).map(|i| slots.add(i));
+            let fields = (within.start.min(n)..within.end.min(n)).map(|i| slots.add(i));
             let weak_fields = [weak_field::KEY, weak_field::VALUE, weak_field::FINALIZER].map(|f| weak.add(f));
-            let weak_fields = weak_fields.into_iter().filter(|_| info.closure_type == ClosureType::Weak);
+            let weak_fields = weak_fields.into_iter().filter(|_| info.closure_type == ClosureType::Weak && within.start == 0);
             for slot in fields.chain(weak_fields) {
                 let v = load_field(slot);
                 if v != 0 && from.contains(&(v & !(BLOCK_SIZE - 1))) {
@@ -271,6 +304,7 @@ impl Shared {
                     }
                 }
             }
+            within.end < n
         }
     }
 }
