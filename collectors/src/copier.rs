@@ -113,7 +113,7 @@ const UPDATE_PIECE: usize = 4096;
 // The copier parks only at checkpoints, and every GC and sync waits for
 // it to park, so what it does between two checkpoints is added to a
 // pause. A block of the update pass is a few microseconds' work, but a
-// large object was one piece: lru 500000's table, a million fields each
+// large object was one piece: lru 500000's table, half a million fields each
 // looked up in the from-space's block set, held a young GC for 2.8 ms (a
 // GC that copies in 1 ms). So a large object is updated `UPDATE_PIECE`
 // fields at a time, with a checkpoint between two pieces. That is safe
