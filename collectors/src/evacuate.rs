@@ -293,8 +293,13 @@ unsafe fn copy(gct: &mut GcThread<'_>, slot: *mut Word, p: *mut Word, header: Wo
         return false;
     }
     gct.work.copied_words += size;
-    if (*bd).gen_no == 0 && dest > 0 {
-        gct.work.promoted_words += size;
+    let from_gen = (*bd).gen_no as usize;
+    if from_gen == 0 {
+        if dest > 0 {
+            gct.work.promoted_words += size;
+        }
+    } else if from_gen == gct.oldest {
+        gct.work.oldest_copied_words += size;
     }
     *slot = to as Word;
     true

@@ -255,9 +255,14 @@ impl LineSpace {
     }
 
     /// Take `blocks` off the recyclable list (they are about to be
-    /// evacuated: nothing may be placed in them).
+    /// evacuated: nothing may be placed in them). Both lists can hold
+    /// thousands of blocks (fibheaps evacuates up to 10,000 of 15,000), so
+    /// the test is a binary search, not a scan of `blocks` per entry (a
+    /// scan took 3% of fibheaps' run at `-M` 2x its minimum heap).
     pub fn forget(&self, blocks: &[BlockPtr]) {
-        self.recyclable.lock().retain(|r| !blocks.contains(&r.bd));
+        let mut sorted = blocks.to_vec();
+        sorted.sort_unstable();
+        self.recyclable.lock().retain(|r| sorted.binary_search(&r.bd).is_err());
     }
 
     /// Judge the blocks `kept` (the space's blocks, attached to `marks` and

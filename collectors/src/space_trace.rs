@@ -12,7 +12,6 @@ use crate::mark::MarkBitmap;
 use crate::space::Space;
 use crate::trace::{outcome, team_size, trace_with};
 use gclab_core::constants::Word;
-use gclab_core::generation::Generation;
 use gclab_core::heap::Heap;
 use gclab_core::{GcContext, GcOutcome};
 
@@ -44,24 +43,6 @@ pub(crate) struct Tracing<'m> {
 /// `how.marks` and `space.begin_gc` has been called for this GC.
 // SAFETY: the caller's contract; every root and heap slot holds a valid object address, which is what tracing requires.
 pub(crate) unsafe fn trace_into(space: &dyn Space, how: Tracing<'_>, ctx: &mut GcContext<'_>, workers: Option<(&GcWorkers, bool)>) -> (GcOutcome, Vec<*mut Word>) {
-    // SAFETY: the caller's contract.
-    unsafe { trace_into_inspecting(space, how, ctx, workers, |_| ()) }
-}
-
-/// `trace_into`, calling `inspect` with the generations when tracing is
-/// over and before from-space is freed (their `old_blocks` are still
-/// there: what was evacuated from them can be counted).
-///
-/// # Safety
-/// As for `trace_into`.
-// SAFETY: the caller's contract; as for `trace_into`.
-pub(crate) unsafe fn trace_into_inspecting(
-    space: &dyn Space,
-    how: Tracing<'_>,
-    ctx: &mut GcContext<'_>,
-    workers: Option<(&GcWorkers, bool)>,
-    inspect: impl FnOnce(&[Generation]),
-) -> (GcOutcome, Vec<*mut Word>) {
     let Heap { layout, blocks, gens, .. } = &mut *ctx.heap;
     let (layout, blocks, count, oldest) = (*layout, &*blocks, gens.len(), gens.len() - 1);
     let from = from_space::prepare(gens, how.n, layout);
@@ -74,7 +55,6 @@ pub(crate) unsafe fn trace_into_inspecting(
         gct
     };
     let mut threads = trace_with(&make, gens, ctx.caps, ctx.stable_ptrs, ctx.leader, workers);
-    inspect(gens);
     // Tracing is over; from-space holds nothing live. (This finishes the
     // space's allocators too.)
     from_space::install(from, gens, ctx.caps, blocks, &mut threads, how.n);

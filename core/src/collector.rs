@@ -237,6 +237,11 @@ pub struct ThreadWork {
     /// Words it moved from generation 0 (nursery included) into an older
     /// generation: OCaml's "promoted words".
     pub promoted_words: usize,
+    /// Of `copied_words`, the words it copied out of the oldest
+    /// generation (when that generation is not also generation 0): a
+    /// copying major GC's old survivors, or the objects a mark-region
+    /// collector evacuates to defragment.
+    pub oldest_copied_words: usize,
     /// Words of objects it marked in place (not copied).
     pub marked_words: usize,
     /// When this thread came in to a parallel GC and when it left; None
