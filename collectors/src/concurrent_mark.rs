@@ -71,7 +71,10 @@ const CHECK_EVERY: usize = 256;
 // pushes an array's remaining chunk (`MARK_ARRAY`). The object is a
 // snapshot object, which never moves or dies while the cycle runs, and
 // its fields written meanwhile are the barrier's to record, as for any
-// field the marker has not read yet. Handed back part-scanned (the thread
+// field the marker has not read yet. A stack's live slots may shrink or
+// grow between two pieces (the values it pops are recorded by
+// `barrier::pop_stack`, and those it pushes were reachable or are new),
+// so the next piece takes the slots live then. Handed back part-scanned (the thread
 // told to end), it is scanned again whole by the final drain: greying is
 // idempotent. The budget stays small: at 4096 fields (about 1,400 tree
 // nodes, each a likely cache miss) binary-trees 20's longest pause under
@@ -210,6 +213,8 @@ impl MarkQueue {
     unsafe fn scan_fields(&self, p: *mut Word, from: usize, most: usize, stack: &mut Vec<*mut Word>) -> (usize, Option<usize>) {
         let info = info_of_header(load_header(p));
         let (slots, n) = self.layout.pointer_slots(p, info);
+        // A stack's live slots may have shrunk since the last piece.
+        let from = from.min(n);
         let end = n.min(from.saturating_add(most));
         for i in from..end {
             self.grey(load_field(slots.add(i)), stack);
@@ -405,7 +410,7 @@ mod tests {
     use super::*;
     use gclab_core::block_alloc::BlockAllocator;
     use gclab_core::constants::BLOCK_WORDS;
-    use gclab_core::info::{InfoTable, MUT_ARR_DIRTY_INFO};
+    use gclab_core::info::{InfoTable, MUT_ARR_DIRTY_INFO, STACK_CLEAN_INFO};
 
     static LEAF: InfoTable = InfoTable::constr("Leaf", "Tree", "Test", 0, 1);
 
@@ -450,5 +455,35 @@ mod tests {
         }
         assert_eq!(pieces, 4, "{n} fields at {} a piece", CHECK_EVERY - 1);
         assert!(queue.marks.is_marked(leaf) && stack.is_empty(), "the last piece greys the leaf, and the budget left scans it");
+    }
+
+    #[test]
+    fn a_stack_that_shrank_between_two_pieces_ends_at_its_depth() {
+        let layout = Layout::new(false);
+        let capacity = 3 * CHECK_EVERY;
+        let mut ba = BlockAllocator::new();
+        let group = ba.alloc_group(layout.stack_size(capacity).div_ceil(BLOCK_WORDS)).unwrap();
+        // SAFETY: a fresh group is ours; the stack's words lie inside it.
+        let stack_object = unsafe {
+            let p = group.read().start;
+            *p = STACK_CLEAN_INFO.header();
+            *p.add(1) = capacity;
+            *p.add(2) = capacity;
+            std::ptr::write_bytes(p.add(3), 0, capacity);
+            p
+        };
+        let queue = MarkQueue::new(MarkBitmap::new(), layout);
+        let (mut stack, mut partial) = (vec![stack_object], None);
+        // SAFETY: the stack is as built above, and nothing else runs.
+        unsafe { queue.scan_some(&mut stack, &mut partial) };
+        assert_eq!(partial.as_ref().map(|p| p.next), Some(CHECK_EVERY - 1));
+        // The program pops to 10 slots before the next piece.
+        // SAFETY: as above.
+        unsafe {
+            *stack_object.add(2) = 10;
+            assert_eq!(queue.scan_fields(stack_object, CHECK_EVERY - 1, CHECK_EVERY, &mut Vec::new()), (0, None), "no slot past the depth is scanned");
+            queue.scan_some(&mut stack, &mut partial);
+        }
+        assert!(partial.is_none() && stack.is_empty(), "nothing is left past the depth");
     }
 }
