@@ -82,3 +82,16 @@ fn gc_phases_times_every_gc_of_an_eventlog() {
     assert!(rows.iter().all(|r| r.contains('%') && r.split_whitespace().count() >= 8), "{each}");
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn ab_names_a_collector_per_side() {
+    // `BIN@COLLECTOR` puts `--collector COLLECTOR` after `run`: the side
+    // that marks its oldest generation in place copies less than the one
+    // that copies it, on the same binary and flags.
+    let gclab = env!("CARGO_BIN_EXE_gclab");
+    let (copying, mark_sweep) = (format!("{gclab}@copying:-A64k"), format!("{gclab}@mark-sweep:-A64k"));
+    let out = ab(&["-n", "1", &copying, &mark_sweep, "--", "run", "binary-trees", "14"]);
+    assert!(ratio(&out, "copied MB") < 0.9, "{out}");
+    let o = Command::new(concat!(env!("CARGO_MANIFEST_DIR"), "/scripts/ab")).args([&copying, &copying, "--", "peer", "ghc", "binary-trees"]).output().unwrap();
+    assert!(!o.status.success() && String::from_utf8_lossy(&o.stderr).contains("names a collector for `run`"), "{}", String::from_utf8_lossy(&o.stderr));
+}
