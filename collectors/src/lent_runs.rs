@@ -92,7 +92,7 @@ pub struct LentRuns {
 impl LentRuns {
     /// Place an object of `words` words in the run of cells of that size,
     /// if one is lent and has room.
-    #[inline]
+    #[inline(always)]
     fn bump_cell(&mut self, words: usize) -> Option<*mut Word> {
         let c = self.cells.get_mut(words)?.as_mut()?;
         let p = c.hp;
@@ -198,11 +198,20 @@ impl GcThread<'_> {
     /// (`alloc_to`'s out-of-line path for it): in a run of cells already
     /// lent, in a run the space lends now, or else where the space places
     /// it alone, scanned from the scan stack.
+    #[inline(always)]
     pub(crate) fn alloc_in_space(&mut self, gen: usize, words: usize) -> *mut Word {
-        let ts = &mut self.to[gen];
-        if let Some(p) = ts.lent.bump_cell(words) {
-            return p;
+        match self.to[gen].lent.bump_cell(words) {
+            Some(p) => p,
+            None => self.place_in_space(gen, words),
         }
+    }
+
+    /// `alloc_in_space` when no run of cells lent has room: give back the
+    /// full runs and take what the space places now (every object, where
+    /// the space places objects alone).
+    #[inline(never)]
+    fn place_in_space(&mut self, gen: usize, words: usize) -> *mut Word {
+        let ts = &mut self.to[gen];
         for part in ts.give_back_full(words).into_iter().flatten() {
             self.queue_unscanned(gen, part);
         }
