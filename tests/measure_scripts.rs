@@ -6,9 +6,10 @@
 
 use std::process::Command;
 
+const AB: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/scripts/ab");
+
 fn ab(args: &[&str]) -> String {
-    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/scripts/ab");
-    let o = Command::new(script).args(args).env_remove("GCLABRTS").output().expect("scripts/ab runs");
+    let o = Command::new(AB).args(args).env_remove("GCLABRTS").output().expect("scripts/ab runs");
     let out = String::from_utf8_lossy(&o.stdout).into_owned();
     assert!(o.status.success(), "scripts/ab {args:?} failed: {}{out}", String::from_utf8_lossy(&o.stderr));
     out
@@ -92,6 +93,6 @@ fn ab_names_a_collector_per_side() {
     let (copying, mark_sweep) = (format!("{gclab}@copying:-A64k"), format!("{gclab}@mark-sweep:-A64k"));
     let out = ab(&["-n", "1", &copying, &mark_sweep, "--", "run", "binary-trees", "14"]);
     assert!(ratio(&out, "copied MB") < 0.9, "{out}");
-    let o = Command::new(concat!(env!("CARGO_MANIFEST_DIR"), "/scripts/ab")).args([&copying, &copying, "--", "peer", "ghc", "binary-trees"]).output().unwrap();
+    let o = Command::new(AB).args([&copying, &copying, "--", "peer", "ghc", "binary-trees"]).output().unwrap();
     assert!(!o.status.success() && String::from_utf8_lossy(&o.stderr).contains("names a collector for `run`"), "{}", String::from_utf8_lossy(&o.stderr));
 }

@@ -414,28 +414,38 @@ mod tests {
 
     static LEAF: InfoTable = InfoTable::constr("Leaf", "Tree", "Test", 0, 1);
 
+    /// A zeroed object of `words` words with `info`'s header, in a block
+    /// group of its own, with the words after the header set to `payload`.
+    fn large_object(ba: &mut BlockAllocator, info: &'static InfoTable, words: usize, payload: &[Word]) -> *mut Word {
+        let group = ba.alloc_group(words.div_ceil(BLOCK_WORDS)).unwrap();
+        // SAFETY: a fresh group is ours, and the object's words lie inside it.
+        unsafe {
+            let p = group.read().start;
+            std::ptr::write_bytes(p, 0, words);
+            *p = info.header();
+            std::ptr::copy_nonoverlapping(payload.as_ptr(), p.add(1), payload.len());
+            p
+        }
+    }
+
     #[test]
     fn a_large_array_is_scanned_in_pieces() {
         let layout = Layout::new(false);
         let n = 3 * CHECK_EVERY;
         let mut ba = BlockAllocator::new();
-        let group = ba.alloc_group(layout.array_size(n).div_ceil(BLOCK_WORDS)).unwrap();
+        let array = large_object(&mut ba, &MUT_ARR_DIRTY_INFO, layout.array_size(n), &[n]);
         let leaf_block = ba.alloc_block().unwrap();
         let mut marks = MarkBitmap::new();
-        // SAFETY: fresh blocks are ours; the array's words (header, length,
-        // fields, cards) lie inside its group, the leaf inside its block.
-        let (array, leaf) = unsafe {
+        // SAFETY: a fresh block is ours and the leaf lies inside it; the
+        // array's last field lies inside the array.
+        let leaf = unsafe {
             marks.attach(leaf_block);
             BlockDesc::store_flags(leaf_block.0, BF_MARK_IN_PLACE);
             let leaf = leaf_block.read().start;
             *leaf = LEAF.header();
-            let array = group.read().start;
-            *array = MUT_ARR_DIRTY_INFO.header();
-            *array.add(1) = n;
-            std::ptr::write_bytes(array.add(2), 0, layout.array_size(n) - 2);
             // Only the last field leads anywhere.
             *array.add(2 + n - 1) = leaf as Word;
-            (array, leaf)
+            leaf
         };
         let queue = MarkQueue::new(marks, layout);
         let (mut stack, mut partial) = (vec![array], None);
@@ -462,16 +472,8 @@ mod tests {
         let layout = Layout::new(false);
         let capacity = 3 * CHECK_EVERY;
         let mut ba = BlockAllocator::new();
-        let group = ba.alloc_group(layout.stack_size(capacity).div_ceil(BLOCK_WORDS)).unwrap();
-        // SAFETY: a fresh group is ours; the stack's words lie inside it.
-        let stack_object = unsafe {
-            let p = group.read().start;
-            *p = STACK_CLEAN_INFO.header();
-            *p.add(1) = capacity;
-            *p.add(2) = capacity;
-            std::ptr::write_bytes(p.add(3), 0, capacity);
-            p
-        };
+        // Full: its depth is its capacity.
+        let stack_object = large_object(&mut ba, &STACK_CLEAN_INFO, layout.stack_size(capacity), &[capacity, capacity]);
         let queue = MarkQueue::new(MarkBitmap::new(), layout);
         let (mut stack, mut partial) = (vec![stack_object], None);
         // SAFETY: the stack is as built above, and nothing else runs.
