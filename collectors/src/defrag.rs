@@ -86,8 +86,10 @@ pub struct BlockHoles {
     pub bd: BlockPtr,
     /// Holes ahead of its cursor.
     pub holes: usize,
-    /// Their free lines.
+    /// Their free lines (a line the cursor is inside counts whole).
     pub free_lines: usize,
+    /// Their words, exactly: what the generation counts free for them.
+    pub free_words: usize,
     /// The other lines: live at the last sweep, or filled since.
     pub used_lines: usize,
     /// Nothing was placed in it since the last sweep.
@@ -105,8 +107,9 @@ pub unsafe fn census(space: &LineSpace) -> Vec<BlockHoles> {
     for r in space.recyclable() {
         // SAFETY: the caller's contract.
         let cursor = unsafe { cursor_of(r.bd) };
-        let (holes, free_lines) = g.holes_from(r.used, cursor);
-        out.push(BlockHoles { bd: r.bd, holes, free_lines, used_lines: g.lines() - free_lines, untouched: cursor == 0 });
+        let (holes, free_words) = g.holes_from(r.used, cursor);
+        let free_lines = free_words.div_ceil(g.line_words());
+        out.push(BlockHoles { bd: r.bd, holes, free_lines, free_words, used_lines: g.lines() - free_lines, untouched: cursor == 0 });
     }
     out
 }
@@ -148,7 +151,7 @@ mod tests {
     use super::*;
 
     fn block(i: usize, holes: usize, free_lines: usize) -> BlockHoles {
-        BlockHoles { bd: BlockPtr((i * 64) as *mut _), holes, free_lines, used_lines: 32 - free_lines, untouched: true }
+        BlockHoles { bd: BlockPtr((i * 64) as *mut _), holes, free_lines, free_words: free_lines * 16, used_lines: 32 - free_lines, untouched: true }
     }
 
     #[test]

@@ -145,24 +145,19 @@ impl Geometry {
     /// The words of the holes at or after word `from`: what a block
     /// whose cursor is at `from` counts in its generation's free words.
     pub fn hole_words_from(&self, used: u64, from: usize) -> usize {
-        let (mut words, mut at) = (0, from);
-        while let Some(h) = self.next_hole(used, at) {
-            words += h.len();
-            at = h.end;
-        }
-        words
+        self.holes_from(used, from).1
     }
 
-    /// The holes at or after word `from`: how many, and their free lines
-    /// (a hole's part-line at `from` counts as a line).
+    /// The holes at or after word `from`: how many, and their words (a
+    /// hole that `from` falls inside counts from `from`).
     pub fn holes_from(&self, used: u64, from: usize) -> (usize, usize) {
         let (mut holes, mut words, mut at) = (0, 0, from);
         while let Some(h) = self.next_hole(used, at) {
             holes += 1;
-            words += h.end - h.start;
+            words += h.len();
             at = h.end;
         }
-        (holes, words.div_ceil(self.line_words))
+        (holes, words)
     }
 }
 
@@ -520,7 +515,8 @@ mod tests {
         assert_eq!(g.next_hole(used, 20), Some(20..48), "a cursor inside a free line starts the hole there");
         assert_eq!(g.next_hole(used, 48), Some(64..496));
         assert_eq!(g.next_hole(used, 496), None);
-        assert_eq!(g.holes_from(used, 0), (2, 2 + 27));
-        assert_eq!(g.holes_from(0, 0), (1, 32));
+        assert_eq!(g.holes_from(used, 0), (2, 32 + 432));
+        assert_eq!(g.holes_from(used, 20), (2, 28 + 432), "a hole the cursor is inside counts from the cursor");
+        assert_eq!(g.holes_from(0, 0), (1, 512));
     }
 }

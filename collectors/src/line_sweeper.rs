@@ -16,6 +16,7 @@ use gclab_core::bdescr::{BlockDesc, BlockPtr, LiveMap, BF_EVACUATED, BF_MARK_IN_
 use gclab_core::block_alloc::BlockAllocator;
 use gclab_core::generation::Generation;
 use gclab_core::SyncRequest;
+use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 
@@ -54,11 +55,24 @@ use std::thread::JoinHandle;
 // descriptor and marks (0.5-1 ms on binary-trees 20); removing it would
 // need the walkers to learn unswept blocks from the bitmap instead.
 
-/// What the sweeper judged since the last `settle`.
+/// What the sweeper judged since the last `settle`, and the words the
+/// sweep's start counted for each recyclable block (kept to the end).
 #[derive(Debug, Default)]
 struct Judged {
     recyclable: Vec<Recyclable>,
     free_words: usize,
+    counted: HashMap<BlockPtr, usize>,
+}
+
+/// What a finished sweep hands back.
+pub(crate) struct SweepEnd {
+    /// The words it freed.
+    pub swept_words: usize,
+    /// The object words that the sync which began it counted in the
+    /// generation for each block it listed with a hole, from the block's
+    /// marks (See Note [What the from-space counted] in
+    /// `concurrent_copying`).
+    pub counted: HashMap<BlockPtr, usize>,
 }
 
 /// State shared with the sweeper thread.
@@ -146,12 +160,13 @@ impl LineSweep {
     }
 
     /// The sweep is done (drained and settled): take the empty blocks out
-    /// of `old` and free them. Returns the words the sweep freed.
+    /// of `old` and free them. Returns the words the sweep freed, and
+    /// what it counted for each block it listed.
     ///
     /// # Safety
     /// The world is stopped; every block is judged.
     // SAFETY: frees blocks nothing points to: empty at the marking's end, and unlisted since.
-    pub(crate) unsafe fn finish(mut self, old: &mut Generation, blocks: &mut BlockAllocator) -> usize {
+    pub(crate) unsafe fn finish(mut self, old: &mut Generation, blocks: &mut BlockAllocator) -> SweepEnd {
         self.stop();
         let mut freed = 0;
         old.blocks.retain(|&bd| {
@@ -164,7 +179,8 @@ impl LineSweep {
             !empty
         });
         old.n_blocks -= freed;
-        self.dead_words
+        let counted = std::mem::take(&mut self.shared.judged.lock().expect("the line sweeper's results").counted);
+        SweepEnd { swept_words: self.dead_words, counted }
     }
 
     /// Stop the sweeper where it is (a major GC is about to mark afresh,
@@ -214,6 +230,7 @@ impl Shared {
         let mut shared = self.judged.lock().expect("the line sweeper's results");
         shared.free_words += std::mem::take(&mut judged.free_words);
         shared.recyclable.append(&mut judged.recyclable);
+        shared.counted.extend(judged.counted.drain());
     }
 
     /// Judge block `bd`: zero its dead words, find its used lines, note
@@ -225,6 +242,7 @@ impl Shared {
         let g = self.geometry;
         // SAFETY: the caller's contract.
         let d = unsafe { bd.get() };
+        let mut counted = None;
         let used = if d.has(BF_UNSWEPT) {
             // SAFETY: an unswept block's aux word is its live map, which
             // the sweep keeps alive (See Note [Unswept blocks] in core's
@@ -233,6 +251,7 @@ impl Shared {
             if map.iter().all(|&w| w == 0) {
                 return;
             }
+            counted = Some(map.iter().map(|w| w.count_ones() as usize).sum());
             // SAFETY: the block's dead words are nobody else's (the
             // caller's contract).
             let used = unsafe { clear_dead_words(g, d, &map) };
@@ -248,6 +267,9 @@ impl Shared {
         if free_lines > 0 {
             judged.free_words += free_lines * g.line_words();
             judged.recyclable.push(Recyclable { bd, used });
+            if let Some(words) = counted {
+                judged.counted.insert(bd, words);
+            }
         }
     }
 }
