@@ -42,6 +42,24 @@
 //! The claim is model-checked with loom, its bad variants put back (See
 //! Note [Model checking the claim] in `claim`).
 
+// Note [A loser zeroes the words it took]
+// ----------------------------------------
+// A thread that loses the claim zeroes its copy, which becomes slop in
+// its to-space block. The winner, right after its claim, stores the
+// object's size into the from-space object's first payload word (See
+// Note [Forwarded objects keep their size] in core's `object`). A loser
+// reads the header and sizes the object before that, but may copy the
+// payload after it: its copy then carries the size where the object had
+// its own first word. For a byte array that word is its length in bytes,
+// so the copy reads as a few words long while the loser took the words
+// of the whole array. The loser used to zero as many words as its copy
+// read as, and left the rest of what it took (the array's bytes) in the
+// block, where every linear walk of the to-space read it as objects:
+// `lru 10000` under `-A8k -G2 -O8k -F1 -DS` failed the sanity check
+// ("forwarding pointer left", "not an info table") or crashed in 8 runs
+// of 40. So the loser zeroes the words it took, as it sized them before
+// copying.
+
 use gclab_core::access_hooks::AccessBarrier;
 use gclab_core::bdescr::{BlockDesc, BlockPtr, BF_COPYING_OUT, BF_EVACUATED};
 use gclab_core::block_alloc::BlockAllocator;
@@ -52,6 +70,7 @@ use crate::claim::{copy_then_claim, HeaderCell};
 use gclab_core::info::IND_INFO;
 use gclab_core::object::{claim_header, copied_out_size, forward_target, info_of_header, is_forwarded, load_header, store_field, store_header, weak_field, Layout};
 use gclab_core::GcContext;
+use std::cell::Cell;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Mutex;
 
@@ -177,21 +196,22 @@ pub unsafe fn in_from_space(p: *const Word) -> bool {
 /// but claimers; `to` was started.
 // SAFETY: the caller's contract; see the Note for why copying before claiming is sound.
 pub unsafe fn copy_out(p: *mut Word, layout: Layout, to: &mut ToSpace) -> (*mut Word, bool) {
-    let (mut size, mut indirection) = (0, false);
+    let size = Cell::new(0);
+    let mut indirection = false;
     let copy = |header: Word| {
         indirection = header == IND_INFO.header();
-        size = layout.size_of(p, info_of_header(header));
-        let q = to.alloc(size);
-        std::ptr::copy_nonoverlapping(p.add(1), q.add(1), size - 1);
+        size.set(layout.size_of(p, info_of_header(header)));
+        let q = to.alloc(size.get());
+        std::ptr::copy_nonoverlapping(p.add(1), q.add(1), size.get() - 1);
         *q = header;
         q as Word
     };
-    // The loser's copy is whole and its own: nobody else saw it.
-    let undo = |q: Word| {
-        let q = q as *mut Word;
-        std::ptr::write_bytes(q, 0, layout.size_of(q, info_of_header(*q)));
-    };
+    // The loser's copy is its own: nobody else saw it. It zeroes the words
+    // it took, not the size its copy reads as (See Note [A loser zeroes
+    // the words it took]).
+    let undo = |q: Word| std::ptr::write_bytes(q as *mut Word, 0, size.get());
     let (q, made) = copy_then_claim(&HeapHeader(p), copy, undo);
+    let size = size.get();
     if made {
         if size > layout.hdr && !indirection {
             // See Note [Forwarded objects keep their size] in core's `object`.
