@@ -71,35 +71,6 @@
 //! that major GC's evacuation candidates, so its trace copies what was not
 //! copied yet and follows the forwarding pointers of what was.
 //!
-//! Note [What the from-space counted]
-//! ----------------------------------------
-//! The from-space is freed without a recount of the old generation, so
-//! the words freed must be taken off its `n_words` exactly as the
-//! generation counted them. The object words a walk finds in the blocks
-//! when the cycle starts are not always that: a thunk updated in place
-//! since the count was made left zeroed slop that the count still holds
-//! (Note [Checking the word counts] in core's `sanity`). Taking off only
-//! the walked words left the slop counted for blocks that were gone, and
-//! the sanity checker found the generation counting more than its blocks
-//! hold, a few to 60 words, about once in 25 runs of `power 80 4` under
-//! `-A8k -G2 -F1` (a flake of the stress conformance test).
-//!
-//! - A cycle that starts in the pause of the major GC that swept (or in
-//!   the major GC that ended a cycle) starts before any mutator ran since
-//!   the sweep counted the marked words: the walk's words are the count.
-//! - A cycle that starts at the sync that ends a sweep beside the mutators
-//!   starts after mutators ran since the sync that began the sweep and
-//!   counted each block's marked words (`LineSweep::begin`). The sweeper
-//!   keeps, for each block it lists, that count (`SweepEnd::counted`), and
-//!   only blocks nothing was placed in since (their cursor still at their
-//!   start) may become the from-space: their count has not moved since.
-//!   A block a young GC filled partly since is no longer sparse anyway.
-//!
-//! The alternative, taking slop off the counts as updates make it (a
-//! record per update of an old thunk, folded in at the next stop), was
-//! tried: `nonmoving` and `sticky-immix` take back what blocks counted at
-//! a snapshot, slop included, and then took it off twice.
-//!
 //! Note [Blocks cut during the marking]
 //! ----------------------------------------
 //! The young GCs of a marking promote into the snapshot's holes, where
@@ -214,7 +185,7 @@ struct Cycle {
     /// The from-space blocks.
     from: Vec<BlockPtr>,
     /// What the old generation counts for them until they are freed
-    /// (See Note [What the from-space counted]).
+    /// (See Note [What the from-space counted] in `line_sweeper`).
     from_counted: usize,
     copiers: Copiers,
     /// The updating half has begun.
@@ -447,7 +418,7 @@ impl ConcurrentCopying {
 
     /// The sweep is done and settled: free the blocks it found empty.
     /// Returns the words the sweep's start counted for each block it
-    /// listed (See Note [What the from-space counted]).
+    /// listed (See Note [What the from-space counted] in `line_sweeper`).
     fn end_sweep(&mut self, ctx: &mut GcContext<'_>) -> HashMap<BlockPtr, usize> {
         let sweep = self.sweeping.take().expect("a sweep runs");
         let oldest = ctx.heap.oldest();
@@ -515,7 +486,7 @@ impl ConcurrentCopying {
     /// `swept`: what the sweep that ended in this sync counted for each
     /// block it listed, if the major GC swept beside the mutators; `None`
     /// if it swept in this very pause (See Note [What the from-space
-    /// counted]).
+    /// counted] in `line_sweeper`).
     fn start_cycle(&mut self, ctx: &mut GcContext<'_>, swept: Option<&HashMap<BlockPtr, usize>>) {
         let oldest = ctx.heap.oldest();
         let (space, _) = self.immix.parts(oldest);

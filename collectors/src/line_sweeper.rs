@@ -55,6 +55,36 @@ use std::thread::JoinHandle;
 // descriptor and marks (0.5-1 ms on binary-trees 20); removing it would
 // need the walkers to learn unswept blocks from the bitmap instead.
 
+// Note [What the from-space counted]
+// ----------------------------------------
+// `concurrent_copying` frees its from-space (blocks this sweep listed)
+// without a recount of the old generation, so
+// the words freed must be taken off its `n_words` exactly as the
+// generation counted them. The object words a walk finds in the blocks
+// when the cycle starts are not always that: a thunk updated in place
+// since the count was made left zeroed slop that the count still holds
+// (Note [Checking the word counts] in core's `sanity`). Taking off only
+// the walked words left the slop counted for blocks that were gone, and
+// the sanity checker found the generation counting more than its blocks
+// hold, a few to 60 words, about once in 25 runs of `power 80 4` under
+// `-A8k -G2 -F1` (a flake of the stress conformance test).
+//
+// - A cycle that starts in the pause of the major GC that swept (or in
+//   the major GC that ended a cycle) starts before any mutator ran since
+//   the sweep counted the marked words: the walk's words are the count.
+// - A cycle that starts at the sync that ends a sweep beside the mutators
+//   starts after mutators ran since the sync that began the sweep and
+//   counted each block's marked words (`LineSweep::begin`). The sweeper
+//   keeps, for each block it lists, that count (`SweepEnd::counted`), and
+//   only blocks nothing was placed in since (their cursor still at their
+//   start) may become the from-space: their count has not moved since.
+//   A block a young GC filled partly since is no longer sparse anyway.
+//
+// The alternative, taking slop off the counts as updates make it (a
+// record per update of an old thunk, folded in at the next stop), was
+// tried: `nonmoving` and `sticky-immix` take back what blocks counted at
+// a snapshot, slop included, and then took it off twice.
+
 /// What the sweeper judged since the last `settle`, and the words the
 /// sweep's start counted for each recyclable block (kept to the end).
 #[derive(Debug, Default)]
@@ -70,8 +100,7 @@ pub(crate) struct SweepEnd {
     pub swept_words: usize,
     /// The object words that the sync which began it counted in the
     /// generation for each block it listed with a hole, from the block's
-    /// marks (See Note [What the from-space counted] in
-    /// `concurrent_copying`).
+    /// marks (See Note [What the from-space counted]).
     pub counted: HashMap<BlockPtr, usize>,
 }
 
