@@ -71,7 +71,6 @@ fn under_a_tight_heap_limit_it_runs_where_immix_does() {
     }
 }
 
-/// A run of `concurrent-copying` with collector parameters `params`.
 /// A thread that loses the claim zeroes every word it took (See Note [A
 /// loser zeroes the words it took] in the collectors' `copy_out`). The
 /// race is a copier and a mutator copying the same byte array at once, so
@@ -91,6 +90,7 @@ fn a_claimer_that_loses_leaves_no_words_of_its_copy() {
     }
 }
 
+/// A run of `concurrent-copying` with collector parameters `params`.
 fn run_params(params: &str, w: &gclab_workloads::Workload, args: &[usize], rts: &str) -> Result<gclab::RunOutcome, String> {
     let flags = gclab::flags(rts).map_err(|e| e.to_string())?;
     let c = (collector().make)(gclab_collectors::Params::parse(params)?, &flags)?;

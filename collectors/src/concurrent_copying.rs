@@ -494,29 +494,26 @@ impl ConcurrentCopying {
         let most_used = g.lines() * self.live_percent / 100;
         // SAFETY: the world is stopped: nobody allocates into the space.
         let census = unsafe { crate::defrag::census(space) };
-        let counted = |b: &crate::defrag::BlockHoles| match swept {
-            None => Some(None),
-            Some(map) if b.untouched => map.get(&b.bd).map(|&w| Some(w)),
-            Some(_) => None,
-        };
-        let from: Vec<(crate::defrag::BlockHoles, Option<usize>)> =
-            census.into_iter().filter(|b| b.used_lines <= most_used).filter_map(|b| Some((b, counted(&b)?))).collect();
+        // After a sweep beside the mutators, only blocks it counted and
+        // nothing was placed in since.
+        let counted_as_swept = |b: &crate::defrag::BlockHoles| swept.is_none_or(|map| b.untouched && map.contains_key(&b.bd));
+        let from: Vec<crate::defrag::BlockHoles> = census.into_iter().filter(|b| b.used_lines <= most_used && counted_as_swept(b)).collect();
         if from.is_empty() {
             return;
         }
-        let blocks: Vec<BlockPtr> = from.iter().map(|(b, _)| b.bd).collect();
+        let blocks: Vec<BlockPtr> = from.iter().map(|b| b.bd).collect();
         space.forget(&blocks);
         let layout = ctx.heap.layout;
         let (mut from_words, mut from_counted) = (0, 0);
         let mut jobs = Vec::with_capacity(from.len());
         let old = &mut ctx.heap.gens[oldest];
-        for (b, counted) in &from {
+        for b in &from {
             // SAFETY: a block of the old generation, which the stopped
             // world leaves to the collector; swept, so objects and zero
             // words tile it.
             let (starts, words) = unsafe { object_starts(b.bd, layout) };
             from_words += words;
-            from_counted += counted.unwrap_or(words);
+            from_counted += swept.map_or(words, |map| map[&b.bd]);
             jobs.push((b.bd, starts));
             // Its holes ahead of its cursor were the generation's free words.
             old.n_free_words -= b.free_words;

@@ -189,13 +189,13 @@ pub unsafe fn in_from_space(p: *const Word) -> bool {
 
 /// The copy of the from-space object `p`: the one a thread made already,
 /// or one made now into `to` (See Note [Copying out while the mutators
-/// run]). Returns the copy and whether this call made it.
+/// run]). Returns the copy, and its words if this call made it.
 ///
 /// # Safety
 /// `p` is a live object in a block being copied out, which nobody writes
 /// but claimers; `to` was started.
 // SAFETY: the caller's contract; see the Note for why copying before claiming is sound.
-pub unsafe fn copy_out(p: *mut Word, layout: Layout, to: &mut ToSpace) -> (*mut Word, bool) {
+pub unsafe fn copy_out(p: *mut Word, layout: Layout, to: &mut ToSpace) -> (*mut Word, Option<usize>) {
     let size = Cell::new(0);
     let mut indirection = false;
     let copy = |header: Word| {
@@ -211,15 +211,16 @@ pub unsafe fn copy_out(p: *mut Word, layout: Layout, to: &mut ToSpace) -> (*mut 
     // the words it took]).
     let undo = |q: Word| std::ptr::write_bytes(q as *mut Word, 0, size.get());
     let (q, made) = copy_then_claim(&HeapHeader(p), copy, undo);
-    let size = size.get();
-    if made {
-        if size > layout.hdr && !indirection {
-            // See Note [Forwarded objects keep their size] in core's `object`.
-            store_field(p.add(layout.hdr), size);
-        }
-        to.copied_words += size;
+    if !made {
+        return (q as *mut Word, None);
     }
-    (q as *mut Word, made)
+    let size = size.get();
+    if size > layout.hdr && !indirection {
+        // See Note [Forwarded objects keep their size] in core's `object`.
+        store_field(p.add(layout.hdr), size);
+    }
+    to.copied_words += size;
+    (q as *mut Word, Some(size))
 }
 
 /// The header word of a heap object, for the claim protocol.
@@ -294,10 +295,8 @@ impl CopyBarrier {
         // SAFETY: a live from-space object (the mutator reached it), and
         // the to-space was started with the copying.
         let (q, made) = unsafe { copy_out(obj, self.layout, &mut to) };
-        if made {
+        if let Some(words) = made {
             self.counts.copies.fetch_add(1, Ordering::Relaxed);
-            // SAFETY: `q` is the whole copy just made.
-            let words = unsafe { self.layout.size_of(q, info_of_header(load_header(q))) };
             self.counts.copied_bytes.fetch_add(words * WORD_SIZE, Ordering::Relaxed);
         }
         q as Word

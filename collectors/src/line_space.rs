@@ -459,6 +459,11 @@ impl LineSpace {
     }
 }
 
+/// The words a block's mark bits `bits` mark live.
+pub(crate) fn live_words(bits: &LiveMap) -> usize {
+    bits.iter().map(|w| w.count_ones() as usize).sum()
+}
+
 /// Zero the dead words of block `d` (those its mark bits `bits` leave
 /// unmarked) and return its used lines: the part of judging a block that
 /// every sweep of a line space does, in a pause (`LineSpace::judge`) or

@@ -9,7 +9,7 @@
 //! list, so nothing is placed in it; a block the sweeper finds empty keeps
 //! the flag, untouched, until the sync that ends the sweep frees it.
 
-use crate::line_space::{clear_dead_words, Geometry, LineSpace, Recyclable};
+use crate::line_space::{clear_dead_words, live_words, Geometry, LineSpace, Recyclable};
 use crate::mark::MarkBitmap;
 use crate::parking::Parking;
 use gclab_core::bdescr::{BlockDesc, BlockPtr, LiveMap, BF_EVACUATED, BF_MARK_IN_PLACE, BF_UNSWEPT};
@@ -58,10 +58,10 @@ use std::thread::JoinHandle;
 // Note [What the from-space counted]
 // ----------------------------------------
 // `concurrent_copying` frees its from-space (blocks this sweep listed)
-// without a recount of the old generation, so
-// the words freed must be taken off its `n_words` exactly as the
-// generation counted them. The object words a walk finds in the blocks
-// when the cycle starts are not always that: a thunk updated in place
+// without a recount of the old generation, so the words freed must be
+// taken off its `n_words` exactly as the generation counted them. The
+// object words a walk finds in the blocks when the cycle starts are not
+// always that: a thunk updated in place
 // since the count was made left zeroed slop that the count still holds
 // (Note [Checking the word counts] in core's `sanity`). Taking off only
 // the walked words left the slop counted for blocks that were gone, and
@@ -280,7 +280,7 @@ impl Shared {
             if map.iter().all(|&w| w == 0) {
                 return;
             }
-            counted = Some(map.iter().map(|w| w.count_ones() as usize).sum());
+            counted = Some(live_words(&map));
             // SAFETY: the block's dead words are nobody else's (the
             // caller's contract).
             let used = unsafe { clear_dead_words(g, d, &map) };

@@ -199,7 +199,7 @@ impl StickyImmix {
         let old = &mut ctx.heap.gens[oldest];
         for o in self.offered.drain(..) {
             // The block is judged again below: take back what it counted.
-            old.n_words -= o.marks.iter().map(|b| b.count_ones() as usize).sum::<usize>();
+            old.n_words -= crate::line_space::live_words(&o.marks);
             old.n_free_words -= o.free_words;
             // SAFETY: the caller's contract: the block is the space's.
             let d = unsafe { o.bd.get() };
