@@ -458,14 +458,8 @@ fn block_in_snapshot(bd: BlockPtr) -> bool {
 // SAFETY: writes the descriptors of the old generation's blocks, which the GC holds.
 unsafe fn take_snapshot(old: &Generation) -> (MarkBitmap, Vec<BlockPtr>) {
     let snapshot: Vec<BlockPtr> = old.blocks.iter().chain(&old.large_objects).copied().collect();
-    let mut marks = MarkBitmap::with_capacity(snapshot.len());
-    for &bd in &snapshot {
-        // SAFETY: the caller's contract.
-        let d = unsafe { bd.get() };
-        d.flags = (d.flags & !BF_EVACUATED) | BF_MARK_IN_PLACE;
-        // SAFETY: as above.
-        unsafe { marks.attach(bd) };
-    }
+    // SAFETY: the caller's contract.
+    let marks = unsafe { MarkBitmap::snapshot(&snapshot) };
     (marks, snapshot)
 }
 

@@ -22,7 +22,10 @@
 //! copier's waits on binary-trees 20 were 0.5-2.9 ms, while each had done
 //! 0.03-0.09 ms of CPU work since its last checkpoint. So the longest
 //! pause of a concurrent collector on two cores (binary-trees 20: 4-8 ms)
-//! measures the machine's scheduler as much as the collector. A pause
+//! measures the machine's scheduler as much as the collector. (Not only
+//! the scheduler: on a 16-core machine the longest pauses were still 5-9
+//! ms, the snapshots that begin a marking; See Note [Mark maps from
+//! zeroed memory] in `mark`.) A pause
 //! that did not wait (a young GC that runs beside a marker between
 //! checkpoints, as GHC's nonmoving collector's do) would need the marker
 //! to read no header of an object a GC may move or free; it reads one
