@@ -130,3 +130,22 @@ fn statistics_have_ghcs_nonmoving_keys() {
     let wall: f64 = err.split("(\"nonmoving_concurrent_wall_seconds\", \"").nth(1).unwrap().split('"').next().unwrap().parse().unwrap();
     assert!(wall > 0.0, "the markings took no time: {err}");
 }
+
+/// A program that allocates nothing but large arrays between GCs (linear's
+/// rows of 420 words) still serves the marker's syncs, so its markings
+/// end: large arrays leave the allocation fast path through the slow
+/// path's safe point. (They went straight to the large-object path, and
+/// the first marking of linear never ended: 0 syncs and one major GC in
+/// the whole run, every young GC walking the barrier's growing records.)
+#[test]
+fn a_program_allocating_only_large_arrays_serves_the_markers_syncs() {
+    let o = gclab(&["run", "--collector", "nonmoving", "linear", "420", "1", "+RTS", "-A16k", "-F1.2", "-s", "-RTS"]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(o.status.success(), "{err}");
+    let count = |what: &str| -> usize {
+        let line = err.lines().find(|l| l.trim_start().starts_with("Gen  1") && l.contains(what)).unwrap_or_else(|| panic!("no `Gen 1 ... {what}` line: {err}"));
+        line.split_whitespace().nth(2).and_then(|n| n.parse().ok()).unwrap_or_else(|| panic!("no count in {line:?}"))
+    };
+    assert!(count(" syncs,") > 0, "no sync was served: {err}");
+    assert!(count(" colls,") > 1, "the first marking never ended, so no second major GC began: {err}");
+}

@@ -187,7 +187,12 @@ impl Mutator<'_> {
     pub(crate) fn alloc_array_object(&mut self, size: Option<usize>) -> *mut Word {
         let Some(size) = size else { self.too_big() };
         if size >= LARGE_OBJECT_WORDS {
-            self.alloc_large(size)
+            // Through the slow path's safe point and GC hooks, as any
+            // allocation that leaves the fast path: a program allocating
+            // only large arrays between GCs must still serve a concurrent
+            // collector's syncs (See Note [Concurrent phases] in
+            // `collector`).
+            self.alloc_slow(size)
         } else {
             self.alloc_words(size)
         }
