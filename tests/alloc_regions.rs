@@ -8,7 +8,8 @@
 //! (`tests/workloads.rs`) runs sticky-immix under every stress setting
 //! beside the other collectors.
 
-use gclab::conformance::run_with;
+use gclab::conformance::{check_collector, run_with, STRESS_SETTINGS};
+use gclab_collectors::{CollectorEntry, Params};
 use gclab_core::info::{InfoTable, NULL_OBJECT};
 use gclab_core::{Mutator, Rts};
 
@@ -41,6 +42,31 @@ fn mutators_allocate_into_the_holes_sticky_immix_offers() {
     assert!(s.gcs >= copying.stats.gcs && s.gcs * 4 <= copying.stats.gcs * 5, "{} GCs under -A256k, copying's {}", s.gcs, copying.stats.gcs);
     // Other collectors offer nothing.
     assert_eq!(copying.stats.mutator_hole_bytes, 0);
+}
+
+/// `sticky-immix:young=copy` as an entry of its own, for the checks.
+const COPY_YOUNG: CollectorEntry = CollectorEntry {
+    name: "sticky-immix:young=copy",
+    make: |_, flags| (sticky().make)(Params::parse("young=copy").unwrap(), flags),
+    ..gclab_collectors::sticky_immix::ENTRY
+};
+
+/// With `young=copy` a minor GC copies the young survivors of the holes
+/// out of them (the collectors' Note [Young objects copied out of holes]):
+/// the same results, with more copied than when it marks them in place
+/// (`young=mark`, the default), by at least what survived in holes.
+#[test]
+fn young_objects_copied_out_of_holes_give_the_same_results() {
+    let lru = gclab_workloads::by_name("lru").unwrap();
+    let args = [20_000, 200_000, 64];
+    let marked = run_with(sticky(), lru, &args, "-A256k -G2").unwrap();
+    let copied = run_with(&COPY_YOUNG, lru, &args, "-A256k -G2").unwrap();
+    assert_eq!(copied.checksum, marked.checksum);
+    let (m, c) = (&marked.stats, &copied.stats);
+    assert!(c.mutator_hole_bytes > c.allocated_bytes / 40, "lru should still allocate into holes: {} of {} bytes", c.mutator_hole_bytes, c.allocated_bytes);
+    assert!(c.copied_bytes > m.copied_bytes + c.mutator_hole_bytes / 100, "young=copy copied {} bytes, young=mark {}: the holes' survivors were not copied", c.copied_bytes, m.copied_bytes);
+    let conformance = check_collector(&COPY_YOUNG, STRESS_SETTINGS).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(conformance.runs, gclab_workloads::WORKLOADS.len() * STRESS_SETTINGS.len());
 }
 
 /// Run `program` under sticky-immix with the RTS flags `rts`.

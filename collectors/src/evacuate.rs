@@ -140,11 +140,18 @@ unsafe fn evacuate_uncommon(gct: &mut GcThread<'_>, slot: *mut Word, p: *mut Wor
         *slot = *gct.layout.payload(p);
         evacuate(gct, slot);
     } else if flags & BF_MARK_IN_PLACE != 0 {
-        // Kept in place: mark it and scan it later; a compaction moves
-        // it (and fixes this slot) in its own phases, a sweep keeps it.
-        // (A large object is kept in place this way by the nonmoving
-        // collector's snapshot.)
-        gct.mark_in_place(p, gct.layout.size_of(p, info));
+        let size = gct.layout.size_of(p, info);
+        if gct.marks.is_some_and(|m| m.copies(p)) {
+            // A young object of a sticky-mark-bits minor GC's block: See
+            // Note [Young objects copied out of holes] in `sticky_immix`.
+            copy_or_follow(gct, slot, p, header, bd, size);
+        } else {
+            // Kept in place: mark it and scan it later; a compaction
+            // moves it (and fixes this slot) in its own phases, a sweep
+            // keeps it. (A large object is kept in place this way by the
+            // nonmoving collector's snapshot.)
+            gct.mark_in_place(p, size);
+        }
     } else if flags & BF_LARGE != 0 {
         evacuate_large(gct, bd);
     } else {

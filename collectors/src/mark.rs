@@ -37,6 +37,9 @@ pub struct MarkBitmap {
     starts: Option<Vec<Map>>,
     /// Only one thread marks (See Note [One thread marks]).
     one_thread: bool,
+    /// Objects unmarked in an attached block are young, and are copied
+    /// rather than marked (See `copying_the_unmarked`).
+    copy_unmarked: bool,
 }
 
 // Note [One thread marks]
@@ -115,13 +118,6 @@ impl MarkBitmap {
         MarkBitmap::default()
     }
 
-    /// An empty table with room for `blocks` maps: a GC that attaches
-    /// every block of a large generation in its pause then zeroes each
-    /// map once instead of also copying the table as it grows.
-    pub fn with_capacity(blocks: usize) -> MarkBitmap {
-        MarkBitmap { maps: Vec::with_capacity(blocks), starts: None, one_thread: false }
-    }
-
     /// Give block `bd` (a single block, or a large object's group) a
     /// cleared bitmap.
     ///
@@ -144,6 +140,23 @@ impl MarkBitmap {
     pub fn for_one_thread(mut self, alone: bool) -> MarkBitmap {
         self.one_thread = alone;
         self
+    }
+
+    /// The same bitmap, telling the GC to copy out the objects of its
+    /// blocks that are unmarked when the GC reaches them instead of
+    /// marking them: the young objects of a sticky-mark-bits minor GC,
+    /// whose blocks start from their old objects' marks (See Note [Young
+    /// objects copied out of holes] in `sticky_immix`).
+    pub fn copying_the_unmarked(mut self) -> MarkBitmap {
+        self.copy_unmarked = true;
+        self
+    }
+
+    /// Is the object at `p`, in an attached block, to be copied out rather
+    /// than marked (See `copying_the_unmarked`)?
+    #[inline]
+    pub fn copies(&self, p: *const Word) -> bool {
+        self.copy_unmarked && !self.is_marked(p)
     }
 
     /// The same bitmap, recording each marked object's first word too
@@ -210,7 +223,7 @@ impl MarkBitmap {
             d.flags = (d.flags & !clear) | BF_MARK_IN_PLACE;
             d.aux = i as u64;
         }
-        MarkBitmap { maps: cleared_maps(blocks.len()), starts: None, one_thread: false }
+        MarkBitmap { maps: cleared_maps(blocks.len()), starts: None, one_thread: false, copy_unmarked: false }
     }
 
     #[inline(always)]
