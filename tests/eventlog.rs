@@ -6,7 +6,7 @@
 
 mod common;
 
-use common::{gclab, ghc_events_counts};
+use common::{gclab, ghc_events_counts, summary_count};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -215,14 +215,10 @@ fn a_ghc_nonmoving_eventlog_shows_its_syncs_and_concurrent_marking() {
     let o = gclab(&["eventlog", "--no-plot", file.to_str().unwrap()]);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let ours = String::from_utf8_lossy(&o.stdout).into_owned();
-    let count = |text: &str, what: &str| -> usize {
-        let line = text.lines().find(|l| l.contains(what)).unwrap_or_else(|| panic!("no `{what}' line in:\n{text}"));
-        line.split_whitespace().nth(2).unwrap().parse().unwrap()
-    };
     // GHC prints its major-GC count as its syncs; the eventlog has one
     // sync per marking that ended, and a major GC during a marking starts
     // none, so there are at most as many.
-    let (ghc_syncs, our_syncs) = (count(&ghc_s, " syncs,"), count(&ours, " syncs,"));
+    let (ghc_syncs, our_syncs) = (summary_count(&ghc_s, 1, " syncs,"), summary_count(&ours, 1, " syncs,"));
     assert!(our_syncs >= 1 && our_syncs <= ghc_syncs, "syncs: GHC {ghc_syncs}, from the eventlog {our_syncs}\n{ours}");
     assert!(ours.contains("concurrent,"), "{ours}");
     // And a GHC program's trace.

@@ -10,14 +10,13 @@
 use gclab::conformance::{check_collector, run_with, STRESS_SETTINGS};
 use gclab_collectors::{CollectorEntry, Params};
 use gclab_workloads::WORKLOADS;
-use std::process::{Command, Output};
+use std::process::Command;
+
+mod common;
+use common::{gclab, summary_count};
 
 fn nonmoving() -> &'static CollectorEntry {
     gclab_collectors::by_name("nonmoving").expect("nonmoving is built in")
-}
-
-fn gclab(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_gclab")).args(args).output().unwrap()
 }
 
 /// `nonmoving:mark=sync` and `:sweep=eager`, `:sweep=lazy` as entries of
@@ -142,10 +141,6 @@ fn a_program_allocating_only_large_arrays_serves_the_markers_syncs() {
     let o = gclab(&["run", "--collector", "nonmoving", "linear", "420", "1", "+RTS", "-A16k", "-F1.2", "-s", "-RTS"]);
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(o.status.success(), "{err}");
-    let count = |what: &str| -> usize {
-        let line = err.lines().find(|l| l.trim_start().starts_with("Gen  1") && l.contains(what)).unwrap_or_else(|| panic!("no `Gen 1 ... {what}` line: {err}"));
-        line.split_whitespace().nth(2).and_then(|n| n.parse().ok()).unwrap_or_else(|| panic!("no count in {line:?}"))
-    };
-    assert!(count(" syncs,") > 0, "no sync was served: {err}");
-    assert!(count(" colls,") > 1, "the first marking never ended, so no second major GC began: {err}");
+    assert!(summary_count(&err, 1, " syncs,") > 0, "no sync was served: {err}");
+    assert!(summary_count(&err, 1, " colls,") > 1, "the first marking never ended, so no second major GC began: {err}");
 }

@@ -83,6 +83,12 @@ pub struct MarkBitmap {
 // one more bit set per marked object, on a map beside the first. The
 // collectors that only sweep do not ask for it and pay one untaken branch.
 
+/// Make `d`'s `aux` word the index `i` of its map in a bitmap.
+fn index_block(d: &mut BlockDesc, i: usize) {
+    assert!(d.blocks == 1 || d.has(BF_LARGE), "mark bitmaps cover single blocks and large objects");
+    d.aux = i as u64;
+}
+
 /// `n` cleared maps, from zeroed memory: See Note [Mark maps from zeroed
 /// memory].
 fn cleared_maps(n: usize) -> Vec<Map> {
@@ -126,9 +132,7 @@ impl MarkBitmap {
     /// of the block's map, and stays so until the GC ends.
     pub unsafe fn attach(&mut self, bd: BlockPtr) {
         // SAFETY: the caller's contract.
-        let d = unsafe { bd.get() };
-        assert!(d.blocks == 1 || d.has(BF_LARGE), "mark bitmaps cover single blocks and large objects");
-        d.aux = self.maps.len() as u64;
+        index_block(unsafe { bd.get() }, self.maps.len());
         self.maps.push(Default::default());
         if let Some(starts) = &mut self.starts {
             starts.push(Default::default());
@@ -142,13 +146,13 @@ impl MarkBitmap {
         self
     }
 
-    /// The same bitmap, telling the GC to copy out the objects of its
-    /// blocks that are unmarked when the GC reaches them instead of
+    /// The same bitmap, telling the GC whether to copy out the objects of
+    /// its blocks that are unmarked when the GC reaches them instead of
     /// marking them: the young objects of a sticky-mark-bits minor GC,
     /// whose blocks start from their old objects' marks (See Note [Young
     /// objects copied out of holes] in `sticky_immix`).
-    pub fn copying_the_unmarked(mut self) -> MarkBitmap {
-        self.copy_unmarked = true;
+    pub fn copying_the_unmarked(mut self, copy: bool) -> MarkBitmap {
+        self.copy_unmarked = copy;
         self
     }
 
@@ -219,9 +223,8 @@ impl MarkBitmap {
         for (i, &bd) in blocks.iter().enumerate() {
             // SAFETY: the caller's contract.
             let d = unsafe { bd.get() };
-            assert!(d.blocks == 1 || d.has(BF_LARGE), "mark bitmaps cover single blocks and large objects");
             d.flags = (d.flags & !clear) | BF_MARK_IN_PLACE;
-            d.aux = i as u64;
+            index_block(d, i);
         }
         MarkBitmap { maps: cleared_maps(blocks.len()), starts: None, one_thread: false, copy_unmarked: false }
     }

@@ -223,7 +223,7 @@ impl StickyImmix {
         let oldest = ctx.heap.oldest();
         let (space, pool) = self.immix.parts(oldest);
         let workers = pool.for_collection(ctx.flags, 0, ctx.help);
-        let mut marks = if self.copy_young { MarkBitmap::new().copying_the_unmarked() } else { MarkBitmap::new() };
+        let mut marks = MarkBitmap::new().copying_the_unmarked(self.copy_young);
         let offered: Vec<BlockPtr> = self.offered.iter().map(|o| o.bd).collect();
         let old = &mut ctx.heap.gens[oldest];
         for o in self.offered.drain(..) {

@@ -12,6 +12,14 @@ pub fn gclab(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_gclab")).args(args).env_remove("GCLABRTS").output().expect("gclab runs")
 }
 
+/// The count on generation `gen`'s line of a `+RTS -s` summary (GHC's
+/// or gclab's) that contains `what`: `" colls,"`, `" syncs,"`.
+#[allow(dead_code)] // not every test file reads summaries
+pub fn summary_count(summary: &str, gen: usize, what: &str) -> usize {
+    let line = summary.lines().find(|l| l.trim_start().starts_with(&format!("Gen  {gen}")) && l.contains(what)).unwrap_or_else(|| panic!("no `Gen {gen} ... {what}` line in:\n{summary}"));
+    line.split_whitespace().nth(2).and_then(|n| n.parse().ok()).unwrap_or_else(|| panic!("no count in {line:?}"))
+}
+
 /// Eight runs of binary-trees 11 (two collectors, two -A sizes, twice
 /// each), a second or two in all.
 #[allow(dead_code)] // not every test file sweeps
