@@ -439,11 +439,18 @@ impl CellAllocator<'_> {
     fn placed(&mut self, f: Filling, cell: *mut Word, words: usize, size: usize) {
         self.count_placed(f.fresh, words, size);
         if f.marked {
-            let marks = self.marks.expect("a block is marked in place only in a major GC");
-            marks.mark(cell, words);
-            self.counts.kept_object_words += words;
-            self.counts.kept_taken_words += size;
+            self.allocate_black(cell, words, size);
         }
+    }
+
+    /// Mark the object of `words` words placed in a cell of `size` words
+    /// at `cell`, in a block marked in place, and count it kept.
+    #[inline(always)]
+    fn allocate_black(&mut self, cell: *mut Word, words: usize, size: usize) {
+        let marks = self.marks.expect("a block is marked in place only while a bitmap is");
+        marks.mark(cell, words);
+        self.counts.kept_object_words += words;
+        self.counts.kept_taken_words += size;
     }
 
     /// The free cells from the cursor of the block being filled for
@@ -479,15 +486,11 @@ impl CellAllocator<'_> {
     /// `start` to `end` in a snapshot block's run (See Note [Runs in a
     /// snapshot block]).
     fn mark_run(&mut self, start: *mut Word, end: *mut Word, cell: usize) {
-        let marks = self.marks.expect("a block is marked in place only while a bitmap is");
         let mut p = start;
         while p < end {
-            marks.mark(p, cell);
+            self.allocate_black(p, cell, cell);
             p = p.wrapping_add(cell);
         }
-        let words = (end as usize - start as usize) / WORD_SIZE;
-        self.counts.kept_object_words += words;
-        self.counts.kept_taken_words += words;
     }
 
     /// Count `object_words` of objects placed in `taken_words` of cells of
