@@ -29,6 +29,7 @@
 //! stack, would hide the evaluation's pointers from the GC.
 
 mod apply;
+mod fast;
 mod prims;
 pub mod tables;
 mod values;

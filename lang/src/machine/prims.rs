@@ -16,6 +16,9 @@ fn err(e: NumError) -> Stop {
 
 impl Machine<'_, '_> {
     pub(super) fn prim(&mut self, p: Prim, a: &[usize]) -> Res<Next> {
+        if let Some(r) = self.prim_on_words(p, a) {
+            return r;
+        }
         match p {
             Prim::Add | Prim::Sub | Prim::Mul => {
                 let op = match p {
@@ -62,17 +65,7 @@ impl Machine<'_, '_> {
                 }
                 let (x, y) = (self.num(a[0])?, self.num(a[1])?);
                 let o = num::compare(x, y).map_err(err)?;
-                let c = match p {
-                    Prim::Eq => bool_con(o == Ordering::Equal),
-                    Prim::Lt => bool_con(o == Ordering::Less),
-                    Prim::Le => bool_con(o != Ordering::Greater),
-                    _ => match o {
-                        Ordering::Less => builtin::LT,
-                        Ordering::Equal => builtin::EQ,
-                        Ordering::Greater => builtin::GT,
-                    },
-                };
-                self.ret_con(c)
+                self.ret_con(comparison_con(p, o))
             }
             Prim::ToInt | Prim::ToInteger | Prim::ToDouble | Prim::ToWord64 => {
                 let to = match p {
@@ -440,6 +433,21 @@ impl Machine<'_, '_> {
             ClosureType::Constr | ClosureType::ConstrStatic if info.tag() < NUM_BASE => Ok(info.tag()),
             _ => Err(Stop::Error(format!("expected a constructor, found {}", info.name))),
         }
+    }
+}
+
+/// The constructor a comparison primitive returns for the ordering `o`
+/// of its operands.
+pub(super) fn comparison_con(p: Prim, o: Ordering) -> u32 {
+    match p {
+        Prim::Eq => bool_con(o == Ordering::Equal),
+        Prim::Lt => bool_con(o == Ordering::Less),
+        Prim::Le => bool_con(o != Ordering::Greater),
+        _ => match o {
+            Ordering::Less => builtin::LT,
+            Ordering::Equal => builtin::EQ,
+            Ordering::Greater => builtin::GT,
+        },
     }
 }
 

@@ -146,9 +146,13 @@ pub fn integral(op: &str, a: Num, b: Num) -> R {
         return Err(NumError("divide by zero".into()));
     }
     Ok(match (a, b) {
+        // GHC's `Integral Int`: `rem` and `mod` by -1 are 0, `quot` and
+        // `div` of `minBound` by -1 overflow (the machine's division traps).
+        (Int(_), Int(-1)) if op == "rem" || op == "mod" => Int(0),
+        (Int(i64::MIN), Int(-1)) => return Err(NumError("arithmetic overflow".into())),
         (Int(x), Int(y)) => Int(match op {
-            "quot" => x.wrapping_div(y),
-            "rem" => x.wrapping_rem(y),
+            "quot" => x / y,
+            "rem" => x % y,
             "div" => num_integer::Integer::div_floor(&x, &y),
             _ => num_integer::Integer::mod_floor(&x, &y),
         }),

@@ -1,0 +1,122 @@
+//! The primitives' fast path: arithmetic and comparison of two `Int`s
+//! (or two small `Integer`s, or two `Char`s) read as words, without
+//! building `Num`s.
+//!
+//! Note [Primitives on words]
+//! ----------------------------------------
+//! Most primitive calls a program makes are `+`, `-`, `*` and the
+//! comparisons on two `Int`s or two small `Integer`s (a loop counter, a
+//! depth, a key). The general path reads each operand into a `Num` (an
+//! enum that can hold a `BigInt`), unifies their types (See Note [Numbers
+//! typed at run time] in `prim::num`) and matches on the pair: about 400
+//! instructions a call on binary-trees. Here each operand's info table is
+//! compared with the few tables of word-sized numbers, and the operation
+//! done on the words; anything else (a `Double`, a `Word64`, a big
+//! `Integer`, an overflow of a small `Integer`, a division by zero) falls
+//! back to the general path, which gives the same answer and the same
+//! errors. The results are allocated as the general path allocates them.
+
+use super::tables::{CHAR_INFO, INTEGER_INFO, INT_INFO, SMALL_INT_MAX, SMALL_INT_MIN, T_SMALL_INT};
+use super::prims::comparison_con;
+use super::{Machine, Next, Res};
+use crate::prim::num::Num;
+use crate::prim::Prim;
+use gclab_core::{ClosureType, InfoTable};
+use std::cmp::Ordering;
+
+/// A word-sized number as the fast path reads it.
+#[derive(Clone, Copy)]
+enum Word1 {
+    Int(i64),
+    /// A small `Integer` (`IS`).
+    Small(i64),
+    Char(u32),
+}
+
+/// Is `info` one of the static small `Int`s? Its value if so.
+fn static_int(info: &'static InfoTable) -> Option<i64> {
+    let t = info.tag();
+    let count = (SMALL_INT_MAX - SMALL_INT_MIN + 1) as u32;
+    if info.closure_type == ClosureType::ConstrStatic && t >= T_SMALL_INT && t < T_SMALL_INT + count {
+        Some(i64::from(t - T_SMALL_INT) + SMALL_INT_MIN)
+    } else {
+        None
+    }
+}
+
+impl Machine<'_, '_> {
+    /// The word-sized number in slot `s`, if it is one.
+    fn word1(&self, s: usize) -> Option<Word1> {
+        let info = self.m.stack_info(self.st, s);
+        let w = || self.m.stack_word(self.st, s, 0) as u64;
+        if std::ptr::eq(info, &INT_INFO) {
+            Some(Word1::Int(w() as i64))
+        } else if std::ptr::eq(info, &INTEGER_INFO) {
+            Some(Word1::Small(w() as i64))
+        } else if std::ptr::eq(info, &CHAR_INFO) {
+            Some(Word1::Char(w() as u32))
+        } else {
+            static_int(info).map(Word1::Int)
+        }
+    }
+
+    /// The primitive `p` on the slots `a`, if both operands are words
+    /// this path knows (See Note [Primitives on words]).
+    pub(super) fn prim_on_words(&mut self, p: Prim, a: &[usize]) -> Option<Res<Next>> {
+        let (x, y) = match p {
+            Prim::Add | Prim::Sub | Prim::Mul | Prim::Quot | Prim::Rem | Prim::Div | Prim::Mod | Prim::Eq | Prim::Lt | Prim::Le | Prim::Compare => (self.word1(a[0])?, self.word1(a[1])?),
+            _ => return None,
+        };
+        match p {
+            Prim::Eq | Prim::Lt | Prim::Le | Prim::Compare => {
+                let o = compare(x, y)?;
+                self.set_con(super::RET, comparison_con(p, o));
+                Some(Ok(Next::Return))
+            }
+            _ => {
+                let n = arithmetic(p, x, y)?;
+                Some(self.set_num(super::RET, &n).map(|()| Next::Return))
+            }
+        }
+    }
+}
+
+/// The two operands at one type: an `Int` and a small `Integer` meet at
+/// `Int`, as `prim::num::unify` has them.
+fn integers(x: Word1, y: Word1) -> Option<(i64, i64, bool)> {
+    match (x, y) {
+        (Word1::Small(a), Word1::Small(b)) => Some((a, b, false)),
+        (Word1::Int(a) | Word1::Small(a), Word1::Int(b) | Word1::Small(b)) => Some((a, b, true)),
+        _ => None,
+    }
+}
+
+fn compare(x: Word1, y: Word1) -> Option<Ordering> {
+    match (x, y) {
+        (Word1::Char(a), Word1::Char(b)) => Some(a.cmp(&b)),
+        _ => integers(x, y).map(|(a, b, _)| a.cmp(&b)),
+    }
+}
+
+/// `+ - * quot rem div mod` on two integers: an `Int` result wraps; a
+/// small `Integer` that would overflow, a division by zero and
+/// `minBound` divided by -1 go to the general path.
+fn arithmetic(p: Prim, x: Word1, y: Word1) -> Option<Num> {
+    let (a, b, int) = integers(x, y)?;
+    if matches!(p, Prim::Quot | Prim::Rem | Prim::Div | Prim::Mod) && (b == 0 || (a == i64::MIN && b == -1)) {
+        return None;
+    }
+    let r = match p {
+        Prim::Add if int => a.wrapping_add(b),
+        Prim::Sub if int => a.wrapping_sub(b),
+        Prim::Mul if int => a.wrapping_mul(b),
+        Prim::Add => a.checked_add(b)?,
+        Prim::Sub => a.checked_sub(b)?,
+        Prim::Mul => a.checked_mul(b)?,
+        Prim::Quot => a / b,
+        Prim::Rem => a % b,
+        Prim::Div => num_integer::Integer::div_floor(&a, &b),
+        _ => num_integer::Integer::mod_floor(&a, &b),
+    };
+    Some(if int { Num::Int(r) } else { Num::Small(r) })
+}
