@@ -27,13 +27,15 @@
 use crate::ir::{Alloc, Atom, Code, CodeId, Compiled, GlobalInit, Ir, IrId};
 use crate::program::{GlobalDef, Program};
 use crate::term::{CasePat, JoinId, Local, Term};
-use std::collections::{BTreeSet, HashMap};
+use std::collections::{BTreeSet, HashMap, HashSet};
 
 /// The frame of the code body being lowered.
 struct Frame {
     slots: HashMap<Local, u32>,
     next: u32,
     joins: HashMap<JoinId, IrId>,
+    /// Locals known to be values where they are in scope (case binders).
+    values: HashSet<Local>,
 }
 
 impl Frame {
@@ -98,7 +100,7 @@ impl Lower<'_> {
     fn code(&mut self, name: &str, args: &[Local], free: &[Local], body: &Term) -> CodeId {
         let id = self.codes.len() as CodeId;
         self.codes.push(Code { name: name.to_string(), arity: args.len() as u32, free: free.len() as u32, frame: 0, body: 0 });
-        let mut f = Frame { slots: HashMap::new(), next: 0, joins: HashMap::new() };
+        let mut f = Frame { slots: HashMap::new(), next: 0, joins: HashMap::new(), values: HashSet::new() };
         for &a in args.iter().chain(free) {
             f.bind(a);
         }
@@ -161,6 +163,7 @@ impl Lower<'_> {
             Term::Case(scrut, bind, alts) => {
                 let s = self.tail(f, scrut);
                 let b = f.bind(*bind);
+                f.values.insert(*bind);
                 let mut calts = Vec::new();
                 let mut default = None;
                 for (pat, rhs) in alts {
@@ -190,6 +193,8 @@ impl Lower<'_> {
                 for (i, a) in args.iter().enumerate() {
                     if p.lazy_arg(i) {
                         atoms.push(self.atom(f, a, &mut binds));
+                    } else if let Some(v) = self.value_atom(f, a) {
+                        atoms.push(v);
                     } else {
                         let s = f.temp();
                         strict.push((s, a));
@@ -225,6 +230,24 @@ impl Lower<'_> {
         let Term::Prim(p, args) = &**body else { return None };
         let direct = params.len() == n && args.len() == n && params.iter().zip(args).all(|(x, a)| matches!(a, Term::Local(y) if x == y));
         direct.then_some(*p)
+    }
+
+    /// `t`'s atom if `t` is known to be a value already (a literal, a
+    /// nullary constructor, a case binder in scope): a primitive takes it
+    /// without a case to evaluate it. Binary-trees' `d - 1` and `1 + ...`
+    /// evaluated their literal operand with a case each, 4 of its 32
+    /// machine steps a node.
+    fn value_atom(&self, f: &Frame, t: &Term) -> Option<Atom> {
+        let known = match t {
+            Term::Global(g) => match &self.prog.globals[*g as usize].1 {
+                GlobalDef::Literal(_) => true,
+                GlobalDef::Con(c) => self.prog.cons[*c as usize].arity == 0,
+                GlobalDef::Term(_) => false,
+            },
+            Term::Local(x) => f.values.contains(x),
+            _ => false,
+        };
+        known.then(|| self.known_atom(f, t))
     }
 
     fn with_binds(&mut self, binds: Vec<(u32, Alloc)>, body: IrId) -> IrId {
