@@ -1,6 +1,6 @@
 //! The primitives' fast path: arithmetic and comparison of two `Int`s
-//! (or two small `Integer`s, or two `Char`s) read as words, without
-//! building `Num`s.
+//! (or two small `Integer`s, or two `Char`s) and the conversion of one to
+//! `Int`, read as words, without building `Num`s.
 //!
 //! Note [Primitives on words]
 //! ----------------------------------------
@@ -15,6 +15,10 @@
 //! `Integer`, an overflow of a small `Integer`, a division by zero) falls
 //! back to the general path, which gives the same answer and the same
 //! errors. The results are allocated as the general path allocates them.
+//! Measured on binary_trees 10 (valgrind's instruction count): 1.377G to
+//! 1.292G for the arithmetic and comparisons, to 1.050G with the rest of
+//! that session's changes, of which `ToInt` (every result of a function
+//! whose signature says `Int`) 3%.
 
 use super::tables::{CHAR_INFO, INTEGER_INFO, INT_INFO, SMALL_INT_MAX, SMALL_INT_MIN, T_SMALL_INT};
 use super::prims::comparison_con;
@@ -63,6 +67,9 @@ impl Machine<'_, '_> {
     /// The primitive `p` on the slots `a`, if both operands are words
     /// this path knows (See Note [Primitives on words]).
     pub(super) fn prim_on_words(&mut self, p: Prim, a: &[usize]) -> Option<Res<Next>> {
+        if p == Prim::ToInt {
+            return self.to_int(a[0]);
+        }
         let (x, y) = match p {
             Prim::Add | Prim::Sub | Prim::Mul | Prim::Quot | Prim::Rem | Prim::Div | Prim::Mod | Prim::Eq | Prim::Lt | Prim::Le | Prim::Compare => (self.word1(a[0])?, self.word1(a[1])?),
             _ => return None,
@@ -77,6 +84,20 @@ impl Machine<'_, '_> {
                 let n = arithmetic(p, x, y)?;
                 Some(self.set_num(super::RET, &n).map(|()| Next::Return))
             }
+        }
+    }
+
+    /// `fromIntegral` at `Int` (a signature's result type, See
+    /// `desugar::bind`'s `coerce_result`) of a word: an `Int` is returned
+    /// as it is, a small `Integer` boxed as an `Int`.
+    fn to_int(&mut self, s: usize) -> Option<Res<Next>> {
+        match self.word1(s)? {
+            Word1::Int(_) => {
+                self.m.stack_copy(self.st, super::RET, s);
+                Some(Ok(Next::Return))
+            }
+            Word1::Small(v) => Some(self.set_num(super::RET, &Num::Int(v)).map(|()| Next::Return)),
+            Word1::Char(_) => None,
         }
     }
 }

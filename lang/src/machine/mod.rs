@@ -97,10 +97,9 @@ pub struct Machine<'a, 'rt> {
     st: Handle,
     code: &'a Compiled,
     tables: Tables,
-    conts: Vec<Cont>,
-    /// The depth each continuation keeps, as a stack of its own (a
+    /// The pending continuations, each with the stack depth it keeps (a
     /// selection keeps what the one below it keeps).
-    keeps: Vec<usize>,
+    conts: Vec<(Cont, usize)>,
     fp: usize,
     frame_top: usize,
     bottom: usize,
@@ -121,7 +120,7 @@ impl<'a, 'rt> Machine<'a, 'rt> {
         let tables = Tables::new(code);
         let st = m.new_stack(1024);
         let bottom = GLOBALS + code.globals.len();
-        let mut mach = Machine { m, st, code, tables, conts: Vec::new(), keeps: Vec::new(), fp: bottom, frame_top: bottom, bottom, out, args, steps: 0, scratch: Vec::with_capacity(16) };
+        let mut mach = Machine { m, st, code, tables, conts: Vec::new(), fp: bottom, frame_top: bottom, bottom, out, args, steps: 0, scratch: Vec::with_capacity(16) };
         mach.reserve(1)?;
         for (_, init) in &code.globals {
             mach.global(init)?;
@@ -182,10 +181,7 @@ impl<'a, 'rt> Machine<'a, 'rt> {
                 }
                 Next::Return => match self.conts.pop() {
                     None => return Ok(()),
-                    Some(k) => {
-                        self.keeps.pop();
-                        self.resume(k)?
-                    }
+                    Some((k, _)) => self.resume(k)?,
                 },
             };
         }
@@ -196,14 +192,13 @@ impl<'a, 'rt> Machine<'a, 'rt> {
             Cont::Select { .. } => self.protected(),
             _ => k.keeps(),
         };
-        self.conts.push(k);
-        self.keeps.push(keeps);
+        self.conts.push((k, keeps));
     }
 
     /// The stack depth the pending continuations need kept: a call in
     /// tail position may put its frame here.
     fn protected(&self) -> usize {
-        self.keeps.last().copied().unwrap_or(self.bottom)
+        self.conts.last().map_or(self.bottom, |&(_, keeps)| keeps)
     }
 
     /// The absolute slots of atoms, in the scratch buffer (the caller
@@ -340,6 +335,7 @@ impl<'a, 'rt> Machine<'a, 'rt> {
 
     /// The case `i`, its scrutinee's value in the return register: bind
     /// it and its fields, go on with the matching alternative.
+    #[inline(always)]
     fn choose(&mut self, i: IrId) -> Res<Next> {
         let Ir::Case { bind, alts, default, .. } = &self.code.ir[i as usize] else { unreachable!() };
         let b = self.fp + *bind as usize;
