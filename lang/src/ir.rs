@@ -53,9 +53,10 @@ pub enum Ir {
     App(Atom, Vec<Atom>),
     /// Allocate (recursive bindings: fields may name each other), then go on.
     Let(Vec<(u32, Alloc)>, IrId),
-    /// Evaluate the scrutinee in this frame, put its value in `bind`,
-    /// and go on with the alternative for its constructor.
-    Case { scrut: IrId, bind: u32, alts: Vec<(ConId, Vec<u32>, IrId)>, default: Option<IrId> },
+    /// Evaluate the scrutinee in this frame, put its value in `bind`
+    /// (none where no alternative names the value), and go on with the
+    /// alternative for its constructor.
+    Case { scrut: IrId, bind: Option<u32>, alts: Vec<(ConId, Vec<u32>, IrId)>, default: Option<IrId> },
     /// Return a new constructor.
     Con(ConId, Vec<Atom>),
     /// A primitive over evaluated arguments.

@@ -176,15 +176,19 @@ impl Lower<'_> {
                         CasePat::Default => default = Some(self.tail(f, rhs)),
                     }
                 }
-                self.emit(Ir::Case { scrut: s, bind: b, alts: calts, default })
+                let used = alts.iter().any(|(_, rhs)| {
+                    let mut free = BTreeSet::new();
+                    free_vars(rhs, &mut Vec::new(), &mut free);
+                    free.contains(bind)
+                });
+                self.emit(Ir::Case { scrut: s, bind: used.then_some(b), alts: calts, default })
             }
             Term::Prim(crate::prim::Prim::Seq, args) => {
                 // `seq a b`: evaluate `a`, then `b` in tail position (not a
                 // thunk for `b`, whose update frames would pile up).
                 let scrut = self.tail(f, &args[0]);
-                let bind = f.temp();
                 let then = self.tail(f, &args[1]);
-                self.emit(Ir::Case { scrut, bind, alts: Vec::new(), default: Some(then) })
+                self.emit(Ir::Case { scrut, bind: None, alts: Vec::new(), default: Some(then) })
             }
             Term::Prim(p, args) => {
                 let mut binds = Vec::new();
@@ -204,7 +208,7 @@ impl Lower<'_> {
                 let mut i = self.emit(Ir::Prim(*p, atoms));
                 for (s, a) in strict.into_iter().rev() {
                     let scrut = self.tail(f, a);
-                    i = self.emit(Ir::Case { scrut, bind: s, alts: Vec::new(), default: Some(i) });
+                    i = self.emit(Ir::Case { scrut, bind: Some(s), alts: Vec::new(), default: Some(i) });
                 }
                 self.with_binds(binds, i)
             }

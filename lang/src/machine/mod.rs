@@ -338,17 +338,19 @@ impl<'a, 'rt> Machine<'a, 'rt> {
     #[inline(always)]
     fn choose(&mut self, i: IrId) -> Res<Next> {
         let Ir::Case { bind, alts, default, .. } = &self.code.ir[i as usize] else { unreachable!() };
-        let b = self.fp + *bind as usize;
-        self.m.stack_copy(self.st, b, RET);
+        if let Some(b) = bind {
+            self.m.stack_copy(self.st, self.fp + *b as usize, RET);
+        }
         if alts.is_empty() {
             return Ok(Next::Eval(default.expect("a case with no alternatives has a default")));
         }
-        let info = self.m.stack_info(self.st, b);
+        // The value stays in the return register while its fields are bound.
+        let info = self.m.stack_info(self.st, RET);
         let tag = info.tag();
         for (c, fields, rhs) in alts {
             if *c == tag && matches!(info.closure_type, ClosureType::Constr | ClosureType::ConstrStatic) {
                 for (k, f) in fields.iter().enumerate() {
-                    self.m.stack_field(self.st, self.fp + *f as usize, b, k);
+                    self.m.stack_field(self.st, self.fp + *f as usize, RET, k);
                 }
                 return Ok(Next::Eval(*rhs));
             }
