@@ -30,7 +30,7 @@ use std::cmp::Ordering;
 
 /// A word-sized number as the fast path reads it.
 #[derive(Clone, Copy)]
-enum Word1 {
+pub(super) enum Word1 {
     Int(i64),
     /// A small `Integer` (`IS`).
     Small(i64),
@@ -50,7 +50,7 @@ fn static_int(info: &'static InfoTable) -> Option<i64> {
 
 impl Machine<'_, '_> {
     /// The word-sized number in slot `s`, if it is one.
-    fn word1(&self, s: usize) -> Option<Word1> {
+    pub(super) fn word1(&self, s: usize) -> Option<Word1> {
         let info = self.m.stack_info(self.st, s);
         let w = || self.m.stack_word(self.st, s, 0) as u64;
         if std::ptr::eq(info, &INT_INFO) {
@@ -68,7 +68,7 @@ impl Machine<'_, '_> {
     /// this path knows (See Note [Primitives on words]).
     pub(super) fn prim_on_words(&mut self, p: Prim, a: &[usize]) -> Option<Res<Next>> {
         if p == Prim::ToInt {
-            return self.to_int(a[0]);
+            return self.convert_to_int(a[0]);
         }
         let (x, y) = match p {
             Prim::Add | Prim::Sub | Prim::Mul | Prim::Quot | Prim::Rem | Prim::Div | Prim::Mod | Prim::Eq | Prim::Lt | Prim::Le | Prim::Compare => (self.word1(a[0])?, self.word1(a[1])?),
@@ -90,7 +90,7 @@ impl Machine<'_, '_> {
     /// `fromIntegral` at `Int` (a signature's result type, See
     /// `desugar::bind`'s `coerce_result`) of a word: an `Int` is returned
     /// as it is, a small `Integer` boxed as an `Int`.
-    fn to_int(&mut self, s: usize) -> Option<Res<Next>> {
+    fn convert_to_int(&mut self, s: usize) -> Option<Res<Next>> {
         match self.word1(s)? {
             Word1::Int(_) => {
                 self.m.stack_copy(self.st, super::RET, s);
@@ -112,7 +112,8 @@ fn integers(x: Word1, y: Word1) -> Option<(i64, i64, bool)> {
     }
 }
 
-fn compare(x: Word1, y: Word1) -> Option<Ordering> {
+/// The order of two words of one type (None for an `Int` against a `Char`).
+pub(super) fn compare(x: Word1, y: Word1) -> Option<Ordering> {
     match (x, y) {
         (Word1::Char(a), Word1::Char(b)) => Some(a.cmp(&b)),
         _ => integers(x, y).map(|(a, b, _)| a.cmp(&b)),

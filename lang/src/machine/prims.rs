@@ -61,7 +61,7 @@ impl Machine<'_, '_> {
             }
             Prim::Eq | Prim::Lt | Prim::Le | Prim::Compare => {
                 if self.is_constructor(a[0]) {
-                    return self.compare_constructors(p, a);
+                    return self.compare_lists(p, a);
                 }
                 let (x, y) = (self.num(a[0])?, self.num(a[1])?);
                 let o = num::compare(x, y).map_err(err)?;
@@ -355,7 +355,7 @@ impl Machine<'_, '_> {
 
     /// Two constructors compared: a tail call of the library's
     /// `eqCon`, `ltCon`, `leCon` or `cmpCon`, which compares their fields.
-    fn compare_constructors(&mut self, p: Prim, a: &[usize]) -> Res<Next> {
+    pub(super) fn compare_constructors(&mut self, p: Prim, a: &[usize]) -> Res<Next> {
         let g = match p {
             Prim::Eq => self.tables.compare_globals[0],
             Prim::Lt => self.tables.compare_globals[1],
