@@ -189,17 +189,20 @@ fn runtime_errors_as_ghc_reports_them() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("Stack space overflow"));
 }
 
-/// Comparisons of lists give GHC's answers (checked against GHC 9.0's
-/// output for the same file) where the machine walks evaluated cells
-/// itself and where it hands unevaluated or structured ones to the
-/// library (See Note [Comparing evaluated lists] in the machine): a
+/// Comparisons of lists, tuples and derived data give GHC's answers
+/// (checked against GHC 9.0's output for the same file) where the machine
+/// walks evaluated values itself and where it hands the comparison to the
+/// library (See Note [Comparing evaluated values] in the machine): a
 /// difference before an `undefined` decides without forcing it, an
-/// infinite list compares by its prefix, under a GC at every allocation
-/// as well.
+/// infinite list compares by its prefix, constructors by their order in
+/// the declaration, under a GC at every allocation as well.
 #[test]
-fn list_comparisons_as_ghc_answers_them() {
+fn comparisons_as_ghc_answers_them() {
     let dir = tempfile_dir();
     let src = r#"import Data.List (sort, nub)
+
+data Shape = Dot | Box Int Int | Ring { radius :: Int, label :: String } deriving (Eq, Ord, Show)
+
 main :: IO ()
 main = do
   print ("abc" == "abc", "abc" == "abd", "ab" < "abc", compare "b" "abc", "" <= "", [1, 2, 3 :: Int] < [1, 2])
@@ -207,12 +210,16 @@ main = do
   print (sort ["pear", "apple", "fig", "apples", "app"], nub (words "a b a c b d"))
   print (take 3 [1 :: Int ..] == [1, 2, 3], [1 :: Int ..] == [1, 2], [1, 2, undefined] < [1, 3 :: Int], "x" ++ undefined > "y")
   print (map succ "abc" == "bcd", [10 ^ 20, 1 :: Integer] < [10 ^ 20, 2], [2.5, 1 :: Double] > [2.5, 0])
+  print (sort [Ring 2 "b", Box 1 2, Dot, Ring 2 "a", Box 1 1], Box 1 undefined < Ring 0 "", (1 :: Int, undefined :: Int) < (2, 0))
+  print (Ring 3 (show (3 :: Int)) == Ring 3 "3", compare (Box 2 (length [1, 2])) (Box 2 2), [Dot, Box 0 0] == [Dot, Box 0 0])
 "#;
     let expected = r#"(True,False,True,GT,True,False)
 (True,LT,True)
 (["app","apple","apples","fig","pear"],["a","b","c","d"])
 (True,False,True,False)
 (True,True,True)
+([Dot,Box 1 1,Box 1 2,Ring {radius = 2, label = "a"},Ring {radius = 2, label = "b"}],True,True)
+(True,EQ,True)
 "#;
     let file = dir.join("lists.hs");
     std::fs::write(&file, src).unwrap();

@@ -30,7 +30,7 @@
 
 mod apply;
 mod fast;
-mod list_compare;
+mod value_compare;
 mod prims;
 pub mod tables;
 mod values;

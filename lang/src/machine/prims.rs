@@ -61,7 +61,7 @@ impl Machine<'_, '_> {
             }
             Prim::Eq | Prim::Lt | Prim::Le | Prim::Compare => {
                 if self.is_constructor(a[0]) {
-                    return self.compare_lists(p, a);
+                    return self.compare_values(p, a);
                 }
                 let (x, y) = (self.num(a[0])?, self.num(a[1])?);
                 let o = num::compare(x, y).map_err(err)?;
