@@ -18,7 +18,11 @@
 //! bytes allocated than `-O0`'s code allocates for such calls, which
 //! passes thunks to the dictionary's `+` (the allocation ratios are in
 //! docs/programs.md). The alternative, a call with thunk arguments, is
-//! GHC `-O0`'s shape exactly and costs a thunk per operand.
+//! GHC `-O0`'s shape exactly and costs a thunk per operand. A wrapper
+//! that passes its arguments in another order (`a > b = primLt b a`)
+//! counts too, its arguments taken in the primitive's order: lru 5000,
+//! whose balancing compares sizes with `>`, went from 3.63G to 3.28G
+//! instructions and from 48.0 MB to 43.5 MB allocated.
 //!
 //! Slots are given out once per code body (a binder's slot is its own for
 //! the whole body), so a join point's code and the alternatives that jump
@@ -124,8 +128,9 @@ impl Lower<'_> {
                 self.emit(Ir::Str(k))
             }
             Term::App(fun, args) => {
-                if let Some(p) = self.primitive_wrapper(fun, args.len()) {
-                    return self.tail(f, &Term::Prim(p, args.clone()));
+                if let Some((p, order)) = self.primitive_wrapper(fun, args.len()) {
+                    let args = order.iter().map(|&k| args[k].clone()).collect();
+                    return self.tail(f, &Term::Prim(p, args));
                 }
                 let mut binds = Vec::new();
                 let fa = self.atom(f, fun, &mut binds);
@@ -226,14 +231,24 @@ impl Lower<'_> {
     }
 
     /// A call of a library function that only applies a primitive to
-    /// its arguments (`a + b = primAdd a b`) is the primitive itself.
-    /// See Note [Calls of primitive wrappers].
-    fn primitive_wrapper(&self, fun: &Term, n: usize) -> Option<crate::prim::Prim> {
+    /// its arguments (`a + b = primAdd a b`, or in another order: `a > b
+    /// = primLt b a`) is the primitive itself, its arguments in the
+    /// primitive's order (the order the library's body evaluates them
+    /// in): the primitive and, for each of its arguments, which of the
+    /// call's it is. See Note [Calls of primitive wrappers].
+    fn primitive_wrapper(&self, fun: &Term, n: usize) -> Option<(crate::prim::Prim, Vec<usize>)> {
         let Term::Global(g) = fun else { return None };
         let GlobalDef::Term(Term::Lam(params, body)) = &self.prog.globals[*g as usize].1 else { return None };
         let Term::Prim(p, args) = &**body else { return None };
-        let direct = params.len() == n && args.len() == n && params.iter().zip(args).all(|(x, a)| matches!(a, Term::Local(y) if x == y));
-        direct.then_some(*p)
+        if params.len() != n || args.len() != n {
+            return None;
+        }
+        let order: Vec<usize> = args.iter().filter_map(|a| match a {
+            Term::Local(y) => params.iter().position(|x| x == y),
+            _ => None,
+        }).collect();
+        let each_once = order.len() == n && (0..n).all(|k| order.contains(&k));
+        each_once.then_some((*p, order))
     }
 
     /// `t`'s atom if `t` is known to be a value already (a literal, a
