@@ -51,8 +51,10 @@ pub enum Ir {
     Enter(Atom),
     /// Apply the atom's value to the arguments.
     App(Atom, Vec<Atom>),
-    /// Allocate (recursive bindings: fields may name each other), then go on.
-    Let(Vec<(u32, Alloc)>, IrId),
+    /// Allocate (recursive bindings: fields may name each other), then go
+    /// on. The flag: some field names its own binding or a later one (a
+    /// knot to tie after the objects are made).
+    Let(Vec<(u32, Alloc)>, IrId, bool),
     /// Evaluate the scrutinee in this frame, put its value in `bind`
     /// (none where no alternative names the value), and go on with the
     /// alternative for its constructor.

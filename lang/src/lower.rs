@@ -273,7 +273,8 @@ impl Lower<'_> {
         if binds.is_empty() {
             body
         } else {
-            self.emit(Ir::Let(binds, body))
+            let knots = binds.iter().enumerate().any(|(k, (_, alloc))| alloc.fields().iter().any(|a| binds[k..].iter().any(|(s, _)| *a == Atom::Slot(*s))));
+            self.emit(Ir::Let(binds, body, knots))
         }
     }
 

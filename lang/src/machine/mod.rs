@@ -236,8 +236,8 @@ impl<'a, 'rt> Machine<'a, 'rt> {
                 self.m.stack_copy(self.st, RET, fs);
                 self.apply(at, args.len())
             }
-            Ir::Let(binds, body) => {
-                self.allocate(binds)?;
+            Ir::Let(binds, body, knots) => {
+                self.allocate(binds, *knots)?;
                 Ok(Next::Eval(*body))
             }
             Ir::Case { scrut, .. } => {
@@ -286,9 +286,10 @@ impl<'a, 'rt> Machine<'a, 'rt> {
     }
 
     /// Allocate a group of recursive bindings: each object with what its
-    /// fields name now, then the fields that name the group's later (or
+    /// fields name now, then (where `knots` says some field names its own
+    /// or a later binding) the fields that name the group's later (or
     /// own) slots written through the barrier.
-    fn allocate(&mut self, binds: &[(u32, Alloc)]) -> Res<()> {
+    fn allocate(&mut self, binds: &[(u32, Alloc)], knots: bool) -> Res<()> {
         let fp = self.fp;
         // Is `slot` the slot of binding `k` or of one after it (not made yet)?
         let not_yet_made = |k: usize, slot: usize| binds[k..].iter().any(|(s, _)| fp + *s as usize == slot);
@@ -308,14 +309,19 @@ impl<'a, 'rt> Machine<'a, 'rt> {
             let slots = self.slots(alloc.fields());
             let words: &[usize] = if info.closure_type == ClosureType::Fun && slots.is_empty() { &[0] } else { &[] };
             // A field naming a binding not made yet holds nothing until the knot is tied.
-            for &slot in &slots {
-                if not_yet_made(k, slot) {
-                    self.m.stack_set_static(self.st, slot, &NULL_OBJECT);
+            if knots {
+                for &slot in &slots {
+                    if not_yet_made(k, slot) {
+                        self.m.stack_set_static(self.st, slot, &NULL_OBJECT);
+                    }
                 }
             }
             let r = self.m.stack_alloc(self.st, dst, info, &slots, words);
             self.scratch = slots;
             self.grow(r)?;
+        }
+        if !knots {
+            return Ok(());
         }
         // Tie the knots: fields that named a slot of the group not yet made.
         for (k, (s, alloc)) in binds.iter().enumerate() {
