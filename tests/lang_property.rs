@@ -1,6 +1,7 @@
-//! Random well-typed expressions (integers, comparisons, `let`, `if`,
-//! `case`, lists, ranges, folds, lambdas, unused `undefined`s that must
-//! stay unevaluated) evaluated by gclab-lang on gclab's heap give the
+//! Random well-typed expressions (integers, comparisons of numbers,
+//! lists and tuples, `let`, `if`, `case`, lists, ranges, folds, lambdas,
+//! unused `undefined`s that must stay unevaluated) evaluated by
+//! gclab-lang on gclab's heap give the
 //! value a reference evaluator here gives them. Each case is one program
 //! of several expressions, run with a GC every few allocations and the
 //! sanity checker on.
@@ -39,7 +40,7 @@ fn gen(r: &mut Rng, depth: u32, env: &mut Vec<i64>) -> (String, i64) {
         return (if v < 0 { format!("({v})") } else { v.to_string() }, v);
     }
     let d = depth - 1;
-    match r.below(13) {
+    match r.below(14) {
         0 => {
             let ((a, x), (b, y)) = (gen(r, d, env), gen(r, d, env));
             (format!("({a} + {b})"), x + y)
@@ -100,6 +101,19 @@ fn gen(r: &mut Rng, depth: u32, env: &mut Vec<i64>) -> (String, i64) {
         11 => {
             let ((a, x), (b, y), (c, z)) = (gen(r, d, env), gen(r, d, env), gen(r, d, env));
             (format!("(maximum [{a}, {b}, {c}] - minimum [{a}, {b}, {c}])"), x.max(y).max(z) - x.min(y).min(z))
+        }
+        12 => {
+            // Lists and tuples compared (the machine walks evaluated
+            // values itself: See Note [Comparing evaluated values]);
+            // small residues, so that prefixes are often equal.
+            let ((a, x), (b, y), (c, z), (e, w)) = (gen(r, d, env), gen(r, d, env), gen(r, d, env), gen(r, d, env));
+            let ((f, u), (g, v)) = (gen(r, d, env), gen(r, d, env));
+            let xs = vec![x.rem_euclid(3), y.rem_euclid(3)];
+            let ys = [z.rem_euclid(3), 1][..w.rem_euclid(3) as usize].to_vec();
+            let (p, q) = ((x.rem_euclid(2), xs.clone()), (z.rem_euclid(2), ys.clone()));
+            let value = if xs < ys { u } else if xs == ys || p <= q { v } else { u - v };
+            let (xs, ys) = (format!("[{a} `mod` 3, {b} `mod` 3]"), format!("take ({e} `mod` 3) [{c} `mod` 3, 1]"));
+            (format!("(if {xs} < {ys} then {f} else if {xs} == {ys} || ({a} `mod` 2, {xs}) <= ({c} `mod` 2, {ys}) then {g} else {f} - {g})"), value)
         }
         _ => {
             let ((a, x), (b, y)) = (gen(r, d, env), gen(r, d, env));
