@@ -195,11 +195,14 @@ fn runtime_errors_as_ghc_reports_them() {
 /// library (See Note [Comparing evaluated values] in the machine): a
 /// difference before an `undefined` decides without forcing it, an
 /// infinite list compares by its prefix, constructors by their order in
-/// the declaration, under a GC at every allocation as well.
+/// the declaration, `/=` (a primitive of its own) is `==`'s negation, NaN
+/// included, under a GC at every allocation as well.
 #[test]
 fn comparisons_as_ghc_answers_them() {
     let dir = tempfile_dir();
     let src = r#"import Data.List (sort, nub)
+
+data C = R | G | B deriving (Eq, Show)
 
 data Shape = Dot | Box Int Int | Ring { radius :: Int, label :: String } deriving (Eq, Ord, Show)
 
@@ -212,6 +215,10 @@ main = do
   print (map succ "abc" == "bcd", [10 ^ 20, 1 :: Integer] < [10 ^ 20, 2], [2.5, 1 :: Double] > [2.5, 0])
   print (sort [Ring 2 "b", Box 1 2, Dot, Ring 2 "a", Box 1 1], Box 1 undefined < Ring 0 "", (1 :: Int, undefined :: Int) < (2, 0))
   print (Ring 3 (show (3 :: Int)) == Ring 3 "3", compare (Box 2 (length [1, 2])) (Box 2 2), [Dot, Box 0 0] == [Dot, Box 0 0])
+  let nan = 0 / 0 :: Double
+  print (nan /= nan, nan == nan, 1 /= (2 :: Int), 'a' /= 'a')
+  print ([1, 2] /= [1, 2 :: Int], R /= G, (1 :: Integer) /= 10 ^ 30, Just "x" /= Nothing)
+  print (filter (/= G) [R, G, B], zipWith (/=) "abc" "abd")
 "#;
     let expected = r#"(True,False,True,GT,True,False)
 (True,LT,True)
@@ -220,6 +227,9 @@ main = do
 (True,True,True)
 ([Dot,Box 1 1,Box 1 2,Ring {radius = 2, label = "a"},Ring {radius = 2, label = "b"}],True,True)
 (True,EQ,True)
+(True,False,True,False)
+(False,True,True,True)
+([R,B],[False,False,True])
 "#;
     let file = dir.join("lists.hs");
     std::fs::write(&file, src).unwrap();

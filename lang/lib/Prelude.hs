@@ -68,7 +68,7 @@ either _ g (Right b) = g b
 -- hand two constructors to eqCon, cmpCon, ltCon and leCon below (See
 -- Prim::Eq in lang/src/machine/prims.rs).
 a == b = primEq a b
-a /= b = not (primEq a b)
+a /= b = primNe a b
 compare a b = primCompare a b
 a < b = primLt a b
 a <= b = primLe a b
@@ -114,6 +114,7 @@ cmpFieldsFrom a b i n = if primEq i n then EQ else case compare (primField a i) 
   EQ -> cmpFieldsFrom a b (primAdd i 1) n
   o -> o
 ltCon a b = case cmpCon a b of { LT -> True; _ -> False }
+neCon a b = not (eqCon a b)
 leCon a b = case cmpCon a b of { GT -> False; _ -> True }
 max a b = if a <= b then b else a
 min a b = if a <= b then a else b

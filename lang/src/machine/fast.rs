@@ -71,11 +71,11 @@ impl Machine<'_, '_> {
             return self.convert_to_int(a[0]);
         }
         let (x, y) = match p {
-            Prim::Add | Prim::Sub | Prim::Mul | Prim::Quot | Prim::Rem | Prim::Div | Prim::Mod | Prim::Eq | Prim::Lt | Prim::Le | Prim::Compare => (self.word1(a[0])?, self.word1(a[1])?),
+            Prim::Add | Prim::Sub | Prim::Mul | Prim::Quot | Prim::Rem | Prim::Div | Prim::Mod | Prim::Eq | Prim::Ne | Prim::Lt | Prim::Le | Prim::Compare => (self.word1(a[0])?, self.word1(a[1])?),
             _ => return None,
         };
         match p {
-            Prim::Eq | Prim::Lt | Prim::Le | Prim::Compare => {
+            Prim::Eq | Prim::Ne | Prim::Lt | Prim::Le | Prim::Compare => {
                 let o = compare(x, y)?;
                 self.set_con(super::RET, comparison_con(p, o));
                 Some(Ok(Next::Return))

@@ -59,7 +59,7 @@ impl Machine<'_, '_> {
                 let x = self.num(a[0])?;
                 self.ret_num(num::signum(x).map_err(err)?)
             }
-            Prim::Eq | Prim::Lt | Prim::Le | Prim::Compare => {
+            Prim::Eq | Prim::Ne | Prim::Lt | Prim::Le | Prim::Compare => {
                 if self.is_constructor(a[0]) {
                     return self.compare_values(p, a);
                 }
@@ -358,6 +358,7 @@ impl Machine<'_, '_> {
     pub(super) fn compare_constructors(&mut self, p: Prim, a: &[usize]) -> Res<Next> {
         let g = match p {
             Prim::Eq => self.tables.compare_globals[0],
+            Prim::Ne => self.tables.compare_globals[4],
             Prim::Lt => self.tables.compare_globals[1],
             Prim::Le => self.tables.compare_globals[2],
             _ => self.tables.compare_globals[3],
@@ -441,6 +442,7 @@ impl Machine<'_, '_> {
 pub(super) fn comparison_con(p: Prim, o: Ordering) -> u32 {
     match p {
         Prim::Eq => bool_con(o == Ordering::Equal),
+        Prim::Ne => bool_con(o != Ordering::Equal),
         Prim::Lt => bool_con(o == Ordering::Less),
         Prim::Le => bool_con(o != Ordering::Greater),
         _ => match o {

@@ -57,8 +57,8 @@ pub struct Tables {
     blackholes: Vec<&'static InfoTable>,
     /// The constructors of the Prelude's `Kind`.
     pub kinds: [u32; 5],
-    /// The globals `eqCon`, `ltCon`, `leCon`, `cmpCon`.
-    pub compare_globals: [u32; 4],
+    /// The globals `eqCon`, `ltCon`, `leCon`, `cmpCon`, `neCon`.
+    pub compare_globals: [u32; 5],
     /// The static small `Int`s, from `SMALL_INT_MIN`.
     pub small_ints: Vec<&'static StaticObject>,
 }
@@ -115,7 +115,7 @@ impl Tables {
         let find = |name: &str| c.cons.iter().position(|k| k.name == name && k.type_name == "Kind").expect("the Prelude defines Kind") as u32;
         let kinds = [find("KNum"), find("KCon"), find("KFun"), find("KChar"), find("KOther")];
         let global = |name: &str| c.globals.iter().position(|(n, _)| n == name).expect("the Prelude defines the comparisons") as u32;
-        let compare_globals = [global("eqCon"), global("ltCon"), global("leCon"), global("cmpCon")];
+        let compare_globals = [global("eqCon"), global("ltCon"), global("leCon"), global("cmpCon"), global("neCon")];
         let small_ints = (SMALL_INT_MIN..=SMALL_INT_MAX)
             .map(|v| {
                 let t = leak(InfoTable::static_constr("I#", "Int", BASE).with_tag(T_SMALL_INT + (v - SMALL_INT_MIN) as u32));

@@ -22,6 +22,8 @@ pub enum Prim {
     Mod,
     Divide,
     Eq,
+    /// `/=`: GHC's optimised `base` compares without a thunk for `==`.
+    Ne,
     Lt,
     Le,
     Compare,
@@ -122,6 +124,7 @@ const TABLE: &[(&str, Prim, u32)] = &[
     ("Mod", Prim::Mod, 2),
     ("Divide", Prim::Divide, 2),
     ("Eq", Prim::Eq, 2),
+    ("Ne", Prim::Ne, 2),
     ("Lt", Prim::Lt, 2),
     ("Le", Prim::Le, 2),
     ("Compare", Prim::Compare, 2),
