@@ -270,8 +270,8 @@ impl<'a, 'rt> Machine<'a, 'rt> {
                 r
             }
             Ir::Str(k) => {
-                let text = self.code.strings[*k as usize].clone();
-                self.string_to(RET, &text)?;
+                let code = self.code;
+                self.string_to(RET, &code.strings[*k as usize])?;
                 Ok(Next::Return)
             }
             Ir::Jump(t) => Ok(Next::Eval(*t)),

@@ -142,7 +142,7 @@ impl Machine<'_, '_> {
             },
             Prim::Chr => {
                 let n = num::wrap_i64(&num::to_integer(&self.num(a[0])?));
-                let c = u32::try_from(n).ok().and_then(char::from_u32).ok_or(Stop::Error(format!("Prelude.chr: bad argument: {n}")))?;
+                let c = u32::try_from(n).ok().and_then(char::from_u32).ok_or_else(|| Stop::Error(format!("Prelude.chr: bad argument: {n}")))?;
                 self.ret_num(Num::Char(c))
             }
             Prim::CharIs(class) => {
@@ -424,7 +424,7 @@ impl Machine<'_, '_> {
         let h = self.m.stack_get(self.st, arr);
         let n = self.m.array_len(h);
         self.m.truncate(h.index());
-        usize::try_from(i).ok().filter(|&i| i < n).ok_or(Stop::Error(format!("Ix{{Int}}.index: Index ({i}) out of range ((0,{}))", n as i64 - 1)))
+        usize::try_from(i).ok().filter(|&i| i < n).ok_or_else(|| Stop::Error(format!("Ix{{Int}}.index: Index ({i}) out of range ((0,{}))", n as i64 - 1)))
     }
 
     /// The constructor number of the (evaluated) value in slot `s`.
