@@ -168,6 +168,7 @@ fn runtime_errors_as_ghc_reports_them() {
         ("hd", "main = putStrLn \"before\" >> print (head ([] :: [Int]))\n", "hd: Prelude.head: empty list", 1),
         ("pat", "f :: Int -> Int\nf 1 = 2\nmain = putStrLn \"before\" >> print (f 3)\n", "pat: Non-exhaustive patterns in function f", 1),
         ("loop", "main = putStrLn \"before\" >> let x = x + 1 :: Int in print x\n", "loop: <<loop>>", 1),
+        ("ix", "import Data.Array\nmain = putStrLn \"before\" >> print (listArray (0, 4) [1, 2, 3, 4, 5 :: Int] ! (5 :: Int))\n", "ix: Ix{Int}.index: Index (5) out of range ((0,4))", 1),
         ("div0", "main = putStrLn \"before\" >> print (7 `div` (0 :: Int))\n", "div0: divide by zero", 1),
         // `rem` by -1 is 0 (GHC special-cases it); `minBound `div` (-1)` overflows.
         ("ovf", "main = putStrLn \"before\" >> print ((minBound :: Int) `rem` (-1)) >> print ((minBound :: Int) `div` (-1))\n", "ovf: arithmetic overflow", 1),
