@@ -200,14 +200,17 @@ ixIndex l u i = case primKind i of
   KCon -> ixTuple l u i
   KChar -> let !k = primSub (primOrd i) (primOrd l)
                !n = primSub (primOrd u) (primOrd l)
-            in ixCheck k n "Char" l u i
+            in ixCheck k n l u i
   _ -> let !k = primToInt (i - l)
            !n = primToInt (u - l)
-        in ixCheck k n "Int" l u i
-ixCheck k n ty l u i = if primLt k 0 then ixError ty l u i else if primLt n k then ixError ty l u i else k
+        in ixCheck k n l u i
+ixCheck k n l u i = if primLt k 0 then ixError l u i else if primLt n k then ixError l u i else k
 -- GHC's message (an `Integer` index is named `Int` here: numbers carry
 -- no `Int`/`Integer` distinction this check could read cheaply).
-ixError ty l u i = errorWithoutStackTrace ("Ix{" ++ ty ++ "}.index: Index (" ++ show i ++ ") out of range (" ++ show (l, u) ++ ")")
+ixError l u i = errorWithoutStackTrace ("Ix{" ++ ixType i ++ "}.index: Index (" ++ show i ++ ") out of range (" ++ show (l, u) ++ ")")
+ixType i = case primKind i of
+  KChar -> "Char"
+  _ -> "Int"
 ixTuple l u i = case (l, u, i) of
   ((l1, l2), (u1, u2), (i1, i2)) -> ixIndex l1 u1 i1 * rangeSize l2 u2 + ixIndex l2 u2 i2
   ((l1, l2, l3), (u1, u2, u3), (i1, i2, i3)) -> (ixIndex l1 u1 i1 * rangeSize l2 u2 + ixIndex l2 u2 i2) * rangeSize l3 u3 + ixIndex l3 u3 i3
