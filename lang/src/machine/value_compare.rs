@@ -1,10 +1,10 @@
-//! `==`, `<`, `<=` and `compare` on two constructed values (lists,
+//! `==`, `/=`, `<`, `<=` and `compare` on two constructed values (lists,
 //! tuples, derived data), walked by the machine over what is already
 //! evaluated before the library's `eqCon`/`cmpCon` are called.
 //!
 //! Note [Comparing evaluated values]
 //! ----------------------------------------
-//! The library compares two constructors with `eqCon` and `cmpCon`,
+//! The library compares two constructors with `eqCon`, `neCon` and `cmpCon`,
 //! interpreted: the constructors' indices, then their fields left to
 //! right, each with `==` or `compare` again (a list's head, then its
 //! tail). Per field that is some fifteen machine steps. Here the machine
