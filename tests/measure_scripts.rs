@@ -1,8 +1,10 @@
 //! The measuring scripts (`scripts/ab` and `scripts/gc-phases`, which
-//! `docs/performance.md` describes) work end to end on a build of gclab: a
-//! build compared with itself does the same work, copies the same bytes
-//! and executes the same number of collector instructions, and a parallel
-//! run's eventlog is cut into every one of its GCs.
+//! `docs/performance.md` describes, and `scripts/programs-vs-ghc`, which
+//! `docs/programs.md` does) work end to end on a build of gclab: a build
+//! compared with itself does the same work, copies the same bytes and
+//! executes the same number of collector instructions, a parallel run's
+//! eventlog is cut into every one of its GCs, and a program runs beside
+//! its GHC builds.
 
 use std::process::Command;
 
@@ -95,4 +97,25 @@ fn ab_names_a_collector_per_side() {
     assert!(ratio(&out, "copied MB") < 0.9, "{out}");
     let o = Command::new(AB).args([&copying, &copying, "--", "peer", "ghc", "binary-trees"]).output().unwrap();
     assert!(!o.status.success() && String::from_utf8_lossy(&o.stderr).contains("names a collector for `run`"), "{}", String::from_utf8_lossy(&o.stderr));
+}
+
+/// `scripts/programs-vs-ghc` (docs/programs.md's table) runs a program
+/// under gclab and its two GHC builds, checks the outputs equal, and
+/// with `-n` keeps each build's fastest of the alternated runs; a bad
+/// `-n` is refused with the reason, exit code 2.
+#[test]
+fn programs_vs_ghc_prints_each_build_beside_ghc() {
+    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/scripts/programs-vs-ghc");
+    let o = Command::new(script).args(["-n", "2", "constraints 5"]).output().expect("scripts/programs-vs-ghc runs");
+    let out = String::from_utf8_lossy(&o.stdout).into_owned();
+    assert!(o.status.success(), "scripts/programs-vs-ghc failed: {}{out}", String::from_utf8_lossy(&o.stderr));
+    for build in ["constraints    gclab", "ghc-O0", "ghc-O2", "vs -O0"] {
+        assert!(out.lines().any(|l| l.contains(build)), "no {build} row in:\n{out}");
+    }
+    let gclab_row: Vec<&str> = out.lines().find(|l| l.contains(" gclab ")).unwrap().split_whitespace().collect();
+    let allocated: u64 = gclab_row[2].parse().unwrap_or_else(|_| panic!("no allocation in {gclab_row:?}"));
+    assert!(allocated > 100_000, "constraints 5 allocates: {gclab_row:?}");
+    let bad = Command::new(script).args(["-n", "x"]).output().expect("scripts/programs-vs-ghc runs");
+    assert_eq!(bad.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&bad.stderr).contains("-n wants a positive number of runs"));
 }
