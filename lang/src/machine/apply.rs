@@ -94,8 +94,7 @@ impl Machine<'_, '_> {
                     let pap = self.tables.pap(n);
                     // The function, then the arguments (in the kept buffer:
                     // a Vec a PAP cost 12% of gcbench's instructions in malloc).
-                    let mut slots = std::mem::take(&mut self.scratch);
-                    slots.clear();
+                    let mut slots = self.take_scratch();
                     slots.push(RET);
                     slots.extend(at..at + n);
                     let r = self.m.stack_alloc(self.st, RET, pap, &slots, &[]);

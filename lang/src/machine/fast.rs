@@ -20,12 +20,11 @@
 //! that session's changes, of which `ToInt` (every result of a function
 //! whose signature says `Int`) 3%.
 
-use super::tables::{CHAR_INFO, INTEGER_INFO, INT_INFO, SMALL_INT_MAX, SMALL_INT_MIN, T_SMALL_INT};
+use super::tables::{static_int, CHAR_INFO, INTEGER_INFO, INT_INFO};
 use super::prims::comparison_con;
 use super::{Machine, Next, Res};
 use crate::prim::num::Num;
 use crate::prim::Prim;
-use gclab_core::{ClosureType, InfoTable};
 use std::cmp::Ordering;
 
 /// A word-sized number as the fast path reads it.
@@ -35,17 +34,6 @@ pub(super) enum Word1 {
     /// A small `Integer` (`IS`).
     Small(i64),
     Char(u32),
-}
-
-/// Is `info` one of the static small `Int`s? Its value if so.
-fn static_int(info: &'static InfoTable) -> Option<i64> {
-    let t = info.tag();
-    let count = (SMALL_INT_MAX - SMALL_INT_MIN + 1) as u32;
-    if info.closure_type == ClosureType::ConstrStatic && t >= T_SMALL_INT && t < T_SMALL_INT + count {
-        Some(i64::from(t - T_SMALL_INT) + SMALL_INT_MIN)
-    } else {
-        None
-    }
 }
 
 impl Machine<'_, '_> {

@@ -202,11 +202,17 @@ impl<'a, 'rt> Machine<'a, 'rt> {
         self.conts.last().map_or(self.bottom, |&(_, keeps)| keeps)
     }
 
+    /// The scratch buffer, emptied (the caller gives it back).
+    fn take_scratch(&mut self) -> Vec<usize> {
+        let mut v = std::mem::take(&mut self.scratch);
+        v.clear();
+        v
+    }
+
     /// The absolute slots of atoms, in the scratch buffer (the caller
     /// gives it back).
     fn slots(&mut self, atoms: &[Atom]) -> Vec<usize> {
-        let mut v = std::mem::take(&mut self.scratch);
-        v.clear();
+        let mut v = self.take_scratch();
         v.extend(atoms.iter().map(|a| self.slot(*a)));
         v
     }

@@ -60,7 +60,7 @@ impl Machine<'_, '_> {
                 self.ret_num(num::signum(x).map_err(err)?)
             }
             Prim::Eq | Prim::Ne | Prim::Lt | Prim::Le | Prim::Compare => {
-                if self.is_constructor(a[0]) {
+                if self.constructor(a[0]).is_some() {
                     return self.compare_values(p, a);
                 }
                 let (x, y) = (self.num(a[0])?, self.num(a[1])?);
@@ -348,9 +348,12 @@ impl Machine<'_, '_> {
         }
     }
 
-    fn is_constructor(&self, s: usize) -> bool {
+    /// The constructor number of the value in slot `s`, if it is a
+    /// constructed value (a number's box is not).
+    pub(super) fn constructor(&self, s: usize) -> Option<u32> {
         let info = self.m.stack_info(self.st, s);
-        matches!(info.closure_type, ClosureType::Constr | ClosureType::ConstrStatic) && info.tag() < NUM_BASE
+        let constructed = matches!(info.closure_type, ClosureType::Constr | ClosureType::ConstrStatic) && info.tag() < NUM_BASE;
+        constructed.then(|| info.tag())
     }
 
     /// Two constructors compared: a tail call of the library's
@@ -429,11 +432,7 @@ impl Machine<'_, '_> {
 
     /// The constructor number of the (evaluated) value in slot `s`.
     fn con_of(&mut self, s: usize) -> Res<u32> {
-        let info = self.m.stack_info(self.st, s);
-        match info.closure_type {
-            ClosureType::Constr | ClosureType::ConstrStatic if info.tag() < NUM_BASE => Ok(info.tag()),
-            _ => Err(Stop::Error(format!("expected a constructor, found {}", info.name))),
-        }
+        self.constructor(s).ok_or_else(|| Stop::Error(format!("expected a constructor, found {}", self.m.stack_info(self.st, s).name)))
     }
 }
 

@@ -4,7 +4,7 @@
 //! number type it is (See `InfoTable::with_tag`).
 
 use crate::ir::Compiled;
-use gclab_core::{InfoTable, StaticObject};
+use gclab_core::{ClosureType, InfoTable, StaticObject};
 
 /// Tags of the tables that are not constructors or code bodies.
 pub const PAP_BASE: u32 = 1 << 30;
@@ -61,6 +61,18 @@ pub struct Tables {
     pub compare_globals: [u32; 5],
     /// The static small `Int`s, from `SMALL_INT_MIN`.
     pub small_ints: Vec<&'static StaticObject>,
+}
+
+/// Is `info` one of the static small `Int`s? Its value if so.
+#[inline]
+pub fn static_int(info: &InfoTable) -> Option<i64> {
+    let t = info.tag();
+    let count = (SMALL_INT_MAX - SMALL_INT_MIN + 1) as u32;
+    if info.closure_type == ClosureType::ConstrStatic && (T_SMALL_INT..T_SMALL_INT + count).contains(&t) {
+        Some(i64::from(t - T_SMALL_INT) + SMALL_INT_MIN)
+    } else {
+        None
+    }
 }
 
 /// Every table and static object a program made, kept for the process's

@@ -35,8 +35,6 @@ use super::fast::compare;
 use super::prims::comparison_con;
 use super::{Machine, Next, Res};
 use crate::prim::Prim;
-use crate::machine::tables::NUM_BASE;
-use gclab_core::ClosureType;
 use std::cmp::Ordering;
 
 /// Where the walk stopped.
@@ -91,13 +89,6 @@ impl Machine<'_, '_> {
             }
             self.fields_in_place_of(x)?;
         }
-    }
-
-    /// The constructor in slot `s`, if it holds a constructed value.
-    fn constructor(&self, s: usize) -> Option<u32> {
-        let info = self.m.stack_info(self.st, s);
-        let constructed = matches!(info.closure_type, ClosureType::Constr | ClosureType::ConstrStatic) && info.tag() < NUM_BASE;
-        constructed.then(|| info.tag())
     }
 
     /// Replace the pair of constructors at `x`, `x + 1` (of one

@@ -24,13 +24,15 @@ impl Machine<'_, '_> {
     pub(super) fn num(&mut self, s: usize) -> Res<Num> {
         let info = self.m.stack_info(self.st, s);
         let w = |m: &Self| m.m.stack_word(m.st, s, 0) as u64;
+        if let Some(v) = static_int(info) {
+            return Ok(Num::Int(v));
+        }
         Ok(match info.tag() {
             T_INT if std::ptr::eq(info, &INT_INFO) => Num::Int(w(self) as i64),
             T_WORD if std::ptr::eq(info, &WORD_INFO) => Num::Word(w(self)),
             T_DOUBLE if std::ptr::eq(info, &DOUBLE_INFO) => Num::Double(f64::from_bits(w(self))),
             T_CHAR if std::ptr::eq(info, &CHAR_INFO) => Num::Char(char::from_u32(w(self) as u32).unwrap_or('\u{fffd}')),
             T_INTEGER if std::ptr::eq(info, &INTEGER_INFO) => Num::Small(w(self) as i64),
-            t if (T_SMALL_INT..T_SMALL_INT + (SMALL_INT_MAX - SMALL_INT_MIN + 1) as u32).contains(&t) && info.closure_type == ClosureType::ConstrStatic => Num::Int(i64::from(t - T_SMALL_INT) + SMALL_INT_MIN),
             T_BIGNAT_POS | T_BIGNAT_NEG if info.closure_type == ClosureType::Constr && info.ptrs == 1 => {
                 let h = self.m.stack_get(self.st, s);
                 let bytes = self.m.field(h, 0);
