@@ -64,9 +64,10 @@ either _ g (Right b) = g b
 
 -- Eq and Ord ----------------------------------------------------------
 
--- The comparison primitives compare numbers and characters themselves and
--- hand two constructors to eqCon, cmpCon, ltCon and leCon below (See
--- Prim::Eq in lang/src/machine/prims.rs).
+-- The comparison primitives compare numbers and characters themselves,
+-- walk evaluated constructors themselves, and hand the rest to eqCon,
+-- neCon, cmpCon, ltCon and leCon below (See Note [Comparing evaluated
+-- values] in lang/src/machine/value_compare.rs).
 a == b = primEq a b
 a /= b = primNe a b
 compare a b = primCompare a b

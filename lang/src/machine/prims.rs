@@ -357,7 +357,8 @@ impl Machine<'_, '_> {
     }
 
     /// Two constructors compared: a tail call of the library's
-    /// `eqCon`, `ltCon`, `leCon` or `cmpCon`, which compares their fields.
+    /// `eqCon`, `neCon`, `ltCon`, `leCon` or `cmpCon`, which compares
+    /// their fields.
     pub(super) fn compare_constructors(&mut self, p: Prim, a: &[usize]) -> Res<Next> {
         let g = match p {
             Prim::Eq => self.tables.compare_globals[0],
