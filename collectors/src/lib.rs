@@ -60,6 +60,7 @@ pub mod lent_runs;
 pub mod lxr;
 pub mod mark;
 pub mod mark_sweep;
+pub mod megablock_set;
 pub mod nogc;
 pub mod nonmoving;
 pub mod parallel;

@@ -315,6 +315,22 @@ impl MarkBitmap {
         (w / 64, (bits & (bit(w) - 1)).count_ones() as usize)
     }
 
+    /// The mark bits of chunk `chunk` (of `MAP_WORDS`) of the block whose
+    /// `aux` word is `i`: a compaction's hot loops index by the block's
+    /// number, read once, rather than by its descriptor each time.
+    #[inline(always)]
+    pub fn chunk_bits(&self, i: usize, chunk: usize) -> u64 {
+        self.maps[i][chunk % MAP_WORDS].load(Ordering::Relaxed)
+    }
+
+    /// The recorded object starts of chunk `chunk` of the block whose
+    /// `aux` word is `i` (See Note [Object starts]).
+    #[inline(always)]
+    pub fn chunk_starts(&self, i: usize, chunk: usize) -> u64 {
+        let starts = self.starts.as_ref().expect("this bitmap records object starts (recording_starts)");
+        starts[i][chunk % MAP_WORDS].load(Ordering::Relaxed)
+    }
+
     /// The first marked word at or after word `from` of block `bd`.
     pub fn next_marked(&self, bd: BlockPtr, from: usize) -> Option<usize> {
         self.next_with(bd, from, false)

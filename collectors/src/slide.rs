@@ -64,11 +64,12 @@
 
 use crate::gc_thread::GcThread;
 use crate::mark::{MarkBitmap, MAP_WORDS};
+use crate::megablock_set::MegablockSet;
 use gclab_core::bdescr::{BlockDesc, BlockPtr, BF_MARK_IN_PLACE, BF_EVACUATED};
 use gclab_core::block_alloc::BlockAllocator;
 use gclab_core::capability::Capability;
-use gclab_core::constants::{Word, BLOCK_WORDS, WORD_SIZE};
-use gclab_core::info::ClosureType;
+use gclab_core::constants::{Word, BLOCK_SIZE, BLOCK_WORDS, WORD_SIZE};
+use gclab_core::info::{ClosureType, InfoTable};
 use gclab_core::object::{info_of_header, weak_field, Layout};
 use gclab_core::stable_ptr::StablePtrTable;
 
@@ -114,6 +115,9 @@ pub struct Compaction {
     plans: Vec<BlockPlan>,
     /// Where each destination block's objects end after the slide.
     ends: Vec<*mut Word>,
+    /// The megablocks of `blocks` (See Note [Fixing a pointer without
+    /// its target]).
+    megablocks: MegablockSet,
 }
 
 impl Compaction {
@@ -159,40 +163,61 @@ impl Compaction {
         if !blocks.is_empty() {
             ends[dest] = cursor;
         }
-        Compaction { blocks, plans, ends }
+        let megablocks = MegablockSet::of(&blocks);
+        Compaction { blocks, plans, ends, megablocks }
     }
 
-    /// The address the object at `p` (in a block being compacted) will have.
-    #[inline]
-    fn forward(&self, marks: &MarkBitmap, p: *mut Word) -> *mut Word {
-        // SAFETY: `p` is in an attached block, whose aux word is its index.
-        let i = unsafe { (*BlockDesc::of(p)).aux } as usize;
+    /// The address the object at `p` will have; `p` is in the block being
+    /// compacted whose `aux` word (its number in `blocks`) is `i`.
+    #[inline(always)]
+    fn forward(&self, marks: &MarkBitmap, p: *mut Word, i: usize) -> *mut Word {
         let plan = &self.plans[i];
-        let (chunk, in_chunk) = marks.live_words_before_in_chunk(p);
-        plan.destination(plan.chunk_offsets[chunk] as usize + in_chunk)
+        // A compacted block is a single block, aligned to its size.
+        let w = (p as usize % BLOCK_SIZE) / WORD_SIZE;
+        let below = marks.chunk_bits(i, w / 64) & ((1u64 << (w % 64)) - 1);
+        plan.destination(plan.chunk_offsets[w / 64] as usize + below.count_ones() as usize)
     }
 
     /// Fix one slot: if it points into a block being compacted, point it
-    /// at the object's new address.
+    /// at the object's new address. The target itself is not read: See
+    /// Note [Fixing a pointer without its target].
     ///
     /// # Safety
     /// `slot` holds a valid object address (heap or static).
-    #[inline]
-    // SAFETY: reads the header of the object `*slot` names, which the caller guarantees is live; compacted blocks are still in place.
+    #[inline(always)]
+    // SAFETY: reads the descriptor of a block in `self.megablocks` only, which the GC holds; the target object is not read.
     unsafe fn fix(&self, marks: &MarkBitmap, slot: *mut Word) {
         let p = *slot as *mut Word;
-        if info_of_header(*p).is_static() {
+        if !self.megablocks.holds(p as usize) {
             return;
         }
-        if (*BlockDesc::of(p)).flags & BF_MARK_IN_PLACE != 0 {
-            *slot = self.forward(marks, p) as Word;
+        let d = &*BlockDesc::of(p);
+        if d.flags & BF_MARK_IN_PLACE != 0 {
+            *slot = self.forward(marks, p, d.aux as usize) as Word;
         }
     }
 
-    /// Fix every pointer slot of the object at `p`, weak fields included.
-    // SAFETY: walks the slots of a live object whose header is intact (nothing has moved yet).
+    /// Fix every pointer slot of the object at `p`, weak fields included;
+    /// returns its size. The common object (See Note [The common object
+    /// first] in `scavenge`) takes the short path.
+    #[inline(always)]
+    // SAFETY: walks the slots of a live object whose header is intact (the object has not moved yet).
     unsafe fn fix_object(&self, marks: &MarkBitmap, layout: Layout, p: *mut Word) -> usize {
         let info = info_of_header(*p);
+        if info.closure_type.has_fixed_layout() {
+            let fields = layout.payload(p);
+            for k in 0..info.ptrs as usize {
+                self.fix(marks, fields.add(k));
+            }
+            return layout.fixed_size(info);
+        }
+        self.fix_uncommon(marks, layout, p, info)
+    }
+
+    /// `fix_object` for the kinds of object without a fixed layout.
+    #[inline(never)]
+    // SAFETY: as for `fix_object`.
+    unsafe fn fix_uncommon(&self, marks: &MarkBitmap, layout: Layout, p: *mut Word, info: &InfoTable) -> usize {
         let (slots, n) = layout.pointer_slots(p, info);
         for k in 0..n {
             self.fix(marks, slots.add(k));
@@ -213,6 +238,27 @@ impl Compaction {
     /// Called once, after marking and weak processing, before `slide`.
     // SAFETY: every slot it visits lies in a live object or a root, and runs before any object moves.
     pub unsafe fn update_pointers(&self, gct: &mut GcThread<'_>, caps: &mut [Capability], stable: &mut StablePtrTable) {
+        #[cfg(target_arch = "x86_64")]
+        if std::arch::is_x86_feature_detected!("popcnt") {
+            // SAFETY: the processor has the instruction (See Note
+            // [Counting with the popcount instruction]).
+            return unsafe { self.update_pointers_popcnt(gct, caps, stable) };
+        }
+        self.update_all(gct, caps, stable)
+    }
+
+    /// `update_all` compiled with the popcount instruction.
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "popcnt")]
+    // SAFETY: as for `update_pointers`; called only where the processor has popcnt.
+    unsafe fn update_pointers_popcnt(&self, gct: &mut GcThread<'_>, caps: &mut [Capability], stable: &mut StablePtrTable) {
+        self.update_all(gct, caps, stable)
+    }
+
+    /// The body of `update_pointers`.
+    #[inline(always)]
+    // SAFETY: as for `update_pointers`.
+    unsafe fn update_all(&self, gct: &mut GcThread<'_>, caps: &mut [Capability], stable: &mut StablePtrTable) {
         let layout = gct.layout;
         let marks = gct.marks.expect("a compaction marks into a bitmap");
         for cap in caps.iter_mut() {
@@ -241,10 +287,18 @@ impl Compaction {
                 self.fix(marks, &mut obj.0 as *mut *mut Word as *mut Word);
             }
         }
-        for &bd in &self.blocks {
+        for (i, &bd) in self.blocks.iter().enumerate() {
             let start = bd.read().start;
-            for w in marks.object_starts(bd) {
-                self.fix_object(marks, layout, start.add(w));
+            assert_eq!(bd.read().aux as usize, i, "a compacted block's aux word is its number in the plan");
+            // Each recorded object start, in address order (See Note
+            // [Object starts] in `mark`).
+            for chunk in 0..MAP_WORDS {
+                let mut starts = marks.chunk_starts(i, chunk);
+                while starts != 0 {
+                    let w = chunk * 64 + starts.trailing_zeros() as usize;
+                    starts &= starts - 1;
+                    self.fix_object(marks, layout, start.add(w));
+                }
             }
         }
     }
