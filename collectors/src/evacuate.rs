@@ -132,6 +132,10 @@ pub unsafe fn evacuate(gct: &mut GcThread<'_>, slot: *mut Word) {
 #[inline(never)]
 // SAFETY: as for `evacuate`; `p` is an unforwarded heap object whose header read `header`.
 unsafe fn evacuate_uncommon(gct: &mut GcThread<'_>, slot: *mut Word, p: *mut Word, header: Word, info: &InfoTable, bd: *mut BlockDesc, flags: u32) {
+    if flags & BF_MARK_IN_PLACE != 0 && info.closure_type.has_fixed_layout() && !gct.marks.is_some_and(|m| m.copies(p)) {
+        gct.mark_in_place(p, gct.layout.fixed_size(info));
+        return;
+    }
     if info.closure_type == ClosureType::Selector && select(gct, slot, p) {
         return;
     }
