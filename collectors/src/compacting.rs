@@ -13,6 +13,7 @@
 use crate::copying::copy_collect;
 use crate::gc_thread::GcThread;
 use crate::mark::MarkBitmap;
+use crate::reach::Reach;
 use crate::slide::Compaction;
 use crate::trace::{outcome, trace_live};
 use crate::{from_space, CollectorEntry};
@@ -63,13 +64,15 @@ fn compact_collect(req: &GcRequest, ctx: &mut GcContext<'_>) -> GcOutcome {
     let from = unsafe { from_space::prepare(gens, n, *layout) };
     let mut gct = GcThread::new(*layout, n, gens.len(), blocks);
     gct.marks = Some(&marks);
+    gct.reach = Some(Reach::new(in_place.len()));
     // SAFETY: as in `copy_collect`: the collector holds the heap, and every
     // root and slot holds a valid object address; the compaction phases run
     // once each, in order, after tracing.
     let kept = unsafe {
         trace_live(&mut gct, gens, ctx.caps, ctx.stable_ptrs);
+        let reach = gct.reach.take().expect("set above");
         let compaction = Compaction::plan(&marks, in_place);
-        compaction.update_pointers(&mut gct, ctx.caps, ctx.stable_ptrs);
+        compaction.update_pointers(&mut gct, ctx.caps, ctx.stable_ptrs, &reach);
         let mut ba = blocks.lock();
         compaction.slide(&marks, &mut ba)
     };

@@ -125,13 +125,14 @@
 //! written again soon, so promoting what they point to now is often wasted
 //! (GHC does the same).
 
-use gclab_core::bdescr::{BlockPtr, BF_EVACUATED};
+use gclab_core::bdescr::{BlockDesc, BlockPtr, BF_EVACUATED};
 use gclab_core::block_alloc::BlockAllocator;
 use gclab_core::constants::Word;
 use gclab_core::generation::{Generation, ObjPtr};
 use gclab_core::object::Layout;
 use gclab_core::ThreadWork;
 use crate::mark::MarkBitmap;
+use crate::reach::Reach;
 use crate::space::SpaceAllocator;
 use crate::lent_runs::LentRuns;
 use crate::gc_workers::Company;
@@ -249,6 +250,10 @@ pub struct GcThread<'h> {
     /// Objects marked in place or placed by a space, not yet scanned (See
     /// Note [Scanning what a space places] in `space`).
     pub scan_stack: Vec<*mut Word>,
+    /// How far the objects of each block being compacted point, recorded
+    /// as they are marked; None unless a compaction asked (See Note
+    /// [Blocks whose pointers stay put] in `reach`).
+    pub reach: Option<Reach>,
     /// Objects marked in place whose scan is left to a concurrent marker
     /// (the nonmoving collector's snapshot: See Note [The snapshot] in
     /// `nonmoving`); None when this GC scans what it marks.
@@ -321,6 +326,7 @@ impl<'h> GcThread<'h> {
             large_todo: Vec::new(),
             marks: None,
             scan_stack: Vec::new(),
+            reach: None,
             deferred: None,
             sticky: false,
             todo_q: None,
@@ -390,7 +396,13 @@ impl<'h> GcThread<'h> {
     #[inline]
     pub fn mark_in_place(&mut self, p: *mut Word, size: usize) {
         let marks = self.marks.expect("a block is marked in place only when the collector gave the GC a mark bitmap");
-        if !marks.mark(p, size) {
+        // SAFETY: `p` lies in a block marked in place, whose descriptor's
+        // aux word is its map's number (`MarkBitmap::attach`).
+        let block = unsafe { (*BlockDesc::of(p)).aux } as usize;
+        if let Some(reach) = self.reach.as_mut() {
+            reach.points_to(block);
+        }
+        if !marks.mark_in(p, size, block) {
             return;
         }
         match self.deferred.as_mut() {

@@ -68,6 +68,7 @@ pub mod parallel_scavenge;
 pub mod parking;
 pub mod partial;
 pub mod rc_aging;
+pub mod reach;
 pub mod ref_count;
 pub mod roots;
 pub mod scavenge;

@@ -19,7 +19,7 @@
 //! `fetch_or` sets an object's first bit owns its scan (See `mark`).
 
 use gclab_core::bdescr::{next_set_bit, BlockDesc, BlockPtr, LiveMap, BF_EVACUATED, BF_LARGE, BF_MARK_IN_PLACE, BF_UNSWEPT};
-use gclab_core::constants::{Word, BLOCK_WORDS};
+use gclab_core::constants::{Word, BLOCK_SIZE, BLOCK_WORDS, WORD_SIZE};
 use std::sync::atomic::{AtomicU64, Ordering};
 
 /// Words of mark bits per block: one per 64-word chunk.
@@ -244,9 +244,17 @@ impl MarkBitmap {
     /// that loses sets the same bits again, which changes nothing).
     #[inline]
     pub fn mark(&self, p: *const Word, size: usize) -> bool {
-        let bd = BlockDesc::of(p);
-        let first = word_index(p, bd);
-        let map = self.map_of(bd);
+        // SAFETY: `p`'s block is attached, so its aux word indexes our table.
+        self.mark_in(p, size, unsafe { (*BlockDesc::of(p)).aux } as usize)
+    }
+
+    /// `mark` for an object of the block whose map is number `i` (its
+    /// `aux` word, which the caller has read).
+    #[inline]
+    pub fn mark_in(&self, p: *const Word, size: usize, i: usize) -> bool {
+        // An attached block starts at a multiple of the block size.
+        let first = (p as usize % BLOCK_SIZE) / WORD_SIZE;
+        let map = &self.maps[i];
         if map[first / 64].load(Ordering::Relaxed) & bit(first) != 0 {
             return false;
         }
@@ -257,8 +265,7 @@ impl MarkBitmap {
             return false;
         }
         if let Some(starts) = &self.starts {
-            // SAFETY: as in `map_of`.
-            self.set_bits(&starts[unsafe { (*bd).aux } as usize][first / 64], bit(first));
+            self.set_bits(&starts[i][first / 64], bit(first));
         }
         while w < end {
             let upto = end.min((w / 64 + 1) * 64);

@@ -86,6 +86,9 @@ pub unsafe fn scavenge_object(gct: &mut GcThread<'_>, p: *mut Word, gen: usize) 
         remember_if_young(gct, p, gen);
         return layout.fixed_size(info);
     }
+    if let Some(reach) = gct.reach.as_mut() {
+        reach.scanning_other();
+    }
     match info.closure_type {
         ClosureType::MutVarClean | ClosureType::MutVarDirty => {
             gct.eager_promotion = false;
@@ -372,12 +375,20 @@ pub unsafe fn scavenge_loop(gct: &mut GcThread<'_>) {
         }
         let mut scanned = 0u32;
         while let Some(p) = gct.scan_stack.pop() {
-            scavenge_object(gct, p, (*BlockDesc::of(p)).gen_no as usize);
+            let bd = BlockDesc::of(p);
+            if let Some(reach) = gct.reach.as_mut() {
+                // See Note [Blocks whose pointers stay put] in `reach`.
+                reach.scanning((BlockDesc::load_flags(bd) & BF_MARK_IN_PLACE != 0).then(|| (*bd).aux as usize));
+            }
+            scavenge_object(gct, p, (*bd).gen_no as usize);
             progress = true;
             scanned += 1;
             if scanned.is_multiple_of(32) {
                 gct.share_work();
             }
+        }
+        if let Some(reach) = gct.reach.as_mut() {
+            reach.scanning(None);
         }
         if !progress {
             return;

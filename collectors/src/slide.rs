@@ -65,6 +65,7 @@
 use crate::gc_thread::GcThread;
 use crate::mark::{MarkBitmap, MAP_WORDS};
 use crate::megablock_set::MegablockSet;
+use crate::reach::Reach;
 use gclab_core::bdescr::{BlockDesc, BlockPtr, BF_MARK_IN_PLACE, BF_EVACUATED};
 use gclab_core::block_alloc::BlockAllocator;
 use gclab_core::capability::Capability;
@@ -118,6 +119,10 @@ pub struct Compaction {
     /// The megablocks of `blocks` (See Note [Fixing a pointer without
     /// its target]).
     megablocks: MegablockSet,
+    /// The identity prefix: the first `prefix` blocks' objects keep
+    /// their addresses (See Note [Blocks whose pointers stay put] in
+    /// `reach`).
+    prefix: usize,
 }
 
 impl Compaction {
@@ -134,7 +139,8 @@ impl Compaction {
         // SAFETY: the blocks are attached to the bitmap, held by this GC.
         let start = |b: BlockPtr| unsafe { b.read() }.start;
         let mut cursor = blocks.first().map(|&b| start(b)).unwrap_or(std::ptr::null_mut());
-        for &bd in &blocks {
+        let mut prefix = 0;
+        for (i, &bd) in blocks.iter().enumerate() {
             let (chunk_offsets, live) = marks.chunk_offsets(bd);
             let mut plan = BlockPlan { first: cursor, split: usize::MAX, second: std::ptr::null_mut(), chunk_offsets };
             let room = (start(blocks[dest]).wrapping_add(BLOCK_WORDS) as usize - cursor as usize) / WORD_SIZE;
@@ -158,13 +164,18 @@ impl Compaction {
                 }
                 cursor = cursor.wrapping_add(live - split);
             }
+            // A block stays put when its live words are one run from its
+            // first word and go to its own start.
+            if prefix == i && plan.first == start(bd) && plan.split == usize::MAX && marks.next_unmarked(bd, 0).unwrap_or(BLOCK_WORDS) >= live {
+                prefix += 1;
+            }
             plans.push(plan);
         }
         if !blocks.is_empty() {
             ends[dest] = cursor;
         }
         let megablocks = MegablockSet::of(&blocks);
-        Compaction { blocks, plans, ends, megablocks }
+        Compaction { blocks, plans, ends, megablocks, prefix }
     }
 
     /// The address the object at `p` will have; `p` is in the block being
@@ -237,28 +248,28 @@ impl Compaction {
     /// # Safety
     /// Called once, after marking and weak processing, before `slide`.
     // SAFETY: every slot it visits lies in a live object or a root, and runs before any object moves.
-    pub unsafe fn update_pointers(&self, gct: &mut GcThread<'_>, caps: &mut [Capability], stable: &mut StablePtrTable) {
+    pub unsafe fn update_pointers(&self, gct: &mut GcThread<'_>, caps: &mut [Capability], stable: &mut StablePtrTable, reach: &Reach) {
         #[cfg(target_arch = "x86_64")]
         if std::arch::is_x86_feature_detected!("popcnt") {
             // SAFETY: the processor has the instruction (See Note
             // [Counting with the popcount instruction]).
-            return unsafe { self.update_pointers_popcnt(gct, caps, stable) };
+            return unsafe { self.update_pointers_popcnt(gct, caps, stable, reach) };
         }
-        self.update_all(gct, caps, stable)
+        self.update_all(gct, caps, stable, reach)
     }
 
     /// `update_all` compiled with the popcount instruction.
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "popcnt")]
     // SAFETY: as for `update_pointers`; called only where the processor has popcnt.
-    unsafe fn update_pointers_popcnt(&self, gct: &mut GcThread<'_>, caps: &mut [Capability], stable: &mut StablePtrTable) {
-        self.update_all(gct, caps, stable)
+    unsafe fn update_pointers_popcnt(&self, gct: &mut GcThread<'_>, caps: &mut [Capability], stable: &mut StablePtrTable, reach: &Reach) {
+        self.update_all(gct, caps, stable, reach)
     }
 
     /// The body of `update_pointers`.
     #[inline(always)]
     // SAFETY: as for `update_pointers`.
-    unsafe fn update_all(&self, gct: &mut GcThread<'_>, caps: &mut [Capability], stable: &mut StablePtrTable) {
+    unsafe fn update_all(&self, gct: &mut GcThread<'_>, caps: &mut [Capability], stable: &mut StablePtrTable, reach: &Reach) {
         let layout = gct.layout;
         let marks = gct.marks.expect("a compaction marks into a bitmap");
         for cap in caps.iter_mut() {
@@ -288,6 +299,10 @@ impl Compaction {
             }
         }
         for (i, &bd) in self.blocks.iter().enumerate() {
+            if i < self.prefix && reach.stays_below(i, self.prefix) {
+                // Nothing here moves or points at what moves.
+                continue;
+            }
             let start = bd.read().start;
             assert_eq!(bd.read().aux as usize, i, "a compacted block's aux word is its number in the plan");
             // Each recorded object start, in address order (See Note
@@ -311,7 +326,7 @@ impl Compaction {
     /// Called once, after `update_pointers`.
     // SAFETY: memmove into addresses the plan proved are at or below the source (Note [Sliding is safe]), after every pointer was fixed.
     pub unsafe fn slide(self, marks: &MarkBitmap, blocks: &mut BlockAllocator) -> Vec<BlockPtr> {
-        for (bd, plan) in self.blocks.iter().zip(&self.plans) {
+        for (bd, plan) in self.blocks.iter().zip(&self.plans).skip(self.prefix) {
             let start = bd.read().start;
             let mut before = 0;
             for run in marks.marked_runs(*bd) {
