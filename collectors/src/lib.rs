@@ -67,6 +67,7 @@ pub mod parallel;
 pub mod parallel_scavenge;
 pub mod parking;
 pub mod partial;
+pub mod popcount;
 pub mod rc_aging;
 pub mod reach;
 pub mod ref_count;

@@ -301,6 +301,7 @@ impl MarkBitmap {
     /// before it, and the block's live words in all: what a compaction
     /// keeps per block so that the live words before any address cost one
     /// popcount (See Note [Compaction by counting] in `slide`).
+    #[inline]
     pub fn chunk_offsets(&self, bd: BlockPtr) -> ([u16; MAP_WORDS], usize) {
         let map = self.map_of(bd.0);
         let mut offsets = [0u16; MAP_WORDS];

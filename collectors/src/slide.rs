@@ -55,8 +55,8 @@
 //! 0.14 s. Then (2026-11-26, 2-core machine, binary-trees 20, timed per
 //! phase in the pause): marking 1.24 s, plan 0.06, update 0.61, slide
 //! 0.09; after the three changes below (Note [Fixing a pointer without
-//! its target], Note [Counting with the popcount instruction] and Note
-//! [Blocks whose pointers stay put] in `reach`) the update takes 0.12 s,
+//! its target], Note [Counting with the popcount instruction] in
+//! `popcount` and Note [Blocks whose pointers stay put] in `reach`) the update takes 0.12 s,
 //! and the major GCs 1.48x copying's (5 alternated rounds, 1.35-1.54),
 //! where they were 1.9x.
 //!
@@ -76,16 +76,6 @@
 //! from address to block number, which skips the descriptor too (no
 //! change, 1.01x: the descriptors are in the cache).
 //!
-//! Note [Counting with the popcount instruction]
-//! ----------------------------------------
-//! `before(p)` is a popcount per pointer fixed. The baseline x86-64 that
-//! Rust targets has no popcount instruction, so `count_ones` compiled to
-//! a dozen shifts, masks and a multiply: 15% of the update pass. The pass
-//! is compiled twice, and run with the instruction where the processor
-//! has it (`is_x86_feature_detected!`, once per compaction); the rest of
-//! gclab stays baseline x86-64, as GHC's runtime is. The whole program
-//! built with `+popcnt` measured major GCs 0.91x.
-//!
 //! Note [Sliding is safe]
 //! ----------------------------------------
 //! The destination cursor starts where the source does and only moves past
@@ -97,6 +87,7 @@
 use crate::gc_thread::GcThread;
 use crate::mark::{MarkBitmap, MAP_WORDS};
 use crate::megablock_set::MegablockSet;
+use crate::popcount;
 use crate::reach::Reach;
 use gclab_core::bdescr::{BlockDesc, BlockPtr, BF_MARK_IN_PLACE, BF_EVACUATED};
 use gclab_core::block_alloc::BlockAllocator;
@@ -282,15 +273,15 @@ impl Compaction {
     // SAFETY: every slot it visits lies in a live object or a root, and runs before any object moves.
     pub unsafe fn update_pointers(&self, gct: &mut GcThread<'_>, caps: &mut [Capability], stable: &mut StablePtrTable, reach: &Reach) {
         #[cfg(target_arch = "x86_64")]
-        if std::arch::is_x86_feature_detected!("popcnt") {
-            // SAFETY: the processor has the instruction (See Note
-            // [Counting with the popcount instruction]).
+        if popcount::available() {
+            // SAFETY: the caller's contract, and the processor has popcnt.
             return unsafe { self.update_pointers_popcnt(gct, caps, stable, reach) };
         }
         self.update_all(gct, caps, stable, reach)
     }
 
-    /// `update_all` compiled with the popcount instruction.
+    /// `update_all` compiled with the popcount instruction (See Note
+    /// [Counting with the popcount instruction] in `popcount`).
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "popcnt")]
     // SAFETY: as for `update_pointers`; called only where the processor has popcnt.
