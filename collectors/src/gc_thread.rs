@@ -393,7 +393,7 @@ impl<'h> GcThread<'h> {
 
     /// Mark the object at `p` (of `size` words, in a block kept in place);
     /// the thread whose mark it is scans it later. See `MarkBitmap::mark`.
-    #[inline]
+    #[inline(always)]
     pub fn mark_in_place(&mut self, p: *mut Word, size: usize) {
         let marks = self.marks.expect("a block is marked in place only when the collector gave the GC a mark bitmap");
         // SAFETY: `p` lies in a block marked in place, whose descriptor's

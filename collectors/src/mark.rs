@@ -250,7 +250,7 @@ impl MarkBitmap {
 
     /// `mark` for an object of the block whose map is number `i` (its
     /// `aux` word, which the caller has read).
-    #[inline]
+    #[inline(always)]
     pub fn mark_in(&self, p: *const Word, size: usize, i: usize) -> bool {
         // An attached block starts at a multiple of the block size.
         let first = (p as usize % BLOCK_SIZE) / WORD_SIZE;
