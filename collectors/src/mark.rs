@@ -388,18 +388,6 @@ impl MarkBitmap {
         &starts[unsafe { bd.read() }.aux as usize]
     }
 
-    /// The word indices of block `bd`'s marked objects, in address order,
-    /// from the recorded starts (no header is read).
-    pub fn object_starts(&self, bd: BlockPtr) -> impl Iterator<Item = usize> + '_ {
-        let starts = self.starts_of(bd);
-        let mut from = 0;
-        std::iter::from_fn(move || {
-            let w = next_set_bit(|i| starts[i].load(Ordering::Relaxed), from)?;
-            from = w + 1;
-            Some(w)
-        })
-    }
-
     /// The first word of the marked object that holds block `bd`'s word
     /// `w` (a marked word), from the recorded starts.
     pub fn object_holding(&self, bd: BlockPtr, w: usize) -> usize {

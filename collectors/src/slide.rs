@@ -13,12 +13,15 @@
 //! 2. **Update.** Visit every pointer slot that may point into the blocks
 //!    being compacted, everywhere in the heap, and replace each such
 //!    pointer by the object's new address. The compacted blocks' objects
-//!    are found from their recorded starts.
+//!    are found from their recorded starts; the blocks that keep their
+//!    place and point only at blocks that do are skipped (See Note
+//!    [Blocks whose pointers stay put] in `reach`).
 //! 3. **Slide.** Move each run of marked words to its new address, in list
 //!    order (a run is cut in two only where the block's split falls in
 //!    it); the destination never overtakes the source (See Note [Sliding
-//!    is safe]), so a `memmove` per run suffices, and no header is read.
-//!    Blocks left empty are freed.
+//!    is safe]), so a `memmove` per run suffices, and no header is read;
+//!    the blocks that keep their place are not visited. Blocks left empty
+//!    are freed.
 //!
 //! Note [Compaction by counting]
 //! ----------------------------------------
@@ -56,9 +59,10 @@
 //! phase in the pause): marking 1.24 s, plan 0.06, update 0.61, slide
 //! 0.09; after the three changes below (Note [Fixing a pointer without
 //! its target], Note [Counting with the popcount instruction] in
-//! `popcount` and Note [Blocks whose pointers stay put] in `reach`) the update takes 0.12 s,
-//! and the major GCs 1.48x copying's (5 alternated rounds, 1.35-1.54),
-//! where they were 1.9x.
+//! `popcount` and Note [Blocks whose pointers stay put] in `reach`) and a
+//! short marking path in `evacuate` (`mark_fixed`), the update takes
+//! 0.12 s, and the major GCs 1.23x copying's (5 alternated rounds,
+//! 1.16-1.28), where they were 1.9x.
 //!
 //! Note [Fixing a pointer without its target]
 //! ----------------------------------------
@@ -69,10 +73,11 @@
 //! the address against the megablocks of the compacted blocks
 //! (`MegablockSet`: no static object lies in a heap megablock) and then
 //! reads only the descriptor, which is dense (64 bytes per 4 KiB block).
-//! With the popcount below: the update pass 0.61 -> 0.55 s, the major GCs
-//! 0.86x (3 alternated rounds). An earlier trial of the same test on
-//! binary-trees 19 measured 1.045x, slower, and was left out; with the
-//! walk below it holds on 19 and 20 alike. Tried and dropped: a table
+//! With the popcount instruction and the short path for the common
+//! object: the update pass 0.61 -> 0.55 s, the major GCs 0.86x on
+//! binary-trees 20 (3 alternated rounds, 0.80-0.89) and on binary-trees
+//! 19 (5 rounds, 0.81-0.88). An earlier trial of the test alone on
+//! binary-trees 19 measured 1.045x, slower. Tried and dropped: a table
 //! from address to block number, which skips the descriptor too (no
 //! change, 1.01x: the descriptors are in the cache).
 //!
