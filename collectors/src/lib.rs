@@ -3,6 +3,9 @@
 //! Shared pieces, one mechanism each, in layers from the bottom up (each
 //! imports only from layers below it):
 //!
+//! - small tools: `megablock_set` (is an address in these megablocks?),
+//!   `popcount` (hot loops on the processor's popcount instruction),
+//!   `reach` (how far each compacted block's objects point);
 //! - the GC threads and their work: `mark` (mark bitmaps),
 //!   `work_stealing` (the load-balancing and termination protocol),
 //!   `gc_workers` (the GC thread pool and its watchdog), `space` (where a
