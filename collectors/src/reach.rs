@@ -23,8 +23,9 @@
 //! each pointer into a compacted block that `evacuate` marks through), and
 //! gives up on a block holding any object whose pointers the marking does
 //! not see as plain fields (an array, a stack, a weak pointer, a mutable
-//! variable: `Reach::scanning_other`). The update pass skips a block of the
-//! identity prefix whose reach stays inside the prefix: its objects do
+//! variable: `Reach::holds_other`, as `evacuate` marks it). The update
+//! pass skips a block of the identity prefix whose reach stays inside the
+//! prefix: its objects do
 //! not move, and neither does anything they point to. It still fixes the
 //! roots, the to-space, the large objects and the GC's lists, and every
 //! other block.
@@ -82,11 +83,11 @@ impl Reach {
         *furthest = (*furthest).max(target as u32 + 1);
     }
 
-    /// The object being scanned is not of fixed layout: its block is
-    /// always visited.
+    /// Compacted block `block` holds a live object without a fixed layout
+    /// (marked, not yet scanned): the block is always visited.
     #[inline(always)]
-    pub fn scanning_other(&mut self) {
-        self.furthest[self.source] = EVERYWHERE;
+    pub fn holds_other(&mut self, block: usize) {
+        self.furthest[block] = EVERYWHERE;
     }
 
     /// Do all the pointers of block `block`'s objects lie in blocks
@@ -113,7 +114,7 @@ mod tests {
         reach.points_to(2);
         reach.scanning(Some(2));
         reach.points_to(0);
-        reach.scanning_other();
+        reach.holds_other(2);
         reach.scanning(None);
         reach.points_to(3);
         assert!(reach.stays_below(0, 2) && !reach.stays_below(0, 1));

@@ -86,9 +86,6 @@ pub unsafe fn scavenge_object(gct: &mut GcThread<'_>, p: *mut Word, gen: usize) 
         remember_if_young(gct, p, gen);
         return layout.fixed_size(info);
     }
-    if let Some(reach) = gct.reach.as_mut() {
-        reach.scanning_other();
-    }
     match info.closure_type {
         ClosureType::MutVarClean | ClosureType::MutVarDirty => {
             gct.eager_promotion = false;

@@ -60,7 +60,7 @@
 //! 0.09; after the three changes below (Note [Fixing a pointer without
 //! its target], Note [Counting with the popcount instruction] in
 //! `popcount` and Note [Blocks whose pointers stay put] in `reach`) and a
-//! short marking path in `evacuate` (`mark_fixed`), the update takes
+//! short marking path (`evacuate_uncommon`'s first test), the update takes
 //! 0.12 s, and the major GCs 1.23x copying's (5 alternated rounds,
 //! 1.16-1.28), where they were 1.9x.
 //!
