@@ -104,6 +104,14 @@ fn word_index(p: *const Word, bd: *const BlockDesc) -> usize {
     unsafe { &*bd }.word_index(p)
 }
 
+/// The word number of `p` in its block, from its address alone: an
+/// attached single block (and a large object's group) starts at a
+/// multiple of the block size.
+#[inline(always)]
+fn word_in_block(p: *const Word) -> usize {
+    (p as usize % BLOCK_SIZE) / WORD_SIZE
+}
+
 #[inline(always)]
 fn bit(w: usize) -> u64 {
     1 << (w % 64)
@@ -252,8 +260,7 @@ impl MarkBitmap {
     /// `aux` word, which the caller has read).
     #[inline(always)]
     pub fn mark_in(&self, p: *const Word, size: usize, i: usize) -> bool {
-        // An attached block starts at a multiple of the block size.
-        let first = (p as usize % BLOCK_SIZE) / WORD_SIZE;
+        let first = word_in_block(p);
         let map = &self.maps[i];
         if map[first / 64].load(Ordering::Relaxed) & bit(first) != 0 {
             return false;
@@ -317,18 +324,18 @@ impl MarkBitmap {
     /// `chunk_offsets`), and the live words of that chunk before `p`.
     #[inline]
     pub fn live_words_before_in_chunk(&self, p: *const Word) -> (usize, usize) {
-        let bd = BlockDesc::of(p);
-        let w = word_index(p, bd);
-        let bits = self.map_of(bd)[w / 64].load(Ordering::Relaxed);
-        (w / 64, (bits & (bit(w) - 1)).count_ones() as usize)
+        // SAFETY: `p`'s block is attached, so its aux word indexes our table.
+        self.live_words_before_in_chunk_of(unsafe { (*BlockDesc::of(p)).aux } as usize, p)
     }
 
-    /// The mark bits of chunk `chunk` (of `MAP_WORDS`) of the block whose
-    /// `aux` word is `i`: a compaction's hot loops index by the block's
-    /// number, read once, rather than by its descriptor each time.
+    /// `live_words_before_in_chunk` for `p` in the single block whose map
+    /// is number `i` (its `aux` word, which the caller has read): a
+    /// compaction's hot loop reads the number once per pointer.
     #[inline(always)]
-    pub fn chunk_bits(&self, i: usize, chunk: usize) -> u64 {
-        self.maps[i][chunk % MAP_WORDS].load(Ordering::Relaxed)
+    pub fn live_words_before_in_chunk_of(&self, i: usize, p: *const Word) -> (usize, usize) {
+        let w = word_in_block(p);
+        let bits = self.maps[i][w / 64].load(Ordering::Relaxed);
+        (w / 64, (bits & (bit(w) - 1)).count_ones() as usize)
     }
 
     /// The recorded object starts of chunk `chunk` of the block whose

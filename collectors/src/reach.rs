@@ -25,8 +25,8 @@
 //! not see as plain fields (an array, a stack, a weak pointer, a mutable
 //! variable: `Reach::holds_other`, as `evacuate` marks it). The update
 //! pass skips a block of the identity prefix whose reach stays inside the
-//! prefix: its objects do
-//! not move, and neither does anything they point to. It still fixes the
+//! prefix: its objects do not move, and neither does anything they point
+//! to. It still fixes the
 //! roots, the to-space, the large objects and the GC's lists, and every
 //! other block.
 //!

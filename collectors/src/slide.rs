@@ -97,7 +97,7 @@ use crate::reach::Reach;
 use gclab_core::bdescr::{BlockDesc, BlockPtr, BF_MARK_IN_PLACE, BF_EVACUATED};
 use gclab_core::block_alloc::BlockAllocator;
 use gclab_core::capability::Capability;
-use gclab_core::constants::{Word, BLOCK_SIZE, BLOCK_WORDS, WORD_SIZE};
+use gclab_core::constants::{Word, BLOCK_WORDS, WORD_SIZE};
 use gclab_core::info::{ClosureType, InfoTable};
 use gclab_core::object::{info_of_header, weak_field, Layout};
 use gclab_core::stable_ptr::StablePtrTable;
@@ -211,10 +211,8 @@ impl Compaction {
     #[inline(always)]
     fn forward(&self, marks: &MarkBitmap, p: *mut Word, i: usize) -> *mut Word {
         let plan = &self.plans[i];
-        // A compacted block is a single block, aligned to its size.
-        let w = (p as usize % BLOCK_SIZE) / WORD_SIZE;
-        let below = marks.chunk_bits(i, w / 64) & ((1u64 << (w % 64)) - 1);
-        plan.destination(plan.chunk_offsets[w / 64] as usize + below.count_ones() as usize)
+        let (chunk, in_chunk) = marks.live_words_before_in_chunk_of(i, p);
+        plan.destination(plan.chunk_offsets[chunk] as usize + in_chunk)
     }
 
     /// Fix one slot: if it points into a block being compacted, point it
