@@ -174,3 +174,25 @@ fn each_sweep_mode_clears_dead_cells_when_it_says() {
         assert_eq!(rts.sanity_checks(), rts.stats().gcs, "{mode}");
     }
 }
+
+#[test]
+fn a_scattered_marking_prefetches_and_stays_correct() {
+    // fibheaps' nodes die scattered among live ones, so its major GCs pop
+    // objects far apart and go through the prefetch ring (See Note [When
+    // the marking prefetches] in the collectors' `prefetch_ring`), which
+    // reorders the marking: every GC is sanity-checked, and the checksum
+    // must be copying's.
+    let w = gclab_workloads::by_name("fibheaps").unwrap();
+    let copying = run_with(gclab_collectors::by_name("copying").unwrap(), w, &[100000], "").unwrap();
+    for name in ["mark-sweep", "immix"] {
+        let entry = gclab_collectors::by_name(name).unwrap();
+        let r = run_with(entry, w, &[100000], &format!("-DS {}", entry.flags)).unwrap();
+        assert_eq!(r.checksum, copying.checksum, "{name}");
+        assert!(r.stats.prefetched_objects > 1000, "{name}: only {} objects went through the ring", r.stats.prefetched_objects);
+    }
+    // A tree laid out as its marking visits it never turns the ring on.
+    let trees = gclab_workloads::by_name("binary-trees").unwrap();
+    let r = run_with(mark_sweep(), trees, &[14], "-A64k").unwrap();
+    assert!(r.stats.major_gcs > 0 && r.stats.marked_bytes > 0, "no marking happened");
+    assert_eq!(r.stats.prefetched_objects, 0);
+}

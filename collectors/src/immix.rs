@@ -230,6 +230,7 @@ fn one_pause(first: GcOutcome, second: GcOutcome) -> GcOutcome {
         promoted_words: a.promoted_words + b.promoted_words,
         oldest_copied_words: a.oldest_copied_words + b.oldest_copied_words,
         marked_words: a.marked_words + b.marked_words,
+        prefetched_objects: a.prefetched_objects + b.prefetched_objects,
         active: match (a.active, b.active) {
             (Some((came_in, _)), Some((_, left))) => Some((came_in, left)),
             (one, other) => one.or(other),

@@ -5,7 +5,9 @@
 //!
 //! - small tools: `megablock_set` (is an address in these megablocks?),
 //!   `popcount` (hot loops on the processor's popcount instruction),
-//!   `reach` (how far each compacted block's objects point);
+//!   `reach` (how far each compacted block's objects point),
+//!   `prefetch_ring` (objects waiting to be scanned while what they point
+//!   to is prefetched);
 //! - the GC threads and their work: `mark` (mark bitmaps),
 //!   `work_stealing` (the load-balancing and termination protocol),
 //!   `gc_workers` (the GC thread pool and its watchdog), `space` (where a
@@ -71,6 +73,7 @@ pub mod parallel_scavenge;
 pub mod parking;
 pub mod partial;
 pub mod popcount;
+pub mod prefetch_ring;
 pub mod rc_aging;
 pub mod reach;
 pub mod ref_count;

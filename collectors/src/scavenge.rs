@@ -57,6 +57,7 @@
 
 use crate::evacuate::evacuate;
 use crate::gc_thread::{GcThread, Work};
+use crate::prefetch_ring::PrefetchRing;
 use gclab_core::bdescr::{BlockDesc, BlockPtr, BF_MARK_IN_PLACE};
 use gclab_core::constants::Word;
 use gclab_core::generation::ObjPtr;
@@ -338,6 +339,7 @@ pub unsafe fn scavenge_stolen(gct: &mut GcThread<'_>, work: Work) {
 /// The GC must hold the heap; every object in to-space is a valid copy.
 // SAFETY: to-space and the mark stack hold only valid copied or marked objects; the GC holds the heap.
 pub unsafe fn scavenge_loop(gct: &mut GcThread<'_>) {
+    let mut ring = PrefetchRing::default();
     loop {
         let mut progress = false;
         for gen in 0..gct.to.len() {
@@ -371,7 +373,18 @@ pub unsafe fn scavenge_loop(gct: &mut GcThread<'_>) {
             progress = true;
         }
         let mut scanned = 0u32;
-        while let Some(p) = gct.scan_stack.pop() {
+        loop {
+            // See Note [Prefetching a marking] in `prefetch_ring`.
+            let p = match gct.scan_stack.pop() {
+                Some(p) => match ring.pass(gct.layout, p) {
+                    Some(oldest) => oldest,
+                    None => continue,
+                },
+                None => match ring.take_oldest() {
+                    Some(oldest) => oldest,
+                    None => break,
+                },
+            };
             let bd = BlockDesc::of(p);
             if let Some(reach) = gct.reach.as_mut() {
                 // See Note [Blocks whose pointers stay put] in `reach`.
@@ -388,6 +401,7 @@ pub unsafe fn scavenge_loop(gct: &mut GcThread<'_>) {
             reach.scanning(None);
         }
         if !progress {
+            gct.work.prefetched_objects += ring.entered;
             return;
         }
     }

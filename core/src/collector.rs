@@ -244,6 +244,9 @@ pub struct ThreadWork {
     pub oldest_copied_words: usize,
     /// Words of objects it marked in place (not copied).
     pub marked_words: usize,
+    /// Objects it scanned after prefetching what they point to (See Note
+    /// [Prefetching a marking] in the collectors' `prefetch_ring`).
+    pub prefetched_objects: usize,
     /// When this thread came in to a parallel GC and when it left; None
     /// in a sequential GC, and for a pool thread that never came in (See
     /// Note [Late GC threads] in the collectors' `gc_workers`). The

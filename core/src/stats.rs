@@ -218,6 +218,10 @@ pub struct GcRecord {
     pub marked_bytes: u64,
     /// Bytes of dead objects a sweep freed for reuse.
     pub swept_bytes: u64,
+    /// Objects a marking scanned after prefetching what they point to
+    /// (See Note [When the marking prefetches] in the collectors'
+    /// `prefetch_ring`).
+    pub prefetched_objects: u64,
     /// Bytes free for allocation inside partly used generation blocks
     /// after it (the holes of non-moving spaces).
     pub hole_bytes: u64,
@@ -292,6 +296,10 @@ pub struct Stats {
     pub marked_bytes: u64,
     /// Bytes freed by sweeps, all GCs together.
     pub swept_bytes: u64,
+    /// Objects the markings scanned through the prefetch ring, all GCs
+    /// together (See Note [When the marking prefetches] in the
+    /// collectors' `prefetch_ring`).
+    pub prefetched_objects: u64,
     /// Largest hole space seen after a GC: free space inside partly used
     /// blocks of non-moving spaces (their fragmentation).
     pub max_hole_bytes: u64,
@@ -419,6 +427,7 @@ impl Stats {
             max_slop_bytes: 0,
             marked_bytes: 0,
             swept_bytes: 0,
+            prefetched_objects: 0,
             max_hole_bytes: 0,
             region_sweeps: 0,
             reclaimed_line_bytes: 0,
@@ -540,6 +549,7 @@ impl Stats {
         self.max_slop_bytes = self.max_slop_bytes.max(rec.slop_bytes);
         self.marked_bytes += rec.marked_bytes;
         self.swept_bytes += rec.swept_bytes;
+        self.prefetched_objects += rec.prefetched_objects;
         self.max_hole_bytes = self.max_hole_bytes.max(rec.hole_bytes);
         if let Some(r) = rec.region {
             self.record_region_sweep(&r);
