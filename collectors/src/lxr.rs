@@ -75,9 +75,9 @@ pub const ENTRY: CollectorEntry = CollectorEntry {
         };
         let decrements = counts(params.take("decrements"), "decrements")?.unwrap_or(DECREMENTS_PER_PAUSE);
         let batch = counts(params.take("batch"), "batch")?.unwrap_or(DECREMENTS_PER_LOOK);
-        let age = switch(params.take("age"), "age", true, "survivors of a pause are old at once", "they stay young until the next")?;
-        let concurrent = switch(params.take("concurrent"), "concurrent", true, "decrements in the pauses", "decrements on a thread beside the mutators")?;
-        let help = switch(params.take("help"), "help", false, "the thread alone lowers counts", "a pause lowers some when the thread fell behind")?;
+        let age = params.take_switch("age", true, "survivors of a pause are old at once", "they stay young until the next")?;
+        let concurrent = params.take_switch("concurrent", true, "decrements in the pauses", "decrements on a thread beside the mutators")?;
+        let help = params.take_switch("help", false, "the thread alone lowers counts", "a pause lowers some when the thread fell behind")?;
         let immix = Immix::from_params(params, flags, "lxr", &["bits", "decrements", "batch", "age", "concurrent", "help"])?;
         let lose_increments = std::env::var("GCLAB_LXR_FAULT").is_ok_and(|v| v == "lose-increments");
         let decrements = Decrements { concurrent, per_pause: decrements, help, behind: false, waiting: Vec::new(), thread: DecrementThread::new(batch), handed: None, unreported: None };
@@ -619,17 +619,6 @@ fn promote_at_once(heap: &mut Heap) {
     for &bd in young {
         // SAFETY: the GC holds the heap, the nurseries included.
         unsafe { bd.get() }.dest_no = oldest;
-    }
-}
-
-/// A parameter that is 0 or 1 (`meaning0`, `meaning1`), `default` when
-/// absent.
-fn switch(value: Option<String>, key: &str, default: bool, meaning0: &str, meaning1: &str) -> Result<bool, String> {
-    match value.as_deref() {
-        None => Ok(default),
-        Some("1") => Ok(true),
-        Some("0") => Ok(false),
-        Some(v) => Err(format!("{key} must be 0 ({meaning0}) or 1 ({meaning1}), not `{v}'")),
     }
 }
 

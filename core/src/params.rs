@@ -65,6 +65,18 @@ impl Params {
         }
     }
 
+    /// Take `key` as a switch, `0` or `1` (`meaning0` and `meaning1` say
+    /// what each means, for the message that refuses anything else), or
+    /// `default` when not given.
+    pub fn take_switch(&mut self, key: &str, default: bool, meaning0: &str, meaning1: &str) -> Result<bool, String> {
+        match self.take(key).as_deref() {
+            None => Ok(default),
+            Some("1") => Ok(true),
+            Some("0") => Ok(false),
+            Some(v) => Err(format!("{key} must be 0 ({meaning0}) or 1 ({meaning1}), not `{v}'")),
+        }
+    }
+
     /// Refuse whatever was not taken, naming the keys `known`; `name` is
     /// the plug-in's.
     pub fn finish(self, name: &str, known: &[&str]) -> Result<(), String> {
@@ -89,5 +101,15 @@ mod tests {
         let mut p = Params::parse_for("heap policy", "c=x").unwrap();
         assert!(p.take_number("membalancer", "c", 1.0, 0.0..=10.0).unwrap_err().contains("membalancer heap policy's parameter c=x"));
         assert!(Params::parse_for("heap policy", "c").unwrap_err().contains("heap policy parameter `c'"));
+    }
+
+    #[test]
+    fn a_switch_is_0_or_1_or_its_default() {
+        let mut p = Params::parse("on=1,off=0,bad=yes").unwrap();
+        assert!(p.take_switch("on", false, "no", "yes").unwrap());
+        assert!(!p.take_switch("off", true, "no", "yes").unwrap());
+        assert!(p.take_switch("absent", true, "no", "yes").unwrap());
+        let e = p.take_switch("bad", true, "the zero case", "the one case").unwrap_err();
+        assert_eq!(e, "bad must be 0 (the zero case) or 1 (the one case), not `yes'");
     }
 }
