@@ -54,26 +54,40 @@ use gclab_core::object::{info_of_header, load_header, Layout};
 // popped before. Counted over whole runs under mark-sweep: binary-trees
 // 19 30-50% of pops, gcbench 18 30-45%, lru 30-70%, fibheaps 0.3%.
 //
-// So the pops are judged in windows of `WINDOW`: one window in
-// `PROBE_EVERY` counts the near pops, and the windows after it use the
-// ring if fewer than one in eight were near. A marking starts without it.
-// Turning it off leaves the objects in the ring until the stack is empty,
-// as when it is on. Cost where the ring stays off: binary-trees 16 under
-// mark-sweep, 2.0% more GC instructions (cachegrind), within the clock's
-// noise; copying, which marks nothing in place, is unchanged (1.000x).
-// binary-trees 19 and gcbench 18 never turn it on; fibheaps 400000 uses it
-// in 55% of its windows, lru 500000 4000000 in a third.
+// A first version judged every pop (its distance from the pop before, in
+// windows of 256 pops) inside the scan loop. With the ring off it added
+// 2.0% to mark-sweep's GC instructions on binary-trees 16, and on the
+// clock it cost compacting's major GCs on binary-trees 20 1.13-1.15x
+// (5 rounds, twice), for reasons cachegrind does not show: the scan loop
+// is that sensitive. So the loop over the scan stack is again exactly
+// what it was, and the judging rides on its existing test of every 32nd
+// scan (when it offers work to idle threads): a sample compares the
+// object just scanned with the object now on top of the stack, the next
+// to be popped. Every 64 samples (2,048 scans), the ring is turned on if
+// fewer than one sample in eight was near, and off otherwise; the ring's
+// own loop (`scavenge::scan_through_ring`) is a function of its own, left
+// for the plain loop once the samples turn it off and the ring is empty.
+// A marking starts without it. Measured after (2-core, `scripts/ab`, the
+// major GCs over the binary before the ring): compacting on
+// binary-trees 20 1.000x (0.98-1.02, 5 rounds); fibheaps 400000 at
+// `-M73m` 0.69x under mark-sweep (0.67-0.71, 5 rounds), 0.83x under immix
+// (0.82-0.93, 3); lru 500000 4000000 0.97x under mark-sweep, 1.00x under
+// compacting; gcbench 18 0.97x; binary-trees 19 1.05x under mark-sweep
+// (0.97-1.08) and immix (1.00-1.07), where the samples turn the ring on
+// for a few percent of the objects (binary-trees 20: 4.9 million of about
+// 80 million). GC instructions, binary-trees 16 under cachegrind:
+// mark-sweep 1.007x, copying 1.000x. One near sample in sixteen instead
+// of eight turned the ring on for fewer of fibheaps' objects (1.1 million
+// against 2.0 million) and cost it 1.17x, and binary-trees was no faster.
 
 /// How many objects wait between being popped and being scanned.
 pub const RING: usize = 8;
 
-/// Pops judged per window: how many, and how few of them may be near the
-/// pop before for the marking to count as scattered (See Note [When the
-/// marking prefetches]).
-const WINDOW: u32 = 256;
-const SCATTERED_BELOW: u32 = WINDOW / 8;
-/// One window in this many probes; the others keep its decision.
-const PROBE_EVERY: u32 = 4;
+/// Samples judged at a time (one every 32 scans: See `sample`), and how
+/// few of them may be near for the marking to count as scattered (See
+/// Note [When the marking prefetches]).
+const SAMPLES: u32 = 64;
+const SCATTERED_BELOW: u32 = SAMPLES / 8;
 
 /// Objects popped off a scan stack, waiting to be scanned, and whether the
 /// marking is scattered enough for them to wait.
@@ -82,63 +96,40 @@ pub struct PrefetchRing {
     /// Where the next object goes (and the oldest is, once full).
     head: usize,
     held: usize,
-    /// Is the ring in use (the last window's pops scattered)?
+    /// Is the ring in use (the last samples scattered)?
     prefetching: bool,
-    last: usize,
-    pops: u32,
+    samples: u32,
     near: u32,
-    windows: u32,
     /// Objects that went through the ring.
     pub entered: usize,
 }
 
 impl Default for PrefetchRing {
     fn default() -> PrefetchRing {
-        PrefetchRing { slots: [std::ptr::null_mut(); RING], head: 0, held: 0, prefetching: false, last: 0, pops: 0, near: 0, windows: 0, entered: 0 }
+        PrefetchRing { slots: [std::ptr::null_mut(); RING], head: 0, held: 0, prefetching: false, samples: 0, near: 0, entered: 0 }
     }
 }
 
 impl PrefetchRing {
-    /// `p`, just popped: returns the object to scan now, `p` itself while
-    /// the marking is not scattered, otherwise the ring's oldest once it
-    /// is full (`p` waiting in it, its children prefetched).
-    ///
-    /// # Safety
-    /// `p` is a live heap object whose fields hold object addresses.
+    /// Is the ring in use?
     #[inline(always)]
-    // SAFETY: the caller's contract passes to `exchange`.
-    pub unsafe fn pass(&mut self, layout: Layout, p: *mut Word) -> Option<*mut Word> {
-        self.observe(p as usize);
-        if !self.prefetching {
-            return Some(p);
-        }
-        // SAFETY: the caller's contract.
-        unsafe { self.exchange(layout, p) }
+    pub fn prefetching(&self) -> bool {
+        self.prefetching
     }
 
-    /// In a window that probes, count whether `p` lies within a block of
-    /// the pop before it; at the end of a window, decide whether the next
-    /// ones prefetch (See Note [When the marking prefetches]).
-    #[inline(always)]
-    fn observe(&mut self, p: usize) {
-        self.pops += 1;
-        if self.windows.is_multiple_of(PROBE_EVERY) {
-            self.near += (p.abs_diff(self.last) < BLOCK_SIZE) as u32;
-            self.last = p;
-        }
-        if self.pops == WINDOW {
-            self.end_window();
-        }
-    }
-
-    #[cold]
-    fn end_window(&mut self) {
-        if self.windows.is_multiple_of(PROBE_EVERY) {
+    /// A sample, taken once every 32 scans: `p`, just scanned, and `next`,
+    /// the object now on top of the scan stack. Every `SAMPLES` samples,
+    /// decide whether the ring is used (See Note [When the marking
+    /// prefetches]).
+    #[inline]
+    pub fn sample(&mut self, p: *mut Word, next: Option<*mut Word>) {
+        self.near += next.is_some_and(|q| (q as usize).abs_diff(p as usize) < BLOCK_SIZE) as u32;
+        self.samples += 1;
+        if self.samples == SAMPLES {
             self.prefetching = self.near < SCATTERED_BELOW;
+            self.samples = 0;
             self.near = 0;
         }
-        self.windows = self.windows.wrapping_add(1);
-        self.pops = 0;
     }
 
     /// Put `p` in (its children prefetched, See Note [Prefetching a
@@ -149,7 +140,7 @@ impl PrefetchRing {
     /// `p` is a live heap object whose fields hold object addresses.
     #[inline(always)]
     // SAFETY: `p`'s header and fields are read only as the caller's contract allows.
-    unsafe fn exchange(&mut self, layout: Layout, p: *mut Word) -> Option<*mut Word> {
+    pub unsafe fn exchange(&mut self, layout: Layout, p: *mut Word) -> Option<*mut Word> {
         // SAFETY: the caller's contract.
         unsafe { prefetch_children(layout, p) };
         self.entered += 1;
@@ -239,39 +230,30 @@ mod tests {
         assert_eq!(ring.take_oldest(), None);
     }
 
-    /// Pops `n` addresses `step` bytes apart from `base` through the
-    /// detector alone.
-    fn observe_run(ring: &mut PrefetchRing, base: usize, step: usize, n: usize) {
-        for i in 0..n {
-            ring.observe(base + i * step);
+    /// `n` samples, each a scanned object and the next `step` bytes on.
+    fn sample_run(ring: &mut PrefetchRing, step: usize, n: u32) {
+        for i in 0..n as usize {
+            let p = ((1 << 30) + i * (1 << 20)) as *mut Word;
+            ring.sample(p, Some(p.wrapping_byte_add(step)));
         }
     }
 
     #[test]
-    fn scattered_pops_turn_the_ring_on_and_near_ones_off() {
+    fn scattered_samples_turn_the_ring_on_and_near_ones_off() {
         let mut ring = PrefetchRing::default();
-        assert!(!ring.prefetching, "a marking starts without the ring");
-        // Each pop a megablock from the last: scattered.
-        observe_run(&mut ring, 1 << 30, 1 << 20, WINDOW as usize);
-        assert!(ring.prefetching);
-        // Windows that do not probe keep the decision, near pops or not.
-        observe_run(&mut ring, 1 << 30, 64, (WINDOW * (PROBE_EVERY - 1)) as usize);
-        assert!(ring.prefetching);
-        // The next probe sees pops 64 bytes apart: in marking order.
-        observe_run(&mut ring, 1 << 30, 64, WINDOW as usize);
-        assert!(!ring.prefetching);
-    }
-
-    #[test]
-    fn while_the_ring_is_off_each_pop_is_scanned_at_once() {
-        let layout = Layout::new(false);
-        let mut object = [LINK.header(), 0];
-        let p = object.as_mut_ptr();
-        // SAFETY: `p` points at the two words of `object`.
-        unsafe { *p.add(1) = p as Word };
-        let mut ring = PrefetchRing::default();
-        // SAFETY: `p` is an object whose field points at itself.
-        assert_eq!(unsafe { ring.pass(layout, p) }, Some(p));
-        assert_eq!(ring.take_oldest(), None);
+        assert!(!ring.prefetching(), "a marking starts without the ring");
+        sample_run(&mut ring, 1 << 20, SAMPLES - 1);
+        assert!(!ring.prefetching(), "decided only once every sample is in");
+        sample_run(&mut ring, 1 << 20, 1);
+        assert!(ring.prefetching());
+        // One near sample in eight is enough to turn it off.
+        sample_run(&mut ring, 64, SCATTERED_BELOW);
+        sample_run(&mut ring, 1 << 20, SAMPLES - SCATTERED_BELOW);
+        assert!(!ring.prefetching());
+        // An empty stack after the scan counts as far.
+        for _ in 0..SAMPLES {
+            ring.sample(std::ptr::null_mut(), None);
+        }
+        assert!(ring.prefetching());
     }
 }

@@ -333,6 +333,54 @@ pub unsafe fn scavenge_stolen(gct: &mut GcThread<'_>, work: Work) {
     }
 }
 
+/// Scan `p`, just popped off the scan stack (or out of the prefetch ring).
+///
+/// # Safety
+/// As for `scavenge_object`: `p` is a marked object.
+#[inline(always)]
+// SAFETY: the caller's contract; a heap object's descriptor is live.
+unsafe fn scan_popped(gct: &mut GcThread<'_>, p: *mut Word) {
+    let bd = BlockDesc::of(p);
+    if let Some(reach) = gct.reach.as_mut() {
+        // See Note [Blocks whose pointers stay put] in `reach`.
+        reach.scanning((BlockDesc::load_flags(bd) & BF_MARK_IN_PLACE != 0).then(|| (*bd).aux as usize));
+    }
+    scavenge_object(gct, p, (*bd).gen_no as usize);
+}
+
+/// Pop and scan through `ring` (See Note [Prefetching a marking] in
+/// `prefetch_ring`) until the stack is empty or the samples say the
+/// marking is no longer scattered; the ring is empty when this returns.
+///
+/// # Safety
+/// As for `scavenge_loop`.
+#[inline(never)]
+// SAFETY: the caller's contract: every object on the scan stack is marked.
+unsafe fn scan_through_ring(gct: &mut GcThread<'_>, ring: &mut PrefetchRing, scanned: &mut u32) {
+    let layout = gct.layout;
+    loop {
+        // Once the samples turn the ring off, it is emptied and the plain
+        // loop takes the rest of the stack.
+        let next = if ring.prefetching() { gct.scan_stack.pop() } else { None };
+        let p = match next {
+            Some(p) => match ring.exchange(layout, p) {
+                Some(oldest) => oldest,
+                None => continue,
+            },
+            None => match ring.take_oldest() {
+                Some(oldest) => oldest,
+                None => return,
+            },
+        };
+        scan_popped(gct, p);
+        *scanned += 1;
+        if scanned.is_multiple_of(32) {
+            gct.share_work();
+            ring.sample(p, gct.scan_stack.last().copied());
+        }
+    }
+}
+
 /// Scan until no to-space block and no large object has unscanned objects.
 ///
 /// # Safety
@@ -373,28 +421,17 @@ pub unsafe fn scavenge_loop(gct: &mut GcThread<'_>) {
             progress = true;
         }
         let mut scanned = 0u32;
-        loop {
-            // See Note [Prefetching a marking] in `prefetch_ring`.
-            let p = match gct.scan_stack.pop() {
-                Some(p) => match ring.pass(gct.layout, p) {
-                    Some(oldest) => oldest,
-                    None => continue,
-                },
-                None => match ring.take_oldest() {
-                    Some(oldest) => oldest,
-                    None => break,
-                },
-            };
-            let bd = BlockDesc::of(p);
-            if let Some(reach) = gct.reach.as_mut() {
-                // See Note [Blocks whose pointers stay put] in `reach`.
-                reach.scanning((BlockDesc::load_flags(bd) & BF_MARK_IN_PLACE != 0).then(|| (*bd).aux as usize));
-            }
-            scavenge_object(gct, p, (*bd).gen_no as usize);
+        while let Some(p) = gct.scan_stack.pop() {
+            scan_popped(gct, p);
             progress = true;
             scanned += 1;
             if scanned.is_multiple_of(32) {
                 gct.share_work();
+                // See Note [When the marking prefetches] in `prefetch_ring`.
+                ring.sample(p, gct.scan_stack.last().copied());
+                if ring.prefetching() {
+                    scan_through_ring(gct, &mut ring, &mut scanned);
+                }
             }
         }
         if let Some(reach) = gct.reach.as_mut() {
