@@ -373,12 +373,22 @@ unsafe fn scan_through_ring(gct: &mut GcThread<'_>, ring: &mut PrefetchRing, sca
             },
         };
         scan_popped(gct, p);
-        *scanned += 1;
-        if scanned.is_multiple_of(32) {
-            gct.share_work();
-            ring.sample(p, gct.scan_stack.last().copied());
-        }
+        count_scan(gct, ring, p, scanned);
     }
+}
+
+/// Count a scan of `p` off the scan stack; every 32nd offers work to idle
+/// threads and is a sample of whether the marking is scattered (See Note
+/// [When the marking prefetches] in `prefetch_ring`). True at a sample.
+#[inline(always)]
+fn count_scan(gct: &mut GcThread<'_>, ring: &mut PrefetchRing, p: *mut Word, scanned: &mut u32) -> bool {
+    *scanned += 1;
+    if !scanned.is_multiple_of(32) {
+        return false;
+    }
+    gct.share_work();
+    ring.sample(p, gct.scan_stack.last().copied());
+    true
 }
 
 /// Scan until no to-space block and no large object has unscanned objects.
@@ -424,14 +434,8 @@ pub unsafe fn scavenge_loop(gct: &mut GcThread<'_>) {
         while let Some(p) = gct.scan_stack.pop() {
             scan_popped(gct, p);
             progress = true;
-            scanned += 1;
-            if scanned.is_multiple_of(32) {
-                gct.share_work();
-                // See Note [When the marking prefetches] in `prefetch_ring`.
-                ring.sample(p, gct.scan_stack.last().copied());
-                if ring.prefetching() {
-                    scan_through_ring(gct, &mut ring, &mut scanned);
-                }
+            if count_scan(gct, &mut ring, p, &mut scanned) && ring.prefetching() {
+                scan_through_ring(gct, &mut ring, &mut scanned);
             }
         }
         if let Some(reach) = gct.reach.as_mut() {
