@@ -116,6 +116,16 @@ impl Installed {
         cfg!(feature = "access-hooks")
     }
 
+    /// Is a collector's barrier installed (always false without the
+    /// feature)?
+    #[inline(always)]
+    pub fn installed(self) -> bool {
+        #[cfg(feature = "access-hooks")]
+        return self.barrier.is_some();
+        #[cfg(not(feature = "access-hooks"))]
+        return false;
+    }
+
     /// The reference to use for `p`, just loaded.
     #[inline(always)]
     pub fn on_read(self, p: Word) -> Word {

@@ -126,7 +126,7 @@ fn log_field(cap: &mut Capability, obj: *mut Word, slot: *mut Word, old: Word, n
 /// every stack store: lxr's stores into stacks went through an
 /// out-of-line call that did nothing, 3% of treejoin.hs's run.
 #[inline(always)]
-fn records_stack_stores(cap: &Capability) -> bool {
+pub(crate) fn records_stack_stores(cap: &Capability) -> bool {
     !matches!(cap.barrier, BarrierExtension::None | BarrierExtension::FieldLogging)
 }
 

@@ -18,9 +18,11 @@
 //! its root stack, and GC control; `run` how a program comes to run on a
 //! capability; `alloc` the allocation paths; `sampling` the allocation
 //! sampler that the `gc` API's Memprof rides on; `objects` constructing,
-//! reading and writing objects; `thunk` forcing thunks; `finalise` weak
-//! pointers, finalisers and alarms; `stable` stable pointers; `view`
-//! read-only views of the heap; `par` spreading work over capabilities.
+//! reading and writing objects; `thunk` forcing thunks; `stack`
+//! evaluation stacks and `frame` a stack pinned for an interpreter;
+//! `finalise` weak pointers, finalisers and alarms; `stable` stable
+//! pointers; `view` read-only views of the heap; `par` spreading work
+//! over capabilities.
 //!
 //! The mutator sits on the runtime (`runtime::Runtime`): it asks it for
 //! GCs and for the world to stop, and reads its heap and flags. What only
@@ -29,6 +31,7 @@
 
 mod alloc;
 mod finalise;
+mod frame;
 mod objects;
 mod par;
 mod run;
@@ -39,6 +42,7 @@ mod thunk;
 mod view;
 
 pub use finalise::{Alarm, Finalizer, FinalizerKind, GcHooks, LastFinalizer};
+pub use frame::{Frame, LentMutator};
 pub use run::run;
 pub use sampling::{SampleSink, SampledAllocation};
 pub use stack::StackOverflow;

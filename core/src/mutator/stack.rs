@@ -30,8 +30,11 @@
 //! depth only; under a snapshot barrier the popped values are recorded
 //! first (`barrier::pop_stack`).
 //!
-//! The cost: a slot read is two loads through the handle and a bounds
-//! test; a push also a capacity test. Moving a value (a copy between
+//! The cost: through `Mutator`'s `stack_*` operations a slot read
+//! resolves the handle (four dependent loads) and tests the depth; a
+//! push also tests the capacity. An interpreter pins the stack instead
+//! (See Note [Pinned frames] in `frame`), and then a read is one load
+//! and the depth test. Moving a value (a copy between
 //! slots, a field into a slot, a slot into a new object's field) does not
 //! follow indirections, so it never loads the header of the object moved:
 //! an evaluated thunk stays an indirection until a reader that needs the
@@ -43,7 +46,6 @@
 //! and is not what GHC's GC sees.
 
 use super::*;
-use crate::object::{load_header, store_field};
 
 /// The stack has reached the largest size its flags allow (`+RTS -K`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -74,7 +76,7 @@ impl Mutator<'_> {
     /// header test of `deref_ind` here was 8% of the interpreter's
     /// instructions (binary_trees).
     #[inline(always)]
-    fn stack_obj(&self, st: Handle) -> *mut Word {
+    pub(super) fn stack_obj(&self, st: Handle) -> *mut Word {
         let mut p = self.root(st);
         loop {
             let q = self.access.on_read(p);
@@ -97,62 +99,6 @@ impl Mutator<'_> {
         unsafe { (*payload, *payload.add(1)) }
     }
 
-    /// The address of live slot `i` of the stack at `p`.
-    #[inline(always)]
-    fn slot_addr(&self, p: *mut Word, i: usize) -> *mut Word {
-        let (_, depth) = self.stack_dims(p);
-        assert!(i < depth, "stack slot {i} is not live (depth {depth})");
-        // SAFETY: `i` is below the depth, so inside the object.
-        unsafe { self.layout.payload(p).add(2 + i) }
-    }
-
-    /// Live slots of the stack.
-    #[inline(always)]
-    pub fn stack_depth(&self, st: Handle) -> usize {
-        self.stack_dims(self.stack_obj(st)).1
-    }
-
-    /// The value in slot `i`, through indirections.
-    #[inline(always)]
-    fn slot_value(&self, st: Handle, i: usize) -> Word {
-        let p = self.stack_obj(st);
-        // SAFETY: `slot_addr` checked the slot is live.
-        deref_ind(unsafe { *self.slot_addr(p, i) }, self.layout, self.access)
-    }
-
-    /// The word in slot `i` as it is: an indirection is left for its
-    /// reader to follow, so that copying a value between slots and
-    /// fields does not load the header of the object it names (See Note
-    /// [Evaluation stacks]).
-    #[inline(always)]
-    fn slot_raw(&self, st: Handle, i: usize) -> Word {
-        let p = self.stack_obj(st);
-        // SAFETY: `slot_addr` checked the slot is live.
-        unsafe { *self.slot_addr(p, i) }
-    }
-
-    /// Store `v` (an object address) into live slot `i`.
-    #[inline(always)]
-    fn store_slot(&mut self, st: Handle, i: usize, v: Word) {
-        let p = self.stack_obj(st);
-        let _ = self.slot_addr(p, i);
-        let layout = self.layout;
-        self.access.before_write(p);
-        // SAFETY: slot `i` is live (checked) and `v` a valid object address.
-        unsafe { barrier::write_stack(self.cap_mut(), layout, p, i, v) };
-    }
-
-    /// Make room for `n` more slots, copying the stack into a larger one
-    /// if it is full (See Note [Evaluation stacks]).
-    #[inline(always)]
-    fn stack_room(&mut self, st: Handle, n: usize) -> Result<(), StackOverflow> {
-        let (capacity, depth) = self.stack_dims(self.stack_obj(st));
-        if depth + n <= capacity {
-            return Ok(());
-        }
-        self.grow_stack(st, depth + n)
-    }
-
     /// The largest evaluation stack in words: `+RTS -K`, or 80% of
     /// physical memory by default, as GHC's.
     pub fn max_stack_words(&self) -> usize {
@@ -165,7 +111,7 @@ impl Mutator<'_> {
 
     #[cold]
     #[inline(never)]
-    fn grow_stack(&mut self, st: Handle, needed: usize) -> Result<(), StackOverflow> {
+    pub(super) fn grow_stack(&mut self, st: Handle, needed: usize) -> Result<(), StackOverflow> {
         let (capacity, depth) = self.stack_dims(self.stack_obj(st));
         let limit = self.max_stack_words();
         if needed > limit {
@@ -188,137 +134,90 @@ impl Mutator<'_> {
         Ok(())
     }
 
+    /// Live slots of the stack.
+    #[inline(always)]
+    pub fn stack_depth(&mut self, st: Handle) -> usize {
+        self.frame(st).depth()
+    }
+
     /// Push the object behind `v`.
     #[inline(always)]
     pub fn stack_push(&mut self, st: Handle, v: Handle) -> Result<usize, StackOverflow> {
-        self.stack_room(st, 1)?;
-        let w = self.root(v);
-        Ok(self.push_word(st, w))
+        self.frame(st).push(v)
     }
 
     /// Push a copy of live slot `from`.
     #[inline(always)]
     pub fn stack_push_slot(&mut self, st: Handle, from: usize) -> Result<usize, StackOverflow> {
-        self.stack_room(st, 1)?;
-        let w = self.slot_raw(st, from);
-        Ok(self.push_word(st, w))
+        self.frame(st).push_slot(from)
     }
 
     /// Push `n` slots, each holding the static object `fill`; returns the
     /// first one's index.
     #[inline(always)]
     pub fn stack_reserve(&mut self, st: Handle, n: usize, fill: &'static StaticObject) -> Result<usize, StackOverflow> {
-        self.stack_room(st, n)?;
-        let p = self.stack_obj(st);
-        let (_, depth) = self.stack_dims(p);
-        let payload = self.layout.payload(p);
-        // SAFETY: `stack_room` made room for `n` slots above the depth;
-        // a static object is never young, so no barrier is due.
-        unsafe {
-            for k in 0..n {
-                store_field(payload.add(2 + depth + k), fill.addr());
-            }
-            *payload.add(1) = depth + n;
-        }
-        Ok(depth)
-    }
-
-    /// Push `w` onto a stack known to have room.
-    #[inline(always)]
-    fn push_word(&mut self, st: Handle, w: Word) -> usize {
-        let p = self.stack_obj(st);
-        let layout = self.layout;
-        self.access.before_write(p);
-        // SAFETY: the caller made room; `w` is a valid object address.
-        unsafe { barrier::push_stack(self.cap_mut(), layout, p, w) }
+        self.frame(st).reserve(n, fill)
     }
 
     /// Pop every slot at or above `depth`.
     #[inline(always)]
     pub fn stack_pop_to(&mut self, st: Handle, depth: usize) {
-        let p = self.stack_obj(st);
-        assert!(depth <= self.stack_dims(p).1, "popping to {depth}, above the stack");
-        let layout = self.layout;
-        self.access.before_write(p);
-        // SAFETY: `p` is a stack whose depth is at least `depth`.
-        unsafe { barrier::pop_stack(self.cap_mut(), layout, p, depth) };
+        self.frame(st).pop_to(depth)
     }
 
     /// A handle to the value in slot `i`.
     #[inline(always)]
     pub fn stack_get(&mut self, st: Handle, i: usize) -> Handle {
-        let w = self.slot_value(st, i);
-        self.push(w)
+        self.frame(st).get(i)
     }
 
     /// Store the object behind `v` into slot `i`.
     #[inline(always)]
     pub fn stack_set(&mut self, st: Handle, i: usize, v: Handle) {
-        let w = self.root(v);
-        self.store_slot(st, i, w);
+        self.frame(st).set(i, v)
     }
 
     /// Slot `dst` := slot `src`.
     #[inline(always)]
     pub fn stack_copy(&mut self, st: Handle, dst: usize, src: usize) {
-        let w = self.slot_raw(st, src);
-        self.store_slot(st, dst, w);
+        self.frame(st).copy(dst, src)
     }
 
     /// Slot `dst` := the static object `s`.
     #[inline(always)]
     pub fn stack_set_static(&mut self, st: Handle, dst: usize, s: &'static StaticObject) {
-        self.store_slot(st, dst, s.addr());
+        self.frame(st).set_static(dst, s)
     }
 
     /// Move the `n` slots from `from` down to `to` (`to <= from`) and pop
-    /// everything above them: what a tail call does with its arguments
-    /// when it drops its caller's frame.
+    /// everything above them (See `Frame::slide`).
     pub fn stack_slide(&mut self, st: Handle, from: usize, to: usize, n: usize) {
-        assert!(to <= from);
-        for k in 0..n {
-            self.stack_copy(st, to + k, from + k);
-        }
-        self.stack_pop_to(st, to + n);
+        self.frame(st).slide(from, to, n)
     }
 
     /// Slot `dst` := pointer field `field` of the object in slot `obj`.
     #[inline(always)]
     pub fn stack_field(&mut self, st: Handle, dst: usize, obj: usize, field: usize) {
-        let o = self.slot_value(st, obj) as *mut Word;
-        // SAFETY: `o` is a valid object; `field` is checked against its info.
-        let v = unsafe {
-            let info = info_of_header(*o);
-            assert!(field < info.ptrs as usize, "{}: no pointer field {field}", info.name);
-            *self.layout.payload(o).add(field)
-        };
-        self.store_slot(st, dst, v);
+        self.frame(st).field(dst, obj, field)
     }
 
     /// The info table of the object in slot `i`, through indirections.
     #[inline(always)]
-    pub fn stack_info(&self, st: Handle, i: usize) -> &'static InfoTable {
-        // SAFETY: a live slot holds a valid object address.
-        info_of_header(unsafe { *(self.slot_value(st, i) as *const Word) })
+    pub fn stack_info(&mut self, st: Handle, i: usize) -> &'static InfoTable {
+        self.frame(st).info(i)
     }
 
     /// Non-pointer word `w` (after the pointer fields) of the object in
     /// slot `i`.
     #[inline(always)]
-    pub fn stack_word(&self, st: Handle, i: usize, w: usize) -> Word {
-        let o = self.slot_value(st, i) as *mut Word;
-        // SAFETY: `o` is a valid object; `w` is checked against its info.
-        unsafe {
-            let info = info_of_header(*o);
-            assert!(w < info.nptrs as usize, "{}: no word {w}", info.name);
-            *self.layout.payload(o).add(info.ptrs as usize + w)
-        }
+    pub fn stack_word(&mut self, st: Handle, i: usize, w: usize) -> Word {
+        self.frame(st).word(i, w)
     }
 
     /// Do slots `a` and `b` hold the same object?
     #[inline(always)]
-    pub fn stack_same(&self, st: Handle, a: usize, b: usize) -> bool {
-        self.slot_value(st, a) == self.slot_value(st, b)
+    pub fn stack_same(&mut self, st: Handle, a: usize, b: usize) -> bool {
+        self.frame(st).same(a, b)
     }
 
     /// Allocate an object of `info` (fixed layout) whose pointer fields
@@ -326,82 +225,23 @@ impl Mutator<'_> {
     /// and store it into slot `dst` (`dst` equal to the depth pushes it).
     #[inline(always)]
     pub fn stack_alloc(&mut self, st: Handle, dst: usize, info: &'static InfoTable, ptr_slots: &[usize], words: &[Word]) -> Result<(), StackOverflow> {
-        assert!(ptr_slots.len() == info.ptrs as usize && words.len() == info.nptrs as usize, "{}: wrong number of fields", info.name);
-        if dst == self.stack_depth(st) {
-            self.stack_reserve(st, 1, &NULL_OBJECT)?;
-        }
-        let layout = self.layout;
-        let p = self.alloc_words(layout.fixed_size(info));
-        self.init_header(p, info);
-        let payload = layout.payload(p);
-        for (k, &slot) in ptr_slots.iter().enumerate() {
-            let v = self.slot_raw(st, slot);
-            // SAFETY: the new object has room for its payload.
-            unsafe { *payload.add(k) = v };
-        }
-        // SAFETY: as above.
-        unsafe {
-            for (j, w) in words.iter().enumerate() {
-                *payload.add(ptr_slots.len() + j) = *w;
-            }
-            if ptr_slots.is_empty() && words.is_empty() && info.payload_words() > 0 {
-                *payload = 0; // a thunk's reserved indirectee word
-            }
-        }
-        self.store_slot(st, dst, p as Word);
-        if self.sample_pending {
-            let h = self.stack_get(st, dst);
-            self.report_sample(h);
-            self.truncate(h.index());
-        }
-        Ok(())
+        self.frame(st).alloc(dst, info, ptr_slots, words)
     }
 
     /// Write the value in slot `value` into pointer field `field` of the
-    /// object in slot `obj`, through the barrier (a letrec tying its
-    /// knot into objects it has just made).
+    /// object in slot `obj`, through the barrier (See `Frame::set_field`).
     pub fn stack_set_field(&mut self, st: Handle, obj: usize, field: usize, value: usize) {
-        let o = self.slot_value(st, obj) as *mut Word;
-        let v = self.slot_raw(st, value);
-        self.access.before_write(o);
-        // SAFETY: `o` is a valid object; `field` is checked against its info.
-        unsafe {
-            let info = info_of_header(*o);
-            assert!(field < info.ptrs as usize && info.closure_type.has_fixed_layout(), "{}: no pointer field {field}", info.name);
-            let slot = self.layout.payload(o).add(field);
-            let layout = self.layout;
-            barrier::write_field(self.cap_mut(), layout, o, slot, v);
-        }
+        self.frame(st).set_field(obj, field, value)
     }
 
-    /// Black-hole the thunk in slot `thunk` (See `barrier::blackhole`);
-    /// `blackhole` must be a black hole of its payload size.
+    /// Black-hole the thunk in slot `thunk` (See `barrier::blackhole`).
     pub fn stack_blackhole(&mut self, st: Handle, thunk: usize, blackhole: &'static InfoTable) {
-        let p = self.slot_value(st, thunk) as *mut Word;
-        self.access.before_write(p);
-        // SAFETY: checked to be a thunk below; the table has its size.
-        unsafe {
-            let info = info_of_header(load_header(p));
-            assert!(matches!(info.closure_type, ClosureType::Thunk | ClosureType::Selector), "{}: not a thunk", info.name);
-            assert_eq!(info.payload_words().max(1), blackhole.payload_words(), "a black hole of the thunk's size");
-            let layout = self.layout;
-            barrier::blackhole(self.cap_mut(), layout, p, blackhole);
-        }
+        self.frame(st).blackhole(thunk, blackhole)
     }
 
     /// Update the thunk (or black hole) in slot `thunk` with the value in
-    /// slot `value`: it becomes an indirection (See `barrier::update_thunk`).
+    /// slot `value` (See `barrier::update_thunk`).
     pub fn stack_update(&mut self, st: Handle, thunk: usize, value: usize) {
-        let p = self.slot_value(st, thunk) as *mut Word;
-        let v = self.slot_raw(st, value);
-        self.access.before_write(p);
-        // SAFETY: checked to be a thunk of some kind; its size from its info.
-        unsafe {
-            let info = info_of_header(load_header(p));
-            assert!(info.closure_type.is_thunk(), "{}: not a thunk", info.name);
-            let size = self.layout.fixed_size(info);
-            let layout = self.layout;
-            barrier::update_thunk(self.cap_mut(), layout, p, size, v);
-        }
+        self.frame(st).update(thunk, value)
     }
 }

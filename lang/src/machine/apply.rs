@@ -13,45 +13,45 @@ impl Machine<'_, '_> {
     /// Evaluate the object in slot `s` (in tail position: the current
     /// frame is no longer needed) and return its value.
     pub(super) fn enter(&mut self, s: usize) -> Res<Next> {
-        let info = self.m.stack_info(self.st, s);
+        let info = self.f.info(s);
         match info.closure_type {
             ClosureType::Thunk => {
-                self.m.stack_copy(self.st, RET, s);
+                self.f.copy(RET, s);
                 let base = self.protected();
-                self.m.stack_pop_to(self.st, base);
+                self.f.pop_to(base);
                 let t = self.push_slot(RET)?;
                 let code = &self.code.codes[info.tag() as usize];
                 let (free, frame, body) = (code.free as usize, code.frame as usize, code.body);
                 let fp = self.reserve(frame)?;
                 for k in 0..free {
-                    self.m.stack_field(self.st, fp + k, t, k);
+                    self.f.field(fp + k, t, k);
                 }
                 let bh = self.tables.blackhole(info.payload_words().max(1));
-                self.m.stack_blackhole(self.st, t, bh);
+                self.f.blackhole(t, bh);
                 self.push_cont(Cont::Update { slot: t });
                 self.fp = fp;
                 self.frame_top = fp + frame;
                 Ok(Next::Eval(body))
             }
             ClosureType::Selector => {
-                self.m.stack_copy(self.st, RET, s);
+                self.f.copy(RET, s);
                 let base = self.protected();
-                self.m.stack_pop_to(self.st, base);
+                self.f.pop_to(base);
                 let t = self.push_slot(RET)?;
                 let selectee = self.reserve(1)?;
-                self.m.stack_field(self.st, selectee, t, 0);
+                self.f.field(selectee, t, 0);
                 let bh = self.tables.blackhole(1);
-                self.m.stack_blackhole(self.st, t, bh);
+                self.f.blackhole(t, bh);
                 self.push_cont(Cont::Update { slot: t });
                 self.push_cont(Cont::Select { field: info.selector_field() });
-                self.m.stack_copy(self.st, RET, selectee);
-                self.m.stack_pop_to(self.st, selectee);
+                self.f.copy(RET, selectee);
+                self.f.pop_to(selectee);
                 self.enter(RET)
             }
             ClosureType::Blackhole => Err(Stop::Loop),
             _ => {
                 if s != RET {
-                    self.m.stack_copy(self.st, RET, s);
+                    self.f.copy(RET, s);
                 }
                 Ok(Next::Return)
             }
@@ -59,7 +59,7 @@ impl Machine<'_, '_> {
     }
 
     fn push_slot(&mut self, s: usize) -> Res<usize> {
-        let r = self.m.stack_push_slot(self.st, s);
+        let r = self.f.push_slot(s);
         self.grow(r)
     }
 
@@ -67,23 +67,23 @@ impl Machine<'_, '_> {
     /// at the top of the stack, from slot `at`.
     pub(super) fn apply(&mut self, at: usize, n: usize) -> Res<Next> {
         if n == 0 {
-            self.m.stack_pop_to(self.st, at);
+            self.f.pop_to(at);
             return self.enter(RET);
         }
-        let info = self.m.stack_info(self.st, RET);
+        let info = self.f.info(RET);
         match info.closure_type {
             ClosureType::Fun if info.tag() >= PAP_BASE => {
                 // Unpack: the PAP's arguments, then these.
                 let k = (info.tag() - PAP_BASE) as usize;
                 let first = self.reserve(k + n)?;
                 for j in 0..k {
-                    self.m.stack_field(self.st, first + j, RET, j + 1);
+                    self.f.field(first + j, RET, j + 1);
                 }
                 for j in 0..n {
-                    self.m.stack_copy(self.st, first + k + j, at + j);
+                    self.f.copy(first + k + j, at + j);
                 }
-                self.m.stack_slide(self.st, first, at, k + n);
-                self.m.stack_field(self.st, RET, RET, 0);
+                self.f.slide(first, at, k + n);
+                self.f.field(RET, RET, 0);
                 self.apply(at, k + n)
             }
             ClosureType::Fun => {
@@ -97,10 +97,10 @@ impl Machine<'_, '_> {
                     let mut slots = self.take_scratch();
                     slots.push(RET);
                     slots.extend(at..at + n);
-                    let r = self.m.stack_alloc(self.st, RET, pap, &slots, &[]);
+                    let r = self.f.alloc(RET, pap, &slots, &[]);
                     self.scratch = slots;
                     self.grow(r)?;
-                    self.m.stack_pop_to(self.st, at);
+                    self.f.pop_to(at);
                     Ok(Next::Return)
                 } else {
                     // The extra arguments below the call's frame, pending.
@@ -108,12 +108,12 @@ impl Machine<'_, '_> {
                     let base = self.protected();
                     let tmp = self.reserve(n)?;
                     for j in 0..extra {
-                        self.m.stack_copy(self.st, tmp + j, at + arity + j);
+                        self.f.copy(tmp + j, at + arity + j);
                     }
                     for j in 0..arity {
-                        self.m.stack_copy(self.st, tmp + extra + j, at + j);
+                        self.f.copy(tmp + extra + j, at + j);
                     }
-                    self.m.stack_slide(self.st, tmp, base, n);
+                    self.f.slide(tmp, base, n);
                     self.push_cont(Cont::Apply { at: base, n: extra });
                     self.call(base + extra, arity)
                 }
@@ -130,17 +130,17 @@ impl Machine<'_, '_> {
     /// arguments, at the top of the stack from `at`: its frame goes where
     /// the pending continuations end (a tail call drops its caller's).
     fn call(&mut self, at: usize, n: usize) -> Res<Next> {
-        let info = self.m.stack_info(self.st, RET);
+        let info = self.f.info(RET);
         let code = &self.code.codes[info.tag() as usize];
         let (free, frame, body) = (code.free as usize, code.frame as usize, code.body);
         let base = self.protected();
         if at != base {
-            self.m.stack_slide(self.st, at, base, n);
+            self.f.slide(at, base, n);
         }
-        let r = self.m.stack_reserve(self.st, frame - n, &NULL_OBJECT);
+        let r = self.f.reserve(frame - n, &NULL_OBJECT);
         self.grow(r)?;
         for k in 0..free {
-            self.m.stack_field(self.st, base + n + k, RET, k);
+            self.f.field(base + n + k, RET, k);
         }
         self.fp = base;
         self.frame_top = base + frame;

@@ -39,8 +39,8 @@ pub(super) enum Word1 {
 impl Machine<'_, '_> {
     /// The word-sized number in slot `s`, if it is one.
     pub(super) fn word1(&self, s: usize) -> Option<Word1> {
-        let info = self.m.stack_info(self.st, s);
-        let w = || self.m.stack_word(self.st, s, 0) as u64;
+        let info = self.f.info(s);
+        let w = || self.f.word(s, 0) as u64;
         if std::ptr::eq(info, &INT_INFO) {
             Some(Word1::Int(w() as i64))
         } else if std::ptr::eq(info, &INTEGER_INFO) {
@@ -81,7 +81,7 @@ impl Machine<'_, '_> {
     fn convert_to_int(&mut self, s: usize) -> Option<Res<Next>> {
         match self.word1(s)? {
             Word1::Int(_) => {
-                self.m.stack_copy(self.st, super::RET, s);
+                self.f.copy(super::RET, s);
                 Some(Ok(Next::Return))
             }
             Word1::Small(v) => Some(self.set_num(super::RET, &Num::Int(v)).map(|()| Next::Return)),

@@ -24,8 +24,8 @@
 //! continuation that overwrites it with an indirection to its value.
 //!
 //! The cost against GHC's compiled code: an instruction is a match on an
-//! arena entry, and a slot access is a bounds-checked load through the
-//! stack's handle. The alternative, walking the syntax tree on Rust's
+//! arena entry, and a slot access a load from the pinned stack (See Note
+//! [Pinned frames] in core's `mutator::frame`) with a test of its depth. The alternative, walking the syntax tree on Rust's
 //! stack, would hide the evaluation's pointers from the GC.
 
 mod apply;
@@ -37,7 +37,8 @@ mod values;
 
 use crate::ir::{Alloc, Atom, Compiled, GlobalInit, Ir, IrId};
 use gclab_core::info::NULL_OBJECT;
-use gclab_core::{ClosureType, Handle, Mutator};
+use gclab_core::mutator::Frame;
+use gclab_core::{ClosureType, Mutator};
 use std::io::Write;
 use tables::Tables;
 
@@ -94,8 +95,9 @@ enum Next {
 
 /// A running program.
 pub struct Machine<'a, 'rt> {
-    m: &'a mut Mutator<'rt>,
-    st: Handle,
+    /// The evaluation stack, pinned (See Note [Pinned frames] in core's
+    /// `mutator::frame`); the mutator is reached through it.
+    f: Frame<'a, 'rt>,
     code: &'a Compiled,
     tables: Tables,
     /// The pending continuations, each with the stack depth it keeps (a
@@ -121,7 +123,7 @@ impl<'a, 'rt> Machine<'a, 'rt> {
         let tables = Tables::new(code);
         let st = m.new_stack(1024);
         let bottom = GLOBALS + code.globals.len();
-        let mut mach = Machine { m, st, code, tables, conts: Vec::new(), fp: bottom, frame_top: bottom, bottom, out, args, steps: 0, scratch: Vec::with_capacity(16) };
+        let mut mach = Machine { f: m.frame(st), code, tables, conts: Vec::new(), fp: bottom, frame_top: bottom, bottom, out, args, steps: 0, scratch: Vec::with_capacity(16) };
         mach.reserve(1)?;
         for (_, init) in &code.globals {
             mach.global(init)?;
@@ -135,19 +137,19 @@ impl<'a, 'rt> Machine<'a, 'rt> {
 
     /// Push a fresh slot holding nothing.
     fn reserve(&mut self, n: usize) -> Res<usize> {
-        let r = self.m.stack_reserve(self.st, n, &NULL_OBJECT);
+        let r = self.f.reserve(n, &NULL_OBJECT);
         self.grow(r)
     }
 
     fn global(&mut self, init: &GlobalInit) -> Res<()> {
-        let depth = self.m.stack_depth(self.st);
+        let depth = self.f.depth();
         match init {
             GlobalInit::Fun(c) => {
-                let r = self.m.stack_alloc(self.st, depth, self.tables.funs[*c as usize], &[], &[0]);
+                let r = self.f.alloc(depth, self.tables.funs[*c as usize], &[], &[0]);
                 self.grow(r)
             }
             GlobalInit::Caf(c) => {
-                let r = self.m.stack_alloc(self.st, depth, self.tables.thunks[*c as usize], &[], &[]);
+                let r = self.f.alloc(depth, self.tables.thunks[*c as usize], &[], &[]);
                 self.grow(r)
             }
             GlobalInit::Literal(lit) => {
@@ -156,7 +158,7 @@ impl<'a, 'rt> Machine<'a, 'rt> {
             }
             GlobalInit::Con(c) => {
                 let obj = self.tables.nullary[*c as usize].expect("a nullary constructor is static");
-                let r = self.m.stack_reserve(self.st, 1, obj);
+                let r = self.f.reserve(1, obj);
                 self.grow(r).map(|_| ())
             }
         }
@@ -165,7 +167,7 @@ impl<'a, 'rt> Machine<'a, 'rt> {
     /// Run `main`: apply it to the world and evaluate.
     pub fn run_main(&mut self) -> Res<()> {
         let main = GLOBALS + self.code.main as usize;
-        self.m.stack_copy(self.st, RET, main);
+        self.f.copy(RET, main);
         let at = self.reserve(1)?;
         self.set_con(at, crate::desugar::builtin::UNIT);
         let first = self.apply(at, 1)?;
@@ -232,14 +234,14 @@ impl<'a, 'rt> Machine<'a, 'rt> {
                 self.enter(s)
             }
             Ir::App(f, args) => {
-                let at = self.m.stack_depth(self.st);
+                let at = self.f.depth();
                 for a in args {
                     let s = self.slot(*a);
-                    let r = self.m.stack_push_slot(self.st, s);
+                    let r = self.f.push_slot(s);
                     self.grow(r)?;
                 }
                 let fs = self.slot(*f);
-                self.m.stack_copy(self.st, RET, fs);
+                self.f.copy(RET, fs);
                 self.apply(at, args.len())
             }
             Ir::Let(binds, body, knots) => {
@@ -251,7 +253,7 @@ impl<'a, 'rt> Machine<'a, 'rt> {
                 if let Ir::Enter(a) = self.code.ir[*scrut as usize] {
                     let s = self.slot(a);
                     if self.is_value(s) {
-                        self.m.stack_copy(self.st, RET, s);
+                        self.f.copy(RET, s);
                         return self.choose(i);
                     }
                 }
@@ -263,7 +265,7 @@ impl<'a, 'rt> Machine<'a, 'rt> {
                     self.set_con(RET, *c);
                 } else {
                     let slots = self.slots(args);
-                    let r = self.m.stack_alloc(self.st, RET, self.tables.cons[*c as usize], &slots, &[]);
+                    let r = self.f.alloc(RET, self.tables.cons[*c as usize], &slots, &[]);
                     self.scratch = slots;
                     self.grow(r)?;
                 }
@@ -288,7 +290,7 @@ impl<'a, 'rt> Machine<'a, 'rt> {
     /// Store the nullary constructor `c` into slot `s`.
     fn set_con(&mut self, s: usize, c: u32) {
         let obj = self.tables.nullary[c as usize].expect("a nullary constructor");
-        self.m.stack_set_static(self.st, s, obj);
+        self.f.set_static(s, obj);
     }
 
     /// Allocate a group of recursive bindings: each object with what its
@@ -304,7 +306,7 @@ impl<'a, 'rt> Machine<'a, 'rt> {
             let info = match alloc {
                 Alloc::Alias(a) => {
                     let src = self.slot(*a);
-                    self.m.stack_copy(self.st, dst, src);
+                    self.f.copy(dst, src);
                     continue;
                 }
                 Alloc::Thunk(c, _) => self.tables.thunks[*c as usize],
@@ -318,11 +320,11 @@ impl<'a, 'rt> Machine<'a, 'rt> {
             if knots {
                 for &slot in &slots {
                     if not_yet_made(k, slot) {
-                        self.m.stack_set_static(self.st, slot, &NULL_OBJECT);
+                        self.f.set_static(slot, &NULL_OBJECT);
                     }
                 }
             }
-            let r = self.m.stack_alloc(self.st, dst, info, &slots, words);
+            let r = self.f.alloc(dst, info, &slots, words);
             self.scratch = slots;
             self.grow(r)?;
         }
@@ -334,7 +336,7 @@ impl<'a, 'rt> Machine<'a, 'rt> {
             for (field, a) in alloc.fields().iter().enumerate() {
                 let src = self.slot(*a);
                 if not_yet_made(k, src) {
-                    self.m.stack_set_field(self.st, fp + *s as usize, field, src);
+                    self.f.set_field(fp + *s as usize, field, src);
                 }
             }
         }
@@ -343,7 +345,7 @@ impl<'a, 'rt> Machine<'a, 'rt> {
 
     /// Is the object in slot `s` a value (not a thunk)?
     fn is_value(&self, s: usize) -> bool {
-        !self.m.stack_info(self.st, s).closure_type.is_thunk()
+        !self.f.info(s).closure_type.is_thunk()
     }
 
     /// The case `i`, its scrutinee's value in the return register: bind
@@ -352,18 +354,18 @@ impl<'a, 'rt> Machine<'a, 'rt> {
     fn choose(&mut self, i: IrId) -> Res<Next> {
         let Ir::Case { bind, alts, default, .. } = &self.code.ir[i as usize] else { unreachable!() };
         if let Some(b) = bind {
-            self.m.stack_copy(self.st, self.fp + *b as usize, RET);
+            self.f.copy(self.fp + *b as usize, RET);
         }
         if alts.is_empty() {
             return Ok(Next::Eval(default.expect("a case with no alternatives has a default")));
         }
         // The value stays in the return register while its fields are bound.
-        let info = self.m.stack_info(self.st, RET);
+        let info = self.f.info(RET);
         let tag = info.tag();
         for (c, fields, rhs) in alts {
             if *c == tag && matches!(info.closure_type, ClosureType::Constr | ClosureType::ConstrStatic) {
                 for (k, f) in fields.iter().enumerate() {
-                    self.m.stack_field(self.st, self.fp + *f as usize, RET, k);
+                    self.f.field(self.fp + *f as usize, RET, k);
                 }
                 return Ok(Next::Eval(*rhs));
             }
@@ -377,22 +379,22 @@ impl<'a, 'rt> Machine<'a, 'rt> {
     fn resume(&mut self, k: Cont) -> Res<Next> {
         match k {
             Cont::Case { ir, fp, top } => {
-                self.m.stack_pop_to(self.st, top);
+                self.f.pop_to(top);
                 self.fp = fp;
                 self.frame_top = top;
                 self.choose(ir)
             }
             Cont::Update { slot } => {
-                self.m.stack_update(self.st, slot, RET);
-                self.m.stack_pop_to(self.st, slot);
+                self.f.update(slot, RET);
+                self.f.pop_to(slot);
                 Ok(Next::Return)
             }
             Cont::Apply { at, n } => {
-                self.m.stack_pop_to(self.st, at + n);
+                self.f.pop_to(at + n);
                 self.apply(at, n)
             }
             Cont::Select { field } => {
-                self.m.stack_field(self.st, RET, RET, field);
+                self.f.field(RET, RET, field);
                 self.enter(RET)
             }
         }

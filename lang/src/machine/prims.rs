@@ -77,7 +77,7 @@ impl Machine<'_, '_> {
                 let x = self.num(a[0])?;
                 let already = matches!((&x, to), (Num::Int(_), "Int") | (Num::Word(_), "Word64") | (Num::Double(_), "Double") | (Num::Integer(_) | Num::Small(_), "Integer"));
                 if already {
-                    self.m.stack_copy(self.st, RET, a[0]);
+                    self.f.copy(RET, a[0]);
                     return Ok(Next::Return);
                 }
                 self.ret_num(num::convert(to, x).map_err(err)?)
@@ -187,7 +187,7 @@ impl Machine<'_, '_> {
                 self.ret_num(n)
             }
             Prim::Kind => {
-                let info = self.m.stack_info(self.st, a[0]);
+                let info = self.f.info(a[0]);
                 let k = match info.closure_type {
                     ClosureType::Constr | ClosureType::ConstrStatic if info.tag() >= NUM_BASE && info.tag() < PAP_BASE => {
                         if info.tag() == T_CHAR {
@@ -204,16 +204,16 @@ impl Machine<'_, '_> {
                 self.ret_con(c)
             }
             Prim::SameCon => {
-                let (x, y) = (self.m.stack_info(self.st, a[0]), self.m.stack_info(self.st, a[1]));
+                let (x, y) = (self.f.info(a[0]), self.f.info(a[1]));
                 self.ret_con(bool_con(std::ptr::eq(x, y)))
             }
             Prim::Arity => {
-                let n = self.m.stack_info(self.st, a[0]).ptrs as i64;
+                let n = self.f.info(a[0]).ptrs as i64;
                 self.ret_small(n)
             }
             Prim::Field => {
                 let i = self.int_arg(a[1])? as usize;
-                self.m.stack_field(self.st, RET, a[0], i);
+                self.f.field(RET, a[0], i);
                 self.enter(RET)
             }
             Prim::ConIndex | Prim::ConCount | Prim::ConPrec => {
@@ -251,41 +251,41 @@ impl Machine<'_, '_> {
             }
             Prim::Seq => self.enter(a[1]),
             Prim::NewRef => {
-                let h = self.m.stack_get(self.st, a[0]);
-                let r = self.m.new_mut_var(h);
-                self.m.stack_set(self.st, RET, r);
-                self.m.truncate(h.index());
+                let h = self.f.get(a[0]);
+                let r = self.f.mutator().new_mut_var(h);
+                self.f.set(RET, r);
+                self.f.mutator().truncate(h.index());
                 Ok(Next::Return)
             }
             Prim::ReadRef => {
-                let h = self.m.stack_get(self.st, a[0]);
-                let v = self.m.read_mut_var(h);
-                self.m.stack_set(self.st, RET, v);
-                self.m.truncate(h.index());
+                let h = self.f.get(a[0]);
+                let v = self.f.mutator().read_mut_var(h);
+                self.f.set(RET, v);
+                self.f.mutator().truncate(h.index());
                 self.ret_io_res()
             }
             Prim::WriteRef => {
-                let r = self.m.stack_get(self.st, a[0]);
-                let v = self.m.stack_get(self.st, a[1]);
-                self.m.write_mut_var(r, v);
-                self.m.truncate(r.index());
+                let r = self.f.get(a[0]);
+                let v = self.f.get(a[1]);
+                self.f.mutator().write_mut_var(r, v);
+                self.f.mutator().truncate(r.index());
                 self.ret_con(builtin::UNIT)
             }
             Prim::NewArr => {
                 let n = self.int_arg(a[0])?;
                 let n = usize::try_from(n).map_err(|_| Stop::Error(format!("an array of {n} elements")))?;
-                let init = self.m.stack_get(self.st, a[1]);
-                let arr = self.m.new_array(n, init);
-                self.m.stack_set(self.st, RET, arr);
-                self.m.truncate(init.index());
+                let init = self.f.get(a[1]);
+                let arr = self.f.mutator().new_array(n, init);
+                self.f.set(RET, arr);
+                self.f.mutator().truncate(init.index());
                 Ok(Next::Return)
             }
             Prim::ReadArr | Prim::ReadArrIO => {
                 let i = self.index_arg(a[0], a[1])?;
-                let arr = self.m.stack_get(self.st, a[0]);
-                let v = self.m.array_get(arr, i);
-                self.m.stack_set(self.st, RET, v);
-                self.m.truncate(arr.index());
+                let arr = self.f.get(a[0]);
+                let v = self.f.mutator().array_get(arr, i);
+                self.f.set(RET, v);
+                self.f.mutator().truncate(arr.index());
                 if p == Prim::ReadArrIO {
                     self.ret_io_res()
                 } else {
@@ -294,36 +294,36 @@ impl Machine<'_, '_> {
             }
             Prim::WriteArr => {
                 let i = self.index_arg(a[0], a[1])?;
-                let arr = self.m.stack_get(self.st, a[0]);
-                let v = self.m.stack_get(self.st, a[2]);
-                self.m.array_set(arr, i, v);
-                self.m.truncate(arr.index());
+                let arr = self.f.get(a[0]);
+                let v = self.f.get(a[2]);
+                self.f.mutator().array_set(arr, i, v);
+                self.f.mutator().truncate(arr.index());
                 self.ret_con(builtin::UNIT)
             }
             Prim::ArrLen => {
-                let arr = self.m.stack_get(self.st, a[0]);
-                let n = self.m.array_len(arr);
-                self.m.truncate(arr.index());
+                let arr = self.f.get(a[0]);
+                let n = self.f.mutator().array_len(arr);
+                self.f.mutator().truncate(arr.index());
                 self.ret_num(Num::Int(n as i64))
             }
             Prim::Freeze => {
-                let arr = self.m.stack_get(self.st, a[0]);
-                self.m.freeze_array(arr);
-                self.m.truncate(arr.index());
-                self.m.stack_copy(self.st, RET, a[0]);
+                let arr = self.f.get(a[0]);
+                self.f.mutator().freeze_array(arr);
+                self.f.mutator().truncate(arr.index());
+                self.f.copy(RET, a[0]);
                 Ok(Next::Return)
             }
             Prim::CopyArr => {
-                let arr = self.m.stack_get(self.st, a[0]);
-                let n = self.m.array_len(arr);
-                let copy = self.m.new_array(n, arr);
+                let arr = self.f.get(a[0]);
+                let n = self.f.mutator().array_len(arr);
+                let copy = self.f.mutator().new_array(n, arr);
                 for i in 0..n {
-                    let v = self.m.array_get(arr, i);
-                    self.m.array_set(copy, i, v);
-                    self.m.truncate(v.index());
+                    let v = self.f.mutator().array_get(arr, i);
+                    self.f.mutator().array_set(copy, i, v);
+                    self.f.mutator().truncate(v.index());
                 }
-                self.m.stack_set(self.st, RET, copy);
-                self.m.truncate(arr.index());
+                self.f.set(RET, copy);
+                self.f.mutator().truncate(arr.index());
                 Ok(Next::Return)
             }
             Prim::PutChar => {
@@ -342,7 +342,7 @@ impl Machine<'_, '_> {
                 Err(Stop::Error(text))
             }
             Prim::PerformGc => {
-                self.m.perform_gc(true);
+                self.f.mutator().perform_gc(true);
                 self.ret_con(builtin::UNIT)
             }
         }
@@ -351,7 +351,7 @@ impl Machine<'_, '_> {
     /// The constructor number of the value in slot `s`, if it is a
     /// constructed value (a number's box is not).
     pub(super) fn constructor(&self, s: usize) -> Option<u32> {
-        let info = self.m.stack_info(self.st, s);
+        let info = self.f.info(s);
         let constructed = matches!(info.closure_type, ClosureType::Constr | ClosureType::ConstrStatic) && info.tag() < NUM_BASE;
         constructed.then(|| info.tag())
     }
@@ -367,12 +367,12 @@ impl Machine<'_, '_> {
             Prim::Le => self.tables.compare_globals[2],
             _ => self.tables.compare_globals[3],
         };
-        let at = self.m.stack_depth(self.st);
+        let at = self.f.depth();
         for &s in a {
-            let r = self.m.stack_push_slot(self.st, s);
+            let r = self.f.push_slot(s);
             self.grow(r)?;
         }
-        self.m.stack_copy(self.st, RET, super::GLOBALS + g as usize);
+        self.f.copy(RET, super::GLOBALS + g as usize);
         self.apply(at, 2)
     }
 
@@ -382,7 +382,7 @@ impl Machine<'_, '_> {
     fn ret_small(&mut self, v: i64) -> Res<Next> {
         if (SMALL_INT_MIN..=SMALL_INT_MAX).contains(&v) {
             let obj = self.tables.small_ints[(v - SMALL_INT_MIN) as usize];
-            self.m.stack_set_static(self.st, RET, obj);
+            self.f.set_static(RET, obj);
             return Ok(Next::Return);
         }
         self.ret_num(Num::Int(v))
@@ -395,7 +395,7 @@ impl Machine<'_, '_> {
 
     /// Return `IORes` of the value in the return register.
     fn ret_io_res(&mut self) -> Res<Next> {
-        let r = self.m.stack_alloc(self.st, RET, self.tables.cons[builtin::IORES as usize], &[RET], &[]);
+        let r = self.f.alloc(RET, self.tables.cons[builtin::IORES as usize], &[RET], &[]);
         self.grow(r)?;
         Ok(Next::Return)
     }
@@ -425,15 +425,15 @@ impl Machine<'_, '_> {
     /// An index into the array in slot `arr`, checked.
     fn index_arg(&mut self, arr: usize, i: usize) -> Res<usize> {
         let i = self.int_arg(i)?;
-        let h = self.m.stack_get(self.st, arr);
-        let n = self.m.array_len(h);
-        self.m.truncate(h.index());
+        let h = self.f.get(arr);
+        let n = self.f.mutator().array_len(h);
+        self.f.mutator().truncate(h.index());
         usize::try_from(i).ok().filter(|&i| i < n).ok_or_else(|| Stop::Error(format!("Ix{{Int}}.index: Index ({i}) out of range ((0,{}))", n as i64 - 1)))
     }
 
     /// The constructor number of the (evaluated) value in slot `s`.
     fn con_of(&mut self, s: usize) -> Res<u32> {
-        self.constructor(s).ok_or_else(|| Stop::Error(format!("expected a constructor, found {}", self.m.stack_info(self.st, s).name)))
+        self.constructor(s).ok_or_else(|| Stop::Error(format!("expected a constructor, found {}", self.f.info(s).name)))
     }
 }
 

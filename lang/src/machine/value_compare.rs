@@ -50,10 +50,10 @@ impl Machine<'_, '_> {
     /// See Note [Comparing evaluated values].
     pub(super) fn compare_values(&mut self, p: Prim, a: &[usize]) -> Res<Next> {
         let base = self.reserve(2)?;
-        self.m.stack_copy(self.st, base, a[0]);
-        self.m.stack_copy(self.st, base + 1, a[1]);
+        self.f.copy(base, a[0]);
+        self.f.copy(base + 1, a[1]);
         let walk = self.walk(base)?;
-        self.m.stack_pop_to(self.st, base);
+        self.f.pop_to(base);
         match walk {
             Walk::Decided(o) => {
                 self.set_con(super::RET, comparison_con(p, o));
@@ -67,14 +67,14 @@ impl Machine<'_, '_> {
     /// until one differs or none is left.
     fn walk(&mut self, base: usize) -> Res<Walk> {
         loop {
-            let top = self.m.stack_depth(self.st);
+            let top = self.f.depth();
             if top == base {
                 return Ok(Walk::Decided(Ordering::Equal));
             }
             let (x, y) = (top - 2, top - 1);
             if let (Some(u), Some(v)) = (self.word1(x), self.word1(y)) {
                 match compare(u, v) {
-                    Some(Ordering::Equal) => self.m.stack_pop_to(self.st, x),
+                    Some(Ordering::Equal) => self.f.pop_to(x),
                     Some(o) => return Ok(Walk::Decided(o)),
                     None => return Ok(Walk::Library),
                 }
@@ -96,19 +96,19 @@ impl Machine<'_, '_> {
     /// last field's pair takes the values' own slots (a list's tails), the
     /// others go above.
     fn fields_in_place_of(&mut self, x: usize) -> Res<()> {
-        let n = self.m.stack_info(self.st, x).ptrs as usize;
+        let n = self.f.info(x).ptrs as usize;
         if n == 0 {
-            self.m.stack_pop_to(self.st, x);
+            self.f.pop_to(x);
             return Ok(());
         }
         let above = self.reserve(2 * (n - 1))?;
         for k in 0..n - 1 {
             let pair = above + 2 * (n - 2 - k);
-            self.m.stack_field(self.st, pair, x, k);
-            self.m.stack_field(self.st, pair + 1, x + 1, k);
+            self.f.field(pair, x, k);
+            self.f.field(pair + 1, x + 1, k);
         }
-        self.m.stack_field(self.st, x, x, n - 1);
-        self.m.stack_field(self.st, x + 1, x + 1, n - 1);
+        self.f.field(x, x, n - 1);
+        self.f.field(x + 1, x + 1, n - 1);
         Ok(())
     }
 }

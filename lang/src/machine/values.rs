@@ -22,8 +22,8 @@ pub enum Value {
 impl Machine<'_, '_> {
     /// The number in slot `s` (evaluated).
     pub(super) fn num(&mut self, s: usize) -> Res<Num> {
-        let info = self.m.stack_info(self.st, s);
-        let w = |m: &Self| m.m.stack_word(m.st, s, 0) as u64;
+        let info = self.f.info(s);
+        let w = |m: &Self| m.f.word(s, 0) as u64;
         if let Some(v) = static_int(info) {
             return Ok(Num::Int(v));
         }
@@ -34,11 +34,11 @@ impl Machine<'_, '_> {
             T_CHAR if std::ptr::eq(info, &CHAR_INFO) => Num::Char(char::from_u32(w(self) as u32).unwrap_or('\u{fffd}')),
             T_INTEGER if std::ptr::eq(info, &INTEGER_INFO) => Num::Small(w(self) as i64),
             T_BIGNAT_POS | T_BIGNAT_NEG if info.closure_type == ClosureType::Constr && info.ptrs == 1 => {
-                let h = self.m.stack_get(self.st, s);
-                let bytes = self.m.field(h, 0);
-                let limbs = self.m.byte_array_len(bytes) / 8;
-                let digits: Vec<u64> = (0..limbs).map(|i| self.m.byte_array_read(bytes, i)).collect();
-                self.m.truncate(h.index());
+                let h = self.f.get(s);
+                let bytes = self.f.mutator().field(h, 0);
+                let limbs = self.f.mutator().byte_array_len(bytes) / 8;
+                let digits: Vec<u64> = (0..limbs).map(|i| self.f.mutator().byte_array_read(bytes, i)).collect();
+                self.f.mutator().truncate(h.index());
                 let sign = if info.tag() == T_BIGNAT_NEG { Sign::Minus } else { Sign::Plus };
                 Num::integer(BigInt::from_biguint(sign, num_bigint::BigUint::from_slice(&u64s_to_u32s(&digits))))
             }
@@ -59,25 +59,25 @@ impl Machine<'_, '_> {
                 None => return self.set_big(dst, x),
             },
         };
-        let r = self.m.stack_alloc(self.st, dst, info, &[], &[word as usize]);
+        let r = self.f.alloc(dst, info, &[], &[word as usize]);
         self.grow(r)
     }
 
     fn set_big(&mut self, dst: usize, x: &BigInt) -> Res<()> {
         let (sign, mag) = x.to_u64_digits();
-        let bytes = self.m.new_byte_array(mag.len() * 8);
+        let bytes = self.f.mutator().new_byte_array(mag.len() * 8);
         for (i, d) in mag.iter().enumerate() {
-            self.m.byte_array_write(bytes, i, *d);
+            self.f.mutator().byte_array_write(bytes, i, *d);
         }
         let info = if sign == Sign::Minus { &BIG_NEG_INFO } else { &BIG_POS_INFO };
-        let tmp = self.m.stack_depth(self.st);
-        let r = self.m.stack_push(self.st, bytes);
+        let tmp = self.f.depth();
+        let r = self.f.push(bytes);
         self.grow(r)?;
-        self.m.truncate(bytes.index());
-        let r = self.m.stack_alloc(self.st, dst, info, &[tmp], &[]);
+        self.f.mutator().truncate(bytes.index());
+        let r = self.f.alloc(dst, info, &[tmp], &[]);
         self.grow(r)?;
         if dst != tmp {
-            self.m.stack_pop_to(self.st, tmp);
+            self.f.pop_to(tmp);
         }
         Ok(())
     }
@@ -100,11 +100,11 @@ impl Machine<'_, '_> {
         self.set_con(acc, builtin::NIL);
         for c in text.chars().rev() {
             self.set_num(acc + 1, &Num::Char(c))?;
-            let r = self.m.stack_alloc(self.st, acc, self.tables.cons[builtin::CONS as usize], &[acc + 1, acc], &[]);
+            let r = self.f.alloc(acc, self.tables.cons[builtin::CONS as usize], &[acc + 1, acc], &[]);
             self.grow(r)?;
         }
-        self.m.stack_copy(self.st, dst, acc);
-        self.m.stack_pop_to(self.st, acc);
+        self.f.copy(dst, acc);
+        self.f.pop_to(acc);
         Ok(())
     }
 
@@ -114,11 +114,11 @@ impl Machine<'_, '_> {
         self.set_con(acc, builtin::NIL);
         for t in texts.iter().rev() {
             self.string_to(acc + 1, t)?;
-            let r = self.m.stack_alloc(self.st, acc, self.tables.cons[builtin::CONS as usize], &[acc + 1, acc], &[]);
+            let r = self.f.alloc(acc, self.tables.cons[builtin::CONS as usize], &[acc + 1, acc], &[]);
             self.grow(r)?;
         }
-        self.m.stack_copy(self.st, dst, acc);
-        self.m.stack_pop_to(self.st, acc);
+        self.f.copy(dst, acc);
+        self.f.pop_to(acc);
         Ok(())
     }
 
@@ -127,20 +127,20 @@ impl Machine<'_, '_> {
     pub(super) fn text(&mut self, s: usize) -> Res<String> {
         let mut out = String::new();
         let cur = self.reserve(2)?;
-        self.m.stack_copy(self.st, cur, s);
+        self.f.copy(cur, s);
         loop {
-            let info = self.m.stack_info(self.st, cur);
+            let info = self.f.info(cur);
             if info.tag() != builtin::CONS || info.closure_type != ClosureType::Constr {
                 break;
             }
-            self.m.stack_field(self.st, cur + 1, cur, 0);
+            self.f.field(cur + 1, cur, 0);
             match self.num(cur + 1)? {
                 Num::Char(c) => out.push(c),
                 other => return Err(Stop::Error(format!("expected a Char, found {other:?}"))),
             }
-            self.m.stack_field(self.st, cur, cur, 1);
+            self.f.field(cur, cur, 1);
         }
-        self.m.stack_pop_to(self.st, cur);
+        self.f.pop_to(cur);
         Ok(out)
     }
 
@@ -151,7 +151,7 @@ impl Machine<'_, '_> {
     }
 
     fn read_value(&mut self, s: usize, depth: usize) -> Value {
-        let info = self.m.stack_info(self.st, s);
+        let info = self.f.info(s);
         if let Ok(n) = self.num(s) {
             return Value::Num(n);
         }
@@ -161,10 +161,10 @@ impl Machine<'_, '_> {
                 let tmp = self.reserve(1).expect("room to read a value");
                 let mut fields = Vec::new();
                 for k in 0..info.ptrs as usize {
-                    self.m.stack_field(self.st, tmp, s, k);
+                    self.f.field(tmp, s, k);
                     fields.push(self.read_value(tmp, depth + 1));
                 }
-                self.m.stack_pop_to(self.st, tmp);
+                self.f.pop_to(tmp);
                 Value::Con(info.name.to_string(), fields)
             }
             _ => Value::Function,

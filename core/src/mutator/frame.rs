@@ -1,0 +1,444 @@
+//! A pinned evaluation stack: an interpreter's slots read and written
+//! through one resolved address for as long as it holds the mutator,
+//! where each of `Mutator`'s `stack_*` operations resolves the stack's
+//! handle again. Those operations are this module's, through a frame
+//! pinned for one call.
+//!
+//! Invariant kept: `Frame::stack` is the object the stack's handle
+//! names, and `Frame::plain` is true only if a store needs no barrier
+//! (See Note [Pinned frames]), at every moment the frame's owner can
+//! call it.
+//!
+//! Note [Pinned frames]
+//! ----------------------------------------
+//! An interpreter touches its evaluation stack several times per
+//! instruction. Through the handle, each access loads the capability,
+//! its root vector and its length, the root, then the stack's depth;
+//! each store also tests the barrier's extension and the stack's dirty
+//! header: 15-20 instructions an access (See Note [Evaluation stacks]).
+//!
+//! A `Frame` holds the mutator exclusively (`&mut`), so nothing can
+//! move the stack, clean it, or change the barrier's extension while
+//! the frame lives except through the frame itself: a stack moves only
+//! in a GC or when it grows, a GC cleans it, and an extension is set only
+//! while the world is stopped, all of which happen only at a safe point
+//! of this mutator (an allocation's slow path, a poll). So the frame
+//! resolves the stack when it is made, and again after each of its own
+//! operations that may reach a safe point (allocating, growing the
+//! stack) and after each use of the mutator it lends (`Frame::mutator`,
+//! a guard that pins again when it is dropped). Between those, a slot
+//! is one load from a base address and a test against the depth.
+//!
+//! A store is *plain*, one store and nothing else, when the stack is
+//! already dirty (on the mutable list: See the dirty-stack rule in Note
+//! [Evaluation stacks]), its capability's barrier extension records no
+//! stack stores, and no access hook is installed. Otherwise it takes the
+//! barrier's path, as every store did before frames, and the first such
+//! store after a GC dirties the stack, so the rest are plain.
+//!
+//! Measured on binary_trees.hs (valgrind's instruction count; the
+//! figures are in docs/programs.md). The alternative, a cache of the
+//! resolved stack inside `Mutator` cleared at every safe point, keeps a
+//! test per access and puts on every safe point a duty to remember.
+
+use super::*;
+use crate::object::{load_header, store_field};
+use std::ops::{Deref, DerefMut};
+
+/// An evaluation stack pinned for an interpreter (See Note [Pinned
+/// frames]). Slots are named as `Mutator`'s `stack_*` operations name
+/// them: by index from the bottom.
+pub struct Frame<'f, 'rt> {
+    m: &'f mut Mutator<'rt>,
+    st: Handle,
+    /// The STACK object.
+    stack: *mut Word,
+    /// The address of slot 0; the depth is the word below it.
+    slots: *mut Word,
+    /// Stores need no barrier (See Note [Pinned frames]).
+    plain: bool,
+}
+
+/// The mutator, lent by a frame; the frame pins its stack again when
+/// this is dropped (See Note [Pinned frames]). The stack's handle must
+/// stay rooted and name the stack meanwhile.
+pub struct LentMutator<'a, 'f, 'rt> {
+    frame: &'a mut Frame<'f, 'rt>,
+}
+
+impl<'rt> Deref for LentMutator<'_, '_, 'rt> {
+    type Target = Mutator<'rt>;
+    fn deref(&self) -> &Mutator<'rt> {
+        self.frame.m
+    }
+}
+
+impl<'rt> DerefMut for LentMutator<'_, '_, 'rt> {
+    fn deref_mut(&mut self) -> &mut Mutator<'rt> {
+        self.frame.m
+    }
+}
+
+impl Drop for LentMutator<'_, '_, '_> {
+    fn drop(&mut self) {
+        self.frame.pin();
+    }
+}
+
+impl<'rt> Mutator<'rt> {
+    /// Pin the evaluation stack `st` (See Note [Pinned frames]).
+    #[inline(always)]
+    pub fn frame(&mut self, st: Handle) -> Frame<'_, 'rt> {
+        let mut f = Frame { m: self, st, stack: std::ptr::null_mut(), slots: std::ptr::null_mut(), plain: false };
+        f.pin();
+        f
+    }
+}
+
+impl<'f, 'rt> Frame<'f, 'rt> {
+    /// Resolve the stack again and judge whether its stores are plain.
+    #[inline(always)]
+    fn pin(&mut self) {
+        let p = self.m.stack_obj(self.st);
+        self.stack = p;
+        // SAFETY: a stack keeps its capacity and depth before its slots.
+        self.slots = unsafe { self.m.layout.payload(p).add(2) };
+        self.plain = self.judge_plain();
+    }
+
+    /// May a store skip the barrier? (See Note [Pinned frames].)
+    #[inline(always)]
+    fn judge_plain(&self) -> bool {
+        // SAFETY: `stack` is a live object, whose header may be read.
+        let header = unsafe { load_header(self.stack) };
+        assert!(header == STACK_DIRTY_INFO.header() || header == STACK_CLEAN_INFO.header(), "a frame's handle names a stack");
+        header == STACK_DIRTY_INFO.header() && !barrier::records_stack_stores(self.m.cap()) && !self.m.access.installed()
+    }
+
+    /// The mutator, for anything but the stack; the stack is pinned again
+    /// when the guard is dropped.
+    #[inline(always)]
+    pub fn mutator(&mut self) -> LentMutator<'_, 'f, 'rt> {
+        LentMutator { frame: self }
+    }
+
+    /// The mutator, to read through (nothing that reads can GC).
+    #[inline(always)]
+    pub fn as_mutator(&self) -> &Mutator<'rt> {
+        self.m
+    }
+
+    /// The stack's handle.
+    #[inline(always)]
+    pub fn handle(&self) -> Handle {
+        self.st
+    }
+
+    /// Live slots.
+    #[inline(always)]
+    pub fn depth(&self) -> usize {
+        // SAFETY: the word below slot 0 is the depth (See `pin`).
+        unsafe { *self.slots.sub(1) }
+    }
+
+    #[inline(always)]
+    fn capacity(&self) -> usize {
+        // SAFETY: two words below slot 0 is the capacity.
+        unsafe { *self.slots.sub(2) }
+    }
+
+    #[inline(always)]
+    fn set_depth(&mut self, depth: usize) {
+        debug_assert!(depth <= self.capacity());
+        // SAFETY: as `depth`.
+        unsafe { *self.slots.sub(1) = depth }
+    }
+
+    /// The address of live slot `i`.
+    #[inline(always)]
+    fn addr(&self, i: usize) -> *mut Word {
+        let depth = self.depth();
+        assert!(i < depth, "stack slot {i} is not live (depth {depth})");
+        // SAFETY: `i` is below the depth, so inside the object.
+        unsafe { self.slots.add(i) }
+    }
+
+    /// The word in slot `i` as it is, indirections left for their reader
+    /// (See Note [Evaluation stacks]), but shown to the read hook: a
+    /// value moved between slots and fields is loaded as any other, so a
+    /// concurrent copier's to-space invariant holds for it (See Note
+    /// [Access hooks]).
+    #[inline(always)]
+    fn raw(&self, i: usize) -> Word {
+        // SAFETY: `addr` checked the slot is live.
+        self.m.access.on_read(unsafe { *self.addr(i) })
+    }
+
+    /// The object in slot `i`, through indirections.
+    #[inline(always)]
+    fn value(&self, i: usize) -> *mut Word {
+        deref_ind(self.raw(i), self.m.layout, self.m.access) as *mut Word
+    }
+
+    /// Store `v` (an object address) into live slot `i`.
+    #[inline(always)]
+    fn store(&mut self, i: usize, v: Word) {
+        let a = self.addr(i);
+        if self.plain {
+            // SAFETY: a live slot; a plain store needs no barrier.
+            unsafe { store_field(a, v) };
+        } else {
+            self.store_through_barrier(i, v);
+        }
+    }
+
+    #[inline(never)]
+    fn store_through_barrier(&mut self, i: usize, v: Word) {
+        let (stack, layout) = (self.stack, self.m.layout);
+        self.m.access.before_write(stack);
+        // SAFETY: slot `i` is live (the caller checked) and `v` a valid object address.
+        unsafe { barrier::write_stack(self.m.cap_mut(), layout, stack, i, v) };
+        self.plain = self.judge_plain();
+    }
+
+    /// Make room for `n` more slots, growing the stack if it is full.
+    #[inline(always)]
+    fn room(&mut self, n: usize) -> Result<(), StackOverflow> {
+        let needed = self.depth() + n;
+        if needed <= self.capacity() {
+            return Ok(());
+        }
+        let r = self.m.grow_stack(self.st, needed);
+        self.pin();
+        r
+    }
+
+    /// Push `w` onto the stack, which has room.
+    #[inline(always)]
+    fn push_word(&mut self, w: Word) -> usize {
+        let depth = self.depth();
+        if self.plain {
+            // SAFETY: the caller made room; `w` is a valid object address.
+            unsafe { store_field(self.slots.add(depth), w) };
+            self.set_depth(depth + 1);
+            return depth;
+        }
+        let (stack, layout) = (self.stack, self.m.layout);
+        self.m.access.before_write(stack);
+        // SAFETY: the caller made room; `w` is a valid object address.
+        let d = unsafe { barrier::push_stack(self.m.cap_mut(), layout, stack, w) };
+        self.plain = self.judge_plain();
+        d
+    }
+
+    /// Push the object behind handle `v`.
+    #[inline(always)]
+    pub fn push(&mut self, v: Handle) -> Result<usize, StackOverflow> {
+        self.room(1)?;
+        let w = self.m.root(v);
+        Ok(self.push_word(w))
+    }
+
+    /// Push a copy of live slot `from`.
+    #[inline(always)]
+    pub fn push_slot(&mut self, from: usize) -> Result<usize, StackOverflow> {
+        self.room(1)?;
+        let w = self.raw(from);
+        Ok(self.push_word(w))
+    }
+
+    /// Push `n` slots, each holding the static object `fill`; returns the
+    /// first one's index.
+    #[inline(always)]
+    pub fn reserve(&mut self, n: usize, fill: &'static StaticObject) -> Result<usize, StackOverflow> {
+        self.room(n)?;
+        let depth = self.depth();
+        // SAFETY: `room` made room for `n` slots above the depth; a
+        // static object is never young, so no barrier is due.
+        unsafe {
+            for k in 0..n {
+                store_field(self.slots.add(depth + k), fill.addr());
+            }
+        }
+        self.set_depth(depth + n);
+        Ok(depth)
+    }
+
+    /// Pop every slot at or above `depth`.
+    #[inline(always)]
+    pub fn pop_to(&mut self, depth: usize) {
+        assert!(depth <= self.depth(), "popping to {depth}, above the stack");
+        if self.plain {
+            self.set_depth(depth);
+            return;
+        }
+        let (stack, layout) = (self.stack, self.m.layout);
+        self.m.access.before_write(stack);
+        // SAFETY: `stack` is a stack whose depth is at least `depth`.
+        unsafe { barrier::pop_stack(self.m.cap_mut(), layout, stack, depth) };
+    }
+
+    /// A handle to the value in slot `i`.
+    #[inline(always)]
+    pub fn get(&mut self, i: usize) -> Handle {
+        let w = self.value(i) as Word;
+        self.m.push(w)
+    }
+
+    /// Store the object behind handle `v` into slot `i`.
+    #[inline(always)]
+    pub fn set(&mut self, i: usize, v: Handle) {
+        let w = self.m.root(v);
+        self.store(i, w);
+    }
+
+    /// Slot `dst` := slot `src`.
+    #[inline(always)]
+    pub fn copy(&mut self, dst: usize, src: usize) {
+        let w = self.raw(src);
+        self.store(dst, w);
+    }
+
+    /// Slot `dst` := the static object `s`.
+    #[inline(always)]
+    pub fn set_static(&mut self, dst: usize, s: &'static StaticObject) {
+        self.store(dst, s.addr());
+    }
+
+    /// Move the `n` slots from `from` down to `to` (`to <= from`) and pop
+    /// everything above them: what a tail call does with its arguments
+    /// when it drops its caller's frame.
+    pub fn slide(&mut self, from: usize, to: usize, n: usize) {
+        assert!(to <= from);
+        for k in 0..n {
+            self.copy(to + k, from + k);
+        }
+        self.pop_to(to + n);
+    }
+
+    /// Slot `dst` := pointer field `field` of the object in slot `obj`.
+    #[inline(always)]
+    pub fn field(&mut self, dst: usize, obj: usize, field: usize) {
+        let o = self.value(obj);
+        // SAFETY: `o` is a valid object; `field` is checked against its info.
+        let v = unsafe {
+            let info = info_of_header(*o);
+            assert!(field < info.ptrs as usize, "{}: no pointer field {field}", info.name);
+            *self.m.layout.payload(o).add(field)
+        };
+        let v = self.m.access.on_read(v);
+        self.store(dst, v);
+    }
+
+    /// The info table of the object in slot `i`, through indirections.
+    #[inline(always)]
+    pub fn info(&self, i: usize) -> &'static InfoTable {
+        // SAFETY: a live slot holds a valid object address.
+        info_of_header(unsafe { *self.value(i) })
+    }
+
+    /// Non-pointer word `w` (after the pointer fields) of the object in
+    /// slot `i`.
+    #[inline(always)]
+    pub fn word(&self, i: usize, w: usize) -> Word {
+        let o = self.value(i);
+        // SAFETY: `o` is a valid object; `w` is checked against its info.
+        unsafe {
+            let info = info_of_header(*o);
+            assert!(w < info.nptrs as usize, "{}: no word {w}", info.name);
+            *self.m.layout.payload(o).add(info.ptrs as usize + w)
+        }
+    }
+
+    /// Do slots `a` and `b` hold the same object?
+    #[inline(always)]
+    pub fn same(&self, a: usize, b: usize) -> bool {
+        self.value(a) == self.value(b)
+    }
+
+    /// Allocate an object of `info` (fixed layout) whose pointer fields
+    /// are the values in slots `ptr_slots` and whose words are `words`,
+    /// and store it into slot `dst` (`dst` equal to the depth pushes it).
+    #[inline(always)]
+    pub fn alloc(&mut self, dst: usize, info: &'static InfoTable, ptr_slots: &[usize], words: &[Word]) -> Result<(), StackOverflow> {
+        assert!(ptr_slots.len() == info.ptrs as usize && words.len() == info.nptrs as usize, "{}: wrong number of fields", info.name);
+        if dst == self.depth() {
+            self.reserve(1, &NULL_OBJECT)?;
+        }
+        let layout = self.m.layout;
+        let p = self.m.alloc_words(layout.fixed_size(info));
+        self.pin(); // the allocation may have run a GC
+        self.m.init_header(p, info);
+        let payload = layout.payload(p);
+        for (k, &slot) in ptr_slots.iter().enumerate() {
+            let v = self.raw(slot);
+            // SAFETY: the new object has room for its payload.
+            unsafe { *payload.add(k) = v };
+        }
+        // SAFETY: as above.
+        unsafe {
+            for (j, w) in words.iter().enumerate() {
+                *payload.add(ptr_slots.len() + j) = *w;
+            }
+            if ptr_slots.is_empty() && words.is_empty() && info.payload_words() > 0 {
+                *payload = 0; // a thunk's reserved indirectee word
+            }
+        }
+        self.store(dst, p as Word);
+        if self.m.sample_pending {
+            let h = self.get(dst);
+            self.m.report_sample(h);
+            self.m.truncate(h.index());
+            self.pin();
+        }
+        Ok(())
+    }
+
+    /// Write the value in slot `value` into pointer field `field` of the
+    /// object in slot `obj`, through the barrier (a letrec tying its
+    /// knot into objects it has just made).
+    pub fn set_field(&mut self, obj: usize, field: usize, value: usize) {
+        let o = self.value(obj);
+        let v = self.raw(value);
+        self.m.access.before_write(o);
+        // SAFETY: `o` is a valid object; `field` is checked against its info.
+        unsafe {
+            let info = info_of_header(*o);
+            assert!(field < info.ptrs as usize && info.closure_type.has_fixed_layout(), "{}: no pointer field {field}", info.name);
+            let slot = self.m.layout.payload(o).add(field);
+            let layout = self.m.layout;
+            barrier::write_field(self.m.cap_mut(), layout, o, slot, v);
+        }
+    }
+
+    /// Black-hole the thunk in slot `thunk` (See `barrier::blackhole`);
+    /// `blackhole` must be a black hole of its payload size.
+    pub fn blackhole(&mut self, thunk: usize, blackhole: &'static InfoTable) {
+        let p = self.value(thunk);
+        self.m.access.before_write(p);
+        // SAFETY: checked to be a thunk below; the table has its size.
+        unsafe {
+            let info = info_of_header(load_header(p));
+            assert!(matches!(info.closure_type, ClosureType::Thunk | ClosureType::Selector), "{}: not a thunk", info.name);
+            assert_eq!(info.payload_words().max(1), blackhole.payload_words(), "a black hole of the thunk's size");
+            let layout = self.m.layout;
+            barrier::blackhole(self.m.cap_mut(), layout, p, blackhole);
+        }
+    }
+
+    /// Update the thunk (or black hole) in slot `thunk` with the value in
+    /// slot `value`: it becomes an indirection (See `barrier::update_thunk`).
+    pub fn update(&mut self, thunk: usize, value: usize) {
+        let p = self.value(thunk);
+        let v = self.raw(value);
+        self.m.access.before_write(p);
+        // SAFETY: checked to be a thunk of some kind; its size from its info.
+        unsafe {
+            let info = info_of_header(load_header(p));
+            assert!(info.closure_type.is_thunk(), "{}: not a thunk", info.name);
+            let size = self.m.layout.fixed_size(info);
+            let layout = self.m.layout;
+            barrier::update_thunk(self.m.cap_mut(), layout, p, size, v);
+        }
+    }
+}
