@@ -119,3 +119,48 @@ fn the_gc_selects_from_an_evaluated_selectee_and_the_rest_of_it_dies() {
         m.truncate(base);
     });
 }
+
+/// A frame pinned for a long stretch (as the interpreter pins its stack
+/// for a whole run; See Note [Pinned frames] in core's `mutator::frame`)
+/// follows its stack through GCs run by its own allocations and by the
+/// mutator it lends, and its plain stores keep the dirty-stack rule: the
+/// stack, old and clean after a major GC, takes young values and the
+/// minor GCs after keep them (the sanity checker runs after each).
+#[test]
+fn a_pinned_frame_follows_its_stack_through_gcs() {
+    each_collector(|m| {
+        let base = m.depth();
+        let st = m.new_stack(4);
+        let mut f = m.frame(st);
+        for i in 0..2000usize {
+            let d = f.depth();
+            f.alloc(d, &BOX, &[], &[i]).unwrap();
+            if i % 400 == 0 {
+                f.mutator().perform_gc(i % 800 == 0);
+            }
+        }
+        f.mutator().perform_gc(true);
+        // Old and clean now: overwrite slots with young values, plainly
+        // after the first store, then pairs of them.
+        for i in 0..1000usize {
+            f.alloc(i, &BOX, &[], &[i + 10_000]).unwrap();
+        }
+        for i in 0..500usize {
+            f.alloc(i, &PAIR, &[1000 + i, 500 + i], &[]).unwrap();
+        }
+        f.mutator().perform_gc(false);
+        for i in 0..500usize {
+            let top = f.depth() - 1;
+            f.field(top, i, 0);
+            assert_eq!(f.word(top, 0), 1000 + i);
+            f.field(top, i, 1);
+            assert_eq!(f.word(top, 0), 10_500 + i);
+        }
+        for i in 1000..1999usize {
+            assert_eq!(f.word(i, 0), i);
+        }
+        f.pop_to(0);
+        drop(f);
+        m.truncate(base);
+    });
+}
