@@ -160,7 +160,6 @@ fn a_pinned_frame_follows_its_stack_through_gcs() {
             assert_eq!(f.word(i, 0), i);
         }
         f.pop_to(0);
-        drop(f);
         m.truncate(base);
     });
 }

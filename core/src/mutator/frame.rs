@@ -350,6 +350,20 @@ impl<'f, 'rt> Frame<'f, 'rt> {
         }
     }
 
+    /// The info table of the object in slot `i` and its first
+    /// non-pointer word, if it has one: a boxed number read with one
+    /// look at its header.
+    #[inline(always)]
+    pub fn info_and_word(&self, i: usize) -> (&'static InfoTable, Option<Word>) {
+        let o = self.value(i);
+        // SAFETY: `o` is a valid object; the word is read only if its info has it.
+        unsafe {
+            let info = info_of_header(*o);
+            let w = (info.nptrs > 0).then(|| *self.m.layout.payload(o).add(info.ptrs as usize));
+            (info, w)
+        }
+    }
+
     /// Do slots `a` and `b` hold the same object?
     #[inline(always)]
     pub fn same(&self, a: usize, b: usize) -> bool {

@@ -23,7 +23,8 @@
 use super::tables::{static_int, CHAR_INFO, INTEGER_INFO, INT_INFO};
 use super::prims::comparison_con;
 use super::{Machine, Next, Res};
-use crate::prim::num::Num;
+use crate::ir::Atom;
+use gclab_core::InfoTable;
 use crate::prim::Prim;
 use std::cmp::Ordering;
 
@@ -39,14 +40,13 @@ pub(super) enum Word1 {
 impl Machine<'_, '_> {
     /// The word-sized number in slot `s`, if it is one.
     pub(super) fn word1(&self, s: usize) -> Option<Word1> {
-        let info = self.f.info(s);
-        let w = || self.f.word(s, 0) as u64;
+        let (info, w) = self.f.info_and_word(s);
         if std::ptr::eq(info, &INT_INFO) {
-            Some(Word1::Int(w() as i64))
+            Some(Word1::Int(w? as i64))
         } else if std::ptr::eq(info, &INTEGER_INFO) {
-            Some(Word1::Small(w() as i64))
+            Some(Word1::Small(w? as i64))
         } else if std::ptr::eq(info, &CHAR_INFO) {
-            Some(Word1::Char(w() as u32))
+            Some(Word1::Char(w? as u32))
         } else {
             static_int(info).map(Word1::Int)
         }
@@ -54,12 +54,12 @@ impl Machine<'_, '_> {
 
     /// The primitive `p` on the slots `a`, if both operands are words
     /// this path knows (See Note [Primitives on words]).
-    pub(super) fn prim_on_words(&mut self, p: Prim, a: &[usize]) -> Option<Res<Next>> {
+    pub(super) fn prim_on_words(&mut self, p: Prim, a: &[Atom]) -> Option<Res<Next>> {
         if p == Prim::ToInt {
-            return self.convert_to_int(a[0]);
+            return self.convert_to_int(self.slot(a[0]));
         }
         let (x, y) = match p {
-            Prim::Add | Prim::Sub | Prim::Mul | Prim::Quot | Prim::Rem | Prim::Div | Prim::Mod | Prim::Eq | Prim::Ne | Prim::Lt | Prim::Le | Prim::Compare => (self.word1(a[0])?, self.word1(a[1])?),
+            Prim::Add | Prim::Sub | Prim::Mul | Prim::Quot | Prim::Rem | Prim::Div | Prim::Mod | Prim::Eq | Prim::Ne | Prim::Lt | Prim::Le | Prim::Compare => (self.word1(self.slot(a[0]))?, self.word1(self.slot(a[1]))?),
             _ => return None,
         };
         match p {
@@ -69,8 +69,8 @@ impl Machine<'_, '_> {
                 Some(Ok(Next::Return))
             }
             _ => {
-                let n = arithmetic(p, x, y)?;
-                Some(self.set_num(super::RET, &n).map(|()| Next::Return))
+                let (info, r) = arithmetic(p, x, y)?;
+                Some(self.set_word(super::RET, info, r as u64).map(|()| Next::Return))
             }
         }
     }
@@ -84,7 +84,7 @@ impl Machine<'_, '_> {
                 self.f.copy(super::RET, s);
                 Some(Ok(Next::Return))
             }
-            Word1::Small(v) => Some(self.set_num(super::RET, &Num::Int(v)).map(|()| Next::Return)),
+            Word1::Small(v) => Some(self.set_word(super::RET, &INT_INFO, v as u64).map(|()| Next::Return)),
             Word1::Char(_) => None,
         }
     }
@@ -108,10 +108,11 @@ pub(super) fn compare(x: Word1, y: Word1) -> Option<Ordering> {
     }
 }
 
-/// `+ - * quot rem div mod` on two integers: an `Int` result wraps; a
-/// small `Integer` that would overflow, a division by zero and
-/// `minBound` divided by -1 go to the general path.
-fn arithmetic(p: Prim, x: Word1, y: Word1) -> Option<Num> {
+/// `+ - * quot rem div mod` on two integers, with the table of the
+/// result's type: an `Int` result wraps; a small `Integer` that would
+/// overflow, a division by zero and `minBound` divided by -1 go to the
+/// general path.
+fn arithmetic(p: Prim, x: Word1, y: Word1) -> Option<(&'static InfoTable, i64)> {
     let (a, b, int) = integers(x, y)?;
     if matches!(p, Prim::Quot | Prim::Rem | Prim::Div | Prim::Mod) && (b == 0 || (a == i64::MIN && b == -1)) {
         return None;
@@ -128,5 +129,5 @@ fn arithmetic(p: Prim, x: Word1, y: Word1) -> Option<Num> {
         Prim::Div => num_integer::Integer::div_floor(&a, &b),
         _ => num_integer::Integer::mod_floor(&a, &b),
     };
-    Some(if int { Num::Int(r) } else { Num::Small(r) })
+    Some((if int { &INT_INFO } else { &INTEGER_INFO }, r))
 }

@@ -272,6 +272,9 @@ impl<'a, 'rt> Machine<'a, 'rt> {
                 Ok(Next::Return)
             }
             Ir::Prim(p, args) => {
+                if let Some(r) = self.prim_on_words(*p, args) {
+                    return r;
+                }
                 let slots = self.slots(args);
                 let r = self.prim(*p, &slots);
                 self.scratch = slots;

@@ -16,9 +16,6 @@ fn err(e: NumError) -> Stop {
 
 impl Machine<'_, '_> {
     pub(super) fn prim(&mut self, p: Prim, a: &[usize]) -> Res<Next> {
-        if let Some(r) = self.prim_on_words(p, a) {
-            return r;
-        }
         match p {
             Prim::Add | Prim::Sub | Prim::Mul => {
                 let op = match p {

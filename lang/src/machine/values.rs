@@ -59,6 +59,12 @@ impl Machine<'_, '_> {
                 None => return self.set_big(dst, x),
             },
         };
+        self.set_word(dst, info, word)
+    }
+
+    /// Allocate a number of one word, of table `info`, into slot `dst`.
+    #[inline(always)]
+    pub(super) fn set_word(&mut self, dst: usize, info: &'static gclab_core::InfoTable, word: u64) -> Res<()> {
         let r = self.f.alloc(dst, info, &[], &[word as usize]);
         self.grow(r)
     }
