@@ -65,8 +65,6 @@ pub enum Ir {
     Prim(Prim, Vec<Atom>),
     /// Return the string literal `u32` as a list of `Char`.
     Str(u32),
-    /// Go on with another instruction in the same frame (a join point).
-    Jump(IrId),
     /// Stop the program with GHC's message.
     Error(String),
 }

@@ -222,10 +222,9 @@ impl Lower<'_> {
                 f.joins.insert(*j, c);
                 self.tail(f, body)
             }
-            Term::Jump(j) => {
-                let target = *f.joins.get(j).expect("a jump inside its join point's scope");
-                self.emit(Ir::Jump(target))
-            }
+            // A jump is its join point's code, named where the jump was:
+            // the same frame goes on there, with no instruction between.
+            Term::Jump(j) => *f.joins.get(j).expect("a jump inside its join point's scope"),
             Term::Error(m) => self.emit(Ir::Error(m.clone())),
         }
     }

@@ -330,6 +330,26 @@ impl<'f, 'rt> Frame<'f, 'rt> {
         self.store(dst, v);
     }
 
+    /// Slot `base + to[k]` := pointer field `k` of the object in slot
+    /// `obj`, for each `k`: a pattern's fields bound with one look at
+    /// the object's header.
+    #[inline(always)]
+    pub fn unpack(&mut self, obj: usize, base: usize, to: &[u32]) {
+        let o = self.value(obj);
+        // SAFETY: `o` is a valid object; the fields are checked against its info.
+        let fields = unsafe {
+            let info = info_of_header(*o);
+            assert!(to.len() <= info.ptrs as usize, "{}: no pointer field {}", info.name, to.len() - 1);
+            self.m.layout.payload(o)
+        };
+        for (k, &dst) in to.iter().enumerate() {
+            // SAFETY: field `k` exists (checked above). No GC can run
+            // between here and the stores: nothing here allocates.
+            let v = self.m.access.on_read(unsafe { *fields.add(k) });
+            self.store(base + dst as usize, v);
+        }
+    }
+
     /// The info table of the object in slot `i`, through indirections.
     #[inline(always)]
     pub fn info(&self, i: usize) -> &'static InfoTable {

@@ -285,7 +285,6 @@ impl<'a, 'rt> Machine<'a, 'rt> {
                 self.string_to(RET, &code.strings[*k as usize])?;
                 Ok(Next::Return)
             }
-            Ir::Jump(t) => Ok(Next::Eval(*t)),
             Ir::Error(msg) => Err(Stop::Error(msg.clone())),
         }
     }
@@ -367,9 +366,7 @@ impl<'a, 'rt> Machine<'a, 'rt> {
         let tag = info.tag();
         for (c, fields, rhs) in alts {
             if *c == tag && matches!(info.closure_type, ClosureType::Constr | ClosureType::ConstrStatic) {
-                for (k, f) in fields.iter().enumerate() {
-                    self.f.field(self.fp + *f as usize, RET, k);
-                }
+                self.f.unpack(RET, self.fp, fields);
                 return Ok(Next::Eval(*rhs));
             }
         }
