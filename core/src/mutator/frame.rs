@@ -309,11 +309,22 @@ impl<'f, 'rt> Frame<'f, 'rt> {
     /// everything above them: what a tail call does with its arguments
     /// when it drops its caller's frame.
     pub fn slide(&mut self, from: usize, to: usize, n: usize) {
-        assert!(to <= from);
-        for k in 0..n {
-            self.copy(to + k, from + k);
+        assert!(to <= from && from + n <= self.depth(), "sliding slots {from}..{} down to {to}", from + n);
+        if !self.plain {
+            for k in 0..n {
+                self.copy(to + k, from + k);
+            }
+            return self.pop_to(to + n);
         }
-        self.pop_to(to + n);
+        for k in 0..n {
+            // SAFETY: both slots are live (checked above); a plain store
+            // needs no barrier.
+            unsafe {
+                let v = self.m.access.on_read(*self.slots.add(from + k));
+                store_field(self.slots.add(to + k), v);
+            }
+        }
+        self.set_depth(to + n);
     }
 
     /// Slot `dst` := pointer field `field` of the object in slot `obj`.
