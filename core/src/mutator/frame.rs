@@ -36,8 +36,9 @@
 //! barrier's path, as every store did before frames, and the first such
 //! store after a GC dirties the stack, so the rest are plain.
 //!
-//! Measured on binary_trees.hs (valgrind's instruction count; the
-//! figures are in docs/programs.md). The alternative, a cache of the
+//! Measured with valgrind on binary_trees.hs 10, the interpreter's
+//! instructions fell from 1.011G to 0.899G (MUT 1.24 to 1.10 s at 14).
+//! The alternative, a cache of the
 //! resolved stack inside `Mutator` cleared at every safe point, keeps a
 //! test per access and puts on every safe point a duty to remember.
 
