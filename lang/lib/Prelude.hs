@@ -355,7 +355,8 @@ dropWhile _ [] = []
 dropWhile p xs@(x : xs') = if p x then dropWhile p xs' else xs
 span _ [] = ([], [])
 span p xs@(x : xs') = if p x then (let (ys, zs) = span p xs' in (x : ys, zs)) else ([], xs)
-break p xs = span (not . p) xs
+break _ [] = ([], [])
+break p xs@(x : xs') = if p x then ([], xs) else (let (ys, zs) = break p xs' in (x : ys, zs))
 elem _ [] = False
 elem x (y : ys) = if x == y then True else elem x ys
 notElem x ys = not (elem x ys)
