@@ -232,3 +232,37 @@ fn stores_into_an_array_past_a_megablock_are_counted_by_its_cards() {
     let (before, after) = (recs[1].live_bytes, recs[3].live_bytes);
     assert!(after < before + 4_000, "the replaced Ints were freed: {before} live bytes before, {after} after");
 }
+
+/// The increments of an RC pause run on the collection's GC threads
+/// (`-qn2`: See Note [Increments on several threads] in the collectors'
+/// `parallel_increments`): with the counts checked after every GC, the
+/// checksums are copying's, and the pauses were parallel ones. A thread
+/// that skips every other chunk it claims fails the check. gcbench is
+/// run several times: a copy that loses its claim to another thread's is
+/// left in the line space (See Note [Copies that lost their claim] in
+/// `lxr`), and before those copies got stuck counts one run in four
+/// failed the check.
+#[test]
+fn increments_on_two_gc_threads_keep_the_counts() {
+    let w = gclab_workloads::by_name("gcbench").unwrap();
+    let want = gclab::conformance::run_with(entry("copying"), w, &[12], "").unwrap().checksum;
+    for round in 0..12 {
+        let r = gclab::conformance::run_with(entry("lxr"), w, &[12], "-N2 -qn2 -A16k -DS").unwrap_or_else(|e| panic!("round {round}: {e}"));
+        assert_eq!(r.checksum, want, "round {round}");
+    }
+    let copying = entry("copying");
+    for (name, args) in [("mutable-graph", vec![400, 40000]), ("gcbench", vec![12]), ("binary-trees", vec![12]), ("hash", vec![20000, 100000])] {
+        let w = gclab_workloads::by_name(name).unwrap();
+        let want = gclab::conformance::run_with(copying, w, &args, "").unwrap().checksum;
+        for collector in ["lxr", "lxr:age=0"] {
+            for rts in ["-N2 -qn2 -A16k -DS", "-N2 -qn2 -qb0 -A64k -G2 -DS"] {
+                let (n, p) = collector.split_once(':').unwrap_or((collector, ""));
+                let flags = gclab::flags(&format!("{rts} {}", entry(n).flags)).unwrap();
+                let c = (entry(n).make)(Params::parse(p).unwrap(), &flags).unwrap();
+                let r = gclab::run_workload(w, &args, flags, c, &mut std::io::sink()).unwrap_or_else(|e| panic!("{name} under {collector} +RTS {rts}: {e}"));
+                assert_eq!(r.checksum, want, "{name} under {collector} +RTS {rts}");
+                assert!(r.stats.par_collections() > 0, "{name} under {collector} +RTS {rts}: no parallel pause");
+            }
+        }
+    }
+}

@@ -311,6 +311,7 @@ unsafe fn copy(gct: &mut GcThread<'_>, slot: *mut Word, p: *mut Word, header: Wo
     } else if claim_header(p, header, forwarding_header(to)).is_err() {
         if !gct.unalloc_to(dest, to, size) {
             gct.work.copied_words += size;
+            gct.lost_copy(dest, to);
         }
         return false;
     }

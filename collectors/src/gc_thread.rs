@@ -533,6 +533,15 @@ impl<'h> GcThread<'h> {
         true
     }
 
+    /// The copy at `to` in generation `gen`'s to-space lost its claim and
+    /// could not be given back (`unalloc_to` said false): tell the space
+    /// it was placed in, if any (`SpaceAllocator::lost`).
+    pub fn lost_copy(&mut self, gen: usize, to: *mut Word) {
+        if let Some(space) = self.to[gen].space.as_mut() {
+            space.lost(to);
+        }
+    }
+
     /// The block allocator (its lock also guards large-object claims).
     pub fn blocks(&self) -> &'h Lock<BlockAllocator> {
         self.blocks

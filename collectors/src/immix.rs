@@ -71,6 +71,12 @@ pub struct Immix {
 }
 
 impl Immix {
+    /// The GC threads it keeps, which a collector made of it may run its
+    /// own parallel work on (`lxr`'s increments).
+    pub(crate) fn pool(&mut self) -> &mut GcThreadPool {
+        &mut self.pool
+    }
+
     /// An immix collector as its parameters (`line`, `defrag`, `headroom`)
     /// and the run's flags say; `name` is the collector's, for messages
     /// (`sticky-immix` is made of one, and has taken its own parameters,

@@ -28,8 +28,14 @@
 //!   holes are bump-allocated), `defrag` (which blocks of a line space to
 //!   evacuate), `concurrent_mark` (a marker thread beside the mutators),
 //!   `snapshot_check` (the sanity check of a finished snapshot marking);
+//! - reference counting (`lxr`'s): `ref_count` (deferred, coalescing
+//!   counts in side metadata), `parallel_increments` (a pause's
+//!   increments on the GC threads), `rc_aging` (young objects that live
+//!   across a pause), `large_counts` (counted large objects),
+//!   `lazy_lines` (lines reclaimed lazily), `decrement_thread`
+//!   (decrements beside the mutators);
 //! - the collectors: `copying`, `compacting`, `two_space`, `parallel`,
-//!   `mark_sweep`, `nonmoving`, `immix`, `sticky_immix`; the `nogc`
+//!   `mark_sweep`, `nonmoving`, `immix`, `sticky_immix`, `lxr`; the `nogc`
 //!   baseline.
 //!
 //! To add a collector: write one module with a type implementing
@@ -69,6 +75,7 @@ pub mod megablock_set;
 pub mod nogc;
 pub mod nonmoving;
 pub mod parallel;
+pub mod parallel_increments;
 pub mod parallel_scavenge;
 pub mod parking;
 pub mod partial;

@@ -22,7 +22,7 @@ use gclab_core::lock::Lock;
 impl Space for LineSpace {
     fn allocator<'a>(&'a self, blocks: &'a Lock<BlockAllocator>, marks: Option<&'a MarkBitmap>) -> Box<dyn SpaceAllocator + 'a> {
         let placements = self.placements.lock().is_some().then(Vec::new);
-        Box::new(LineAllocator { space: self, blocks, marks, hole: None, overflow: None, fresh: Vec::new(), retired: Vec::new(), counts: Counts::default(), placements })
+        Box::new(LineAllocator { space: self, blocks, marks, hole: None, overflow: None, fresh: Vec::new(), retired: Vec::new(), counts: Counts::default(), placements, lost: Vec::new() })
     }
 }
 
@@ -106,6 +106,8 @@ struct LineAllocator<'a> {
     /// The objects placed, when the space records them
     /// (`LineSpace::record_placements`).
     placements: Option<Vec<*mut Word>>,
+    /// Those of them that lost their claims (`SpaceAllocator::lost`).
+    lost: Vec<*mut Word>,
 }
 
 // SAFETY: the allocator's blocks are this GC thread's alone while it holds
@@ -297,6 +299,12 @@ impl SpaceAllocator for LineAllocator<'_> {
         Placement::Run(Run { start: held.hp, end: held.lim, cell: 0 })
     }
 
+    fn lost(&mut self, p: *mut Word) {
+        if self.placements.is_some() {
+            self.lost.push(p);
+        }
+    }
+
     fn give_back(&mut self, run: Run, end: *mut Word) {
         let held = self.hole.as_mut().expect("a run is lent from the hole at hand");
         debug_assert!(held.hp == run.start && end <= held.lim, "the run given back is the hole's rest");
@@ -320,6 +328,7 @@ impl SpaceAllocator for LineAllocator<'_> {
         if let (Some(mine), Some(all)) = (self.placements.as_mut(), self.space.placements.lock().as_mut()) {
             all.append(mine);
         }
+        self.space.lost.lock().append(&mut self.lost);
         let c = self.counts;
         for bd in self.fresh.drain(..) {
             gen.blocks.push(bd);

@@ -184,6 +184,9 @@ pub struct LineSpace {
     /// Every object the allocators placed since `record_placements`, when
     /// a collector asked for them (None: not recording).
     pub(crate) placements: Lock<Option<Vec<*mut Word>>>,
+    /// The placements listed whose copies lost their claims
+    /// (`SpaceAllocator::lost`), until `take_lost`.
+    pub(crate) lost: Lock<Vec<*mut Word>>,
 }
 
 // SAFETY: the recyclable list names blocks the space owns; it is read and
@@ -196,7 +199,7 @@ unsafe impl Send for LineSpace {}
 impl LineSpace {
     /// An empty space for generation `gen`.
     pub fn new(gen: usize, geometry: Geometry) -> LineSpace {
-        LineSpace { gen, geometry, recyclable: Lock::new(Vec::new()), kept: Lock::new((0, 0)), placements: Lock::new(None) }
+        LineSpace { gen, geometry, recyclable: Lock::new(Vec::new()), kept: Lock::new((0, 0)), placements: Lock::new(None), lost: Lock::new(Vec::new()) }
     }
 
     /// Its geometry.
@@ -236,6 +239,13 @@ impl LineSpace {
     /// them.
     pub fn take_placements(&self) -> Vec<*mut Word> {
         self.placements.lock().take().unwrap_or_default()
+    }
+
+    /// The objects placed since `record_placements` whose copies lost
+    /// their claims to other GC threads': garbage, still listed among the
+    /// placements (See Note [Copies that lost their claim] in `lxr`).
+    pub fn take_lost(&self) -> Vec<*mut Word> {
+        std::mem::take(&mut *self.lost.lock())
     }
 
     /// Empty the recyclable list: its entries are stale (a sweep beside

@@ -42,16 +42,16 @@
 use crate::immix::Immix;
 use crate::large_counts::LargeCounts;
 use crate::lazy_lines::LazyLines;
+use crate::parallel_increments::{raise_all, raise_fields, OldKind};
 use crate::rc_aging::{count_young, forget_dead, young_fields};
 use crate::decrement_thread::{Deaths, DecrementThread};
-use crate::ref_count::{check_counts, count_roots, count_stack, counted, decrement, increment, increment_fields, Tally};
+use crate::ref_count::{check_counts, count_roots, count_stack, counted, decrement, Tally};
 use crate::CollectorEntry;
 use gclab_core::barrier::{set_extension, BarrierExtension};
 use gclab_core::bdescr::{BlockDesc, BlockPtr, LiveMap};
 use gclab_core::capability::FieldLog;
 use gclab_core::constants::Word;
 use gclab_core::heap::Heap;
-use gclab_core::info::ClosureType;
 use gclab_core::object::{info_of_header, load_header, Layout};
 use gclab_core::side_metadata::{set_bit, side_table_of, SideTables};
 use gclab_core::{Collector, CollectorEvent, GcContext, GcOutcome, GcRequest, RegionSweep};
@@ -218,6 +218,25 @@ unsafe impl Sync for Lxr {}
 // unlogged. Found by `programs_under_lxr` (power.hs), as a crash reading a
 // promoted object's header as a field.
 
+// Note [Copies that lost their claim]
+// ----------------------------------------
+// In a parallel pause two GC threads may copy the same object; the one
+// whose claim fails (See Note [Claiming an object] in `evacuate`) gives
+// its copy back by rewinding its bump, but the line space places lxr's
+// objects one by one (it records every placement) and has no bump to
+// rewind: the copy stays, garbage that nothing points to, listed among
+// the placements, so the pause raises its fields' counts like any
+// other's. The space lists these copies apart (`LineSpace::take_lost`)
+// and the pause gives each a stuck count, so that counts never judge
+// it; the backup trace frees it, and the recount after it lowers what
+// its fields raised. Before, the sanity checker found such a copy with
+// a count of zero, unreclaimed, in about one run in four of gcbench 12
+// at `-N2 -qn2 -A16k`. Freeing it at once (zeroing it) is not safe in
+// the pause: its thread scanned it and may have put it on a mutable list.
+// Treating every promoted object still at zero after the increments as
+// such a copy would also free an object whose increment was lost, which
+// the sanity checker must catch instead.
+//
 // Note [The backup trace recounts]
 // ----------------------------------------
 // LXR's backup trace marks from the roots concurrently, frees what it did
@@ -329,6 +348,7 @@ impl Lxr {
         self.immix.parts(oldest).0.record_placements();
         let mut outcome = self.immix.collect(req, ctx);
         let placed = self.immix.parts(oldest).0.take_placements();
+        let lost = self.immix.parts(oldest).0.take_lost();
         let mut tally = Tally::default();
         let mut weaks = Vec::new();
         // Every block first, so that no increment misses a table.
@@ -345,19 +365,14 @@ impl Lxr {
             // SAFETY: a large object just found old: live, its group covered.
             unsafe { self.promoted(p, layout, &mut weaks, &mut tally) };
         }
-        let promoted: Vec<(*mut Word, usize)> = placed
-            .iter()
-            // SAFETY: `p` was just promoted: a live object of the space.
-            .map(|&p| (p, unsafe { self.promoted(p, layout, &mut weaks, &mut tally) }))
-            .collect();
-        self.lines.placed(promoted);
+        // The fields to raise: each logged field's current value, and the
+        // old objects' fields whose young values have just become old.
+        let mut slots = Vec::with_capacity(logs.len() + uncounted.len());
         for e in logs {
             // SAFETY: a logged object is old and live (See Note [A shrunk
             // object's logged fields]).
             if !self.lose_increments && unsafe { still_inside(layout, e.obj, e.slot) } {
-                // SAFETY: a logged field belongs to an old object, which a
-                // minor GC does not move; it holds an object address.
-                unsafe { increment(*e.slot, &mut tally) };
+                slots.push(e.slot);
             }
             // Past the end too: whatever lies there now or later has its
             // fields unlogged.
@@ -365,11 +380,21 @@ impl Lxr {
                 set_bit(&t.bits, e.slot);
             }
         }
-        for &slot in uncounted.iter().filter(|_| !self.lose_increments) {
-            // SAFETY: the field of an old object, which a minor GC does
-            // not move; its young value has just become old.
-            unsafe { increment(*slot, &mut tally) };
+        if !self.lose_increments {
+            slots.extend_from_slice(&uncounted);
         }
+        let workers = self.immix.pool().for_collection(ctx.flags, req.collect_gen, ctx.help).map(|(w, _)| w);
+        // SAFETY: the minor GC is over and nothing moves until the pause
+        // ends; the placed objects were just promoted into blocks with
+        // tables; a logged field belongs to an old object, which a minor
+        // GC does not move, and holds an object address.
+        let raised = unsafe { raise_all(workers, layout, &placed, &slots) };
+        for &p in &raised.stacks {
+            self.stacks.entry(p as usize).or_default();
+        }
+        weaks.extend_from_slice(&raised.weaks);
+        tally.add(raised.tally);
+        self.lines.placed(raised.sizes);
         // SAFETY: the GC is done moving objects.
         let big_lowered = unsafe { self.large.reconcile(&cards, layout, &mut tally) };
         // SAFETY: the GC holds the heap.
@@ -377,6 +402,7 @@ impl Lxr {
         // SAFETY: the GC holds the heap.
         let new_roots = unsafe { self.count_roots(ctx, layout, &mut unstacked, &mut tally) };
         stick(&weaks);
+        stick(&lost); // See Note [Copies that lost their claim]
         let mut work = std::mem::replace(&mut self.roots, new_roots);
         work.append(&mut unstacked);
         work.extend(lowered);
@@ -447,18 +473,15 @@ impl Lxr {
     // SAFETY: the caller's contract.
     unsafe fn promoted(&mut self, p: *mut Word, layout: Layout, weaks: &mut Vec<*mut Word>, tally: &mut Tally) -> usize {
         // SAFETY: the caller's contract.
-        let info = info_of_header(unsafe { load_header(p) });
-        match info.closure_type {
-            ClosureType::Stack => {
+        let (kind, size) = unsafe { raise_fields(layout, p, tally) };
+        match kind {
+            OldKind::Stack => {
                 self.stacks.entry(p as usize).or_default();
             }
-            ClosureType::Weak | ClosureType::DeadWeak => weaks.push(p),
-            _ => {}
+            OldKind::Weak => weaks.push(p),
+            OldKind::Other => {}
         }
-        // SAFETY: the caller's contract.
-        unsafe { increment_fields(layout, p, tally) };
-        // SAFETY: as above.
-        unsafe { layout.size_of(p, info) }
+        size
     }
 
     /// Count the roots (the runtime's, and the evaluation stacks' live
@@ -599,11 +622,12 @@ impl Lxr {
     }
 }
 
-/// Give each weak pointer of `weaks` a stuck count: the runtime's weak
-/// lists point at them uncounted (See Note [What the counts count] in
-/// `ref_count`).
-fn stick(weaks: &[*mut Word]) {
-    for &w in weaks {
+/// Give each object of `objects` a stuck count: weak pointers, which the
+/// runtime's weak lists point at uncounted (See Note [What the counts
+/// count] in `ref_count`), and copies that lost their claims (See Note
+/// [Copies that lost their claim]).
+fn stick(objects: &[*mut Word]) {
+    for &w in objects {
         if let Some(t) = side_table_of(w) {
             t.set_count(w, t.stuck());
         }

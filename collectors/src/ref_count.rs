@@ -109,6 +109,17 @@ pub struct Tally {
     pub underflows: u64,
 }
 
+impl Tally {
+    /// Add what `other` counted.
+    pub fn add(&mut self, other: Tally) {
+        self.increments += other.increments;
+        self.decrements += other.decrements;
+        self.freed_objects += other.freed_objects;
+        self.freed_words += other.freed_words;
+        self.underflows += other.underflows;
+    }
+}
+
 /// The side table that counts the object at `v`, if `v` is an object of a
 /// block with counts (not a static object, a large object or a young one).
 ///

@@ -102,6 +102,13 @@ pub trait SpaceAllocator: Send {
         Placement::Object(self.alloc(words))
     }
 
+    /// The object just placed at `p` by `place` (as `Placement::Object`)
+    /// lost its claim to another GC thread's copy (See Note [Claiming an
+    /// object] in `evacuate`): it stays, garbage that nothing will point
+    /// to, and a space that lists its placements says so (See Note
+    /// [Copies that lost their claim] in `lxr`). Nothing by default.
+    fn lost(&mut self, _p: *mut Word) {}
+
     /// The thread gives back `run`, which `place` lent, having placed
     /// objects one after another from its start up to `end` (`start <=
     /// end <= run.end`): the allocator counts them as placed and takes the
