@@ -243,6 +243,44 @@ main = do
     }
 }
 
+/// A banged `let` (`let !x = e`) evaluates `e` before the body, as GHC's
+/// desugarer has it (an error there stops the program although the body
+/// does not use `x`), alone in its group or beside other bindings, in an
+/// expression and in a `do` block; a `let ... in` nested in a `do`
+/// block's `let` on one line is the nested let's (the statement is still
+/// a binding). The outputs are what GHC 9.0 printed for the same file.
+#[test]
+fn banged_lets_are_strict_as_ghc_has_them() {
+    let dir = tempfile_dir();
+    let src = r#"{-# LANGUAGE BangPatterns #-}
+main :: IO ()
+main = do
+  let !y = length [1 .. 10 :: Int]
+  print y
+  let f n = let !m = n * 2 in m + 1
+  print (f (20 :: Int))
+  let g n = let { !a = n + 1; b = a * 3 } in a + b
+  print (g (4 :: Int))
+  print (let { !u = 1 :: Int; v = 2 :: Int } in v)
+  print (let !z = (error "forced" :: Int) in (5 :: Int))
+"#;
+    let file = dir.join("bang.hs");
+    std::fs::write(&file, src).unwrap();
+    for rts in [&[][..], &["+RTS", "--gc-every=1", "-DS"][..]] {
+        let mut args = vec!["run", file.to_str().unwrap()];
+        args.extend_from_slice(rts);
+        let out = gclab(&args, &dir);
+        assert_eq!(out.status.code(), Some(1), "{}", String::from_utf8_lossy(&out.stderr));
+        assert_eq!(String::from_utf8_lossy(&out.stdout), "10\n41\n20\n2\n", "{rts:?}");
+        assert!(String::from_utf8_lossy(&out.stderr).contains("bang: forced"), "{}", String::from_utf8_lossy(&out.stderr));
+    }
+    let lazy = dir.join("lazy.hs");
+    std::fs::write(&lazy, "main :: IO ()\nmain = print (let z = (error \"forced\" :: Int) in (5 :: Int))\n").unwrap();
+    let out = gclab(&["run", lazy.to_str().unwrap()], &dir);
+    assert!(out.status.success(), "without the bang the binding is lazy: {}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(String::from_utf8_lossy(&out.stdout), "5\n");
+}
+
 /// A program outside the subset is refused with the construct and its
 /// line, before it runs, exit code 1.
 #[test]

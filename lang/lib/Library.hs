@@ -17,7 +17,7 @@ infix 5 \\
 
 foldl1' f (x : xs) = foldl' f x xs
 sort xs = sortBy compare xs
-sortOn f xs = map snd (sortBy (comparing fst) (map (\x -> let y = f x in y `seq` (y, x)) xs))
+sortOn f xs = map snd (sortBy (comparing fst) (map (\x -> let !y = f x in (y, x)) xs))
 sortBy cmp xs = mergeAll (sequences xs)
   where
     sequences (a : b : xs) = if cmp a b == GT then descending b [a] xs else ascending b (a :) xs
@@ -25,10 +25,10 @@ sortBy cmp xs = mergeAll (sequences xs)
     descending a as (b : bs) | cmp a b == GT = descending b (a : as) bs
     descending a as bs = (a : as) : sequences bs
     ascending a as (b : bs) | cmp a b /= GT = ascending b (\ys -> as (a : ys)) bs
-    ascending a as bs = let x = as [a] in x `seq` (x : sequences bs)
+    ascending a as bs = let !x = as [a] in (x : sequences bs)
     mergeAll [x] = x
     mergeAll xs = mergeAll (mergePairs xs)
-    mergePairs (a : b : xs) = let x = merge a b in x `seq` (x : mergePairs xs)
+    mergePairs (a : b : xs) = let !x = merge a b in (x : mergePairs xs)
     mergePairs xs = xs
     merge as@(a : as') bs@(b : bs') = if cmp a b == GT then b : merge as bs' else a : merge as' bs
     merge [] bs = bs
@@ -106,7 +106,7 @@ permutations xs0 = xs0 : perms xs0 []
         interleave xs r = let (_, zs) = interleave' id xs r in zs
         interleave' _ [] r = (ts, r)
         interleave' f (y : ys) r = let (us, zs) = interleave' (f . (y :)) ys r in (y : us, f (t : y : us) : zs)
-iterate' f x = let x' = f x in x' `seq` (x : iterate' f x')
+iterate' f x = let !x' = f x in (x : iterate' f x')
 scanl' f q ls = q `seq` (q : case ls of
   [] -> []
   (x : xs) -> scanl' f (f q x) xs)
@@ -169,7 +169,7 @@ newIORef x w = ioRes (primNewRef x)
 readIORef r w = primReadRef r
 writeIORef r x w = case primWriteRef r x of () -> IORes ()
 modifyIORef r f w = case primReadRef r of IORes x -> writeIORef r (f x) w
-modifyIORef' r f w = case primReadRef r of IORes x -> let x' = f x in x' `seq` writeIORef r x' w
+modifyIORef' r f w = case primReadRef r of IORes x -> let !x' = f x in writeIORef r x' w
 atomicModifyIORef' r f w = case primReadRef r of
   IORes x -> case f x of (a, b) -> a `seq` b `seq` (case primWriteRef r a of () -> IORes b)
 

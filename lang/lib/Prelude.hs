@@ -197,7 +197,7 @@ enumFrom a = case primKind a of
   KCon -> enumFromTo a (primConAt a (primSub (primConCount a) 1))
   KChar -> enumFromTo a (primChr 1114111)
   _ -> numFrom a
-numFrom a = a : numFrom (a + 1)
+numFrom a = a : (let !a' = a + 1 in numFrom a')
 
 enumFromTo a b = case primKind a of
   KCon -> conFromTo a (primConIndex a) (primConIndex b)
@@ -307,10 +307,10 @@ null [] = True
 null _ = False
 length xs = lenAcc xs (0 :: Int)
 lenAcc [] n = n
-lenAcc (_ : xs) n = let m = primAdd n 1 in m `seq` lenAcc xs m
+lenAcc (_ : xs) n = let !m = primAdd n 1 in lenAcc xs m
 xs !! n = if n < 0 then errorWithoutStackTrace "Prelude.!!: negative index" else nth xs n
 nth [] _ = errorWithoutStackTrace "Prelude.!!: index too large"
-nth (x : xs) n = if n == 0 then x else nth xs (n - 1)
+nth (x : xs) n = if n == 0 then x else let !m = n - 1 in nth xs m
 foldr _ z [] = z
 foldr f z (x : xs) = f x (foldr f z xs)
 foldl _ z [] = z
@@ -324,7 +324,7 @@ foldl1 _ [] = errorWithoutStackTrace "Prelude.foldl1: empty list"
 sum xs = foldl' (+) 0 xs
 product xs = foldl' (*) 1 xs
 foldl' f z [] = z
-foldl' f z (x : xs) = let z' = f z x in z' `seq` foldl' f z' xs
+foldl' f z (x : xs) = let !z' = f z x in foldl' f z' xs
 maximum [] = errorWithoutStackTrace "Prelude.maximum: empty list"
 maximum (x : xs) = foldl' max x xs
 minimum [] = errorWithoutStackTrace "Prelude.minimum: empty list"

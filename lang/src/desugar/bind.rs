@@ -138,6 +138,37 @@ impl Desugarer {
         result
     }
 
+    /// `let decls in body` (an expression's, a `do` block's or a list
+    /// comprehension's), `body` desugared in the group's scope. A banged
+    /// variable (`let !x = e`) is evaluated before the body, as GHC's
+    /// desugarer has it at every optimisation level: alone in its group,
+    /// it becomes `case e of x -> body` (no thunk is made for it);
+    /// otherwise the group is made and the variable forced before the
+    /// body. Other banged patterns bind lazily, as before.
+    pub(super) fn let_in(&mut self, decls: &[Decl], env: &Env, body: impl FnOnce(&mut Self, &Env) -> R<Term>) -> R<Term> {
+        let bound: Vec<&Decl> = decls.iter().filter(|d| !matches!(d, Decl::Sig { .. })).collect();
+        if let [Decl::Pat { pat: Pat::Bang(q), rhs, wheres, line }] = bound.as_slice() {
+            if let (Pat::Var(x), true) = (&**q, bound.len() == decls.len()) {
+                let e = self.rhs_with_wheres(rhs, wheres, env, &Term::Error(format!("Non-exhaustive guards in pattern binding at line {line}")))?;
+                let local = self.fresh();
+                let mut inner = env.clone();
+                inner.insert(x.clone(), local);
+                let body = body(self, &inner)?;
+                return Ok(Term::Case(Box::new(e), local, vec![(CasePat::Default, body)]));
+            }
+        }
+        let (inner, binds) = self.local_group(decls, env)?;
+        let mut body = body(self, &inner)?;
+        for d in decls {
+            if let Decl::Pat { pat: Pat::Bang(q), .. } = d {
+                if let Pat::Var(x) = &**q {
+                    body = Term::Case(Box::new(Term::Local(inner[x])), self.fresh(), vec![(CasePat::Default, body)]);
+                }
+            }
+        }
+        Ok(Term::Let(binds, Box::new(body)))
+    }
+
     fn local_bindings(&mut self, decls: &[Decl], env: &Env) -> R<(Env, Vec<(Local, Term)>)> {
         let bindings = gather(decls)?;
         let mut inner = env.clone();

@@ -30,10 +30,7 @@ impl Desugarer {
                 _ => Ok(Term::App(Box::new(self.lib("negate")), vec![self.expr(inner, env)?])),
             },
             Expr::Lambda(pats, body, _) => self.lambda(pats, body, env),
-            Expr::Let(decls, body) => {
-                let (inner, binds) = self.local_group(decls, env)?;
-                Ok(Term::Let(binds, Box::new(self.expr(body, &inner)?)))
-            }
+            Expr::Let(decls, body) => self.let_in(decls, env, |d, inner| d.expr(body, inner)),
             Expr::If(c, t, f) => {
                 let c = self.expr(c, env)?;
                 let b = self.fresh();
@@ -302,8 +299,7 @@ impl Desugarer {
                 if rest.is_empty() {
                     return Err((line, "The last statement in a 'do' block must be an expression".into()));
                 }
-                let (inner, binds) = self.local_group(decls, env)?;
-                Ok(Term::Let(binds, Box::new(self.do_block(rest, line, &inner)?)))
+                self.let_in(decls, env, |d, inner| d.do_block(rest, line, inner))
             }
         }
     }
@@ -324,8 +320,7 @@ impl Desugarer {
                 Ok(Term::Let(vec![(t, tail)], Box::new(case)))
             }
             Stmt::Let(decls) => {
-                let (inner, binds) = self.local_group(decls, env)?;
-                Ok(Term::Let(binds, Box::new(self.comprehension(head, rest, tail, &inner)?)))
+                self.let_in(decls, env, |d, inner| d.comprehension(head, rest, tail, inner))
             }
             Stmt::Bind(p, list, _) => {
                 // h [] = tail; h (p : us) = [e | rest] ++ h us; h (_ : us) = h us

@@ -155,13 +155,18 @@ impl Parser {
     }
 
     /// Is this `let` a `let ... in` expression (an `in` on the same line
-    /// or before the statement ends)? A conservative look ahead on the line.
+    /// or before the statement ends)? A conservative look ahead on the line;
+    /// an `in` that closes a `let` nested in the bindings (`let f n = let m
+    /// = n * 2 in m + 1`) is that let's, not this one's.
     pub(super) fn let_has_in(&self) -> bool {
         let start = self.r.token().line;
+        let mut nested = 0;
         let mut k = 1;
         loop {
             match self.r.ahead(k) {
-                Tok::Key("in") => return true,
+                Tok::Key("let") => nested += 1,
+                Tok::Key("in") if nested == 0 => return true,
+                Tok::Key("in") => nested -= 1,
                 Tok::Eof => return false,
                 _ => {}
             }
