@@ -204,22 +204,22 @@ enumFromTo a b = case primKind a of
   KChar -> charFromTo (primOrd a) (primOrd b)
   _ -> case primKind b of
     _ -> numFromTo a b
-numFromTo a b = if a > b then [] else a : numFromTo (a + 1) b
-charFromTo i j = if primLt j i then [] else primChr i : charFromTo (primAdd i 1) j
+numFromTo a b = if a > b then [] else a : (let !a' = a + 1 in numFromTo a' b)
+charFromTo i j = if primLt j i then [] else primChr i : (let !i' = primAdd i 1 in charFromTo i' j)
 conFromTo a i j = if primLt j i then [] else primConAt a i : conFromTo a (primAdd i 1) j
 
 enumFromThen a b = case primKind a of
   KCon -> map (primConAt a) (enumFromThenTo (primConIndex a) (primConIndex b) (if primConIndex b >= primConIndex a then primSub (primConCount a) 1 else 0))
   KChar -> map primChr (enumFromThen (primOrd a) (primOrd b))
   _ -> numFromThen a (b - a)
-numFromThen a d = a : numFromThen (a + d) d
+numFromThen a d = a : (let !a' = a + d in numFromThen a' d)
 
 enumFromThenTo a b c = case primKind a of
   KCon -> map (primConAt a) (enumFromThenTo (primConIndex a) (primConIndex b) (primConIndex c))
   KChar -> map primChr (enumFromThenTo (primOrd a) (primOrd b) (primOrd c))
   _ -> if b >= a then numUp a (b - a) c else numDown a (b - a) c
-numUp a d c = if a > c then [] else a : numUp (a + d) d c
-numDown a d c = if a < c then [] else a : numDown (a + d) d c
+numUp a d c = if a > c then [] else a : (let !a' = a + d in numUp a' d c)
+numDown a d c = if a < c then [] else a : (let !a' = a + d in numDown a' d c)
 
 -- Show ----------------------------------------------------------------
 
