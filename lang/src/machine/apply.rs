@@ -58,6 +58,7 @@ impl Machine<'_, '_> {
         }
     }
 
+    #[inline(always)]
     fn push_slot(&mut self, s: usize) -> Res<usize> {
         let r = self.f.push_slot(s);
         self.grow(r)

@@ -131,11 +131,13 @@ impl<'a, 'rt> Machine<'a, 'rt> {
         Ok(mach)
     }
 
+    #[inline(always)]
     fn grow<T>(&mut self, r: Result<T, gclab_core::mutator::StackOverflow>) -> Res<T> {
         r.map_err(|e| Stop::StackOverflow(e.bytes))
     }
 
     /// Push a fresh slot holding nothing.
+    #[inline(always)]
     fn reserve(&mut self, n: usize) -> Res<usize> {
         let r = self.f.reserve(n, &NULL_OBJECT);
         self.grow(r)
@@ -190,6 +192,7 @@ impl<'a, 'rt> Machine<'a, 'rt> {
         }
     }
 
+    #[inline(always)]
     fn push_cont(&mut self, k: Cont) {
         let keeps = match k {
             Cont::Select { .. } => self.protected(),
@@ -290,6 +293,7 @@ impl<'a, 'rt> Machine<'a, 'rt> {
     }
 
     /// Store the nullary constructor `c` into slot `s`.
+    #[inline(always)]
     fn set_con(&mut self, s: usize, c: u32) {
         let obj = self.tables.nullary[c as usize].expect("a nullary constructor");
         self.f.set_static(s, obj);
