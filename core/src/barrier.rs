@@ -218,6 +218,7 @@ pub unsafe fn clear_field(cap: &mut Capability, obj: *mut Word, slot: *mut Word,
 ///
 /// # Safety
 /// `thunk` must be a live heap thunk of `size` words; `value` a valid object.
+#[inline]
 // SAFETY: `thunk` is a live heap thunk of `size` words and `value` a valid object address.
 pub unsafe fn update_thunk(cap: &mut Capability, layout: Layout, thunk: *mut Word, size: usize, value: Word) {
     let payload = layout.payload(thunk);
@@ -318,6 +319,7 @@ pub unsafe fn pop_stack(cap: &mut Capability, layout: Layout, stack: *mut Word, 
 /// # Safety
 /// `thunk` must be a live heap thunk (plain or selector) and `blackhole` a
 /// black-hole table of the same payload size.
+#[inline]
 // SAFETY: `thunk` is a live thunk and `blackhole` a black hole of its size.
 pub unsafe fn blackhole(cap: &mut Capability, layout: Layout, thunk: *mut Word, blackhole: &'static InfoTable) {
     let info = info_of_header(load_header(thunk));

@@ -309,6 +309,7 @@ impl<'f, 'rt> Frame<'f, 'rt> {
     /// Move the `n` slots from `from` down to `to` (`to <= from`) and pop
     /// everything above them: what a tail call does with its arguments
     /// when it drops its caller's frame.
+    #[inline(always)]
     pub fn slide(&mut self, from: usize, to: usize, n: usize) {
         assert!(to <= from && from + n <= self.depth(), "sliding slots {from}..{} down to {to}", from + n);
         if !self.plain {
@@ -459,6 +460,7 @@ impl<'f, 'rt> Frame<'f, 'rt> {
 
     /// Black-hole the thunk in slot `thunk` (See `barrier::blackhole`);
     /// `blackhole` must be a black hole of its payload size.
+    #[inline(always)]
     pub fn blackhole(&mut self, thunk: usize, blackhole: &'static InfoTable) {
         let p = self.value(thunk);
         self.m.access.before_write(p);
@@ -474,6 +476,7 @@ impl<'f, 'rt> Frame<'f, 'rt> {
 
     /// Update the thunk (or black hole) in slot `thunk` with the value in
     /// slot `value`: it becomes an indirection (See `barrier::update_thunk`).
+    #[inline(always)]
     pub fn update(&mut self, thunk: usize, value: usize) {
         let p = self.value(thunk);
         let v = self.raw(value);
