@@ -333,13 +333,8 @@ impl<'f, 'rt> Frame<'f, 'rt> {
     #[inline(always)]
     pub fn field(&mut self, dst: usize, obj: usize, field: usize) {
         let o = self.value(obj);
-        // SAFETY: `o` is a valid object; `field` is checked against its info.
-        let v = unsafe {
-            let info = info_of_header(*o);
-            assert!(field < info.ptrs as usize, "{}: no pointer field {field}", info.name);
-            *self.m.layout.payload(o).add(field)
-        };
-        let v = self.m.access.on_read(v);
+        // SAFETY: `o` is a valid object.
+        let v = self.m.access.on_read(unsafe { checked_field(self.m.layout, o, field) });
         self.store(dst, v);
     }
 
@@ -375,12 +370,8 @@ impl<'f, 'rt> Frame<'f, 'rt> {
     #[inline(always)]
     pub fn word(&self, i: usize, w: usize) -> Word {
         let o = self.value(i);
-        // SAFETY: `o` is a valid object; `w` is checked against its info.
-        unsafe {
-            let info = info_of_header(*o);
-            assert!(w < info.nptrs as usize, "{}: no word {w}", info.name);
-            *self.m.layout.payload(o).add(info.ptrs as usize + w)
-        }
+        // SAFETY: `o` is a valid object.
+        unsafe { checked_word(self.m.layout, o, w) }
     }
 
     /// The info table of the object in slot `i` and its first

@@ -123,6 +123,36 @@ fn deref_ind(mut p: Word, layout: Layout, access: Installed) -> Word {
     }
 }
 
+/// Pointer field `i` of the object at `p`, as it is (an indirection is
+/// left for its reader), checked against the object's info.
+///
+/// # Safety
+/// `p` is a valid object address.
+#[inline(always)]
+// SAFETY: the caller's contract; the field is checked to exist.
+unsafe fn checked_field(layout: Layout, p: *mut Word, i: usize) -> Word {
+    // SAFETY: the caller's contract.
+    let info = info_of_header(unsafe { *p });
+    assert!(i < info.ptrs as usize, "{}: no pointer field {i}", info.name);
+    // SAFETY: the field exists (checked).
+    unsafe { *layout.payload(p).add(i) }
+}
+
+/// Non-pointer word `w` (counted after the pointer fields) of the object
+/// at `p`, checked against the object's info.
+///
+/// # Safety
+/// `p` is a valid object address.
+#[inline(always)]
+// SAFETY: the caller's contract; the word is checked to exist.
+unsafe fn checked_word(layout: Layout, p: *mut Word, w: usize) -> Word {
+    // SAFETY: the caller's contract.
+    let info = info_of_header(unsafe { *p });
+    assert!(w < info.nptrs as usize, "{}: no word {w}", info.name);
+    // SAFETY: the word exists (checked).
+    unsafe { *layout.payload(p).add(info.ptrs as usize + w) }
+}
+
 /// The header word of the object at `p`, as a mutator's load reads it:
 /// atomically in a build with the hooks, where a concurrent copier may be
 /// installing a forwarding pointer in it (See Note [Access hooks]); a

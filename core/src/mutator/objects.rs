@@ -103,12 +103,8 @@ impl Mutator<'_> {
     #[inline(always)]
     fn field_value(&self, h: Handle, i: usize) -> Word {
         let p = self.obj(h);
-        // SAFETY: `p` is a valid object; `i` is checked against its info.
-        let v = unsafe {
-            let info = info_of_header(*p);
-            assert!(i < info.ptrs as usize, "{}: no pointer field {i}", info.name);
-            *self.layout.payload(p).add(i)
-        };
+        // SAFETY: `p` is a valid object.
+        let v = unsafe { checked_field(self.layout, p, i) };
         deref_ind(v, self.layout, self.access)
     }
 
@@ -116,12 +112,8 @@ impl Mutator<'_> {
     #[inline(always)]
     pub fn word(&self, h: Handle, i: usize) -> Word {
         let p = self.obj(h);
-        // SAFETY: as for `field`.
-        unsafe {
-            let info = info_of_header(*p);
-            assert!(i < info.nptrs as usize, "{}: no word {i}", info.name);
-            *self.layout.payload(p).add(info.ptrs as usize + i)
-        }
+        // SAFETY: `p` is a valid object.
+        unsafe { checked_word(self.layout, p, i) }
     }
 
     // ---------------------------------------------------------------
