@@ -157,6 +157,23 @@ fn gclab(args: &[&str], dir: &Path) -> std::process::Output {
     Command::new(env!("CARGO_BIN_EXE_gclab")).args(args).current_dir(dir).env_remove("GCLABRTS").output().unwrap()
 }
 
+/// `src` written to `dir/name.hs` and run by `gclab run`, as it is and
+/// with a GC at every allocation and the sanity checker after each: the
+/// RTS flags of each run with its output.
+fn run_plain_and_stressed(dir: &Path, name: &str, src: &str) -> Vec<(&'static [&'static str], std::process::Output)> {
+    let file = dir.join(format!("{name}.hs"));
+    std::fs::write(&file, src).unwrap();
+    let settings: [&'static [&'static str]; 2] = [&[], &["+RTS", "--gc-every=1", "-DS"]];
+    settings
+        .into_iter()
+        .map(|rts| {
+            let mut args = vec!["run", file.to_str().unwrap()];
+            args.extend_from_slice(rts);
+            (rts, gclab(&args, dir))
+        })
+        .collect()
+}
+
 /// Run-time errors end the program as GHC's end: the message after the
 /// program's name on standard error, exit code 1 (2 for a stack
 /// overflow), the output before it kept.
@@ -232,12 +249,7 @@ main = do
 (False,True,True,True)
 ([R,B],[False,False,True])
 "#;
-    let file = dir.join("lists.hs");
-    std::fs::write(&file, src).unwrap();
-    for rts in [&[][..], &["+RTS", "--gc-every=1", "-DS"][..]] {
-        let mut args = vec!["run", file.to_str().unwrap()];
-        args.extend_from_slice(rts);
-        let out = gclab(&args, &dir);
+    for (rts, out) in run_plain_and_stressed(&dir, "lists", src) {
         assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
         assert_eq!(String::from_utf8_lossy(&out.stdout), expected, "{rts:?}");
     }
@@ -264,12 +276,7 @@ main = do
   print (let { !u = 1 :: Int; v = 2 :: Int } in v)
   print (let !z = (error "forced" :: Int) in (5 :: Int))
 "#;
-    let file = dir.join("bang.hs");
-    std::fs::write(&file, src).unwrap();
-    for rts in [&[][..], &["+RTS", "--gc-every=1", "-DS"][..]] {
-        let mut args = vec!["run", file.to_str().unwrap()];
-        args.extend_from_slice(rts);
-        let out = gclab(&args, &dir);
+    for (rts, out) in run_plain_and_stressed(&dir, "bang", src) {
         assert_eq!(out.status.code(), Some(1), "{}", String::from_utf8_lossy(&out.stderr));
         assert_eq!(String::from_utf8_lossy(&out.stdout), "10\n41\n20\n2\n", "{rts:?}");
         assert!(String::from_utf8_lossy(&out.stderr).contains("bang: forced"), "{}", String::from_utf8_lossy(&out.stderr));
