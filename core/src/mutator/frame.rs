@@ -123,18 +123,6 @@ impl<'f, 'rt> Frame<'f, 'rt> {
         LentMutator { frame: self }
     }
 
-    /// The mutator, to read through (nothing that reads can GC).
-    #[inline(always)]
-    pub fn as_mutator(&self) -> &Mutator<'rt> {
-        self.m
-    }
-
-    /// The stack's handle.
-    #[inline(always)]
-    pub fn handle(&self) -> Handle {
-        self.st
-    }
-
     /// Live slots.
     #[inline(always)]
     pub fn depth(&self) -> usize {
