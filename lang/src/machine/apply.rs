@@ -130,6 +130,7 @@ impl Machine<'_, '_> {
     /// Call the function in the return register with exactly its arity's
     /// arguments, at the top of the stack from `at`: its frame goes where
     /// the pending continuations end (a tail call drops its caller's).
+    #[inline(always)]
     fn call(&mut self, at: usize, n: usize) -> Res<Next> {
         let info = self.f.info(RET);
         let code = &self.code.codes[info.tag() as usize];
