@@ -123,6 +123,15 @@ impl<'f, 'rt> Frame<'f, 'rt> {
         LentMutator { frame: self }
     }
 
+    /// Pop the handles pushed since `h` (`Mutator::truncate` to `h`):
+    /// nothing moves, so the stack stays pinned, where a loan of the
+    /// mutator would pin it again. The stack's own handle stays.
+    #[inline(always)]
+    pub fn truncate_roots(&mut self, h: Handle) {
+        assert!(h.index() > self.st.index(), "popping the frame's own stack handle");
+        self.m.truncate(h.index());
+    }
+
     /// Live slots.
     #[inline(always)]
     pub fn depth(&self) -> usize {

@@ -25,8 +25,9 @@
 //!
 //! The cost against GHC's compiled code: an instruction is a match on an
 //! arena entry, and a slot access a load from the pinned stack (See Note
-//! [Pinned frames] in core's `mutator::frame`) with a test of its depth. The alternative, walking the syntax tree on Rust's
-//! stack, would hide the evaluation's pointers from the GC.
+//! [Pinned frames] in core's `mutator::frame`) with a test of its depth.
+//! The alternative, walking the syntax tree on Rust's stack, would hide
+//! the evaluation's pointers from the GC.
 
 mod apply;
 mod fast;

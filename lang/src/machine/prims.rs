@@ -251,21 +251,21 @@ impl Machine<'_, '_> {
                 let h = self.f.get(a[0]);
                 let r = self.f.mutator().new_mut_var(h);
                 self.f.set(RET, r);
-                self.f.mutator().truncate(h.index());
+                self.f.truncate_roots(h);
                 Ok(Next::Return)
             }
             Prim::ReadRef => {
                 let h = self.f.get(a[0]);
                 let v = self.f.mutator().read_mut_var(h);
                 self.f.set(RET, v);
-                self.f.mutator().truncate(h.index());
+                self.f.truncate_roots(h);
                 self.ret_io_res()
             }
             Prim::WriteRef => {
                 let r = self.f.get(a[0]);
                 let v = self.f.get(a[1]);
                 self.f.mutator().write_mut_var(r, v);
-                self.f.mutator().truncate(r.index());
+                self.f.truncate_roots(r);
                 self.ret_con(builtin::UNIT)
             }
             Prim::NewArr => {
@@ -274,7 +274,7 @@ impl Machine<'_, '_> {
                 let init = self.f.get(a[1]);
                 let arr = self.f.mutator().new_array(n, init);
                 self.f.set(RET, arr);
-                self.f.mutator().truncate(init.index());
+                self.f.truncate_roots(init);
                 Ok(Next::Return)
             }
             Prim::ReadArr | Prim::ReadArrIO => {
@@ -282,7 +282,7 @@ impl Machine<'_, '_> {
                 let arr = self.f.get(a[0]);
                 let v = self.f.mutator().array_get(arr, i);
                 self.f.set(RET, v);
-                self.f.mutator().truncate(arr.index());
+                self.f.truncate_roots(arr);
                 if p == Prim::ReadArrIO {
                     self.ret_io_res()
                 } else {
@@ -294,33 +294,39 @@ impl Machine<'_, '_> {
                 let arr = self.f.get(a[0]);
                 let v = self.f.get(a[2]);
                 self.f.mutator().array_set(arr, i, v);
-                self.f.mutator().truncate(arr.index());
+                self.f.truncate_roots(arr);
                 self.ret_con(builtin::UNIT)
             }
             Prim::ArrLen => {
                 let arr = self.f.get(a[0]);
                 let n = self.f.mutator().array_len(arr);
-                self.f.mutator().truncate(arr.index());
+                self.f.truncate_roots(arr);
                 self.ret_num(Num::Int(n as i64))
             }
             Prim::Freeze => {
                 let arr = self.f.get(a[0]);
                 self.f.mutator().freeze_array(arr);
-                self.f.mutator().truncate(arr.index());
+                self.f.truncate_roots(arr);
                 self.f.copy(RET, a[0]);
                 Ok(Next::Return)
             }
             Prim::CopyArr => {
                 let arr = self.f.get(a[0]);
-                let n = self.f.mutator().array_len(arr);
-                let copy = self.f.mutator().new_array(n, arr);
-                for i in 0..n {
-                    let v = self.f.mutator().array_get(arr, i);
-                    self.f.mutator().array_set(copy, i, v);
-                    self.f.mutator().truncate(v.index());
-                }
+                let copy = {
+                    // One loan of the mutator for the whole copy: the stack
+                    // is pinned again once, after it.
+                    let mut m = self.f.mutator();
+                    let n = m.array_len(arr);
+                    let copy = m.new_array(n, arr);
+                    for i in 0..n {
+                        let v = m.array_get(arr, i);
+                        m.array_set(copy, i, v);
+                        m.truncate(v.index());
+                    }
+                    copy
+                };
                 self.f.set(RET, copy);
-                self.f.mutator().truncate(arr.index());
+                self.f.truncate_roots(arr);
                 Ok(Next::Return)
             }
             Prim::PutChar => {
@@ -424,7 +430,7 @@ impl Machine<'_, '_> {
         let i = self.int_arg(i)?;
         let h = self.f.get(arr);
         let n = self.f.mutator().array_len(h);
-        self.f.mutator().truncate(h.index());
+        self.f.truncate_roots(h);
         usize::try_from(i).ok().filter(|&i| i < n).ok_or_else(|| Stop::Error(format!("Ix{{Int}}.index: Index ({i}) out of range ((0,{}))", n as i64 - 1)))
     }
 

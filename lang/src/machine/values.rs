@@ -22,23 +22,28 @@ pub enum Value {
 impl Machine<'_, '_> {
     /// The number in slot `s` (evaluated).
     pub(super) fn num(&mut self, s: usize) -> Res<Num> {
-        let info = self.f.info(s);
-        let w = |m: &Self| m.f.word(s, 0) as u64;
+        // The first word is read with the header (every table below that
+        // uses it has one).
+        let (info, first) = self.f.info_and_word(s);
+        let w = || first.expect("a boxed number has its word") as u64;
         if let Some(v) = static_int(info) {
             return Ok(Num::Int(v));
         }
         Ok(match info.tag() {
-            T_INT if std::ptr::eq(info, &INT_INFO) => Num::Int(w(self) as i64),
-            T_WORD if std::ptr::eq(info, &WORD_INFO) => Num::Word(w(self)),
-            T_DOUBLE if std::ptr::eq(info, &DOUBLE_INFO) => Num::Double(f64::from_bits(w(self))),
-            T_CHAR if std::ptr::eq(info, &CHAR_INFO) => Num::Char(char::from_u32(w(self) as u32).unwrap_or('\u{fffd}')),
-            T_INTEGER if std::ptr::eq(info, &INTEGER_INFO) => Num::Small(w(self) as i64),
+            T_INT if std::ptr::eq(info, &INT_INFO) => Num::Int(w() as i64),
+            T_WORD if std::ptr::eq(info, &WORD_INFO) => Num::Word(w()),
+            T_DOUBLE if std::ptr::eq(info, &DOUBLE_INFO) => Num::Double(f64::from_bits(w())),
+            T_CHAR if std::ptr::eq(info, &CHAR_INFO) => Num::Char(char::from_u32(w() as u32).unwrap_or('\u{fffd}')),
+            T_INTEGER if std::ptr::eq(info, &INTEGER_INFO) => Num::Small(w() as i64),
             T_BIGNAT_POS | T_BIGNAT_NEG if info.closure_type == ClosureType::Constr && info.ptrs == 1 => {
                 let h = self.f.get(s);
-                let bytes = self.f.mutator().field(h, 0);
-                let limbs = self.f.mutator().byte_array_len(bytes) / 8;
-                let digits: Vec<u64> = (0..limbs).map(|i| self.f.mutator().byte_array_read(bytes, i)).collect();
-                self.f.mutator().truncate(h.index());
+                let digits: Vec<u64> = {
+                    let mut m = self.f.mutator();
+                    let bytes = m.field(h, 0);
+                    let limbs = m.byte_array_len(bytes) / 8;
+                    (0..limbs).map(|i| m.byte_array_read(bytes, i)).collect()
+                };
+                self.f.truncate_roots(h);
                 let sign = if info.tag() == T_BIGNAT_NEG { Sign::Minus } else { Sign::Plus };
                 Num::integer(BigInt::from_biguint(sign, num_bigint::BigUint::from_slice(&u64s_to_u32s(&digits))))
             }
@@ -71,15 +76,19 @@ impl Machine<'_, '_> {
 
     fn set_big(&mut self, dst: usize, x: &BigInt) -> Res<()> {
         let (sign, mag) = x.to_u64_digits();
-        let bytes = self.f.mutator().new_byte_array(mag.len() * 8);
-        for (i, d) in mag.iter().enumerate() {
-            self.f.mutator().byte_array_write(bytes, i, *d);
-        }
+        let bytes = {
+            let mut m = self.f.mutator();
+            let bytes = m.new_byte_array(mag.len() * 8);
+            for (i, d) in mag.iter().enumerate() {
+                m.byte_array_write(bytes, i, *d);
+            }
+            bytes
+        };
         let info = if sign == Sign::Minus { &BIG_NEG_INFO } else { &BIG_POS_INFO };
         let tmp = self.f.depth();
         let r = self.f.push(bytes);
         self.grow(r)?;
-        self.f.mutator().truncate(bytes.index());
+        self.f.truncate_roots(bytes);
         let r = self.f.alloc(dst, info, &[tmp], &[]);
         self.grow(r)?;
         if dst != tmp {
