@@ -67,6 +67,16 @@ pub enum Ir {
     Con(ConId, Vec<Atom>),
     /// A primitive over evaluated arguments.
     Prim(Prim, Vec<Atom>),
+    /// A primitive with a word path (See Note [Primitives on words] in
+    /// `machine::fast`) whose operands are variables, not yet known to
+    /// be evaluated: done at once when each operand is a word-sized
+    /// number already, else `slow`, which evaluates them by cases first
+    /// (See Note [Primitives on evaluated variables] in `lower`).
+    WordPrim { prim: Prim, args: Vec<Atom>, slow: IrId },
+    /// A case whose scrutinee is such a primitive: when the operands are
+    /// word-sized numbers already, the case `case`'s alternative for the
+    /// result is chosen at once, with no continuation; else `case` runs.
+    CaseWordPrim { prim: Prim, args: Vec<Atom>, case: IrId },
     /// Return the string literal `u32` as a list of `Char`.
     Str(u32),
     /// Stop the program with GHC's message.

@@ -58,10 +58,10 @@ impl Machine<'_, '_> {
         if p == Prim::ToInt {
             return self.convert_to_int(self.slot(a[0]));
         }
-        let (x, y) = match p {
-            Prim::Add | Prim::Sub | Prim::Mul | Prim::Quot | Prim::Rem | Prim::Div | Prim::Mod | Prim::Eq | Prim::Ne | Prim::Lt | Prim::Le | Prim::Compare => (self.word1(self.slot(a[0]))?, self.word1(self.slot(a[1]))?),
-            _ => return None,
-        };
+        if !p.has_word_path() {
+            return None;
+        }
+        let (x, y) = (self.word1(self.slot(a[0]))?, self.word1(self.slot(a[1]))?);
         match p {
             Prim::Eq | Prim::Ne | Prim::Lt | Prim::Le | Prim::Compare => {
                 let o = compare(x, y)?;

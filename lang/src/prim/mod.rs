@@ -198,6 +198,12 @@ impl Prim {
         TABLE.iter().find(|(n, _, _)| *n == short).map(|&(_, p, a)| (p, a))
     }
 
+    /// Has the machine a path on two word-sized numbers for this
+    /// primitive (See Note [Primitives on words] in `machine::fast`)?
+    pub fn has_word_path(self) -> bool {
+        matches!(self, Prim::Add | Prim::Sub | Prim::Mul | Prim::Quot | Prim::Rem | Prim::Div | Prim::Mod | Prim::Eq | Prim::Ne | Prim::Lt | Prim::Le | Prim::Compare | Prim::ToInt)
+    }
+
     /// Is argument `i` passed as it is, unevaluated?
     pub fn lazy_arg(self, i: usize) -> bool {
         matches!((self, i), (Prim::Seq, 1) | (Prim::NewRef, 0) | (Prim::WriteRef, 1) | (Prim::NewArr, 1) | (Prim::WriteArr, 2))
