@@ -260,6 +260,9 @@ impl<'a, 'rt> Machine<'a, 'rt> {
                         self.f.copy(RET, s);
                         return self.choose(i);
                     }
+                    // A thunk: entered here, not by a step of its own.
+                    self.push_cont(Cont::Case { ir: i, fp: self.fp, top: self.frame_top });
+                    return self.enter(s);
                 }
                 self.push_cont(Cont::Case { ir: i, fp: self.fp, top: self.frame_top });
                 Ok(Next::Eval(*scrut))
