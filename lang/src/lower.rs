@@ -57,7 +57,8 @@
 //! deeper failures that reach it). Where both cases name their value,
 //! they must name it with one slot, or they are left apart. A round of
 //! a two-equation `len` on a list went from 17 machine steps to 16
-//! (tests/lang_property.rs), selector_leak's 23 an element to 20.
+//! (tests/lang_property.rs), selector_leak's 26 an element to 23 (and
+//! to 20 with a case entering its thunk itself).
 //!
 //! Slots are given out once per code body (a binder's slot is its own for
 //! the whole body), so a join point's code and the alternatives that jump
