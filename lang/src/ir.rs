@@ -55,6 +55,9 @@ pub enum Ir {
     Enter(Atom),
     /// Apply the atom's value to the arguments.
     App(Atom, Vec<Atom>),
+    /// Call the top-level function whose code is `CodeId` with exactly its
+    /// arity's arguments (See Note [Known calls] in `lower`).
+    Call(CodeId, Vec<Atom>),
     /// Allocate (recursive bindings: fields may name each other), then go
     /// on. The flag: some field names its own binding or a later one (a
     /// knot to tie after the objects are made).

@@ -60,6 +60,22 @@
 //! (tests/lang_property.rs), selector_leak's 26 an element to 23 (and
 //! to 20 with a case entering its thunk itself).
 //!
+//! Note [Known calls]
+//! ----------------------------------------
+//! Most applications in a program are of a top-level function to as many
+//! arguments as its equations take (`make (d - 1)`, `xs ++ ys`). The
+//! general application loads the function from its slot, looks at its
+//! header (a thunk? a partial application?), compares its arity with
+//! the arguments, and looks at the header again for its code. Such a
+//! call is known when the program is compiled, as GHC's code generator
+//! knows it: `Call` names the code and goes straight to its frame (a
+//! top-level function has no free variables to copy). Applications of
+//! anything else, or to another number of arguments, stay `App`.
+//! Measured by instructions (valgrind), with the machine's step inlined
+//! into its loop again (the new instruction had tipped the compiler into
+//! calling it, 3% more): binary_trees 10 0.709G to 0.671G, lalr 10 0.797G
+//! to 0.758G, selector_leak 200000 1.414G to 1.333G.
+//!
 //! Slots are given out once per code body (a binder's slot is its own for
 //! the whole body), so a join point's code and the alternatives that jump
 //! to it agree on where every variable is.
@@ -102,6 +118,14 @@ struct Lower<'p> {
 /// Lower a desugared program.
 pub fn lower(prog: Program) -> Compiled {
     let mut l = Lower { prog: &prog, ir: Vec::new(), codes: Vec::new(), strings: Vec::new() };
+    let globals = lower_globals(&mut l, &prog);
+    known_calls(&mut l.ir, &l.codes, &globals);
+    let (ir, codes, strings) = (l.ir, l.codes, l.strings);
+    Compiled { ir, codes, globals, strings, cons: prog.cons, main: prog.main }
+}
+
+/// Each top-level value's code, in the order of `prog.globals`.
+fn lower_globals(l: &mut Lower<'_>, prog: &Program) -> Vec<(String, GlobalInit)> {
     let mut globals = Vec::new();
     for (name, def) in &prog.globals {
         let init = match def {
@@ -126,8 +150,19 @@ pub fn lower(prog: Program) -> Compiled {
         };
         globals.push((name.clone(), init));
     }
-    let (ir, codes, strings) = (l.ir, l.codes, l.strings);
-    Compiled { ir, codes, globals, strings, cons: prog.cons, main: prog.main }
+    globals
+}
+
+/// Every application of a top-level function to exactly its arity's
+/// arguments becomes a call of its code (See Note [Known calls]).
+fn known_calls(ir: &mut [Ir], codes: &[Code], globals: &[(String, GlobalInit)]) {
+    for i in ir.iter_mut() {
+        let Ir::App(Atom::Global(g), args) = i else { continue };
+        let GlobalInit::Fun(c) = globals[*g as usize].1 else { continue };
+        if codes[c as usize].arity as usize == args.len() {
+            *i = Ir::Call(c, std::mem::take(args));
+        }
+    }
 }
 
 impl Lower<'_> {
@@ -473,5 +508,38 @@ fn free_vars(t: &Term, bound: &mut Vec<Local>, out: &mut BTreeSet<Local>) {
             free_vars(code, bound, out);
             free_vars(body, bound, out);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::ir::{Atom, Compiled, Ir};
+
+    fn compiled(body: &str) -> Compiled {
+        crate::compile(&[("known.hs".to_string(), body.to_string())]).unwrap()
+    }
+
+    /// The code named `name` is called with `n` arguments by a `Call`
+    /// somewhere in the program, or applied by an `App` of its global.
+    fn calls(c: &Compiled, name: &str) -> (usize, usize) {
+        let code = c.codes.iter().position(|k| k.name == name).unwrap() as u32;
+        let global = c.globals.iter().position(|(n, _)| n == name).unwrap() as u32;
+        let known = c.ir.iter().filter(|i| matches!(i, Ir::Call(k, _) if *k == code)).count();
+        let general = c.ir.iter().filter(|i| matches!(i, Ir::App(Atom::Global(g), _) if *g == global)).count();
+        (known, general)
+    }
+
+    /// A saturated application of a top-level function is a known call;
+    /// a partial one and one with more arguments stay general (See Note
+    /// [Known calls]).
+    #[test]
+    fn saturated_calls_of_top_level_functions_are_known() {
+        let c = compiled(
+            "add3 :: Int -> Int -> Int -> Int\nadd3 a b c = a + b + c\n\
+             pick :: Int -> (Int -> Int)\npick k = if k > 0 then negate else id\n\
+             main :: IO ()\nmain = do\n  print (add3 1 2 3)\n  print (map (add3 1 2) [4, 5])\n  print (pick 1 7)\n",
+        );
+        assert_eq!(calls(&c, "add3"), (1, 1), "the saturated call known, the partial one general");
+        assert_eq!(calls(&c, "pick"), (0, 1), "an application to more than its arity is general");
     }
 }

@@ -7,6 +7,7 @@
 use super::tables::PAP_BASE;
 use super::{Cont, Machine, Next, Res, Stop, RET};
 use gclab_core::info::NULL_OBJECT;
+use crate::ir::CodeId;
 use gclab_core::ClosureType;
 
 impl Machine<'_, '_> {
@@ -135,17 +136,38 @@ impl Machine<'_, '_> {
         let info = self.f.info(RET);
         let code = &self.code.codes[info.tag() as usize];
         let (free, frame, body) = (code.free as usize, code.frame as usize, code.body);
+        let base = self.open_frame(at, n, frame)?;
+        for k in 0..free {
+            self.f.field(base + n + k, RET, k);
+        }
+        Ok(Next::Eval(body))
+    }
+
+    /// Call the code `c`, which has no free variables, with exactly its
+    /// arity's arguments at the top of the stack from `at` (See Note
+    /// [Known calls] in `lower`).
+    #[inline(always)]
+    pub(super) fn call_known(&mut self, c: CodeId, at: usize, n: usize) -> Res<Next> {
+        let code = &self.code.codes[c as usize];
+        let (frame, body) = (code.frame as usize, code.body);
+        self.open_frame(at, n, frame)?;
+        Ok(Next::Eval(body))
+    }
+
+    /// The frame of `frame` slots for a call whose `n` arguments are at
+    /// the top of the stack from `at`: where the pending continuations
+    /// end (a tail call drops its caller's), its locals holding nothing.
+    /// Its base.
+    #[inline(always)]
+    fn open_frame(&mut self, at: usize, n: usize, frame: usize) -> Res<usize> {
         let base = self.protected();
         if at != base {
             self.f.slide(at, base, n);
         }
         let r = self.f.reserve(frame - n, &NULL_OBJECT);
         self.grow(r)?;
-        for k in 0..free {
-            self.f.field(base + n + k, RET, k);
-        }
         self.fp = base;
         self.frame_top = base + frame;
-        Ok(Next::Eval(body))
+        Ok(base)
     }
 }

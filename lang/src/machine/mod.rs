@@ -231,6 +231,10 @@ impl<'a, 'rt> Machine<'a, 'rt> {
         }
     }
 
+    /// One instruction. Inlined into the loop: left to the compiler,
+    /// it was called once `Call` made it larger (See Note [Known calls]
+    /// in `lower`).
+    #[inline(always)]
     fn step(&mut self, i: IrId) -> Res<Next> {
         match &self.code.ir[i as usize] {
             Ir::Enter(a) => {
@@ -247,6 +251,15 @@ impl<'a, 'rt> Machine<'a, 'rt> {
                 let fs = self.slot(*f);
                 self.f.copy(RET, fs);
                 self.apply(at, args.len())
+            }
+            Ir::Call(c, args) => {
+                let at = self.f.depth();
+                for a in args {
+                    let s = self.slot(*a);
+                    let r = self.f.push_slot(s);
+                    self.grow(r)?;
+                }
+                self.call_known(*c, at, args.len())
             }
             Ir::Let(binds, body, knots) => {
                 self.allocate(binds, *knots)?;
