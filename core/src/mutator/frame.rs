@@ -396,7 +396,15 @@ impl<'f, 'rt> Frame<'f, 'rt> {
     /// and store it into slot `dst` (`dst` equal to the depth pushes it).
     #[inline(always)]
     pub fn alloc(&mut self, dst: usize, info: &'static InfoTable, ptr_slots: &[usize], words: &[Word]) -> Result<(), StackOverflow> {
-        assert!(ptr_slots.len() == info.ptrs as usize && words.len() == info.nptrs as usize, "{}: wrong number of fields", info.name);
+        self.alloc_with(dst, info, ptr_slots.len(), |k| ptr_slots[k], words)
+    }
+
+    /// As `alloc`, pointer field `k` taken from slot `slot(k)` for each of
+    /// the `ptrs` fields: an interpreter names the slots as it reads its
+    /// instruction, with no list of them built first.
+    #[inline(always)]
+    pub fn alloc_with(&mut self, dst: usize, info: &'static InfoTable, ptrs: usize, slot: impl Fn(usize) -> usize, words: &[Word]) -> Result<(), StackOverflow> {
+        assert!(ptrs == info.ptrs as usize && words.len() == info.nptrs as usize, "{}: wrong number of fields", info.name);
         if dst == self.depth() {
             self.reserve(1, &NULL_OBJECT)?;
         }
@@ -405,17 +413,17 @@ impl<'f, 'rt> Frame<'f, 'rt> {
         self.pin(); // the allocation may have run a GC
         self.m.init_header(p, info);
         let payload = layout.payload(p);
-        for (k, &slot) in ptr_slots.iter().enumerate() {
-            let v = self.raw(slot);
+        for k in 0..ptrs {
+            let v = self.raw(slot(k));
             // SAFETY: the new object has room for its payload.
             unsafe { *payload.add(k) = v };
         }
         // SAFETY: as above.
         unsafe {
             for (j, w) in words.iter().enumerate() {
-                *payload.add(ptr_slots.len() + j) = *w;
+                *payload.add(ptrs + j) = *w;
             }
-            if ptr_slots.is_empty() && words.is_empty() && info.payload_words() > 0 {
+            if ptrs == 0 && words.is_empty() && info.payload_words() > 0 {
                 *payload = 0; // a thunk's reserved indirectee word
             }
         }

@@ -94,13 +94,8 @@ impl Machine<'_, '_> {
                     self.call(at, n)
                 } else if n < arity {
                     let pap = self.tables.pap(n);
-                    // The function, then the arguments (in the kept buffer:
-                    // a Vec a PAP cost 12% of gcbench's instructions in malloc).
-                    let mut slots = self.take_scratch();
-                    slots.push(RET);
-                    slots.extend(at..at + n);
-                    let r = self.f.alloc(RET, pap, &slots, &[]);
-                    self.scratch = slots;
+                    // The function, then the arguments.
+                    let r = self.f.alloc_with(RET, pap, n + 1, |j| if j == 0 { RET } else { at + j - 1 }, &[]);
                     self.grow(r)?;
                     self.f.pop_to(at);
                     Ok(Next::Return)
