@@ -300,8 +300,11 @@ impl<'a, 'rt> Machine<'a, 'rt> {
                     r?;
                     return self.choose(case);
                 }
+                // Operands that are values but not words (tuples, lists)
+                // go to the general primitive here; a thunk, to the cases.
                 match self.code.ir[i as usize] {
-                    Ir::WordPrim { slow: next, .. } | Ir::CaseWordPrim { case: next, .. } => return Ok(Next::Eval(next)),
+                    Ir::WordPrim { slow: next, .. } | Ir::CaseWordPrim { case: next, .. } if !self.values(args) => return Ok(Next::Eval(next)),
+                    Ir::CaseWordPrim { case, .. } => self.push_cont(Cont::Case { ir: case, fp: self.fp, top: self.frame_top }),
                     _ => {}
                 }
                 let slots = self.slots(args);
@@ -373,6 +376,11 @@ impl<'a, 'rt> Machine<'a, 'rt> {
             }
         }
         Ok(())
+    }
+
+    /// Are the atoms' objects all values?
+    fn values(&self, atoms: &[Atom]) -> bool {
+        atoms.iter().all(|a| self.is_value(self.slot(*a)))
     }
 
     /// Is the object in slot `s` a value (not a thunk)?
