@@ -33,6 +33,18 @@ impl Mutator<'_> {
     /// See Note [Allocation fast path].
     #[inline(always)]
     pub(crate) fn alloc_words(&mut self, words: usize) -> *mut Word {
+        match self.bump(words) {
+            Some(p) => p,
+            None => self.alloc_slow(words),
+        }
+    }
+
+    /// The fast path alone: `words` words bumped from the current block,
+    /// or None where the slow path (a safe point: a GC may run) is due.
+    /// A caller that holds addresses across it knows nothing moved when
+    /// it succeeds (See Note [Pinned frames] in `frame`).
+    #[inline(always)]
+    pub(crate) fn bump(&mut self, words: usize) -> Option<*mut Word> {
         debug_assert!(words > 0, "an object has a header");
         let cap = self.cap_mut();
         let p = cap.hp;
@@ -40,9 +52,9 @@ impl Mutator<'_> {
         debug_assert!(!p.is_null() || cap.hp_lim.is_null(), "a capability without a block has no limit");
         if new_hp <= cap.hp_lim {
             cap.hp = new_hp;
-            return p;
+            return Some(p);
         }
-        self.alloc_slow(words)
+        None
     }
 
     #[cold]
