@@ -397,13 +397,18 @@ impl Lower<'_> {
         known.then(|| self.known_atom(f, t))
     }
 
-    fn with_binds(&mut self, binds: Vec<(u32, Alloc)>, body: IrId) -> IrId {
+    /// `body` after allocating `binds`; a `Let` straight after is one
+    /// group with them (its objects made after theirs, one step for both).
+    fn with_binds(&mut self, mut binds: Vec<(u32, Alloc)>, mut body: IrId) -> IrId {
         if binds.is_empty() {
-            body
-        } else {
-            let knots = binds.iter().enumerate().any(|(k, (_, alloc))| alloc.fields().iter().any(|a| binds[k..].iter().any(|(s, _)| *a == Atom::Slot(*s))));
-            self.emit(Ir::Let(binds, body, knots))
+            return body;
         }
+        if let Ir::Let(inner, inner_body, _) = &self.ir[body as usize] {
+            binds.extend(inner.iter().cloned());
+            body = *inner_body;
+        }
+        let knots = binds.iter().enumerate().any(|(k, (_, alloc))| alloc.fields().iter().any(|a| binds[k..].iter().any(|(s, _)| *a == Atom::Slot(*s))));
+        self.emit(Ir::Let(binds, body, knots))
     }
 
     /// A variable's atom.
