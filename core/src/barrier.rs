@@ -319,7 +319,7 @@ pub unsafe fn pop_stack(cap: &mut Capability, layout: Layout, stack: *mut Word, 
 /// # Safety
 /// `thunk` must be a live heap thunk (plain or selector) and `blackhole` a
 /// black-hole table of the same payload size.
-#[inline]
+#[inline(always)]
 // SAFETY: `thunk` is a live thunk and `blackhole` a black hole of its size.
 pub unsafe fn blackhole(cap: &mut Capability, layout: Layout, thunk: *mut Word, blackhole: &'static InfoTable) {
     let info = info_of_header(load_header(thunk));

@@ -249,6 +249,18 @@ impl<'f, 'rt> Frame<'f, 'rt> {
         Ok(self.push_word(w))
     }
 
+    /// Pop every slot at or above `base`, then push what slot `s` held
+    /// (which may have been among them): an evaluator's thunk moved to
+    /// the top of the frames it keeps. Its new slot.
+    #[inline(always)]
+    pub fn pop_and_push(&mut self, base: usize, s: usize) -> Result<usize, StackOverflow> {
+        // Room first: growing the stack may move what `w` names.
+        self.room(1)?;
+        let w = self.raw(s);
+        self.pop_to(base);
+        Ok(self.push_word(w))
+    }
+
     /// Push `n` slots, each holding the static object `fill`; returns the
     /// first one's index.
     #[inline(always)]

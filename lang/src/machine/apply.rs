@@ -17,10 +17,9 @@ impl Machine<'_, '_> {
         let info = self.f.info(s);
         match info.closure_type {
             ClosureType::Thunk => {
-                self.f.copy(RET, s);
                 let base = self.protected();
-                self.f.pop_to(base);
-                let t = self.push_slot(RET)?;
+                let r = self.f.pop_and_push(base, s);
+                let t = self.grow(r)?;
                 let code = &self.code.codes[info.tag() as usize];
                 let (free, frame, body) = (code.free as usize, code.frame as usize, code.body);
                 let fp = self.reserve(frame)?;
@@ -35,18 +34,16 @@ impl Machine<'_, '_> {
                 Ok(Next::Eval(body))
             }
             ClosureType::Selector => {
-                self.f.copy(RET, s);
                 let base = self.protected();
-                self.f.pop_to(base);
-                let t = self.push_slot(RET)?;
-                let selectee = self.reserve(1)?;
-                self.f.field(selectee, t, 0);
+                let r = self.f.pop_and_push(base, s);
+                let t = self.grow(r)?;
+                // The selectee, read before black-holing (a field-logging
+                // barrier deletes the thunk's fields).
+                self.f.field(RET, t, 0);
                 let bh = self.tables.blackhole(1);
                 self.f.blackhole(t, bh);
                 self.push_cont(Cont::Update { slot: t });
                 self.push_cont(Cont::Select { field: info.selector_field() });
-                self.f.copy(RET, selectee);
-                self.f.pop_to(selectee);
                 self.enter(RET)
             }
             ClosureType::Blackhole => Err(Stop::Loop),
@@ -57,12 +54,6 @@ impl Machine<'_, '_> {
                 Ok(Next::Return)
             }
         }
-    }
-
-    #[inline(always)]
-    fn push_slot(&mut self, s: usize) -> Res<usize> {
-        let r = self.f.push_slot(s);
-        self.grow(r)
     }
 
     /// Apply the function in the return register to the `n` arguments
