@@ -244,23 +244,13 @@ impl<'a, 'rt> Machine<'a, 'rt> {
                 self.enter(s)
             }
             Ir::App(f, args) => {
-                let at = self.f.depth();
-                for a in args {
-                    let s = self.slot(*a);
-                    let r = self.f.push_slot(s);
-                    self.grow(r)?;
-                }
+                let at = self.push_args(args)?;
                 let fs = self.slot(*f);
                 self.f.copy(RET, fs);
                 self.apply(at, args.len())
             }
             Ir::Call(c, args) => {
-                let at = self.f.depth();
-                for a in args {
-                    let s = self.slot(*a);
-                    let r = self.f.push_slot(s);
-                    self.grow(r)?;
-                }
+                let at = self.push_args(args)?;
                 self.call_known(*c, at, args.len())
             }
             Ir::Let(binds, body, knots) => {
@@ -319,6 +309,18 @@ impl<'a, 'rt> Machine<'a, 'rt> {
             }
             Ir::Error(msg) => Err(Stop::Error(msg.clone())),
         }
+    }
+
+    /// Push a call's arguments; the first one's slot.
+    #[inline(always)]
+    fn push_args(&mut self, args: &[Atom]) -> Res<usize> {
+        let at = self.f.depth();
+        for a in args {
+            let s = self.slot(*a);
+            let r = self.f.push_slot(s);
+            self.grow(r)?;
+        }
+        Ok(at)
     }
 
     /// Store the nullary constructor `c` into slot `s`.
