@@ -72,13 +72,17 @@ pub enum Ir {
     Prim(Prim, Vec<Atom>),
     /// A primitive with a word path (See Note [Primitives on words] in
     /// `machine::fast`) whose operands are variables, not yet known to
-    /// be evaluated: done at once when each operand is a word-sized
-    /// number already, else `slow`, which evaluates them by cases first
-    /// (See Note [Primitives on evaluated variables] in `lower`).
+    /// be evaluated: done at once on the words when each operand is a
+    /// word-sized number already, by the general primitive when each is
+    /// some other value, else (a thunk among them) by `slow`, which
+    /// evaluates them by cases first (See Note [Primitives on evaluated
+    /// variables] in `lower`).
     WordPrim { prim: Prim, args: Vec<Atom>, slow: IrId },
     /// A case whose scrutinee is such a primitive: when the operands are
     /// word-sized numbers already, the case `case`'s alternative for the
-    /// result is chosen at once, with no continuation; else `case` runs.
+    /// result is chosen at once, with no continuation; when they are
+    /// other values, the general primitive returns to `case`; else
+    /// `case` runs, its scrutinee evaluating them.
     CaseWordPrim { prim: Prim, args: Vec<Atom>, case: IrId },
     /// Return the string literal `u32` as a list of `Char`.
     Str(u32),

@@ -34,18 +34,18 @@
 //! pops. Where the primitive has a word path and its operands are
 //! variables, it is lowered twice: `WordPrim`/`CaseWordPrim` try the
 //! word path on the variables as they are, in one step with no
-//! continuation (a case's alternative chosen at once). When an operand
-//! is a value but not a word (`==` on tuples, as `nub` calls it), the
-//! general primitive runs on the variables as they are; only a thunk
-//! sends the machine to the cases (lalr 10: 0.723G to 0.701G
-//! instructions, its `nub` of item pairs).
-//! Measured (`scripts/ab -n 7`, MUT): selector_leak 1000000 0.886x, lalr
-//! 16 0.913x, binary_trees 14 0.983x (0.934-1.010); machine steps
+//! continuation (a case's alternative chosen at once). Measured
+//! (`scripts/ab -n 7`, MUT): selector_leak 1000000 0.886x, lalr 16
+//! 0.913x, binary_trees 14 0.983x (0.934-1.010); machine steps
 //! selector_leak 35 to 26 an element, lalr 10 2.03 to 1.69 million. The
 //! price is a failed try where the operand is a thunk (binary_trees'
 //! `make d`, whose `d` is a lazy `d - 1`): 2.5% more instructions there,
-//! though less time. The alternative, a test in every case of whether
-//! its scrutinee is a primitive, cost every case (5%).
+//! though less time. When an operand is a value but not a word (`==` on
+//! tuples, as `nub` calls it), the general primitive runs on the
+//! variables as they are; only a thunk sends the machine to the cases
+//! (lalr 10: 0.723G to 0.701G instructions, its `nub` of item pairs).
+//! The alternative, a test in every case of whether its scrutinee is a
+//! primitive, cost every case (5%).
 //!
 //! Note [Equations on one variable]
 //! ----------------------------------------
@@ -154,6 +154,11 @@ fn lower_globals(l: &mut Lower<'_>, prog: &Program) -> Vec<(String, GlobalInit)>
         globals.push((name.clone(), init));
     }
     globals
+}
+
+/// Are the terms all variables (locals or top-level values)?
+fn variables(terms: &[Term]) -> bool {
+    terms.iter().all(|t| matches!(t, Term::Local(_) | Term::Global(_)))
 }
 
 /// Every application of a top-level function to exactly its arity's
@@ -329,16 +334,16 @@ impl Lower<'_> {
                 atoms.push(Atom::Slot(s));
             }
         }
-        let variables = args.iter().all(|a| matches!(a, Term::Local(_) | Term::Global(_)));
-        let operands: Option<Vec<Atom>> = (quick && !strict.is_empty() && p.has_word_path() && variables).then(|| args.iter().map(|a| self.known_atom(f, a)).collect());
+        let operands: Option<Vec<Atom>> = (quick && !strict.is_empty() && p.has_word_path() && variables(args)).then(|| args.iter().map(|a| self.known_atom(f, a)).collect());
         let mut i = self.emit(Ir::Prim(p, atoms));
         for (s, a) in strict.into_iter().rev() {
             let scrut = self.tail(f, a);
             i = self.emit(Ir::Case { scrut, bind: Some(s), alts: Vec::new(), default: Some(i) });
         }
+        let slow = self.with_binds(binds, i);
         match operands {
-            Some(args) => self.emit(Ir::WordPrim { prim: p, args, slow: i }),
-            None => self.with_binds(binds, i),
+            Some(args) => self.emit(Ir::WordPrim { prim: p, args, slow }),
+            None => slow,
         }
     }
 
@@ -375,8 +380,7 @@ impl Lower<'_> {
             }
             _ => return None,
         };
-        let variables = args.iter().all(|a| matches!(a, Term::Local(_) | Term::Global(_)));
-        (p.has_word_path() && variables).then_some((p, args))
+        (p.has_word_path() && variables(&args)).then_some((p, args))
     }
 
     /// `t`'s atom if `t` is known to be a value already (a literal, a

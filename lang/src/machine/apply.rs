@@ -6,8 +6,8 @@
 
 use super::tables::PAP_BASE;
 use super::{Cont, Machine, Next, Res, Stop, RET};
-use gclab_core::info::NULL_OBJECT;
 use crate::ir::CodeId;
+use gclab_core::info::NULL_OBJECT;
 use gclab_core::ClosureType;
 
 impl Machine<'_, '_> {
