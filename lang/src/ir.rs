@@ -65,7 +65,10 @@ pub enum Ir {
     /// Evaluate the scrutinee in this frame, put its value in `bind`
     /// (none where no alternative names the value), and go on with the
     /// alternative for its constructor.
-    Case { scrut: IrId, bind: Option<u32>, alts: Vec<(ConId, Vec<u32>, IrId)>, default: Option<IrId> },
+    /// `keep`: the frame's slots, from its base, that the alternatives
+    /// read (one past the highest); the scrutinee's evaluation may reuse
+    /// the rest (See Note [What a case keeps] in `lower::live`).
+    Case { scrut: IrId, bind: Option<u32>, alts: Vec<(ConId, Vec<u32>, IrId)>, default: Option<IrId>, keep: u32 },
     /// Return a new constructor.
     Con(ConId, Vec<Atom>),
     /// A primitive over evaluated arguments.

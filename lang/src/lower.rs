@@ -3,7 +3,8 @@
 //! found and copied into the closure it allocates; every argument that is
 //! not a variable is allocated first (a thunk, a constructor, a function
 //! or a selector thunk), so an application names only slots; every
-//! primitive's strict argument is evaluated by a case first.
+//! primitive's strict argument is evaluated by a case first; every case
+//! says which of its frame's slots it keeps (`live`).
 //!
 //! Note [Calls of primitive wrappers]
 //! ----------------------------------------
@@ -85,16 +86,27 @@
 
 use crate::ir::{Alloc, Atom, Code, CodeId, Compiled, GlobalInit, Ir, IrId};
 use crate::program::{GlobalDef, Program};
-use crate::term::{CasePat, ConId, JoinId, Local, Term};
+use crate::term::{CasePat, JoinId, Local, Term};
 use std::collections::{BTreeSet, HashMap, HashSet};
+
+mod live;
+use live::MIN_TRIM;
 
 /// The frame of the code body being lowered.
 struct Frame {
     slots: HashMap<Local, u32>,
     next: u32,
-    joins: HashMap<JoinId, IrId>,
+    /// Each join point in scope: its code, and the slots its code reads
+    /// (one past the highest: See Note [What a case keeps] in `live`).
+    joins: HashMap<JoinId, (IrId, u32)>,
     /// Locals known to be values where they are in scope (case binders).
     values: HashSet<Local>,
+    /// The body's cases, whose `keep` is settled when its frame's size is
+    /// known (See Note [What a case keeps] in `live`).
+    cases: Vec<IrId>,
+    /// The slots the cases whose scrutinee is being lowered keep: a case
+    /// inside keeps at least as many.
+    floor: u32,
 }
 
 impl Frame {
@@ -183,7 +195,7 @@ impl Lower<'_> {
     fn code(&mut self, name: &str, args: &[Local], free: &[Local], body: &Term) -> CodeId {
         let id = self.codes.len() as CodeId;
         self.codes.push(Code { name: name.to_string(), arity: args.len() as u32, free: free.len() as u32, frame: 0, body: 0 });
-        let mut f = Frame { slots: HashMap::new(), next: 0, joins: HashMap::new(), values: HashSet::new() };
+        let mut f = Frame { slots: HashMap::new(), next: 0, joins: HashMap::new(), values: HashSet::new(), cases: Vec::new(), floor: 0 };
         for &a in args.iter().chain(free) {
             f.bind(a);
         }
@@ -191,6 +203,13 @@ impl Lower<'_> {
         let code = &mut self.codes[id as usize];
         code.frame = f.next;
         code.body = b;
+        for &c in &f.cases {
+            if let Ir::Case { keep, .. } = &mut self.ir[c as usize] {
+                if f.next - *keep < MIN_TRIM {
+                    *keep = f.next;
+                }
+            }
+        }
         id
     }
 
@@ -247,10 +266,11 @@ impl Lower<'_> {
             Term::Case(scrut, bind, alts) => {
                 // A scrutinee on words is tried once, by the case itself.
                 let quick = self.word_prim_call(scrut);
-                let s = match &quick {
-                    Some((p, args)) => self.prim(f, *p, args, false),
-                    None => self.tail(f, scrut),
-                };
+                let keep = self.alts_live_top(f, *bind, alts).max(f.floor);
+                let s = self.under_floor(f, keep, |l, f| match &quick {
+                    Some((p, args)) => l.prim(f, *p, args, false),
+                    None => l.tail(f, scrut),
+                });
                 let quick = quick.map(|(p, args)| (p, args.iter().map(|a| self.known_atom(f, a)).collect()));
                 let b = f.bind(*bind);
                 f.values.insert(*bind);
@@ -271,7 +291,8 @@ impl Lower<'_> {
                     free_vars(rhs, &mut Vec::new(), &mut free);
                     free.contains(bind)
                 });
-                let case = self.case(s, used.then_some(b), calts, default);
+                let case = self.case(Ir::Case { scrut: s, bind: used.then_some(b), alts: calts, default, keep });
+                f.cases.push(case);
                 match quick {
                     Some((prim, args)) => self.emit(Ir::CaseWordPrim { prim, args, case }),
                     None => case,
@@ -280,19 +301,23 @@ impl Lower<'_> {
             Term::Prim(crate::prim::Prim::Seq, args) => {
                 // `seq a b`: evaluate `a`, then `b` in tail position (not a
                 // thunk for `b`, whose update frames would pile up).
-                let scrut = self.tail(f, &args[0]);
+                let keep = self.live_top(f, &args[1]).max(f.floor);
+                let scrut = self.under_floor(f, keep, |l, f| l.tail(f, &args[0]));
                 let then = self.tail(f, &args[1]);
-                self.emit(Ir::Case { scrut, bind: None, alts: Vec::new(), default: Some(then) })
+                let case = self.emit(Ir::Case { scrut, bind: None, alts: Vec::new(), default: Some(then), keep });
+                f.cases.push(case);
+                case
             }
             Term::Prim(p, args) => self.prim(f, *p, args, true),
             Term::Join(j, code, body) => {
+                let live = self.live_top(f, code);
                 let c = self.tail(f, code);
-                f.joins.insert(*j, c);
+                f.joins.insert(*j, (c, live));
                 self.tail(f, body)
             }
             // A jump is its join point's code, named where the jump was:
             // the same frame goes on there, with no instruction between.
-            Term::Jump(j) => *f.joins.get(j).expect("a jump inside its join point's scope"),
+            Term::Jump(j) => f.joins.get(j).expect("a jump inside its join point's scope").0,
             Term::Error(m) => self.emit(Ir::Error(m.clone())),
         }
     }
@@ -300,19 +325,20 @@ impl Lower<'_> {
     /// A case, merged with the case its default goes on to where that
     /// one examines the same variable (See Note [Equations on one
     /// variable]).
-    fn case(&mut self, scrut: IrId, bind: Option<u32>, mut alts: Vec<(ConId, Vec<u32>, IrId)>, default: Option<IrId>) -> IrId {
+    fn case(&mut self, case: Ir) -> IrId {
+        let Ir::Case { scrut, bind, mut alts, default, keep } = case else { unreachable!("a case") };
         if let (Ir::Enter(a), Some(d)) = (&self.ir[scrut as usize], default) {
-            if let Ir::Case { scrut: s2, bind: b2, alts: alts2, default: d2 } = &self.ir[d as usize] {
+            if let Ir::Case { scrut: s2, bind: b2, alts: alts2, default: d2, keep: k2 } = &self.ir[d as usize] {
                 let same = matches!(self.ir[*s2 as usize], Ir::Enter(a2) if a2 == *a);
                 if same && (bind.is_none() || b2.is_none() || bind == *b2) && !alts2.is_empty() {
-                    let (b2, d2) = (*b2, *d2);
+                    let (b2, d2, keep) = (*b2, *d2, keep.max(*k2));
                     let more: Vec<_> = alts2.iter().filter(|(c, _, _)| !alts.iter().any(|(c1, _, _)| c1 == c)).cloned().collect();
                     alts.extend(more);
-                    return self.emit(Ir::Case { scrut, bind: bind.or(b2), alts, default: d2 });
+                    return self.emit(Ir::Case { scrut, bind: bind.or(b2), alts, default: d2, keep });
                 }
             }
         }
-        self.emit(Ir::Case { scrut, bind, alts, default })
+        self.emit(Ir::Case { scrut, bind, alts, default, keep })
     }
 
     /// The primitive `p` on `args`, its strict arguments evaluated by
@@ -335,10 +361,25 @@ impl Lower<'_> {
             }
         }
         let operands: Option<Vec<Atom>> = (quick && !strict.is_empty() && p.has_word_path() && variables(args)).then(|| args.iter().map(|a| self.known_atom(f, a)).collect());
+        // After an operand is evaluated, the chain reads the temporaries
+        // of the operands before it, what the operands after it read,
+        // and the primitive's other atoms (See Note [What a case keeps]
+        // in `live`).
+        let top = |a: &Atom| match a {
+            Atom::Slot(s) => s + 1,
+            Atom::Global(_) => 0,
+        };
+        let others = atoms.iter().filter(|a| !strict.iter().any(|(s, _)| **a == Atom::Slot(*s))).map(top).max().unwrap_or(0);
         let mut i = self.emit(Ir::Prim(p, atoms));
-        for (s, a) in strict.into_iter().rev() {
-            let scrut = self.tail(f, a);
-            i = self.emit(Ir::Case { scrut, bind: Some(s), alts: Vec::new(), default: Some(i) });
+        let mut later = 0;
+        for k in (0..strict.len()).rev() {
+            let (s, a) = strict[k];
+            let before = strict[..k].iter().map(|(t, _)| t + 1).max().unwrap_or(0);
+            let keep = f.floor.max(others).max(before).max(later);
+            later = later.max(self.live_top(f, a));
+            let scrut = self.under_floor(f, keep, |l, f| l.tail(f, a));
+            i = self.emit(Ir::Case { scrut, bind: Some(s), alts: Vec::new(), default: Some(i), keep });
+            f.cases.push(i);
         }
         let slow = self.with_binds(binds, i);
         match operands {

@@ -66,7 +66,8 @@ pub enum Stop {
 /// A pending continuation: what to do with the value being returned.
 #[derive(Debug, Clone, Copy)]
 enum Cont {
-    /// Choose an alternative of the case `ir` in the frame at `fp`.
+    /// Choose an alternative of the case `ir` in the frame at `fp`, whose
+    /// slots end at `top` (See Note [What a case keeps] in `lower::live`).
     Case { ir: IrId, fp: usize, top: usize },
     /// Overwrite the thunk in `slot` with the value.
     Update { slot: usize },
@@ -80,7 +81,7 @@ impl Cont {
     /// The stack depth this continuation needs kept.
     fn keeps(&self) -> usize {
         match *self {
-            Cont::Case { top, .. } => top,
+            Cont::Case { .. } => unreachable!("a case's continuation keeps what its instruction says: See `Machine::push_case`"),
             Cont::Update { slot } => slot + 1,
             Cont::Apply { at, n } => at + n,
             Cont::Select { .. } => 0,
@@ -213,6 +214,17 @@ impl<'a, 'rt> Machine<'a, 'rt> {
         self.conts.push((k, keeps));
     }
 
+    /// Push the continuation of the case `ir` of the current frame, which
+    /// keeps `keep` of its slots: those its alternatives read, and at
+    /// least what a case of the same frame below it keeps (See Note [What
+    /// a case keeps] in `lower::live`).
+    #[inline(always)]
+    fn push_case(&mut self, ir: IrId, keep: u32) {
+        let keeps = self.fp + keep as usize;
+        debug_assert!(keeps >= self.protected(), "a case keeps what the one below it keeps");
+        self.conts.push((Cont::Case { ir, fp: self.fp, top: self.frame_top }, keeps));
+    }
+
     /// The stack depth the pending continuations need kept: a call in
     /// tail position may put its frame here.
     fn protected(&self) -> usize {
@@ -257,7 +269,7 @@ impl<'a, 'rt> Machine<'a, 'rt> {
                 self.allocate(binds, *knots)?;
                 Ok(Next::Eval(*body))
             }
-            Ir::Case { scrut, .. } => {
+            Ir::Case { scrut, keep, .. } => {
                 // A scrutinee that is already a value needs no continuation.
                 if let Ir::Enter(a) = self.code.ir[*scrut as usize] {
                     let s = self.slot(a);
@@ -266,10 +278,10 @@ impl<'a, 'rt> Machine<'a, 'rt> {
                         return self.choose(i);
                     }
                     // A thunk: entered here, not by a step of its own.
-                    self.push_cont(Cont::Case { ir: i, fp: self.fp, top: self.frame_top });
+                    self.push_case(i, *keep);
                     return self.enter(s);
                 }
-                self.push_cont(Cont::Case { ir: i, fp: self.fp, top: self.frame_top });
+                self.push_case(i, *keep);
                 Ok(Next::Eval(*scrut))
             }
             Ir::Con(c, args) => {
@@ -294,7 +306,10 @@ impl<'a, 'rt> Machine<'a, 'rt> {
                 // go to the general primitive here; a thunk, to the cases.
                 match self.code.ir[i as usize] {
                     Ir::WordPrim { slow: next, .. } | Ir::CaseWordPrim { case: next, .. } if !self.values(args) => return Ok(Next::Eval(next)),
-                    Ir::CaseWordPrim { case, .. } => self.push_cont(Cont::Case { ir: case, fp: self.fp, top: self.frame_top }),
+                    Ir::CaseWordPrim { case, .. } => {
+                        let Ir::Case { keep, .. } = self.code.ir[case as usize] else { unreachable!("a case") };
+                        self.push_case(case, keep);
+                    }
                     _ => {}
                 }
                 let slots = self.slots(args);
@@ -419,7 +434,15 @@ impl<'a, 'rt> Machine<'a, 'rt> {
     fn resume(&mut self, k: Cont) -> Res<Next> {
         match k {
             Cont::Case { ir, fp, top } => {
-                self.f.pop_to(top);
+                // The frame again: slots the scrutinee's frames left above
+                // what the case kept hold values no alternative reads
+                // before writing; slots popped meanwhile hold nothing.
+                let depth = self.f.depth();
+                if depth >= top {
+                    self.f.pop_to(top);
+                } else {
+                    self.reserve(top - depth)?;
+                }
                 self.fp = fp;
                 self.frame_top = top;
                 self.choose(ir)
