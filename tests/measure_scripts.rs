@@ -99,6 +99,24 @@ fn ab_names_a_collector_per_side() {
     assert!(!o.status.success() && String::from_utf8_lossy(&o.stderr).contains("names a collector for `run`"), "{}", String::from_utf8_lossy(&o.stderr));
 }
 
+/// `scripts/hp-vs-ghc` (docs/programs.md's heap profiles) profiles a
+/// program under gclab and under GHC -O0 by closure type and prints
+/// their peak samples in one vocabulary: power's peak is its lazy
+/// series, thunks, under both; a bad flag is refused, exit code 2.
+#[test]
+fn hp_vs_ghc_puts_both_profiles_in_one_vocabulary() {
+    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/scripts/hp-vs-ghc");
+    let o = Command::new(script).arg("power 60").env("GCLAB", env!("CARGO_BIN_EXE_gclab")).env_remove("GCLABRTS").output().expect("scripts/hp-vs-ghc runs");
+    let out = String::from_utf8_lossy(&o.stdout).into_owned();
+    assert!(o.status.success(), "scripts/hp-vs-ghc failed: {}{out}", String::from_utf8_lossy(&o.stderr));
+    let thunks: Vec<&str> = out.lines().find(|l| l.trim_start().starts_with("thunk ")).unwrap_or_else(|| panic!("no thunk row in:\n{out}")).split_whitespace().collect();
+    let share = |s: &str| s.trim_end_matches('%').parse::<f64>().unwrap_or_else(|_| panic!("no share in {thunks:?}"));
+    assert!(share(thunks[2]) > 80.0 && share(thunks[4]) > 80.0, "power's peak is thunks under both:\n{out}");
+    let bad = Command::new(script).args(["--by", "x"]).output().expect("scripts/hp-vs-ghc runs");
+    assert_eq!(bad.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&bad.stderr).contains("--by takes T or y"));
+}
+
 /// `scripts/programs-vs-ghc` (docs/programs.md's table) runs a program
 /// under gclab and its two GHC builds, checks the outputs equal, and
 /// with `-n` keeps each build's fastest of the alternated runs; a bad
