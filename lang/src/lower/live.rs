@@ -118,3 +118,58 @@ impl Lower<'_> {
         slots_top(f, &free, &jumps)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::ir::{Compiled, Ir, IrId};
+
+    /// The cases reachable from `i` in one code body (a jump is its join
+    /// point's code, already an id here), with `i` itself.
+    fn within(c: &Compiled, i: IrId, out: &mut Vec<IrId>) {
+        if out.contains(&i) {
+            return;
+        }
+        out.push(i);
+        match &c.ir[i as usize] {
+            Ir::Case { scrut, alts, default, .. } => {
+                within(c, *scrut, out);
+                alts.iter().for_each(|a| within(c, a.2, out));
+                if let Some(d) = default {
+                    within(c, *d, out);
+                }
+            }
+            Ir::Let(_, body, _) => within(c, *body, out),
+            Ir::WordPrim { slow, .. } => within(c, *slow, out),
+            Ir::CaseWordPrim { case, .. } => within(c, *case, out),
+            _ => {}
+        }
+    }
+
+    /// Every case inside another's scrutinee keeps at least what that one
+    /// keeps, in every program of `programs/` and the library (the
+    /// machine's stack needs it: See Note [What a case keeps]).
+    #[test]
+    fn a_case_inside_a_scrutinee_keeps_at_least_its_cases_slots() {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../programs");
+        let mut checked = 0;
+        for entry in std::fs::read_dir(&dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.extension().is_none_or(|e| e != "hs") {
+                continue;
+            }
+            let c = crate::load(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+            for (i, ir) in c.ir.iter().enumerate() {
+                let Ir::Case { scrut, keep, .. } = ir else { continue };
+                let mut inside = Vec::new();
+                within(&c, *scrut, &mut inside);
+                for j in inside {
+                    if let Ir::Case { keep: inner, .. } = &c.ir[j as usize] {
+                        assert!(inner >= keep, "{}: case {j} keeps {inner} inside the scrutinee of case {i}, which keeps {keep}", path.display());
+                        checked += 1;
+                    }
+                }
+            }
+        }
+        assert!(checked > 1000, "only {checked} nested cases checked");
+    }
+}
