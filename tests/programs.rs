@@ -290,11 +290,11 @@ main = do
 
 /// A recursion that is not a tail call keeps, at each level, only the
 /// slots its case's alternatives read (See Note [What a case keeps] in
-/// `lang/src/lower/live.rs`): 100,000 levels of `deep`, whose frame has 12
-/// slots of which the case after the call reads 8, fit in an 8 MB stack
-/// (9 words a level; GHC -O0's code takes 7), where keeping every
-/// frame whole took 13 words a level and overflowed. At 4 MB it
-/// overflows with GHC's message, under the stress settings too.
+/// `lang/src/lower/live.rs`): 100,000 levels of `deep`, whose frame has 15
+/// slots of which the case on `r` reads 5, fit in an 8 MB stack (6
+/// words a level; GHC -O0's code takes 7), where keeping every frame
+/// whole took 16 words a level and overflowed. At 3 MB it overflows
+/// with GHC's message, under the stress settings too.
 #[test]
 fn a_deep_recursion_keeps_only_what_its_cases_read() {
     let dir = tempfile_dir();
@@ -303,12 +303,15 @@ fn a_deep_recursion_keeps_only_what_its_cases_read() {
 deep :: Int -> Int
 deep n = case n of
   0 -> 0
-  _ -> let a = n * 2
+  _ -> let r = deep (n - 1)
+           a = n * 2
            b = n * 3
            c = n * 5
            d = n * 7
-       in case deep (n - 1) of
-            r -> if r < 0 then a else r + 1
+           e = n * 11
+           f = n * 13
+           g = n * 17
+       in if r < 0 then a else r + 1
 
 main :: IO ()
 main = do
@@ -323,7 +326,7 @@ main = do
         let out = gclab(&fits, &dir);
         assert!(out.status.success(), "{stress:?}: {}", String::from_utf8_lossy(&out.stderr));
         assert_eq!(String::from_utf8_lossy(&out.stdout), "100000\n");
-        let small: Vec<&str> = ["run", path, "100000", "+RTS", "-K4m"].into_iter().chain(stress.iter().copied()).collect();
+        let small: Vec<&str> = ["run", path, "100000", "+RTS", "-K3m"].into_iter().chain(stress.iter().copied()).collect();
         let out = gclab(&small, &dir);
         assert_eq!(out.status.code(), Some(2), "{stress:?}");
         assert!(String::from_utf8_lossy(&out.stderr).contains("Stack space overflow"), "{}", String::from_utf8_lossy(&out.stderr));

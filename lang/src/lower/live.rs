@@ -32,20 +32,24 @@ use std::collections::BTreeSet;
 // the machine's stack needs. When the case resumes, its frame is
 // restored to its full size, slots popped meanwhile holding nothing
 // (`Machine::resume`); where the saving would be under `MIN_TRIM`
-// slots the case keeps its whole frame and no refill is needed.
+// slots the case keeps its whole frame and no refill is needed (a
+// threshold of 4 cost twice the instructions of 8 for the same
+// residencies; at 16, fibheaps' `merge`, 15 slots, was no longer
+// trimmed).
 // Maximum residency against GHC -O0's (`scripts/programs-vs-ghc`):
 // fibheaps 1.97x to 0.92x, lru 2.82x to 1.00x, treejoin 1.88x to
 // 1.00x, spellcheck 2.27x to 1.54x; fibheaps' MUT 0.79x and GC 0.83x
-// (`scripts/ab -n 5`). The price is the refill: 3-5% more instructions
-// (binary_trees 10 0.603G to 0.633G, lalr 10 0.675G to 0.692G), on the
-// clock binary_trees 0.99x and selector_leak 1.01x (noise), lalr 16
+// (`scripts/ab -n 5`). The price is the refill: 2-3% more instructions
+// (binary_trees 10 0.603G to 0.624G, lalr 10 0.675G to 0.690G,
+// selector_leak 200000 1.136G to 1.172G); on the clock, with a threshold
+// of 4, binary_trees 0.99x and selector_leak 1.01x (noise), lalr 16
 // 1.05x. The alternative, liveness for every slot of every instruction
 // (GHC's stack maps), would let a frame shrink anywhere, not only at a
 // case, at the price of a map per continuation.
 
 /// A case keeps its whole frame unless that keeps this many slots more
 /// than its alternatives read (See Note [What a case keeps]).
-pub(super) const MIN_TRIM: u32 = 4;
+pub(super) const MIN_TRIM: u32 = 8;
 
 /// One past the highest slot of the locals `free` and of what the join
 /// points `jumps` read (See Note [What a case keeps]).
