@@ -90,7 +90,7 @@ use crate::term::{CasePat, JoinId, Local, Term};
 use std::collections::{BTreeSet, HashMap, HashSet};
 
 mod live;
-use live::MIN_TRIM;
+use live::{alts_reads, slots_top, MIN_TRIM};
 
 /// The frame of the code body being lowered.
 struct Frame {
@@ -266,7 +266,10 @@ impl Lower<'_> {
             Term::Case(scrut, bind, alts) => {
                 // A scrutinee on words is tried once, by the case itself.
                 let quick = self.word_prim_call(scrut);
-                let keep = self.alts_live_top(f, *bind, alts).max(f.floor);
+                // What the alternatives read: the slots the case keeps (the
+                // binder has no slot yet), and whether the binder is named.
+                let (read, jumps) = alts_reads(alts);
+                let keep = slots_top(f, &read, &jumps).max(f.floor);
                 let s = self.under_floor(f, keep, |l, f| match &quick {
                     Some((p, args)) => l.prim(f, *p, args, false),
                     None => l.tail(f, scrut),
@@ -286,11 +289,7 @@ impl Lower<'_> {
                         CasePat::Default => default = Some(self.tail(f, rhs)),
                     }
                 }
-                let used = alts.iter().any(|(_, rhs)| {
-                    let mut free = BTreeSet::new();
-                    free_vars(rhs, &mut Vec::new(), &mut free);
-                    free.contains(bind)
-                });
+                let used = read.contains(bind);
                 let case = self.case(Ir::Case { scrut: s, bind: used.then_some(b), alts: calts, default, keep });
                 f.cases.push(case);
                 match quick {
@@ -413,15 +412,16 @@ impl Lower<'_> {
     /// (directly or through a primitive wrapper): the primitive and its
     /// operands, in the primitive's order. See Note [Primitives on evaluated variables].
     fn word_prim_call(&self, t: &Term) -> Option<(crate::prim::Prim, Vec<Term>)> {
-        let (p, args): (crate::prim::Prim, Vec<Term>) = match t {
-            Term::Prim(p, args) => (*p, args.clone()),
+        let (p, args): (crate::prim::Prim, Vec<&Term>) = match t {
+            Term::Prim(p, args) => (*p, args.iter().collect()),
             Term::App(fun, args) => {
                 let (p, order) = self.primitive_wrapper(fun, args.len())?;
-                (p, order.iter().map(|&k| args[k].clone()).collect())
+                (p, order.iter().map(|&k| &args[k]).collect())
             }
             _ => return None,
         };
-        (p.has_word_path() && variables(&args)).then_some((p, args))
+        let variables = args.iter().all(|a| matches!(a, Term::Local(_) | Term::Global(_)));
+        (p.has_word_path() && variables).then(|| (p, args.into_iter().cloned().collect()))
     }
 
     /// `t`'s atom if `t` is known to be a value already (a literal, a

@@ -53,7 +53,7 @@ pub(super) const MIN_TRIM: u32 = 8;
 
 /// One past the highest slot of the locals `free` and of what the join
 /// points `jumps` read (See Note [What a case keeps]).
-fn slots_top(f: &Frame, free: &BTreeSet<Local>, jumps: &[JoinId]) -> u32 {
+pub(super) fn slots_top(f: &Frame, free: &BTreeSet<Local>, jumps: &[JoinId]) -> u32 {
     let vars = free.iter().filter_map(|x| f.slots.get(x)).map(|s| s + 1).max().unwrap_or(0);
     jumps.iter().filter_map(|j| f.joins.get(j)).map(|&(_, live)| live).fold(vars, u32::max)
 }
@@ -107,20 +107,22 @@ impl Lower<'_> {
         slots_top(f, &free, &jumps)
     }
 
-    /// `live_top` of a case's alternatives, whose binder and fields are
-    /// bound by the case itself.
-    pub(super) fn alts_live_top(&self, f: &Frame, bind: Local, alts: &[(CasePat, Term)]) -> u32 {
-        let (mut free, mut jumps, mut bound) = (BTreeSet::new(), Vec::new(), vec![bind]);
-        for (pat, rhs) in alts {
-            if let CasePat::Con(_, fields) = pat {
-                bound.extend(fields);
-            }
-            free_vars(rhs, &mut bound, &mut free);
-            bound.truncate(1);
-            jumps_in(rhs, &mut jumps);
+}
+
+/// The locals a case's alternatives read that their patterns do not bind
+/// (the case's binder among them, if named), and the join points they
+/// jump to.
+pub(super) fn alts_reads(alts: &[(CasePat, Term)]) -> (BTreeSet<Local>, Vec<JoinId>) {
+    let (mut free, mut jumps, mut bound) = (BTreeSet::new(), Vec::new(), Vec::new());
+    for (pat, rhs) in alts {
+        if let CasePat::Con(_, fields) = pat {
+            bound.extend(fields);
         }
-        slots_top(f, &free, &jumps)
+        free_vars(rhs, &mut bound, &mut free);
+        bound.clear();
+        jumps_in(rhs, &mut jumps);
     }
+    (free, jumps)
 }
 
 #[cfg(test)]
