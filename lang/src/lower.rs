@@ -169,8 +169,8 @@ fn lower_globals(l: &mut Lower<'_>, prog: &Program) -> Vec<(String, GlobalInit)>
 }
 
 /// Are the terms all variables (locals or top-level values)?
-fn variables(terms: &[Term]) -> bool {
-    terms.iter().all(|t| matches!(t, Term::Local(_) | Term::Global(_)))
+fn variables<'t>(terms: impl IntoIterator<Item = &'t Term>) -> bool {
+    terms.into_iter().all(|t| matches!(t, Term::Local(_) | Term::Global(_)))
 }
 
 /// Every application of a top-level function to exactly its arity's
@@ -420,8 +420,7 @@ impl Lower<'_> {
             }
             _ => return None,
         };
-        let variables = args.iter().all(|a| matches!(a, Term::Local(_) | Term::Global(_)));
-        (p.has_word_path() && variables).then(|| (p, args.into_iter().cloned().collect()))
+        (p.has_word_path() && variables(args.iter().copied())).then(|| (p, args.into_iter().cloned().collect()))
     }
 
     /// `t`'s atom if `t` is known to be a value already (a literal, a
