@@ -162,6 +162,7 @@ unsafe fn checked_word(layout: Layout, p: *mut Word, w: usize) -> Word {
 /// # Safety
 /// `p` is a valid object address.
 #[inline(always)]
+// SAFETY: the caller's contract: `p` is a valid object address.
 unsafe fn header_word(p: Word) -> Word {
     #[cfg(feature = "access-hooks")]
     // SAFETY: the caller's contract.
