@@ -392,6 +392,7 @@ impl ConcurrentCopying {
         let queue = marking.marker.join();
         let concurrent = ConcurrentPhase { cpu: queue.marker_cpu_seconds(), elapsed: marking.started.elapsed().as_secs_f64() };
         let (marks, _) = end_marking(queue, ctx, false, Some(concurrent), &mut self.events, "concurrent-copying");
+        let check = ctx.flags.sanity.is_on();
         let oldest = ctx.heap.oldest();
         let (space, _) = self.immix.parts(oldest);
         let gclab_core::heap::Heap { blocks, gens, .. } = &mut *ctx.heap;
@@ -400,8 +401,8 @@ impl ConcurrentCopying {
         // SAFETY: the world is stopped, marking is complete and nothing
         // is attached to the marks from now on.
         unsafe {
-            sweep_large_objects(old, &marks, &mut blocks.lock());
-            self.sweeping = Some(LineSweep::begin(old, marks, space, ctx.sync_request.clone()));
+            let large_words = sweep_large_objects(old, &marks, &mut blocks.lock());
+            self.sweeping = Some(LineSweep::begin(old, marks, large_words, space, ctx.sync_request.clone(), check));
         }
     }
 
@@ -546,16 +547,13 @@ impl ConcurrentCopying {
                 // SAFETY: a from-space block, every object of it copied.
                 unsafe { bd.get() }.flags &= !BF_EVACUATED;
             }
-            let oldest = ctx.heap.oldest();
-            let from: HashSet<usize> = cycle.from.iter().map(|bd| bd.0 as usize).collect();
-            let old = &ctx.heap.gens[oldest];
-            // Block descriptors name the blocks: the from-space's are left out.
-            let blocks: Vec<BlockPtr> = old.blocks.iter().copied().filter(|bd| !from.contains(&(bd.0 as usize))).collect();
+            let old = &ctx.heap.gens[ctx.heap.oldest()];
             // The update pass tests a field's block by its start address.
             // SAFETY: the from-space's descriptors are live until it is freed.
             let from: HashSet<usize> = cycle.from.iter().map(|bd| unsafe { bd.read() }.start as usize).collect();
             cycle.updating = true;
-            cycle.copiers.update(from, blocks, old.large_objects.clone());
+            // See Note [The update pass is handed the whole list] in `copier`.
+            cycle.copiers.update(from, old.blocks.clone(), old.large_objects.clone());
             return;
         }
         if cycle.young_gcs_updating == 0 {
@@ -594,8 +592,7 @@ impl ConcurrentCopying {
         let oldest = ctx.heap.oldest();
         let gclab_core::heap::Heap { blocks, gens, .. } = &mut *ctx.heap;
         let old = &mut gens[oldest];
-        let from: HashSet<BlockPtr> = cycle.from.iter().copied().collect();
-        old.blocks.retain(|bd| !from.contains(bd));
+        take_out_places(&mut old.blocks, &cycle.copiers.places_of_the_from_space(), cycle.from.len());
         old.n_blocks -= cycle.from.len();
         old.n_words -= cycle.from_counted;
         let mut ba = blocks.lock();
@@ -671,6 +668,22 @@ fn count_kept_placements(space: &LineSpace, old: &mut Generation) {
     let (words, taken) = space.take_kept_placements();
     old.n_words += words;
     old.n_free_words -= taken;
+}
+
+/// Take the blocks at `places` (in order) out of `blocks`: the `n`
+/// from-space blocks, whose places the update pass noted (See Note [The
+/// update pass is handed the whole list] in `copier`).
+fn take_out_places(blocks: &mut Vec<BlockPtr>, places: &[usize], n: usize) {
+    assert_eq!(places.len(), n, "the update pass passed over every from-space block");
+    let mut places = places.iter().peekable();
+    let mut place = 0;
+    blocks.retain(|&bd| {
+        let here = places.next_if_eq(&&place).is_some();
+        place += 1;
+        // SAFETY: a block of the old generation, read with the world stopped.
+        assert!(!here || unsafe { bd.read() }.has(BF_COPYING_OUT), "place {} of the old generation's list holds a from-space block", place - 1);
+        !here
+    });
 }
 
 /// `threads=N`: copier threads per cycle, 1 to 64.

@@ -18,7 +18,7 @@ use gclab_core::object::Layout;
 use gclab_core::SyncRequest;
 use std::collections::HashSet;
 use std::sync::atomic::Ordering;
-use std::sync::{Mutex, MutexGuard};
+use std::sync::{Arc, Mutex, MutexGuard};
 
 /// The copier threads of one cycle.
 pub(crate) struct Copiers {
@@ -73,14 +73,24 @@ impl Copiers {
         self.team.iter_mut().for_each(Copier::stop);
     }
 
-    /// Hand them the update pass (they are drained): the old `blocks` and
-    /// `large` objects dealt out, each copier with the from-space's
-    /// blocks by start address.
+    /// Hand them the update pass (they are drained): the old generation's
+    /// `blocks`, from-space included, each copier taking every n-th, and
+    /// its `large` objects dealt out; each copier with the from-space's
+    /// blocks by start address (See Note [The update pass is handed the
+    /// whole list] in `copier`).
     pub(crate) fn update(&self, from: HashSet<usize>, blocks: Vec<BlockPtr>, large: Vec<BlockPtr>) {
-        let n = self.team.len();
-        for ((c, blocks), large) in self.team.iter().zip(deal(blocks, n)).zip(deal(large, n)) {
-            c.give(Job::Update { from: from.clone(), blocks, large });
+        let (n, blocks) = (self.team.len(), Arc::new(blocks));
+        for (hand, (c, large)) in self.team.iter().zip(deal(large, n)).enumerate() {
+            c.give(Job::Update { from: from.clone(), blocks: blocks.clone(), hand, hands: n, large });
         }
+    }
+
+    /// The places of the from-space blocks in the list their update pass
+    /// was handed, in order (once it is done).
+    pub(crate) fn places_of_the_from_space(&self) -> Vec<usize> {
+        let mut places: Vec<usize> = self.team.iter().flat_map(|c| std::mem::take(&mut *c.shared.from_places.lock().expect("a copier's from-space places"))).collect();
+        places.sort_unstable();
+        places
     }
 
     /// Every copier's to-space.

@@ -20,7 +20,7 @@
 
 use gclab_core::bdescr::{next_set_bit, BlockDesc, BlockPtr, LiveMap, BF_EVACUATED, BF_LARGE, BF_MARK_IN_PLACE, BF_UNSWEPT};
 use gclab_core::constants::{Word, BLOCK_SIZE, BLOCK_WORDS, WORD_SIZE};
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 
 /// Words of mark bits per block: one per 64-word chunk.
 pub const MAP_WORDS: usize = BLOCK_WORDS / 64;
@@ -40,7 +40,20 @@ pub struct MarkBitmap {
     /// Objects unmarked in an attached block are young, and are copied
     /// rather than marked (See `copying_the_unmarked`).
     copy_unmarked: bool,
+    /// Where counted (a snapshot's bitmap), the bits set so far, in shards
+    /// by block so that GC threads marking side by side seldom add to the
+    /// same one (See Note [Live words counted as they are marked] in
+    /// `line_sweeper`).
+    counted: Option<Box<[Shard; SHARDS]>>,
 }
+
+/// One shard of a bitmap's count of set bits, on a cache line of its own.
+#[derive(Debug, Default)]
+#[repr(align(64))]
+struct Shard(AtomicUsize);
+
+/// Shards of a counted bitmap's count.
+const SHARDS: usize = 8;
 
 // Note [One thread marks]
 // ----------------------------------------
@@ -210,14 +223,17 @@ impl MarkBitmap {
     }
 
     /// A bitmap for a concurrent marking's snapshot, `blocks`: as
-    /// `keep_in_place`, but a block's `BF_UNSWEPT` stays.
+    /// `keep_in_place`, but a block's `BF_UNSWEPT` stays, and the bitmap
+    /// counts the bits it sets (`counted_words`).
     ///
     /// # Safety
     /// As for `attach`, for every block.
     // SAFETY: the caller holds every block for this GC.
     pub unsafe fn snapshot(blocks: &[BlockPtr]) -> MarkBitmap {
         // SAFETY: the caller's contract.
-        unsafe { MarkBitmap::flag_and_attach(blocks, BF_EVACUATED) }
+        let mut marks = unsafe { MarkBitmap::flag_and_attach(blocks, BF_EVACUATED) };
+        marks.counted = Some(Box::default());
+        marks
     }
 
     /// Flag each of `blocks` `BF_MARK_IN_PLACE`, without the flags
@@ -234,7 +250,7 @@ impl MarkBitmap {
             d.flags = (d.flags & !clear) | BF_MARK_IN_PLACE;
             index_block(d, i);
         }
-        MarkBitmap { maps: cleared_maps(blocks.len()), starts: None, one_thread: false, copy_unmarked: false }
+        MarkBitmap { maps: cleared_maps(blocks.len()), starts: None, one_thread: false, copy_unmarked: false, counted: None }
     }
 
     #[inline(always)]
@@ -279,7 +295,18 @@ impl MarkBitmap {
             self.set_bits(&map[w / 64], bits_between(w, upto));
             w = upto;
         }
+        if let Some(counted) = &self.counted {
+            counted[i % SHARDS].0.fetch_add(end - first, Ordering::Relaxed);
+        }
         true
+    }
+
+    /// The bits a counted bitmap (a snapshot's) has set: the live words
+    /// of its blocks, and of the first blocks of its large objects (See
+    /// Note [Live words counted as they are marked] in `line_sweeper`).
+    pub fn counted_words(&self) -> usize {
+        let counted = self.counted.as_ref().expect("a snapshot's bitmap counts the bits it sets");
+        counted.iter().map(|shard| shard.0.load(Ordering::Relaxed)).sum()
     }
 
     /// Set `bits` in `word`, returning what it held: an atomic `fetch_or`,

@@ -318,7 +318,7 @@ impl Nonmoving {
         self.events.push(CollectorEvent::SweepBegin);
         let mut ba = blocks.lock();
         // SAFETY: marking is complete; no allocator exists outside a GC.
-        unsafe { sweep_large_objects(old, &marks, &mut ba) };
+        _ = unsafe { sweep_large_objects(old, &marks, &mut ba) };
         // SAFETY: as above.
         unsafe { space.sweep(snapshot, marks, &mut ba, old) };
         old.live_estimate = Some(old.n_words);
@@ -469,14 +469,17 @@ unsafe fn take_snapshot(old: &Generation) -> (MarkBitmap, Vec<BlockPtr>) {
 }
 
 /// Free the old generation's large objects that the snapshot held and
-/// the marking did not reach; recount the rest.
+/// the marking did not reach; recount the rest. Returns the bits that
+/// the kept ones have set in `marks` (See Note [Live words counted as
+/// they are marked] in `line_sweeper`).
 ///
 /// # Safety
 /// Marking is complete; the world is stopped.
 // SAFETY: frees unreachable large objects' groups and resets descriptors, under the caller's contract.
-pub(crate) unsafe fn sweep_large_objects(old: &mut Generation, marks: &MarkBitmap, ba: &mut gclab_core::block_alloc::BlockAllocator) {
+pub(crate) unsafe fn sweep_large_objects(old: &mut Generation, marks: &MarkBitmap, ba: &mut gclab_core::block_alloc::BlockAllocator) -> usize {
     old.n_large_blocks = 0;
     old.n_large_words = 0;
+    let mut marked_words = 0;
     for bd in std::mem::take(&mut old.large_objects) {
         // SAFETY: the caller's contract.
         let d = unsafe { bd.get() };
@@ -485,12 +488,14 @@ pub(crate) unsafe fn sweep_large_objects(old: &mut Generation, marks: &MarkBitma
                 ba.free_group(bd);
                 continue;
             }
+            marked_words += marks.live_words(bd);
             d.flags = (d.flags & !BF_MARK_IN_PLACE) | BF_EVACUATED | BF_LARGE;
             d.aux = 0;
         }
         // SAFETY: a live large object of the old generation.
         unsafe { old.add_large_object(bd) };
     }
+    marked_words
 }
 
 /// Judge the old generation's weak pointers once marking is complete
