@@ -102,7 +102,7 @@
 //! large) would need one per block, pinned by the barrier's slow path.
 
 use crate::copier::{each_object, object_starts};
-use crate::copiers::Copiers;
+use crate::copiers::{take_out_places, Copiers};
 use crate::copy_out::{copy_out, indirect_to_copy, point_weaks_at_copies, CopyBarrier};
 use crate::concurrent_mark::{MarkQueue, Marker};
 use crate::immix::{major, parse_percent, Immix};
@@ -668,22 +668,6 @@ fn count_kept_placements(space: &LineSpace, old: &mut Generation) {
     let (words, taken) = space.take_kept_placements();
     old.n_words += words;
     old.n_free_words -= taken;
-}
-
-/// Take the blocks at `places` (in order) out of `blocks`: the `n`
-/// from-space blocks, whose places the update pass noted (See Note [The
-/// update pass is handed the whole list] in `copier`).
-fn take_out_places(blocks: &mut Vec<BlockPtr>, places: &[usize], n: usize) {
-    assert_eq!(places.len(), n, "the update pass passed over every from-space block");
-    let mut places = places.iter().peekable();
-    let mut place = 0;
-    blocks.retain(|&bd| {
-        let here = places.next_if_eq(&&place).is_some();
-        place += 1;
-        // SAFETY: a block of the old generation, read with the world stopped.
-        assert!(!here || unsafe { bd.read() }.has(BF_COPYING_OUT), "place {} of the old generation's list holds a from-space block", place - 1);
-        !here
-    });
 }
 
 /// `threads=N`: copier threads per cycle, 1 to 64.

@@ -11,7 +11,7 @@
 
 use crate::copier::{Copier, Job};
 use crate::copy_out::ToSpace;
-use gclab_core::bdescr::{BlockPtr, LiveMap};
+use gclab_core::bdescr::{BlockPtr, LiveMap, BF_COPYING_OUT};
 use gclab_core::block_alloc::BlockAllocator;
 use gclab_core::lock::Lock;
 use gclab_core::object::Layout;
@@ -112,9 +112,54 @@ impl Copiers {
     }
 }
 
+/// Take the blocks at `places` (in order) out of `blocks`: the `n`
+/// from-space blocks, whose places the update pass noted (See Note [The
+/// update pass is handed the whole list] in `copier`).
+pub(crate) fn take_out_places(blocks: &mut Vec<BlockPtr>, places: &[usize], n: usize) {
+    assert_eq!(places.len(), n, "the update pass passed over every from-space block");
+    let mut places = places.iter().peekable();
+    let mut place = 0;
+    blocks.retain(|&bd| {
+        let here = places.next_if_eq(&&place).is_some();
+        place += 1;
+        // SAFETY: a block of the old generation, read with the world stopped.
+        assert!(!here || unsafe { bd.read() }.has(BF_COPYING_OUT), "place {} of the old generation's list holds a from-space block", place - 1);
+        !here
+    });
+}
+
 #[cfg(test)]
 mod tests {
-    use super::deal;
+    use super::{deal, take_out_places};
+    use gclab_core::bdescr::{BlockPtr, BF_COPYING_OUT};
+    use gclab_core::block_alloc::BlockAllocator;
+
+    /// Six fresh blocks, those at `from` flagged as a from-space.
+    fn blocks(ba: &mut BlockAllocator, from: &[usize]) -> Vec<BlockPtr> {
+        let blocks: Vec<BlockPtr> = (0..6).map(|_| ba.alloc_block().unwrap()).collect();
+        for &i in from {
+            // SAFETY: a fresh block is ours.
+            unsafe { blocks[i].get() }.flags |= BF_COPYING_OUT;
+        }
+        blocks
+    }
+
+    #[test]
+    fn the_from_space_is_taken_out_by_place() {
+        let mut ba = BlockAllocator::new();
+        let mut list = blocks(&mut ba, &[0, 3, 5]);
+        let kept = vec![list[1], list[2], list[4]];
+        take_out_places(&mut list, &[0, 3, 5], 3);
+        assert_eq!(list, kept);
+    }
+
+    #[test]
+    #[should_panic(expected = "place 2 of the old generation's list holds a from-space block")]
+    fn a_place_that_moved_is_caught() {
+        let mut ba = BlockAllocator::new();
+        let mut list = blocks(&mut ba, &[3]);
+        take_out_places(&mut list, &[2], 1);
+    }
 
     #[test]
     fn dealing_gives_each_hand_its_turn() {

@@ -511,6 +511,31 @@ mod tests {
     }
 
     #[test]
+    fn a_snapshot_counts_the_bits_it_sets_once() {
+        let mut ba = BlockAllocator::new();
+        let mut blocks: Vec<BlockPtr> = (0..3).map(|_| ba.alloc_block().unwrap()).collect();
+        let large = ba.alloc_group(2).unwrap();
+        // SAFETY: fresh blocks are ours.
+        unsafe { large.get() }.flags |= BF_LARGE;
+        blocks.push(large);
+        // SAFETY: as above.
+        let marks = unsafe { MarkBitmap::snapshot(&blocks) };
+        // SAFETY: as above.
+        let at = |i: usize, w: usize| unsafe { blocks[i].read() }.start.wrapping_add(w);
+        // Small objects, one across map words, and a large object, whose
+        // map ends with its first block; two threads mark each at once.
+        let objects = [(at(0, 3), 3), (at(1, 60), 200), (at(2, BLOCK_WORDS - 10), 10), (at(3, 0), BLOCK_WORDS + 100)].map(|(p, size)| (p as usize, size));
+        std::thread::scope(|s| {
+            for _ in 0..2 {
+                s.spawn(|| objects.iter().for_each(|&(p, size)| _ = marks.mark(p as *const Word, size)));
+            }
+        });
+        let in_maps: usize = blocks.iter().map(|&bd| marks.live_words(bd)).sum();
+        assert_eq!(marks.counted_words(), in_maps);
+        assert_eq!(marks.counted_words(), 3 + 200 + 10 + BLOCK_WORDS);
+    }
+
+    #[test]
     fn a_mark_across_map_words_sets_every_bit() {
         let mut ba = BlockAllocator::new();
         let bd = ba.alloc_block().unwrap();
