@@ -316,9 +316,14 @@ impl MarkQueue {
         }
     }
 
-    /// Park while the collector wants it; false when told to end.
+    /// Park while the collector wants it; false when told to end. While
+    /// it runs, the marker is the only thread that marks (See
+    /// `MarkBitmap::marking_alone`).
     fn checkpoint(&self) -> bool {
-        self.parking.checkpoint()
+        self.marks.marking_alone(false);
+        let go_on = self.parking.checkpoint();
+        self.marks.marking_alone(go_on);
+        go_on
     }
 
     /// Out of work: ask for a sync (unless the collector is already

@@ -20,7 +20,7 @@
 
 use gclab_core::bdescr::{next_set_bit, BlockDesc, BlockPtr, LiveMap, BF_EVACUATED, BF_LARGE, BF_MARK_IN_PLACE, BF_UNSWEPT};
 use gclab_core::constants::{Word, BLOCK_SIZE, BLOCK_WORDS, WORD_SIZE};
-use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 
 /// Words of mark bits per block: one per 64-word chunk.
 pub const MAP_WORDS: usize = BLOCK_WORDS / 64;
@@ -44,16 +44,39 @@ pub struct MarkBitmap {
     /// by block so that GC threads marking side by side seldom add to the
     /// same one (See Note [Live words counted as they are marked] in
     /// `line_sweeper`).
-    counted: Option<Box<[Shard; SHARDS]>>,
+    counted: Option<Box<Count>>,
 }
 
-/// One shard of a bitmap's count of set bits, on a cache line of its own.
+/// A counted bitmap's count of the bits it has set.
+#[derive(Debug, Default)]
+struct Count {
+    /// One thread marks, and nobody else sets bits meanwhile (the
+    /// concurrent marker between two checkpoints: `marking_alone`): it
+    /// adds with a plain load and store, as `set_bits` sets bits for a
+    /// thread alone (See Note [One thread marks]).
+    alone: AtomicBool,
+    shards: [Shard; SHARDS],
+}
+
+/// One shard of a count, on a cache line of its own.
 #[derive(Debug, Default)]
 #[repr(align(64))]
 struct Shard(AtomicUsize);
 
-/// Shards of a counted bitmap's count.
+/// Shards of a count.
 const SHARDS: usize = 8;
+
+impl Count {
+    #[inline(always)]
+    fn add(&self, i: usize, words: usize) {
+        let shard = &self.shards[i % SHARDS].0;
+        if self.alone.load(Ordering::Relaxed) {
+            shard.store(shard.load(Ordering::Relaxed) + words, Ordering::Relaxed);
+        } else {
+            shard.fetch_add(words, Ordering::Relaxed);
+        }
+    }
+}
 
 // Note [One thread marks]
 // ----------------------------------------
@@ -295,10 +318,20 @@ impl MarkBitmap {
             self.set_bits(&map[w / 64], bits_between(w, upto));
             w = upto;
         }
-        if let Some(counted) = &self.counted {
-            counted[i % SHARDS].0.fetch_add(end - first, Ordering::Relaxed);
+        if let Some(count) = &self.counted {
+            count.add(i, end - first);
         }
         true
+    }
+
+    /// From now on one thread alone marks (or no longer), for a counted
+    /// bitmap's count. The concurrent marker says so at its checkpoints:
+    /// between two of them nobody else marks, and it says it no longer
+    /// marks alone before it parks, so a pause that marks finds it said.
+    pub fn marking_alone(&self, alone: bool) {
+        if let Some(count) = &self.counted {
+            count.alone.store(alone, Ordering::Relaxed);
+        }
     }
 
     /// The bits a counted bitmap (a snapshot's) has set: the live words
@@ -306,7 +339,7 @@ impl MarkBitmap {
     /// Note [Live words counted as they are marked] in `line_sweeper`).
     pub fn counted_words(&self) -> usize {
         let counted = self.counted.as_ref().expect("a snapshot's bitmap counts the bits it sets");
-        counted.iter().map(|shard| shard.0.load(Ordering::Relaxed)).sum()
+        counted.shards.iter().map(|shard| shard.0.load(Ordering::Relaxed)).sum()
     }
 
     /// Set `bits` in `word`, returning what it held: an atomic `fetch_or`,
