@@ -141,7 +141,7 @@ pub const ENTRY: CollectorEntry = CollectorEntry {
         immix.defragment(false);
         let barrier = Arc::new(CopyBarrier::new(Layout::new(flags.profiling_header), flags.generations - 1));
         let no_barrier = std::env::var("GCLAB_CONCURRENT_COPYING_FAULT").is_ok_and(|f| f == "no-barrier");
-        Ok(Box::new(ConcurrentCopying { immix, live_percent: live, mark, threads, barrier, marking: None, sweeping: None, cycle: None, events: Vec::new(), degenerate_in_cycle: false, no_barrier }))
+        Ok(Box::new(ConcurrentCopying { immix, live_percent: live, mark, threads, barrier, marking: None, sweeping: None, spare_list: Vec::new(), cycle: None, events: Vec::new(), degenerate_in_cycle: false, no_barrier }))
     },
 };
 
@@ -157,6 +157,8 @@ pub struct ConcurrentCopying {
     marking: Option<Marking>,
     /// The line space's sweep after a marking, under way.
     sweeping: Option<LineSweep>,
+    /// The buffer the last sweep handed back (See `LineSweep::begin`).
+    spare_list: Vec<BlockPtr>,
     /// A copying-out under way (never beside a marking or a sweep).
     cycle: Option<Cycle>,
     /// What it did beyond its GCs, not yet taken by the runtime.
@@ -402,7 +404,8 @@ impl ConcurrentCopying {
         // is attached to the marks from now on.
         unsafe {
             let large_words = sweep_large_objects(old, &marks, &mut blocks.lock());
-            self.sweeping = Some(LineSweep::begin(old, marks, large_words, space, ctx.sync_request.clone(), check));
+            let spare_list = std::mem::take(&mut self.spare_list);
+            self.sweeping = Some(LineSweep::begin(old, marks, large_words, spare_list, space, ctx.sync_request.clone(), check));
         }
     }
 
@@ -427,6 +430,7 @@ impl ConcurrentCopying {
         // SAFETY: the world is stopped and every block judged.
         let end = unsafe { sweep.finish(&mut gens[oldest], &mut blocks.lock()) };
         self.events.push(CollectorEvent::SweepEnd { swept_words: end.swept_words });
+        self.spare_list = end.spare_list;
         end.counted
     }
 
