@@ -327,8 +327,11 @@ impl MarkQueue {
     }
 
     /// Out of work: ask for a sync (unless the collector is already
-    /// pausing the marker, which it then finds drained).
+    /// pausing the marker, which it then finds drained). A pause returns
+    /// at once for a drained marker, so the marker says first that it no
+    /// longer marks alone.
     fn drained(&self, request: &SyncRequest) {
+        self.marks.marking_alone(false);
         self.parking.drained(request);
     }
 

@@ -327,7 +327,9 @@ impl MarkBitmap {
     /// From now on one thread alone marks (or no longer), for a counted
     /// bitmap's count. The concurrent marker says so at its checkpoints:
     /// between two of them nobody else marks, and it says it no longer
-    /// marks alone before it parks, so a pause that marks finds it said.
+    /// marks alone before it parks or reports itself drained (both under
+    /// its parking's lock, which the pause then takes), so a pause that
+    /// marks finds it said.
     pub fn marking_alone(&self, alone: bool) {
         if let Some(count) = &self.counted {
             count.alone.store(alone, Ordering::Relaxed);
