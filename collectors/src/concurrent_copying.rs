@@ -357,9 +357,9 @@ impl ConcurrentCopying {
         let workers = pool.for_collection(ctx.flags, oldest, ctx.help);
         // SAFETY: the runtime gives the collector the heap exclusively,
         // and no marking runs.
-        let (done, grey, marks) = unsafe { snapshot_and_grey(space, ctx, workers) };
+        let (done, grey, snapshot) = unsafe { snapshot_and_grey(space, ctx, workers) };
         count_kept_placements(space, &mut ctx.heap.gens[oldest]);
-        let queue = MarkQueue::new(marks, layout);
+        let queue = MarkQueue::new(snapshot, layout);
         queue.push_marked(grey);
         self.events.push(CollectorEvent::MarkBegin);
         self.marking = Some(Marking { marker: Marker::start(queue, ctx.sync_request.clone()), started: Instant::now(), syncs: 0 });

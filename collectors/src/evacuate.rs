@@ -79,6 +79,12 @@
 //! (`tests/parallel.rs`) makes two threads race for 20,000 keys; without
 //! `BF_CLAIM` it failed in each of three runs.
 //!
+//! A slot is written with `store_field` (release order), as a mutator
+//! writes one: a young GC of `nonmoving` runs beside its marker, which may
+//! be reading the same field of an old object (See Note [The marker runs
+//! through young GCs] in `concurrent_mark`). On x86-64 it compiles to
+//! the plain store it replaces.
+//!
 //! Invariant kept: after `evacuate(slot)`, `*slot` is a static object or an
 //! object that will survive this GC, never a from-space address; and if
 //! that object is younger than `evac_gen`, `failed_to_evac` is set.
@@ -87,7 +93,7 @@ use crate::gc_thread::GcThread;
 use gclab_core::bdescr::{BlockDesc, BF_CLAIM, BF_EVACUATED, BF_LARGE, BF_MARK_IN_PLACE};
 use gclab_core::constants::Word;
 use gclab_core::info::{ClosureType, InfoTable};
-use gclab_core::object::{claim_header, forward_target, forwarding_header, info_of_header, is_forwarded, load_header, store_header};
+use gclab_core::object::{claim_header, forward_target, forwarding_header, info_of_header, is_forwarded, load_header, store_field, store_header};
 
 /// Evacuate the object `*slot` points to. See the module doc.
 ///
@@ -146,7 +152,7 @@ unsafe fn evacuate_uncommon(gct: &mut GcThread<'_>, slot: *mut Word, p: *mut Wor
     }
     if info.closure_type == ClosureType::Ind {
         // Short-cut the indirection and evacuate its value instead.
-        *slot = *gct.layout.payload(p);
+        store_field(slot, *gct.layout.payload(p));
         evacuate(gct, slot);
     } else if flags & BF_MARK_IN_PLACE != 0 {
         let size = gct.layout.size_of(p, info);
@@ -214,7 +220,7 @@ unsafe fn select(gct: &mut GcThread<'_>, slot: *mut Word, p: *mut Word) -> bool 
         sel = next;
     }
     let Some(value) = selected else { return false };
-    *slot = value;
+    store_field(slot, value);
     evacuate(gct, slot);
     true
 }
@@ -277,7 +283,7 @@ unsafe fn lost_claim(gct: &mut GcThread<'_>, slot: *mut Word, p: *mut Word) {
 // SAFETY: `header` is a forwarding pointer to a copy in to-space.
 unsafe fn follow_forwarding(gct: &mut GcThread<'_>, slot: *mut Word, header: Word) {
     let to = forward_target(header);
-    *slot = to as Word;
+    store_field(slot, to as Word);
     note_generation(gct, BlockDesc::of(to));
 }
 
@@ -324,7 +330,7 @@ unsafe fn copy(gct: &mut GcThread<'_>, slot: *mut Word, p: *mut Word, header: Wo
     } else if from_gen == gct.oldest {
         gct.work.oldest_copied_words += size;
     }
-    *slot = to as Word;
+    store_field(slot, to as Word);
     true
 }
 

@@ -50,8 +50,8 @@
 //! scan stack as before) where a run would change what is
 //! placed: blocks marked in place in this GC's pause, whose new objects
 //! must be marked one by one as they are placed ("allocated black"; a
-//! young GC during a concurrent marking marks a run's objects when it is
-//! given back: See Note [Runs in a snapshot block] in `cell_space`), objects too
+//! young GC during a concurrent marking marks a run whole when it lends
+//! it: See Note [Runs in a snapshot block] in `cell_space`), objects too
 //! big for the hole at hand (a line space's overflow block), and a space
 //! that records every placement (`lxr`).
 

@@ -336,6 +336,51 @@ impl MarkBitmap {
         }
     }
 
+    /// Drop a snapshot bitmap's count, for a collector that does not read
+    /// it and whose GC threads mark beside its concurrent marker, so that
+    /// no one may add to it as a thread alone (See Note [The marker runs
+    /// through young GCs] in `concurrent_mark`).
+    pub fn forget_count(&mut self) {
+        self.counted = None;
+    }
+
+    /// Set the bits of words `from..to` of one attached block, before
+    /// anything is placed there: each object placed in them is then
+    /// marked before it is written (a run lent in a snapshot block: See
+    /// Note [Runs in a snapshot block] in `cell_space`). Not for a
+    /// counted bitmap.
+    pub fn mark_words(&self, from: *const Word, to: *const Word) {
+        self.change_words(from, to, true);
+    }
+
+    /// Clear the bits of words `from..to` of one attached block again
+    /// (what such a run left unused).
+    pub fn unmark_words(&self, from: *const Word, to: *const Word) {
+        self.change_words(from, to, false);
+    }
+
+    fn change_words(&self, from: *const Word, to: *const Word, set: bool) {
+        assert!(self.counted.is_none(), "a counted bitmap counts objects as they are marked");
+        if from >= to {
+            return;
+        }
+        let bd = BlockDesc::of(from);
+        let map = self.map_of(bd);
+        let mut w = word_index(from, bd);
+        let end = w + (to as usize - from as usize) / WORD_SIZE;
+        debug_assert!(end <= BLOCK_WORDS, "the words lie in one block");
+        while w < end {
+            let upto = end.min((w / 64 + 1) * 64);
+            let bits = bits_between(w, upto);
+            if set {
+                map[w / 64].fetch_or(bits, Ordering::Relaxed);
+            } else {
+                map[w / 64].fetch_and(!bits, Ordering::Relaxed);
+            }
+            w = upto;
+        }
+    }
+
     /// The bits a counted bitmap (a snapshot's) has set: the live words
     /// of its blocks, and of the first blocks of its large objects (See
     /// Note [Live words counted as they are marked] in `line_sweeper`).

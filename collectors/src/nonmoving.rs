@@ -12,11 +12,11 @@
 //!    generation's cells, and greys every old object that the roots, the
 //!    young generations and the remembered set point to; it turns on the
 //!    snapshot barrier and starts the marker (`concurrent_mark`).
-//! 2. The mutators run and minor GCs come and go; each pauses the marker
-//!    (See Note [Pausing the marker] in `concurrent_mark`), and objects it
-//!    promotes into the snapshot's free cells are marked as they are
-//!    placed ("allocated black"); blocks cut meanwhile are not in the
-//!    snapshot and are all kept.
+//! 2. The mutators run and minor GCs come and go, the marker marking
+//!    beside them too (See Note [The marker runs through young GCs] in
+//!    `concurrent_mark`); objects they promote into the snapshot's free
+//!    cells are marked as they are placed ("allocated black"); blocks cut
+//!    meanwhile are not in the snapshot and are all kept.
 //! 3. When the marker runs out of work it asks for a sync. The sync takes
 //!    every capability's recorded overwritten values; if there are many,
 //!    the marker goes on with them beside the mutators (at most
@@ -104,7 +104,8 @@
 //! are marked by the first bit of their own map.
 
 use crate::cell_space::CellSpace;
-use crate::concurrent_mark::{in_snapshot, survives, MarkQueue, Marker};
+use crate::concurrent_mark::{in_snapshot, survives, MarkQueue, Marker, Snapshot};
+use crate::megablock_set::MegablockSet;
 use crate::gc_workers::{GcThreadPool, GcWorkers};
 use crate::space::Space;
 use crate::mark::MarkBitmap;
@@ -205,9 +206,6 @@ impl Collector for Nonmoving {
     fn collect(&mut self, req: &GcRequest, ctx: &mut GcContext<'_>) -> GcOutcome {
         let oldest = ctx.heap.oldest();
         assert!(oldest > 0, "nonmoving needs at least two generations (the registry refuses -G1)");
-        if let Some(cycle) = &self.cycle {
-            cycle.marker.queue.pause();
-        }
         let major = req.collect_gen == oldest;
         // One the program asks for, or the heap's limit forces, is
         // finished in its pause (See `GcRequest::heap_full`).
@@ -216,11 +214,9 @@ impl Collector for Nonmoving {
             self.finish_cycle(ctx, false);
         }
         if !major || self.cycle.is_some() {
-            let done = self.collect_young(req.collect_gen.min(oldest - 1), ctx);
-            if let Some(cycle) = &self.cycle {
-                cycle.marker.queue.resume();
-            }
-            return done;
+            // The marker, if one runs, goes on beside it: See Note [The
+            // marker runs through young GCs] in `concurrent_mark`.
+            return self.collect_young(req.collect_gen.min(oldest - 1), ctx);
         }
         let (done, queue) = self.begin_cycle(ctx);
         self.events.push(CollectorEvent::MarkBegin);
@@ -259,7 +255,9 @@ impl Nonmoving {
         let black = self.cycle.as_ref().map(|c| &c.marker.queue.marks);
         let space = self.old.get_or_insert_with(|| CellSpace::new(oldest, self.sweep));
         // SAFETY: the runtime gives the collector the heap exclusively
-        // (core's Note [Who touches what]), and the marker is paused.
+        // (core's Note [Who touches what]); a marker beside it reads only
+        // the snapshot (See Note [The marker runs through young GCs] in
+        // `concurrent_mark`).
         unsafe { space.begin_gc(false) };
         let how = Tracing { n, marks: None, black, defer: false, sticky: false };
         // SAFETY: as above.
@@ -283,8 +281,11 @@ impl Nonmoving {
         self.snapshot_counts = (old.n_blocks, old.n_words, old.n_free_words);
         space.take_kept_placements();
         // SAFETY: as above.
-        let (done, grey, marks) = unsafe { snapshot_and_grey(space, ctx, workers) };
-        let queue = MarkQueue::new(marks, ctx.heap.layout);
+        let (done, grey, mut snapshot) = unsafe { snapshot_and_grey(space, ctx, workers) };
+        // Its young GCs mark beside the marker: See Note [The marker runs
+        // through young GCs] in `concurrent_mark`.
+        snapshot.marks.forget_count();
+        let queue = MarkQueue::new(snapshot, ctx.heap.layout);
         if !self.lose_grey {
             queue.push_marked(grey);
         }
@@ -378,10 +379,11 @@ pub(crate) fn end_marking(queue: MarkQueue, ctx: &mut GcContext<'_>, in_gc: bool
 /// # Safety
 /// The GC holds the heap and no marking runs.
 // SAFETY: the caller's contract: tracing needs the heap held, and the snapshot is attached to the marks it traces with.
-pub(crate) unsafe fn snapshot_and_grey(space: &dyn Space, ctx: &mut GcContext<'_>, workers: Option<(&GcWorkers, bool)>) -> (GcOutcome, Vec<*mut Word>, MarkBitmap) {
+pub(crate) unsafe fn snapshot_and_grey(space: &dyn Space, ctx: &mut GcContext<'_>, workers: Option<(&GcWorkers, bool)>) -> (GcOutcome, Vec<*mut Word>, Snapshot) {
     let oldest = ctx.heap.oldest();
     let old = &mut ctx.heap.gens[oldest];
     let (marks, snapshot) = take_snapshot(old);
+    let megablocks = MegablockSet::of(&snapshot);
     let old_weaks = std::mem::take(&mut old.weak_ptrs);
     set_extension(ctx.caps, BarrierExtension::SnapshotAtTheBeginning);
     let how = Tracing { n: oldest - 1, marks: Some(&marks), black: Some(&marks), defer: true, sticky: false };
@@ -390,7 +392,7 @@ pub(crate) unsafe fn snapshot_and_grey(space: &dyn Space, ctx: &mut GcContext<'_
     for bd in snapshot {
         bd.get().flags |= BF_EVACUATED;
     }
-    (done, grey, marks)
+    (done, grey, Snapshot { marks, megablocks })
 }
 
 /// A sync during a marking (the marker parked): hand the marker what the
