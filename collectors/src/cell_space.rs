@@ -42,7 +42,7 @@
 use crate::mark::MarkBitmap;
 use crate::lent_runs::MAX_CELL_WORDS;
 use crate::space::{Placement, Run, Space, SpaceAllocator};
-use crate::sweep::{clear_dead_cells, live_cells, SweepMode, Sweeps, Unswept};
+use crate::sweep::{cell_is_live, clear_dead_cells, live_cells, SweepMode, Sweeps, Unswept};
 use gclab_core::bdescr::{BlockPtr, BF_EVACUATED, BF_MARK_IN_PLACE, BF_UNSWEPT};
 use gclab_core::block_alloc::BlockAllocator;
 use gclab_core::constants::{Word, BLOCK_WORDS, WORD_SIZE};
@@ -192,6 +192,33 @@ impl CellSpace {
         }
         let used = (bucket(0)..=bucket(CLASSES.len() - 1)).map(|b| (b, rows[b]));
         used.map(|(b, (active, filled, live))| gclab_core::CollectorEvent::Census { log_cell_bytes: b as u8, active, filled, live }).collect()
+    }
+
+    /// The sanity check of a finished marking (`-DS`): each cell of the
+    /// blocks `marked` (attached to `marks`) that the marks keep holds an
+    /// object. A cell left marked with nothing in it (a run's unused cells:
+    /// See Note [Runs in a snapshot block]) would be counted live by the
+    /// sweep. Returns the violations.
+    ///
+    /// # Safety
+    /// The world is stopped and marking is complete.
+    // SAFETY: reads the first word of the marked blocks' cells, under the caller's contract.
+    pub unsafe fn empty_marked_cells(&self, marked: &[BlockPtr], marks: &MarkBitmap) -> Vec<String> {
+        let mut errors = Vec::new();
+        for &bd in marked {
+            // SAFETY: the caller's contract: a block of the space.
+            let d = unsafe { bd.read() };
+            let class = d.space_info as usize - 1;
+            let bits = marks.bits(bd);
+            for i in (0..cells_per_block(class)).filter(|&i| cell_is_live(&bits, CLASSES[class], i)) {
+                let cell = d.start.wrapping_add(i * CLASSES[class]);
+                // SAFETY: the cell lies inside the block.
+                if unsafe { *cell } == 0 {
+                    errors.push(format!("cell {i} of {}-word cells at {cell:p} is marked but holds no object", CLASSES[class]));
+                }
+            }
+        }
+        errors
     }
 
     /// Judge the blocks `marked` (the space's blocks, attached to `marks`

@@ -481,6 +481,7 @@ mod tests {
     use gclab_core::block_alloc::BlockAllocator;
     use gclab_core::constants::BLOCK_WORDS;
     use gclab_core::info::{InfoTable, MUT_ARR_DIRTY_INFO, STACK_CLEAN_INFO};
+    use gclab_core::object::forwarding_header;
 
     static LEAF: InfoTable = InfoTable::constr("Leaf", "Tree", "Test", 0, 1);
 
@@ -535,6 +536,43 @@ mod tests {
         }
         assert_eq!(pieces, 4, "{n} fields at {} a piece", CHECK_EVERY - 1);
         assert!(queue.marks.is_marked(leaf) && stack.is_empty(), "the last piece greys the leaf, and the budget left scans it");
+    }
+
+    static NODE: InfoTable = InfoTable::constr("Node", "Tree", "Test", 3, 0);
+
+    /// See Note [The marker runs through young GCs]: what a young GC
+    /// leaves under a marker beside it.
+    #[test]
+    fn the_marker_reads_no_header_outside_the_snapshot_nor_of_a_marked_object() {
+        let layout = Layout::new(false);
+        let mut ba = BlockAllocator::new();
+        let (snapshot_block, young_block) = (ba.alloc_block().unwrap(), ba.alloc_block().unwrap());
+        let mut marks = MarkBitmap::new();
+        // Words outside every heap megablock, where a static object lies.
+        let outside: Box<[Word; 4]> = Box::new([0; 4]);
+        // SAFETY: fresh blocks are ours, and every object built lies inside
+        // its block; nothing else runs.
+        unsafe {
+            marks.attach(snapshot_block);
+            BlockDesc::store_flags(snapshot_block.0, BF_MARK_IN_PLACE);
+            let (s, y) = (snapshot_block.read().start, young_block.read().start);
+            // A young object the GC has copied: its header forwards to a
+            // copy that is not there to read.
+            *y = forwarding_header(16 as *mut Word);
+            // A copy being promoted into the snapshot's free cells: marked,
+            // its header not written yet.
+            let copy = s.add(8);
+            assert!(marks.mark(copy, 2));
+            *s = NODE.header();
+            for (i, field) in [y as Word, outside.as_ptr() as Word, copy as Word].into_iter().enumerate() {
+                *s.add(1 + i) = field;
+            }
+            let queue = MarkQueue::new(Snapshot { marks, megablocks: MegablockSet::of(&[snapshot_block]) }, layout);
+            let mut stack = Vec::new();
+            queue.scan(s, &mut stack);
+            assert!(stack.is_empty() && queue.marked_objects() == 0, "none of the three is greyed");
+            assert!(queue.marks.is_marked(copy));
+        }
     }
 
     #[test]

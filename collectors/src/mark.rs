@@ -616,6 +616,28 @@ mod tests {
     }
 
     #[test]
+    fn a_run_marked_whole_keeps_only_what_was_placed() {
+        let mut ba = BlockAllocator::new();
+        let bd = ba.alloc_block().unwrap();
+        // SAFETY: a fresh block is ours.
+        let start = unsafe { bd.read() }.start;
+        let mut marks = MarkBitmap::new();
+        // SAFETY: as above.
+        unsafe { marks.attach(bd) };
+        assert!(marks.mark(start.wrapping_add(2), 4));
+        // A run of 3-word cells from word 40 to 220, across map words.
+        marks.mark_words(start.wrapping_add(40), start.wrapping_add(220));
+        for cell in (40..220).step_by(3) {
+            assert!(!marks.mark(start.wrapping_add(cell), 3), "cell {cell} is marked before anything is placed in it");
+        }
+        // Given back after 25 cells.
+        marks.unmark_words(start.wrapping_add(115), start.wrapping_add(220));
+        assert_eq!(marks.free_runs(bd, BLOCK_WORDS), vec![0..2, 6..40, 115..BLOCK_WORDS]);
+        marks.mark_words(start.wrapping_add(BLOCK_WORDS - 64), start.wrapping_add(BLOCK_WORDS));
+        assert_eq!(marks.live_words(bd), 4 + 75 + 64, "a run may end at the block's end");
+    }
+
+    #[test]
     fn a_mark_across_map_words_sets_every_bit() {
         let mut ba = BlockAllocator::new();
         let bd = ba.alloc_block().unwrap();

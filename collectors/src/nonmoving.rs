@@ -315,6 +315,11 @@ impl Nonmoving {
         let (snapshot, since): (Vec<BlockPtr>, Vec<BlockPtr>) = old.blocks.iter().partition(|bd| block_in_snapshot(**bd));
         old.blocks = since;
         let space = self.old.as_mut().expect("a cycle runs only once the space exists");
+        if ctx.flags.sanity.is_on() {
+            // SAFETY: the world is stopped and marking is complete.
+            let empty = unsafe { space.empty_marked_cells(&snapshot, &marks) };
+            assert!(empty.is_empty(), "heap sanity check failed at the end of a nonmoving marking: {} violation(s):\n  {}", empty.len(), empty.iter().take(20).cloned().collect::<Vec<_>>().join("\n  "));
+        }
         uncount_snapshot(old, self.snapshot_counts, space.take_kept_placements());
         self.events.push(CollectorEvent::SweepBegin);
         let mut ba = blocks.lock();

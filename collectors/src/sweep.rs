@@ -222,7 +222,7 @@ fn sweeper(queue: &Lock<Queue>, stop: &AtomicBool) {
 
 /// Is cell `i` of a block of `cell_words`-word cells live (the bit of its
 /// first word set in the block's live map)?
-fn cell_is_live(map: &LiveMap, cell_words: usize, i: usize) -> bool {
+pub fn cell_is_live(map: &LiveMap, cell_words: usize, i: usize) -> bool {
     let w = i * cell_words;
     map[w / 64] & (1 << (w % 64)) != 0
 }
