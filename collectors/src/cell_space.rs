@@ -152,7 +152,13 @@ impl CellSpace {
     }
 
     /// The object words placed in, and the cell words taken from, blocks
-    /// kept in place since the last call, by GCs that do not sweep.
+    /// kept in place since the last `take_kept_placements`, by GCs that do
+    /// not sweep.
+    pub fn kept_placements(&self) -> (usize, usize) {
+        *self.kept_placements.lock()
+    }
+
+    /// `kept_placements`, and count from zero again.
     pub fn take_kept_placements(&self) -> (usize, usize) {
         std::mem::take(&mut *self.kept_placements.lock())
     }
