@@ -215,12 +215,12 @@ impl Collector for ConcurrentCopying {
             self.degenerate_in_cycle = true;
         }
         if let Some(marking) = &self.marking {
-            marking.marker.queue.pause();
             if !in_pause {
-                let done = self.young_gc_marking(req.collect_gen.min(oldest - 1), ctx);
-                self.marking.as_ref().expect("the marking runs").marker.queue.resume();
-                return done;
+                // The marker goes on beside it: See Note [The marker runs
+                // through young GCs] in `concurrent_mark`.
+                return self.young_gc_marking(req.collect_gen.min(oldest - 1), ctx);
             }
+            marking.marker.queue.pause();
             self.drop_marking(ctx);
         }
         if self.sweeping.is_some() {
@@ -367,8 +367,8 @@ impl ConcurrentCopying {
     }
 
     /// A GC of the young generations `0..=n` while a marking runs (the
-    /// marker parked): what it promotes into the snapshot's holes is
-    /// marked as it is placed.
+    /// marker beside it): what it promotes into the snapshot's holes is
+    /// marked as it is placed, before it is written.
     fn young_gc_marking(&mut self, n: usize, ctx: &mut GcContext<'_>) -> GcOutcome {
         let oldest = ctx.heap.oldest();
         let (space, pool) = self.immix.parts(oldest);
@@ -378,8 +378,9 @@ impl ConcurrentCopying {
         flush_barrier_records(queue, ctx.caps, &mut self.events);
         let black = &queue.marks;
         let how = Tracing { n, marks: None, black: Some(black), defer: false, sticky: false };
-        // SAFETY: the runtime gives the collector the heap exclusively,
-        // and the marker is parked.
+        // SAFETY: the runtime gives the collector the heap exclusively; a
+        // marker beside it reads only the snapshot (See Note [The marker
+        // runs through young GCs] in `concurrent_mark`).
         let (done, _) = unsafe { trace_into(space, how, ctx, workers) };
         count_kept_placements(space, &mut ctx.heap.gens[oldest]);
         GcOutcome { in_place: true, ..done }

@@ -14,10 +14,10 @@
 //! The marker owns nothing but its stack and the mark bits. Work reaches
 //! it through `MarkQueue::push` (the roots of the snapshot, the values the
 //! mutators' barrier recorded), and it stops at a checkpoint between
-//! objects whenever the collector asks (`pause`): every sync, and every
-//! GC of `concurrent-copying`, runs with the marker parked (See Note
-//! [Pausing the marker]); `nonmoving`'s young GCs run beside it (See Note
-//! [The marker runs through young GCs]). When it runs out of work it says
+//! objects whenever the collector asks (`pause`): every sync and every
+//! major GC runs with the marker parked (See Note [Pausing the marker]);
+//! young GCs run beside it (See Note [The marker runs through young
+//! GCs]). When it runs out of work it says
 //! so and asks for a sync, at which the collector flushes the barrier's
 //! records and either lets it go on or finishes the marking in the
 //! pause.
@@ -28,22 +28,19 @@
 //! Note [Pausing the marker]
 //! ----------------------------------------
 //! A sync hands the marker what the barrier recorded and may finish the
-//! marking itself; a GC of `concurrent-copying` promotes into the
-//! snapshot's lines and adds to its bitmap's count (See Note [Live words
-//! counted as they are marked] in `line_sweeper`), which the marker adds
-//! to without a locked instruction while it marks alone. So each of
-//! those first pauses the marker: it
+//! marking itself, and a major GC during a marking drops or finishes it.
+//! So each of those first pauses the marker: it
 //! parks at its next checkpoint (every `CHECK_EVERY` fields, a few
 //! microseconds of work, a large array taken in pieces: See Note [A large
 //! object is scanned in pieces]), and resumes when the world restarts. The cost is
-//! that wait at the start of each GC while a cycle runs, and the marker's
-//! idle core during GCs. (Its stack holds only snapshot objects, which
-//! never move, so no GC has to fix it.)
+//! that wait at the start of each sync. (Its stack holds only snapshot
+//! objects, which never move, so no GC has to fix it.)
 //!
 //! Note [The marker runs through young GCs]
 //! ----------------------------------------
-//! GHC lets minor GCs run while its mark thread marks; `nonmoving` does
-//! too. Parked through every young GC, a marking took 54-90 ms for 15-19
+//! GHC lets minor GCs run while its mark thread marks; `nonmoving` and
+//! `concurrent-copying` do too. Parked through every young GC, a marking
+//! of `nonmoving`'s took 54-90 ms for 15-19
 //! ms of the marker's CPU on binary-trees 19 (2 cores), the old
 //! generation grew all that time (the policy's major GCs collect only
 //! the young generations while a cycle runs), and every young GC first
@@ -67,19 +64,21 @@
 //!   written (`load_flags`, one aligned word): no block but the
 //!   snapshot's has `BF_MARK_IN_PLACE` while a cycle runs, so either
 //!   value gives the same answer.
-//! - Copies the GC promotes into the snapshot's free cells: they are
-//!   marked before they are written (`CellAllocator::alloc` marks a cell
-//!   as it hands it out, and a run lent in a snapshot block is marked
-//!   whole when it is lent: See Note [Runs in a snapshot block] in
-//!   `cell_space`), and the marker tests an object's mark before it reads
+//! - Copies the GC promotes into the snapshot's free cells or holes: they
+//!   are marked before they are written (`CellAllocator::alloc` marks a
+//!   cell as it hands it out, and a run lent in a snapshot block is
+//!   marked whole when it is lent: See Note [Runs in a snapshot block] in
+//!   `cell_space`; a line space places each object in a snapshot block
+//!   alone and marks it then), and the marker tests an object's mark before it reads
 //!   its header. It reaches a copy only through a field the GC stored
 //!   after marking it, with release order, which its acquiring load
 //!   pairs with: so it finds the copy marked and never reads a copy in
 //!   the making.
 //!
-//! The snapshot's bitmap is not counted there (`MarkBitmap::forget_count`),
-//! since the GC's threads mark while the marker marks. `concurrent-copying`
-//! still parks its marker (See Note [Pausing the marker]).
+//! - A snapshot's count of the bits set (See Note [Live words counted as
+//!   they are marked] in `line_sweeper`): the GC's threads add to its
+//!   shards with a locked add, the marker to a counter of its own.
+//!   (`nonmoving` drops the count: `MarkBitmap::forget_count`.)
 //!
 //! Measured on binary-trees 19 under `nonmoving` (2 cores, 5 alternated
 //! rounds against the marker parked): a marking now lasts 23 ms on
@@ -249,7 +248,7 @@ impl MarkQueue {
             return;
         }
         let size = self.layout.size_of(p, info_of_header(load_header(p)));
-        if self.marks.mark(p, size) {
+        if self.marks.mark_by_marker(p, size) {
             self.marked_words.fetch_add(size, Ordering::Relaxed);
             self.marked_objects.fetch_add(1, Ordering::Relaxed);
             stack.push(p);
@@ -335,7 +334,8 @@ impl MarkQueue {
     /// with the marker thread parked or gone.
     ///
     /// # Safety
-    /// The world is stopped, or the marker thread is the caller.
+    /// The world is stopped and the marker thread is gone, or is the
+    /// caller (it marks with `mark_by_marker`, one thread at a time).
     // SAFETY: the caller's contract.
     pub unsafe fn drain(&self, stack: &mut Vec<*mut Word>) {
         loop {
@@ -378,22 +378,14 @@ impl MarkQueue {
         }
     }
 
-    /// Park while the collector wants it; false when told to end. While
-    /// it runs, the marker is the only thread that marks (See
-    /// `MarkBitmap::marking_alone`).
+    /// Park while the collector wants it; false when told to end.
     fn checkpoint(&self) -> bool {
-        self.marks.marking_alone(false);
-        let go_on = self.parking.checkpoint();
-        self.marks.marking_alone(go_on);
-        go_on
+        self.parking.checkpoint()
     }
 
     /// Out of work: ask for a sync (unless the collector is already
-    /// pausing the marker, which it then finds drained). A pause returns
-    /// at once for a drained marker, so the marker says first that it no
-    /// longer marks alone.
+    /// pausing the marker, which it then finds drained).
     fn drained(&self, request: &SyncRequest) {
-        self.marks.marking_alone(false);
         self.parking.drained(request);
     }
 

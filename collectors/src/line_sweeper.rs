@@ -78,10 +78,12 @@ use std::thread::JoinHandle;
 // checks that the two counts agree. A locked add per marked object cost
 // the concurrent marker a fifth more CPU (nonmoving on binary-trees 19:
 // 0.156-0.163 s against 0.108-0.144), and its slower markings 5-15% more
-// memory; while it runs the marker is the only thread that marks, so it
-// adds with a plain load and store (`MarkBitmap::marking_alone`, said at
-// its checkpoints), and costs what it did before (0.113-0.135 s; total
-// 0.996x, peak RSS 1.03x within noise, 5 alternated rounds).
+// memory; so the marker adds to a counter of its own with a plain load
+// and store (`MarkBitmap::mark_by_marker`: one thread at a time adds
+// there, the marker, or the collector while it is parked or gone), and
+// costs what it did before (0.113-0.135 s; total 0.996x, peak RSS 1.03x
+// within noise, 5 alternated rounds). The GCs that run beside it add to
+// the shards.
 
 // Note [The sweep lists the blocks]
 // ----------------------------------------

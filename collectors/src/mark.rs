@@ -20,7 +20,7 @@
 
 use gclab_core::bdescr::{next_set_bit, BlockDesc, BlockPtr, LiveMap, BF_EVACUATED, BF_LARGE, BF_MARK_IN_PLACE, BF_UNSWEPT};
 use gclab_core::constants::{Word, BLOCK_SIZE, BLOCK_WORDS, WORD_SIZE};
-use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 
 /// Words of mark bits per block: one per 64-word chunk.
 pub const MAP_WORDS: usize = BLOCK_WORDS / 64;
@@ -50,11 +50,13 @@ pub struct MarkBitmap {
 /// A counted bitmap's count of the bits it has set.
 #[derive(Debug, Default)]
 struct Count {
-    /// One thread marks, and nobody else sets bits meanwhile (the
-    /// concurrent marker between two checkpoints: `marking_alone`): it
-    /// adds with a plain load and store, as `set_bits` sets bits for a
-    /// thread alone (See Note [One thread marks]).
-    alone: AtomicBool,
+    /// What the concurrent marker set (`mark_by_marker`): one thread adds
+    /// to it at a time, the marker or, while it is parked or gone, the
+    /// collector marking in its place, so it adds with a plain load and
+    /// store, as `set_bits` sets bits for a thread alone (See Note [One
+    /// thread marks]).
+    marker: AtomicUsize,
+    /// What every other thread set, each adding with a locked add.
     shards: [Shard; SHARDS],
 }
 
@@ -67,14 +69,16 @@ struct Shard(AtomicUsize);
 const SHARDS: usize = 8;
 
 impl Count {
+    /// Add `words` set in the block whose map is number `i`.
     #[inline(always)]
     fn add(&self, i: usize, words: usize) {
-        let shard = &self.shards[i % SHARDS].0;
-        if self.alone.load(Ordering::Relaxed) {
-            shard.store(shard.load(Ordering::Relaxed) + words, Ordering::Relaxed);
-        } else {
-            shard.fetch_add(words, Ordering::Relaxed);
-        }
+        self.shards[i % SHARDS].0.fetch_add(words, Ordering::Relaxed);
+    }
+
+    /// Add `words` that the marker set.
+    #[inline(always)]
+    fn add_by_marker(&self, words: usize) {
+        self.marker.store(self.marker.load(Ordering::Relaxed) + words, Ordering::Relaxed);
     }
 }
 
@@ -299,16 +303,43 @@ impl MarkBitmap {
     /// `aux` word, which the caller has read).
     #[inline(always)]
     pub fn mark_in(&self, p: *const Word, size: usize, i: usize) -> bool {
+        let Some(words) = self.set_object_bits(p, size, i) else { return false };
+        if let Some(count) = &self.counted {
+            count.add(i, words);
+        }
+        true
+    }
+
+    /// `mark`, by the concurrent marker (or the collector marking in its
+    /// place while it is parked or gone): its count has a counter of its
+    /// own, added to without a locked instruction (See Note [Live words
+    /// counted as they are marked] in `line_sweeper`).
+    #[inline]
+    pub fn mark_by_marker(&self, p: *const Word, size: usize) -> bool {
+        // SAFETY: `p`'s block is attached, so its aux word indexes our table.
+        let i = unsafe { (*BlockDesc::of(p)).aux } as usize;
+        let Some(words) = self.set_object_bits(p, size, i) else { return false };
+        if let Some(count) = &self.counted {
+            count.add_by_marker(words);
+        }
+        true
+    }
+
+    /// Set the bits of the object at `p` of `size` words, in the block
+    /// whose map is number `i`, unless its first bit is set already;
+    /// returns the bits it set, or None if another thread won.
+    #[inline(always)]
+    fn set_object_bits(&self, p: *const Word, size: usize, i: usize) -> Option<usize> {
         let first = word_in_block(p);
         let map = &self.maps[i];
         if map[first / 64].load(Ordering::Relaxed) & bit(first) != 0 {
-            return false;
+            return None;
         }
         // A large object's map ends with its first block.
         let end = (first + size).min(BLOCK_WORDS);
         let mut w = end.min((first / 64 + 1) * 64);
         if self.set_bits(&map[first / 64], bits_between(first, w)) & bit(first) != 0 {
-            return false;
+            return None;
         }
         if let Some(starts) = &self.starts {
             self.set_bits(&starts[i][first / 64], bit(first));
@@ -318,28 +349,12 @@ impl MarkBitmap {
             self.set_bits(&map[w / 64], bits_between(w, upto));
             w = upto;
         }
-        if let Some(count) = &self.counted {
-            count.add(i, end - first);
-        }
-        true
-    }
-
-    /// From now on one thread alone marks (or no longer), for a counted
-    /// bitmap's count. The concurrent marker says so at its checkpoints:
-    /// between two of them nobody else marks, and it says it no longer
-    /// marks alone before it parks or reports itself drained (both under
-    /// its parking's lock, which the pause then takes), so a pause that
-    /// marks finds it said.
-    pub fn marking_alone(&self, alone: bool) {
-        if let Some(count) = &self.counted {
-            count.alone.store(alone, Ordering::Relaxed);
-        }
+        Some(end - first)
     }
 
     /// Drop a snapshot bitmap's count, for a collector that does not read
-    /// it and whose GC threads mark beside its concurrent marker, so that
-    /// no one may add to it as a thread alone (See Note [The marker runs
-    /// through young GCs] in `concurrent_mark`).
+    /// it (`nonmoving`, whose sweep counts its cells), so that its GCs mark
+    /// without a locked add, and may mark a run whole (`mark_words`).
     pub fn forget_count(&mut self) {
         self.counted = None;
     }
@@ -386,7 +401,7 @@ impl MarkBitmap {
     /// Note [Live words counted as they are marked] in `line_sweeper`).
     pub fn counted_words(&self) -> usize {
         let counted = self.counted.as_ref().expect("a snapshot's bitmap counts the bits it sets");
-        counted.shards.iter().map(|shard| shard.0.load(Ordering::Relaxed)).sum()
+        counted.marker.load(Ordering::Relaxed) + counted.shards.iter().map(|shard| shard.0.load(Ordering::Relaxed)).sum::<usize>()
     }
 
     /// Set `bits` in `word`, returning what it held: an atomic `fetch_or`,
