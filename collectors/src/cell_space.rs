@@ -365,15 +365,16 @@ struct Filling {
 // beside it and must find every object placed there marked before the
 // object is written (See Note [The marker runs through young GCs] in
 // `concurrent_mark`). So there a run is lent as in any older block, its
-// cells all marked when it is lent (a few `fetch_or`s, one per 64 words),
-// and the cells it left unused unmarked when it is given back; nothing
-// can reach those meanwhile. (The first version marked a run's objects
-// when it was given back, while the marker was parked through young GCs:
-// one `mark` per object in a tight loop instead of one placement each
-// (`alloc`).) Measured under
-// `nonmoving`, whose young GCs mostly run during a marking: gcbench 16
-// under cachegrind, GC instructions 0.986x; gcbench 18 on the clock,
-// minor GCs 0.965x (7 alternated rounds, inside the noise). Small, since
+// cells all marked when it is lent (a `fetch_or` per 64 words), and the
+// cells it left unused unmarked when it is given back; nothing can reach
+// those meanwhile, and the sanity check at the end of a marking finds
+// any left marked (`empty_marked_cells`). Lending runs there rather than
+// placing each object alone (`alloc`) was measured when the marker was
+// still parked through young GCs and a run's objects were marked when it
+// was given back, under `nonmoving`, whose young GCs mostly run during a
+// marking: gcbench 16 under cachegrind, GC instructions 0.986x; gcbench
+// 18 on the clock, minor GCs 0.965x (7 alternated rounds, inside the
+// noise). Small, since
 // what nonmoving's minor GCs pay beyond copying's is mostly the fresh
 // memory a marking's larger heap makes them touch (docs/performance.md,
 // "Promotion into a space"). Marking each object as it is placed, as the

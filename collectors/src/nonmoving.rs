@@ -106,7 +106,7 @@
 use crate::cell_space::CellSpace;
 use crate::concurrent_mark::{in_snapshot, survives, MarkQueue, Marker, Snapshot};
 use crate::megablock_set::MegablockSet;
-use crate::gc_workers::{GcThreadPool, GcWorkers};
+use crate::gc_workers::{gc_threads_for, GcThreadPool, GcWorkers};
 use crate::space::Space;
 use crate::mark::MarkBitmap;
 use crate::space_trace::{trace_into, Tracing};
@@ -217,9 +217,16 @@ impl Collector for Nonmoving {
             self.finish_cycle(ctx, false);
         }
         if !major || self.cycle.is_some() {
-            // The marker, if one runs, goes on beside it: See Note [The
-            // marker runs through young GCs] in `concurrent_mark`.
-            return self.collect_young(req.collect_gen.min(oldest - 1), ctx);
+            // The marker, if one runs, goes on beside it, given a core:
+            // See Note [The marker runs through young GCs] in
+            // `concurrent_mark`.
+            let n = req.collect_gen.min(oldest - 1);
+            let parked = self.cycle.as_ref().is_some_and(|c| c.marker.make_room(gc_threads_for(ctx.flags, n)));
+            let done = self.collect_young(n, ctx);
+            if parked {
+                self.cycle.as_ref().expect("the marker parked").marker.queue.resume();
+            }
+            return done;
         }
         let (done, queue) = self.begin_cycle(ctx);
         self.events.push(CollectorEvent::MarkBegin);
@@ -286,8 +293,7 @@ impl Nonmoving {
         // SAFETY: as above.
         let (done, grey, mut snapshot) = unsafe { snapshot_and_grey(space, ctx, workers) };
         self.promoted_at_snapshot = space.kept_placements().0;
-        // Its young GCs mark beside the marker: See Note [The marker runs
-        // through young GCs] in `concurrent_mark`.
+        // Its sweep counts the cells itself.
         snapshot.marks.forget_count();
         let queue = MarkQueue::new(snapshot, ctx.heap.layout);
         if !self.lose_grey {
@@ -321,12 +327,11 @@ impl Nonmoving {
         let space = self.old.as_mut().expect("a cycle runs only once the space exists");
         if ctx.flags.sanity.is_on() {
             // SAFETY: the world is stopped and marking is complete.
-            let empty = unsafe { space.empty_marked_cells(&snapshot, &marks) };
-            assert!(empty.is_empty(), "heap sanity check failed at the end of a nonmoving marking: {} violation(s):\n  {}", empty.len(), empty.iter().take(20).cloned().collect::<Vec<_>>().join("\n  "));
+            no_violations("nonmoving", unsafe { space.empty_marked_cells(&snapshot, &marks) });
         }
         let black = space.take_kept_placements();
         uncount_snapshot(old, self.snapshot_counts, black);
-        let since = old.n_words;
+        let words_since = old.n_words;
         self.events.push(CollectorEvent::SweepBegin);
         let mut ba = blocks.lock();
         // SAFETY: marking is complete; no allocator exists outside a GC.
@@ -334,7 +339,7 @@ impl Nonmoving {
         // SAFETY: as above.
         unsafe { space.sweep(snapshot, marks, &mut ba, old) };
         // See Note [What a marking found live].
-        old.live_estimate = Some(old.n_words - since - (black.0 - self.promoted_at_snapshot));
+        old.live_estimate = Some(old.n_words - words_since - (black.0 - self.promoted_at_snapshot));
         // The snapshot's object words less those the marking found live
         // are what the sweep frees (objects allocated black since are in
         // neither).
@@ -391,15 +396,20 @@ pub(crate) fn end_marking(queue: MarkQueue, ctx: &mut GcContext<'_>, in_gc: bool
     forget_dead_mut_list_entries(ctx.caps, oldest, &marks);
     if ctx.flags.sanity.is_on() {
         // SAFETY: the world is stopped and nothing is swept yet.
-        let violations = unsafe { snapshot_violations(&marks, ctx, in_gc) };
-        assert!(
-            violations.is_empty(),
-            "heap sanity check failed at the end of a {collector} marking: {} violation(s):\n  {}",
-            violations.len(),
-            violations.iter().take(20).cloned().collect::<Vec<_>>().join("\n  ")
-        );
+        no_violations(collector, unsafe { snapshot_violations(&marks, ctx, in_gc) });
     }
     (marks, marked_words)
+}
+
+/// Fail the sanity check at the end of a `collector`'s marking if it found
+/// `violations`.
+fn no_violations(collector: &str, violations: Vec<String>) {
+    assert!(
+        violations.is_empty(),
+        "heap sanity check failed at the end of a {collector} marking: {} violation(s):\n  {}",
+        violations.len(),
+        violations.iter().take(20).cloned().collect::<Vec<_>>().join("\n  ")
+    );
 }
 
 /// Take the snapshot of the oldest generation, whose storage is `space`,
