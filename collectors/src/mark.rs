@@ -576,8 +576,9 @@ mod tests {
     use super::*;
     use gclab_core::block_alloc::BlockAllocator;
 
-    #[test]
-    fn marks_count_and_find() {
+    /// A fresh block attached to a fresh bitmap, with its first word (the
+    /// allocator owns the block's memory: keep it).
+    fn one_block_attached() -> (BlockAllocator, BlockPtr, *mut Word, MarkBitmap) {
         let mut ba = BlockAllocator::new();
         let bd = ba.alloc_block().unwrap();
         // SAFETY: a fresh block is ours.
@@ -585,6 +586,12 @@ mod tests {
         let mut marks = MarkBitmap::new();
         // SAFETY: as above.
         unsafe { marks.attach(bd) };
+        (ba, bd, start, marks)
+    }
+
+    #[test]
+    fn marks_count_and_find() {
+        let (_ba, bd, start, marks) = one_block_attached();
         let (a, b) = (start.wrapping_add(3), start.wrapping_add(100));
         assert!(marks.mark(a, 3));
         assert!(!marks.mark(a, 3), "marking twice reports the second as old");
@@ -632,13 +639,7 @@ mod tests {
 
     #[test]
     fn a_run_marked_whole_keeps_only_what_was_placed() {
-        let mut ba = BlockAllocator::new();
-        let bd = ba.alloc_block().unwrap();
-        // SAFETY: a fresh block is ours.
-        let start = unsafe { bd.read() }.start;
-        let mut marks = MarkBitmap::new();
-        // SAFETY: as above.
-        unsafe { marks.attach(bd) };
+        let (_ba, bd, start, marks) = one_block_attached();
         assert!(marks.mark(start.wrapping_add(2), 4));
         // A run of 3-word cells from word 40 to 220, across map words.
         marks.mark_words(start.wrapping_add(40), start.wrapping_add(220));
@@ -654,13 +655,7 @@ mod tests {
 
     #[test]
     fn a_mark_across_map_words_sets_every_bit() {
-        let mut ba = BlockAllocator::new();
-        let bd = ba.alloc_block().unwrap();
-        // SAFETY: a fresh block is ours.
-        let start = unsafe { bd.read() }.start;
-        let mut marks = MarkBitmap::new();
-        // SAFETY: as above.
-        unsafe { marks.attach(bd) };
+        let (_ba, bd, start, marks) = one_block_attached();
         assert!(marks.mark(start.wrapping_add(60), 200));
         assert_eq!(marks.live_words(bd), 200);
         assert_eq!(marks.free_runs(bd, BLOCK_WORDS), vec![0..60, 260..BLOCK_WORDS]);
