@@ -144,3 +144,22 @@ fn a_program_allocating_only_large_arrays_serves_the_markers_syncs() {
     assert!(summary_count(&err, 1, " syncs,") > 0, "no sync was served: {err}");
     assert!(summary_count(&err, 1, " colls,") > 1, "the first marking never ended, so no second major GC began: {err}");
 }
+
+/// A marker that runs through young GCs (See Note [The marker runs
+/// through young GCs] in `concurrent_mark`) spends CPU inside their time
+/// on the process's clock. That CPU is the concurrent phase's: a GC on one
+/// thread never counts more CPU than it lasted.
+#[test]
+fn young_gcs_do_not_count_the_markers_cpu() {
+    let dir = std::env::temp_dir().join(format!("gclab-nonmoving-cpu-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("run.json");
+    let o = gclab(&["run", "--json", path.to_str().unwrap(), "--collector", "nonmoving:sweep=eager", "binary-trees", "18"]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let v: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    let stat = |k: &str| v["stats"][k].as_f64().unwrap();
+    let (cpu, elapsed) = (stat("gc_cpu"), stat("gc_elapsed"));
+    assert!(stat("concurrent_cpu") > 0.0, "the marker ran");
+    assert!(cpu <= elapsed * 1.05 + 0.005, "GCs on one thread counted {cpu} s of CPU in {elapsed} s: the marker's CPU is in it");
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -98,8 +98,8 @@ use gclab_core::bdescr::{BlockDesc, BF_MARK_IN_PLACE};
 use gclab_core::constants::Word;
 use gclab_core::object::{info_of_header, load_field, load_header, Layout};
 use gclab_core::SyncRequest;
-use gclab_core::stats::thread_cpu_seconds;
-use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use gclab_core::stats::{cpu_clock_seconds, own_cpu_clock, thread_cpu_seconds};
+use std::sync::atomic::{AtomicI32, AtomicU64, AtomicUsize, Ordering};
 use crate::parking::Parking;
 use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
@@ -182,6 +182,8 @@ pub struct MarkQueue {
     /// The marker thread's CPU seconds (an `f64`'s bits), written when it
     /// ends.
     cpu_seconds: AtomicU64,
+    /// The marker thread's CPU clock, written when it starts (-1 before).
+    cpu_clock: AtomicI32,
 }
 
 impl MarkQueue {
@@ -196,6 +198,7 @@ impl MarkQueue {
             marked_words: AtomicUsize::new(0),
             marked_objects: AtomicUsize::new(0),
             cpu_seconds: AtomicU64::new(0),
+            cpu_clock: AtomicI32::new(-1),
         }
     }
 
@@ -447,12 +450,21 @@ impl Marker {
         let thread = std::thread::Builder::new()
             .name("gclab-marker".into())
             .spawn(move || {
+                q.cpu_clock.store(own_cpu_clock(), Ordering::Release);
                 let _gone = q.parking.on_exit();
                 q.run(&request);
                 q.cpu_seconds.store(thread_cpu_seconds().to_bits(), Ordering::Release);
             })
             .expect("start the marker thread");
         Marker { queue, thread: Some(thread), cores: std::thread::available_parallelism().map_or(1, |n| n.get()) }
+    }
+
+    /// The CPU seconds the marker thread has used so far (See
+    /// `Collector::beside_cpu_seconds`).
+    pub fn cpu_seconds_so_far(&self) -> f64 {
+        let clock = self.queue.cpu_clock.load(Ordering::Acquire);
+        let running = self.thread.is_some() && clock != -1;
+        running.then(|| cpu_clock_seconds(clock)).flatten().unwrap_or_else(|| self.queue.marker_cpu_seconds())
     }
 
     /// Before a young GC on `gc_threads` threads: park the marker if those

@@ -47,6 +47,7 @@ impl Runtime {
     /// whose mutator asked for it (and runs it).
     fn collect_stopped(&self, world: WorldStopped<'_>, leader: usize, reason: GcReason, force_major: bool, force_compact: bool) {
         let start = Stamp::now();
+        let beside_at_start = self.collector.lock().beside_cpu_seconds();
         let faults_at_start = major_page_faults();
         // SAFETY: Note [Who touches what]: with every mutator stopped
         // (`world`), the GC holds all of it exclusively.
@@ -68,7 +69,9 @@ impl Runtime {
         let changed = outcome.increment_of.map_or(req.collect_gen, |g| g.max(req.collect_gen));
         self.show_collected(Some(changed), &|| format!("GC {gc_number} (collector {collector}, generation {})", req.collect_gen));
         let end = Stamp::now();
+        let beside = (self.collector.lock().beside_cpu_seconds() - beside_at_start).max(0.0);
         let mut record = self.gc_record(st, &req, &outcome, allocated_words, (&start, &end), faults_at_start);
+        record.gc_cpu = (record.gc_cpu - beside).max(0.0);
         record.sync_wait = world.time_to_safepoint.as_secs_f64();
         let heap = self.heap_ref();
         let gc = GcEnd {
