@@ -17,10 +17,9 @@
 //! objects whenever the collector asks (`pause`): every sync and every
 //! major GC runs with the marker parked (See Note [Pausing the marker]);
 //! young GCs run beside it (See Note [The marker runs through young
-//! GCs]). When it runs out of work it says
-//! so and asks for a sync, at which the collector flushes the barrier's
-//! records and either lets it go on or finishes the marking in the
-//! pause.
+//! GCs]). When it runs out of work it says so and asks for a sync, at
+//! which the collector flushes the barrier's records and either lets it
+//! go on or finishes the marking in the pause.
 //!
 //! The same loop marks synchronously (`drain`), for the collector's
 //! synchronous mode and for the end of marking inside a sync.
@@ -40,12 +39,12 @@
 //! ----------------------------------------
 //! GHC lets minor GCs run while its mark thread marks; `nonmoving` and
 //! `concurrent-copying` do too. Parked through every young GC, a marking
-//! of `nonmoving`'s took 54-90 ms for 15-19
-//! ms of the marker's CPU on binary-trees 19 (2 cores), the old
+//! of `nonmoving`'s took 54-90 ms for 15-19 ms of the marker's CPU on
+//! binary-trees 19 (2 cores), the old
 //! generation grew all that time (the policy's major GCs collect only
 //! the young generations while a cycle runs), and every young GC first
-//! waited for the marker to reach a checkpoint. Beside a young GC the
-//! marker meets three things a GC changes, each made safe here:
+//! waited for the marker to reach a checkpoint. What a young GC changes
+//! under a marker beside it, and what keeps each safe:
 //!
 //! - Fields of snapshot objects that the GC rewrites (a mutable-list
 //!   entry's young pointers, pointed at their copies): the GC stores them
@@ -69,12 +68,11 @@
 //!   cell as it hands it out, and a run lent in a snapshot block is
 //!   marked whole when it is lent: See Note [Runs in a snapshot block] in
 //!   `cell_space`; a line space places each object in a snapshot block
-//!   alone and marks it then), and the marker tests an object's mark before it reads
-//!   its header. It reaches a copy only through a field the GC stored
-//!   after marking it, with release order, which its acquiring load
-//!   pairs with: so it finds the copy marked and never reads a copy in
-//!   the making.
-//!
+//!   alone and marks it then), and the marker tests an object's mark
+//!   before it reads its header. It reaches a copy only through a field
+//!   the GC stored after marking it, with release order, which its
+//!   acquiring load pairs with: so it finds the copy marked and never
+//!   reads a copy in the making.
 //! - Cores: a young GC whose threads take every core parks the marker
 //!   first, as before (`Marker::make_room`). Run beside a parallel young
 //!   GC on two cores (`-N2`, two GC threads), the marker took a core
@@ -85,6 +83,9 @@
 //!   they are marked] in `line_sweeper`): the GC's threads add to its
 //!   shards with a locked add, the marker to a counter of its own.
 //!   (`nonmoving` drops the count: `MarkBitmap::forget_count`.)
+//! - CPU time: a GC's is the process's clock, which counts the marker's
+//!   too; the collector says what its marker used
+//!   (`Collector::beside_cpu_seconds`) and the runtime takes it out.
 //!
 //! Measured on binary-trees 19 under `nonmoving` (2 cores, 5 alternated
 //! rounds against the marker parked): a marking now lasts 23 ms on
