@@ -80,8 +80,9 @@
 //! `BF_CLAIM` it failed in each of three runs.
 //!
 //! A slot is written with `store_field` (release order), as a mutator
-//! writes one: a young GC of `nonmoving` runs beside its marker, which may
-//! be reading the same field of an old object (See Note [The marker runs
+//! writes one: a young GC of `nonmoving` or `concurrent-copying` runs
+//! beside their marker, which may be reading the same field of an old
+//! object (See Note [The marker runs
 //! through young GCs] in `concurrent_mark`). On x86-64 it compiles to
 //! the plain store it replaces.
 //!
