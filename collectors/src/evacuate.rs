@@ -82,9 +82,9 @@
 //! A slot is written with `store_field` (release order), as a mutator
 //! writes one: a young GC of `nonmoving` or `concurrent-copying` runs
 //! beside their marker, which may be reading the same field of an old
-//! object (See Note [The marker runs
-//! through young GCs] in `concurrent_mark`). On x86-64 it compiles to
-//! the plain store it replaces.
+//! object (See Note [The marker runs through young GCs] in
+//! `concurrent_mark`). On x86-64 it compiles to the plain store it
+//! replaces.
 //!
 //! Invariant kept: after `evacuate(slot)`, `*slot` is a static object or an
 //! object that will survive this GC, never a from-space address; and if
