@@ -103,7 +103,6 @@
 
 use crate::copier::{each_object, object_starts};
 use crate::copiers::{take_out_places, Copiers};
-use crate::gc_workers::gc_threads_for;
 use crate::copy_out::{copy_out, indirect_to_copy, point_weaks_at_copies, CopyBarrier};
 use crate::concurrent_mark::{MarkQueue, Marker};
 use crate::immix::{major, parse_percent, Immix};
@@ -220,12 +219,8 @@ impl Collector for ConcurrentCopying {
                 // The marker goes on beside it, given a core: See Note
                 // [The marker runs through young GCs] in `concurrent_mark`.
                 let n = req.collect_gen.min(oldest - 1);
-                let parked = marking.marker.make_room(gc_threads_for(ctx.flags, n));
-                let done = self.young_gc_marking(n, ctx);
-                if parked {
-                    self.marking.as_ref().expect("the marking runs").marker.queue.resume();
-                }
-                return done;
+                let _room = marking.marker.make_room(ctx.flags, n);
+                return self.young_gc_marking(n, ctx);
             }
             marking.marker.queue.pause();
             self.drop_marking(ctx);

@@ -93,12 +93,14 @@
 //! total 0.94x; the major GCs that begin cycles come more often (their
 //! time 12 -> 26 ms in all), since cycles end sooner.
 
+use crate::gc_workers::gc_threads_for;
 use crate::mark::MarkBitmap;
 use crate::megablock_set::MegablockSet;
 use gclab_core::bdescr::{BlockDesc, BF_MARK_IN_PLACE};
 use gclab_core::constants::Word;
 use gclab_core::object::{info_of_header, load_field, load_header, Layout};
-use gclab_core::SyncRequest;
+use gclab_core::flags::machine_cores;
+use gclab_core::{RtsFlags, SyncRequest};
 use gclab_core::stats::{cpu_clock_seconds, own_cpu_clock, thread_cpu_seconds};
 use std::sync::atomic::{AtomicI32, AtomicU64, AtomicUsize, Ordering};
 use crate::parking::Parking;
@@ -438,8 +440,18 @@ pub struct Marker {
     /// The cycle's queue and marks.
     pub queue: Arc<MarkQueue>,
     thread: Option<JoinHandle<()>>,
-    /// The machine's cores.
+    /// The machine's cores (See `make_room`).
     cores: usize,
+}
+
+/// The marker parked for one young GC (`Marker::make_room`): it goes on
+/// when this is dropped, after the GC.
+pub struct ParkedForGc(Arc<MarkQueue>);
+
+impl Drop for ParkedForGc {
+    fn drop(&mut self) {
+        self.0.resume();
+    }
 }
 
 impl Marker {
@@ -457,7 +469,7 @@ impl Marker {
                 q.cpu_seconds.store(thread_cpu_seconds().to_bits(), Ordering::Release);
             })
             .expect("start the marker thread");
-        Marker { queue, thread: Some(thread), cores: std::thread::available_parallelism().map_or(1, |n| n.get()) }
+        Marker { queue, thread: Some(thread), cores: machine_cores() }
     }
 
     /// The CPU seconds the marker thread has used so far (See
@@ -468,16 +480,16 @@ impl Marker {
         running.then(|| cpu_clock_seconds(clock)).flatten().unwrap_or_else(|| self.queue.marker_cpu_seconds())
     }
 
-    /// Before a young GC on `gc_threads` threads: park the marker if those
-    /// take every core, so that no GC thread waits for a core it holds
-    /// (See Note [The marker runs through young GCs]). True if it parked;
-    /// the caller then resumes it once the GC is done.
-    pub fn make_room(&self, gc_threads: usize) -> bool {
-        let park = gc_threads >= self.cores;
-        if park {
-            self.queue.pause();
+    /// Before a young GC of generations `0..=collect_gen` under `flags`:
+    /// park the marker if the GC's threads take every core, so that no GC
+    /// thread waits for a core it holds (See Note [The marker runs through
+    /// young GCs]). The caller keeps what it returns until the GC is done.
+    pub fn make_room(&self, flags: &RtsFlags, collect_gen: usize) -> Option<ParkedForGc> {
+        if gc_threads_for(flags, collect_gen) < self.cores {
+            return None;
         }
-        park
+        self.queue.pause();
+        Some(ParkedForGc(self.queue.clone()))
     }
 
     /// End the thread (parked or not) and give back the queue, whose

@@ -106,7 +106,7 @@
 use crate::cell_space::CellSpace;
 use crate::concurrent_mark::{in_snapshot, survives, MarkQueue, Marker, Snapshot};
 use crate::megablock_set::MegablockSet;
-use crate::gc_workers::{gc_threads_for, GcThreadPool, GcWorkers};
+use crate::gc_workers::{GcThreadPool, GcWorkers};
 use crate::space::Space;
 use crate::mark::MarkBitmap;
 use crate::space_trace::{trace_into, Tracing};
@@ -221,12 +221,8 @@ impl Collector for Nonmoving {
             // See Note [The marker runs through young GCs] in
             // `concurrent_mark`.
             let n = req.collect_gen.min(oldest - 1);
-            let parked = self.cycle.as_ref().is_some_and(|c| c.marker.make_room(gc_threads_for(ctx.flags, n)));
-            let done = self.collect_young(n, ctx);
-            if parked {
-                self.cycle.as_ref().expect("the marker parked").marker.queue.resume();
-            }
-            return done;
+            let _room = self.cycle.as_ref().and_then(|c| c.marker.make_room(ctx.flags, n));
+            return self.collect_young(n, ctx);
         }
         let (done, queue) = self.begin_cycle(ctx);
         self.events.push(CollectorEvent::MarkBegin);

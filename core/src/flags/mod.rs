@@ -33,6 +33,7 @@ mod tracing;
 mod validate;
 
 pub use crate::option_value::{decode_size, FlagError, MAX_FACTOR, MAX_SIZE};
+pub use parallel::machine_cores;
 
 use crate::constants::BLOCK_SIZE;
 use crate::mblock::MemoryReturn;

@@ -36,9 +36,15 @@ pub(super) const FLAGS: &[Flag] = &[
     Flag { prefix: "-q", exact: false, syntax: "", help: &[], set: |_, arg, _| Err(bad(arg, "unknown parallel option (gclab knows -qg[<gen>], -qb[<gen>] and -qn<n>)")) },
 ];
 
+/// The cores this process may run on: `-N` alone, and what a collector's
+/// own threads weigh against its GC threads.
+pub fn machine_cores() -> usize {
+    num_cpus::get().max(1)
+}
+
 fn capabilities(f: &mut RtsFlags, arg: &str, rest: &str) -> Result<(), FlagError> {
     f.capabilities = if rest.is_empty() {
-        num_cpus::get().max(1)
+        machine_cores()
     } else {
         decode_count(arg, rest, "the number of capabilities", 1, MAX_CAPABILITIES)?
     };
