@@ -665,6 +665,7 @@ impl ConcurrentCopying {
     ///
     /// # Safety
     /// As for `settle`.
+    // SAFETY: the caller's contract, passed on to `settle`.
     unsafe fn settle_cycle(&self, ctx: &mut GcContext<'_>) {
         if let Some(cycle) = &self.cycle {
             // SAFETY: the caller's contract.

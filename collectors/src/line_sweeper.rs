@@ -349,6 +349,7 @@ impl Shared {
     ///
     /// # Safety
     /// `bd` is a block of the sweep, this thread's until its next checkpoint.
+    // SAFETY: writes only block `bd`, this thread's under the caller's contract.
     unsafe fn judge(&self, bd: BlockPtr, judged: &mut Judged) {
         let g = self.geometry;
         // SAFETY: the caller's contract.

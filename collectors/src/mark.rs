@@ -178,6 +178,7 @@ impl MarkBitmap {
     /// # Safety
     /// The caller holds `bd` for this GC: its `aux` word becomes the index
     /// of the block's map, and stays so until the GC ends.
+    // SAFETY: writes `bd`'s descriptor, which the caller holds for this GC.
     pub unsafe fn attach(&mut self, bd: BlockPtr) {
         // SAFETY: the caller's contract.
         index_block(unsafe { bd.get() }, self.maps.len());
@@ -225,6 +226,7 @@ impl MarkBitmap {
     ///
     /// # Safety
     /// As for `attach`.
+    // SAFETY: as for `attach`, the caller's contract.
     pub unsafe fn attach_with(&mut self, bd: BlockPtr, bits: &LiveMap) {
         // SAFETY: the caller's contract.
         unsafe { self.attach(bd) };

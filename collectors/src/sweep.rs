@@ -175,6 +175,7 @@ impl Sweeps {
     /// # Safety
     /// The world is stopped (a GC holds the heap), so that no walk sees a
     /// descriptor change (See Note [Unswept blocks] in core's `block_walk`).
+    // SAFETY: resets descriptors of blocks the sweeper is done with, the world stopped (the caller's contract).
     pub unsafe fn take_swept(&self) -> Vec<Unswept> {
         let swept = std::mem::take(&mut self.queue.lock().swept);
         for b in &swept {
@@ -189,6 +190,7 @@ impl Sweeps {
     ///
     /// # Safety
     /// As for `take_swept`.
+    // SAFETY: clears a block taken off the queue, so no sweeper holds it, under the caller's contract.
     pub unsafe fn sweep_one(&self, class: usize) -> Option<BlockPtr> {
         let b = self.queue.lock().todo.get_mut(class)?.pop()?;
         // SAFETY: taken from the queue, the block's dead cells are ours;
@@ -259,6 +261,7 @@ fn cell_starts() -> &'static [LiveMap] {
 ///
 /// # Safety
 /// The caller alone writes the block's dead cells, and `b.map` is live.
+// SAFETY: writes only `b`'s dead cells, the caller's alone, reading its live map (the caller's contract).
 pub unsafe fn clear_dead_cells(b: &Unswept) {
     // SAFETY: the caller's contract.
     let map = unsafe { &*b.map };
@@ -279,6 +282,7 @@ pub unsafe fn clear_dead_cells(b: &Unswept) {
 ///
 /// # Safety
 /// The world is stopped and the block is cleared.
+// SAFETY: writes a cleared block's descriptor with the world stopped (the caller's contract).
 unsafe fn mark_swept(b: &Unswept) {
     // SAFETY: the caller's contract.
     let d = unsafe { b.bd.get() };
