@@ -372,6 +372,29 @@ fn a_program_run_takes_the_rts_flags() {
     assert!(hp.contains("BEGIN_SAMPLE") && hp.contains("Main"), "{hp}");
 }
 
+/// The GC puts the static copy of a small `Char` in place of its heap
+/// box (See Note [Small boxes are shared] in the collectors' `evacuate`):
+/// a string of 200,000 evaluated characters below 200, kept alive across
+/// GCs, holds its list cells but (almost) no `C#` boxes at any census.
+/// Without the sharing its boxes are two thirds of its cells' bytes.
+/// sticky-immix keeps the boxes of young objects placed in old blocks'
+/// holes where they lie, so a few stay there.
+#[test]
+fn boxes_of_small_values_are_shared_by_the_gc() {
+    let dir = tempfile_dir();
+    let program = std::fs::canonicalize("tests/data/boxes.hs").unwrap();
+    for collector in ["copying", "compacting", "two-space", "parallel", "mark-sweep", "nonmoving", "immix", "sticky-immix", "lxr"] {
+        let out = gclab(&["run", "--collector", collector, program.to_str().unwrap(), "200000", "+RTS", "-hT", "-i0.01", "-DS"], &dir);
+        assert!(out.status.success(), "{collector}: {}", String::from_utf8_lossy(&out.stderr));
+        assert_eq!(String::from_utf8_lossy(&out.stdout), "19900000\n1000\n", "{collector}");
+        let hp = std::fs::read_to_string(dir.join("boxes.hp")).unwrap();
+        let band_max = |band: &str| hp.lines().filter_map(|l| l.strip_prefix(band)?.strip_prefix('\t')?.parse::<u64>().ok()).max().unwrap_or(0);
+        let (cells, boxes) = (band_max("Prelude.:"), band_max("GHC.Types.C#"));
+        assert!(cells > 3_000_000, "{collector}: the string's cells are live ({cells} bytes)");
+        assert!(boxes * 20 < cells, "{collector}: {boxes} bytes of C# boxes beside {cells} of cells");
+    }
+}
+
 fn tempfile_dir() -> std::path::PathBuf {
     use std::sync::atomic::{AtomicUsize, Ordering};
     static N: AtomicUsize = AtomicUsize::new(0);

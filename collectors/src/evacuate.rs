@@ -125,7 +125,7 @@ pub unsafe fn evacuate(gct: &mut GcThread<'_>, slot: *mut Word) {
         note_generation(gct, bd);
         return;
     }
-    if info.closure_type.has_fixed_layout() && flags & (BF_MARK_IN_PLACE | BF_LARGE) == 0 {
+    if info.closure_type.is_copied_as_is() && flags & (BF_MARK_IN_PLACE | BF_LARGE) == 0 {
         copy_or_follow(gct, slot, p, header, bd, gct.layout.fixed_size(info));
         return;
     }
@@ -150,6 +150,13 @@ unsafe fn evacuate_uncommon(gct: &mut GcThread<'_>, slot: *mut Word, p: *mut Wor
     }
     if info.closure_type == ClosureType::Selector && select(gct, slot, p) {
         return;
+    }
+    if info.closure_type == ClosureType::BoxedWord && flags & BF_MARK_IN_PLACE == 0 {
+        if let Some(shared) = info.shared_box(*gct.layout.payload(p)) {
+            // See Note [Small boxes are shared].
+            store_field(slot, shared.addr());
+            return;
+        }
     }
     if info.closure_type == ClosureType::Ind {
         // Short-cut the indirection and evacuate its value instead.
@@ -180,6 +187,31 @@ unsafe fn evacuate_uncommon(gct: &mut GcThread<'_>, slot: *mut Word, p: *mut Wor
         copy_or_follow(gct, slot, p, header, bd, gct.layout.size_of(p, info));
     }
 }
+
+// Note [Small boxes are shared]
+// ----------------------------------------
+// A program of boxed values holds many boxes of the same small value: the
+// characters of strings, counters, flags, small keys. GHC's RTS keeps one
+// static closure for each `Char` from 0 to 255 and each `Int` from -16 to
+// 255 (`stg_CHARLIKE_closure`, `stg_INTLIKE_closure`), and its
+// `evacuate` points a slot holding a heap box of such a value at the
+// static closure instead of copying the box (`CONSTR_0_1` with the info
+// table of `C#` or `I#`, in `Evac.c`). The box then dies, so a string
+// kept across GCs holds its list cells only, as under GHC.
+//
+// Here the box's info table says it may be shared: its closure type is
+// `BoxedWord`, and it names a `SharedBoxes` range of static copies, each
+// a static constructor whose table the mutator reads the value from. The
+// mutator sees the same value through either (gclab-lang's reads of
+// numbers accept both). `BoxedWord` is kept off `evacuate`'s common path
+// (`is_copied_as_is`), so no other object pays a test for it; a box in a
+// block kept in place is marked there as a constructor is (GHC's
+// non-moving and compacting collectors leave theirs too), and a box of a
+// value outside the range is copied. Only the stop-the-world tracing of
+// the shared `evacuate` shares boxes: every collector's young generations
+// and copying major GCs. The test
+// `programs::boxes_of_small_values_are_shared_by_the_gc` keeps a string
+// alive across GCs and counts its `C#` boxes in a census.
 
 // Note [Selector thunks]
 // ----------------------------------------
@@ -432,3 +464,4 @@ pub unsafe fn current_address(p: *mut Word) -> *mut Word {
         p
     }
 }
+

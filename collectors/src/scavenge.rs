@@ -118,7 +118,7 @@ pub unsafe fn scavenge_object(gct: &mut GcThread<'_>, p: *mut Word, gen: usize) 
             store_header(p, if gct.failed_to_evac { STACK_DIRTY_INFO.header() } else { STACK_CLEAN_INFO.header() });
         }
         // A live weak's fields are traced by weak-pointer processing only.
-        ClosureType::Weak | ClosureType::ArrWords | ClosureType::ConstrStatic => {}
+        ClosureType::Weak | ClosureType::ArrWords | ClosureType::ConstrStatic | ClosureType::BoxedWord => {}
         ClosureType::Constr | ClosureType::Fun | ClosureType::Thunk | ClosureType::Ind | ClosureType::DeadWeak | ClosureType::Selector | ClosureType::Blackhole => {
             let (slots, n) = layout.pointer_slots(p, info);
             for i in 0..n {

@@ -75,11 +75,17 @@ pub enum ClosureType {
     /// A thunk under evaluation: its payload is dead (not traced), and a
     /// program that enters it again loops (GHC's BLACKHOLE).
     Blackhole,
+    /// A constructor of one non-pointer word (a boxed `Char` or `Int`)
+    /// whose info table names static copies of its small values: the GC
+    /// points a slot at the static copy instead of copying the box
+    /// (GHC's CHARLIKE and INTLIKE closures; See Note [Small boxes are
+    /// shared] in the collectors' `evacuate`).
+    BoxedWord,
 }
 
 impl ClosureType {
     /// Every variant, in declaration order (for profiles and tests).
-    pub const ALL: [ClosureType; 16] = [
+    pub const ALL: [ClosureType; 17] = [
         ClosureType::Constr,
         ClosureType::ConstrStatic,
         ClosureType::Fun,
@@ -96,6 +102,7 @@ impl ClosureType {
         ClosureType::Stack,
         ClosureType::Selector,
         ClosureType::Blackhole,
+        ClosureType::BoxedWord,
     ];
 
     /// GHC's name for the closure type, as `-hT` profiles print it.
@@ -117,6 +124,7 @@ impl ClosureType {
             ClosureType::Stack => "STACK",
             ClosureType::Selector => "THUNK_SELECTOR",
             ClosureType::Blackhole => "BLACKHOLE",
+            ClosureType::BoxedWord => "CONSTR_0_1",
         }
     }
 
@@ -132,7 +140,21 @@ impl ClosureType {
     /// one may select instead of copying (the uncommon path).
     #[inline(always)]
     pub fn has_fixed_layout(self) -> bool {
+        matches!(self, ClosureType::Constr | ClosureType::Fun | ClosureType::Thunk | ClosureType::Blackhole | ClosureType::BoxedWord)
+    }
+
+    /// Fixed-layout kinds that evacuation copies as they are: all but a
+    /// boxed word, which it may replace by a static copy (the uncommon
+    /// path).
+    #[inline(always)]
+    pub fn is_copied_as_is(self) -> bool {
         matches!(self, ClosureType::Constr | ClosureType::Fun | ClosureType::Thunk | ClosureType::Blackhole)
+    }
+
+    /// Constructors in the heap: plain, or a boxed word.
+    #[inline(always)]
+    pub fn is_heap_constr(self) -> bool {
+        matches!(self, ClosureType::Constr | ClosureType::BoxedWord)
     }
 
     /// Kinds never written after allocation: constructors, functions
@@ -142,7 +164,7 @@ impl ClosureType {
     /// twice] in the collectors' `evacuate`).
     #[inline(always)]
     pub fn is_immutable(self) -> bool {
-        matches!(self, ClosureType::Constr | ClosureType::Fun | ClosureType::Arr)
+        matches!(self, ClosureType::Constr | ClosureType::Fun | ClosureType::Arr | ClosureType::BoxedWord)
     }
 
     /// Objects the mutator may write pointers into after allocation.
@@ -188,13 +210,15 @@ pub struct InfoTable {
     /// Payload words of a fixed-layout object, worked out once here:
     /// `ptrs + nptrs`, at least 1 for a thunk (See `InfoTable::thunk`).
     payload_words: u32,
+    /// For a boxed word: the static copies of its small values.
+    shared: Option<&'static SharedBoxes>,
 }
 
 impl InfoTable {
     pub(crate) const fn new(closure_type: ClosureType, ptrs: u32, nptrs: u32, name: &'static str, type_name: &'static str, module: &'static str) -> InfoTable {
         let payload = ptrs + nptrs;
         let payload_words = if matches!(closure_type, ClosureType::Thunk) && payload == 0 { 1 } else { payload };
-        InfoTable { magic: INFO_MAGIC, closure_type, ptrs, nptrs, name, type_name, module, entry: None, tag: 0, payload_words }
+        InfoTable { magic: INFO_MAGIC, closure_type, ptrs, nptrs, name, type_name, module, entry: None, tag: 0, payload_words, shared: None }
     }
 
     /// This table with `tag` kept in it: a program that makes its tables
@@ -250,6 +274,34 @@ impl InfoTable {
     /// A nullary constructor that lives outside the heap (see `StaticObject`).
     pub const fn static_constr(name: &'static str, type_name: &'static str, module: &'static str) -> InfoTable {
         InfoTable::new(ClosureType::ConstrStatic, 0, 0, name, type_name, module)
+    }
+
+    /// `N` static constructor tables, tagged `first_tag`, `first_tag +
+    /// 1`, ..: one per value of a range of boxed words, whose static
+    /// copies (`StaticObject::each`) carry their value in their table's
+    /// tag.
+    pub const fn static_range<const N: usize>(name: &'static str, type_name: &'static str, module: &'static str, first_tag: u32) -> [InfoTable; N] {
+        let mut tables = [const { InfoTable::static_constr("", "", "") }; N];
+        let mut i = 0;
+        while i < N {
+            tables[i] = InfoTable::static_constr(name, type_name, module).with_tag(first_tag + i as u32);
+            i += 1;
+        }
+        tables
+    }
+
+    /// A constructor of one non-pointer word whose values from
+    /// `shared.min` on have static copies (See `ClosureType::BoxedWord`).
+    pub const fn boxed_word(name: &'static str, type_name: &'static str, module: &'static str, shared: &'static SharedBoxes) -> InfoTable {
+        let mut t = InfoTable::new(ClosureType::BoxedWord, 0, 1, name, type_name, module);
+        t.shared = Some(shared);
+        t
+    }
+
+    /// The static copy of a boxed word holding `value`, if it has one.
+    #[inline(always)]
+    pub fn shared_box(&self, value: Word) -> Option<&'static StaticObject> {
+        self.shared?.get(value as i64)
     }
 
     /// A function closure capturing `ptrs` pointers and `nptrs` words.
@@ -312,10 +364,45 @@ impl StaticObject {
         StaticObject { header: info }
     }
 
+    /// One static object for each of `tables` (See
+    /// `InfoTable::static_range`).
+    pub const fn each<const N: usize>(tables: &'static [InfoTable; N]) -> [StaticObject; N] {
+        let mut objects = [const { StaticObject { header: &NULL_INFO } }; N];
+        let mut i = 0;
+        while i < N {
+            objects[i] = StaticObject::new(&tables[i]);
+            i += 1;
+        }
+        objects
+    }
+
     /// The object's address, as stored in pointer fields.
     #[inline(always)]
     pub fn addr(&'static self) -> Word {
         self as *const StaticObject as Word
+    }
+}
+
+/// The static copies of a range of a boxed word's values (GHC's
+/// `stg_CHARLIKE_closure` and `stg_INTLIKE_closure` arrays): the copy of
+/// value `v` is `boxes[v - min]`.
+#[derive(Debug)]
+pub struct SharedBoxes {
+    min: i64,
+    boxes: &'static [StaticObject],
+}
+
+impl SharedBoxes {
+    /// Copies of the values `min`, `min + 1`, .. for each of `boxes`.
+    pub const fn new(min: i64, boxes: &'static [StaticObject]) -> SharedBoxes {
+        SharedBoxes { min, boxes }
+    }
+
+    /// The static copy of `value`, if it is in the range.
+    #[inline(always)]
+    pub fn get(&self, value: i64) -> Option<&'static StaticObject> {
+        let i = usize::try_from(value.wrapping_sub(self.min)).ok()?;
+        self.boxes.get(i)
     }
 }
 
@@ -324,3 +411,29 @@ impl StaticObject {
 pub static NULL_INFO: InfoTable = InfoTable::static_constr("NULL", "NULL", CORE);
 /// The object behind `NULL_INFO`.
 pub static NULL_OBJECT: StaticObject = StaticObject::new(&NULL_INFO);
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    static TABLES: [InfoTable; 4] = InfoTable::static_range("I#", "Int", "T", 100);
+    static OBJECTS: [StaticObject; 4] = StaticObject::each(&TABLES);
+    static SHARED: SharedBoxes = SharedBoxes::new(-2, &OBJECTS);
+    static BOX: InfoTable = InfoTable::boxed_word("I#", "Int", "T", &SHARED);
+
+    #[test]
+    fn a_boxed_word_names_the_static_copy_of_each_value_in_its_range() {
+        for v in -2..=1i64 {
+            let s = BOX.shared_box(v as Word).expect("in the range");
+            assert_eq!(s.header.tag(), (100 + v + 2) as u32, "the copy of {v}");
+            assert!(s.header.is_static());
+        }
+        for v in [-3, 2, i64::MIN, i64::MAX] {
+            assert!(BOX.shared_box(v as Word).is_none(), "{v} is outside the range");
+        }
+        assert!(NULL_INFO.shared_box(0).is_none(), "a table that is not a boxed word shares nothing");
+        assert_eq!(BOX.closure_type, ClosureType::BoxedWord);
+        assert!(BOX.closure_type.has_fixed_layout() && !BOX.closure_type.is_copied_as_is());
+        assert_eq!(BOX.payload_words(), 1);
+    }
+}

@@ -73,7 +73,7 @@ pub mod sync;
 
 pub use collector::{Collector, CollectorEvent, ConcurrentPhase, GcContext, GcOutcome, GcReason, GcRequest, RegionSweep, SyncRequest, ThreadWork};
 pub use flags::{FlagError, RtsFlags};
-pub use info::{ClosureType, InfoTable, StaticObject};
+pub use info::{ClosureType, InfoTable, SharedBoxes, StaticObject};
 pub use mutator::{Alarm, Finalizer, FinalizerKind, Handle, HeapView, LastFinalizer, Mutator, ObjRef};
 pub use rts::Rts;
 pub use runtime::{RunError, Runtime};

@@ -6,14 +6,14 @@
 //! header words, as GHC reports them.
 
 use gclab_core::constants::WORD_SIZE;
-use gclab_core::info::{ClosureType, InfoTable};
+use gclab_core::info::InfoTable;
 use gclab_core::profiling::ProfileContext;
 use std::collections::{BTreeMap, HashMap};
 
 /// The band an object falls in for break-down `kind`.
 pub fn band(kind: char, info: &InfoTable, ccs: usize, cost_centres: &[String]) -> String {
     match kind {
-        'T' if matches!(info.closure_type, ClosureType::Constr) => format!("{}.{}", info.module, info.name),
+        'T' if info.closure_type.is_heap_constr() => format!("{}.{}", info.module, info.name),
         'T' => info.closure_type.ghc_name().to_string(),
         'd' => info.name.to_string(),
         'y' => info.type_name.to_string(),

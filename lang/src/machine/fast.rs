@@ -20,7 +20,7 @@
 //! that session's changes, of which `ToInt` (every result of a function
 //! whose signature says `Int`) 3%.
 
-use super::tables::{static_int, CHAR_INFO, INTEGER_INFO, INT_INFO};
+use super::tables::{static_char, static_int, CHAR_INFO, INTEGER_INFO, INT_INFO};
 use super::prims::comparison_con;
 use super::{Machine, Next, Res};
 use crate::ir::Atom;
@@ -47,8 +47,10 @@ impl Machine<'_, '_> {
             Some(Word1::Small(w? as i64))
         } else if std::ptr::eq(info, &CHAR_INFO) {
             Some(Word1::Char(w? as u32))
+        } else if let Some(v) = static_int(info) {
+            Some(Word1::Int(v))
         } else {
-            static_int(info).map(Word1::Int)
+            static_char(info).map(Word1::Char)
         }
     }
 

@@ -2,7 +2,7 @@
 //! from their slots and leaves its result in the return register (or
 //! enters a value it picked out, such as a field or an array element).
 
-use super::tables::{Kind, NUM_BASE, PAP_BASE, SMALL_INT_MAX, SMALL_INT_MIN, T_CHAR};
+use super::tables::{is_char, Kind, INTLIKE, NUM_BASE, PAP_BASE, SMALL_INT_MAX, SMALL_INT_MIN};
 use super::{Machine, Next, Res, Stop, RET};
 use crate::desugar::builtin;
 use crate::prim::num::{self, Num, NumError};
@@ -186,8 +186,8 @@ impl Machine<'_, '_> {
             Prim::Kind => {
                 let info = self.f.info(a[0]);
                 let k = match info.closure_type {
-                    ClosureType::Constr | ClosureType::ConstrStatic if info.tag() >= NUM_BASE && info.tag() < PAP_BASE => {
-                        if info.tag() == T_CHAR {
+                    ClosureType::Constr | ClosureType::BoxedWord | ClosureType::ConstrStatic if info.tag() >= NUM_BASE && info.tag() < PAP_BASE => {
+                        if is_char(info) {
                             Kind::Char
                         } else {
                             Kind::Num
@@ -384,7 +384,7 @@ impl Machine<'_, '_> {
     /// that derived instances do not allocate for their bookkeeping.
     fn ret_small(&mut self, v: i64) -> Res<Next> {
         if (SMALL_INT_MIN..=SMALL_INT_MAX).contains(&v) {
-            let obj = self.tables.small_ints[(v - SMALL_INT_MIN) as usize];
+            let obj = &INTLIKE[(v - SMALL_INT_MIN) as usize];
             self.f.set_static(RET, obj);
             return Ok(Next::Return);
         }

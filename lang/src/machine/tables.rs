@@ -4,7 +4,7 @@
 //! number type it is (See `InfoTable::with_tag`).
 
 use crate::ir::Compiled;
-use gclab_core::{ClosureType, InfoTable, StaticObject};
+use gclab_core::{ClosureType, InfoTable, SharedBoxes, StaticObject};
 
 /// Tags of the tables that are not constructors or code bodies.
 pub const PAP_BASE: u32 = 1 << 30;
@@ -21,13 +21,31 @@ pub const T_BIGNAT_NEG: u32 = NUM_BASE + 6;
 pub const T_SMALL_INT: u32 = NUM_BASE + 64;
 pub const SMALL_INT_MIN: i64 = -16;
 pub const SMALL_INT_MAX: i64 = 255;
+const SMALL_INTS: usize = (SMALL_INT_MAX - SMALL_INT_MIN + 1) as usize;
+/// Static `Char`s from 0 to `SMALL_CHAR_MAX` (GHC's CHARLIKE closures):
+/// tag `T_SMALL_CHAR + value`.
+pub const T_SMALL_CHAR: u32 = NUM_BASE + 512;
+pub const SMALL_CHAR_MAX: u32 = 255;
+const SMALL_CHARS: usize = SMALL_CHAR_MAX as usize + 1;
 
 const BASE: &str = "GHC.Types";
 
-pub static INT_INFO: InfoTable = InfoTable::constr("I#", "Int", BASE, 0, 1).with_tag(T_INT);
+// The static copies of small `Int`s and `Char`s, which the GC puts in
+// place of heap boxes of the same values (See Note [Small boxes are
+// shared] in the collectors' `evacuate`) and the machine returns for
+// small results of its own (`ret_small`).
+static INTLIKE_TABLES: [InfoTable; SMALL_INTS] = InfoTable::static_range("I#", "Int", BASE, T_SMALL_INT);
+/// The static small `Int`s, from `SMALL_INT_MIN`.
+pub static INTLIKE: [StaticObject; SMALL_INTS] = StaticObject::each(&INTLIKE_TABLES);
+static INTLIKE_SHARED: SharedBoxes = SharedBoxes::new(SMALL_INT_MIN, &INTLIKE);
+static CHARLIKE_TABLES: [InfoTable; SMALL_CHARS] = InfoTable::static_range("C#", "Char", BASE, T_SMALL_CHAR);
+static CHARLIKE: [StaticObject; SMALL_CHARS] = StaticObject::each(&CHARLIKE_TABLES);
+static CHARLIKE_SHARED: SharedBoxes = SharedBoxes::new(0, &CHARLIKE);
+
+pub static INT_INFO: InfoTable = InfoTable::boxed_word("I#", "Int", BASE, &INTLIKE_SHARED).with_tag(T_INT);
 pub static WORD_INFO: InfoTable = InfoTable::constr("W64#", "Word64", "GHC.Word", 0, 1).with_tag(T_WORD);
 pub static DOUBLE_INFO: InfoTable = InfoTable::constr("D#", "Double", BASE, 0, 1).with_tag(T_DOUBLE);
-pub static CHAR_INFO: InfoTable = InfoTable::constr("C#", "Char", BASE, 0, 1).with_tag(T_CHAR);
+pub static CHAR_INFO: InfoTable = InfoTable::boxed_word("C#", "Char", BASE, &CHARLIKE_SHARED).with_tag(T_CHAR);
 /// `Integer` that fits a word (GHC 9's `IS`).
 pub static INTEGER_INFO: InfoTable = InfoTable::constr("IS", "Integer", "GHC.Num.Integer", 0, 1).with_tag(T_INTEGER);
 /// A larger `Integer`: its magnitude's 64-bit limbs in a byte array (GHC 9's `IP`, `IN`).
@@ -59,20 +77,33 @@ pub struct Tables {
     pub kinds: [u32; 5],
     /// The globals `eqCon`, `ltCon`, `leCon`, `cmpCon`, `neCon`.
     pub compare_globals: [u32; 5],
-    /// The static small `Int`s, from `SMALL_INT_MIN`.
-    pub small_ints: Vec<&'static StaticObject>,
 }
 
 /// Is `info` one of the static small `Int`s? Its value if so.
 #[inline]
 pub fn static_int(info: &InfoTable) -> Option<i64> {
     let t = info.tag();
-    let count = (SMALL_INT_MAX - SMALL_INT_MIN + 1) as u32;
-    if info.closure_type == ClosureType::ConstrStatic && (T_SMALL_INT..T_SMALL_INT + count).contains(&t) {
+    if info.closure_type == ClosureType::ConstrStatic && (T_SMALL_INT..T_SMALL_INT + SMALL_INTS as u32).contains(&t) {
         Some(i64::from(t - T_SMALL_INT) + SMALL_INT_MIN)
     } else {
         None
     }
+}
+
+/// Is `info` one of the static small `Char`s? Its code point if so.
+#[inline]
+pub fn static_char(info: &InfoTable) -> Option<u32> {
+    let t = info.tag();
+    if info.closure_type == ClosureType::ConstrStatic && (T_SMALL_CHAR..T_SMALL_CHAR + SMALL_CHARS as u32).contains(&t) {
+        Some(t - T_SMALL_CHAR)
+    } else {
+        None
+    }
+}
+
+/// Is `info` a `Char`'s, boxed in the heap or static?
+pub fn is_char(info: &InfoTable) -> bool {
+    std::ptr::eq(info, &CHAR_INFO) || static_char(info).is_some()
 }
 
 /// Every table and static object a program made, kept for the process's
@@ -128,13 +159,7 @@ impl Tables {
         let kinds = [find("KNum"), find("KCon"), find("KFun"), find("KChar"), find("KOther")];
         let global = |name: &str| c.globals.iter().position(|(n, _)| n == name).expect("the Prelude defines the comparisons") as u32;
         let compare_globals = [global("eqCon"), global("ltCon"), global("leCon"), global("cmpCon"), global("neCon")];
-        let small_ints = (SMALL_INT_MIN..=SMALL_INT_MAX)
-            .map(|v| {
-                let t = leak(InfoTable::static_constr("I#", "Int", BASE).with_tag(T_SMALL_INT + (v - SMALL_INT_MIN) as u32));
-                leak_static(StaticObject::new(t))
-            })
-            .collect();
-        Tables { cons, nullary, funs, thunks, paps: Vec::new(), selectors: Vec::new(), blackholes: Vec::new(), kinds, compare_globals, small_ints }
+        Tables { cons, nullary, funs, thunks, paps: Vec::new(), selectors: Vec::new(), blackholes: Vec::new(), kinds, compare_globals }
     }
 
     /// A partial application of a function to `n` arguments: the function, then them.

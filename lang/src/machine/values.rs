@@ -29,6 +29,9 @@ impl Machine<'_, '_> {
         if let Some(v) = static_int(info) {
             return Ok(Num::Int(v));
         }
+        if let Some(c) = static_char(info) {
+            return Ok(Num::Char(char::from_u32(c).expect("a static Char is below 256")));
+        }
         Ok(match info.tag() {
             T_INT if std::ptr::eq(info, &INT_INFO) => Num::Int(w() as i64),
             T_WORD if std::ptr::eq(info, &WORD_INFO) => Num::Word(w()),
