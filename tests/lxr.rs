@@ -134,6 +134,32 @@ fn decrements_that_wait_across_pauses_are_safe() {
 }
 
 #[test]
+fn decrements_on_several_threads_keep_the_counts() {
+    // Several threads lower the counts beside the mutators, handing work
+    // to each other in packets (`batch=64` makes packets small and the
+    // stop flag frequent); every workload's checksum must be copying's,
+    // and the sanity checker after every GC must find no count below its
+    // references and none lowered past zero (a count lowered twice, or an
+    // object two threads both found dead, breaks it). A program of lazy
+    // data too.
+    let copying = entry("copying");
+    for (name, args) in [("binary-trees", vec![12]), ("mutable-graph", vec![400, 40000]), ("fibheaps", vec![3000]), ("hash", vec![20000, 100000])] {
+        let w = gclab_workloads::by_name(name).unwrap();
+        let want = gclab::conformance::run_with(copying, w, &args, "").unwrap().checksum;
+        for params in ["dthreads=4", "dthreads=3,batch=64"] {
+            let flags = gclab::flags(&format!("-A16k -DS {}", entry("lxr").flags)).unwrap();
+            let c = (entry("lxr").make)(Params::parse(params).unwrap(), &flags).unwrap();
+            let r = gclab::run_workload(w, &args, flags, c, &mut std::io::sink()).unwrap_or_else(|e| panic!("{name} under lxr:{params}: {e}"));
+            assert_eq!(r.checksum, want, "{name} under lxr:{params}");
+            assert!(r.stats.concurrent_cpu > 0.0, "{name} under lxr:{params}: no decrements beside the mutators");
+        }
+    }
+    let o = Command::new(env!("CARGO_BIN_EXE_gclab")).args(["run", "--collector", "lxr:dthreads=4,batch=64", "programs/treejoin.hs", "400", "+RTS", "-A32k", "-DS"]).output().unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert_eq!(String::from_utf8_lossy(&o.stdout), std::fs::read_to_string("programs/expected/treejoin.out").unwrap());
+}
+
+#[test]
 fn cycles_wait_for_the_backup_trace() {
     // 2000 pairs of mutable variables pointing at each other (64 KB):
     // each keeps the other's count at one after they are dropped.
@@ -189,7 +215,7 @@ fn a_lost_increment_is_caught_by_the_sanity_checker() {
 #[test]
 fn bad_parameters_are_refused_by_name() {
     let f = gclab::flags("-G2").unwrap();
-    for (params, wanted) in [("bits=3", "bits must be 2, 4 or 8"), ("bits=x", "bits must be"), ("age=2", "age must be 0"), ("concurrent=yes", "concurrent must be 0"), ("batch=0", "batch must be a number"), ("help=yes", "help must be 0"), ("colour=red", "colour")] {
+    for (params, wanted) in [("bits=3", "bits must be 2, 4 or 8"), ("bits=x", "bits must be"), ("age=2", "age must be 0"), ("concurrent=yes", "concurrent must be 0"), ("batch=0", "batch must be a number"), ("help=yes", "help must be 0"), ("dthreads=0", "dthreads must be a number of decrement threads from 1 to 256"), ("dthreads=x", "dthreads must be"), ("colour=red", "colour")] {
         let e = (entry("lxr").make)(Params::parse(params).unwrap(), &f).err().expect("refused");
         assert!(e.contains(wanted), "{params}: {e}");
     }

@@ -1,13 +1,15 @@
-//! Decrements beside the mutators: the thread that lowers the counts an
-//! RC pause leaves to lower, finds the objects whose counts fall to zero
-//! and zeroes them where they lie, while the mutators run (LXR's
-//! concurrent decrements; See Note [Decrements beside the mutators]).
+//! Decrements beside the mutators: the threads (one unless `lxr:dthreads`
+//! says more) that lower the counts an RC pause leaves to lower, find the
+//! objects whose counts fall to zero and zero them where they lie, while
+//! the mutators run (LXR's concurrent decrements; See Note [Decrements
+//! beside the mutators] and Note [Decrements on several threads]).
 //!
-//! Invariant kept: the thread touches only counts (atomic words of side
-//! tables, which no one detaches while it runs) and the words of objects
-//! found dead, which nothing else reads or writes; it is stopped and
-//! joined before anything else reads either (the next pause, a walk of
-//! the heap between GCs, the collector's end).
+//! Invariant kept: the threads touch only counts (atomic words of side
+//! tables, which no one detaches while they run) and the words of objects
+//! found dead, each by the one thread that took its count to zero, which
+//! nothing else reads or writes; they are stopped and joined before
+//! anything else reads either (the next pause, a walk of the heap between
+//! GCs, the collector's end).
 
 use crate::large_counts::is_large;
 use crate::ref_count::{decrement, Tally};
@@ -18,8 +20,8 @@ use gclab_core::object::{info_of_header, load_header, Layout};
 use gclab_core::stats::thread_cpu_seconds;
 use gclab_core::ConcurrentPhase;
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{Arc, Condvar, Mutex};
 use std::thread::JoinHandle;
 
 // Note [Decrements beside the mutators]
@@ -95,73 +97,213 @@ pub struct Lowered {
     pub phase: ConcurrentPhase,
 }
 
-/// The decrement thread of an `lxr` collector, if one is running.
+// Note [Decrements on several threads]
+// ----------------------------------------
+// LXR lowers its counts on all of its GC threads; one thread beside the
+// mutators falls behind wherever the pauses take much of the run (See
+// Note [Decrements beside the mutators]). With `lxr:dthreads=N` the
+// decrements are lowered by N threads at once. What makes that safe:
+//
+// - A count is lowered by one atomic compare-and-swap that fails on a
+//   stuck or zero count (`SideTable::decrement`), so of the threads that
+//   lower one object's count exactly one takes it to zero, and only that
+//   one reads the dead object's fields, pushes them, and zeroes its
+//   words. (The single thread used to read the count first and lower it
+//   after: two steps, which two threads could both see reach zero.)
+// - The dead stacks' kept slots are behind a lock, taken only when a
+//   dead object has no counted fields.
+// - Each thread keeps its own tally and deaths, added up when they are
+//   joined; the pause reclaims them as it did one thread's.
+//
+// Work is shared in packets: the initial work is dealt out in equal
+// parts, and a thread whose own work has grown past two batches while
+// another thread waits gives half of it to a shared pool. A thread that
+// runs out takes a packet from the pool, or waits; when every thread
+// waits and the pool is empty, the work is done. The stop flag of the
+// next pause ends every thread at its next check; what each had left,
+// and what the pool held, wait for the next threads.
+
+/// The decrement threads of an `lxr` collector, if they are running.
 #[derive(Debug)]
 pub struct DecrementThread {
-    thread: Option<JoinHandle<Lowered>>,
-    stop: Arc<AtomicBool>,
-    /// How many counts it lowers between two looks at `stop`.
+    threads: Vec<JoinHandle<Lowered>>,
+    shared: Arc<Shared>,
+    /// How many counts a thread lowers between two looks at `stop`.
     batch: u64,
+    /// How many threads lower the counts (See Note [Decrements on
+    /// several threads]).
+    count: usize,
+}
+
+/// What the decrement threads share.
+#[derive(Debug, Default)]
+struct Shared {
+    /// How many threads lower the counts.
+    threads: usize,
+    stop: AtomicBool,
+    /// Threads waiting for work, for a thread with much to hand some out.
+    waiting: AtomicUsize,
+    pool: Mutex<Pool>,
+    wake: Condvar,
+    /// The evaluation stacks of the space and their kept slots.
+    stacks: Mutex<HashMap<usize, Vec<Word>>>,
+}
+
+/// Packets of work handed between the threads.
+#[derive(Debug, Default)]
+struct Pool {
+    packets: Vec<Vec<Word>>,
+    /// Threads with no work, waiting for a packet.
+    idle: usize,
+    /// All threads were idle with no packet left: the work is done.
+    done: bool,
 }
 
 impl DecrementThread {
-    /// No thread yet; each will look at its stop flag every `batch`
-    /// decrements.
-    pub fn new(batch: u64) -> DecrementThread {
-        DecrementThread { thread: None, stop: Arc::new(AtomicBool::new(false)), batch }
+    /// No threads yet; `count` of them will lower the counts, each looking
+    /// at its stop flag every `batch` decrements.
+    pub fn new(batch: u64, count: usize) -> DecrementThread {
+        assert!(count > 0, "at least one decrement thread");
+        DecrementThread { threads: Vec::new(), shared: Arc::new(Shared::default()), batch, count }
     }
 
     /// Start lowering `work` (values whose counts include them) beside the
-    /// mutators; `stacks` are lent to it, as a dead stack's kept slots
-    /// join the work.
+    /// mutators; `stacks` are lent to the threads, as a dead stack's kept
+    /// slots join the work.
     ///
     /// # Safety
     /// Every value of `work` is an object address (or 0) whose count
-    /// includes it; until `join`, nothing but this thread reads or writes
-    /// counts, attaches or detaches side tables, or reads the objects whose
-    /// counts fall to zero.
+    /// includes it; until `join`, nothing but these threads reads or
+    /// writes counts, attaches or detaches side tables, or reads the
+    /// objects whose counts fall to zero.
     // SAFETY: the caller's contract.
     pub unsafe fn start(&mut self, layout: Layout, work: Vec<Word>, stacks: HashMap<usize, Vec<Word>>) {
-        assert!(self.thread.is_none(), "one decrement thread at a time");
-        self.stop.store(false, Ordering::Relaxed);
-        let (stop, batch) = (Arc::clone(&self.stop), self.batch);
-        let thread = std::thread::Builder::new()
-            .name("gclab-decrements".into())
-            .spawn(move || {
-                let (started, cpu) = (std::time::Instant::now(), thread_cpu_seconds());
-                let (mut work, mut stacks, mut tally) = (work, stacks, Tally::default());
-                let mut deaths = Deaths::default();
-                while !work.is_empty() && !stop.load(Ordering::Relaxed) {
-                    // SAFETY: the caller's contract.
-                    let dead = unsafe { decrement(layout, &mut work, batch, &mut stacks, &mut tally) };
-                    // SAFETY: as above: the dead are this thread's alone.
-                    unsafe { deaths.add(&dead, layout) };
-                }
-                let phase = ConcurrentPhase { cpu: thread_cpu_seconds() - cpu, elapsed: started.elapsed().as_secs_f64() };
-                Lowered { deaths, stacks, tally, left: work, phase }
-            })
-            .expect("start the decrement thread");
-        self.thread = Some(thread);
+        assert!(self.threads.is_empty(), "one set of decrement threads at a time");
+        self.shared = Arc::new(Shared { threads: self.count, stacks: Mutex::new(stacks), ..Shared::default() });
+        let started = std::time::Instant::now();
+        let share = work.len().div_ceil(self.count).max(1);
+        let mut parts: Vec<Vec<Word>> = work.chunks(share).map(<[Word]>::to_vec).collect();
+        parts.resize(self.count, Vec::new());
+        for (k, part) in parts.into_iter().enumerate() {
+            let (shared, batch) = (Arc::clone(&self.shared), self.batch);
+            let thread = std::thread::Builder::new()
+                .name(format!("gclab-decrements-{k}"))
+                // SAFETY: the caller's contract, shared by every thread (See
+                // Note [Decrements on several threads]).
+                .spawn(move || unsafe { lower(layout, part, batch, &shared, started) })
+                .expect("start a decrement thread");
+            self.threads.push(thread);
+        }
     }
 
-    /// Stop the thread, if one runs, and take what it did and what it
-    /// left.
+    /// Stop the threads, if they run, and take what they did and what
+    /// they left.
     pub fn join(&mut self) -> Option<Lowered> {
-        let thread = self.thread.take()?;
-        self.stop.store(true, Ordering::Relaxed);
-        Some(thread.join().unwrap_or_else(|e| std::panic::resume_unwind(e)))
+        if self.threads.is_empty() {
+            return None;
+        }
+        self.stop();
+        let mut all = Lowered::default();
+        for thread in self.threads.drain(..) {
+            let one = thread.join().unwrap_or_else(|e| std::panic::resume_unwind(e));
+            all.deaths.take(one.deaths);
+            all.tally.add(one.tally);
+            all.left.extend(one.left);
+            // CPU is every thread's; wall-clock time, the last one's.
+            all.phase.cpu += one.phase.cpu;
+            all.phase.elapsed = all.phase.elapsed.max(one.phase.elapsed);
+        }
+        let pool = std::mem::take(&mut *self.shared.pool.lock().unwrap_or_else(|e| e.into_inner()));
+        all.left.extend(pool.packets.into_iter().flatten());
+        all.stacks = std::mem::take(&mut *self.shared.stacks.lock().unwrap_or_else(|e| e.into_inner()));
+        Some(all)
+    }
+
+    /// Raise the stop flag and wake the threads that wait for work.
+    fn stop(&self) {
+        self.shared.stop.store(true, Ordering::Relaxed);
+        let _pool = self.shared.pool.lock().unwrap_or_else(|e| e.into_inner());
+        self.shared.wake.notify_all();
     }
 }
 
 impl Drop for DecrementThread {
     fn drop(&mut self) {
         // The heap outlives the collector (the runtime drops the collector
-        // first), so the thread must be done before the collector goes.
-        self.stop.store(true, Ordering::Relaxed);
-        if let Some(thread) = self.thread.take() {
+        // first), so the threads must be done before the collector goes.
+        self.stop();
+        for thread in self.threads.drain(..) {
             let _ = thread.join();
         }
     }
+}
+
+/// One decrement thread's run: lower `work`, and packets from the pool,
+/// until all the work is done or the stop flag is raised (See Note
+/// [Decrements on several threads]); its wall-clock time runs from
+/// `started`, when the threads were started.
+///
+/// # Safety
+/// As for `DecrementThread::start`.
+// SAFETY: the caller's contract.
+unsafe fn lower(layout: Layout, mut work: Vec<Word>, batch: u64, shared: &Shared, started: std::time::Instant) -> Lowered {
+    let cpu = thread_cpu_seconds();
+    let (mut tally, mut deaths) = (Tally::default(), Deaths::default());
+    let mut dead_stack = |v: usize| shared.stacks.lock().unwrap_or_else(|e| e.into_inner()).remove(&v);
+    loop {
+        while !work.is_empty() && !shared.stop.load(Ordering::Relaxed) {
+            // SAFETY: the caller's contract.
+            let dead = unsafe { decrement(layout, &mut work, batch, &mut dead_stack, &mut tally) };
+            // SAFETY: as above: the dead are this thread's alone.
+            unsafe { deaths.add(&dead, layout) };
+            if work.len() as u64 >= 2 * batch && shared.waiting.load(Ordering::Relaxed) > 0 {
+                give_half(&mut work, shared);
+            }
+        }
+        if shared.stop.load(Ordering::Relaxed) {
+            break;
+        }
+        match take_packet(shared) {
+            Some(packet) => work = packet,
+            None => break,
+        }
+    }
+    let phase = ConcurrentPhase { cpu: thread_cpu_seconds() - cpu, elapsed: started.elapsed().as_secs_f64() };
+    Lowered { deaths, stacks: HashMap::new(), tally, left: work, phase }
+}
+
+/// Hand the older half of `work` to the pool, for a waiting thread.
+fn give_half(work: &mut Vec<Word>, shared: &Shared) {
+    let half = work.drain(..work.len() / 2).collect();
+    let mut pool = shared.pool.lock().unwrap_or_else(|e| e.into_inner());
+    pool.packets.push(half);
+    shared.wake.notify_one();
+}
+
+/// A packet from the pool, waiting for one while other threads work;
+/// None once every thread waits with the pool empty, or the stop flag is
+/// raised.
+fn take_packet(shared: &Shared) -> Option<Vec<Word>> {
+    let mut pool = shared.pool.lock().unwrap_or_else(|e| e.into_inner());
+    pool.idle += 1;
+    shared.waiting.fetch_add(1, Ordering::Relaxed);
+    let packet = loop {
+        if let Some(p) = pool.packets.pop() {
+            break Some(p);
+        }
+        if pool.done || shared.stop.load(Ordering::Relaxed) {
+            break None;
+        }
+        if pool.idle == shared.threads {
+            pool.done = true;
+            shared.wake.notify_all();
+            break None;
+        }
+        pool = shared.wake.wait(pool).unwrap_or_else(|e| e.into_inner());
+    };
+    pool.idle -= 1;
+    shared.waiting.fetch_sub(1, Ordering::Relaxed);
+    packet
 }
 
 /// Objects whose counts fell to zero, ready to be reclaimed: the large
@@ -205,6 +347,15 @@ impl Deaths {
         }
         self.small += small.len() as u64;
         add_words_by_block(&mut self.blocks, small);
+    }
+
+    /// Take in what another thread found dead.
+    pub fn take(&mut self, other: Deaths) {
+        self.large.extend(other.large);
+        for (bd, words) in other.blocks {
+            *self.blocks.entry(bd).or_insert(0) += words;
+        }
+        self.small += other.small;
     }
 
     /// How many objects died.

@@ -60,7 +60,7 @@ use std::collections::{HashMap, HashSet};
 /// The registry entry.
 pub const ENTRY: CollectorEntry = CollectorEntry {
     name: "lxr",
-    description: "LXR-style deferred, coalescing reference counting over an Immix space (counts of bits=2|4|8 bits in side metadata, a field-logging barrier, RC pauses lowering at most decrements=N counts, default 200000; a stop-the-world backup trace for cycles; line, defrag, headroom as immix)",
+    description: "LXR-style deferred, coalescing reference counting over an Immix space (counts of bits=2|4|8 bits in side metadata, a field-logging barrier, RC pauses lowering at most decrements=N counts, default 200000; dthreads=N threads lowering counts beside the mutators, default 1; a stop-the-world backup trace for cycles; line, defrag, headroom as immix)",
     flags: "-G2",
     make: |mut params, flags| {
         if flags.generations != 2 {
@@ -75,12 +75,13 @@ pub const ENTRY: CollectorEntry = CollectorEntry {
         };
         let decrements = counts(params.take("decrements"), "decrements")?.unwrap_or(DECREMENTS_PER_PAUSE);
         let batch = counts(params.take("batch"), "batch")?.unwrap_or(DECREMENTS_PER_LOOK);
+        let dthreads = decrement_threads(params.take("dthreads"))?;
         let age = params.take_switch("age", true, "survivors of a pause are old at once", "they stay young until the next")?;
         let concurrent = params.take_switch("concurrent", true, "decrements in the pauses", "decrements on a thread beside the mutators")?;
         let help = params.take_switch("help", false, "the thread alone lowers counts", "a pause lowers some when the thread fell behind")?;
-        let immix = Immix::from_params(params, flags, "lxr", &["bits", "decrements", "batch", "age", "concurrent", "help"])?;
+        let immix = Immix::from_params(params, flags, "lxr", &["bits", "decrements", "batch", "dthreads", "age", "concurrent", "help"])?;
         let lose_increments = std::env::var("GCLAB_LXR_FAULT").is_ok_and(|v| v == "lose-increments");
-        let decrements = Decrements { concurrent, per_pause: decrements, help, behind: false, waiting: Vec::new(), thread: DecrementThread::new(batch), handed: None, unreported: None };
+        let decrements = Decrements { concurrent, per_pause: decrements, help, behind: false, waiting: Vec::new(), thread: DecrementThread::new(batch, dthreads), handed: None, unreported: None };
         Ok(Box::new(Lxr { immix, tables: SideTables::with_counts(bits), roots: Vec::new(), decrements, stacks: HashMap::new(), large: LargeCounts::default(), lines: LazyLines::default(), underflows: 0, events: Vec::new(), age, lose_increments }))
     },
 };
@@ -416,7 +417,7 @@ impl Lxr {
         let in_pause = !self.decrements.concurrent || std::mem::take(&mut self.decrements.behind);
         outcome.region = Some(if in_pause {
             // SAFETY: every value of `work` was counted (See Note [An RC pause]).
-            let dead = unsafe { decrement(layout, &mut work, self.decrements.per_pause, &mut self.stacks, &mut tally) };
+            let dead = unsafe { decrement(layout, &mut work, self.decrements.per_pause, &mut |v| self.stacks.remove(&v), &mut tally) };
             let mut deaths = Deaths::default();
             // SAFETY: the dead are nobody's; marking by counts is over.
             unsafe { deaths.add(&dead, layout) };
@@ -659,6 +660,13 @@ unsafe fn still_inside(layout: Layout, obj: *mut Word, slot: *mut Word) -> bool 
 }
 
 /// A parameter that counts decrements: a number above 0, if given.
+/// `dthreads=N`: how many threads lower the counts beside the mutators
+/// (See Note [Decrements on several threads] in `decrement_thread`).
+fn decrement_threads(value: Option<String>) -> Result<usize, String> {
+    let Some(v) = value else { return Ok(1) };
+    v.parse::<usize>().ok().filter(|n| (1..=256).contains(n)).ok_or(format!("dthreads must be a number of decrement threads from 1 to 256, not `{v}'"))
+}
+
 fn counts(value: Option<String>, key: &str) -> Result<Option<u64>, String> {
     value.map(|v| v.parse::<u64>().ok().filter(|&n| n > 0).ok_or(format!("{key} must be a number of counts above 0, not `{v}'"))).transpose()
 }

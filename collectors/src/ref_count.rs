@@ -261,14 +261,15 @@ pub unsafe fn counted_value(v: Word, tally: &mut Tally) -> Word {
 /// `work` waits for a later pause (See Note [Decrements wait]); so only
 /// counted values join it: a dead object's field may hold a young object,
 /// which the minor GC moves before a later pause would look at it. A dead
-/// evaluation stack leaves `stacks`, and its kept slots (See Note [Stacks
-/// are counted by difference]) join the work.
+/// evaluation stack's kept slots (See Note [Stacks are counted by
+/// difference]), which `dead_stack` takes out of the stacks kept, join
+/// the work.
 ///
 /// # Safety
 /// The GC holds the heap; `work` holds object addresses (or 0) whose
 /// counts include them.
 // SAFETY: the caller's contract.
-pub unsafe fn decrement(layout: Layout, work: &mut Vec<Word>, budget: u64, stacks: &mut HashMap<usize, Vec<Word>>, tally: &mut Tally) -> Vec<*mut Word> {
+pub unsafe fn decrement(layout: Layout, work: &mut Vec<Word>, budget: u64, dead_stack: &mut dyn FnMut(usize) -> Option<Vec<Word>>, tally: &mut Tally) -> Vec<*mut Word> {
     let mut dead = Vec::new();
     let stop = tally.decrements + budget;
     while tally.decrements < stop {
@@ -276,24 +277,28 @@ pub unsafe fn decrement(layout: Layout, work: &mut Vec<Word>, budget: u64, stack
         // SAFETY: the caller's contract.
         let Some(t) = (unsafe { counted(v) }) else { continue };
         let p = v as *mut Word;
-        match t.count(p) {
-            c if c == t.stuck() => continue,
-            0 => {
+        // One atomic step, so that of several threads lowering the same
+        // count exactly one finds it dead (See Note [Decrements on several
+        // threads] in `decrement_thread`).
+        match t.decrement(p) {
+            Err(0) => {
                 tally.underflows += 1;
                 continue;
             }
-            _ => {}
-        }
-        tally.decrements += 1;
-        if t.decrement(p) > 0 {
-            continue;
+            Err(_stuck) => continue,
+            Ok(after) => {
+                tally.decrements += 1;
+                if after > 0 {
+                    continue;
+                }
+            }
         }
         dead.push(p);
         // SAFETY: `p` was live until now; its fields hold objects.
         let (slots, n) = unsafe { counted_fields(layout, p) };
         if n == 0 {
             // An evaluation stack has no counted fields: test only then.
-            if let Some(kept) = stacks.remove(&v) {
+            if let Some(kept) = dead_stack(v) {
                 // Kept slots hold 0 for what they did not count.
                 work.extend(kept.into_iter().filter(|&w| w != 0));
             }

@@ -111,17 +111,19 @@ impl SideTable {
     }
 
     /// Take one from the count of the word at `addr`, unless it is stuck
-    /// or zero; returns the count after.
+    /// or zero: `Ok` with the count after, or `Err` with the count (stuck
+    /// or zero) left as it was. Of several threads lowering one count,
+    /// exactly one sees `Ok(0)`.
     #[inline(always)]
-    pub fn decrement(&self, addr: *const Word) -> u8 {
+    pub fn decrement(&self, addr: *const Word) -> Result<u8, u8> {
         let (word, shift) = self.count_slot(addr);
         let max = self.stuck() as u64;
         match word.fetch_update(Ordering::Relaxed, Ordering::Relaxed, |v| {
             let c = (v >> shift) & max;
             (c != max && c != 0).then(|| v - (1 << shift))
         }) {
-            Ok(old) => ((old >> shift) & max) as u8 - 1,
-            Err(v) => ((v >> shift) & max) as u8,
+            Ok(old) => Ok(((old >> shift) & max) as u8 - 1),
+            Err(v) => Err(((v >> shift) & max) as u8),
         }
     }
 
@@ -356,13 +358,13 @@ mod tests {
                 assert_eq!(t.increment(word(7)), i);
             }
             assert_eq!(t.increment(word(7)), max, "{bits} bits: stuck");
-            assert_eq!(t.decrement(word(7)), max, "{bits} bits: a stuck count does not fall");
+            assert_eq!(t.decrement(word(7)), Err(max), "{bits} bits: a stuck count does not fall");
             assert_eq!((t.count(word(6)), t.count(word(8))), (0, 0), "{bits} bits: neighbours untouched");
             // A backup trace unsticks it (one bit has no count below stuck).
             t.set_count(word(7), max - 1);
-            assert_eq!(t.decrement(word(7)), max.saturating_sub(2));
+            assert_eq!(t.decrement(word(7)), if max > 1 { Ok(max - 2) } else { Err(0) });
             t.set_count(word(7), 0);
-            assert_eq!(t.decrement(word(7)), 0, "{bits} bits: zero does not fall");
+            assert_eq!(t.decrement(word(7)), Err(0), "{bits} bits: zero does not fall");
             assert_eq!(t.increment(word(BLOCK_WORDS - 1)), 1, "{bits} bits: the last word has a count");
         }
     }
