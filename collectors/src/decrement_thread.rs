@@ -116,8 +116,9 @@ pub struct Lowered {
 //   joined; the pause reclaims them as it did one thread's.
 //
 // Work is shared in packets: the initial work is dealt out in equal
-// parts, and a thread whose own work has grown past two batches while
-// another thread waits gives half of it to a shared pool. A thread that
+// parts, and a thread that finds another waiting, when it looks at the
+// stop flag, gives half of its work to a shared pool (if it has at
+// least `MIN_SHARED_WORK` values). A thread that
 // runs out takes a packet from the pool, or waits; when every thread
 // waits and the pool is empty, the work is done. The stop flag of the
 // next pause ends every thread at its next check; what each had left,
@@ -256,7 +257,7 @@ unsafe fn lower(layout: Layout, mut work: Vec<Word>, batch: u64, shared: &Shared
             let dead = unsafe { decrement(layout, &mut work, batch, &mut dead_stack, &mut tally) };
             // SAFETY: as above: the dead are this thread's alone.
             unsafe { deaths.add(&dead, layout) };
-            if work.len() as u64 >= 2 * batch && shared.waiting.load(Ordering::Relaxed) > 0 {
+            if work.len() >= MIN_SHARED_WORK && shared.waiting.load(Ordering::Relaxed) > 0 {
                 give_half(&mut work, shared);
             }
         }
@@ -271,6 +272,12 @@ unsafe fn lower(layout: Layout, mut work: Vec<Word>, batch: u64, shared: &Shared
     let phase = ConcurrentPhase { cpu: thread_cpu_seconds() - cpu, elapsed: started.elapsed().as_secs_f64() };
     Lowered { deaths, stacks: HashMap::new(), tally, left: work, phase }
 }
+
+/// A thread with at least this much work hands half of it to one that
+/// waits: the work is a depth-first stack, so a dying tree of any size
+/// leaves only about two values a level on it, and its older half holds
+/// the biggest subtrees (binary-trees 20's: never 2 batches long).
+const MIN_SHARED_WORK: usize = 16;
 
 /// Hand the older half of `work` to the pool, for a waiting thread.
 fn give_half(work: &mut Vec<Word>, shared: &Shared) {
