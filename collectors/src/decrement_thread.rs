@@ -118,11 +118,17 @@ pub struct Lowered {
 // Work is shared in packets: the initial work is dealt out in equal
 // parts, and a thread that finds another waiting, when it looks at the
 // stop flag, gives half of its work to a shared pool (if it has at
-// least `MIN_SHARED_WORK` values). A thread that
-// runs out takes a packet from the pool, or waits; when every thread
-// waits and the pool is empty, the work is done. The stop flag of the
-// next pause ends every thread at its next check; what each had left,
-// and what the pool held, wait for the next threads.
+// least `MIN_SHARED_WORK` values). A thread that runs out takes a packet
+// from the pool, or waits; when every thread waits and the pool is
+// empty, the work is done. The stop flag of the next pause ends every
+// thread at its next check; what each had left, and what the pool held,
+// wait for the next threads.
+//
+// The threads are started anew when each pause ends, as the one thread
+// was: N thread starts a pause. On sixteen cores two threads gave
+// binary-trees 20 its best total and more gave less (docs/lxr.md); a
+// pool of threads kept from pause to pause is the first thing to try
+// there.
 
 /// The decrement threads of an `lxr` collector, if they are running.
 #[derive(Debug)]
