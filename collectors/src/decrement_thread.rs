@@ -124,22 +124,24 @@ pub struct Lowered {
 // thread at its next check; what each had left, and what the pool held,
 // wait for the next threads.
 //
-// The threads are started anew when each pause ends, as the one thread
-// was: N thread starts a pause. On sixteen cores two threads gave
-// binary-trees 20 its best total and more gave less (docs/lxr.md); a
-// pool of threads kept from pause to pause is the first thing to try
-// there.
+// The threads are started once, at the first pause that hands work on,
+// and kept for the collector's life: each pause's end hands them a
+// round of work (a lock and a wake-up), and the next pause's start
+// collects what each did. Started anew at every pause, as the one thread
+// was, N threads cost N thread starts a pause: on sixteen cores (about
+// 7,000 pauses on binary-trees 20) more than two threads then made the
+// run slower again (docs/lxr.md).
 
-/// The decrement threads of an `lxr` collector, if they are running.
+/// The decrement threads of an `lxr` collector, kept from pause to pause
+/// once the first round starts them.
 #[derive(Debug)]
 pub struct DecrementThread {
-    threads: Vec<JoinHandle<Lowered>>,
+    threads: Vec<JoinHandle<()>>,
     shared: Arc<Shared>,
     /// How many counts a thread lowers between two looks at `stop`.
     batch: u64,
-    /// How many threads lower the counts (See Note [Decrements on
-    /// several threads]).
-    count: usize,
+    /// A round was handed out and not yet joined.
+    running: bool,
 }
 
 /// What the decrement threads share.
@@ -147,23 +149,38 @@ pub struct DecrementThread {
 struct Shared {
     /// How many threads lower the counts.
     threads: usize,
+    /// The round under way is to end (the next pause has come).
     stop: AtomicBool,
     /// Threads waiting for work, for a thread with much to hand some out.
     waiting: AtomicUsize,
     pool: Mutex<Pool>,
+    /// Wakes the threads: a round handed out, a packet, the end.
     wake: Condvar,
+    /// Wakes the joining pause: a thread finished its round.
+    finished: Condvar,
     /// The evaluation stacks of the space and their kept slots.
     stacks: Mutex<HashMap<usize, Vec<Word>>>,
 }
 
-/// Packets of work handed between the threads.
+/// A round's work and results, and the packets handed between threads.
 #[derive(Debug, Default)]
 struct Pool {
+    /// Counts the rounds handed out; a thread waits for the next one.
+    round: u64,
+    /// The round's object layout, when it was handed out, and each
+    /// thread's part of its work.
+    layout: Option<Layout>,
+    started: Option<std::time::Instant>,
+    parts: Vec<Vec<Word>>,
     packets: Vec<Vec<Word>>,
     /// Threads with no work, waiting for a packet.
     idle: usize,
     /// All threads were idle with no packet left: the work is done.
     done: bool,
+    /// What the threads that finished the round did.
+    results: Vec<Lowered>,
+    /// The collector is going: the threads end.
+    quit: bool,
 }
 
 impl DecrementThread {
@@ -171,7 +188,7 @@ impl DecrementThread {
     /// at its stop flag every `batch` decrements.
     pub fn new(batch: u64, count: usize) -> DecrementThread {
         assert!(count > 0, "at least one decrement thread");
-        DecrementThread { threads: Vec::new(), shared: Arc::new(Shared::default()), batch, count }
+        DecrementThread { threads: Vec::new(), shared: Arc::new(Shared { threads: count, ..Shared::default() }), batch, running: false }
     }
 
     /// Start lowering `work` (values whose counts include them) beside the
@@ -185,34 +202,53 @@ impl DecrementThread {
     /// objects whose counts fall to zero.
     // SAFETY: the caller's contract.
     pub unsafe fn start(&mut self, layout: Layout, work: Vec<Word>, stacks: HashMap<usize, Vec<Word>>) {
-        assert!(self.threads.is_empty(), "one set of decrement threads at a time");
-        self.shared = Arc::new(Shared { threads: self.count, stacks: Mutex::new(stacks), ..Shared::default() });
-        let started = std::time::Instant::now();
-        let share = work.len().div_ceil(self.count).max(1);
+        assert!(!self.running, "one round of decrements at a time");
+        if self.threads.is_empty() {
+            self.spawn();
+        }
+        let n = self.shared.threads;
+        *self.shared.stacks.lock().unwrap_or_else(|e| e.into_inner()) = stacks;
+        self.shared.stop.store(false, Ordering::Relaxed);
+        let share = work.len().div_ceil(n).max(1);
         let mut parts: Vec<Vec<Word>> = work.chunks(share).map(<[Word]>::to_vec).collect();
-        parts.resize(self.count, Vec::new());
-        for (k, part) in parts.into_iter().enumerate() {
+        parts.resize(n, Vec::new());
+        let mut pool = self.shared.pool.lock().unwrap_or_else(|e| e.into_inner());
+        pool.round += 1;
+        (pool.layout, pool.started, pool.parts, pool.done) = (Some(layout), Some(std::time::Instant::now()), parts, false);
+        self.shared.wake.notify_all();
+        self.running = true;
+    }
+
+    /// Start the threads, which wait for rounds.
+    fn spawn(&mut self) {
+        for k in 0..self.shared.threads {
             let (shared, batch) = (Arc::clone(&self.shared), self.batch);
             let thread = std::thread::Builder::new()
                 .name(format!("gclab-decrements-{k}"))
-                // SAFETY: the caller's contract, shared by every thread (See
-                // Note [Decrements on several threads]).
-                .spawn(move || unsafe { lower(layout, part, batch, &shared, started) })
+                // SAFETY: each round is handed out by `start`, under its
+                // caller's contract (See Note [Decrements on several
+                // threads]).
+                .spawn(move || unsafe { serve(batch, &shared) })
                 .expect("start a decrement thread");
             self.threads.push(thread);
         }
     }
 
-    /// Stop the threads, if they run, and take what they did and what
-    /// they left.
+    /// Stop the round, if one runs, and take what the threads did and
+    /// what they left.
     pub fn join(&mut self) -> Option<Lowered> {
-        if self.threads.is_empty() {
+        if !self.running {
             return None;
         }
-        self.stop();
+        self.running = false;
+        self.shared.stop.store(true, Ordering::Relaxed);
+        let mut pool = self.shared.pool.lock().unwrap_or_else(|e| e.into_inner());
+        self.shared.wake.notify_all();
+        while pool.results.len() < self.shared.threads {
+            pool = self.shared.finished.wait(pool).unwrap_or_else(|e| e.into_inner());
+        }
         let mut all = Lowered::default();
-        for thread in self.threads.drain(..) {
-            let one = thread.join().unwrap_or_else(|e| std::panic::resume_unwind(e));
+        for one in pool.results.drain(..) {
             all.deaths.take(one.deaths);
             all.tally.add(one.tally);
             all.left.extend(one.left);
@@ -220,17 +256,10 @@ impl DecrementThread {
             all.phase.cpu += one.phase.cpu;
             all.phase.elapsed = all.phase.elapsed.max(one.phase.elapsed);
         }
-        let pool = std::mem::take(&mut *self.shared.pool.lock().unwrap_or_else(|e| e.into_inner()));
-        all.left.extend(pool.packets.into_iter().flatten());
+        all.left.extend(pool.packets.drain(..).flatten());
+        drop(pool);
         all.stacks = std::mem::take(&mut *self.shared.stacks.lock().unwrap_or_else(|e| e.into_inner()));
         Some(all)
-    }
-
-    /// Raise the stop flag and wake the threads that wait for work.
-    fn stop(&self) {
-        self.shared.stop.store(true, Ordering::Relaxed);
-        let _pool = self.shared.pool.lock().unwrap_or_else(|e| e.into_inner());
-        self.shared.wake.notify_all();
     }
 }
 
@@ -238,10 +267,41 @@ impl Drop for DecrementThread {
     fn drop(&mut self) {
         // The heap outlives the collector (the runtime drops the collector
         // first), so the threads must be done before the collector goes.
-        self.stop();
+        self.join();
+        self.shared.pool.lock().unwrap_or_else(|e| e.into_inner()).quit = true;
+        self.shared.wake.notify_all();
         for thread in self.threads.drain(..) {
             let _ = thread.join();
         }
+    }
+}
+
+/// A decrement thread's life: wait for a round, lower its part, hand in
+/// what it did; until the collector goes.
+///
+/// # Safety
+/// Each round is handed out under `DecrementThread::start`'s contract.
+// SAFETY: the caller's contract.
+unsafe fn serve(batch: u64, shared: &Shared) {
+    let mut seen = 0;
+    loop {
+        let (layout, part, started) = {
+            let mut pool = shared.pool.lock().unwrap_or_else(|e| e.into_inner());
+            while pool.round == seen && !pool.quit {
+                pool = shared.wake.wait(pool).unwrap_or_else(|e| e.into_inner());
+            }
+            if pool.quit {
+                return;
+            }
+            seen = pool.round;
+            let part = pool.parts.pop().unwrap_or_default();
+            (pool.layout.expect("a round has a layout"), part, pool.started.expect("a round has a start"))
+        };
+        // SAFETY: the round's contract.
+        let one = unsafe { lower(layout, part, batch, shared, started) };
+        let mut pool = shared.pool.lock().unwrap_or_else(|e| e.into_inner());
+        pool.results.push(one);
+        shared.finished.notify_one();
     }
 }
 
