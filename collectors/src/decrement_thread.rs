@@ -128,9 +128,10 @@ pub struct Lowered {
 // and kept for the collector's life: each pause's end hands them a
 // round of work (a lock and a wake-up), and the next pause's start
 // collects what each did. Started anew at every pause, as the one thread
-// was, N threads cost N thread starts a pause: on sixteen cores (about
-// 7,000 pauses on binary-trees 20) more than two threads then made the
-// run slower again (docs/lxr.md).
+// was, N threads would cost N thread starts a pause, and binary-trees 20
+// has about 7,000 pauses. (Measured on sixteen cores both ways, in
+// docs/lxr.md: the decrements' elapsed time falls with more threads
+// either way; whether the totals do is within those runs' noise.)
 
 /// The decrement threads of an `lxr` collector, kept from pause to pause
 /// once the first round starts them.
