@@ -155,7 +155,11 @@ struct Shared {
     /// Threads waiting for work, for a thread with much to hand some out.
     waiting: AtomicUsize,
     pool: Mutex<Pool>,
-    /// Wakes the threads: a round handed out, a packet, the end.
+    /// Wakes the threads that wait for a round: one handed out, or the
+    /// collector's end.
+    round_start: Condvar,
+    /// Wakes the threads that wait for a packet: one handed over, the
+    /// work done, or the round stopped.
     wake: Condvar,
     /// Wakes the joining pause: a thread finished its round.
     finished: Condvar,
@@ -216,7 +220,7 @@ impl DecrementThread {
         let mut pool = self.shared.pool.lock().unwrap_or_else(|e| e.into_inner());
         pool.round += 1;
         (pool.layout, pool.started, pool.parts, pool.done) = (Some(layout), Some(std::time::Instant::now()), parts, false);
-        self.shared.wake.notify_all();
+        self.shared.round_start.notify_all();
         self.running = true;
     }
 
@@ -270,7 +274,7 @@ impl Drop for DecrementThread {
         // first), so the threads must be done before the collector goes.
         self.join();
         self.shared.pool.lock().unwrap_or_else(|e| e.into_inner()).quit = true;
-        self.shared.wake.notify_all();
+        self.shared.round_start.notify_all();
         for thread in self.threads.drain(..) {
             let _ = thread.join();
         }
@@ -289,7 +293,7 @@ unsafe fn serve(batch: u64, shared: &Shared) {
         let (layout, part, started) = {
             let mut pool = shared.pool.lock().unwrap_or_else(|e| e.into_inner());
             while pool.round == seen && !pool.quit {
-                pool = shared.wake.wait(pool).unwrap_or_else(|e| e.into_inner());
+                pool = shared.round_start.wait(pool).unwrap_or_else(|e| e.into_inner());
             }
             if pool.quit {
                 return;
