@@ -349,6 +349,33 @@ mod tests {
     }
 
     #[test]
+    fn of_threads_lowering_one_count_exactly_one_takes_it_to_zero() {
+        // Each of 8 threads lowers the count of word 9 once, from 8, and a
+        // neighbour's once, from 15 (stuck at 4 bits): exactly one thread
+        // sees the count reach zero, and the stuck count never falls.
+        // lxr's decrement threads rely on it (See Note [Decrements on
+        // several threads] in the collectors' `decrement_thread`).
+        let t = SideTable::new(4);
+        for round in 0..200 {
+            t.set_count(word(9), 8);
+            t.set_count(word(10), 15);
+            let zeros = std::sync::atomic::AtomicUsize::new(0);
+            std::thread::scope(|s| {
+                for _ in 0..8 {
+                    s.spawn(|| {
+                        if t.decrement(word(9)) == Ok(0) {
+                            zeros.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                        }
+                        assert_eq!(t.decrement(word(10)), Err(15), "a stuck count does not fall");
+                    });
+                }
+            });
+            assert_eq!(zeros.into_inner(), 1, "round {round}: one thread takes the count to zero");
+            assert_eq!(t.decrement(word(9)), Err(0), "round {round}: eight lowerings of eight leave zero");
+        }
+    }
+
+    #[test]
     fn counts_saturate_stick_and_keep_to_their_word() {
         for bits in [1u32, 2, 4, 8] {
             let t = SideTable::new(bits);
