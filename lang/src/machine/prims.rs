@@ -2,7 +2,7 @@
 //! from their slots and leaves its result in the return register (or
 //! enters a value it picked out, such as a field or an array element).
 
-use super::tables::{is_char, Kind, INTLIKE, NUM_BASE, PAP_BASE, SMALL_INT_MAX, SMALL_INT_MIN};
+use super::tables::{is_char, Kind, INT_INFO, NUM_BASE, PAP_BASE};
 use super::{Machine, Next, Res, Stop, RET};
 use crate::desugar::builtin;
 use crate::prim::num::{self, Num, NumError};
@@ -383,8 +383,7 @@ impl Machine<'_, '_> {
     /// index): a static one when small, as GHC's INTLIKE closures, so
     /// that derived instances do not allocate for their bookkeeping.
     fn ret_small(&mut self, v: i64) -> Res<Next> {
-        if (SMALL_INT_MIN..=SMALL_INT_MAX).contains(&v) {
-            let obj = &INTLIKE[(v - SMALL_INT_MIN) as usize];
+        if let Some(obj) = INT_INFO.shared_box(v as usize) {
             self.f.set_static(RET, obj);
             return Ok(Next::Return);
         }

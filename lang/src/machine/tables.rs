@@ -36,7 +36,7 @@ const BASE: &str = "GHC.Types";
 // small results of its own (`ret_small`).
 static INTLIKE_TABLES: [InfoTable; SMALL_INTS] = InfoTable::static_range("I#", "Int", BASE, T_SMALL_INT);
 /// The static small `Int`s, from `SMALL_INT_MIN`.
-pub static INTLIKE: [StaticObject; SMALL_INTS] = StaticObject::each(&INTLIKE_TABLES);
+static INTLIKE: [StaticObject; SMALL_INTS] = StaticObject::each(&INTLIKE_TABLES);
 static INTLIKE_SHARED: SharedBoxes = SharedBoxes::new(SMALL_INT_MIN, &INTLIKE);
 static CHARLIKE_TABLES: [InfoTable; SMALL_CHARS] = InfoTable::static_range("C#", "Char", BASE, T_SMALL_CHAR);
 static CHARLIKE: [StaticObject; SMALL_CHARS] = StaticObject::each(&CHARLIKE_TABLES);
@@ -79,26 +79,24 @@ pub struct Tables {
     pub compare_globals: [u32; 5],
 }
 
+/// Is `info` the `k`th of the `count` static tables tagged from
+/// `first_tag` (`InfoTable::static_range`)? `k` if so.
+#[inline]
+fn static_index(info: &InfoTable, first_tag: u32, count: usize) -> Option<u32> {
+    let t = info.tag();
+    (info.closure_type == ClosureType::ConstrStatic && (first_tag..first_tag + count as u32).contains(&t)).then(|| t - first_tag)
+}
+
 /// Is `info` one of the static small `Int`s? Its value if so.
 #[inline]
 pub fn static_int(info: &InfoTable) -> Option<i64> {
-    let t = info.tag();
-    if info.closure_type == ClosureType::ConstrStatic && (T_SMALL_INT..T_SMALL_INT + SMALL_INTS as u32).contains(&t) {
-        Some(i64::from(t - T_SMALL_INT) + SMALL_INT_MIN)
-    } else {
-        None
-    }
+    static_index(info, T_SMALL_INT, SMALL_INTS).map(|k| i64::from(k) + SMALL_INT_MIN)
 }
 
 /// Is `info` one of the static small `Char`s? Its code point if so.
 #[inline]
 pub fn static_char(info: &InfoTable) -> Option<u32> {
-    let t = info.tag();
-    if info.closure_type == ClosureType::ConstrStatic && (T_SMALL_CHAR..T_SMALL_CHAR + SMALL_CHARS as u32).contains(&t) {
-        Some(t - T_SMALL_CHAR)
-    } else {
-        None
-    }
+    static_index(info, T_SMALL_CHAR, SMALL_CHARS)
 }
 
 /// Is `info` a `Char`'s, boxed in the heap or static?
