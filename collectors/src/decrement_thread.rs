@@ -206,7 +206,7 @@ impl DecrementThread {
     /// writes counts, attaches or detaches side tables, or reads the
     /// objects whose counts fall to zero.
     // SAFETY: the caller's contract.
-    pub unsafe fn start(&mut self, layout: Layout, work: Vec<Word>, stacks: HashMap<usize, Vec<Word>>) {
+    pub unsafe fn start(&mut self, layout: Layout, mut work: Vec<Word>, stacks: HashMap<usize, Vec<Word>>) {
         assert!(!self.running, "one round of decrements at a time");
         if self.threads.is_empty() {
             self.spawn();
@@ -214,9 +214,11 @@ impl DecrementThread {
         let n = self.shared.threads;
         *self.shared.stacks.lock().unwrap_or_else(|e| e.into_inner()) = stacks;
         self.shared.stop.store(false, Ordering::Relaxed);
-        let share = work.len().div_ceil(n).max(1);
-        let mut parts: Vec<Vec<Word>> = work.chunks(share).map(<[Word]>::to_vec).collect();
-        parts.resize(n, Vec::new());
+        // The tails are split off, so that one thread takes the work as it
+        // is, with no copy.
+        let share = work.len().div_ceil(n);
+        let mut parts: Vec<Vec<Word>> = (1..n).map(|_| work.split_off(work.len().saturating_sub(share))).collect();
+        parts.push(work);
         let mut pool = self.shared.pool.lock().unwrap_or_else(|e| e.into_inner());
         pool.round += 1;
         (pool.layout, pool.started, pool.parts, pool.done) = (Some(layout), Some(std::time::Instant::now()), parts, false);
