@@ -106,9 +106,7 @@ use crate::copiers::{take_out_places, Copiers};
 use crate::copy_out::{copy_out, indirect_to_copy, point_weaks_at_copies, CopyBarrier};
 use crate::concurrent_mark::{MarkQueue, Marker};
 use crate::immix::{major, parse_percent, Immix};
-use crate::line_space::LineSpace;
 use crate::line_sweeper::LineSweep;
-use gclab_core::generation::Generation;
 use crate::nonmoving::{end_marking, flush_barrier_records, marking_goes_on, sweep_large_objects, snapshot_and_grey, MarkMode};
 use crate::space_trace::{trace_into, Tracing};
 use gclab_core::barrier::{set_extension, BarrierExtension};
@@ -364,7 +362,7 @@ impl ConcurrentCopying {
         // SAFETY: the runtime gives the collector the heap exclusively,
         // and no marking runs.
         let (done, grey, snapshot) = unsafe { snapshot_and_grey(space, ctx, workers) };
-        count_kept_placements(space, &mut ctx.heap.gens[oldest]);
+        space.count_kept_placements(&mut ctx.heap.gens[oldest]);
         let queue = MarkQueue::new(snapshot, layout);
         queue.push_marked(grey);
         self.events.push(CollectorEvent::MarkBegin);
@@ -388,7 +386,7 @@ impl ConcurrentCopying {
         // marker beside it reads only the snapshot (See Note [The marker
         // runs through young GCs] in `concurrent_mark`).
         let (done, _) = unsafe { trace_into(space, how, ctx, workers) };
-        count_kept_placements(space, &mut ctx.heap.gens[oldest]);
+        space.count_kept_placements(&mut ctx.heap.gens[oldest]);
         GcOutcome { in_place: true, ..done }
     }
 
@@ -672,14 +670,6 @@ impl ConcurrentCopying {
             unsafe { self.settle(&cycle.copiers, ctx) };
         }
     }
-}
-
-/// Count what a GC during a marking placed in the snapshot's holes into
-/// the old generation, `old` (See `LineSpace::take_kept_placements`).
-fn count_kept_placements(space: &LineSpace, old: &mut Generation) {
-    let (words, taken) = space.take_kept_placements();
-    old.n_words += words;
-    old.n_free_words -= taken;
 }
 
 /// `threads=N`: copier threads per cycle, 1 to 64.

@@ -137,6 +137,20 @@ const CHECK_EVERY: usize = 256;
 // runs, 2-core machine); at 256 it reads 6.1 against 5.6, within the
 // runs' spread (See Note [A thread parks only when it runs] in `parking`).
 
+// Note [Objects that die under the marker]
+// ----------------------------------------
+// `lxr` frees objects by their counts while its backup trace marks
+// (See Note [A concurrent backup trace] in `lxr::concurrent_trace`): an
+// object of the snapshot whose count falls to zero is zeroed where it
+// lies, by a decrement thread beside the marker, one atomic store a word.
+// Its words are not reused while the marking runs (the snapshot's blocks
+// are judged again only at its end), so the marker may read a header of
+// zero, or fields of zero, and nothing else it did not expect: a zero
+// header is no object (not marked, not scanned), a zero field no
+// pointer. The object was garbage, so whether it gets marked before it
+// is zeroed changes nothing. `nonmoving` and `concurrent-copying` never
+// free a snapshot object while they mark.
+
 /// A large object the marker is part-way through: its next field.
 struct Partial {
     object: *mut Word,
@@ -259,7 +273,12 @@ impl MarkQueue {
         if v == 0 || !self.megablocks.holds(v) || BlockDesc::load_flags(BlockDesc::of(p)) & BF_MARK_IN_PLACE == 0 || self.marks.is_marked(p) {
             return;
         }
-        let size = self.layout.size_of(p, info_of_header(load_header(p)));
+        // See Note [Objects that die under the marker].
+        let header = load_header(p);
+        if header == 0 {
+            return;
+        }
+        let size = self.layout.size_of(p, info_of_header(header));
         if self.marks.mark_by_marker(p, size) {
             self.marked_words.fetch_add(size, Ordering::Relaxed);
             self.marked_objects.fetch_add(1, Ordering::Relaxed);
@@ -284,7 +303,13 @@ impl MarkQueue {
     /// As for `scan`.
     // SAFETY: the caller's contract.
     unsafe fn scan_fields(&self, p: *mut Word, from: usize, most: usize, stack: &mut Vec<*mut Word>) -> (usize, Option<usize>) {
-        let info = info_of_header(load_header(p));
+        let header = load_header(p);
+        if header == 0 {
+            // Zeroed since it was marked: See Note [Objects that die under
+            // the marker].
+            return (0, None);
+        }
+        let info = info_of_header(header);
         let (slots, n) = self.layout.pointer_slots(p, info);
         // A stack's live slots may have shrunk since the last piece.
         let from = from.min(n);

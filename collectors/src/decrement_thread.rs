@@ -421,8 +421,9 @@ impl Deaths {
             }
             // SAFETY: the caller's contract.
             let size = unsafe { layout.size_of(p, info_of_header(load_header(p))) };
-            // SAFETY: as above: the object's words are nobody's now.
-            unsafe { std::ptr::write_bytes(p, 0, size) };
+            // SAFETY: as above: the object's words are nobody's now but a
+            // backup trace's marker's, which reads them atomically.
+            unsafe { zero_under_marker(p, size) };
             small.push((p, size));
         }
         self.small += small.len() as u64;
@@ -441,5 +442,19 @@ impl Deaths {
     /// How many objects died.
     pub fn objects(&self) -> u64 {
         self.small + self.large.len() as u64
+    }
+}
+
+/// Zero the `size` words of the dead object at `p`, its header first, one
+/// atomic store a word: a concurrent backup trace's marker may be reading
+/// it (See Note [Objects that die under the marker] in `concurrent_mark`).
+///
+/// # Safety
+/// The object is dead: nothing but a marker reads it, and nothing writes it.
+// SAFETY: the caller's contract; each word is an aligned word of the object.
+pub unsafe fn zero_under_marker(p: *mut Word, size: usize) {
+    for i in 0..size {
+        // SAFETY: the caller's contract.
+        unsafe { AtomicUsize::from_ptr(p.add(i)).store(0, Ordering::Relaxed) };
     }
 }

@@ -101,6 +101,23 @@ impl Immix {
         self.defrag = if on { DefragMode::Auto } else { DefragMode::Never };
     }
 
+    /// A GC of the young generations `0..=n`, whose survivors promoted into
+    /// blocks of the space that a marker's snapshot holds are marked in
+    /// `black` as they are placed (`lxr`'s RC pauses while its backup trace
+    /// marks; `None`: no marking runs).
+    pub(crate) fn collect_young(&mut self, n: usize, ctx: &mut GcContext<'_>, black: Option<&MarkBitmap>) -> GcOutcome {
+        let oldest = ctx.heap.oldest();
+        let workers = self.pool.for_collection(ctx.flags, n, ctx.help);
+        let space = self.old.get_or_insert_with(|| LineSpace::new(oldest, self.geometry));
+        let how = Tracing { n, marks: None, black, defer: false, sticky: false };
+        // SAFETY: the runtime gives the collector the heap exclusively
+        // (core's Note [Who touches what]); a marker beside it reads only
+        // its snapshot (See Note [The marker runs through young GCs] in
+        // `concurrent_mark`).
+        let (done, _) = unsafe { trace_into(space, how, ctx, workers) };
+        GcOutcome { in_place: true, ..done }
+    }
+
     /// Its old generation's line space (made at the first GC) and its GC
     /// threads, for a collector built on it.
     pub(crate) fn parts(&mut self, oldest: usize) -> (&LineSpace, &mut GcThreadPool) {
@@ -118,17 +135,14 @@ impl Collector for Immix {
         let oldest = ctx.heap.oldest();
         assert!(oldest > 0, "immix needs at least two generations (the registry refuses -G1)");
         let n = req.collect_gen;
+        if n < oldest {
+            return self.collect_young(n, ctx, None);
+        }
         let workers = self.pool.for_collection(ctx.flags, n, ctx.help);
         let space = self.old.get_or_insert_with(|| LineSpace::new(oldest, self.geometry));
-        if n < oldest {
-            let how = Tracing { n, marks: None, black: None, defer: false, sticky: false };
-            // SAFETY: the runtime gives the collector the heap exclusively
-            // (core's Note [Who touches what]).
-            let (done, _) = unsafe { trace_into(space, how, ctx, workers) };
-            return GcOutcome { in_place: true, ..done };
-        }
         let (mode, headroom) = defrag_for(self.defrag, self.headroom_percent, req, ctx.heap, ctx.flags);
-        // SAFETY: as above.
+        // SAFETY: the runtime gives the collector the heap exclusively
+        // (core's Note [Who touches what]).
         let first = unsafe { major(space, ctx, workers, choose_candidates(space, mode, headroom)) };
         if !req.compact_oldest || mode == DefragMode::Never {
             return first;

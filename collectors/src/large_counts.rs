@@ -208,8 +208,24 @@ impl LargeCounts {
     /// of `old`, and nothing live points at it.
     // SAFETY: the caller's contract.
     pub unsafe fn free(&mut self, dead: &[*mut Word], old: &mut Generation, tables: &mut SideTables, blocks: &mut BlockAllocator) {
+        // SAFETY: the caller's contract.
+        for bd in unsafe { self.unlist(dead, old, tables) } {
+            blocks.free_group(bd);
+        }
+    }
+
+    /// Take the large objects `dead` out of `old` and of the counts, their
+    /// tables detached, and give back their groups, still in use and
+    /// intact, for the caller to free (at once, or once a marker that may
+    /// read them has ended: See Note [A concurrent backup trace] in
+    /// `lxr::concurrent_trace`).
+    ///
+    /// # Safety
+    /// As for `free`.
+    // SAFETY: the caller's contract.
+    pub unsafe fn unlist(&mut self, dead: &[*mut Word], old: &mut Generation, tables: &mut SideTables) -> Vec<BlockPtr> {
         if dead.is_empty() {
-            return;
+            return Vec::new();
         }
         let heads: HashSet<BlockPtr> = dead.iter().map(|&p| BlockPtr(BlockDesc::of(p))).collect();
         old.large_objects.retain(|bd| !heads.contains(bd));
@@ -224,11 +240,9 @@ impl LargeCounts {
             // SAFETY: as above.
             covered.extend(unsafe { group_blocks(bd) }.unwrap_or_else(|| vec![bd]));
         }
-        // SAFETY: the groups are in use until freed below.
+        // SAFETY: the groups are in use until the caller frees them.
         unsafe { tables.detach(&covered) };
-        for bd in heads {
-            blocks.free_group(bd);
-        }
+        heads.into_iter().collect()
     }
 
     /// The counted large objects, for the sanity checker.

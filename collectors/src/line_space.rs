@@ -228,6 +228,15 @@ impl LineSpace {
         std::mem::take(&mut *self.kept.lock())
     }
 
+    /// Count what GCs placed in blocks kept in place since the last call
+    /// into `gen`'s counts (See `take_kept_placements`): after each GC
+    /// while a marking runs.
+    pub fn count_kept_placements(&self, gen: &mut Generation) {
+        let (words, taken) = self.take_kept_placements();
+        gen.n_words += words;
+        gen.n_free_words -= taken;
+    }
+
     /// From now on, list every object the allocators place, until
     /// `take_placements`: a collector that must visit what a GC promoted
     /// into the space (`lxr` counts its fields).

@@ -39,7 +39,11 @@
 //! evacuating fragmented blocks in RC pauses (only the backup trace
 //! defragments).
 
+mod concurrent_trace;
+mod trace_in_pause;
+
 use crate::immix::Immix;
+use concurrent_trace::{in_snapshot, Marking};
 use crate::large_counts::LargeCounts;
 use crate::lazy_lines::LazyLines;
 use crate::parallel_increments::{raise_all, raise_fields, OldKind};
@@ -54,7 +58,9 @@ use gclab_core::constants::Word;
 use gclab_core::heap::Heap;
 use gclab_core::object::{info_of_header, load_header, Layout};
 use gclab_core::side_metadata::{set_bit, side_table_of, SideTables};
-use gclab_core::{Collector, CollectorEvent, GcContext, GcOutcome, GcRequest, RegionSweep};
+use gclab_core::block_alloc::BlockAllocator;
+use gclab_core::generation::Generation;
+use gclab_core::{Collector, CollectorEvent, GcContext, GcOutcome, GcReason, GcRequest, RegionSweep};
 use std::collections::{HashMap, HashSet};
 
 /// The registry entry.
@@ -79,10 +85,15 @@ pub const ENTRY: CollectorEntry = CollectorEntry {
         let age = params.take_switch("age", true, "survivors of a pause are old at once", "they stay young until the next")?;
         let concurrent = params.take_switch("concurrent", true, "decrements in the pauses", "decrements on a thread beside the mutators")?;
         let help = params.take_switch("help", false, "the thread alone lowers counts", "a pause lowers some when the thread fell behind")?;
-        let immix = Immix::from_params(params, flags, "lxr", &["bits", "decrements", "batch", "dthreads", "age", "concurrent", "help"])?;
+        let concurrent_trace = match params.take("trace").as_deref() {
+            None | Some("concurrent") => true,
+            Some("pause") => false,
+            Some(v) => return Err(format!("trace must be concurrent (a backup trace beside the mutators) or pause (in a stop-the-world GC), not `{v}'")),
+        };
+        let immix = Immix::from_params(params, flags, "lxr", &["bits", "decrements", "batch", "dthreads", "age", "concurrent", "help", "trace"])?;
         let lose_increments = std::env::var("GCLAB_LXR_FAULT").is_ok_and(|v| v == "lose-increments");
         let decrements = Decrements { concurrent, per_pause: decrements, help, behind: false, waiting: Vec::new(), thread: DecrementThread::new(batch, dthreads), handed: None, unreported: None };
-        Ok(Box::new(Lxr { immix, tables: SideTables::with_counts(bits), roots: Vec::new(), decrements, stacks: HashMap::new(), large: LargeCounts::default(), lines: LazyLines::default(), underflows: 0, events: Vec::new(), age, lose_increments }))
+        Ok(Box::new(Lxr { immix, tables: SideTables::with_counts(bits), roots: Vec::new(), decrements, stacks: HashMap::new(), large: LargeCounts::default(), lines: LazyLines::default(), underflows: 0, events: Vec::new(), synced_logs: Vec::new(), marking: None, concurrent_trace, age, lose_increments }))
     },
 };
 
@@ -120,6 +131,16 @@ pub struct Lxr {
     underflows: u64,
     /// The decrement threads' runs, for the statistics and the eventlog.
     events: Vec<CollectorEvent>,
+    /// The field logs taken at syncs and stops since the last pause, for
+    /// the next.
+    synced_logs: Vec<FieldLog>,
+    /// The backup trace running beside the mutators, if one is (See Note
+    /// [A concurrent backup trace] in `lxr::concurrent_trace`).
+    marking: Option<Marking>,
+    /// Whether a major GC the policy asks for begins a backup trace beside
+    /// the mutators (`trace=concurrent`, the default) or traces in its
+    /// pause (`trace=pause`).
+    concurrent_trace: bool,
     /// Whether the survivors of a pause stay young until the next (See
     /// Note [Survivors age once] in `rc_aging`); if not, every survivor is
     /// old at once.
@@ -237,18 +258,6 @@ unsafe impl Sync for Lxr {}
 // Treating every promoted object still at zero after the increments as
 // such a copy would also free an object whose increment was lost, which
 // the sanity checker must catch instead.
-//
-// Note [The backup trace recounts]
-// ----------------------------------------
-// LXR's backup trace marks from the roots concurrently, frees what it did
-// not reach (cycles, objects whose counts stuck) and leaves the other
-// counts be. Here the backup trace is immix's major GC, which moves
-// objects (defragmentation) and frees whole dead structures without
-// decrementing what they pointed at: the counts it leaves are stale. So
-// after it every table is attached afresh and every count rebuilt by one
-// walk of the space (each object raises what its counted fields point
-// at), and the roots are counted anew: a cost of the same order as the
-// trace itself. Stuck counts come unstuck; leaked ones are mended.
 
 impl Collector for Lxr {
     fn name(&self) -> &'static str {
@@ -256,19 +265,36 @@ impl Collector for Lxr {
     }
 
     fn collect(&mut self, req: &GcRequest, ctx: &mut GcContext<'_>) -> GcOutcome {
-        let logs: Vec<FieldLog> = ctx.caps.iter_mut().flat_map(|c| c.field_log.drain(..).collect::<Vec<_>>()).collect();
+        let mut logs = std::mem::take(&mut self.synced_logs);
+        logs.extend(ctx.caps.iter_mut().flat_map(|c| c.field_log.drain(..)));
         // SAFETY: the runtime gives the collector the heap exclusively
         // (core's Note [Who touches what]).
         unsafe { self.settle(ctx) };
         if !self.age {
             promote_at_once(ctx.heap);
         }
-        let mut outcome = if req.collect_gen == ctx.heap.oldest() {
+        let oldest = ctx.heap.oldest();
+        let major = req.collect_gen == oldest;
+        // A major GC the program asks for, or the heap's limit forces, or
+        // any under `trace=pause`, traces in its pause; one the policy asks
+        // for begins a trace beside the mutators, unless one runs (See
+        // Note [A concurrent backup trace] in `lxr::concurrent_trace`).
+        let in_pause = major && (!self.concurrent_trace || req.reason == GcReason::Explicit || req.heap_full);
+        let mut outcome = if in_pause {
+            self.drop_marking(ctx);
             // SAFETY: as above.
             unsafe { self.backup_trace(req, ctx) }
         } else {
+            let young = GcRequest { collect_gen: req.collect_gen.min(oldest - 1), ..*req };
             // SAFETY: as above.
-            unsafe { self.pause(req, ctx, &logs) }
+            let done = unsafe { self.pause(&young, ctx, &logs) };
+            if major && self.marking.is_none() {
+                // SAFETY: as above; the pause has counted the roots.
+                unsafe { self.begin_marking(ctx) };
+                GcOutcome { collected_gen: oldest, began_concurrently: true, ..done }
+            } else {
+                done
+            }
         };
         if let Some((freed, sweep)) = self.decrements.unreported.take() {
             outcome.swept_words += freed;
@@ -299,7 +325,18 @@ impl Collector for Lxr {
         std::mem::take(&mut self.events)
     }
 
+    fn sync(&mut self, ctx: &mut GcContext<'_>) {
+        let since = self.synced_logs.len();
+        self.keep_logs(ctx);
+        self.marking_sync(ctx, since);
+    }
+
+    fn beside_cpu_seconds(&self) -> f64 {
+        self.marking.as_ref().map_or(0.0, |m| m.cpu_seconds())
+    }
+
     fn world_stopped(&mut self, ctx: &mut GcContext<'_>) {
+        self.keep_logs(ctx);
         // SAFETY: the world is stopped and the collector held.
         unsafe { self.settle(ctx) };
     }
@@ -329,6 +366,12 @@ impl Collector for Lxr {
 }
 
 impl Lxr {
+    /// Keep the field logs for the next pause: the runtime empties them
+    /// after a sync or a stop between GCs, in which nothing moves.
+    fn keep_logs(&mut self, ctx: &mut GcContext<'_>) {
+        self.synced_logs.extend(ctx.caps.iter_mut().flat_map(|c| c.field_log.drain(..)));
+    }
+
     /// An RC pause (See Note [An RC pause]).
     ///
     /// # Safety
@@ -347,7 +390,16 @@ impl Lxr {
         // SAFETY: the GC holds the heap and has not begun.
         let uncounted = unsafe { young_fields(ctx.caps, oldest, layout) };
         self.immix.parts(oldest).0.record_placements();
-        let mut outcome = self.immix.collect(req, ctx);
+        let marking = self.marking.as_ref();
+        let room = marking.and_then(|m| m.make_room(ctx.flags, req.collect_gen));
+        let mut outcome = self.immix.collect_young(req.collect_gen, ctx, marking.map(|m| m.marks()));
+        drop(room);
+        if let Some(m) = marking {
+            // The snapshot values the mutators overwrote (See Note [A
+            // concurrent backup trace] in `lxr::concurrent_trace`).
+            m.grey(lowered.iter().copied());
+            self.immix.parts(oldest).0.count_kept_placements(&mut ctx.heap.gens[oldest]);
+        }
         let placed = self.immix.parts(oldest).0.take_placements();
         let lost = self.immix.parts(oldest).0.take_lost();
         let mut tally = Tally::default();
@@ -398,6 +450,9 @@ impl Lxr {
         self.lines.placed(raised.sizes);
         // SAFETY: the GC is done moving objects.
         let big_lowered = unsafe { self.large.reconcile(&cards, layout, &mut tally) };
+        if let Some(m) = &self.marking {
+            m.grey(big_lowered.iter().copied());
+        }
         // SAFETY: the GC holds the heap.
         let mut unstacked = Vec::new();
         // SAFETY: the GC holds the heap.
@@ -531,95 +586,55 @@ impl Lxr {
             tally.freed_words += unsafe { layout.size_of(p, info_of_header(load_header(p))) } as u64;
         }
         let Heap { gens, blocks, .. } = &mut *ctx.heap;
+        let gen = &mut gens[oldest];
+        let mut blocks = blocks.lock();
+        // A backup trace's marker may be reading the snapshot's: their
+        // groups wait for its end, and their blocks' lines are not reused
+        // until then (See Note [A concurrent backup trace] in
+        // `lxr::concurrent_trace`).
+        let (kept, large): (Vec<*mut Word>, Vec<*mut Word>) = large.into_iter().partition(|&p| self.marking.is_some() && in_snapshot(BlockPtr(BlockDesc::of(p))));
         // SAFETY: the caller's contract: these large objects are dead.
-        unsafe { self.large.free(&large, &mut gens[oldest], &mut self.tables, &mut blocks.lock()) };
+        unsafe {
+            self.large.free(&large, gen, &mut self.tables, &mut blocks);
+            let kept = self.large.unlist(&kept, gen, &mut self.tables);
+            self.marking.as_mut().map(|m| m.dead_large.extend(kept));
+        }
         // Each block's dead words come as one entry, so that a block judged
         // below (exactly, by its counts) has no more deaths to take off.
-        let gen = &mut gens[oldest];
         let mut judged: Vec<(BlockPtr, LiveMap)> = Vec::new();
         for (bd, words) in deaths.blocks {
             tally.freed_words += words as u64;
             gen.n_words -= words;
+            if self.marking.is_some() && in_snapshot(bd) {
+                continue;
+            }
             // SAFETY: the caller's contract: a block of the space.
             judged.extend(unsafe { self.lines.died(bd, words, gen, layout) });
         }
         let (space, _) = self.immix.parts(oldest);
         // SAFETY: the caller's contract; no allocator runs now.
         let (empty, swept) = unsafe { space.rejudge(&judged, gen) };
+        // SAFETY: as above.
+        unsafe { self.free_empty(empty, gen, &mut blocks) };
+        swept
+    }
+
+    /// Free the space's blocks `empty`, judged empty: off the generation's
+    /// list, their tables detached, given back.
+    ///
+    /// # Safety
+    /// The GC holds the heap; nothing lives in the blocks.
+    // SAFETY: the caller's contract.
+    unsafe fn free_empty(&mut self, empty: Vec<BlockPtr>, gen: &mut Generation, blocks: &mut BlockAllocator) {
         let gone: HashSet<BlockPtr> = empty.iter().copied().collect();
         gen.blocks.retain(|bd| !gone.contains(bd));
         gen.n_blocks -= gone.len();
         // SAFETY: the blocks are still in use until freed just below.
         unsafe { self.tables.detach(&gone) };
-        let mut blocks = blocks.lock();
         for bd in empty {
             self.lines.forget(bd);
             blocks.free_group(bd);
         }
-        swept
-    }
-
-    /// The backup trace: immix's major GC, then every count rebuilt (See
-    /// Note [The backup trace recounts]).
-    ///
-    /// # Safety
-    /// The GC holds the heap.
-    // SAFETY: the caller's contract.
-    unsafe fn backup_trace(&mut self, req: &GcRequest, ctx: &mut GcContext<'_>) -> GcOutcome {
-        // The tables come off before the GC frees any block they cover.
-        self.tables.release(ctx.heap);
-        self.roots.clear();
-        self.decrements.waiting.clear();
-        self.stacks.clear();
-        self.large.clear();
-        self.lines.clear();
-        let outcome = self.immix.collect(req, ctx);
-        // SAFETY: the caller's contract.
-        unsafe { self.recount(ctx) };
-        outcome
-    }
-
-    /// Attach a table to every block of the space and count every
-    /// reference from its objects' counted fields and from the roots.
-    ///
-    /// # Safety
-    /// The GC holds the heap; the space is swept (its objects and zero
-    /// words tile its blocks).
-    // SAFETY: the caller's contract.
-    unsafe fn recount(&mut self, ctx: &mut GcContext<'_>) {
-        let oldest = ctx.heap.oldest();
-        let layout = ctx.heap.layout;
-        let blocks = ctx.heap.gens[oldest].blocks.clone();
-        for &bd in &blocks {
-            // SAFETY: the caller's contract; the tables were all released.
-            unsafe { self.tables.attach(bd, true) };
-        }
-        let mut tally = Tally::default();
-        let mut weaks = Vec::new();
-        // SAFETY: the caller's contract; every table was released.
-        let adopted = unsafe { self.large.adopt(&ctx.heap.gens[oldest], &mut self.tables, layout) };
-        for &p in &adopted {
-            // SAFETY: a live large object, its group covered.
-            unsafe { self.promoted(p, layout, &mut weaks, &mut tally) };
-        }
-        for bd in blocks {
-            let mut words = 0;
-            // SAFETY: the caller's contract.
-            let d = unsafe { bd.read() };
-            let walk = |p: *mut Word| {
-                // SAFETY: `p` starts a live object of the block, which has
-                // a table; its count starts from the walk.
-                let size = unsafe { self.promoted(p, layout, &mut weaks, &mut tally) };
-                words += size;
-                Some(size)
-            };
-            // SAFETY: as above.
-            unsafe { gclab_core::block_walk::walk_block(d, d.free, walk) };
-            self.lines.recounted(bd, words);
-        }
-        // SAFETY: the caller's contract.
-        self.roots = unsafe { self.count_roots(ctx, layout, &mut Vec::new(), &mut tally) };
-        stick(&weaks);
     }
 }
 

@@ -444,9 +444,15 @@ pub(crate) unsafe fn snapshot_and_grey(space: &dyn Space, ctx: &mut GcContext<'_
 /// back `CONCURRENT_ROUNDS` times already: then the caller finishes the
 /// marking in this pause (false). `syncs` counts the marking's syncs.
 pub(crate) fn marking_goes_on(marker: &Marker, syncs: &mut usize, caps: &mut [gclab_core::capability::Capability], events: &mut Vec<CollectorEvent>) -> bool {
+    marking_goes_on_with(marker, syncs, |queue| flush_barrier_records(queue, caps, events))
+}
+
+/// `marking_goes_on` for a collector whose barrier records elsewhere:
+/// `flush` hands the marker what was recorded and says how much.
+pub(crate) fn marking_goes_on_with(marker: &Marker, syncs: &mut usize, flush: impl FnOnce(&MarkQueue) -> usize) -> bool {
     let drained = marker.queue.pause();
     *syncs += 1;
-    let recorded = flush_barrier_records(&marker.queue, caps, events);
+    let recorded = flush(&marker.queue);
     if !drained || (recorded >= FINISH_IN_PAUSE_BELOW && *syncs <= CONCURRENT_ROUNDS) {
         marker.queue.resume();
         return true;
@@ -474,7 +480,7 @@ pub(crate) fn flush_barrier_records(queue: &MarkQueue, caps: &mut [gclab_core::c
 /// Drop the old generation's mutable-list entries that the marking found
 /// dead: the sweep is about to free them. (A live entry stays: the
 /// remembered set still needs it.)
-fn forget_dead_mut_list_entries(caps: &mut [gclab_core::capability::Capability], oldest: usize, marks: &MarkBitmap) {
+pub(crate) fn forget_dead_mut_list_entries(caps: &mut [gclab_core::capability::Capability], oldest: usize, marks: &MarkBitmap) {
     for cap in caps.iter_mut() {
         // SAFETY: a mutable-list entry is an object of the old generation
         // (the barrier's invariant), read with the world stopped.
@@ -552,7 +558,7 @@ pub(crate) unsafe fn sweep_large_objects(old: &mut Generation, marks: &MarkBitma
 /// # Safety
 /// The world is stopped, the marker thread is gone and `queue` is drained.
 // SAFETY: reads and writes the weak objects and marks, under the caller's contract.
-unsafe fn judge_weaks(queue: &MarkQueue, weaks: &mut Vec<ObjPtr>, caps: &mut [gclab_core::capability::Capability], stack: &mut Vec<*mut Word>) {
+pub(crate) unsafe fn judge_weaks(queue: &MarkQueue, weaks: &mut Vec<ObjPtr>, caps: &mut [gclab_core::capability::Capability], stack: &mut Vec<*mut Word>) {
     let layout = queue.layout();
     let field = |w: ObjPtr, f: usize| -> Word { *layout.payload(w.0).add(f) };
     let key_alive = |key: Word| survives(&queue.marks, key as *const Word);

@@ -1,0 +1,379 @@
+//! `lxr`'s backup trace beside the mutators: LXR's snapshot-at-the-
+//! beginning trace of the counted space, run by a marker thread while the
+//! mutators and the RC pauses go on, and the sweep that ends it, freeing
+//! what it did not reach (cycles, objects whose counts stuck) and lowering
+//! the counts those objects held.
+//!
+//! Invariant kept while a trace runs: nothing in the snapshot's blocks is
+//! reused, so every address the marker loads names an object of the
+//! snapshot, a zeroed dead one, or something outside the snapshot that it
+//! does not follow (See Note [A concurrent backup trace]).
+//!
+//! Note [A concurrent backup trace]
+//! ----------------------------------------
+//! LXR finds what counts cannot free (garbage cycles, objects whose few
+//! bits of count stuck) with a trace that runs beside the mutators, where
+//! `trace=pause` runs `immix`'s major GC and rebuilds every count after it
+//! (See Note [The backup trace recounts] in `lxr`), a pause as long as a
+//! major GC's. Here, with `trace=concurrent` (the default):
+//!
+//! - **Begin.** A major GC the policy asks for is an RC pause, after which
+//!   every block and large object of the counted space is the snapshot
+//!   (flagged `BF_MARK_IN_PLACE` and attached to a bitmap, as
+//!   `nonmoving`'s), and the root buffer is greyed: the runtime's roots,
+//!   the young objects' references into the space (`count_young` counts
+//!   every young object's, the dead ones' too) and the evaluation stacks'
+//!   slots. The buffer already holds exactly what points into the space
+//!   from outside it, so the beginning costs no walk of the roots.
+//! - **The barrier.** The field-logging barrier is already a deletion
+//!   barrier: each field's first store per epoch logs the value the field
+//!   held when the epoch began, so the first store to a field since the
+//!   snapshot logs its snapshot value. Each RC pause greys the counted old
+//!   values of its log, and each sync greys the log's, keeping it for the
+//!   next pause to count. Stacks are not barriered: their
+//!   slots at the snapshot were greyed, and what they gain later was
+//!   reachable then or is new.
+//! - **RC pauses go on.** What a pause promotes into a snapshot block's
+//!   hole is marked as it is placed (allocated black); what it promotes
+//!   elsewhere lies outside the snapshot and is not judged. Counts still
+//!   free objects: a small one is zeroed where it lies, one atomic store a
+//!   word, which the marker tolerates (See Note [Objects that die under
+//!   the marker] in `concurrent_mark`); but no block of the snapshot is
+//!   judged again (its lines reused) and no large object of it freed
+//!   until the sweep, so the marker never reads memory given to another
+//!   object.
+//! - **End.** When the marker runs out of work it asks for a sync, which
+//!   hands it the log and lets it go on, or finishes the marking (the old
+//!   weak pointers judged as `nonmoving` judges them) and sweeps. The
+//!   sweep visits only the unmarked runs of each snapshot block (the
+//!   bitmap skips the marked ones): each object in them is garbage; it
+//!   lowers the counts of what its counted fields point at that survives
+//!   (outside the snapshot, or marked: a lowering that takes one to zero
+//!   frees it as any other), takes its count to zero and is zeroed. Then
+//!   every snapshot block is judged again by its marks. Decrements still
+//!   pending on an object the sweep frees are dropped: it is gone.
+//!
+//! Why a marked object needs no lowering: the trace is exact for the
+//! snapshot (SATB), so an unmarked object was unreachable when the marking
+//! began; what it points at that survives had its count raised by it,
+//! which no decrement will ever lower otherwise. A reachable object never
+//! points at an unmarked one (the `-DS` check at the sync: core's snapshot
+//! check, as `nonmoving`'s). The marks say more than is live (an object
+//! reachable at the snapshot that died since and was zeroed keeps its
+//! bits), so the judged lines may hold a few dead words; the next judging
+//! of the block, by counts, finds them (See Note [Lines are reclaimed
+//! lazily] in `lazy_lines`).
+//!
+//! The alternative, tracing in the pause and recounting (`trace=pause`),
+//! frees the same objects and mends leaked counts too (a count too high
+//! stays high here until its object is unmarked at some trace); it is what
+//! a major GC the program asks for, or the heap's limit forces (`-M`),
+//! still does, dropping a marking that runs.
+
+use super::Lxr;
+use crate::concurrent_mark::{survives, MarkQueue, Marker, ParkedForGc, Snapshot};
+use crate::mark::MarkBitmap;
+use crate::megablock_set::MegablockSet;
+use crate::nonmoving::{forget_dead_mut_list_entries, judge_weaks, marking_goes_on_with};
+use crate::ref_count::{counted, counted_fields};
+use crate::snapshot_check::snapshot_violations;
+use gclab_core::bdescr::{BlockPtr, LiveMap, BF_EVACUATED, BF_MARK_IN_PLACE};
+use gclab_core::capability::FieldLog;
+use gclab_core::constants::{Word, BLOCK_WORDS};
+use gclab_core::object::{info_of_header, load_header, Layout};
+use gclab_core::side_metadata::side_table_of;
+use gclab_core::{CollectorEvent, ConcurrentPhase, GcContext, RtsFlags};
+use std::collections::{HashMap, HashSet};
+use std::time::Instant;
+
+/// A backup trace under way.
+pub(super) struct Marking {
+    marker: Marker,
+    started: Instant,
+    /// Its syncs so far.
+    syncs: usize,
+    /// Large objects of the snapshot whose counts fell to zero while it
+    /// marks: out of the generation and the counts, their groups kept
+    /// until the marking ends, since the marker may be reading them.
+    pub(super) dead_large: Vec<BlockPtr>,
+}
+
+impl Marking {
+    /// The bitmap that what the RC pauses promote into the snapshot is
+    /// marked in.
+    pub(super) fn marks(&self) -> &MarkBitmap {
+        &self.marker.queue.marks
+    }
+
+    /// Hand the marker `values` (object addresses, or 0) to grey.
+    pub(super) fn grey(&self, values: impl IntoIterator<Item = Word>) {
+        self.marker.queue.push(values);
+    }
+
+    /// Park the marker for a GC of `0..=n` if its threads take every core
+    /// (See `Marker::make_room`).
+    pub(super) fn make_room(&self, flags: &RtsFlags, n: usize) -> Option<ParkedForGc> {
+        self.marker.make_room(flags, n)
+    }
+
+    /// The marker's CPU seconds so far.
+    pub(super) fn cpu_seconds(&self) -> f64 {
+        self.marker.cpu_seconds_so_far()
+    }
+}
+
+/// Is `bd` a block (or large object) of the running trace's snapshot?
+pub(super) fn in_snapshot(bd: BlockPtr) -> bool {
+    // SAFETY: a block of the space, whose descriptor the GC holds.
+    unsafe { bd.read() }.has(BF_MARK_IN_PLACE)
+}
+
+impl Lxr {
+    /// Begin a backup trace at the end of an RC pause (See Note [A
+    /// concurrent backup trace]): snapshot the space and grey the root
+    /// buffer.
+    ///
+    /// # Safety
+    /// The GC holds the heap; the pause has counted the roots; no marking
+    /// runs.
+    // SAFETY: the caller's contract.
+    pub(super) unsafe fn begin_marking(&mut self, ctx: &mut GcContext<'_>) {
+        let old = &ctx.heap.gens[ctx.heap.oldest()];
+        let snapshot: Vec<BlockPtr> = old.blocks.iter().chain(&old.large_objects).copied().collect();
+        // SAFETY: the caller's contract.
+        let mut marks = unsafe { MarkBitmap::snapshot(&snapshot) };
+        marks.forget_count();
+        for &bd in &snapshot {
+            // Minor GCs leave the space where it is (`snapshot` took the
+            // flag off, as a major GC's marking wants it).
+            // SAFETY: as above.
+            unsafe { bd.get() }.flags |= BF_EVACUATED;
+        }
+        let megablocks = MegablockSet::of(&snapshot);
+        let queue = MarkQueue::new(Snapshot { marks, megablocks }, ctx.heap.layout);
+        queue.push(self.roots.iter().chain(self.stacks.values().flatten()).copied());
+        self.events.push(CollectorEvent::MarkBegin);
+        self.marking = Some(Marking { marker: Marker::start(queue, ctx.sync_request.clone()), started: Instant::now(), syncs: 0, dead_large: Vec::new() });
+    }
+
+    /// A sync during a marking: hand the marker the logs and let it go on,
+    /// or end the marking and sweep (See Note [A concurrent backup trace]).
+    /// `since`: the logs kept before this sync's, greyed already.
+    pub(super) fn marking_sync(&mut self, ctx: &mut GcContext<'_>, since: usize) {
+        let Some(m) = self.marking.as_mut() else { return };
+        let logs = &self.synced_logs[since..];
+        if marking_goes_on_with(&m.marker, &mut m.syncs, |queue| grey_logged(queue, logs)) {
+            return;
+        }
+        // SAFETY: the world is stopped and the collector held.
+        unsafe { self.settle(ctx) };
+        // SAFETY: as above; the decrement thread is stopped.
+        unsafe { self.finish_marking(ctx) };
+        if self.decrements.concurrent && !self.decrements.waiting.is_empty() {
+            let work = std::mem::take(&mut self.decrements.waiting);
+            self.decrements.handed = Some((ctx.heap.layout, work));
+        }
+    }
+
+    /// Drop the running marking before a backup trace in a pause: free
+    /// the large objects that died meanwhile and make the snapshot plain
+    /// blocks again (nothing else was freed).
+    pub(super) fn drop_marking(&mut self, ctx: &mut GcContext<'_>) {
+        let Some(m) = self.marking.take() else { return };
+        drop(m.marker.join());
+        let old = &ctx.heap.gens[ctx.heap.oldest()];
+        for &bd in old.blocks.iter().chain(&old.large_objects) {
+            unflag(bd);
+        }
+        let mut blocks = ctx.heap.blocks.lock();
+        for bd in m.dead_large {
+            blocks.free_group(bd);
+        }
+        self.events.push(CollectorEvent::MarkEnd { marked_objects: 0, marked_words: 0, concurrent: None });
+    }
+
+    /// End the marking in a sync: mark what is left, judge the old weak
+    /// pointers, check the snapshot under `-DS`, and sweep.
+    ///
+    /// # Safety
+    /// The world is stopped, the collector held and its decrement thread
+    /// stopped.
+    // SAFETY: the caller's contract.
+    unsafe fn finish_marking(&mut self, ctx: &mut GcContext<'_>) {
+        let m = self.marking.take().expect("a marking runs");
+        let queue = m.marker.join();
+        grey_logged(&queue, &self.synced_logs);
+        let concurrent = ConcurrentPhase { cpu: queue.marker_cpu_seconds(), elapsed: m.started.elapsed().as_secs_f64() };
+        let oldest = ctx.heap.oldest();
+        let mut stack = Vec::new();
+        // SAFETY: the caller's contract; the marker thread is gone.
+        unsafe {
+            queue.drain(&mut stack);
+            judge_weaks(&queue, &mut ctx.heap.gens[oldest].weak_ptrs, ctx.caps, &mut stack);
+        }
+        let marked_objects = u32::try_from(queue.marked_objects()).unwrap_or(u32::MAX);
+        self.events.push(CollectorEvent::MarkEnd { marked_objects, marked_words: queue.marked_words(), concurrent: Some(concurrent) });
+        let marks = queue.marks;
+        forget_dead_mut_list_entries(ctx.caps, oldest, &marks);
+        if ctx.flags.sanity.is_on() {
+            // SAFETY: the world is stopped and nothing is swept yet.
+            let violations = unsafe { snapshot_violations(&marks, ctx, false) };
+            assert!(violations.is_empty(), "heap sanity check failed at the end of an lxr backup trace: {} violation(s):\n  {}", violations.len(), violations.iter().take(20).cloned().collect::<Vec<_>>().join("\n  "));
+        }
+        // SAFETY: the caller's contract; the marking is complete.
+        unsafe { self.sweep(&marks, m.dead_large, ctx) };
+    }
+
+    /// Free what the marking did not reach (See Note [A concurrent backup
+    /// trace]), and judge every block of the snapshot again.
+    ///
+    /// # Safety
+    /// The world is stopped, the decrement thread stopped, and `marks` the
+    /// complete marks of the snapshot.
+    // SAFETY: the caller's contract.
+    unsafe fn sweep(&mut self, marks: &MarkBitmap, dead_large: Vec<BlockPtr>, ctx: &mut GcContext<'_>) {
+        let oldest = ctx.heap.oldest();
+        let layout = ctx.heap.layout;
+        let old = &ctx.heap.gens[oldest];
+        let blocks: Vec<BlockPtr> = old.blocks.iter().copied().filter(|&bd| in_snapshot(bd)).collect();
+        let large: Vec<BlockPtr> = old.large_objects.iter().copied().filter(|&bd| in_snapshot(bd)).collect();
+        let mut garbage: Vec<(*mut Word, usize)> = Vec::new();
+        for &bd in &blocks {
+            // SAFETY: the caller's contract: a block of the snapshot.
+            let d = unsafe { bd.read() };
+            for run in marks.free_runs(bd, BLOCK_WORDS) {
+                // SAFETY: as above; an unmarked run holds whole objects
+                // and zero words.
+                unsafe { unmarked_objects(d.start.add(run.start), d.start.add(run.end), layout, &mut garbage) };
+            }
+        }
+        let mut unreached_large = Vec::new();
+        for &bd in &large {
+            // SAFETY: a large object of the snapshot.
+            let p = unsafe { bd.read() }.start;
+            if !marks.is_marked(p) {
+                // SAFETY: as above.
+                garbage.push((p, unsafe { layout.size_of(p, info_of_header(load_header(p))) }));
+                unreached_large.push(p);
+            }
+        }
+        // What the garbage held of what survives, before any of it is
+        // zeroed (`survives` reads headers).
+        let mut lowered = Vec::new();
+        for &(p, _) in &garbage {
+            // SAFETY: an unreached object, intact.
+            unsafe { lower_survivors(p, layout, marks, &mut self.stacks, &mut lowered) };
+        }
+        // SAFETY: pending values are counted objects, intact or zeroed.
+        let gone = |v: Word| unsafe { v != 0 && (load_header(v as *const Word) == 0 || !survives(marks, v as *const Word)) };
+        self.decrements.waiting.retain(|&v| !gone(v));
+        self.decrements.waiting.extend(lowered);
+        let is_large: HashSet<*mut Word> = unreached_large.iter().copied().collect();
+        let small_words: usize = garbage.iter().filter(|(p, _)| !is_large.contains(p)).map(|&(_, size)| size).sum();
+        self.events.push(CollectorEvent::SweepBegin);
+        for &(p, size) in &garbage {
+            if let Some(t) = side_table_of(p) {
+                t.set_count(p, 0);
+            }
+            if !is_large.contains(&p) {
+                // SAFETY: unreached, and the marker is gone.
+                unsafe { std::ptr::write_bytes(p, 0, size) };
+            }
+        }
+        let judged: Vec<(BlockPtr, LiveMap)> = blocks.iter().map(|&bd| (bd, marks.bits(bd))).collect();
+        for &bd in blocks.iter().chain(&large) {
+            unflag(bd);
+        }
+        // SAFETY: the world is stopped; the mutable lists hold old objects
+        // or zeroed ones.
+        unsafe { crate::rc_aging::forget_dead(ctx.caps, oldest, &unreached_large) };
+        let gclab_core::heap::Heap { gens, blocks: allocator, .. } = &mut *ctx.heap;
+        let gen = &mut gens[oldest];
+        gen.n_words -= small_words;
+        let mut allocator = allocator.lock();
+        // SAFETY: the caller's contract: these large objects are dead.
+        unsafe { self.large.free(&unreached_large, gen, &mut self.tables, &mut allocator) };
+        for bd in dead_large {
+            allocator.free_group(bd);
+        }
+        for &(bd, bits) in &judged {
+            self.lines.recounted(bd, bits.iter().map(|w| w.count_ones() as usize).sum());
+        }
+        let (space, _) = self.immix.parts(oldest);
+        // SAFETY: the caller's contract; no allocator runs now, and every
+        // live object of the blocks is marked.
+        let (empty, _) = unsafe { space.rejudge(&judged, gen) };
+        // SAFETY: as above.
+        unsafe { self.free_empty(empty, gen, &mut allocator) };
+        self.events.push(CollectorEvent::SweepEnd { swept_words: small_words });
+    }
+}
+
+/// The objects of the unmarked words `from..to` of a snapshot block, each
+/// with its size, pushed onto `garbage`.
+///
+/// # Safety
+/// The words hold whole objects and zero words, none of them reachable.
+// SAFETY: the caller's contract.
+unsafe fn unmarked_objects(from: *mut Word, to: *mut Word, layout: Layout, garbage: &mut Vec<(*mut Word, usize)>) {
+    let mut p = from;
+    while p < to {
+        // SAFETY: the caller's contract.
+        let header = unsafe { load_header(p) };
+        if header == 0 {
+            // SAFETY: still inside the run.
+            p = unsafe { p.add(1) };
+            continue;
+        }
+        // SAFETY: an object starts here.
+        let size = unsafe { layout.size_of(p, info_of_header(header)) };
+        garbage.push((p, size));
+        // SAFETY: the object lies in the run.
+        p = unsafe { p.add(size) };
+    }
+}
+
+/// Push onto `lowered` what the unreached object `p`'s counted fields (or,
+/// for an evaluation stack, its kept slots, taken out of `stacks`) hold
+/// that survives the marking in `marks`: the references whose counts it
+/// raised and nothing else will lower.
+///
+/// # Safety
+/// `p` is an intact object that the marking did not reach; the world is
+/// stopped.
+// SAFETY: the caller's contract.
+unsafe fn lower_survivors(p: *mut Word, layout: Layout, marks: &MarkBitmap, stacks: &mut HashMap<usize, Vec<Word>>, lowered: &mut Vec<Word>) {
+    // SAFETY: the caller's contract.
+    let (slots, n) = unsafe { counted_fields(layout, p) };
+    // SAFETY: the slots lie in the object.
+    let mut values: Vec<Word> = (0..n).map(|k| unsafe { *slots.add(k) }).collect();
+    values.extend(stacks.remove(&(p as usize)).unwrap_or_default());
+    for v in values {
+        // SAFETY: a field holds an object address, intact (nothing is
+        // zeroed yet).
+        if unsafe { counted(v) }.is_some() && unsafe { survives(marks, v as *const Word) } {
+            lowered.push(v);
+        }
+    }
+}
+
+/// Take block (or large object) `bd` out of the snapshot.
+fn unflag(bd: BlockPtr) {
+    // SAFETY: a block of the space, whose descriptor the GC holds.
+    let d = unsafe { bd.get() };
+    if d.has(BF_MARK_IN_PLACE) {
+        d.flags &= !BF_MARK_IN_PLACE;
+        d.aux = 0;
+    }
+}
+
+/// Hand the marker the counted old values of the field logs taken at the
+/// syncs of this epoch (the first store per field: See Note [A concurrent
+/// backup trace]), which stay for the next RC pause; how many.
+fn grey_logged(queue: &MarkQueue, logs: &[FieldLog]) -> usize {
+    // SAFETY: the world is stopped; a logged old value was an object
+    // address when the epoch began, and nothing moved it since (no GC
+    // ran), or it is a young object's, which `counted` rules out.
+    queue.push(logs.iter().map(|e| e.old).filter(|&v| unsafe { counted(v) }.is_some()));
+    logs.len()
+}
