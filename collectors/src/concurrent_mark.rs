@@ -139,17 +139,17 @@ const CHECK_EVERY: usize = 256;
 
 // Note [Objects that die under the marker]
 // ----------------------------------------
-// `lxr` frees objects by their counts while its backup trace marks
-// (See Note [A concurrent backup trace] in `lxr::concurrent_trace`): an
-// object of the snapshot whose count falls to zero is zeroed where it
-// lies, by a decrement thread beside the marker, one atomic store a word.
-// Its words are not reused while the marking runs (the snapshot's blocks
-// are judged again only at its end), so the marker may read a header of
-// zero, or fields of zero, and nothing else it did not expect: a zero
-// header is no object (not marked, not scanned), a zero field no
-// pointer. The object was garbage, so whether it gets marked before it
-// is zeroed changes nothing. `nonmoving` and `concurrent-copying` never
-// free a snapshot object while they mark.
+// `lxr` frees objects by their counts while its backup trace marks (See
+// Note [A concurrent backup trace] in `lxr::concurrent_trace`): an object
+// of the snapshot whose count falls to zero is zeroed where it lies, one
+// atomic store a word, by a decrement thread beside the marker, after
+// what it held was handed to the marker (See Note [What dies under a
+// backup trace] there). Its words are not reused while the marking runs
+// (the snapshot's blocks are judged again only at its end), so the marker
+// may read a header of zero, or fields of zero, and nothing else it did
+// not expect: a zero header is no object (not marked, not scanned), a
+// zero field no pointer. `nonmoving` and `concurrent-copying` never free
+// a snapshot object while they mark.
 
 /// A large object the marker is part-way through: its next field.
 struct Partial {
@@ -201,6 +201,12 @@ pub struct MarkQueue {
     cpu_seconds: AtomicU64,
     /// The marker thread's CPU clock, written when it starts (-1 before).
     cpu_clock: AtomicI32,
+}
+
+impl std::fmt::Debug for MarkQueue {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("MarkQueue").field("marked_objects", &self.marked_objects()).finish_non_exhaustive()
+    }
 }
 
 impl MarkQueue {

@@ -12,7 +12,8 @@
 //! GCs, the collector's end).
 
 use crate::large_counts::is_large;
-use crate::ref_count::{decrement, Tally};
+use crate::concurrent_mark::MarkQueue;
+use crate::ref_count::{counted, counted_fields, decrement, Tally};
 use crate::lazy_lines::add_words_by_block;
 use gclab_core::bdescr::BlockPtr;
 use gclab_core::constants::Word;
@@ -176,6 +177,10 @@ struct Pool {
     /// thread's part of its work.
     layout: Option<Layout>,
     started: Option<std::time::Instant>,
+    /// A backup trace's marker, which is handed what the objects that die
+    /// in the round held (See Note [What dies under a backup trace] in
+    /// `lxr::concurrent_trace`).
+    marker: Option<Arc<MarkQueue>>,
     parts: Vec<Vec<Word>>,
     packets: Vec<Vec<Word>>,
     /// Threads with no work, waiting for a packet.
@@ -206,7 +211,7 @@ impl DecrementThread {
     /// writes counts, attaches or detaches side tables, or reads the
     /// objects whose counts fall to zero.
     // SAFETY: the caller's contract.
-    pub unsafe fn start(&mut self, layout: Layout, mut work: Vec<Word>, stacks: HashMap<usize, Vec<Word>>) {
+    pub unsafe fn start(&mut self, layout: Layout, mut work: Vec<Word>, stacks: HashMap<usize, Vec<Word>>, marker: Option<Arc<MarkQueue>>) {
         assert!(!self.running, "one round of decrements at a time");
         if self.threads.is_empty() {
             self.spawn();
@@ -221,7 +226,7 @@ impl DecrementThread {
         parts.push(work);
         let mut pool = self.shared.pool.lock().unwrap_or_else(|e| e.into_inner());
         pool.round += 1;
-        (pool.layout, pool.started, pool.parts, pool.done) = (Some(layout), Some(std::time::Instant::now()), parts, false);
+        (pool.layout, pool.started, pool.parts, pool.done, pool.marker) = (Some(layout), Some(std::time::Instant::now()), parts, false, marker);
         self.shared.round_start.notify_all();
         self.running = true;
     }
@@ -292,7 +297,7 @@ impl Drop for DecrementThread {
 unsafe fn serve(batch: u64, shared: &Shared) {
     let mut seen = 0;
     loop {
-        let (layout, part, started) = {
+        let (layout, part, started, marker) = {
             let mut pool = shared.pool.lock().unwrap_or_else(|e| e.into_inner());
             while pool.round == seen && !pool.quit {
                 pool = shared.round_start.wait(pool).unwrap_or_else(|e| e.into_inner());
@@ -302,10 +307,10 @@ unsafe fn serve(batch: u64, shared: &Shared) {
             }
             seen = pool.round;
             let part = pool.parts.pop().unwrap_or_default();
-            (pool.layout.expect("a round has a layout"), part, pool.started.expect("a round has a start"))
+            (pool.layout.expect("a round has a layout"), part, pool.started.expect("a round has a start"), pool.marker.clone())
         };
         // SAFETY: the round's contract.
-        let one = unsafe { lower(layout, part, batch, shared, started) };
+        let one = unsafe { lower(layout, part, batch, shared, started, marker.as_deref()) };
         let mut pool = shared.pool.lock().unwrap_or_else(|e| e.into_inner());
         pool.results.push(one);
         shared.finished.notify_one();
@@ -320,14 +325,14 @@ unsafe fn serve(batch: u64, shared: &Shared) {
 /// # Safety
 /// As for `DecrementThread::start`.
 // SAFETY: the caller's contract.
-unsafe fn lower(layout: Layout, mut work: Vec<Word>, batch: u64, shared: &Shared, started: std::time::Instant) -> Lowered {
+unsafe fn lower(layout: Layout, mut work: Vec<Word>, batch: u64, shared: &Shared, started: std::time::Instant, marker: Option<&MarkQueue>) -> Lowered {
     let cpu = thread_cpu_seconds();
     let (mut tally, mut deaths) = (Tally::default(), Deaths::default());
     let mut dead_stack = |v: usize| shared.stacks.lock().unwrap_or_else(|e| e.into_inner()).remove(&v);
     loop {
         while !work.is_empty() && !shared.stop.load(Ordering::Relaxed) {
             // SAFETY: the caller's contract.
-            let dead = unsafe { decrement(layout, &mut work, batch, &mut dead_stack, &mut tally) };
+            let dead = unsafe { decrement_under(marker, layout, &mut work, batch, &mut dead_stack, &mut tally) };
             // SAFETY: as above: the dead are this thread's alone.
             unsafe { deaths.add(&dead, layout) };
             if work.len() >= MIN_SHARED_WORK && shared.waiting.load(Ordering::Relaxed) > 0 {
@@ -443,6 +448,44 @@ impl Deaths {
     pub fn objects(&self) -> u64 {
         self.small + self.large.len() as u64
     }
+}
+
+/// `ref_count::decrement`, handing `marker` (a backup trace's, if one
+/// runs) what the objects found dead held, before they are zeroed (See
+/// Note [What dies under a backup trace] in `lxr::concurrent_trace`).
+///
+/// # Safety
+/// As for `decrement`.
+// SAFETY: the caller's contract.
+pub unsafe fn decrement_under(marker: Option<&MarkQueue>, layout: Layout, work: &mut Vec<Word>, budget: u64, dead_stack: &mut dyn FnMut(usize) -> Option<Vec<Word>>, tally: &mut Tally) -> Vec<*mut Word> {
+    let Some(queue) = marker else {
+        // SAFETY: the caller's contract.
+        return unsafe { decrement(layout, work, budget, dead_stack, tally) };
+    };
+    let mut greying_stack = |v: usize| {
+        let kept = dead_stack(v);
+        if let Some(values) = &kept {
+            queue.push(values.iter().copied());
+        }
+        kept
+    };
+    // SAFETY: the caller's contract.
+    let dead = unsafe { decrement(layout, work, budget, &mut greying_stack, tally) };
+    // SAFETY: the dead are intact until `Deaths::add` zeroes them.
+    queue.push(dead.iter().flat_map(|&p| unsafe { held_by(layout, p) }));
+    dead
+}
+
+/// What the counted fields of the object at `p` hold that is counted.
+///
+/// # Safety
+/// `p` is an intact object whose fields hold object addresses.
+// SAFETY: the caller's contract.
+unsafe fn held_by(layout: Layout, p: *mut Word) -> Vec<Word> {
+    // SAFETY: the caller's contract.
+    let (slots, n) = unsafe { counted_fields(layout, p) };
+    // SAFETY: the slots lie in the object and hold object addresses.
+    (0..n).map(|k| unsafe { *slots.add(k) }).filter(|&v| unsafe { counted(v) }.is_some()).collect()
 }
 
 /// Zero the `size` words of the dead object at `p`, its header first, one

@@ -200,6 +200,36 @@ impl LargeCounts {
         lowered
     }
 
+    /// The values the shadows hold for the elements of the marked cards
+    /// `marked` that changed since the last pause: what the mutators
+    /// overwrote there, which no field log records (a backup trace's
+    /// marker must see them at a sync: See Note [A concurrent backup
+    /// trace] in `lxr::concurrent_trace`). The shadows are left as they
+    /// are, for the next pause's `reconcile`.
+    ///
+    /// # Safety
+    /// The world is stopped; `marked` was taken since the last pause.
+    // SAFETY: the caller's contract.
+    pub unsafe fn overwritten(&self, marked: &[MarkedCard], layout: Layout) -> Vec<Word> {
+        let mut old = Vec::new();
+        for m in marked {
+            let Some(shadow) = self.shadows.get(&m.head) else { continue };
+            // SAFETY: a counted group is in use; it starts with its object.
+            let p = unsafe { m.head.read() }.start;
+            // SAFETY: as above.
+            let (slots, n) = unsafe { layout.pointer_slots(p, info_of_header(load_header(p))) };
+            let first = m.card << CARD_BITS;
+            let last = (first + (1 << CARD_BITS)).min(n);
+            for (i, &seen) in shadow[first..last].iter().enumerate() {
+                // SAFETY: `first + i` is an element of the object.
+                if unsafe { *slots.add(first + i) } != seen && seen != 0 {
+                    old.push(seen);
+                }
+            }
+        }
+        old
+    }
+
     /// Free the large objects `dead` (counted ones whose count fell to
     /// zero) out of `old`: detach their tables and give their groups back.
     ///

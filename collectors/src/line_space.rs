@@ -230,11 +230,12 @@ impl LineSpace {
 
     /// Count what GCs placed in blocks kept in place since the last call
     /// into `gen`'s counts (See `take_kept_placements`): after each GC
-    /// while a marking runs.
-    pub fn count_kept_placements(&self, gen: &mut Generation) {
+    /// while a marking runs. Returns the object words.
+    pub fn count_kept_placements(&self, gen: &mut Generation) -> usize {
         let (words, taken) = self.take_kept_placements();
         gen.n_words += words;
         gen.n_free_words -= taken;
+        words
     }
 
     /// From now on, list every object the allocators place, until

@@ -48,8 +48,8 @@ use crate::large_counts::LargeCounts;
 use crate::lazy_lines::LazyLines;
 use crate::parallel_increments::{raise_all, raise_fields, OldKind};
 use crate::rc_aging::{count_young, forget_dead, young_fields};
-use crate::decrement_thread::{Deaths, DecrementThread};
-use crate::ref_count::{check_counts, count_roots, count_stack, counted, decrement, Tally};
+use crate::decrement_thread::{decrement_under, Deaths, DecrementThread};
+use crate::ref_count::{check_counts, count_roots, count_stack, counted, Tally};
 use crate::CollectorEntry;
 use gclab_core::barrier::{set_extension, BarrierExtension};
 use gclab_core::bdescr::{BlockDesc, BlockPtr, LiveMap};
@@ -311,7 +311,7 @@ impl Collector for Lxr {
             // the next pause or walk stops the thread, nothing else
             // touches counts, tables or dead objects (See Note
             // [Decrements beside the mutators] in `decrement_thread`).
-            unsafe { self.decrements.thread.start(layout, work, stacks) };
+            unsafe { self.decrements.thread.start(layout, work, stacks, self.marking.as_ref().map(|m| m.queue())) };
         }
     }
 
@@ -328,7 +328,16 @@ impl Collector for Lxr {
     fn sync(&mut self, ctx: &mut GcContext<'_>) {
         let since = self.synced_logs.len();
         self.keep_logs(ctx);
+        // The decrement thread stops for a sync as for a GC: a sweep must
+        // not run beside it, nor may the sanity checker after the sync
+        // walk objects it is zeroing. It goes on when the world restarts.
+        // SAFETY: the world is stopped and the collector held.
+        unsafe { self.settle(ctx) };
         self.marking_sync(ctx, since);
+        if self.decrements.concurrent && !self.decrements.waiting.is_empty() {
+            let work = std::mem::take(&mut self.decrements.waiting);
+            self.decrements.handed = Some((ctx.heap.layout, work));
+        }
     }
 
     fn beside_cpu_seconds(&self) -> f64 {
@@ -352,7 +361,7 @@ impl Collector for Lxr {
         let roots: Vec<Word> = self.roots.iter().chain(self.stacks.values().flatten()).copied().collect();
         // SAFETY: the sanity checker runs with the world stopped; every
         // block of the space has a table (attached when it was cut).
-        problems.extend(unsafe { check_counts(&old.blocks, &self.large.objects(), &roots, heap.layout, self.underflows) });
+        problems.extend(unsafe { check_counts(&old.blocks, &self.large.objects(), &roots, &self.synced_logs, heap.layout, self.underflows) });
         // The decrements that wait across this pause hold counted values
         // only (See `ref_count::decrement`): each lies in the space. (Only
         // its block is looked at: a stale young address may lie in a block
@@ -394,11 +403,11 @@ impl Lxr {
         let room = marking.and_then(|m| m.make_room(ctx.flags, req.collect_gen));
         let mut outcome = self.immix.collect_young(req.collect_gen, ctx, marking.map(|m| m.marks()));
         drop(room);
-        if let Some(m) = marking {
+        if let Some(m) = self.marking.as_mut() {
             // The snapshot values the mutators overwrote (See Note [A
             // concurrent backup trace] in `lxr::concurrent_trace`).
             m.grey(lowered.iter().copied());
-            self.immix.parts(oldest).0.count_kept_placements(&mut ctx.heap.gens[oldest]);
+            m.snapshot_words += self.immix.parts(oldest).0.count_kept_placements(&mut ctx.heap.gens[oldest]);
         }
         let placed = self.immix.parts(oldest).0.take_placements();
         let lost = self.immix.parts(oldest).0.take_lost();
@@ -472,7 +481,8 @@ impl Lxr {
         let in_pause = !self.decrements.concurrent || std::mem::take(&mut self.decrements.behind);
         outcome.region = Some(if in_pause {
             // SAFETY: every value of `work` was counted (See Note [An RC pause]).
-            let dead = unsafe { decrement(layout, &mut work, self.decrements.per_pause, &mut |v| self.stacks.remove(&v), &mut tally) };
+            let marker = self.marking.as_ref().map(|m| m.queue());
+            let dead = unsafe { decrement_under(marker.as_deref(), layout, &mut work, self.decrements.per_pause, &mut |v| self.stacks.remove(&v), &mut tally) };
             let mut deaths = Deaths::default();
             // SAFETY: the dead are nobody's; marking by counts is over.
             unsafe { deaths.add(&dead, layout) };
@@ -605,7 +615,8 @@ impl Lxr {
         for (bd, words) in deaths.blocks {
             tally.freed_words += words as u64;
             gen.n_words -= words;
-            if self.marking.is_some() && in_snapshot(bd) {
+            if let Some(m) = self.marking.as_mut().filter(|_| in_snapshot(bd)) {
+                m.snapshot_words -= words;
                 continue;
             }
             // SAFETY: the caller's contract: a block of the space.

@@ -85,13 +85,13 @@
 
 use crate::roots::root_slots;
 use gclab_core::bdescr::{BlockPtr, LiveMap};
-use gclab_core::capability::Capability;
+use gclab_core::capability::{Capability, FieldLog};
 use gclab_core::constants::{Word, BLOCK_WORDS};
 use gclab_core::info::ClosureType;
 use gclab_core::object::{info_of_header, load_header, Layout};
 use gclab_core::side_metadata::{side_table_of, SideTable};
 use gclab_core::stable_ptr::StablePtrTable;
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 /// What one pause did to the counts, for the statistics.
 #[derive(Debug, Default, Clone, Copy)]
@@ -347,18 +347,23 @@ pub unsafe fn live_by_count(bd: BlockPtr, layout: Layout) -> (LiveMap, usize) {
 /// count every reference from a counted field and every entry of `roots`
 /// (the root buffer), and report every object whose count is zero or
 /// below its references (stuck counts exempt), and `underflows` if any.
+/// The fields of `logged` (stores logged since the last pause, kept for
+/// the next: a check after a sync) count their old values, which the
+/// counts still hold, not the values they hold now, which the next pause
+/// raises.
 ///
 /// # Safety
 /// The world is stopped; `blocks` are the space's blocks, each with a
 /// side table, whose objects and zero words tile them; `large` are live
 /// objects whose blocks have tables.
 // SAFETY: the caller's contract covers every read.
-pub unsafe fn check_counts(blocks: &[BlockPtr], large: &[*mut Word], roots: &[Word], layout: Layout, underflows: u64) -> Vec<String> {
+pub unsafe fn check_counts(blocks: &[BlockPtr], large: &[*mut Word], roots: &[Word], logged: &[FieldLog], layout: Layout, underflows: u64) -> Vec<String> {
     let mut problems = Vec::new();
     if underflows > 0 {
         problems.push(format!("lxr: {underflows} decrements found a count already at zero"));
     }
     let mut refs: HashMap<Word, usize> = HashMap::new();
+    let pending: HashSet<*mut Word> = logged.iter().map(|e| e.slot).collect();
     let mut objects = large.to_vec();
     for &bd in blocks {
         // SAFETY: the caller's contract.
@@ -376,14 +381,22 @@ pub unsafe fn check_counts(blocks: &[BlockPtr], large: &[*mut Word], roots: &[Wo
         let (slots, n) = unsafe { counted_fields(layout, p) };
         for k in 0..n {
             // SAFETY: the slot lies in the object.
-            let v = unsafe { *slots.add(k) };
+            let slot = unsafe { slots.add(k) };
+            if pending.contains(&slot) {
+                continue;
+            }
             // SAFETY: a counted field holds an object address.
+            let v = unsafe { *slot };
+            // SAFETY: as above.
             if unsafe { counted(v) }.is_some() {
                 *refs.entry(v).or_default() += 1;
             }
         }
     }
-    for &v in roots {
+    // SAFETY: a logged old value was counted when it was logged, and is
+    // lowered only at the next pause.
+    let old_values = logged.iter().map(|e| e.old).filter(|&v| unsafe { counted(v) }.is_some());
+    for v in roots.iter().copied().chain(old_values) {
         *refs.entry(v).or_default() += 1;
     }
     for p in objects {

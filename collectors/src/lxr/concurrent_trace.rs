@@ -30,18 +30,22 @@
 //!   held when the epoch began, so the first store to a field since the
 //!   snapshot logs its snapshot value. Each RC pause greys the counted old
 //!   values of its log, and each sync greys the log's, keeping it for the
-//!   next pause to count. Stacks are not barriered: their
+//!   next pause to count, and the values a large object's shadow holds
+//!   for the elements its marked cards say were stored since the last
+//!   pause (stores past a megablock are found by cards, not logged).
+//!   Stacks are not barriered: their
 //!   slots at the snapshot were greyed, and what they gain later was
 //!   reachable then or is new.
 //! - **RC pauses go on.** What a pause promotes into a snapshot block's
 //!   hole is marked as it is placed (allocated black); what it promotes
 //!   elsewhere lies outside the snapshot and is not judged. Counts still
-//!   free objects: a small one is zeroed where it lies, one atomic store a
-//!   word, which the marker tolerates (See Note [Objects that die under
-//!   the marker] in `concurrent_mark`); but no block of the snapshot is
-//!   judged again (its lines reused) and no large object of it freed
-//!   until the sweep, so the marker never reads memory given to another
-//!   object.
+//!   free objects, and what a freed object held is handed to the marker
+//!   first (See Note [What dies under a backup trace]); a small one is
+//!   then zeroed where it lies, one atomic store a word, which the marker
+//!   tolerates (See Note [Objects that die under the marker] in
+//!   `concurrent_mark`); but no block of the snapshot is judged again
+//!   (its lines reused) and no large object of it freed until the sweep,
+//!   so the marker never reads memory given to another object.
 //! - **End.** When the marker runs out of work it asks for a sync, which
 //!   hands it the log and lets it go on, or finishes the marking (the old
 //!   weak pointers judged as `nonmoving` judges them) and sweeps. The
@@ -64,6 +68,37 @@
 //! of the block, by counts, finds them (See Note [Lines are reclaimed
 //! lazily] in `lazy_lines`).
 //!
+//! Note [What dies under a backup trace]
+//! ----------------------------------------
+//! An object that counts free while the trace runs may still be on the
+//! only path the snapshot had to a live object: a bucket's old chain head
+//! is overwritten (its old value logged and greyed at the next pause), the
+//! pause's decrements take the head's count to zero, and the head is
+//! zeroed before the marker gets to it; the rest of the old chain, shared
+//! by the new one, is now reached only through new objects, which the
+//! trace does not scan. Freeing an object deletes all its fields at once,
+//! and a snapshot-at-the-beginning trace must see every deleted value, so
+//! the decrements hand the marker what each object they free held (its
+//! counted fields, or a dead stack's kept slots) before zeroing it
+//! (`decrement_thread::decrement_under`), as LXR's decrements do while its
+//! trace runs. Found by the `-DS` check at the end of the marking (hash
+//! under `age=0` with a slow marker: an entry reachable from a live new
+//! one, unmarked); the cost is a push per field of each freed object,
+//! only while a trace runs.
+//!
+//! Note [The snapshot's words]
+//! ----------------------------------------
+//! A generation's `n_words` may exceed the words its objects hold: a thunk
+//! updated in place leaves zeroed slop that the count keeps until the
+//! generation is next collected (core's Note [Checking the word counts]),
+//! and the counted space is collected only by backup traces. The sweep
+//! judges the snapshot's lines by their marks, so it must also count those
+//! blocks by their marks: what the generation counted in them (followed
+//! from the snapshot's beginning: `Marking::snapshot_words`) is replaced
+//! by the words marked, which cover every live object and no free line.
+//! Subtracting only the unreached objects' words left the slop counted on
+//! lines the judging had made free (power.hs counted 1,006 words twice).
+//!
 //! The alternative, tracing in the pause and recounting (`trace=pause`),
 //! frees the same objects and mends leaked counts too (a count too high
 //! stays high here until its object is unmarked at some trace); it is what
@@ -72,6 +107,7 @@
 
 use super::Lxr;
 use crate::concurrent_mark::{survives, MarkQueue, Marker, ParkedForGc, Snapshot};
+use crate::large_counts::LargeCounts;
 use crate::mark::MarkBitmap;
 use crate::megablock_set::MegablockSet;
 use crate::nonmoving::{forget_dead_mut_list_entries, judge_weaks, marking_goes_on_with};
@@ -84,6 +120,7 @@ use gclab_core::object::{info_of_header, load_header, Layout};
 use gclab_core::side_metadata::side_table_of;
 use gclab_core::{CollectorEvent, ConcurrentPhase, GcContext, RtsFlags};
 use std::collections::{HashMap, HashSet};
+use std::sync::Arc;
 use std::time::Instant;
 
 /// A backup trace under way.
@@ -92,6 +129,11 @@ pub(super) struct Marking {
     started: Instant,
     /// Its syncs so far.
     syncs: usize,
+    /// The words of objects the old generation counts in the snapshot's
+    /// blocks: its count when the marking began, plus what pauses placed
+    /// in them since, less what died in them (See Note [The snapshot's
+    /// words]).
+    pub(super) snapshot_words: usize,
     /// Large objects of the snapshot whose counts fell to zero while it
     /// marks: out of the generation and the counts, their groups kept
     /// until the marking ends, since the marker may be reading them.
@@ -103,6 +145,12 @@ impl Marking {
     /// marked in.
     pub(super) fn marks(&self) -> &MarkBitmap {
         &self.marker.queue.marks
+    }
+
+    /// The marker's queue, for the decrement threads (See Note [What dies
+    /// under a backup trace]).
+    pub(super) fn queue(&self) -> Arc<MarkQueue> {
+        Arc::clone(&self.marker.queue)
     }
 
     /// Hand the marker `values` (object addresses, or 0) to grey.
@@ -139,6 +187,7 @@ impl Lxr {
     // SAFETY: the caller's contract.
     pub(super) unsafe fn begin_marking(&mut self, ctx: &mut GcContext<'_>) {
         let old = &ctx.heap.gens[ctx.heap.oldest()];
+        let snapshot_words = old.n_words;
         let snapshot: Vec<BlockPtr> = old.blocks.iter().chain(&old.large_objects).copied().collect();
         // SAFETY: the caller's contract.
         let mut marks = unsafe { MarkBitmap::snapshot(&snapshot) };
@@ -153,26 +202,24 @@ impl Lxr {
         let queue = MarkQueue::new(Snapshot { marks, megablocks }, ctx.heap.layout);
         queue.push(self.roots.iter().chain(self.stacks.values().flatten()).copied());
         self.events.push(CollectorEvent::MarkBegin);
-        self.marking = Some(Marking { marker: Marker::start(queue, ctx.sync_request.clone()), started: Instant::now(), syncs: 0, dead_large: Vec::new() });
+        self.marking = Some(Marking { marker: Marker::start(queue, ctx.sync_request.clone()), started: Instant::now(), syncs: 0, snapshot_words, dead_large: Vec::new() });
     }
 
     /// A sync during a marking: hand the marker the logs and let it go on,
     /// or end the marking and sweep (See Note [A concurrent backup trace]).
-    /// `since`: the logs kept before this sync's, greyed already.
+    /// `since`: how many of the logs kept were kept before this sync. The
+    /// decrement thread is stopped.
     pub(super) fn marking_sync(&mut self, ctx: &mut GcContext<'_>, since: usize) {
         let Some(m) = self.marking.as_mut() else { return };
-        let logs = &self.synced_logs[since..];
-        if marking_goes_on_with(&m.marker, &mut m.syncs, |queue| grey_logged(queue, logs)) {
+        let (logs, large, layout) = (&self.synced_logs, &self.large, ctx.heap.layout);
+        // All the logs kept (a stop between GCs kept some too), but only
+        // this sync's count as recorded.
+        if marking_goes_on_with(&m.marker, &mut m.syncs, |queue| grey_logged(queue, logs) - since + grey_shadowed(queue, large, layout)) {
             return;
         }
-        // SAFETY: the world is stopped and the collector held.
-        unsafe { self.settle(ctx) };
-        // SAFETY: as above; the decrement thread is stopped.
+        // SAFETY: the world is stopped, the collector held and the
+        // decrement thread stopped (the caller's).
         unsafe { self.finish_marking(ctx) };
-        if self.decrements.concurrent && !self.decrements.waiting.is_empty() {
-            let work = std::mem::take(&mut self.decrements.waiting);
-            self.decrements.handed = Some((ctx.heap.layout, work));
-        }
     }
 
     /// Drop the running marking before a backup trace in a pause: free
@@ -203,6 +250,7 @@ impl Lxr {
         let m = self.marking.take().expect("a marking runs");
         let queue = m.marker.join();
         grey_logged(&queue, &self.synced_logs);
+        grey_shadowed(&queue, &self.large, ctx.heap.layout);
         let concurrent = ConcurrentPhase { cpu: queue.marker_cpu_seconds(), elapsed: m.started.elapsed().as_secs_f64() };
         let oldest = ctx.heap.oldest();
         let mut stack = Vec::new();
@@ -221,7 +269,7 @@ impl Lxr {
             assert!(violations.is_empty(), "heap sanity check failed at the end of an lxr backup trace: {} violation(s):\n  {}", violations.len(), violations.iter().take(20).cloned().collect::<Vec<_>>().join("\n  "));
         }
         // SAFETY: the caller's contract; the marking is complete.
-        unsafe { self.sweep(&marks, m.dead_large, ctx) };
+        unsafe { self.sweep(&marks, m.snapshot_words, m.dead_large, ctx) };
     }
 
     /// Free what the marking did not reach (See Note [A concurrent backup
@@ -231,7 +279,7 @@ impl Lxr {
     /// The world is stopped, the decrement thread stopped, and `marks` the
     /// complete marks of the snapshot.
     // SAFETY: the caller's contract.
-    unsafe fn sweep(&mut self, marks: &MarkBitmap, dead_large: Vec<BlockPtr>, ctx: &mut GcContext<'_>) {
+    unsafe fn sweep(&mut self, marks: &MarkBitmap, snapshot_words: usize, dead_large: Vec<BlockPtr>, ctx: &mut GcContext<'_>) {
         let oldest = ctx.heap.oldest();
         let layout = ctx.heap.layout;
         let old = &ctx.heap.gens[oldest];
@@ -289,7 +337,10 @@ impl Lxr {
         unsafe { crate::rc_aging::forget_dead(ctx.caps, oldest, &unreached_large) };
         let gclab_core::heap::Heap { gens, blocks: allocator, .. } = &mut *ctx.heap;
         let gen = &mut gens[oldest];
-        gen.n_words -= small_words;
+        // The snapshot blocks' words: their marked ones now (See Note
+        // [The snapshot's words]).
+        let marked: usize = judged.iter().map(|(_, bits)| live_words(bits)).sum();
+        gen.n_words = gen.n_words - snapshot_words + marked;
         let mut allocator = allocator.lock();
         // SAFETY: the caller's contract: these large objects are dead.
         unsafe { self.large.free(&unreached_large, gen, &mut self.tables, &mut allocator) };
@@ -297,7 +348,7 @@ impl Lxr {
             allocator.free_group(bd);
         }
         for &(bd, bits) in &judged {
-            self.lines.recounted(bd, bits.iter().map(|w| w.count_ones() as usize).sum());
+            self.lines.recounted(bd, live_words(&bits));
         }
         let (space, _) = self.immix.parts(oldest);
         // SAFETY: the caller's contract; no allocator runs now, and every
@@ -357,6 +408,11 @@ unsafe fn lower_survivors(p: *mut Word, layout: Layout, marks: &MarkBitmap, stac
     }
 }
 
+/// The words marked in a block's bits.
+fn live_words(bits: &LiveMap) -> usize {
+    bits.iter().map(|w| w.count_ones() as usize).sum()
+}
+
 /// Take block (or large object) `bd` out of the snapshot.
 fn unflag(bd: BlockPtr) {
     // SAFETY: a block of the space, whose descriptor the GC holds.
@@ -365,6 +421,18 @@ fn unflag(bd: BlockPtr) {
         d.flags &= !BF_MARK_IN_PLACE;
         d.aux = 0;
     }
+}
+
+/// Hand the marker what the mutators overwrote since the last pause in
+/// the large objects whose stores are found by their cards (See Note
+/// [Objects past a megablock] in `large_counts`); how many.
+fn grey_shadowed(queue: &MarkQueue, large: &LargeCounts, layout: Layout) -> usize {
+    // SAFETY: the world is stopped (a sync), and the cards were marked
+    // since the last pause, which cleared them.
+    let overwritten = unsafe { large.overwritten(&large.take_marked_cards(layout), layout) };
+    let n = overwritten.len();
+    queue.push(overwritten);
+    n
 }
 
 /// Hand the marker the counted old values of the field logs taken at the
