@@ -40,7 +40,10 @@
 //! defragments).
 
 mod concurrent_trace;
+mod entry;
 mod trace_in_pause;
+
+pub use entry::ENTRY;
 
 use crate::immix::Immix;
 use concurrent_trace::{in_snapshot, Marking};
@@ -50,7 +53,6 @@ use crate::parallel_increments::{raise_all, raise_fields, OldKind};
 use crate::rc_aging::{count_young, forget_dead, young_fields};
 use crate::decrement_thread::{decrement_under, Deaths, DecrementThread};
 use crate::ref_count::{check_counts, count_roots, count_stack, counted, Tally};
-use crate::CollectorEntry;
 use gclab_core::barrier::{set_extension, BarrierExtension};
 use gclab_core::bdescr::{BlockDesc, BlockPtr, LiveMap};
 use gclab_core::capability::FieldLog;
@@ -62,49 +64,6 @@ use gclab_core::block_alloc::BlockAllocator;
 use gclab_core::generation::Generation;
 use gclab_core::{Collector, CollectorEvent, GcContext, GcOutcome, GcReason, GcRequest, RegionSweep};
 use std::collections::{HashMap, HashSet};
-
-/// The registry entry.
-pub const ENTRY: CollectorEntry = CollectorEntry {
-    name: "lxr",
-    description: "LXR-style deferred, coalescing reference counting over an Immix space (counts of bits=2|4|8 bits in side metadata, a field-logging barrier, RC pauses lowering at most decrements=N counts, default 200000; dthreads=N threads lowering counts beside the mutators, default 1; a stop-the-world backup trace for cycles; line, defrag, headroom as immix)",
-    flags: "-G2",
-    make: |mut params, flags| {
-        if flags.generations != 2 {
-            return Err(format!("the lxr collector has two generations (every survivor of an RC pause is old and counted), not -G{}", flags.generations));
-        }
-        let bits = match params.take("bits").as_deref() {
-            None => 4,
-            Some(v) => match v.parse::<u32>() {
-                Ok(b @ (2 | 4 | 8)) => b,
-                _ => return Err(format!("bits must be 2, 4 or 8 (the bits of each count), not `{v}'")),
-            },
-        };
-        let decrements = counts(params.take("decrements"), "decrements")?.unwrap_or(DECREMENTS_PER_PAUSE);
-        let batch = counts(params.take("batch"), "batch")?.unwrap_or(DECREMENTS_PER_LOOK);
-        let dthreads = decrement_threads(params.take("dthreads"))?;
-        let age = params.take_switch("age", true, "survivors of a pause are old at once", "they stay young until the next")?;
-        let concurrent = params.take_switch("concurrent", true, "decrements in the pauses", "decrements on a thread beside the mutators")?;
-        let help = params.take_switch("help", false, "the thread alone lowers counts", "a pause lowers some when the thread fell behind")?;
-        let concurrent_trace = match params.take("trace").as_deref() {
-            None | Some("concurrent") => true,
-            Some("pause") => false,
-            Some(v) => return Err(format!("trace must be concurrent (a backup trace beside the mutators) or pause (in a stop-the-world GC), not `{v}'")),
-        };
-        let immix = Immix::from_params(params, flags, "lxr", &["bits", "decrements", "batch", "dthreads", "age", "concurrent", "help", "trace"])?;
-        let lose_increments = std::env::var("GCLAB_LXR_FAULT").is_ok_and(|v| v == "lose-increments");
-        let decrements = Decrements { concurrent, per_pause: decrements, help, behind: false, waiting: Vec::new(), thread: DecrementThread::new(batch, dthreads), handed: None, unreported: None };
-        Ok(Box::new(Lxr { immix, tables: SideTables::with_counts(bits), roots: Vec::new(), decrements, stacks: HashMap::new(), large: LargeCounts::default(), lines: LazyLines::default(), underflows: 0, events: Vec::new(), synced_logs: Vec::new(), marking: None, concurrent_trace, age, lose_increments }))
-    },
-};
-
-/// How many counts a pause lowers at most, by default (See Note
-/// [Decrements wait] in `ref_count`): about 2 ms of work.
-const DECREMENTS_PER_PAUSE: u64 = 200_000;
-
-/// How many counts the decrement thread lowers between two looks at
-/// its stop flag, by default (See Note [Decrements beside the mutators]
-/// in `decrement_thread`): some 40 microseconds.
-const DECREMENTS_PER_LOOK: u64 = 4096;
 
 /// The lxr collector: an `immix` collector for its space and its backup
 /// trace, the counts' side tables, and what the counts need between
@@ -607,7 +566,9 @@ impl Lxr {
         unsafe {
             self.large.free(&large, gen, &mut self.tables, &mut blocks);
             let kept = self.large.unlist(&kept, gen, &mut self.tables);
-            self.marking.as_mut().map(|m| m.dead_large.extend(kept));
+            if let Some(m) = self.marking.as_mut() {
+                m.dead_large.extend(kept);
+            }
         }
         // Each block's dead words come as one entry, so that a block judged
         // below (exactly, by its counts) has no more deaths to take off.
@@ -683,18 +644,6 @@ unsafe fn still_inside(layout: Layout, obj: *mut Word, slot: *mut Word) -> bool 
     // SAFETY: the caller's contract.
     let size = unsafe { layout.size_of(obj, info_of_header(load_header(obj))) };
     (slot as usize) < obj as usize + size * std::mem::size_of::<Word>()
-}
-
-/// A parameter that counts decrements: a number above 0, if given.
-/// `dthreads=N`: how many threads lower the counts beside the mutators
-/// (See Note [Decrements on several threads] in `decrement_thread`).
-fn decrement_threads(value: Option<String>) -> Result<usize, String> {
-    let Some(v) = value else { return Ok(1) };
-    v.parse::<usize>().ok().filter(|n| (1..=256).contains(n)).ok_or(format!("dthreads must be a number of decrement threads from 1 to 256, not `{v}'"))
-}
-
-fn counts(value: Option<String>, key: &str) -> Result<Option<u64>, String> {
-    value.map(|v| v.parse::<u64>().ok().filter(|&n| n > 0).ok_or(format!("{key} must be a number of counts above 0, not `{v}'"))).transpose()
 }
 
 /// Two sweeps' records as one (a pause's, and the blocks judged after a

@@ -1,0 +1,65 @@
+//! `lxr`'s registry entry: its parameters, read into a collector.
+
+use super::{Decrements, Lxr};
+use crate::decrement_thread::DecrementThread;
+use crate::immix::Immix;
+use crate::large_counts::LargeCounts;
+use crate::lazy_lines::LazyLines;
+use crate::CollectorEntry;
+use gclab_core::side_metadata::SideTables;
+use std::collections::HashMap;
+
+/// The registry entry.
+pub const ENTRY: CollectorEntry = CollectorEntry {
+    name: "lxr",
+    description: "LXR-style deferred, coalescing reference counting over an Immix space (counts of bits=2|4|8 bits in side metadata, a field-logging barrier, RC pauses lowering at most decrements=N counts, default 200000; dthreads=N threads lowering counts beside the mutators, default 1; a backup trace for cycles beside the mutators, or trace=pause in a stop-the-world GC; line, defrag, headroom as immix)",
+    flags: "-G2",
+    make: |mut params, flags| {
+        if flags.generations != 2 {
+            return Err(format!("the lxr collector has two generations (every survivor of an RC pause is old and counted), not -G{}", flags.generations));
+        }
+        let bits = match params.take("bits").as_deref() {
+            None => 4,
+            Some(v) => match v.parse::<u32>() {
+                Ok(b @ (2 | 4 | 8)) => b,
+                _ => return Err(format!("bits must be 2, 4 or 8 (the bits of each count), not `{v}'")),
+            },
+        };
+        let decrements = counts(params.take("decrements"), "decrements")?.unwrap_or(DECREMENTS_PER_PAUSE);
+        let batch = counts(params.take("batch"), "batch")?.unwrap_or(DECREMENTS_PER_LOOK);
+        let dthreads = decrement_threads(params.take("dthreads"))?;
+        let age = params.take_switch("age", true, "survivors of a pause are old at once", "they stay young until the next")?;
+        let concurrent = params.take_switch("concurrent", true, "decrements in the pauses", "decrements on a thread beside the mutators")?;
+        let help = params.take_switch("help", false, "the thread alone lowers counts", "a pause lowers some when the thread fell behind")?;
+        let concurrent_trace = match params.take("trace").as_deref() {
+            None | Some("concurrent") => true,
+            Some("pause") => false,
+            Some(v) => return Err(format!("trace must be concurrent (a backup trace beside the mutators) or pause (in a stop-the-world GC), not `{v}'")),
+        };
+        let immix = Immix::from_params(params, flags, "lxr", &["bits", "decrements", "batch", "dthreads", "age", "concurrent", "help", "trace"])?;
+        let lose_increments = std::env::var("GCLAB_LXR_FAULT").is_ok_and(|v| v == "lose-increments");
+        let decrements = Decrements { concurrent, per_pause: decrements, help, behind: false, waiting: Vec::new(), thread: DecrementThread::new(batch, dthreads), handed: None, unreported: None };
+        Ok(Box::new(Lxr { immix, tables: SideTables::with_counts(bits), roots: Vec::new(), decrements, stacks: HashMap::new(), large: LargeCounts::default(), lines: LazyLines::default(), underflows: 0, events: Vec::new(), synced_logs: Vec::new(), marking: None, concurrent_trace, age, lose_increments }))
+    },
+};
+
+/// How many counts a pause lowers at most, by default (See Note
+/// [Decrements wait] in `ref_count`): about 2 ms of work.
+const DECREMENTS_PER_PAUSE: u64 = 200_000;
+
+/// How many counts the decrement thread lowers between two looks at
+/// its stop flag, by default (See Note [Decrements beside the mutators]
+/// in `decrement_thread`): some 40 microseconds.
+const DECREMENTS_PER_LOOK: u64 = 4096;
+
+/// `dthreads=N`: how many threads lower the counts beside the mutators
+/// (See Note [Decrements on several threads] in `decrement_thread`).
+fn decrement_threads(value: Option<String>) -> Result<usize, String> {
+    let Some(v) = value else { return Ok(1) };
+    v.parse::<usize>().ok().filter(|n| (1..=256).contains(n)).ok_or(format!("dthreads must be a number of decrement threads from 1 to 256, not `{v}'"))
+}
+
+/// A parameter that counts decrements: a number above 0, if given.
+fn counts(value: Option<String>, key: &str) -> Result<Option<u64>, String> {
+    value.map(|v| v.parse::<u64>().ok().filter(|&n| n > 0).ok_or(format!("{key} must be a number of counts above 0, not `{v}'"))).transpose()
+}
