@@ -269,6 +269,7 @@ impl DecrementThread {
             all.phase.elapsed = all.phase.elapsed.max(one.phase.elapsed);
         }
         all.left.extend(pool.packets.drain(..).flatten());
+        pool.marker = None;
         drop(pool);
         all.stacks = std::mem::take(&mut *self.shared.stacks.lock().unwrap_or_else(|e| e.into_inner()));
         Some(all)
@@ -311,6 +312,9 @@ unsafe fn serve(batch: u64, shared: &Shared) {
         };
         // SAFETY: the round's contract.
         let one = unsafe { lower(layout, part, batch, shared, started, marker.as_deref()) };
+        // Before the result is handed in: the collector then owns the
+        // marker's queue alone once it has joined the round.
+        drop(marker);
         let mut pool = shared.pool.lock().unwrap_or_else(|e| e.into_inner());
         pool.results.push(one);
         shared.finished.notify_one();
