@@ -138,13 +138,17 @@ fn ghc_prints_the_expected_outputs() {
 
 /// Wadler's leak: with selector thunks evaluated by the GC the residency
 /// stays small (without, it is about 40 MB for a million elements, as
-/// GHC's `-O0` program's is).
+/// GHC's `-O0` program's is). The collectors that mark their old
+/// generation beside the mutators (`nonmoving`, and `lxr`'s backup trace
+/// unless `trace=pause`) never rewrite a selector thunk there, so the
+/// leak stays until its head is freed (See docs/lxr.md).
 #[test]
 fn the_gc_fixes_the_selector_leak() {
     for entry in gclab_collectors::COLLECTORS.iter().filter(|c| c.name != "nonmoving") {
         let code = gclab_lang::load(Path::new("programs/selector_leak.hs")).unwrap();
         let flags = gclab::flags(entry.flags).unwrap();
-        let made = entry.make(&flags).unwrap();
+        let params = if entry.name == "lxr" { "trace=pause" } else { "" };
+        let made = (entry.make)(gclab_collectors::Params::parse(params).unwrap(), &flags).unwrap();
         let mut out = Vec::new();
         let (outcome, _) = gclab::run_program(&code, vec!["300000".into()], flags, made, &mut out).unwrap();
         assert_eq!(String::from_utf8(out).unwrap(), "300000\n55\n");
