@@ -17,10 +17,15 @@
 //!   of the objects whose count fell to zero are reclaimed: their blocks
 //!   are judged again line by line (`LineSpace::rejudge`) and the empty
 //!   ones freed.
-//! - A major GC is the backup trace: `immix`'s major GC (mark in place,
-//!   evacuate the most fragmented blocks, sweep), which frees cycles and
-//!   objects with stuck counts, and then every count is rebuilt from the
-//!   heap (See Note [The backup trace recounts]).
+//! - A major GC the policy asks for begins the backup trace, which frees
+//!   cycles and objects with stuck counts: an RC pause, then a marking of
+//!   the counted space beside the mutators and the pauses, ended by a
+//!   sweep in a sync (`concurrent_trace`, See Note [A concurrent backup
+//!   trace] there). Under `trace=pause`, and for a major GC the program
+//!   asks for or the heap's limit forces, the backup trace is `immix`'s
+//!   major GC (mark in place, evacuate the most fragmented blocks, sweep),
+//!   after which every count is rebuilt from the heap (`trace_in_pause`,
+//!   See Note [The backup trace recounts] there).
 //!
 //! The counts live in side metadata, `bits=N` bits a word (2, 4 or 8;
 //! default 4, as LXR's), each object's at its first word; they saturate
@@ -33,11 +38,8 @@
 //! (`decrement_thread`; `concurrent=0` keeps them in the pauses).
 //!
 //! Not here yet (LXR has them): mutators allocating young objects into
-//! the holes of old blocks; decrements and increments spread over
-//! several threads; a concurrent (SATB) backup trace instead of a
-//! stop-the-world one;
-//! evacuating fragmented blocks in RC pauses (only the backup trace
-//! defragments).
+//! the holes of old blocks; evacuating fragmented blocks in RC pauses
+//! (only a backup trace in a pause defragments).
 
 mod concurrent_trace;
 mod entry;

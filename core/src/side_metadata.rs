@@ -136,6 +136,27 @@ impl SideTable {
         let _ = word.fetch_update(Ordering::Relaxed, Ordering::Relaxed, |v| Some((v & !(max << shift)) | (n << shift)));
     }
 
+    /// Zero the count of every word of the block whose bit in `live` is
+    /// clear: the objects a sweep found dead (a block's counts are mostly
+    /// zero, so only the words with a count are looked at).
+    pub fn keep_counts_of(&self, live: &[u64; BLOCK_WORDS / 64]) {
+        let bits = self.count_bits as usize;
+        let max = self.stuck() as u64;
+        for (i, word) in self.counts.iter().enumerate() {
+            let mut v = word.load(Ordering::Relaxed);
+            let mut keep = v;
+            while v != 0 {
+                let at = v.trailing_zeros() as usize / bits;
+                let w = (i * 64) / bits + at;
+                if live[w / 64] & (1 << (w % 64)) == 0 {
+                    keep &= !(max << (at * bits));
+                }
+                v &= !(max << (at * bits));
+            }
+            word.store(keep, Ordering::Relaxed);
+        }
+    }
+
     /// Call `f` with the index of every word of the block whose count is
     /// not zero, in order: a collector that keeps counts at object
     /// starts finds its counted objects without walking the dead ones.

@@ -111,15 +111,14 @@ use crate::large_counts::LargeCounts;
 use crate::mark::MarkBitmap;
 use crate::megablock_set::MegablockSet;
 use crate::nonmoving::{forget_dead_mut_list_entries, judge_weaks, marking_goes_on_with};
-use crate::ref_count::{counted, counted_fields};
+use crate::ref_count::counted;
 use crate::snapshot_check::snapshot_violations;
 use gclab_core::bdescr::{BlockPtr, LiveMap, BF_EVACUATED, BF_MARK_IN_PLACE};
 use gclab_core::capability::FieldLog;
-use gclab_core::constants::{Word, BLOCK_WORDS};
-use gclab_core::object::{info_of_header, load_header, Layout};
+use gclab_core::constants::Word;
+use gclab_core::object::{load_header, Layout};
 use gclab_core::side_metadata::side_table_of;
 use gclab_core::{CollectorEvent, ConcurrentPhase, GcContext, RtsFlags};
-use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -273,7 +272,7 @@ impl Lxr {
     }
 
     /// Free what the marking did not reach (See Note [A concurrent backup
-    /// trace]), and judge every block of the snapshot again.
+    /// trace]), and judge every block of the snapshot again by its marks.
     ///
     /// # Safety
     /// The world is stopped, the decrement thread stopped, and `marks` the
@@ -281,59 +280,30 @@ impl Lxr {
     // SAFETY: the caller's contract.
     unsafe fn sweep(&mut self, marks: &MarkBitmap, snapshot_words: usize, dead_large: Vec<BlockPtr>, ctx: &mut GcContext<'_>) {
         let oldest = ctx.heap.oldest();
-        let layout = ctx.heap.layout;
         let old = &ctx.heap.gens[oldest];
         let blocks: Vec<BlockPtr> = old.blocks.iter().copied().filter(|&bd| in_snapshot(bd)).collect();
-        let large: Vec<BlockPtr> = old.large_objects.iter().copied().filter(|&bd| in_snapshot(bd)).collect();
-        let mut garbage: Vec<(*mut Word, usize)> = Vec::new();
-        for &bd in &blocks {
-            // SAFETY: the caller's contract: a block of the snapshot.
-            let d = unsafe { bd.read() };
-            for run in marks.free_runs(bd, BLOCK_WORDS) {
-                // SAFETY: as above; an unmarked run holds whole objects
-                // and zero words.
-                unsafe { unmarked_objects(d.start.add(run.start), d.start.add(run.end), layout, &mut garbage) };
-            }
-        }
-        let mut unreached_large = Vec::new();
-        for &bd in &large {
-            // SAFETY: a large object of the snapshot.
-            let p = unsafe { bd.read() }.start;
-            if !marks.is_marked(p) {
-                // SAFETY: as above.
-                garbage.push((p, unsafe { layout.size_of(p, info_of_header(load_header(p))) }));
-                unreached_large.push(p);
-            }
-        }
-        // What the garbage held of what survives, before any of it is
-        // zeroed (`survives` reads headers).
-        let mut lowered = Vec::new();
-        for &(p, _) in &garbage {
-            // SAFETY: an unreached object, intact.
-            unsafe { lower_survivors(p, layout, marks, &mut self.stacks, &mut lowered) };
-        }
-        // SAFETY: pending values are counted objects, intact or zeroed.
+        // SAFETY: a large object of the snapshot heads its group.
+        let unreached_large: Vec<*mut Word> = old.large_objects.iter().filter(|&&bd| in_snapshot(bd)).map(|&bd| unsafe { bd.read() }.start).filter(|&p| !marks.is_marked(p)).collect();
+        self.events.push(CollectorEvent::SweepBegin);
+        // What waits to be lowered on an object freed now is dropped: it
+        // is gone, and its words may soon be another's. (Pending values
+        // are counted objects, intact or zeroed.)
+        // SAFETY: as above.
         let gone = |v: Word| unsafe { v != 0 && (load_header(v as *const Word) == 0 || !survives(marks, v as *const Word)) };
         self.decrements.waiting.retain(|&v| !gone(v));
-        self.decrements.waiting.extend(lowered);
-        let is_large: HashSet<*mut Word> = unreached_large.iter().copied().collect();
-        let small_words: usize = garbage.iter().filter(|(p, _)| !is_large.contains(p)).map(|&(_, size)| size).sum();
-        self.events.push(CollectorEvent::SweepBegin);
-        for &(p, size) in &garbage {
-            if let Some(t) = side_table_of(p) {
-                t.set_count(p, 0);
-            }
-            if !is_large.contains(&p) {
-                // SAFETY: unreached, and the marker is gone.
-                unsafe { std::ptr::write_bytes(p, 0, size) };
+        self.stacks.retain(|&stack, _| !gone(stack as Word));
+        let judged: Vec<(BlockPtr, LiveMap)> = blocks.iter().map(|&bd| (bd, marks.bits(bd))).collect();
+        for (bd, bits) in &judged {
+            // SAFETY: a block of the space, with its table.
+            if let Some(t) = side_table_of(unsafe { bd.read() }.start) {
+                t.keep_counts_of(bits);
             }
         }
-        let judged: Vec<(BlockPtr, LiveMap)> = blocks.iter().map(|&bd| (bd, marks.bits(bd))).collect();
-        for &bd in blocks.iter().chain(&large) {
+        for &bd in old.blocks.iter().chain(&old.large_objects) {
             unflag(bd);
         }
-        // SAFETY: the world is stopped; the mutable lists hold old objects
-        // or zeroed ones.
+        // SAFETY: the world is stopped; the mutable lists hold live old
+        // objects, zeroed ones, or the large ones freed here.
         unsafe { crate::rc_aging::forget_dead(ctx.caps, oldest, &unreached_large) };
         let gclab_core::heap::Heap { gens, blocks: allocator, .. } = &mut *ctx.heap;
         let gen = &mut gens[oldest];
@@ -352,59 +322,12 @@ impl Lxr {
         }
         let (space, _) = self.immix.parts(oldest);
         // SAFETY: the caller's contract; no allocator runs now, and every
-        // live object of the blocks is marked.
+        // live object of the blocks is marked. The judging zeroes the
+        // unreached objects' words.
         let (empty, _) = unsafe { space.rejudge(&judged, gen) };
         // SAFETY: as above.
         unsafe { self.free_empty(empty, gen, &mut allocator) };
-        self.events.push(CollectorEvent::SweepEnd { swept_words: small_words });
-    }
-}
-
-/// The objects of the unmarked words `from..to` of a snapshot block, each
-/// with its size, pushed onto `garbage`.
-///
-/// # Safety
-/// The words hold whole objects and zero words, none of them reachable.
-// SAFETY: the caller's contract.
-unsafe fn unmarked_objects(from: *mut Word, to: *mut Word, layout: Layout, garbage: &mut Vec<(*mut Word, usize)>) {
-    let mut p = from;
-    while p < to {
-        // SAFETY: the caller's contract.
-        let header = unsafe { load_header(p) };
-        if header == 0 {
-            // SAFETY: still inside the run.
-            p = unsafe { p.add(1) };
-            continue;
-        }
-        // SAFETY: an object starts here.
-        let size = unsafe { layout.size_of(p, info_of_header(header)) };
-        garbage.push((p, size));
-        // SAFETY: the object lies in the run.
-        p = unsafe { p.add(size) };
-    }
-}
-
-/// Push onto `lowered` what the unreached object `p`'s counted fields (or,
-/// for an evaluation stack, its kept slots, taken out of `stacks`) hold
-/// that survives the marking in `marks`: the references whose counts it
-/// raised and nothing else will lower.
-///
-/// # Safety
-/// `p` is an intact object that the marking did not reach; the world is
-/// stopped.
-// SAFETY: the caller's contract.
-unsafe fn lower_survivors(p: *mut Word, layout: Layout, marks: &MarkBitmap, stacks: &mut HashMap<usize, Vec<Word>>, lowered: &mut Vec<Word>) {
-    // SAFETY: the caller's contract.
-    let (slots, n) = unsafe { counted_fields(layout, p) };
-    // SAFETY: the slots lie in the object.
-    let mut values: Vec<Word> = (0..n).map(|k| unsafe { *slots.add(k) }).collect();
-    values.extend(stacks.remove(&(p as usize)).unwrap_or_default());
-    for v in values {
-        // SAFETY: a field holds an object address, intact (nothing is
-        // zeroed yet).
-        if unsafe { counted(v) }.is_some() && unsafe { survives(marks, v as *const Word) } {
-            lowered.push(v);
-        }
+        self.events.push(CollectorEvent::SweepEnd { swept_words: snapshot_words.saturating_sub(marked) });
     }
 }
 
