@@ -292,3 +292,58 @@ fn increments_on_two_gc_threads_keep_the_counts() {
         }
     }
 }
+
+#[test]
+fn a_backup_trace_beside_the_mutators_frees_cycles() {
+    // Ten times the cycles of `cycles_wait_for_the_backup_trace` (640 KB),
+    // dropped once old;
+    // then allocation, so that the policy asks for a major GC (the old
+    // generation is past `-O64k`): it begins a trace beside the mutators,
+    // and the sync that ends it frees the cycles, with no major GC in a
+    // pause. Checked after every GC and sync, the end of the marking too.
+    for collector in ["", "concurrent=0", "dthreads=2,age=0"] {
+        let f = gclab::flags(&format!("-A64k -O64k -DS {}", entry("lxr").flags)).unwrap();
+        let rts = Rts::new(f, (entry("lxr").make)(Params::parse(collector).unwrap(), &gclab::flags("-G2").unwrap()).unwrap()).unwrap();
+        rts.run(|m| {
+            let d = m.depth();
+            let nil = m.static_obj(&NIL);
+            for _ in 0..20_000 {
+                let a = m.new_mut_var(nil);
+                let b = m.new_mut_var(a);
+                m.write_mut_var(a, b);
+            }
+            m.perform_gc(true);
+            m.perform_gc(true);
+            m.truncate(d);
+            // A list that grows (old data, pushing the old generation past
+            // its limit), and garbage.
+            let keep = list(m, 1);
+            let before = m.stats().collector_syncs;
+            let mut syncs = 0;
+            for i in 0..200_000 {
+                let d = m.depth();
+                let v = m.alloc(&INT, &[], &[i]);
+                let cell = m.alloc(&CONS, &[v, keep], &[]);
+                m.set(keep, cell);
+                list(m, 4);
+                m.truncate(d);
+                syncs = m.stats().collector_syncs - before;
+                if syncs > 0 {
+                    break;
+                }
+            }
+            assert!(syncs > 0, "lxr:{collector}: no sync ended a marking");
+            m.perform_gc(false);
+        })
+        .unwrap();
+        let stats = rts.stats();
+        let recs = &stats.records;
+        // The major GC that began the trace, with the cycles held and the
+        // list grown, and the minor GC after the sync that ended it.
+        let held = recs.iter().rev().find(|r| r.gen == 1).unwrap().live_bytes;
+        let after = recs.last().unwrap().live_bytes;
+        assert!(held >= 640_000, "lxr:{collector}: {held} live bytes with the cycles held");
+        assert!(after + 600_000 < held, "lxr:{collector}: the trace beside the mutators frees the cycles: {after} live bytes after, {held} before");
+        assert!(stats.concurrent_phases > 0, "lxr:{collector}: the marking is a concurrent phase");
+    }
+}
