@@ -215,7 +215,7 @@ fn a_lost_increment_is_caught_by_the_sanity_checker() {
 #[test]
 fn bad_parameters_are_refused_by_name() {
     let f = gclab::flags("-G2").unwrap();
-    for (params, wanted) in [("bits=3", "bits must be 2, 4 or 8"), ("bits=x", "bits must be"), ("age=2", "age must be 0"), ("concurrent=yes", "concurrent must be 0"), ("batch=0", "batch must be a number"), ("help=yes", "help must be 0"), ("dthreads=0", "dthreads must be a number of decrement threads from 1 to 256"), ("dthreads=x", "dthreads must be"), ("colour=red", "colour")] {
+    for (params, wanted) in [("bits=3", "bits must be 2, 4 or 8"), ("bits=x", "bits must be"), ("age=2", "age must be 0"), ("concurrent=yes", "concurrent must be 0"), ("batch=0", "batch must be a number"), ("help=yes", "help must be 0"), ("dthreads=0", "dthreads must be a number of decrement threads from 1 to 256"), ("dthreads=x", "dthreads must be"), ("trace=sometimes", "trace must be concurrent"), ("colour=red", "colour")] {
         let e = (entry("lxr").make)(Params::parse(params).unwrap(), &f).err().expect("refused");
         assert!(e.contains(wanted), "{params}: {e}");
     }
