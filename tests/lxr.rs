@@ -159,22 +159,28 @@ fn decrements_on_several_threads_keep_the_counts() {
     assert_eq!(String::from_utf8_lossy(&o.stdout), std::fs::read_to_string("programs/expected/treejoin.out").unwrap());
 }
 
+/// `n` pairs of mutable variables pointing at each other (32 bytes a
+/// pair), made old by two major GCs (survivors age once), then dropped:
+/// each keeps the other's count at one.
+fn make_and_drop_old_cycles(m: &mut Mutator<'_>, n: usize) {
+    let d = m.depth();
+    let nil = m.static_obj(&NIL);
+    for _ in 0..n {
+        let a = m.new_mut_var(nil);
+        let b = m.new_mut_var(a);
+        m.write_mut_var(a, b);
+    }
+    m.perform_gc(true);
+    m.perform_gc(true);
+    m.truncate(d);
+}
+
 #[test]
 fn cycles_wait_for_the_backup_trace() {
     // 2000 pairs of mutable variables pointing at each other (64 KB):
     // each keeps the other's count at one after they are dropped.
     let recs = records("lxr", |m| {
-        let d = m.depth();
-        let nil = m.static_obj(&NIL);
-        for _ in 0..2000 {
-            let a = m.new_mut_var(nil);
-            let b = m.new_mut_var(a);
-            m.write_mut_var(a, b);
-        }
-        // Two major GCs make them old (survivors age once).
-        m.perform_gc(true);
-        m.perform_gc(true);
-        m.truncate(d);
+        make_and_drop_old_cycles(m, 2000);
         m.perform_gc(false);
         m.perform_gc(false);
         m.perform_gc(true);
@@ -305,16 +311,7 @@ fn a_backup_trace_beside_the_mutators_frees_cycles() {
         let f = gclab::flags(&format!("-A64k -O64k -DS {}", entry("lxr").flags)).unwrap();
         let rts = Rts::new(f, (entry("lxr").make)(Params::parse(collector).unwrap(), &gclab::flags("-G2").unwrap()).unwrap()).unwrap();
         rts.run(|m| {
-            let d = m.depth();
-            let nil = m.static_obj(&NIL);
-            for _ in 0..20_000 {
-                let a = m.new_mut_var(nil);
-                let b = m.new_mut_var(a);
-                m.write_mut_var(a, b);
-            }
-            m.perform_gc(true);
-            m.perform_gc(true);
-            m.truncate(d);
+            make_and_drop_old_cycles(m, 20_000);
             // A list that grows (old data, pushing the old generation past
             // its limit), and garbage.
             let keep = list(m, 1);

@@ -60,6 +60,22 @@ pub struct MarkedCard {
     card: usize,
 }
 
+impl MarkedCard {
+    /// The object's element slots, and the card's elements: `first..last`.
+    ///
+    /// # Safety
+    /// The card's object is a counted large object, its group in use.
+    // SAFETY: the caller's contract.
+    unsafe fn elements(&self, layout: Layout) -> (*mut Word, usize, usize) {
+        // SAFETY: a counted group is in use; it starts with its object.
+        let p = unsafe { self.head.read() }.start;
+        // SAFETY: as above.
+        let (slots, n) = unsafe { layout.pointer_slots(p, info_of_header(load_header(p))) };
+        let first = self.card << CARD_BITS;
+        (slots, first, (first + (1 << CARD_BITS)).min(n))
+    }
+}
+
 // SAFETY: the block pointers name the collector's own large objects,
 // touched only with the world stopped.
 unsafe impl Send for LargeCounts {}
@@ -181,12 +197,8 @@ impl LargeCounts {
         let mut lowered = Vec::new();
         for m in marked {
             let Some(shadow) = self.shadows.get_mut(&m.head) else { continue };
-            // SAFETY: a counted group is in use; it starts with its object.
-            let p = unsafe { m.head.read() }.start;
-            // SAFETY: as above.
-            let (slots, n) = unsafe { layout.pointer_slots(p, info_of_header(load_header(p))) };
-            let first = m.card << CARD_BITS;
-            let last = (first + (1 << CARD_BITS)).min(n);
+            // SAFETY: the caller's contract: the card's object is counted.
+            let (slots, first, last) = unsafe { m.elements(layout) };
             for (i, seen) in shadow[first..last].iter_mut().enumerate() {
                 // SAFETY: `first + i` is an element of the object.
                 let now = unsafe { *slots.add(first + i) };
@@ -214,12 +226,8 @@ impl LargeCounts {
         let mut old = Vec::new();
         for m in marked {
             let Some(shadow) = self.shadows.get(&m.head) else { continue };
-            // SAFETY: a counted group is in use; it starts with its object.
-            let p = unsafe { m.head.read() }.start;
-            // SAFETY: as above.
-            let (slots, n) = unsafe { layout.pointer_slots(p, info_of_header(load_header(p))) };
-            let first = m.card << CARD_BITS;
-            let last = (first + (1 << CARD_BITS)).min(n);
+            // SAFETY: the caller's contract: the card's object is counted.
+            let (slots, first, last) = unsafe { m.elements(layout) };
             for (i, &seen) in shadow[first..last].iter().enumerate() {
                 // SAFETY: `first + i` is an element of the object.
                 if unsafe { *slots.add(first + i) } != seen && seen != 0 {
