@@ -475,21 +475,16 @@ pub unsafe fn decrement_under(marker: Option<&MarkQueue>, layout: Layout, work: 
     };
     // SAFETY: the caller's contract.
     let dead = unsafe { decrement(layout, work, budget, &mut greying_stack, tally) };
-    // SAFETY: the dead are intact until `Deaths::add` zeroes them.
-    queue.push(dead.iter().flat_map(|&p| unsafe { held_by(layout, p) }));
+    // What the dead held that is counted, before `Deaths::add` zeroes them.
+    let held = dead.iter().flat_map(|&p| {
+        // SAFETY: a dead object is intact until it is zeroed.
+        let (slots, n) = unsafe { counted_fields(layout, p) };
+        // SAFETY: the slots lie in the object.
+        (0..n).map(move |k| unsafe { *slots.add(k) })
+    });
+    // SAFETY: a counted field holds an object address.
+    queue.push(held.filter(|&v| unsafe { counted(v) }.is_some()));
     dead
-}
-
-/// What the counted fields of the object at `p` hold that is counted.
-///
-/// # Safety
-/// `p` is an intact object whose fields hold object addresses.
-// SAFETY: the caller's contract.
-unsafe fn held_by(layout: Layout, p: *mut Word) -> Vec<Word> {
-    // SAFETY: the caller's contract.
-    let (slots, n) = unsafe { counted_fields(layout, p) };
-    // SAFETY: the slots lie in the object and hold object addresses.
-    (0..n).map(|k| unsafe { *slots.add(k) }).filter(|&v| unsafe { counted(v) }.is_some()).collect()
 }
 
 /// Zero the `size` words of the dead object at `p`, its header first, one

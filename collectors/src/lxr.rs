@@ -48,7 +48,8 @@ mod trace_in_pause;
 pub use entry::ENTRY;
 
 use crate::immix::Immix;
-use concurrent_trace::{in_snapshot, Marking};
+use crate::nonmoving::block_in_snapshot as in_snapshot;
+use concurrent_trace::Marking;
 use crate::large_counts::LargeCounts;
 use crate::lazy_lines::LazyLines;
 use crate::parallel_increments::{raise_all, raise_fields, OldKind};

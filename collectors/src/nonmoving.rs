@@ -500,8 +500,8 @@ fn uncount_snapshot(old: &mut Generation, at_snapshot: (usize, usize, usize), pl
     old.n_free_words -= free - placed.1;
 }
 
-/// Is block `bd` part of the running cycle's snapshot?
-fn block_in_snapshot(bd: BlockPtr) -> bool {
+/// Is block `bd` (or large object) part of the running cycle's snapshot?
+pub(crate) fn block_in_snapshot(bd: BlockPtr) -> bool {
     // SAFETY: a block of the old generation, read with the world stopped.
     unsafe { bd.read() }.has(BF_MARK_IN_PLACE)
 }

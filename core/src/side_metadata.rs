@@ -140,21 +140,13 @@ impl SideTable {
     /// clear: the objects a sweep found dead (a block's counts are mostly
     /// zero, so only the words with a count are looked at).
     pub fn keep_counts_of(&self, live: &[u64; BLOCK_WORDS / 64]) {
-        let bits = self.count_bits as usize;
-        let max = self.stuck() as u64;
-        for (i, word) in self.counts.iter().enumerate() {
-            let mut v = word.load(Ordering::Relaxed);
-            let mut keep = v;
-            while v != 0 {
-                let at = v.trailing_zeros() as usize / bits;
-                let w = (i * 64) / bits + at;
-                if live[w / 64] & (1 << (w % 64)) == 0 {
-                    keep &= !(max << (at * bits));
-                }
-                v &= !(max << (at * bits));
+        let (bits, max) = (self.count_bits as usize, self.stuck() as u64);
+        self.for_each_counted(|w| {
+            if live[w / 64] & (1 << (w % 64)) == 0 {
+                let bit = w * bits;
+                self.counts[bit / 64].fetch_and(!(max << (bit % 64)), Ordering::Relaxed);
             }
-            word.store(keep, Ordering::Relaxed);
-        }
+        });
     }
 
     /// Call `f` with the index of every word of the block whose count is
@@ -429,6 +421,27 @@ mod tests {
             let mut found = Vec::new();
             t.for_each_counted(|w| found.push(w));
             assert_eq!(found, words, "{bits} bits");
+        }
+    }
+
+    #[test]
+    fn a_sweep_keeps_the_counts_of_live_words_only() {
+        for bits in [2u32, 4, 8] {
+            let t = SideTable::new(bits);
+            let words = [0, 3, 15, 16, 63, 64, 200, BLOCK_WORDS - 1];
+            for &w in &words {
+                t.increment(word(w));
+                t.increment(word(w));
+            }
+            t.set_count(word(64), t.stuck());
+            let mut live = [0u64; BLOCK_WORDS / 64];
+            for w in [3, 64, BLOCK_WORDS - 1] {
+                live[w / 64] |= 1 << (w % 64);
+            }
+            t.keep_counts_of(&live);
+            let mut found = Vec::new();
+            t.for_each_counted(|w| found.push((w, t.count(word(w)))));
+            assert_eq!(found, [(3, 2), (64, t.stuck()), (BLOCK_WORDS - 1, 2)], "{bits} bits");
         }
     }
 

@@ -117,7 +117,7 @@ use crate::concurrent_mark::{survives, MarkQueue, Marker, ParkedForGc, Snapshot}
 use crate::large_counts::LargeCounts;
 use crate::mark::MarkBitmap;
 use crate::megablock_set::MegablockSet;
-use crate::nonmoving::{forget_dead_mut_list_entries, judge_weaks, marking_goes_on_with};
+use crate::nonmoving::{block_in_snapshot as in_snapshot, forget_dead_mut_list_entries, judge_weaks, marking_goes_on_with};
 use crate::ref_count::counted;
 use crate::snapshot_check::snapshot_violations;
 use gclab_core::bdescr::{BlockPtr, LiveMap, BF_EVACUATED, BF_MARK_IN_PLACE};
@@ -174,12 +174,6 @@ impl Marking {
     pub(super) fn cpu_seconds(&self) -> f64 {
         self.marker.cpu_seconds_so_far()
     }
-}
-
-/// Is `bd` a block (or large object) of the running trace's snapshot?
-pub(super) fn in_snapshot(bd: BlockPtr) -> bool {
-    // SAFETY: a block of the space, whose descriptor the GC holds.
-    unsafe { bd.read() }.has(BF_MARK_IN_PLACE)
 }
 
 impl Lxr {
