@@ -148,6 +148,11 @@ unsafe fn evacuate_uncommon(gct: &mut GcThread<'_>, slot: *mut Word, p: *mut Wor
         gct.mark_in_place(p, gct.layout.fixed_size(info));
         return;
     }
+    if flags & BF_MARK_IN_PLACE != 0 && gct.marks.is_some_and(|m| m.is_marked(p)) {
+        // Marked already: an old object of a sticky minor GC's block, kept
+        // as it is. See Note [Old indirections stay].
+        return;
+    }
     if info.closure_type == ClosureType::Selector && select(gct, slot, p) {
         return;
     }
@@ -187,6 +192,25 @@ unsafe fn evacuate_uncommon(gct: &mut GcThread<'_>, slot: *mut Word, p: *mut Wor
         copy_or_follow(gct, slot, p, header, bd, gct.layout.size_of(p, info));
     }
 }
+
+// Note [Old indirections stay]
+// ----------------------------------------
+// `evacuate` short-cuts an indirection (and a selector thunk whose
+// selectee is evaluated): the slot gets the value, and the indirection is
+// left to die. That is right for a young one, and for one in a block this
+// GC marks in place for the first time. But a minor GC that marks the
+// blocks whose holes it offered (sticky-immix, lxr) starts from their
+// sticky marks: an indirection marked there is an old object, which the
+// GC keeps, and the slot that points at it belongs to an old object that
+// the GC scans only because it is on a mutable list. Short-cutting it
+// would rewrite an old object's field behind the mutator's back: harmless
+// for sticky-immix, but lxr counts an old field only through its log, so
+// the new target (a young object of a hole, promoted in place by the same
+// GC) got a reference its count never saw, and the old indirection kept a
+// count for one it had lost. The sanity checker found it, as "a count of 1
+// but 2 references" in lcss under lxr with holes offered. So an object
+// already marked in a block kept in place is left as it is, whatever its
+// kind; the old indirection goes when the next major GC finds it.
 
 // Note [Small boxes are shared]
 // ----------------------------------------

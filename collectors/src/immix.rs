@@ -104,12 +104,16 @@ impl Immix {
     /// A GC of the young generations `0..=n`, whose survivors promoted into
     /// blocks of the space that a marker's snapshot holds are marked in
     /// `black` as they are placed (`lxr`'s RC pauses while its backup trace
-    /// marks; `None`: no marking runs).
-    pub(crate) fn collect_young(&mut self, n: usize, ctx: &mut GcContext<'_>, black: Option<&MarkBitmap>) -> GcOutcome {
+    /// marks; `None`: no marking runs), and whose young objects in the
+    /// holes of the blocks attached to `holes` are marked where they lie,
+    /// those blocks' old objects read as marked already (sticky marks:
+    /// `lxr`'s young objects in holes; never beside a marking).
+    pub(crate) fn collect_young(&mut self, n: usize, ctx: &mut GcContext<'_>, black: Option<&MarkBitmap>, holes: Option<&MarkBitmap>) -> GcOutcome {
+        debug_assert!(black.is_none() || holes.is_none(), "no holes are offered while a marker runs");
         let oldest = ctx.heap.oldest();
         let workers = self.pool.for_collection(ctx.flags, n, ctx.help);
         let space = self.old.get_or_insert_with(|| LineSpace::new(oldest, self.geometry));
-        let how = Tracing { n, marks: None, black, defer: false, sticky: false };
+        let how = Tracing { n, marks: holes, black: black.or(holes), defer: false, sticky: holes.is_some() };
         // SAFETY: the runtime gives the collector the heap exclusively
         // (core's Note [Who touches what]); a marker beside it reads only
         // its snapshot (See Note [The marker runs through young GCs] in
@@ -136,7 +140,7 @@ impl Collector for Immix {
         assert!(oldest > 0, "immix needs at least two generations (the registry refuses -G1)");
         let n = req.collect_gen;
         if n < oldest {
-            return self.collect_young(n, ctx, None);
+            return self.collect_young(n, ctx, None, None);
         }
         let workers = self.pool.for_collection(ctx.flags, n, ctx.help);
         let space = self.old.get_or_insert_with(|| LineSpace::new(oldest, self.geometry));

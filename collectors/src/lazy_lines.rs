@@ -51,10 +51,26 @@ impl LazyLines {
         add_words_by_block(&mut self.counted, objects);
     }
 
-    /// Block `bd` holds `words` of live objects, walked after a backup
-    /// trace.
+    /// Block `bd` holds `words` of live objects, found by a walk after a
+    /// backup trace or by the judging of its offered holes: nothing in it
+    /// waits to be judged.
     pub fn recounted(&mut self, bd: BlockPtr, words: usize) {
         self.counted.insert(bd, words);
+        self.unjudged.remove(&bd);
+    }
+
+    /// The words block `bd` counts in the generation's `n_words`.
+    pub fn counted_words(&self, bd: BlockPtr) -> usize {
+        self.counted.get(&bd).copied().unwrap_or(0)
+    }
+
+    /// `words` of block `bd` died while the mutators allocate into its
+    /// holes: taken off its words, and not judged now, since its young
+    /// objects have no counts yet (the pause that takes its holes back
+    /// judges it: See Note [Young objects in holes] in `lxr`).
+    pub fn died_offered(&mut self, bd: BlockPtr, words: usize) {
+        let counted = self.counted.entry(bd).or_default();
+        *counted = counted.saturating_sub(words);
     }
 
     /// `words` of block `bd` of the space `gen` died: the block's live map

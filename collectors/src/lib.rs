@@ -25,9 +25,10 @@
 //! - spaces and what collectors do beside tracing: `slide` (sliding
 //!   compaction), `cell_space` (size-class cells), `sweep` (when and by
 //!   whom a cell space is swept), `line_space` (line-marked blocks whose
-//!   holes are bump-allocated), `defrag` (which blocks of a line space to
-//!   evacuate), `concurrent_mark` (a marker thread beside the mutators),
-//!   `snapshot_check` (the sanity check of a finished snapshot marking);
+//!   holes are bump-allocated), `offered_holes` (a line space's holes
+//!   handed to the mutators, with their sticky marks), `defrag` (which
+//!   blocks of a line space to evacuate), `concurrent_mark` (a marker
+//!   thread beside the mutators), `snapshot_check` (the sanity check of a finished snapshot marking);
 //! - reference counting (`lxr`'s): `ref_count` (deferred, coalescing
 //!   counts in side metadata), `parallel_increments` (a pause's
 //!   increments on the GC threads), `rc_aging` (young objects that live
@@ -74,6 +75,7 @@ pub mod mark_sweep;
 pub mod megablock_set;
 pub mod nogc;
 pub mod nonmoving;
+pub mod offered_holes;
 pub mod parallel;
 pub mod parallel_increments;
 pub mod parallel_scavenge;

@@ -37,13 +37,18 @@
 //! The decrements run on a thread beside the mutators between pauses
 //! (`decrement_thread`; `concurrent=0` keeps them in the pauses).
 //!
-//! Not here yet (LXR has them): mutators allocating young objects into
-//! the holes of old blocks; evacuating fragmented blocks in RC pauses
+//! After a pause the mutators may allocate young objects into the holes
+//! of the space's recyclable blocks, which the next pause marks where
+//! they lie (`holes=PERCENT` of `-A`; `young_in_holes`, See Note [Young
+//! objects in holes] there).
+//!
+//! Not here yet (LXR has it): evacuating fragmented blocks in RC pauses
 //! (only a backup trace in a pause defragments).
 
 mod concurrent_trace;
 mod entry;
 mod trace_in_pause;
+mod young_in_holes;
 
 pub use entry::ENTRY;
 
@@ -52,6 +57,8 @@ use crate::nonmoving::block_in_snapshot as in_snapshot;
 use concurrent_trace::Marking;
 use crate::large_counts::LargeCounts;
 use crate::lazy_lines::LazyLines;
+use crate::mark::MarkBitmap;
+use crate::offered_holes::OfferedHoles;
 use crate::parallel_increments::{raise_all, raise_fields, OldKind};
 use crate::rc_aging::{count_young, forget_dead, young_fields};
 use crate::decrement_thread::{decrement_under, Deaths, DecrementThread};
@@ -89,6 +96,9 @@ pub struct Lxr {
     /// Each space block's words, and when it is judged again (See Note
     /// [Lines are reclaimed lazily] in `lazy_lines`).
     lines: LazyLines,
+    /// The blocks whose holes the mutators allocate into until the next
+    /// pause (See Note [Young objects in holes] in `lxr::young_in_holes`).
+    holes: OfferedHoles,
     /// Decrements that found a count at zero, for the sanity checker.
     underflows: u64,
     /// The decrement threads' runs, for the statistics and the eventlog.
@@ -262,6 +272,9 @@ impl Collector for Lxr {
             outcome.swept_words += freed;
             outcome.region = Some(outcome.region.map_or(sweep, |r| add_sweeps(r, sweep)));
         }
+        // SAFETY: as above; the pause took the last offer back, or the
+        // backup trace forgot it.
+        unsafe { self.offer_holes(ctx) };
         set_extension(ctx.caps, BarrierExtension::FieldLogging);
         outcome
     }
@@ -314,6 +327,7 @@ impl Collector for Lxr {
 
     fn check_heap(&self, heap: &Heap) -> Vec<String> {
         let mut problems = self.immix.check_heap(heap);
+        problems.extend(OfferedHoles::check(heap));
         let young = &heap.gens[0];
         if !self.age && (!young.blocks.is_empty() || !young.large_objects.is_empty()) {
             problems.push(format!("lxr: generation 0 keeps {} blocks and {} large objects after a GC; every survivor should be old", young.blocks.len(), young.large_objects.len()));
@@ -361,17 +375,27 @@ impl Lxr {
         // SAFETY: the GC holds the heap and has not begun.
         let uncounted = unsafe { young_fields(ctx.caps, oldest, layout) };
         self.immix.parts(oldest).0.record_placements();
+        let mut holes = MarkBitmap::new();
+        // SAFETY: the GC holds the heap, before the minor GC.
+        let taken = unsafe { self.take_back_holes(ctx.heap, &mut holes) };
         let marking = self.marking.as_ref();
         let room = marking.and_then(|m| m.make_room(ctx.flags, req.collect_gen));
-        let mut outcome = self.immix.collect_young(req.collect_gen, ctx, marking.map(|m| m.marks()));
+        let mut outcome = self.immix.collect_young(req.collect_gen, ctx, marking.map(|m| m.marks()), (!taken.is_empty()).then_some(&holes));
         drop(room);
+        // The young objects marked in holes are promoted where they lie.
+        for t in outcome.threads.iter_mut().filter(|_| !taken.is_empty()) {
+            t.promoted_words += std::mem::take(&mut t.marked_words);
+        }
+        // SAFETY: the minor GC is over.
+        let (in_holes, hole_sweep) = unsafe { self.judge_holes(taken, &holes, ctx) };
         if let Some(m) = self.marking.as_mut() {
             // The snapshot values the mutators overwrote (See Note [A
             // concurrent backup trace] in `lxr::concurrent_trace`).
             m.grey(lowered.iter().copied());
             m.snapshot_words += self.immix.parts(oldest).0.count_kept_placements(&mut ctx.heap.gens[oldest]);
         }
-        let placed = self.immix.parts(oldest).0.take_placements();
+        let mut placed = self.immix.parts(oldest).0.take_placements();
+        placed.extend(in_holes);
         let lost = self.immix.parts(oldest).0.take_lost();
         let mut tally = Tally::default();
         let mut weaks = Vec::new();
@@ -441,7 +465,7 @@ impl Lxr {
         // last thread fell behind (See Note [Decrements beside the
         // mutators] in `decrement_thread`).
         let in_pause = !self.decrements.concurrent || std::mem::take(&mut self.decrements.behind);
-        outcome.region = Some(if in_pause {
+        let sweep = if in_pause {
             // SAFETY: every value of `work` was counted (See Note [An RC pause]).
             let marker = self.marking.as_ref().map(|m| m.queue());
             let dead = unsafe { decrement_under(marker.as_deref(), layout, &mut work, self.decrements.per_pause, &mut |v| self.stacks.remove(&v), &mut tally) };
@@ -454,7 +478,8 @@ impl Lxr {
             // Every pause reports a sweep, if only of no blocks: the one
             // the last thread's deaths gave is added to it (`collect`).
             self.immix.parts(oldest).0.sweep_record(0)
-        });
+        };
+        outcome.region = Some(add_sweeps(sweep, hole_sweep));
         if self.decrements.concurrent {
             self.decrements.handed = Some((layout, work));
         } else {
@@ -581,6 +606,10 @@ impl Lxr {
             gen.n_words -= words;
             if let Some(m) = self.marking.as_mut().filter(|_| in_snapshot(bd)) {
                 m.snapshot_words -= words;
+                continue;
+            }
+            if self.holes_offered_in(bd) {
+                self.lines.died_offered(bd, words);
                 continue;
             }
             // SAFETY: the caller's contract: a block of the space.

@@ -12,7 +12,7 @@
 //!   they leave unused as many as the holes they took.
 //! - Minor GC: the blocks whose holes were offered are marked in place,
 //!   each starting from the marks of its old objects (its sticky marks:
-//!   See Note [Marks that stick]); tracing from the roots and the
+//!   See Note [Marks that stick] in `offered_holes`); tracing from the roots and the
 //!   remembered set marks the young objects reached there and stops at
 //!   every old one. Each of those blocks is then judged line by line
 //!   (`LineSpace::judge`): dead young objects' words are zeroed, the free
@@ -38,13 +38,11 @@
 
 use crate::immix::{parse_percent, Immix};
 use crate::mark::MarkBitmap;
+use crate::offered_holes::OfferedHoles;
 use crate::space_trace::{trace_into, Tracing};
 use crate::CollectorEntry;
-use gclab_core::alloc_region::Region;
-use gclab_core::bdescr::{BlockPtr, LiveMap, BF_EVACUATED, BF_MARK_IN_PLACE};
-use gclab_core::constants::BLOCK_WORDS;
+use gclab_core::bdescr::BlockPtr;
 use gclab_core::heap::Heap;
-use gclab_core::object::{info_of_header, Layout};
 use gclab_core::{Collector, GcContext, GcOutcome, GcRequest};
 
 /// The registry entry.
@@ -59,62 +57,26 @@ pub const ENTRY: CollectorEntry = CollectorEntry {
         let offer = params.take("offer").map(|v| parse_percent("offer", " of -A", 1, &v)).transpose()?.unwrap_or(25);
         let copy_young = params.take("young").map(|v| parse_young(&v)).transpose()?.unwrap_or(false);
         let immix = Immix::from_params(params, flags, "sticky-immix", &["offer", "young"])?;
-        Ok(Box::new(StickyImmix { immix, offer_percent: offer, copy_young, offered: Vec::new() }))
+        Ok(Box::new(StickyImmix { immix, copy_young, holes: OfferedHoles::new(offer) }))
     },
 };
-
-/// A block whose holes were offered to the mutators at the last GC.
-struct Offered {
-    bd: BlockPtr,
-    /// The marks of its objects when it was offered: all of them old.
-    marks: LiveMap,
-    /// The words of the holes offered, which the generation counted free.
-    free_words: usize,
-}
 
 /// The sticky-immix collector: an `immix` collector for its major GCs and
 /// its space, how much of `-A` it offers as holes, and the blocks it
 /// offered since the last GC.
 pub struct StickyImmix {
     immix: Immix,
-    offer_percent: usize,
     /// `young=copy`: See Note [Young objects copied out of holes].
     copy_young: bool,
-    offered: Vec<Offered>,
+    /// The blocks whose holes are offered, and how much of `-A` is.
+    holes: OfferedHoles,
 }
 
-// SAFETY: `Offered` names blocks of the collector's own space, touched
+// SAFETY: the offered holes name blocks of the collector's own space, touched
 // only with the world stopped (the collector is held exclusively then).
 unsafe impl Send for StickyImmix {}
 // SAFETY: as above.
 unsafe impl Sync for StickyImmix {}
-
-// Note [Marks that stick]
-// ----------------------------------------
-// In a sticky-mark-bits collector a mark, once set, says "old" until the
-// next major GC clears it, so a minor GC marks only what is unmarked: the
-// young. MMTk keeps the bits of every block in side metadata for the
-// whole run. Here only the blocks whose holes are offered can hold young
-// objects (besides the nursery), and right after a GC every object in
-// them is old: a block's sticky marks are exactly its objects. So the
-// marks are taken when a block is offered, by walking it (at most 512
-// words, and only the blocks offered, about `-A` of holes), and are kept
-// with the offer until the next GC, which marks into a bitmap that starts
-// from them (`MarkBitmap::attach_with`): old objects read as marked, and
-// are neither scanned nor judged dead. A minor GC then costs what is young
-// and what the remembered set names, not the old generation's size. The
-// alternative, a persistent bitmap over every block of the space, would
-// save the walk and cost 64 bytes for each block and its upkeep through
-// `immix`'s major GCs, which mark into a fresh bitmap of their own.
-//
-// An old object may shrink while it is offered: a thunk updated in place
-// keeps two words and zeroes the rest (core's Note [Slop is zeroed]). Its
-// sticky marks still cover the old size, and a line judged by them would
-// count that slop as live words, which the next offer's walk no longer
-// sees: the generation's word count would creep up by the slop at every
-// offer (a sanity check caught it: 25 words counted, 24 in the blocks).
-// So the next GC first drops from the marks every marked zero word that
-// lies where an object would start (`drop_slop`): only slop is zero there.
 
 // Note [Young objects in fresh blocks]
 // ----------------------------------------
@@ -183,32 +145,22 @@ impl Collector for StickyImmix {
         let outcome = if req.collect_gen == ctx.heap.oldest() {
             // The major GC judges every block afresh, the offered ones
             // with their young objects included.
-            self.offered.clear();
+            self.holes.forget();
             self.immix.collect(req, ctx)
         } else {
             // SAFETY: the runtime gives the collector the heap exclusively
             // (core's Note [Who touches what]).
             unsafe { self.minor(ctx) }
         };
-        // SAFETY: as above.
-        unsafe { self.offer_holes(ctx) };
+        let (space, _) = self.immix.parts(ctx.heap.oldest());
+        // SAFETY: as above; the offer was taken back or forgotten.
+        unsafe { self.holes.offer(space, ctx) };
         outcome
     }
 
     fn check_heap(&self, heap: &Heap) -> Vec<String> {
         let mut problems = self.immix.check_heap(heap);
-        let old: std::collections::HashSet<BlockPtr> = heap.gens[heap.oldest()].blocks.iter().copied().collect();
-        for r in heap.offered.regions() {
-            if !old.contains(&r.bd) {
-                problems.push(format!("offered region {:p}..{:p} is in block {:p}, not in the old generation", r.start, r.end, r.bd.0));
-            }
-            // SAFETY: the sanity checker runs with the world stopped,
-            // right after the GC that offered the region: nothing is in it.
-            let words = unsafe { std::slice::from_raw_parts(r.start, r.words()) };
-            if let Some(w) = words.iter().position(|&w| w != 0) {
-                problems.push(format!("offered region {:p}..{:p} is not empty: word {w} holds {:#x}", r.start, r.end, words[w]));
-            }
-        }
+        problems.extend(OfferedHoles::check(heap));
         problems
     }
 }
@@ -224,20 +176,15 @@ impl StickyImmix {
         let (space, pool) = self.immix.parts(oldest);
         let workers = pool.for_collection(ctx.flags, 0, ctx.help);
         let mut marks = MarkBitmap::new().copying_the_unmarked(self.copy_young);
-        let offered: Vec<BlockPtr> = self.offered.iter().map(|o| o.bd).collect();
+        // SAFETY: the caller's contract: the offered blocks are the space's.
+        let taken = unsafe { self.holes.take(&mut marks, ctx.heap.layout) };
         let old = &mut ctx.heap.gens[oldest];
-        for o in self.offered.drain(..) {
+        for o in &taken {
             // The block is judged again below: take back what it counted.
             old.n_words -= crate::line_space::live_words(&o.marks);
-            old.n_free_words -= o.free_words;
-            // SAFETY: the caller's contract: the block is the space's.
-            let d = unsafe { o.bd.get() };
-            d.flags = (d.flags & !BF_EVACUATED) | BF_MARK_IN_PLACE;
-            // SAFETY: the block is the space's, its objects and zeros tile it.
-            let sticky = unsafe { drop_slop(o.bd, o.marks, ctx.heap.layout) };
-            // SAFETY: as above.
-            unsafe { marks.attach_with(o.bd, &sticky) };
+            old.n_free_words -= o.free_words();
         }
+        let offered: Vec<BlockPtr> = taken.iter().map(|o| o.bd).collect();
         promote_nursery_at_once(ctx.heap);
         let how = Tracing { n: 0, marks: Some(&marks), black: Some(&marks), defer: false, sticky: true };
         // SAFETY: as above; the blocks marked in place are attached.
@@ -251,36 +198,6 @@ impl StickyImmix {
             t.promoted_words += t.marked_words + std::mem::take(&mut t.oldest_copied_words);
         }
         GcOutcome { in_place: true, region: Some(region), ..done }
-    }
-
-    /// Offer the mutators the holes of recyclable blocks, up to `-A`'s
-    /// words, each block with its sticky marks (See Note [Marks that
-    /// stick]).
-    ///
-    /// # Safety
-    /// The GC holds the heap.
-    // SAFETY: reads the space's blocks, which the GC holds (the caller's contract).
-    unsafe fn offer_holes(&mut self, ctx: &mut GcContext<'_>) {
-        let oldest = ctx.heap.oldest();
-        let layout = ctx.heap.layout;
-        // See Note [How much to offer].
-        let wanted = ctx.flags.alloc_area_blocks * ctx.caps.len() * BLOCK_WORDS * self.offer_percent / 100;
-        let (space, _) = self.immix.parts(oldest);
-        let mut regions = Vec::new();
-        // SAFETY: the caller's contract.
-        for (r, holes) in unsafe { space.take_holes(wanted) } {
-            // SAFETY: as above.
-            let d = unsafe { r.bd.read() };
-            for h in &holes {
-                regions.push(Region { bd: r.bd, start: d.start.wrapping_add(h.start), end: d.start.wrapping_add(h.end) });
-            }
-            // SAFETY: as above.
-            let marks = unsafe { object_marks(r.bd, layout) };
-            self.offered.push(Offered { bd: r.bd, marks, free_words: holes.iter().map(|h| h.len()).sum() });
-        }
-        // An object larger than a line that misses a hole goes to an
-        // overflow block, as immix's own allocator sends it.
-        ctx.heap.offered.offer(regions, space.geometry().line_words());
     }
 }
 
@@ -303,63 +220,4 @@ fn promote_nursery_at_once(heap: &mut Heap) {
         // SAFETY: the GC holds the heap, the nurseries included.
         unsafe { bd.get() }.dest_no = oldest;
     }
-}
-
-/// Every word of every object in space block `bd`, as a mark bitmap.
-///
-/// # Safety
-/// The GC holds the heap; the block's objects and zero words tile it (a
-/// line-space block: See `line_space`).
-// SAFETY: the caller's contract covers the walk.
-unsafe fn object_marks(bd: BlockPtr, layout: Layout) -> LiveMap {
-    let mut bits: LiveMap = [0; BLOCK_WORDS / 64];
-    // SAFETY: the caller's contract.
-    let d = unsafe { bd.read() };
-    let walk = |p: *mut gclab_core::constants::Word| {
-        // SAFETY: `p` starts an object of the block (the caller's contract).
-        let size = unsafe { layout.size_of(p, info_of_header(*p)) };
-        let first = d.word_index(p);
-        for w in first..(first + size).min(BLOCK_WORDS) {
-            bits[w / 64] |= 1 << (w % 64);
-        }
-        Some(size)
-    };
-    // SAFETY: as above.
-    unsafe { gclab_core::block_walk::walk_block(d, d.free, walk) };
-    bits
-}
-
-/// `marks` (a block's sticky marks, taken by `object_marks` when it was
-/// offered) less the slop its old objects left since, when updated in
-/// place (See Note [Marks that stick]). Walks each marked run object by
-/// object: a marked run starts at an object, and a zero word where the
-/// next object would start is slop.
-///
-/// # Safety
-/// The GC holds the heap; `bd` is a line-space block whose objects and
-/// zero words tile it.
-// SAFETY: the caller's contract covers the reads of the block's words.
-unsafe fn drop_slop(bd: BlockPtr, mut marks: LiveMap, layout: Layout) -> LiveMap {
-    // SAFETY: the caller's contract.
-    let start = unsafe { bd.read() }.start;
-    let marked = |m: &LiveMap, w: usize| m[w / 64] & (1 << (w % 64)) != 0;
-    let mut w = 0;
-    while w < BLOCK_WORDS {
-        if !marked(&marks, w) {
-            w += 1;
-            continue;
-        }
-        // SAFETY: `w` is in the block (the caller's contract).
-        let p = unsafe { start.add(w) };
-        // SAFETY: as above; `p` starts an object or is slop.
-        let header = unsafe { *p };
-        if header == 0 {
-            marks[w / 64] &= !(1 << (w % 64));
-            w += 1;
-        } else {
-            // SAFETY: a non-zero word where an object starts is its header.
-            w += unsafe { layout.size_of(p, info_of_header(header)) };
-        }
-    }
-    marks
 }

@@ -241,6 +241,24 @@ pub fn set_bit(bits: &SideBits, addr: *const Word) {
     bits[w / 64].fetch_or(1u64 << (w % 64), Ordering::Relaxed);
 }
 
+/// Set (`value` true) or clear the bits of the words `words` (indices in
+/// their block) in `bits`: a collector asking for a run of fields to be
+/// logged, or for a run not to be (the holes it hands the mutators).
+pub fn set_bits_between(bits: &SideBits, words: std::ops::Range<usize>, value: bool) {
+    let mut w = words.start;
+    while w < words.end {
+        let upto = words.end.min((w / 64 + 1) * 64);
+        let len = upto - w;
+        let mask = if len == 64 { u64::MAX } else { ((1u64 << len) - 1) << (w % 64) };
+        if value {
+            bits[w / 64].fetch_or(mask, Ordering::Relaxed);
+        } else {
+            bits[w / 64].fetch_and(!mask, Ordering::Relaxed);
+        }
+        w = upto;
+    }
+}
+
 /// The side tables one collector attached, and a pool of spare ones.
 /// Each table is boxed: its address hangs in a block descriptor, so it
 /// must not move when the vectors grow.
@@ -385,6 +403,25 @@ mod tests {
             });
             assert_eq!(zeros.into_inner(), 1, "round {round}: one thread takes the count to zero");
             assert_eq!(t.decrement(word(9)), Err(0), "round {round}: eight lowerings of eight leave zero");
+        }
+    }
+
+    #[test]
+    fn a_run_of_bits_is_set_and_cleared_exactly() {
+        // Runs within one word of bits, across words, a whole word, and to
+        // the block's end: each word of the run changes, and no other.
+        for run in [5..9, 60..70, 64..128, 0..BLOCK_WORDS, BLOCK_WORDS - 3..BLOCK_WORDS, 7..7] {
+            let t = SideTable::new(2);
+            t.reset(false);
+            set_bits_between(&t.bits, run.clone(), true);
+            for w in 0..BLOCK_WORDS {
+                assert_eq!(test_bit(&t.bits, word(w)), run.contains(&w), "run {run:?} set: word {w}");
+            }
+            t.reset(true);
+            set_bits_between(&t.bits, run.clone(), false);
+            for w in 0..BLOCK_WORDS {
+                assert_eq!(test_bit(&t.bits, word(w)), !run.contains(&w), "run {run:?} cleared: word {w}");
+            }
         }
     }
 

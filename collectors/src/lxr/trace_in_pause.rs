@@ -40,6 +40,9 @@ impl Lxr {
         self.stacks.clear();
         self.large.clear();
         self.lines.clear();
+        // The major GC judges every block afresh, the young objects in
+        // offered holes included; the tables come back with every bit set.
+        self.holes.forget();
         let outcome = self.immix.collect(req, ctx);
         // SAFETY: the caller's contract.
         unsafe { self.recount(ctx) };

@@ -1,0 +1,157 @@
+//! `lxr`'s young objects in holes: after an RC pause the mutators are
+//! offered the holes of the space's recyclable blocks (`holes=PERCENT` of
+//! `-A`), as LXR's mutators allocate into the lines its counts free; the
+//! next pause marks the young objects there where they lie, counts the
+//! survivors as promoted and zeroes the rest.
+//!
+//! Invariant kept: while a hole is offered its field bits are clear, so
+//! no store into a young object there is logged; the pause that takes it
+//! back sets them again, every word of it.
+
+use super::Lxr;
+use crate::mark::MarkBitmap;
+use crate::offered_holes::{young_in, Offered};
+use gclab_core::bdescr::BlockPtr;
+use gclab_core::constants::Word;
+use gclab_core::heap::Heap;
+use gclab_core::side_metadata::{set_bits_between, side_bits_of, word_in_block};
+use gclab_core::{GcContext, RegionSweep};
+
+// Note [Young objects in holes]
+// ----------------------------------------
+// LXR's mutators allocate into the free lines of partly used blocks, so
+// that what the counts free is used again at once, not only after a
+// block empties or a backup trace. Here an RC pause with no backup trace
+// marking offers the holes of recyclable blocks, up to `holes=PERCENT` of
+// `-A` (core's Note [Allocation regions]; the shared mechanism is
+// `offered_holes`, which `sticky-immix` uses too). What differs from
+// sticky-immix is the counts:
+//
+// - A young object has no count and its fields count nothing until it
+//   survives a pause. So the field bits of an offered hole are cleared:
+//   the field-logging barrier logs no store into a young object there (a
+//   logged old value would be lowered at the pause though no count ever
+//   held it), and `young_fields` passes over such an object on a mutable
+//   list (only unlogged fields are looked at).
+// - The next pause takes the blocks back, attached with their sticky
+//   marks, and the minor GC marks the young objects it reaches where they
+//   lie (a young mutable-list entry is skipped: See Note [Young objects in
+//   old blocks] in `scavenge`). The survivors are promoted in place: they
+//   join the pause's placements, whose fields raise counts and whose words
+//   enter the lines' account, and their holes' bits are set again, so
+//   that their first stores are logged as any old object's. The blocks are
+//   judged by the marks, which zeroes the dead young objects. A hole's
+//   survivor is old at once, under `age=1` too: keeping it young for
+//   another epoch would mean copying it out of the hole (LXR too promotes
+//   every survivor at its first pause).
+// - Between pauses the counts keep freeing old objects in offered blocks.
+//   Their words leave the block's account (`LazyLines::died_offered`), but
+//   the block is not judged: judging is by counts, and its young objects
+//   have none. One whose old objects all died is freed by the pause, if
+//   no young object in it survived either.
+//
+// No holes are offered while a backup trace marks beside the mutators: a
+// snapshot block is judged only by the sweep, which would find a young
+// object in its hole unmarked. Allocating black there is the alternative.
+
+impl Lxr {
+    /// Offer the mutators the holes of recyclable blocks, their field bits
+    /// cleared (See Note [Young objects in holes]); nothing while a backup
+    /// trace marks.
+    ///
+    /// # Safety
+    /// The GC holds the heap, at the end of a GC; the last offer was taken
+    /// back or forgotten.
+    // SAFETY: the caller's contract covers the blocks' descriptors and tables.
+    pub(super) unsafe fn offer_holes(&mut self, ctx: &mut GcContext<'_>) {
+        if self.marking.is_some() {
+            return;
+        }
+        let (space, _) = self.immix.parts(ctx.heap.oldest());
+        // SAFETY: the caller's contract.
+        unsafe { self.holes.offer(space, ctx) };
+        for r in ctx.heap.offered.regions() {
+            let bits = side_bits_of(r.start).expect("a block of the counted space has a side table");
+            let first = word_in_block(r.start);
+            set_bits_between(bits, first..first + r.words(), false);
+        }
+    }
+
+    /// Take the offered blocks back for this pause's minor GC, attached to
+    /// `marks` with their sticky marks, their words taken off the
+    /// generation's counts (the judging after the GC counts them again).
+    ///
+    /// # Safety
+    /// The GC holds the heap, before the minor GC.
+    // SAFETY: the caller's contract covers the blocks.
+    pub(super) unsafe fn take_back_holes(&mut self, heap: &mut Heap, marks: &mut MarkBitmap) -> Vec<Offered> {
+        // SAFETY: the caller's contract.
+        let taken = unsafe { self.holes.take(marks, heap.layout) };
+        let oldest = heap.oldest();
+        let old = &mut heap.gens[oldest];
+        for o in &taken {
+            old.n_words -= self.lines.counted_words(o.bd);
+            old.n_free_words -= o.free_words();
+        }
+        taken
+    }
+
+    /// After the minor GC: the young objects that survived in the holes of
+    /// `taken` (promoted where they lie), and the judging of the blocks
+    /// by `marks`: the dead zeroed, the holes' bits set again, the lines'
+    /// account renewed, and the blocks left empty freed.
+    ///
+    /// # Safety
+    /// The GC holds the heap; the minor GC that marked into `marks` is over.
+    // SAFETY: the caller's contract covers the blocks and their words.
+    pub(super) unsafe fn judge_holes(&mut self, taken: Vec<Offered>, marks: &MarkBitmap, ctx: &mut GcContext<'_>) -> (Vec<*mut Word>, RegionSweep) {
+        let oldest = ctx.heap.oldest();
+        let layout = ctx.heap.layout;
+        let (mut survivors, mut kept, mut empty) = (Vec::new(), Vec::new(), Vec::new());
+        for o in &taken {
+            let mut young_words = 0;
+            // SAFETY: the caller's contract: the holes are not judged yet.
+            for (p, size) in unsafe { young_in(o, layout) } {
+                if marks.is_marked(p) {
+                    survivors.push(p);
+                    young_words += size;
+                }
+            }
+            // SAFETY: as above.
+            let start = unsafe { o.bd.read() }.start;
+            let table = side_bits_of(start).expect("a block of the counted space has a side table");
+            for h in &o.holes {
+                set_bits_between(table, h.clone(), true);
+            }
+            let live = marks.live_words(o.bd);
+            if live == 0 {
+                for h in &o.holes {
+                    // SAFETY: the block is the GC's; nothing in it lives.
+                    unsafe { std::ptr::write_bytes(start.add(h.start), 0, h.len()) };
+                }
+                empty.push(o.bd);
+            } else {
+                // The survivors' words enter the account with the pause's
+                // placements.
+                self.lines.recounted(o.bd, live - young_words);
+                kept.push(o.bd);
+            }
+        }
+        let Heap { gens, blocks, .. } = &mut *ctx.heap;
+        let gen = &mut gens[oldest];
+        let (space, _) = self.immix.parts(oldest);
+        // SAFETY: the caller's contract; the kept blocks hold something live.
+        let mut sweep = unsafe { space.judge_all(&kept, marks, gen) };
+        sweep.blocks_swept += empty.len() as u32;
+        sweep.blocks_freed += empty.len() as u32;
+        // SAFETY: as above.
+        unsafe { self.free_empty(empty, gen, &mut blocks.lock()) };
+        (survivors, sweep)
+    }
+
+    /// Whether block `bd`'s holes are offered now (its deaths wait for
+    /// the pause: See Note [Young objects in holes]).
+    pub(super) fn holes_offered_in(&self, bd: BlockPtr) -> bool {
+        self.holes.contains(bd)
+    }
+}
