@@ -51,12 +51,10 @@ impl LazyLines {
         add_words_by_block(&mut self.counted, objects);
     }
 
-    /// Block `bd` holds `words` of live objects, found by a walk after a
-    /// backup trace or by the judging of its offered holes: nothing in it
-    /// waits to be judged.
+    /// Block `bd` holds `words` of live objects, walked after a backup
+    /// trace.
     pub fn recounted(&mut self, bd: BlockPtr, words: usize) {
         self.counted.insert(bd, words);
-        self.unjudged.remove(&bd);
     }
 
     /// The words block `bd` counts in the generation's `n_words`.
@@ -65,12 +63,13 @@ impl LazyLines {
     }
 
     /// `words` of block `bd` died while the mutators allocate into its
-    /// holes: taken off its words, and not judged now, since its young
-    /// objects have no counts yet (the pause that takes its holes back
-    /// judges it: See Note [Young objects in holes] in `lxr`).
+    /// holes: taken off its words and waiting, but not judged now, since
+    /// judging is by counts and its young objects have none yet (See Note
+    /// [Young objects in holes] in `lxr::young_in_holes`).
     pub fn died_offered(&mut self, bd: BlockPtr, words: usize) {
         let counted = self.counted.entry(bd).or_default();
         *counted = counted.saturating_sub(words);
+        *self.unjudged.entry(bd).or_default() += words;
     }
 
     /// `words` of block `bd` of the space `gen` died: the block's live map

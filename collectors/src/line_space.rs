@@ -358,10 +358,8 @@ impl LineSpace {
     // SAFETY: writes the blocks' dead words and descriptors, which the GC holds (the caller's contract).
     pub unsafe fn rejudge(&self, judged: &[(BlockPtr, LiveMap)], gen: &mut Generation) -> (Vec<BlockPtr>, RegionSweep) {
         let g = self.geometry;
-        let mut stats = self.sweep_record(judged.len());
         let again: HashSet<BlockPtr> = judged.iter().map(|(bd, _)| *bd).collect();
-        let mut list = self.recyclable.lock();
-        list.retain(|r| {
+        self.recyclable.lock().retain(|r| {
             if !again.contains(&r.bd) {
                 return true;
             }
@@ -369,6 +367,21 @@ impl LineSpace {
             gen.n_free_words -= g.hole_words_from(r.used, unsafe { cursor_of(r.bd) });
             false
         });
+        // SAFETY: the caller's contract; the blocks are unlisted now.
+        unsafe { self.judge_unlisted(judged, gen) }
+    }
+
+    /// `rejudge` for blocks that are on no recyclable list and count no
+    /// free words (taken off the list and their holes' words taken back:
+    /// `lxr`'s offered blocks), which spares the pass over the list.
+    ///
+    /// # Safety
+    /// As for `rejudge`.
+    // SAFETY: writes the blocks' dead words and descriptors, which the GC holds (the caller's contract).
+    pub unsafe fn judge_unlisted(&self, judged: &[(BlockPtr, LiveMap)], gen: &mut Generation) -> (Vec<BlockPtr>, RegionSweep) {
+        let g = self.geometry;
+        let mut stats = self.sweep_record(judged.len());
+        let mut list = self.recyclable.lock();
         let mut empty = Vec::new();
         for (bd, live) in judged {
             if live.iter().all(|&w| w == 0) {

@@ -46,13 +46,19 @@ use std::ops::Range;
 // offer (a sanity check caught it: 25 words counted, 24 in the blocks).
 // So the next GC first drops from the marks every marked zero word that
 // lies where an object would start (`drop_slop`): only slop is zero there.
-// The same drop serves `lxr`, whose old objects may die while offered
-// (zeroed whole by their counts).
+//
+// A collector that keeps its generation's word counts itself (`lxr`)
+// needs no walk: an offered block's old objects all lie outside its holes
+// and its young ones inside, so every word outside the holes can read as
+// marked (`OfferedHoles::outside_holes`). The walk cost lxr 13% of
+// fibheaps' run when it offered a quarter of `-A` (two walks of each
+// block, to take the marks and to drop the slop).
 
 /// A block whose holes were offered to the mutators at the last GC.
 pub(crate) struct Offered {
     pub bd: BlockPtr,
-    /// The marks of its objects when it was offered: all of them old.
+    /// The marks of its objects when it was offered, all of them old, if
+    /// they were walked (See Note [Marks that stick]).
     pub marks: LiveMap,
     /// The holes offered, as word ranges of the block.
     pub holes: Vec<Range<usize>>,
@@ -63,20 +69,45 @@ impl Offered {
     pub fn free_words(&self) -> usize {
         self.holes.iter().map(|h| h.len()).sum()
     }
+
+    /// Every word of the block outside the holes offered, as a map.
+    pub fn outside_holes(&self) -> LiveMap {
+        let mut bits: LiveMap = [u64::MAX; BLOCK_WORDS / 64];
+        for h in &self.holes {
+            let mut w = h.start;
+            while w < h.end {
+                let upto = h.end.min((w / 64 + 1) * 64);
+                let run = upto - w;
+                bits[w / 64] &= !(if run == 64 { u64::MAX } else { ((1u64 << run) - 1) << (w % 64) });
+                w = upto;
+            }
+        }
+        bits
+    }
 }
 
-/// The blocks whose holes are offered until the next GC, and how much of
-/// `-A` a GC offers.
+/// The blocks whose holes are offered until the next GC, how much of
+/// `-A` a GC offers, and how their old objects' marks are taken.
 pub(crate) struct OfferedHoles {
     percent: usize,
+    /// Whether the marks are the objects found by a walk of each block
+    /// (or every word outside the holes: See Note [Marks that stick]).
+    walk: bool,
     blocks: Vec<Offered>,
     offered: HashSet<BlockPtr>,
 }
 
 impl OfferedHoles {
-    /// Offer up to `percent` of `-A` as holes at each GC (0: none).
-    pub fn new(percent: usize) -> OfferedHoles {
-        OfferedHoles { percent, blocks: Vec::new(), offered: HashSet::new() }
+    /// Offer up to `percent` of `-A` as holes at each GC (0: none), each
+    /// block with the marks of the objects a walk finds in it.
+    pub fn walked(percent: usize) -> OfferedHoles {
+        OfferedHoles { percent, walk: true, blocks: Vec::new(), offered: HashSet::new() }
+    }
+
+    /// Offer up to `percent` of `-A` as holes at each GC, each block with
+    /// every word outside its holes marked.
+    pub fn outside_holes(percent: usize) -> OfferedHoles {
+        OfferedHoles { walk: false, ..OfferedHoles::walked(percent) }
     }
 
     /// Whether the holes of block `bd` are offered now.
@@ -92,8 +123,8 @@ impl OfferedHoles {
     }
 
     /// Offer the mutators the holes of recyclable blocks of `space`, up to
-    /// the share of `-A` this offers, each block with its sticky marks
-    /// (See Note [Marks that stick]). An object larger than a line that
+    /// the share of `-A` this offers, each block with its sticky marks if
+    /// they are walked (See Note [Marks that stick]). An object larger than a line that
     /// misses a hole goes to an overflow block, as immix's own allocator
     /// sends it.
     ///
@@ -114,7 +145,7 @@ impl OfferedHoles {
                 regions.push(Region { bd: r.bd, start: d.start.wrapping_add(h.start), end: d.start.wrapping_add(h.end) });
             }
             // SAFETY: as above.
-            let marks = unsafe { object_marks(r.bd, layout) };
+            let marks = if self.walk { unsafe { object_marks(r.bd, layout) } } else { [0; BLOCK_WORDS / 64] };
             self.offered.insert(r.bd);
             self.blocks.push(Offered { bd: r.bd, marks, holes });
         }
@@ -123,10 +154,11 @@ impl OfferedHoles {
 
     /// Take the offered blocks back for a minor GC that marks their young
     /// objects in place: each is flagged marked-in-place and attached to
-    /// `marks` with its sticky marks, less the slop and the dead its old
-    /// objects left since (See Note [Marks that stick]). Returns them,
-    /// for the caller to take their words back from the generation's
-    /// counts and to judge them when the GC is done.
+    /// `marks` with its sticky marks (the walked ones less the slop its old
+    /// objects left since, or every word outside its holes: See Note
+    /// [Marks that stick]). Returns them, for the caller to take their
+    /// words back from the generation's counts and to judge them when the
+    /// GC is done.
     ///
     /// # Safety
     /// The GC holds the heap; the blocks' objects and zero words tile them.
@@ -139,7 +171,7 @@ impl OfferedHoles {
             let d = unsafe { o.bd.get() };
             d.flags = (d.flags & !BF_EVACUATED) | BF_MARK_IN_PLACE;
             // SAFETY: as above.
-            let sticky = unsafe { drop_slop(o.bd, o.marks, layout) };
+            let sticky = if self.walk { unsafe { drop_slop(o.bd, o.marks, layout) } } else { o.outside_holes() };
             // SAFETY: as above.
             unsafe { marks.attach_with(o.bd, &sticky) };
         }

@@ -13,7 +13,7 @@ use std::collections::HashMap;
 /// The registry entry.
 pub const ENTRY: CollectorEntry = CollectorEntry {
     name: "lxr",
-    description: "LXR-style deferred, coalescing reference counting over an Immix space (counts of bits=2|4|8 bits in side metadata, a field-logging barrier, RC pauses lowering at most decrements=N counts, default 200000; dthreads=N threads lowering counts beside the mutators, default 1; a backup trace for cycles beside the mutators, or trace=pause in a stop-the-world GC; holes=PERCENT of -A offered to the mutators as the space's holes after each pause, default 25, 0 for none; line, defrag, headroom as immix)",
+    description: "LXR-style deferred, coalescing reference counting over an Immix space (counts of bits=2|4|8 bits in side metadata, a field-logging barrier, RC pauses lowering at most decrements=N counts, default 200000; dthreads=N threads lowering counts beside the mutators, default 1; a backup trace for cycles beside the mutators, or trace=pause in a stop-the-world GC; holes=PERCENT of -A offered to the mutators as the space's holes after each pause, default 0; line, defrag, headroom as immix)",
     flags: "-G2",
     make: |mut params, flags| {
         if flags.generations != 2 {
@@ -41,13 +41,13 @@ pub const ENTRY: CollectorEntry = CollectorEntry {
         let immix = Immix::from_params(params, flags, "lxr", &["bits", "decrements", "batch", "dthreads", "age", "concurrent", "help", "trace", "holes"])?;
         let lose_increments = std::env::var("GCLAB_LXR_FAULT").is_ok_and(|v| v == "lose-increments");
         let decrements = Decrements { concurrent, per_pause: decrements, help, behind: false, waiting: Vec::new(), thread: DecrementThread::new(batch, dthreads), handed: None, unreported: None };
-        Ok(Box::new(Lxr { immix, tables: SideTables::with_counts(bits), roots: Vec::new(), decrements, stacks: HashMap::new(), large: LargeCounts::default(), lines: LazyLines::default(), holes: OfferedHoles::new(holes), underflows: 0, events: Vec::new(), synced_logs: Vec::new(), marking: None, concurrent_trace, age, lose_increments }))
+        Ok(Box::new(Lxr { immix, tables: SideTables::with_counts(bits), roots: Vec::new(), decrements, stacks: HashMap::new(), large: LargeCounts::default(), lines: LazyLines::default(), holes: OfferedHoles::outside_holes(holes), underflows: 0, events: Vec::new(), synced_logs: Vec::new(), marking: None, concurrent_trace, age, lose_increments }))
     },
 };
 
-/// The share of `-A` offered as holes after a pause, by default (See
-/// Note [Young objects in holes] in `lxr::young_in_holes`).
-const HOLES_PERCENT: usize = 25;
+/// The share of `-A` offered as holes after a pause, by default: none
+/// (See Note [Young objects in holes] in `lxr::young_in_holes` for why).
+const HOLES_PERCENT: usize = 0;
 
 /// How many counts a pause lowers at most, by default (See Note
 /// [Decrements wait] in `ref_count`): about 2 ms of work.

@@ -11,8 +11,8 @@
 use super::Lxr;
 use crate::mark::MarkBitmap;
 use crate::offered_holes::{young_in, Offered};
-use gclab_core::bdescr::BlockPtr;
-use gclab_core::constants::Word;
+use gclab_core::bdescr::{BlockPtr, LiveMap, BF_EVACUATED, BF_MARK_IN_PLACE};
+use gclab_core::constants::{Word, BLOCK_WORDS};
 use gclab_core::heap::Heap;
 use gclab_core::side_metadata::{set_bits_between, side_bits_of, word_in_block};
 use gclab_core::{GcContext, RegionSweep};
@@ -78,8 +78,10 @@ impl Lxr {
     }
 
     /// Take the offered blocks back for this pause's minor GC, attached to
-    /// `marks` with their sticky marks, their words taken off the
-    /// generation's counts (the judging after the GC counts them again).
+    /// `marks` with every word outside their holes marked (See Note [Marks
+    /// that stick] in `offered_holes`); their holes come off the
+    /// generation's free words (the judging after the GC counts the free
+    /// lines again).
     ///
     /// # Safety
     /// The GC holds the heap, before the minor GC.
@@ -88,18 +90,15 @@ impl Lxr {
         // SAFETY: the caller's contract.
         let taken = unsafe { self.holes.take(marks, heap.layout) };
         let oldest = heap.oldest();
-        let old = &mut heap.gens[oldest];
-        for o in &taken {
-            old.n_words -= self.lines.counted_words(o.bd);
-            old.n_free_words -= o.free_words();
-        }
+        heap.gens[oldest].n_free_words -= taken.iter().map(|o| o.free_words()).sum::<usize>();
         taken
     }
 
     /// After the minor GC: the young objects that survived in the holes of
-    /// `taken` (promoted where they lie), and the judging of the blocks
-    /// by `marks`: the dead zeroed, the holes' bits set again, the lines'
-    /// account renewed, and the blocks left empty freed.
+    /// `taken`, promoted where they lie (their words counted into the
+    /// generation here, into the lines' account with the pause's
+    /// placements), and the blocks judged by `marks`: the dead young
+    /// zeroed, the holes' bits set again, and a block left empty freed.
     ///
     /// # Safety
     /// The GC holds the heap; the minor GC that marked into `marks` is over.
@@ -107,43 +106,42 @@ impl Lxr {
     pub(super) unsafe fn judge_holes(&mut self, taken: Vec<Offered>, marks: &MarkBitmap, ctx: &mut GcContext<'_>) -> (Vec<*mut Word>, RegionSweep) {
         let oldest = ctx.heap.oldest();
         let layout = ctx.heap.layout;
-        let (mut survivors, mut kept, mut empty) = (Vec::new(), Vec::new(), Vec::new());
+        let mut survivors = Vec::new();
+        let mut judged: Vec<(BlockPtr, LiveMap)> = Vec::new();
         for o in &taken {
-            let mut young_words = 0;
+            let before = survivors.len();
             // SAFETY: the caller's contract: the holes are not judged yet.
             for (p, size) in unsafe { young_in(o, layout) } {
                 if marks.is_marked(p) {
                     survivors.push(p);
-                    young_words += size;
+                    ctx.heap.gens[oldest].n_words += size;
                 }
             }
             // SAFETY: as above.
-            let start = unsafe { o.bd.read() }.start;
-            let table = side_bits_of(start).expect("a block of the counted space has a side table");
+            let d = unsafe { o.bd.get() };
+            let table = side_bits_of(d.start).expect("a block of the counted space has a side table");
             for h in &o.holes {
                 set_bits_between(table, h.clone(), true);
             }
-            let live = marks.live_words(o.bd);
-            if live == 0 {
+            let empty = survivors.len() == before && self.lines.counted_words(o.bd) == 0;
+            if empty {
                 for h in &o.holes {
-                    // SAFETY: the block is the GC's; nothing in it lives.
-                    unsafe { std::ptr::write_bytes(start.add(h.start), 0, h.len()) };
+                    // SAFETY: the block is the GC's; nothing in it lives
+                    // (its old objects were zeroed as they died).
+                    unsafe { std::ptr::write_bytes(d.start.add(h.start), 0, h.len()) };
                 }
-                empty.push(o.bd);
-            } else {
-                // The survivors' words enter the account with the pause's
-                // placements.
-                self.lines.recounted(o.bd, live - young_words);
-                kept.push(o.bd);
             }
+            // Marked: the words outside the holes, and the survivors'.
+            judged.push((o.bd, if empty { [0; BLOCK_WORDS / 64] } else { marks.bits(o.bd) }));
+            d.flags = (d.flags & !BF_MARK_IN_PLACE) | BF_EVACUATED;
+            d.aux = 0;
         }
         let Heap { gens, blocks, .. } = &mut *ctx.heap;
         let gen = &mut gens[oldest];
         let (space, _) = self.immix.parts(oldest);
-        // SAFETY: the caller's contract; the kept blocks hold something live.
-        let mut sweep = unsafe { space.judge_all(&kept, marks, gen) };
-        sweep.blocks_swept += empty.len() as u32;
-        sweep.blocks_freed += empty.len() as u32;
+        // SAFETY: the caller's contract; the blocks are off the recyclable
+        // list, their holes' words taken back.
+        let (empty, sweep) = unsafe { space.judge_unlisted(&judged, gen) };
         // SAFETY: as above.
         unsafe { self.free_empty(empty, gen, &mut blocks.lock()) };
         (survivors, sweep)
