@@ -442,6 +442,13 @@ impl MarkQueue {
     pub fn resume(&self) {
         self.parking.go();
     }
+
+    /// Hold the marker, before it starts, until `pause` and `resume` let
+    /// it go: it does nothing meanwhile (a test's schedule: `lxr`'s
+    /// `GCLAB_LXR_HOLD_MARKER`).
+    pub fn hold(&self) {
+        self.parking.ask_pause();
+    }
 }
 
 /// Is the object at `p` in the snapshot (a block or large object flagged

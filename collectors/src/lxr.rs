@@ -117,12 +117,8 @@ pub struct Lxr {
     /// Note [Survivors age once] in `rc_aging`); if not, every survivor is
     /// old at once.
     age: bool,
-    /// The test-only fault `GCLAB_LXR_FAULT=lose-increments`: the new
-    /// values of the fields the mutators wrote are not counted (a barrier
-    /// that logs only old values, and old objects' fields that point at
-    /// young ones forgotten), so counts fall below their references and
-    /// live objects are freed, which the sanity checker must catch.
-    lose_increments: bool,
+    /// Test-only faults and schedules (See `entry::Faults`).
+    faults: entry::Faults,
 }
 
 /// Where an RC pause's decrements are done: on a thread beside the
@@ -391,7 +387,7 @@ impl Lxr {
         if let Some(m) = self.marking.as_mut() {
             // The snapshot values the mutators overwrote (See Note [A
             // concurrent backup trace] in `lxr::concurrent_trace`).
-            m.grey(lowered.iter().copied());
+            m.grey_deleted(lowered.iter().copied());
             m.snapshot_words += self.immix.parts(oldest).0.count_kept_placements(&mut ctx.heap.gens[oldest]);
         }
         let mut placed = self.immix.parts(oldest).0.take_placements();
@@ -419,7 +415,7 @@ impl Lxr {
         for e in logs {
             // SAFETY: a logged object is old and live (See Note [A shrunk
             // object's logged fields]).
-            if !self.lose_increments && unsafe { still_inside(layout, e.obj, e.slot) } {
+            if !self.faults.lose_increments && unsafe { still_inside(layout, e.obj, e.slot) } {
                 slots.push(e.slot);
             }
             // Past the end too: whatever lies there now or later has its
@@ -428,7 +424,7 @@ impl Lxr {
                 set_bit(&t.bits, e.slot);
             }
         }
-        if !self.lose_increments {
+        if !self.faults.lose_increments {
             slots.extend_from_slice(&uncounted);
         }
         let workers = self.immix.pool().for_collection(ctx.flags, req.collect_gen, ctx.help).map(|(w, _)| w);
@@ -445,8 +441,8 @@ impl Lxr {
         self.lines.placed(raised.sizes);
         // SAFETY: the GC is done moving objects.
         let big_lowered = unsafe { self.large.reconcile(&cards, layout, &mut tally) };
-        if let Some(m) = &self.marking {
-            m.grey(big_lowered.iter().copied());
+        if let Some(m) = self.marking.as_mut() {
+            m.grey_deleted(big_lowered.iter().copied());
         }
         // SAFETY: the GC holds the heap.
         let mut unstacked = Vec::new();

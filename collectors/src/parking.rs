@@ -116,6 +116,15 @@ impl Parking {
         matches!(*phase, Phase::Drained | Phase::Gone)
     }
 
+    /// Ask the thread to park at its next checkpoint, without waiting for
+    /// it (before it starts: it then parks before any work).
+    pub fn ask_pause(&self) {
+        let mut phase = self.lock();
+        if *phase == Phase::Running {
+            *phase = Phase::PauseAsked;
+        }
+    }
+
     /// Let a parked thread go on; a drained one stays drained.
     pub fn resume(&self) {
         let mut phase = self.lock();

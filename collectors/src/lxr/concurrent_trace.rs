@@ -144,6 +144,10 @@ pub(super) struct Marking {
     /// marks: out of the generation and the counts, their groups kept
     /// until the marking ends, since the marker may be reading them.
     pub(super) dead_large: Vec<BlockPtr>,
+    /// Test-only (See `entry::Faults`): whether the marker is held until
+    /// the next RC pause, and whether deletions are dropped.
+    held: bool,
+    lose_deletions: bool,
 }
 
 impl Marking {
@@ -159,9 +163,17 @@ impl Marking {
         Arc::clone(&self.marker.queue)
     }
 
-    /// Hand the marker `values` (object addresses, or 0) to grey.
-    pub(super) fn grey(&self, values: impl IntoIterator<Item = Word>) {
-        self.marker.queue.push(values);
+    /// Hand the marker `values` (object addresses, or 0), the snapshot
+    /// values the mutators overwrote, to grey; and let a held marker go
+    /// (an RC pause calls it: See `entry::Faults`).
+    pub(super) fn grey_deleted(&mut self, values: impl IntoIterator<Item = Word>) {
+        if !self.lose_deletions {
+            self.marker.queue.push(values);
+        }
+        if std::mem::take(&mut self.held) {
+            self.marker.queue.pause();
+            self.marker.queue.resume();
+        }
     }
 
     /// Park the marker for a GC of `0..=n` if its threads take every core
@@ -201,8 +213,13 @@ impl Lxr {
         let megablocks = MegablockSet::of(&snapshot);
         let queue = MarkQueue::new(Snapshot { marks, megablocks }, ctx.heap.layout);
         queue.push(self.roots.iter().chain(self.stacks.values().flatten()).copied());
+        if self.faults.hold_marker {
+            queue.hold();
+        }
         self.events.push(CollectorEvent::MarkBegin);
-        self.marking = Some(Marking { marker: Marker::start(queue, ctx.sync_request.clone()), started: Instant::now(), syncs: 0, snapshot_words, dead_large: Vec::new() });
+        let marker = Marker::start(queue, ctx.sync_request.clone());
+        let (held, lose_deletions) = (self.faults.hold_marker, self.faults.lose_deletions);
+        self.marking = Some(Marking { marker, started: Instant::now(), syncs: 0, snapshot_words, dead_large: Vec::new(), held, lose_deletions });
     }
 
     /// A sync during a marking: hand the marker the logs and let it go on,
@@ -214,7 +231,8 @@ impl Lxr {
         let (logs, large, layout) = (&self.synced_logs, &self.large, ctx.heap.layout);
         // All the logs kept (a stop between GCs kept some too), but only
         // this sync's count as recorded.
-        if marking_goes_on_with(&m.marker, &mut m.syncs, |queue| grey_logged(queue, logs) - since + grey_shadowed(queue, large, layout)) {
+        let lose = m.lose_deletions;
+        if marking_goes_on_with(&m.marker, &mut m.syncs, |queue| if lose { 0 } else { grey_logged(queue, logs) - since + grey_shadowed(queue, large, layout) }) {
             return;
         }
         // SAFETY: the world is stopped, the collector held and the

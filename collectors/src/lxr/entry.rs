@@ -39,11 +39,48 @@ pub const ENTRY: CollectorEntry = CollectorEntry {
         };
         let holes = params.take("holes").map(|v| parse_percent("holes", " of -A", 0, &v)).transpose()?.unwrap_or(HOLES_PERCENT);
         let immix = Immix::from_params(params, flags, "lxr", &["bits", "decrements", "batch", "dthreads", "age", "concurrent", "help", "trace", "holes"])?;
-        let lose_increments = std::env::var("GCLAB_LXR_FAULT").is_ok_and(|v| v == "lose-increments");
+        let faults = Faults::from_env();
         let decrements = Decrements { concurrent, per_pause: decrements, help, behind: false, waiting: Vec::new(), thread: DecrementThread::new(batch, dthreads), handed: None, unreported: None };
-        Ok(Box::new(Lxr { immix, tables: SideTables::with_counts(bits), roots: Vec::new(), decrements, stacks: HashMap::new(), large: LargeCounts::default(), lines: LazyLines::default(), holes: OfferedHoles::outside_holes(holes), underflows: 0, events: Vec::new(), synced_logs: Vec::new(), marking: None, concurrent_trace, age, lose_increments }))
+        Ok(Box::new(Lxr { immix, tables: SideTables::with_counts(bits), roots: Vec::new(), decrements, stacks: HashMap::new(), large: LargeCounts::default(), lines: LazyLines::default(), holes: OfferedHoles::outside_holes(holes), underflows: 0, events: Vec::new(), synced_logs: Vec::new(), marking: None, concurrent_trace, age, faults }))
     },
 };
+
+/// Test-only faults and schedules, read from the environment when the
+/// collector is made: each takes a part of the design away, or changes
+/// its timing, so that a test can see the sanity checker catch the fault.
+#[derive(Debug, Clone, Copy, Default)]
+pub(super) struct Faults {
+    /// `GCLAB_LXR_FAULT=lose-increments`: the new values of the fields
+    /// the mutators wrote are not counted (a barrier that logs only old
+    /// values, and old objects' fields that point at young ones
+    /// forgotten), so counts fall below their references and live objects
+    /// are freed.
+    pub lose_increments: bool,
+    /// `GCLAB_LXR_FAULT=lose-deletions`: the snapshot values the mutators
+    /// overwrite while a backup trace marks are not handed to the marker
+    /// (the deletion barrier taken away), so an object moved from an
+    /// unscanned field to a new object is swept while reachable; the
+    /// snapshot check at the marking's end (`-DS`) must catch it.
+    pub lose_deletions: bool,
+    /// `GCLAB_LXR_HOLD_MARKER=1`, a schedule, not a fault: the marker of a
+    /// backup trace does nothing until the RC pause after the one that
+    /// began it, so every deletion of that first epoch reaches it through
+    /// the barrier alone (which makes `lose-deletions` fail every time,
+    /// where a marker that raced the mutator often got there first).
+    pub hold_marker: bool,
+}
+
+impl Faults {
+    /// The faults and schedule the environment asks for.
+    fn from_env() -> Faults {
+        let fault = std::env::var("GCLAB_LXR_FAULT").unwrap_or_default();
+        Faults {
+            lose_increments: fault == "lose-increments",
+            lose_deletions: fault == "lose-deletions",
+            hold_marker: std::env::var("GCLAB_LXR_HOLD_MARKER").is_ok_and(|v| v == "1"),
+        }
+    }
+}
 
 /// The share of `-A` offered as holes after a pause, by default: none
 /// (See Note [Young objects in holes] in `lxr::young_in_holes` for why).

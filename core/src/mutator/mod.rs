@@ -220,6 +220,14 @@ impl<'rt> Mutator<'rt> {
         self.rt.stats()
     }
 
+    /// GCs so far, and of them the major ones (a collection of the oldest
+    /// generation, or the pause that begins one beside the mutators): for
+    /// a program that waits for a collector's event, at the cost of two
+    /// loads where `stats` copies every GC's record.
+    pub fn collections(&self) -> (u64, u64) {
+        self.rt.collections()
+    }
+
     /// Words allocated by this capability so far.
     pub fn allocated_words(&self) -> u64 {
         self.cap().allocated_words_now()

@@ -192,6 +192,14 @@ impl Runtime {
         unsafe { (*self.state.get()).stats.major_gcs }
     }
 
+    /// GCs so far, and of them the major ones, without copying the
+    /// statistics (`stats` copies every GC's record).
+    pub(crate) fn collections(&self) -> (u64, u64) {
+        // SAFETY: read by the single mutator between GCs.
+        let stats = unsafe { &(*self.state.get()).stats };
+        (stats.gcs, stats.major_gcs)
+    }
+
     /// A copy of the statistics so far.
     pub fn stats(&self) -> Stats {
         // SAFETY: read by the single mutator between GCs.
