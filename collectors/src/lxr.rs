@@ -47,6 +47,7 @@
 
 mod concurrent_trace;
 mod entry;
+mod reclaim;
 mod trace_in_pause;
 mod young_in_holes;
 
@@ -60,18 +61,16 @@ use crate::lazy_lines::LazyLines;
 use crate::mark::MarkBitmap;
 use crate::offered_holes::OfferedHoles;
 use crate::parallel_increments::{raise_all, raise_fields, OldKind};
-use crate::rc_aging::{count_young, forget_dead, young_fields};
+use crate::rc_aging::{count_young, young_fields};
 use crate::decrement_thread::{decrement_under, Deaths, DecrementThread};
 use crate::ref_count::{check_counts, count_roots, count_stack, counted, Tally};
 use gclab_core::barrier::{set_extension, BarrierExtension};
-use gclab_core::bdescr::{BlockDesc, BlockPtr, LiveMap};
+use gclab_core::bdescr::{BlockDesc, BlockPtr};
 use gclab_core::capability::FieldLog;
 use gclab_core::constants::Word;
 use gclab_core::heap::Heap;
 use gclab_core::object::{info_of_header, load_header, Layout};
 use gclab_core::side_metadata::{set_bit, side_table_of, SideTables};
-use gclab_core::block_alloc::BlockAllocator;
-use gclab_core::generation::Generation;
 use gclab_core::{Collector, CollectorEvent, GcContext, GcOutcome, GcReason, GcRequest, RegionSweep};
 use std::collections::{HashMap, HashSet};
 
@@ -370,6 +369,8 @@ impl Lxr {
         let lowered: Vec<Word> = logs.iter().map(|e| e.old).filter(|&v| unsafe { counted(v) }.is_some()).collect();
         // SAFETY: the GC holds the heap and has not begun.
         let uncounted = unsafe { young_fields(ctx.caps, oldest, layout) };
+        // SAFETY: the GC holds the heap, before promotion.
+        let judged = unsafe { self.judge_for_promotion(ctx) };
         self.immix.parts(oldest).0.record_placements();
         let mut holes = MarkBitmap::new();
         // SAFETY: the GC holds the heap, before the minor GC.
@@ -475,7 +476,7 @@ impl Lxr {
             // the last thread's deaths gave is added to it (`collect`).
             self.immix.parts(oldest).0.sweep_record(0)
         };
-        outcome.region = Some(add_sweeps(sweep, hole_sweep));
+        outcome.region = Some(judged.into_iter().fold(add_sweeps(sweep, hole_sweep), add_sweeps));
         if self.decrements.concurrent {
             self.decrements.handed = Some((layout, work));
         } else {
@@ -554,87 +555,6 @@ impl Lxr {
         // SAFETY: as above.
         unsafe { count_young(&ctx.heap.gens[0], layout, &mut raised, tally) };
         raised
-    }
-
-    /// Reclaim the objects whose counts fell to zero: take them off the
-    /// mutable lists, free the large ones, and judge again the blocks
-    /// where the small ones (zeroed already) gathered enough dead words
-    /// (See Note [Lines are reclaimed lazily] in `lazy_lines`), freeing
-    /// the empty ones; count the freed words into `tally`.
-    ///
-    /// # Safety
-    /// The GC holds the heap; every count of the space is up to date; the
-    /// objects are dead.
-    // SAFETY: the caller's contract.
-    unsafe fn reclaim(&mut self, deaths: Deaths, ctx: &mut GcContext<'_>, tally: &mut Tally) -> RegionSweep {
-        let oldest = ctx.heap.oldest();
-        let layout = ctx.heap.layout;
-        let large: Vec<*mut Word> = deaths.large.iter().map(|&p| p as *mut Word).collect();
-        // SAFETY: the caller's contract: the mutable lists hold old
-        // objects, the dead ones zeroed or in `large`.
-        unsafe { forget_dead(ctx.caps, oldest, &large) };
-        tally.freed_objects += deaths.objects();
-        for &p in &large {
-            // SAFETY: a dead large object is intact until it is freed.
-            tally.freed_words += unsafe { layout.size_of(p, info_of_header(load_header(p))) } as u64;
-        }
-        let Heap { gens, blocks, .. } = &mut *ctx.heap;
-        let gen = &mut gens[oldest];
-        let mut blocks = blocks.lock();
-        // A backup trace's marker may be reading the snapshot's: their
-        // groups wait for its end, and their blocks' lines are not reused
-        // until then (See Note [A concurrent backup trace] in
-        // `lxr::concurrent_trace`).
-        let (kept, large): (Vec<*mut Word>, Vec<*mut Word>) = large.into_iter().partition(|&p| self.marking.is_some() && in_snapshot(BlockPtr(BlockDesc::of(p))));
-        // SAFETY: the caller's contract: these large objects are dead.
-        unsafe {
-            self.large.free(&large, gen, &mut self.tables, &mut blocks);
-            let kept = self.large.unlist(&kept, gen, &mut self.tables);
-            if let Some(m) = self.marking.as_mut() {
-                m.dead_large.extend(kept);
-            }
-        }
-        // Each block's dead words come as one entry, so that a block judged
-        // below (exactly, by its counts) has no more deaths to take off.
-        let mut judged: Vec<(BlockPtr, LiveMap)> = Vec::new();
-        for (bd, words) in deaths.blocks {
-            tally.freed_words += words as u64;
-            gen.n_words -= words;
-            if let Some(m) = self.marking.as_mut().filter(|_| in_snapshot(bd)) {
-                m.snapshot_words -= words;
-                continue;
-            }
-            if self.holes_offered_in(bd) {
-                self.lines.died_offered(bd, words);
-                continue;
-            }
-            // SAFETY: the caller's contract: a block of the space.
-            judged.extend(unsafe { self.lines.died(bd, words, gen, layout) });
-        }
-        let (space, _) = self.immix.parts(oldest);
-        // SAFETY: the caller's contract; no allocator runs now.
-        let (empty, swept) = unsafe { space.rejudge(&judged, gen) };
-        // SAFETY: as above.
-        unsafe { self.free_empty(empty, gen, &mut blocks) };
-        swept
-    }
-
-    /// Free the space's blocks `empty`, judged empty: off the generation's
-    /// list, their tables detached, given back.
-    ///
-    /// # Safety
-    /// The GC holds the heap; nothing lives in the blocks.
-    // SAFETY: the caller's contract.
-    unsafe fn free_empty(&mut self, empty: Vec<BlockPtr>, gen: &mut Generation, blocks: &mut BlockAllocator) {
-        let gone: HashSet<BlockPtr> = empty.iter().copied().collect();
-        gen.blocks.retain(|bd| !gone.contains(bd));
-        gen.n_blocks -= gone.len();
-        // SAFETY: the blocks are still in use until freed just below.
-        unsafe { self.tables.detach(&gone) };
-        for bd in empty {
-            self.lines.forget(bd);
-            blocks.free_group(bd);
-        }
     }
 }
 
