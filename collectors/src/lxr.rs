@@ -13,10 +13,10 @@
 //!   once] in `rc_aging`; `age=0` promotes every survivor at once, as LXR
 //!   does; the young that die before either cost nothing, LXR's
 //!   "implicitly dead"); then the counts are brought up to date,
-//!   increments before decrements (See Note [An RC pause]), and the lines
-//!   of the objects whose count fell to zero are reclaimed: their blocks
-//!   are judged again line by line (`LineSpace::rejudge`) and the empty
-//!   ones freed.
+//!   increments before decrements (See Note [An RC pause]); the objects
+//!   whose count fell to zero are zeroed, the blocks left empty freed, and
+//!   the others judged again line by line (`LineSpace::rejudge`) when
+//!   promotion will need their lines (`lxr::reclaim`).
 //! - A major GC the policy asks for begins the backup trace, which frees
 //!   cycles and objects with stuck counts: an RC pause, then a marking of
 //!   the counted space beside the mutators and the pauses, ended by a
