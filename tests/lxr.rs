@@ -434,7 +434,7 @@ fn a_backup_trace_beside_the_mutators_frees_cycles() {
     // generation is past `-O64k`): it begins a trace beside the mutators,
     // and the sync that ends it frees the cycles, with no major GC in a
     // pause. Checked after every GC and sync, the end of the marking too.
-    for collector in ["", "concurrent=0", "dthreads=2,age=0"] {
+    for collector in ["", "concurrent=0", "dthreads=1,age=0"] {
         let f = gclab::flags(&format!("-A64k -O64k -DS {}", entry("lxr").flags)).unwrap();
         let rts = Rts::new(f, (entry("lxr").make)(Params::parse(collector).unwrap(), &gclab::flags("-G2").unwrap()).unwrap()).unwrap();
         rts.run(|m| {

@@ -13,7 +13,7 @@ use std::collections::HashMap;
 /// The registry entry.
 pub const ENTRY: CollectorEntry = CollectorEntry {
     name: "lxr",
-    description: "LXR-style deferred, coalescing reference counting over an Immix space (counts of bits=2|4|8 bits in side metadata, a field-logging barrier, RC pauses lowering at most decrements=N counts, default 200000; dthreads=N threads lowering counts beside the mutators, default 1; a backup trace for cycles beside the mutators, or trace=pause in a stop-the-world GC; holes=PERCENT of -A offered to the mutators as the space's holes after each pause, default 0; line, defrag, headroom as immix)",
+    description: "LXR-style deferred, coalescing reference counting over an Immix space (counts of bits=2|4|8 bits in side metadata, a field-logging barrier, RC pauses lowering at most decrements=N counts, default 200000; dthreads=N threads lowering counts beside the mutators, default 2; a backup trace for cycles beside the mutators, or trace=pause in a stop-the-world GC; holes=PERCENT of -A offered to the mutators as the space's holes after each pause, default 0; line, defrag, headroom as immix)",
     flags: "-G2",
     make: |mut params, flags| {
         if flags.generations != 2 {
@@ -95,10 +95,16 @@ const DECREMENTS_PER_PAUSE: u64 = 200_000;
 /// in `decrement_thread`): some 40 microseconds.
 const DECREMENTS_PER_LOOK: u64 = 4096;
 
+/// How many threads lower the counts beside the mutators, by default: two,
+/// which kept binary-trees 20's decrements up where one fell behind, on
+/// sixteen cores and on two (docs/lxr.md, "Decrements on several
+/// threads").
+const DECREMENT_THREADS: usize = 2;
+
 /// `dthreads=N`: how many threads lower the counts beside the mutators
 /// (See Note [Decrements on several threads] in `decrement_thread`).
 fn decrement_threads(value: Option<String>) -> Result<usize, String> {
-    let Some(v) = value else { return Ok(1) };
+    let Some(v) = value else { return Ok(DECREMENT_THREADS) };
     v.parse::<usize>().ok().filter(|n| (1..=256).contains(n)).ok_or(format!("dthreads must be a number of decrement threads from 1 to 256, not `{v}'"))
 }
 
