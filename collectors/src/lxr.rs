@@ -34,13 +34,14 @@
 //! generations only: generation 0 (the nursery and the survivors aging
 //! in it, uncounted) and the counted space.
 //!
-//! The decrements run on a thread beside the mutators between pauses
-//! (`decrement_thread`; `concurrent=0` keeps them in the pauses).
+//! The decrements run on threads beside the mutators between pauses
+//! (`decrement_thread`, `dthreads=N`, default 2; `concurrent=0` keeps them
+//! in the pauses).
 //!
 //! After a pause the mutators may allocate young objects into the holes
 //! of the space's recyclable blocks, which the next pause marks where
-//! they lie (`holes=PERCENT` of `-A`; `young_in_holes`, See Note [Young
-//! objects in holes] there).
+//! they lie (`holes=PERCENT` of `-A`, default 0; `young_in_holes`, See
+//! Note [Young objects in holes] there).
 //!
 //! Not here yet (LXR has it): evacuating fragmented blocks in RC pauses
 //! (only a backup trace in a pause defragments).

@@ -383,19 +383,10 @@ impl MarkBitmap {
         }
         let bd = BlockDesc::of(from);
         let map = self.map_of(bd);
-        let mut w = word_index(from, bd);
+        let w = word_index(from, bd);
         let end = w + (to as usize - from as usize) / WORD_SIZE;
         debug_assert!(end <= BLOCK_WORDS, "the words lie in one block");
-        while w < end {
-            let upto = end.min((w / 64 + 1) * 64);
-            let bits = bits_between(w, upto);
-            if set {
-                map[w / 64].fetch_or(bits, Ordering::Relaxed);
-            } else {
-                map[w / 64].fetch_and(!bits, Ordering::Relaxed);
-            }
-            w = upto;
-        }
+        gclab_core::side_metadata::set_bits_between(map, w..end, set);
     }
 
     /// The bits a counted bitmap (a snapshot's) has set: the live words

@@ -12,7 +12,7 @@
 use crate::line_space::LineSpace;
 use crate::mark::MarkBitmap;
 use gclab_core::alloc_region::Region;
-use gclab_core::bdescr::{BlockPtr, LiveMap, BF_EVACUATED, BF_MARK_IN_PLACE};
+use gclab_core::bdescr::{word_runs, BlockPtr, LiveMap, BF_EVACUATED, BF_MARK_IN_PLACE};
 use gclab_core::constants::{Word, BLOCK_WORDS};
 use gclab_core::heap::Heap;
 use gclab_core::object::{info_of_header, Layout};
@@ -73,14 +73,8 @@ impl Offered {
     /// Every word of the block outside the holes offered, as a map.
     pub fn outside_holes(&self) -> LiveMap {
         let mut bits: LiveMap = [u64::MAX; BLOCK_WORDS / 64];
-        for h in &self.holes {
-            let mut w = h.start;
-            while w < h.end {
-                let upto = h.end.min((w / 64 + 1) * 64);
-                let run = upto - w;
-                bits[w / 64] &= !(if run == 64 { u64::MAX } else { ((1u64 << run) - 1) << (w % 64) });
-                w = upto;
-            }
+        for (i, mask) in self.holes.iter().flat_map(|h| word_runs(h.clone())) {
+            bits[i] &= !mask;
         }
         bits
     }
@@ -124,9 +118,9 @@ impl OfferedHoles {
 
     /// Offer the mutators the holes of recyclable blocks of `space`, up to
     /// the share of `-A` this offers, each block with its sticky marks if
-    /// they are walked (See Note [Marks that stick]). An object larger than a line that
-    /// misses a hole goes to an overflow block, as immix's own allocator
-    /// sends it.
+    /// they are walked (See Note [Marks that stick]). An object larger
+    /// than a line that misses a hole goes to an overflow block, as
+    /// immix's own allocator sends it.
     ///
     /// # Safety
     /// The GC holds the heap; nothing is offered now (`take` or `forget`

@@ -61,6 +61,24 @@ pub const BF_COPYING_OUT: u32 = 1 << 8;
 /// first word and for no word of a dead object.
 pub type LiveMap = [u64; crate::constants::BLOCK_WORDS / 64];
 
+/// The 64-word chunks that the words `words` of a block cover, each as
+/// its index in a block's bitmap and the bits of those words in it: how a
+/// run of words is set or cleared in a live map or a side table's bits.
+pub fn word_runs(words: std::ops::Range<usize>) -> impl Iterator<Item = (usize, u64)> {
+    let mut w = words.start;
+    std::iter::from_fn(move || {
+        if w >= words.end {
+            return None;
+        }
+        let upto = words.end.min((w / 64 + 1) * 64);
+        let n = upto - w;
+        let ones = if n == 64 { u64::MAX } else { (1u64 << n) - 1 };
+        let run = (w / 64, ones << (w % 64));
+        w = upto;
+        Some(run)
+    })
+}
+
 /// The first bit at or after `from` that is set in a block's bitmap (one
 /// bit per word, in `BLOCK_WORDS / 64` words that `word(i)` reads), if
 /// any: the one search over a live map or a collector's mark bits.

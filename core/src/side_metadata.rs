@@ -243,19 +243,15 @@ pub fn set_bit(bits: &SideBits, addr: *const Word) {
 
 /// Set (`value` true) or clear the bits of the words `words` (indices in
 /// their block) in `bits`: a collector asking for a run of fields to be
-/// logged, or for a run not to be (the holes it hands the mutators).
+/// logged, or for a run not to be (the holes it hands the mutators); a
+/// mark bitmap's run of words (`MarkBitmap::mark_words`).
 pub fn set_bits_between(bits: &SideBits, words: std::ops::Range<usize>, value: bool) {
-    let mut w = words.start;
-    while w < words.end {
-        let upto = words.end.min((w / 64 + 1) * 64);
-        let len = upto - w;
-        let mask = if len == 64 { u64::MAX } else { ((1u64 << len) - 1) << (w % 64) };
+    for (i, mask) in crate::bdescr::word_runs(words) {
         if value {
-            bits[w / 64].fetch_or(mask, Ordering::Relaxed);
+            bits[i].fetch_or(mask, Ordering::Relaxed);
         } else {
-            bits[w / 64].fetch_and(!mask, Ordering::Relaxed);
+            bits[i].fetch_and(!mask, Ordering::Relaxed);
         }
-        w = upto;
     }
 }
 
