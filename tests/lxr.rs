@@ -122,15 +122,21 @@ fn decrements_that_wait_across_pauses_are_safe() {
     // must still print GHC's output.
     for collector in ["lxr:concurrent=0,decrements=1", "lxr:batch=1", "lxr:help=1,decrements=1"] {
         for (program, args) in [("power", "30"), ("lcss", "120"), ("fibheaps", "2000"), ("treejoin", "400")] {
-            let o = Command::new(env!("CARGO_BIN_EXE_gclab"))
-                .args(["run", "--collector", collector, &format!("programs/{program}.hs"), args, "+RTS", "-A32k", "-DS"])
-                .output()
-                .unwrap();
-            assert!(o.status.success(), "{program} under {collector}: {}", String::from_utf8_lossy(&o.stderr));
-            let expected = std::fs::read_to_string(format!("programs/expected/{program}.out")).unwrap();
-            assert_eq!(String::from_utf8_lossy(&o.stdout), expected, "{program} under {collector}");
+            prints_ghcs_output(collector, program, args);
         }
     }
+}
+
+/// Run `programs/PROGRAM.hs ARGS` under `collector` with `-A32k -DS` (the
+/// counts checked after every GC) and check its output against GHC's.
+fn prints_ghcs_output(collector: &str, program: &str, args: &str) {
+    let o = Command::new(env!("CARGO_BIN_EXE_gclab"))
+        .args(["run", "--collector", collector, &format!("programs/{program}.hs"), args, "+RTS", "-A32k", "-DS"])
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{program} under {collector}: {}", String::from_utf8_lossy(&o.stderr));
+    let expected = std::fs::read_to_string(format!("programs/expected/{program}.out")).unwrap();
+    assert_eq!(String::from_utf8_lossy(&o.stdout), expected, "{program} under {collector}");
 }
 
 #[test]
@@ -154,9 +160,7 @@ fn decrements_on_several_threads_keep_the_counts() {
             assert!(r.stats.concurrent_cpu > 0.0, "{name} under lxr:{params}: no decrements beside the mutators");
         }
     }
-    let o = Command::new(env!("CARGO_BIN_EXE_gclab")).args(["run", "--collector", "lxr:dthreads=4,batch=64", "programs/treejoin.hs", "400", "+RTS", "-A32k", "-DS"]).output().unwrap();
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    assert_eq!(String::from_utf8_lossy(&o.stdout), std::fs::read_to_string("programs/expected/treejoin.out").unwrap());
+    prints_ghcs_output("lxr:dthreads=4,batch=64", "treejoin", "400");
 }
 
 /// `n` pairs of mutable variables pointing at each other (32 bytes a
@@ -333,13 +337,7 @@ fn young_objects_allocated_into_holes_are_promoted_where_they_lie() {
     for collector in ["lxr:holes=25", "lxr:holes=100,concurrent=0,decrements=1"] {
         for (program, args) in [("power", "30"), ("lcss", "120"), ("treejoin", "400")] {
             for _ in 0..3 {
-                let o = Command::new(env!("CARGO_BIN_EXE_gclab"))
-                    .args(["run", "--collector", collector, &format!("programs/{program}.hs"), args, "+RTS", "-A32k", "-DS"])
-                    .output()
-                    .unwrap();
-                assert!(o.status.success(), "{program} under {collector}: {}", String::from_utf8_lossy(&o.stderr));
-                let expected = std::fs::read_to_string(format!("programs/expected/{program}.out")).unwrap();
-                assert_eq!(String::from_utf8_lossy(&o.stdout), expected, "{program} under {collector}");
+                prints_ghcs_output(collector, program, args);
             }
         }
     }
