@@ -256,7 +256,7 @@ fn a_lost_deletion_is_caught_at_the_end_of_the_marking() {
 #[ignore = "run by a_lost_deletion_is_caught_at_the_end_of_the_marking, with its environment"]
 fn deletion_under_a_held_marker() {
     let f = gclab::flags(&format!("-A64k -O64k -DS {}", entry("lxr").flags)).unwrap();
-    let rts = Rts::new(f, (entry("lxr").make)(Params::default(), &gclab::flags("-G2").unwrap()).unwrap()).unwrap();
+    let rts = Rts::new(f, (entry("lxr").make)(Params::parse("trace=concurrent").unwrap(), &gclab::flags("-G2").unwrap()).unwrap()).unwrap();
     rts.run(|m| {
         let nil = m.static_obj(&NIL);
         let moved = list(m, 2000);
@@ -303,6 +303,25 @@ fn deletion_under_a_held_marker() {
         assert_eq!(sum, (0..2000).sum::<usize>(), "the list moved under the marker is whole");
     })
     .unwrap();
+}
+
+/// `lxr:trace=concurrent` as an entry of its own, for the conformance
+/// checks.
+const CONCURRENT_TRACE: CollectorEntry = CollectorEntry {
+    name: "lxr:trace=concurrent",
+    make: |_, flags| (entry("lxr").make)(Params::parse("trace=concurrent").unwrap(), flags),
+    ..gclab_collectors::lxr::ENTRY
+};
+
+/// The backup trace beside the mutators is not the default (docs/lxr.md,
+/// "A known hole in the trace beside the mutators"), so the conformance
+/// suite, which runs the default, does not run it: every workload under
+/// every stress setting, with the sanity checker after every GC and at
+/// every marking's end.
+#[test]
+fn the_trace_beside_the_mutators_passes_the_conformance_checks() {
+    let conformance = gclab::conformance::check_collector(&CONCURRENT_TRACE, gclab::conformance::STRESS_SETTINGS).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(conformance.runs, gclab_workloads::WORKLOADS.len() * gclab::conformance::STRESS_SETTINGS.len());
 }
 
 /// `lxr:holes=25` as an entry of its own, for the conformance checks.
@@ -432,7 +451,7 @@ fn a_backup_trace_beside_the_mutators_frees_cycles() {
     // generation is past `-O64k`): it begins a trace beside the mutators,
     // and the sync that ends it frees the cycles, with no major GC in a
     // pause. Checked after every GC and sync, the end of the marking too.
-    for collector in ["", "concurrent=0", "dthreads=1,age=0"] {
+    for collector in ["trace=concurrent", "trace=concurrent,concurrent=0", "trace=concurrent,dthreads=1,age=0"] {
         let f = gclab::flags(&format!("-A64k -O64k -DS {}", entry("lxr").flags)).unwrap();
         let rts = Rts::new(f, (entry("lxr").make)(Params::parse(collector).unwrap(), &gclab::flags("-G2").unwrap()).unwrap()).unwrap();
         rts.run(|m| {
