@@ -73,10 +73,11 @@ impl LazyLines {
         self.counted.get(&bd).copied().unwrap_or(0)
     }
 
-    /// `words` of block `bd` died while the mutators allocate into its
-    /// holes: taken off its words and waiting, but not judged now, since
-    /// judging is by counts and its young objects have none yet (See Note
-    /// [Young objects in holes] in `lxr::young_in_holes`).
+    /// `words` of block `bd` died: taken off its words, and waiting to be
+    /// judged. All of `died` for a block whose holes the mutators fill,
+    /// which is neither freed nor judged now, since judging is by counts
+    /// and its young objects have none yet (See Note [Young objects in
+    /// holes] in `lxr::young_in_holes`).
     pub fn died_offered(&mut self, bd: BlockPtr, words: usize) {
         let counted = self.counted.entry(bd).or_default();
         *counted = counted.saturating_sub(words);
@@ -87,10 +88,8 @@ impl LazyLines {
     /// if nothing lives in it any more (to be freed now, with no walk);
     /// None if it waits to be judged (See `judge_dirty`).
     pub fn died(&mut self, bd: BlockPtr, words: usize) -> Option<(BlockPtr, LiveMap)> {
-        let counted = self.counted.entry(bd).or_default();
-        *counted = counted.saturating_sub(words);
-        if *counted > 0 {
-            *self.unjudged.entry(bd).or_default() += words;
+        self.died_offered(bd, words);
+        if self.counted_words(bd) > 0 {
             return None;
         }
         self.unjudged.remove(&bd);

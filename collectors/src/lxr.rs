@@ -380,9 +380,11 @@ impl Lxr {
         let room = marking.and_then(|m| m.make_room(ctx.flags, req.collect_gen));
         let mut outcome = self.immix.collect_young(req.collect_gen, ctx, marking.map(|m| m.marks()), (!taken.is_empty()).then_some(&holes));
         drop(room);
-        // The young objects marked in holes are promoted where they lie.
-        for t in outcome.threads.iter_mut().filter(|_| !taken.is_empty()) {
-            t.promoted_words += std::mem::take(&mut t.marked_words);
+        if !taken.is_empty() {
+            // The young objects marked in holes are promoted where they lie.
+            for t in outcome.threads.iter_mut() {
+                t.promoted_words += std::mem::take(&mut t.marked_words);
+            }
         }
         // SAFETY: the minor GC is over.
         let (in_holes, hole_sweep) = unsafe { self.judge_holes(taken, &holes, ctx) };

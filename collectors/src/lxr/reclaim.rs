@@ -69,7 +69,7 @@ impl Lxr {
                 m.snapshot_words -= words;
                 continue;
             }
-            if self.holes_offered_in(bd) {
+            if self.holes.contains(bd) {
                 self.lines.died_offered(bd, words);
                 continue;
             }

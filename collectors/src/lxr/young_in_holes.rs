@@ -156,10 +156,4 @@ impl Lxr {
         unsafe { self.free_empty(empty, gen, &mut blocks.lock()) };
         (survivors, sweep)
     }
-
-    /// Whether block `bd`'s holes are offered now (its deaths wait for
-    /// the pause: See Note [Young objects in holes]).
-    pub(super) fn holes_offered_in(&self, bd: BlockPtr) -> bool {
-        self.holes.contains(bd)
-    }
 }
