@@ -276,7 +276,8 @@ impl MarkQueue {
     // SAFETY: the caller's contract.
     unsafe fn grey(&self, v: Word, stack: &mut Vec<*mut Word>) {
         let p = v as *mut Word;
-        if v == 0 || !self.megablocks.holds(v) || BlockDesc::load_flags(BlockDesc::of(p)) & BF_MARK_IN_PLACE == 0 || self.marks.is_marked(p) {
+        // SAFETY: the caller's contract.
+        if !unsafe { self.unmarked_in_snapshot(v) } {
             return;
         }
         // See Note [Objects that die under the marker].
@@ -290,6 +291,20 @@ impl MarkQueue {
             self.marked_objects.fetch_add(1, Ordering::Relaxed);
             stack.push(p);
         }
+    }
+
+    /// Is `v` (zero, or an address that was an object's when it was read)
+    /// an object of the snapshot not marked yet? Reads no header (See
+    /// Note [The marker runs through young GCs]).
+    ///
+    /// # Safety
+    /// As for `grey`.
+    // SAFETY: the caller's contract: an address in a megablock of the
+    // snapshot has a live block descriptor.
+    #[inline(always)]
+    pub unsafe fn unmarked_in_snapshot(&self, v: Word) -> bool {
+        // SAFETY: as above; the set holds only the snapshot's megablocks.
+        v != 0 && self.megablocks.holds(v) && unsafe { BlockDesc::load_flags(BlockDesc::of(v as *mut Word)) } & BF_MARK_IN_PLACE != 0 && !self.marks.is_marked(v as *const Word)
     }
 
     /// Scan a marked object: grey what its fields point to.

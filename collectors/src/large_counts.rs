@@ -213,11 +213,9 @@ impl LargeCounts {
     }
 
     /// The values the shadows hold for the elements of the marked cards
-    /// `marked` that changed since the last pause: what the mutators
-    /// overwrote there, which no field log records (a backup trace's
-    /// marker must see them at a sync: See Note [A concurrent backup
-    /// trace] in `lxr::concurrent_trace`). The shadows are left as they
-    /// are, for the next pause's `reconcile`.
+    /// `marked` that changed since the last pause: what `reconcile` will
+    /// lower. Not enough for a backup trace's marker (See `shadowed`);
+    /// a test's fault hands it only these.
     ///
     /// # Safety
     /// The world is stopped; `marked` was taken since the last pause.
@@ -236,6 +234,30 @@ impl LargeCounts {
             }
         }
         old
+    }
+
+    /// The values the shadows hold for every element of the marked cards
+    /// `marked`, changed since the last pause or not: what each element
+    /// held when that pause counted it, which no field log records. A
+    /// backup trace's marker must see them all, at every pause and sync
+    /// while it marks, since an element may have been written and then
+    /// written back (See Note [Every value a written card held] in
+    /// `lxr::concurrent_trace`). The shadows are left as they are, for
+    /// the pause's `reconcile`.
+    ///
+    /// # Safety
+    /// The world is stopped; `marked` was taken since the last pause, and
+    /// its objects are counted.
+    // SAFETY: the caller's contract.
+    pub unsafe fn shadowed(&self, marked: &[MarkedCard]) -> Vec<Word> {
+        let mut held = Vec::new();
+        for m in marked {
+            let Some(shadow) = self.shadows.get(&m.head) else { continue };
+            let first = m.card << CARD_BITS;
+            let last = (first + (1 << CARD_BITS)).min(shadow.len());
+            held.extend(shadow[first..last].iter().copied().filter(|&v| v != 0));
+        }
+        held
     }
 
     /// Free the large objects `dead` (counted ones whose count fell to

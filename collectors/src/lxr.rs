@@ -316,6 +316,9 @@ impl Collector for Lxr {
     }
 
     fn world_stopped(&mut self, ctx: &mut GcContext<'_>) {
+        if let Some(m) = self.marking.as_mut() {
+            m.let_go(entry::HoldMarker::UntilStop);
+        }
         self.keep_logs(ctx);
         // SAFETY: the world is stopped and the collector held.
         unsafe { self.settle(ctx) };
@@ -443,11 +446,16 @@ impl Lxr {
         weaks.extend_from_slice(&raised.weaks);
         tally.add(raised.tally);
         self.lines.placed(raised.sizes);
+        if let Some(m) = self.marking.as_mut() {
+            // Every value the written cards held, before `reconcile` takes
+            // the new ones (See Note [Every value a written card held] in
+            // `lxr::concurrent_trace`).
+            // SAFETY: the GC holds the heap; the cards were taken in it.
+            let held = unsafe { m.unmarked_shadows(&self.large, &cards, layout) };
+            m.grey_deleted(held);
+        }
         // SAFETY: the GC is done moving objects.
         let big_lowered = unsafe { self.large.reconcile(&cards, layout, &mut tally) };
-        if let Some(m) = self.marking.as_mut() {
-            m.grey_deleted(big_lowered.iter().copied());
-        }
         // SAFETY: the GC holds the heap.
         let mut unstacked = Vec::new();
         // SAFETY: the GC holds the heap.

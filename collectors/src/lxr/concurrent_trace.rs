@@ -30,9 +30,10 @@
 //!   held when the epoch began, so the first store to a field since the
 //!   snapshot logs its snapshot value. Each RC pause greys the counted old
 //!   values of its log, and each sync greys the log's, keeping it for the
-//!   next pause to count, and the values a large object's shadow holds
-//!   for the elements its marked cards say were stored since the last
-//!   pause (stores past a megablock are found by cards, not logged).
+//!   next pause to count, and the values a big object's shadow holds
+//!   for every element of its marked cards (stores past a megablock are
+//!   found by cards, not logged: See Note [Every value a written card
+//!   held]).
 //!   Stacks are not barriered: their
 //!   slots at the snapshot were greyed, and what they gain later was
 //!   reachable then or is new.
@@ -93,6 +94,39 @@
 //! one, unmarked); the cost is a push per field of each freed object,
 //! only while a trace runs.
 //!
+//! Note [Every value a written card held]
+//! ----------------------------------------
+//! A big object's stores are found by its cards, and what an element held
+//! before them by its shadow, the values the last pause counted (See Note
+//! [Objects past a megablock] in `large_counts`). For the counts only the
+//! net change matters, so a pause lowers and raises only the elements
+//! that differ from their shadows. For the marker that is not enough: an
+//! element may be written and then written back within one epoch, and a
+//! marker that read it in between saw neither its snapshot value nor a
+//! path to it. `hash` does exactly this: a bucket's head entry `C` is
+//! pushed down by an insert (the bucket holds a new young entry whose
+//! tail is `C`), the marker scans the bucket array and skips the young
+//! entry, and a deletion of the new key stores `C` back. The shadow still
+//! equals the element, nothing greys `C`, and the sweep frees it under
+//! the live table: the segfault in about one `hash 1000000 5000000` run
+//! in forty under `trace=concurrent`, found by the end-of-marking check
+//! showing the marker had read the young entry at the element it missed.
+//!
+//! So while a trace marks, each pause (before `reconcile` takes the new
+//! values) and each sync hands the marker the shadow value of every
+//! element of every marked card, changed or not, less what it has marked
+//! already (`LargeCounts::shadowed`). That covers every snapshot value:
+//! an element's first store since the snapshot marks its card, and its
+//! shadow then still holds what the snapshot held (no store, no change
+//! to the shadow). It is LXR's field-logging barrier at the grain of a
+//! card: a logged field's old value is greyed whether or not the field
+//! was written back. The cost is a card's 128 shadow values for each
+//! marked card at each pause and sync of a marking, most of them marked
+//! already and dropped before they reach the marker (measured in
+//! docs/lxr.md). The alternative, a shadow of the snapshot itself taken
+//! when the marking begins, would cost a copy of every big object per
+//! trace and still need this test to find the elements written.
+//!
 //! Note [The snapshot's words]
 //! ----------------------------------------
 //! A generation's `n_words` may exceed the words its objects hold: a thunk
@@ -112,9 +146,10 @@
 //! a major GC the program asks for, or the heap's limit forces (`-M`),
 //! still does, dropping a marking that runs.
 
+use super::entry::{Faults, HoldMarker};
 use super::Lxr;
 use crate::concurrent_mark::{survives, MarkQueue, Marker, ParkedForGc, Snapshot};
-use crate::large_counts::LargeCounts;
+use crate::large_counts::{LargeCounts, MarkedCard};
 use crate::mark::MarkBitmap;
 use crate::megablock_set::MegablockSet;
 use crate::nonmoving::{block_in_snapshot as in_snapshot, forget_dead_mut_list_entries, judge_weaks, marking_goes_on_with};
@@ -144,10 +179,10 @@ pub(super) struct Marking {
     /// marks: out of the generation and the counts, their groups kept
     /// until the marking ends, since the marker may be reading them.
     pub(super) dead_large: Vec<BlockPtr>,
-    /// Test-only (See `entry::Faults`): whether the marker is held until
-    /// the next RC pause, and whether deletions are dropped.
-    held: bool,
-    lose_deletions: bool,
+    /// Test-only (See `entry::Faults`): until when the marker is held
+    /// (`No` once it is let go), and the faults.
+    held: HoldMarker,
+    faults: Faults,
 }
 
 impl Marking {
@@ -164,13 +199,32 @@ impl Marking {
     }
 
     /// Hand the marker `values` (object addresses, or 0), the snapshot
-    /// values the mutators overwrote, to grey; and let a held marker go
-    /// (an RC pause calls it: See `entry::Faults`).
+    /// values the mutators overwrote, to grey; and let a marker held until
+    /// this pause go (an RC pause calls it: See `entry::Faults`).
     pub(super) fn grey_deleted(&mut self, values: impl IntoIterator<Item = Word>) {
-        if !self.lose_deletions {
+        if !self.faults.lose_deletions {
             self.marker.queue.push(values);
         }
-        if std::mem::take(&mut self.held) {
+        self.let_go(HoldMarker::UntilPause);
+    }
+
+    /// The values the shadows of the big objects' marked cards `cards`
+    /// hold that the marker has not marked yet (See Note [Every value a
+    /// written card held]).
+    ///
+    /// # Safety
+    /// The world is stopped; `cards` were taken since the last pause.
+    // SAFETY: the caller's contract.
+    pub(super) unsafe fn unmarked_shadows(&self, large: &LargeCounts, cards: &[MarkedCard], layout: Layout) -> Vec<Word> {
+        // SAFETY: the caller's contract.
+        unsafe { unmarked_shadows(&self.marker.queue, large, cards, layout, self.faults) }
+    }
+
+    /// Let the marker go if it is held until `until` (a test's schedule:
+    /// See `entry::Faults`).
+    pub(super) fn let_go(&mut self, until: HoldMarker) {
+        if self.held == until && until != HoldMarker::No {
+            self.held = HoldMarker::No;
             self.marker.queue.pause();
             self.marker.queue.resume();
         }
@@ -213,13 +267,13 @@ impl Lxr {
         let megablocks = MegablockSet::of(&snapshot);
         let queue = MarkQueue::new(Snapshot { marks, megablocks }, ctx.heap.layout);
         queue.push(self.roots.iter().chain(self.stacks.values().flatten()).copied());
-        if self.faults.hold_marker {
+        if self.faults.hold_marker != HoldMarker::No {
             queue.hold();
         }
         self.events.push(CollectorEvent::MarkBegin);
         let marker = Marker::start(queue, ctx.sync_request.clone());
-        let (held, lose_deletions) = (self.faults.hold_marker, self.faults.lose_deletions);
-        self.marking = Some(Marking { marker, started: Instant::now(), syncs: 0, snapshot_words, dead_large: Vec::new(), held, lose_deletions });
+        let (held, faults) = (self.faults.hold_marker, self.faults);
+        self.marking = Some(Marking { marker, started: Instant::now(), syncs: 0, snapshot_words, dead_large: Vec::new(), held, faults });
     }
 
     /// A sync during a marking: hand the marker the logs and let it go on,
@@ -231,8 +285,13 @@ impl Lxr {
         let (logs, large, layout) = (&self.synced_logs, &self.large, ctx.heap.layout);
         // All the logs kept (a stop between GCs kept some too), but only
         // this sync's count as recorded.
-        let lose = m.lose_deletions;
-        if marking_goes_on_with(&m.marker, &mut m.syncs, |queue| if lose { 0 } else { grey_logged(queue, logs) - since + grey_shadowed(queue, large, layout) }) {
+        let (lose, faults) = (m.faults.lose_deletions, m.faults);
+        // SAFETY: the world is stopped (a sync); the cards were marked
+        // since the last pause, which cleared them.
+        let cards = unsafe { large.take_marked_cards(layout) };
+        // SAFETY: as above.
+        let shadows = |queue: &MarkQueue| unsafe { unmarked_shadows(queue, large, &cards, layout, faults) };
+        if marking_goes_on_with(&m.marker, &mut m.syncs, |queue| if lose { 0 } else { grey_logged(queue, logs) - since + grey_all(queue, shadows(queue)) }) {
             return;
         }
         // SAFETY: the world is stopped, the collector held and the
@@ -266,9 +325,8 @@ impl Lxr {
     // SAFETY: the caller's contract.
     unsafe fn finish_marking(&mut self, ctx: &mut GcContext<'_>) {
         let m = self.marking.take().expect("a marking runs");
+        // The sync that ends it handed it the logs and shadows just now.
         let queue = m.marker.join();
-        grey_logged(&queue, &self.synced_logs);
-        grey_shadowed(&queue, &self.large, ctx.heap.layout);
         let concurrent = ConcurrentPhase { cpu: queue.marker_cpu_seconds(), elapsed: m.started.elapsed().as_secs_f64() };
         let oldest = ctx.heap.oldest();
         let mut stack = Vec::new();
@@ -365,15 +423,26 @@ fn unflag(bd: BlockPtr) {
     }
 }
 
-/// Hand the marker what the mutators overwrote since the last pause in
-/// the large objects whose stores are found by their cards (See Note
-/// [Objects past a megablock] in `large_counts`); how many.
-fn grey_shadowed(queue: &MarkQueue, large: &LargeCounts, layout: Layout) -> usize {
-    // SAFETY: the world is stopped (a sync), and the cards were marked
-    // since the last pause, which cleared them.
-    let overwritten = unsafe { large.overwritten(&large.take_marked_cards(layout), layout) };
-    let n = overwritten.len();
-    queue.push(overwritten);
+/// The values the shadows of the big objects' marked cards `cards` hold
+/// that `queue`'s marker has not marked yet (See Note [Every value a
+/// written card held]).
+///
+/// # Safety
+/// The world is stopped; `cards` were taken since the last pause.
+// SAFETY: the caller's contract.
+unsafe fn unmarked_shadows(queue: &MarkQueue, large: &LargeCounts, cards: &[MarkedCard], layout: Layout, faults: Faults) -> Vec<Word> {
+    // SAFETY: the caller's contract.
+    let mut held = unsafe { if faults.net_shadows { large.overwritten(cards, layout) } else { large.shadowed(cards) } };
+    // SAFETY: a shadow holds counted values: objects of the space, live
+    // or zeroed, whose blocks are in use while the marking runs.
+    held.retain(|&v| unsafe { queue.unmarked_in_snapshot(v) });
+    held
+}
+
+/// Hand the marker `values`; how many.
+fn grey_all(queue: &MarkQueue, values: Vec<Word>) -> usize {
+    let n = values.len();
+    queue.push(values);
     n
 }
 

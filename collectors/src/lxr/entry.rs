@@ -64,12 +64,32 @@ pub(super) struct Faults {
     /// unscanned field to a new object is swept while reachable; the
     /// snapshot check at the marking's end (`-DS`) must catch it.
     pub lose_deletions: bool,
-    /// `GCLAB_LXR_HOLD_MARKER=1`, a schedule, not a fault: the marker of a
-    /// backup trace does nothing until the RC pause after the one that
-    /// began it, so every deletion of that first epoch reaches it through
-    /// the barrier alone (which makes `lose-deletions` fail every time,
-    /// where a marker that raced the mutator often got there first).
-    pub hold_marker: bool,
+    /// `GCLAB_LXR_FAULT=net-shadows`: a backup trace's marker is handed
+    /// only the big objects' elements that differ from their shadows, so
+    /// an element written and written back within an epoch loses its
+    /// snapshot value (See Note [Every value a written card held] in
+    /// `lxr::concurrent_trace`).
+    pub net_shadows: bool,
+    /// `GCLAB_LXR_HOLD_MARKER`, a schedule, not a fault: when the marker
+    /// of a backup trace begins its work (See `HoldMarker`).
+    pub hold_marker: HoldMarker,
+}
+
+/// When a backup trace's marker begins its work (a test's schedule).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(super) enum HoldMarker {
+    /// At once, as it always does outside tests.
+    #[default]
+    No,
+    /// `GCLAB_LXR_HOLD_MARKER=1`: at the RC pause after the one that began
+    /// it, so every deletion of that first epoch reaches it through the
+    /// barrier alone (which makes `lose-deletions` fail every time, where
+    /// a marker that raced the mutator often got there first).
+    UntilPause,
+    /// `GCLAB_LXR_HOLD_MARKER=stop`: at the mutators' first stop of the
+    /// world between GCs (`Mutator::check_heap`), so that a test decides
+    /// what the marker reads in the middle of an epoch.
+    UntilStop,
 }
 
 impl Faults {
@@ -79,7 +99,12 @@ impl Faults {
         Faults {
             lose_increments: fault == "lose-increments",
             lose_deletions: fault == "lose-deletions",
-            hold_marker: std::env::var("GCLAB_LXR_HOLD_MARKER").is_ok_and(|v| v == "1"),
+            net_shadows: fault == "net-shadows",
+            hold_marker: match std::env::var("GCLAB_LXR_HOLD_MARKER").as_deref() {
+                Ok("1") => HoldMarker::UntilPause,
+                Ok("stop") => HoldMarker::UntilStop,
+                _ => HoldMarker::No,
+            },
         }
     }
 }
