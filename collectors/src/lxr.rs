@@ -18,14 +18,15 @@
 //!   the others judged again line by line (`LineSpace::rejudge`) when
 //!   promotion will need their lines (`lxr::reclaim`).
 //! - A major GC runs the backup trace, which frees cycles and objects
-//!   with stuck counts: by default (`trace=pause`) `immix`'s major GC
-//!   (mark in place, evacuate the most fragmented blocks, sweep), after
-//!   which every count is rebuilt from the heap (`trace_in_pause`, See
-//!   Note [The backup trace recounts] there). Under `trace=concurrent` a
-//!   major GC the policy asks for is an RC pause, then a marking of the
-//!   counted space beside the mutators and the pauses, ended by a sweep in
-//!   a sync (`concurrent_trace`, See Note [A concurrent backup trace]
-//!   there); it has a known hole with arrays over 1 MiB (docs/lxr.md).
+//!   with stuck counts. By default (`trace=concurrent`) a major GC the
+//!   policy asks for is an RC pause, then a marking of the counted space
+//!   beside the mutators and the pauses, ended by a sweep in a sync
+//!   (`concurrent_trace`, See Note [A concurrent backup trace] there).
+//!   Under `trace=pause`, and for a major GC the program asks for or the
+//!   heap's limit forces, it is `immix`'s major GC (mark in place,
+//!   evacuate the most fragmented blocks, sweep), after which every count
+//!   is rebuilt from the heap (`trace_in_pause`, See Note [The backup
+//!   trace recounts] there).
 //!
 //! The counts live in side metadata, `bits=N` bits a word (2, 4 or 8;
 //! default 4, as LXR's), each object's at its first word; they saturate

@@ -13,7 +13,7 @@ use std::collections::HashMap;
 /// The registry entry.
 pub const ENTRY: CollectorEntry = CollectorEntry {
     name: "lxr",
-    description: "LXR-style deferred, coalescing reference counting over an Immix space (counts of bits=2|4|8 bits in side metadata, a field-logging barrier, RC pauses lowering at most decrements=N counts, default 200000; dthreads=N threads lowering counts beside the mutators, default 2; a backup trace for cycles in a stop-the-world GC (trace=pause, the default) or beside the mutators (trace=concurrent, which has a known hole with arrays over 1 MiB); holes=PERCENT of -A offered to the mutators as the space's holes after each pause, default 0; line, defrag, headroom as immix)",
+    description: "LXR-style deferred, coalescing reference counting over an Immix space (counts of bits=2|4|8 bits in side metadata, a field-logging barrier, RC pauses lowering at most decrements=N counts, default 200000; dthreads=N threads lowering counts beside the mutators, default 2; a backup trace for cycles beside the mutators (trace=concurrent, the default) or in a stop-the-world GC (trace=pause); holes=PERCENT of -A offered to the mutators as the space's holes after each pause, default 0; line, defrag, headroom as immix)",
     flags: "-G2",
     make: |mut params, flags| {
         if flags.generations != 2 {
@@ -32,11 +32,9 @@ pub const ENTRY: CollectorEntry = CollectorEntry {
         let age = params.take_switch("age", true, "survivors of a pause are old at once", "they stay young until the next")?;
         let concurrent = params.take_switch("concurrent", true, "decrements in the pauses", "decrements on a thread beside the mutators")?;
         let help = params.take_switch("help", false, "the thread alone lowers counts", "a pause lowers some when the thread fell behind")?;
-        // See "A known hole in the trace beside the mutators" in docs/lxr.md
-        // for why the trace in a pause is the default.
         let concurrent_trace = match params.take("trace").as_deref() {
-            Some("concurrent") => true,
-            None | Some("pause") => false,
+            None | Some("concurrent") => true,
+            Some("pause") => false,
             Some(v) => return Err(format!("trace must be concurrent (a backup trace beside the mutators) or pause (in a stop-the-world GC), not `{v}'")),
         };
         let holes = params.take("holes").map(|v| parse_percent("holes", " of -A", 0, &v)).transpose()?.unwrap_or(HOLES_PERCENT);
