@@ -64,7 +64,7 @@ use crate::mark::MarkBitmap;
 use crate::offered_holes::OfferedHoles;
 use crate::parallel_increments::{raise_all, raise_fields, OldKind};
 use crate::rc_aging::{count_young, young_fields};
-use crate::decrement_thread::{decrement_under, Deaths, DecrementThread};
+use crate::decrement_thread::{decrement_under, gather, Deaths, DecrementThread};
 use crate::ref_count::{check_counts, count_roots, count_stack, counted, Tally};
 use gclab_core::barrier::{set_extension, BarrierExtension};
 use gclab_core::bdescr::{BlockDesc, BlockPtr};
@@ -467,9 +467,10 @@ impl Lxr {
         work.append(&mut unstacked);
         work.extend(lowered);
         work.extend(big_lowered);
-        // The work left by the last pause or thread first (See Note
-        // [Decrements wait]): on top of the stack.
-        work.append(&mut self.decrements.waiting);
+        // With the work left by the last pause or thread, the shorter of
+        // the two copied (See Note [Work that waits is not copied] in
+        // `decrement_thread`).
+        gather(&mut work, std::mem::take(&mut self.decrements.waiting));
         // In the pause: a budget of it under `concurrent=0`, or when the
         // last thread fell behind (See Note [Decrements beside the
         // mutators] in `decrement_thread`).
@@ -511,7 +512,7 @@ impl Lxr {
         let Some(done) = self.decrements.thread.join() else { return };
         self.stacks = done.stacks;
         self.decrements.behind = self.decrements.help && !done.left.is_empty();
-        self.decrements.waiting.extend(done.left);
+        gather(&mut self.decrements.waiting, done.left);
         let mut tally = done.tally;
         self.underflows += tally.underflows;
         self.events.push(CollectorEvent::DecrementsEnd { decrements: tally.decrements, freed_objects: done.deaths.objects(), concurrent: done.phase });

@@ -72,7 +72,7 @@
 //! the pause, and so does `lxr` by default (See Note [Decrements beside
 //! the mutators] in `decrement_thread`). Under `lxr:concurrent=0` a
 //! pause lowers at most a budget of counts (`lxr:decrements=N`) and keeps
-//! the rest of its work list for the next pause, which does it first.
+//! the rest of its work list for the next pause, which does it with its own.
 //! Waiting is safe: an object whose decrement waits has a count above
 //! zero, so it stays, and it is unreachable by the mutators if that
 //! decrement was its last reference; only its reclamation is late. A
