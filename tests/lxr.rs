@@ -233,20 +233,67 @@ fn a_lost_increment_is_caught_by_the_sanity_checker() {
 /// at the marking's end must fail the run.
 #[test]
 fn a_lost_deletion_is_caught_at_the_end_of_the_marking() {
+    caught_at_the_end_of_the_marking("deletion_under_a_held_marker", "1", "lose-deletions", "which was not marked");
+}
+
+/// Run the ignored test `program` in a process of its own (the schedule
+/// and the faults are read from the environment when the collector is
+/// made), with the marker held as `hold` says (`GCLAB_LXR_HOLD_MARKER`):
+/// it passes on its own, and fails under `GCLAB_LXR_FAULT=fault`, the
+/// snapshot check at the marking's end naming `found`.
+fn caught_at_the_end_of_the_marking(program: &str, hold: &str, fault: &str, found: &str) {
     let run = |fault: &str| {
         Command::new(std::env::current_exe().unwrap())
-            .args(["--exact", "deletion_under_a_held_marker", "--ignored", "--nocapture"])
-            .env("GCLAB_LXR_HOLD_MARKER", "1")
+            .args(["--exact", program, "--ignored", "--nocapture"])
+            .env("GCLAB_LXR_HOLD_MARKER", hold)
             .env("GCLAB_LXR_FAULT", fault)
             .output()
             .unwrap()
     };
     let good = run("none");
-    assert!(good.status.success(), "the held marker alone: {}", String::from_utf8_lossy(&good.stderr));
-    let bad = run("lose-deletions");
+    assert!(good.status.success(), "{program} on its own schedule: {}", String::from_utf8_lossy(&good.stderr));
+    let bad = run(fault);
     let err = String::from_utf8_lossy(&bad.stderr);
-    assert!(!bad.status.success(), "the lost deletion went unnoticed: {err}");
-    assert!(err.contains("heap sanity check failed at the end of an lxr backup trace") && err.contains("which was not marked"), "{err}");
+    assert!(!bad.status.success(), "{program} under {fault} went unnoticed: {err}");
+    assert!(err.contains("heap sanity check failed at the end of an lxr backup trace") && err.contains(found), "{err}");
+}
+
+/// An `lxr:trace=concurrent` runtime with `-A64k -DS`, for a program that
+/// drives a backup trace by hand.
+fn concurrent_trace_rts() -> Rts {
+    let f = gclab::flags(&format!("-A64k -O64k -DS {}", entry("lxr").flags)).unwrap();
+    Rts::new(f, (entry("lxr").make)(Params::parse("trace=concurrent").unwrap(), &gclab::flags("-G2").unwrap()).unwrap()).unwrap()
+}
+
+/// Allocate old data until the policy asks for a major GC: a backup
+/// trace begins beside the mutators.
+fn until_a_marking_begins(m: &mut Mutator<'_>) {
+    let keep = list(m, 1);
+    let (_, majors) = m.collections();
+    for i in 0.. {
+        let d = m.depth();
+        let v = m.alloc(&INT, &[], &[i]);
+        let cell = m.alloc(&CONS, &[v, keep], &[]);
+        m.set(keep, cell);
+        m.truncate(d);
+        if m.collections().1 > majors {
+            break;
+        }
+    }
+}
+
+/// Allocate garbage until a sync comes (the one that ends the marking).
+fn until_a_sync(m: &mut Mutator<'_>) {
+    let syncs = m.stats().collector_syncs;
+    for i in 0..1_000_000 {
+        let d = m.depth();
+        list(m, 4);
+        m.truncate(d);
+        if i % 1000 == 0 && m.stats().collector_syncs > syncs {
+            break;
+        }
+    }
+    assert!(m.stats().collector_syncs > syncs, "no sync ended the marking");
 }
 
 /// The program of `a_lost_deletion_is_caught_at_the_end_of_the_marking`,
@@ -255,44 +302,20 @@ fn a_lost_deletion_is_caught_at_the_end_of_the_marking() {
 #[test]
 #[ignore = "run by a_lost_deletion_is_caught_at_the_end_of_the_marking, with its environment"]
 fn deletion_under_a_held_marker() {
-    let f = gclab::flags(&format!("-A64k -O64k -DS {}", entry("lxr").flags)).unwrap();
-    let rts = Rts::new(f, (entry("lxr").make)(Params::parse("trace=concurrent").unwrap(), &gclab::flags("-G2").unwrap()).unwrap()).unwrap();
-    rts.run(|m| {
+    concurrent_trace_rts().run(|m| {
         let nil = m.static_obj(&NIL);
         let moved = list(m, 2000);
         let var = m.new_mut_var(moved);
         m.set(moved, nil);
         m.perform_gc(true);
         m.perform_gc(true);
-        // Old data, until the policy asks for a major GC: a trace begins.
-        let keep = list(m, 1);
-        let (_, majors) = m.collections();
-        for i in 0.. {
-            let d = m.depth();
-            let v = m.alloc(&INT, &[], &[i]);
-            let cell = m.alloc(&CONS, &[v, keep], &[]);
-            m.set(keep, cell);
-            m.truncate(d);
-            if m.collections().1 > majors {
-                break;
-            }
-        }
+        until_a_marking_begins(m);
         // The first epoch: the list moves out of the variable.
         let l = m.read_mut_var(var);
         m.write_mut_var(var, nil);
         let holder = m.alloc(&CONS, &[l, nil], &[]);
         m.set(l, nil);
-        // On until the marking ends, in a sync.
-        let syncs = m.stats().collector_syncs;
-        for i in 0..1_000_000 {
-            let d = m.depth();
-            list(m, 4);
-            m.truncate(d);
-            if i % 1000 == 0 && m.stats().collector_syncs > syncs {
-                break;
-            }
-        }
-        assert!(m.stats().collector_syncs > syncs, "no sync ended the marking");
+        until_a_sync(m);
         m.perform_gc(false);
         let mut sum = 0;
         let mut cell = m.view().get(holder).field(0);
@@ -311,20 +334,7 @@ fn deletion_under_a_held_marker() {
 /// only the changed elements is caught at the end of the marking.
 #[test]
 fn an_element_written_back_under_the_marker_keeps_its_snapshot_value() {
-    let run = |fault: &str| {
-        Command::new(std::env::current_exe().unwrap())
-            .args(["--exact", "element_written_back_under_the_marker", "--ignored", "--nocapture"])
-            .env("GCLAB_LXR_HOLD_MARKER", "stop")
-            .env("GCLAB_LXR_FAULT", fault)
-            .output()
-            .unwrap()
-    };
-    let good = run("none");
-    assert!(good.status.success(), "the whole schedule: {}", String::from_utf8_lossy(&good.stderr));
-    let bad = run("net-shadows");
-    let err = String::from_utf8_lossy(&bad.stderr);
-    assert!(!bad.status.success(), "the snapshot values lost went unnoticed: {err}");
-    assert!(err.contains("heap sanity check failed at the end of an lxr backup trace") && err.contains("MUT_ARR_PTRS") && err.contains("which was not marked"), "{err}");
+    caught_at_the_end_of_the_marking("element_written_back_under_the_marker", "stop", "net-shadows", "of MUT_ARR_PTRS");
 }
 
 /// The program of `an_element_written_back_under_the_marker_keeps_its_snapshot_value`,
@@ -338,9 +348,7 @@ fn element_written_back_under_the_marker() {
     // in one element of each card.
     const ELEMENTS: usize = 140_000;
     const CARD: usize = 128;
-    let f = gclab::flags(&format!("-A64k -O64k -DS {}", entry("lxr").flags)).unwrap();
-    let rts = Rts::new(f, (entry("lxr").make)(Params::parse("trace=concurrent").unwrap(), &gclab::flags("-G2").unwrap()).unwrap()).unwrap();
-    rts.run(|m| {
+    concurrent_trace_rts().run(|m| {
         let nil = m.static_obj(&NIL);
         let table = m.new_array(ELEMENTS, nil);
         for i in (0..ELEMENTS).step_by(CARD) {
@@ -351,20 +359,8 @@ fn element_written_back_under_the_marker() {
         }
         m.perform_gc(true);
         m.perform_gc(true);
-        // Until the policy asks for a major GC: a trace begins, its marker
-        // held until the stop below.
-        let keep = list(m, 1);
-        let (_, majors) = m.collections();
-        for i in 0.. {
-            let d = m.depth();
-            let v = m.alloc(&INT, &[], &[i]);
-            let cell = m.alloc(&CONS, &[v, keep], &[]);
-            m.set(keep, cell);
-            m.truncate(d);
-            if m.collections().1 > majors {
-                break;
-            }
-        }
+        // Its marker held until the stop below.
+        until_a_marking_begins(m);
         // The Ints move to a young array, which the marker does not scan,
         // and the table's elements are emptied; no allocation follows, so
         // no pause or sync comes until they are written back.
@@ -387,16 +383,7 @@ fn element_written_back_under_the_marker() {
         m.check_heap().unwrap();
         std::thread::sleep(std::time::Duration::from_millis(300));
         move_all(m, stash, table, false);
-        // On until the marking ends, in a sync.
-        let syncs = m.stats().collector_syncs;
-        for i in 0..1_000_000 {
-            let d = m.depth();
-            list(m, 4);
-            m.truncate(d);
-            if i % 1000 == 0 && m.stats().collector_syncs > syncs {
-                break;
-            }
-        }
+        until_a_sync(m);
         m.perform_gc(false);
         let sum: usize = (0..ELEMENTS).step_by(CARD).map(|i| m.view().get(table).array_get(i).word(0)).sum();
         assert_eq!(sum, (0..ELEMENTS).step_by(CARD).sum::<usize>(), "every Int written back is whole");
