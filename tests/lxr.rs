@@ -376,12 +376,10 @@ fn element_written_back_under_the_marker() {
             }
         };
         move_all(m, table, stash, true);
-        // The stop lets the marker go: it reads the table's empty elements
-        // (and, out of work, asks for a sync, which waits for an
-        // allocation). A marker slower than the sleep would make this
-        // test pass whatever the barrier does, never fail.
+        // The stop lets the marker go and returns once it is out of work:
+        // it has read the table's empty elements (and asked for a sync,
+        // which waits for an allocation).
         m.check_heap().unwrap();
-        std::thread::sleep(std::time::Duration::from_millis(300));
         move_all(m, stash, table, false);
         until_a_sync(m);
         m.perform_gc(false);

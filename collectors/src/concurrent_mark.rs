@@ -464,6 +464,12 @@ impl MarkQueue {
     pub fn hold(&self) {
         self.parking.ask_pause();
     }
+
+    /// Wait until the marker has run out of work (a test's schedule, as
+    /// `hold`).
+    pub fn wait_drained(&self) {
+        self.parking.wait_drained();
+    }
 }
 
 /// Is the object at `p` in the snapshot (a block or large object flagged

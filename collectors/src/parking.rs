@@ -116,6 +116,16 @@ impl Parking {
         matches!(*phase, Phase::Drained | Phase::Gone)
     }
 
+    /// Wait until the thread has run out of work (or ended): a test's
+    /// schedule, which needs the thread to have read everything it will
+    /// before the test goes on.
+    pub fn wait_drained(&self) {
+        let mut phase = self.lock();
+        while !matches!(*phase, Phase::Drained | Phase::Gone) {
+            phase = self.wake.wait(phase).unwrap_or_else(|_| panic!("{} phase", self.what));
+        }
+    }
+
     /// Ask the thread to park at its next checkpoint, without waiting for
     /// it (before it starts: it then parks before any work).
     pub fn ask_pause(&self) {

@@ -227,6 +227,9 @@ impl Marking {
             self.held = HoldMarker::No;
             self.marker.queue.pause();
             self.marker.queue.resume();
+            if until == HoldMarker::UntilStop {
+                self.marker.queue.wait_drained();
+            }
         }
     }
 

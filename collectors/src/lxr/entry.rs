@@ -85,8 +85,9 @@ pub(super) enum HoldMarker {
     /// a marker that raced the mutator often got there first).
     UntilPause,
     /// `GCLAB_LXR_HOLD_MARKER=stop`: at the mutators' first stop of the
-    /// world between GCs (`Mutator::check_heap`), so that a test decides
-    /// what the marker reads in the middle of an epoch.
+    /// world between GCs (`Mutator::check_heap`), which returns only once
+    /// the marker has run out of work, so that a test decides what the
+    /// marker reads in the middle of an epoch.
     UntilStop,
 }
 
