@@ -53,7 +53,7 @@
 use crate::bdescr::{BlockDesc, BlockPtr};
 use crate::constants::{Word, BLOCK_WORDS, WORD_SIZE};
 use crate::heap::Heap;
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 /// One block's side bits: bit `i % 64` of entry `i / 64` for word `i`.
@@ -157,17 +157,8 @@ impl SideTable {
             if counts == 0 || marks == all {
                 continue;
             }
-            let mut kept = counts;
-            let mut rest = if marks == 0 { 0 } else { counts };
-            while rest != 0 {
-                let at = rest.trailing_zeros() as usize / bits;
-                let one = field << (at * bits);
-                if marks & (1 << at) == 0 {
-                    kept &= !one;
-                }
-                rest &= !one;
-            }
-            let kept = if marks == 0 { 0 } else { kept };
+            let dead = counts_in(counts, bits, field).filter(|&at| marks & (1 << at) == 0);
+            let kept = dead.fold(counts, |kept, at| kept & !(field << (at * bits)));
             if kept != counts {
                 word.store(kept, Ordering::Relaxed);
             }
@@ -181,11 +172,8 @@ impl SideTable {
         let bits = self.count_bits as usize;
         let max = self.stuck() as u64;
         for (i, word) in self.counts.iter().enumerate() {
-            let mut v = word.load(Ordering::Relaxed);
-            while v != 0 {
-                let at = v.trailing_zeros() as usize / bits;
+            for at in counts_in(word.load(Ordering::Relaxed), bits, max) {
                 f((i * 64) / bits + at);
-                v &= !(max << (at * bits));
             }
         }
     }
@@ -280,6 +268,20 @@ pub fn set_bits_between(bits: &SideBits, words: std::ops::Range<usize>, value: b
     }
 }
 
+/// The places (`0..64 / bits`) of the counts that are not zero in `word`,
+/// a word of counts of `bits` bits each (`field` is one count's mask), in
+/// order.
+fn counts_in(word: u64, bits: usize, field: u64) -> impl Iterator<Item = usize> {
+    let mut rest = word;
+    std::iter::from_fn(move || {
+        (rest != 0).then(|| {
+            let at = rest.trailing_zeros() as usize / bits;
+            rest &= !(field << (at * bits));
+            at
+        })
+    })
+}
+
 /// The side tables one collector attached, and a pool of spare ones.
 /// Each table is boxed: its address hangs in a block descriptor, so it
 /// must not move when the map or the pool grows.
@@ -352,7 +354,7 @@ impl SideTables {
     /// # Safety
     /// The world is stopped and every block attached is still in use.
     // SAFETY: the caller's contract above.
-    pub unsafe fn detach(&mut self, blocks: &HashSet<BlockPtr>) {
+    pub unsafe fn detach<'a>(&mut self, blocks: impl IntoIterator<Item = &'a BlockPtr>) {
         for bd in blocks {
             if let Some(table) = self.attached.remove(bd) {
                 // SAFETY: the caller's contract.

@@ -288,13 +288,13 @@ impl Lxr {
         let (logs, large, layout) = (&self.synced_logs, &self.large, ctx.heap.layout);
         // All the logs kept (a stop between GCs kept some too), but only
         // this sync's count as recorded.
-        let (lose, faults) = (m.faults.lose_deletions, m.faults);
+        let faults = m.faults;
         // SAFETY: the world is stopped (a sync); the cards were marked
         // since the last pause, which cleared them.
         let cards = unsafe { large.take_marked_cards(layout) };
         // SAFETY: as above.
         let shadows = |queue: &MarkQueue| unsafe { unmarked_shadows(queue, large, &cards, layout, faults) };
-        if marking_goes_on_with(&m.marker, &mut m.syncs, |queue| if lose { 0 } else { grey_logged(queue, logs) - since + grey_all(queue, shadows(queue)) }) {
+        if marking_goes_on_with(&m.marker, &mut m.syncs, |queue| if faults.lose_deletions { 0 } else { grey_logged(queue, logs) - since + grey_all(queue, shadows(queue)) }) {
             return;
         }
         // SAFETY: the world is stopped, the collector held and the

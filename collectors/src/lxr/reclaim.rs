@@ -39,7 +39,6 @@ use gclab_core::generation::Generation;
 use gclab_core::heap::Heap;
 use gclab_core::object::{info_of_header, load_header};
 use gclab_core::{GcContext, RegionSweep};
-use std::collections::HashSet;
 
 impl Lxr {
     /// Reclaim the objects whose counts fell to zero: take them off the
@@ -118,14 +117,14 @@ impl Lxr {
         // A pass over the generation's list, each block looked up in the
         // few sorted ones freed: no hashing per block (See Note [Freeing
         // blocks of a large space]).
-        let mut sorted = empty.clone();
-        sorted.sort_unstable();
-        gen.blocks.retain(|bd| sorted.binary_search(bd).is_err());
-        let gone: HashSet<BlockPtr> = empty.iter().copied().collect();
+        let mut gone = empty;
+        gone.sort_unstable();
+        gone.dedup();
+        gen.blocks.retain(|bd| gone.binary_search(bd).is_err());
         gen.n_blocks -= gone.len();
         // SAFETY: the blocks are still in use until freed just below.
         unsafe { self.tables.detach(&gone) };
-        for bd in empty {
+        for bd in gone {
             self.lines.forget(bd);
             blocks.free_group(bd);
         }
