@@ -44,8 +44,10 @@ fn bad_workloads_and_collectors_are_errors() {
     assert!(!o.status.success() && stderr(&o).contains("`ten'"));
     let o = gclab(&["run", "--collector", "nope", "binary-trees", "6"]);
     assert!(!o.status.success() && stderr(&o).contains("unknown collector `nope'"));
-    let o = gclab(&["run", "--collector", "copying", "binary-trees", "6", "+RTS", "-G1"]);
+    let o = gclab(&["run", "--collector", "copying", "binary-trees", "6", "+RTS", "-c"]);
     assert!(!o.status.success() && stderr(&o).contains("contradicts"), "{}", stderr(&o));
+    let o = gclab(&["run", "--collector", "compacting", "binary-trees", "6", "+RTS", "-G1"]);
+    assert!(!o.status.success() && stderr(&o).contains("-c") && stderr(&o).contains("-G1"), "{}", stderr(&o));
 }
 
 #[test]

@@ -71,14 +71,23 @@ fn several_capabilities_and_gc_threads_mark_one_bitmap() {
 }
 
 #[test]
-fn one_generation_is_refused_with_the_reason() {
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_gclab"))
-        .args(["run", "--collector", "mark-sweep", "binary-trees", "8", "+RTS", "-G1"])
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(1));
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert!(err.contains("mark-sweep") && err.contains("-G1"), "{err}");
+fn with_one_generation_mark_sweep_collects_the_whole_heap_at_every_gc() {
+    // See Note [One generation] in the collectors crate: every GC marks
+    // the cells in place and copies the allocation area's survivors into
+    // cells, swept in the pause, lazily or beside the mutators.
+    const SETTINGS: &[&str] = &["-G1 -A8k -DS", "--gc-every=1 -G1 -A8k -DS", "--gc-every=7 -G1 -A8k -F1 -DS", "-N3 -qn3 -G1 -A8k -qb0 -DS"];
+    for entry in [mark_sweep(), &LAZY, &CONCURRENT] {
+        let c = check_collector(entry, SETTINGS).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(c.runs, WORKLOADS.len() * SETTINGS.len());
+    }
+    let w = gclab_workloads::by_name("binary-trees").unwrap();
+    let r = run_with(mark_sweep(), w, &[14], "-G1 -A64k").unwrap();
+    assert_eq!(r.stats.gens.len(), 1, "one generation");
+    assert!(r.stats.gcs > 1 && r.stats.swept_bytes > 0, "every GC sweeps: {} GCs, {} bytes swept", r.stats.gcs, r.stats.swept_bytes);
+}
+
+#[test]
+fn bad_parameters_are_refused_with_the_reason() {
     let out = std::process::Command::new(env!("CARGO_BIN_EXE_gclab"))
         .args(["run", "--collector", "mark-sweep:sweep=later", "binary-trees", "8"])
         .output()

@@ -135,7 +135,10 @@ pub const ENTRY: CollectorEntry = CollectorEntry {
         let live = params.take("live").map(|v| parse_percent("live", " of a block's lines", 0, &v)).transpose()?.unwrap_or(50);
         let mark = params.take("mark").map(|v| MarkMode::parse(&v)).transpose()?.unwrap_or_default();
         let threads = params.take("threads").map(|v| parse_threads(&v)).transpose()?.unwrap_or(1);
-        let mut immix = Immix::from_params(params, flags, "concurrent-copying", &["live", "mark", "threads"])?;
+        if flags.generations < 2 {
+            return Err(format!("the concurrent-copying collector needs at least two generations (its oldest is marked and copied beside the mutators, the young ones copied in pauses), not -G{}", flags.generations));
+        }
+        let mut immix = Immix::from_params(params, "concurrent-copying", &["live", "mark", "threads"])?;
         immix.defragment(false);
         let barrier = Arc::new(CopyBarrier::new(Layout::new(flags.profiling_header), flags.generations - 1));
         let no_barrier = std::env::var("GCLAB_CONCURRENT_COPYING_FAULT").is_ok_and(|f| f == "no-barrier");

@@ -91,7 +91,7 @@
 //! that object is younger than `evac_gen`, `failed_to_evac` is set.
 
 use crate::gc_thread::GcThread;
-use gclab_core::bdescr::{BlockDesc, BF_CLAIM, BF_EVACUATED, BF_LARGE, BF_MARK_IN_PLACE};
+use gclab_core::bdescr::{BlockDesc, BF_CLAIM, BF_EVACUATED, BF_LARGE, BF_MARK_IN_PLACE, BF_NURSERY};
 use gclab_core::constants::Word;
 use gclab_core::info::{ClosureType, InfoTable};
 use gclab_core::object::{claim_header, forward_target, forwarding_header, info_of_header, is_forwarded, load_header, store_field, store_header};
@@ -383,6 +383,10 @@ unsafe fn copy(gct: &mut GcThread<'_>, slot: *mut Word, p: *mut Word, header: Wo
     if from_gen == 0 {
         if dest > 0 {
             gct.work.promoted_words += size;
+        } else if gct.oldest == 0 && (*bd).flags & BF_NURSERY == 0 {
+            // One generation: out of its own blocks, not the allocation
+            // area (See Note [Counting what defragmentation copies] in `immix`).
+            gct.work.oldest_copied_words += size;
         }
     } else if from_gen == gct.oldest {
         gct.work.oldest_copied_words += size;

@@ -26,6 +26,11 @@
 //! place (its evacuation is bounded by the headroom), so under `-M` the
 //! policy sizes the heap as for compaction.
 //!
+//! With `-G1` there is no young generation: every GC is the major GC,
+//! the allocation area's survivors copied into the space as promotion
+//! copies them, so `immix -G1` is whole-heap Immix (See Note [One
+//! generation] in the crate's root).
+//!
 //! StickyImmix, whose mutators allocate into the holes and whose minor
 //! GCs mark the young in place, is built on this collector's space and
 //! major GC: See `sticky_immix`.
@@ -45,9 +50,9 @@ use std::collections::HashSet;
 /// The registry entry.
 pub const ENTRY: CollectorEntry = CollectorEntry {
     name: "immix",
-    description: "GHC's -w: young generations copied; the oldest in line-marked blocks, marked in place and its holes reused, the most fragmented blocks evacuated (line=BYTES, defrag=auto|always|never, headroom=PERCENT)",
+    description: "GHC's -w: young generations copied; the oldest in line-marked blocks, marked in place and its holes reused, the most fragmented blocks evacuated (line=BYTES, defrag=auto|always|never, headroom=PERCENT; with -G1 whole-heap Immix)",
     flags: "-w",
-    make: |params, flags| Ok(Box::new(Immix::from_params(params, flags, "immix", &[])?)),
+    make: |params, _| Ok(Box::new(Immix::from_params(params, "immix", &[])?)),
 };
 
 /// Parameter `key`'s value `v`, a percentage (`of` what, for the message:
@@ -81,16 +86,13 @@ impl Immix {
     /// and the run's flags say; `name` is the collector's, for messages
     /// (`sticky-immix` is made of one, and has taken its own parameters,
     /// `also_known`, out of `params` already).
-    pub fn from_params(mut params: Params, flags: &RtsFlags, name: &str, also_known: &[&str]) -> Result<Immix, String> {
+    pub fn from_params(mut params: Params, name: &str, also_known: &[&str]) -> Result<Immix, String> {
         let line = params.take("line").map(|v| v.parse::<usize>().map_err(|_| format!("line must be a number of bytes, not `{v}'"))).transpose()?.unwrap_or(64);
         let geometry = Geometry::new(line)?;
         let defrag = params.take("defrag").map(|v| DefragMode::parse(&v)).transpose()?.unwrap_or_default();
         let headroom = params.take("headroom").map(|v| parse_percent("headroom", "", 0, &v)).transpose()?.unwrap_or(2);
         let known: Vec<&str> = ["line", "defrag", "headroom"].iter().chain(also_known).copied().collect();
         params.finish(name, &known)?;
-        if flags.generations < 2 {
-            return Err(format!("the {name} collector needs at least two generations (its oldest is line-marked), not -G{}", flags.generations));
-        }
         Ok(Immix { geometry, defrag, headroom_percent: headroom, old: None, pool: GcThreadPool::default() })
     }
 
@@ -137,7 +139,8 @@ impl Collector for Immix {
 
     fn collect(&mut self, req: &GcRequest, ctx: &mut GcContext<'_>) -> GcOutcome {
         let oldest = ctx.heap.oldest();
-        assert!(oldest > 0, "immix needs at least two generations (the registry refuses -G1)");
+        // With one generation every GC is this major GC (See Note [One
+        // generation] in the crate's root).
         let n = req.collect_gen;
         if n < oldest {
             return self.collect_young(n, ctx, None, None);
@@ -301,4 +304,8 @@ unsafe fn choose_candidates(space: &LineSpace, mode: DefragMode, headroom: usize
 // whole run's samples (about a quarter of its major GCs' time). Now the
 // copy counts them (`ThreadWork::oldest_copied_words`), under the branch
 // on the source block's generation that promotion's count already takes;
-// generation 0's copies, the minor GCs' whole work, take no extra test.
+// generation 0's copies, the minor GCs' whole work, take no extra test
+// but those that stay in generation 0 (aging), which test whether there
+// is one generation only: then generation 0's blocks outside the nursery
+// are the space's, and what is copied out of them is defragmentation
+// (`immix -G1`, See Note [One generation] in the crate's root).

@@ -224,7 +224,7 @@ impl Registry {
 
     /// The entry `name` names, or the one the flags imply.
     fn choose(&self, flags: &RtsFlags, explicit: Option<&str>) -> Result<&CollectorEntry, SelectError> {
-        let (implied, by_flag) = implied_by_flags(flags)?;
+        let (implied, by_flag) = implied_by_flags(flags);
         let name = match (explicit, by_flag) {
             (Some(e), Some(flag)) if e != implied => {
                 return Err(SelectError(format!("--collector {e} contradicts the RTS option `{flag}', which selects the {implied} collector")));
@@ -269,36 +269,63 @@ impl fmt::Display for SelectError {
 
 impl std::error::Error for SelectError {}
 
+// Note [One generation]
+// ----------------------------------------
+// In GHC, `-G1` only sets the number of generations: the same copying GC
+// then copies the whole heap at every collection, which is gclab's
+// `two-space`. So `-G1` alone selects two-space, but, like `-N` and
+// `-M`, it is only a default: a collector named with `--collector` (or
+// by `-w`) runs with one generation if it can. With one generation
+// there is no young generation to promote from, only the allocation
+// area, so every GC is a major GC of the whole heap:
+//
+// - `immix` (`-w -G1`) is whole-heap Immix, the configuration of the
+//   Immix paper's comparison with mark-sweep, mark-compact and
+//   semi-space: every GC marks the line space in place, evacuates its
+//   most fragmented blocks and copies the allocation area's survivors
+//   into its holes;
+// - `mark-sweep` is whole-heap mark-sweep: the survivors go into cells;
+// - `copying` and `parallel` copy everything, as two-space does.
+//
+// A collector that needs a young generation refuses `-G1` and says why
+// (nonmoving's and compaction's refusals are GHC's; sticky-immix, lxr,
+// concurrent-copying and nogc keep what they promote in an older
+// generation than the one they allocate in). The allocation area is
+// sized by the policy's one-generation rule, `-F` times the live data,
+// whatever the collector (See `two_space`).
+
 /// The built-in collector GHC's flags select, and the flag that selects it.
-fn implied_by_flags(flags: &RtsFlags) -> Result<(&'static str, Option<&'static str>), SelectError> {
-    if flags.compact && flags.generations == 1 {
-        return Err(SelectError("bad RTS option `-c': compaction is not supported with a single generation (-G1), as in GHC".into()));
-    }
+fn implied_by_flags(flags: &RtsFlags) -> (&'static str, Option<&'static str>) {
     if flags.nonmoving {
-        // `-xn` with -G1 or -c is refused when the flags are validated.
-        return Ok(("nonmoving", Some("-xn")));
+        // `-xn` with -G1 or -c is refused when the flags are validated,
+        // as `-c` with -G1 is.
+        return ("nonmoving", Some("-xn"));
     }
     if flags.mark_region {
-        // `-w` with -G1, -c or -xn is refused when the flags are validated.
-        return Ok(("immix", Some("-w")));
+        // `-w` with -c or -xn is refused when the flags are validated;
+        // with -G1 it is whole-heap Immix (See Note [One generation]).
+        return ("immix", Some("-w"));
     }
     if flags.compact {
-        return Ok(("compacting", Some("-c")));
+        return ("compacting", Some("-c"));
     }
     if flags.generations == 1 {
-        return Ok(("two-space", Some("-G1")));
+        // Only a default: a named collector runs with one generation if it
+        // can (immix and mark-sweep collect the whole heap then), and
+        // refuses with a reason if it cannot (See Note [One generation]).
+        return ("two-space", None);
     }
     if flags.capabilities > 1 {
         // Several capabilities: GHC's parallel GC, by default only (the
         // sequential collectors run with several capabilities too).
-        return Ok(("parallel", None));
+        return ("parallel", None);
     }
     if flags.max_heap_blocks > 0 {
         // With -M, GHC compacts automatically past -c<n> (default 30%) of it.
         // Only a default: --collector may still name another collector.
-        return Ok(("compacting", None));
+        return ("compacting", None);
     }
-    Ok(("copying", None))
+    ("copying", None)
 }
 
 /// Choose among the built-in collectors (See `Registry::select`).
@@ -329,6 +356,10 @@ mod tests {
     fn flags_select_builtin_collectors() {
         assert_eq!(name(&[], None), "copying");
         assert_eq!(name(&["-G1"], None), "two-space");
+        assert_eq!(name(&["-G1"], Some("immix")), "immix", "-G1 only suggests two-space (See Note [One generation])");
+        assert_eq!(name(&["-G1", "-w"], None), "immix");
+        assert_eq!(name(&["-G1"], Some("mark-sweep")), "mark-sweep");
+        assert!(error(&["-G1"], Some("sticky-immix")).contains("-G2"));
         assert_eq!(name(&["-G3"], Some("copying")), "copying");
         assert_eq!(name(&["-c"], None), "compacting");
         assert_eq!(name(&["-M64m"], None), "compacting");
@@ -356,9 +387,7 @@ mod tests {
 
     #[test]
     fn contradictions_and_unknowns_are_errors() {
-        let e = error(&["-G1"], Some("copying"));
-        assert!(e.contains("contradicts") && e.contains("-G1"), "{e}");
-        let e = error(&["-c", "-G1"], None);
+        let e = error(&["-G1"], Some("compacting"));
         assert!(e.contains("-c") && e.contains("-G1"), "{e}");
         let e = error(&["-c"], Some("copying"));
         assert!(e.contains("contradicts") && e.contains("-c"), "{e}");

@@ -24,6 +24,10 @@
 //! program with a large, long-lived heap gains is the copy, what it pays
 //! is fragmentation (free cells in partly used blocks, `hole_bytes` in
 //! the statistics) and a sweep that grows with the dead old data.
+//!
+//! With `-G1` every GC is the major GC, the allocation area's survivors
+//! copied into cells: whole-heap mark-sweep (See Note [One generation]
+//! in the crate's root).
 
 use crate::cell_space::CellSpace;
 use crate::gc_workers::GcThreadPool;
@@ -36,14 +40,11 @@ use gclab_core::{Collector, GcContext, GcOutcome, GcRequest};
 /// The registry entry.
 pub const ENTRY: CollectorEntry = CollectorEntry {
     name: "mark-sweep",
-    description: "copying for young generations; the oldest in size-class cells, marked in place and swept (non-moving; sweep=eager|lazy|concurrent)",
+    description: "copying for young generations; the oldest in size-class cells, marked in place and swept (non-moving; sweep=eager|lazy|concurrent; with -G1 the whole heap)",
     flags: "",
-    make: |mut params, flags| {
+    make: |mut params, _| {
         let sweep = params.take("sweep").map(|v| SweepMode::parse(&v)).transpose()?.unwrap_or_default();
         params.finish("mark-sweep", &["sweep"])?;
-        if flags.generations < 2 {
-            return Err(format!("the mark-sweep collector needs at least two generations (its oldest is swept, the others copied), not -G{}", flags.generations));
-        }
         Ok(Box::new(MarkSweep { sweep, ..MarkSweep::default() }))
     },
 };
@@ -63,8 +64,9 @@ impl Collector for MarkSweep {
     }
 
     fn collect(&mut self, req: &GcRequest, ctx: &mut GcContext<'_>) -> GcOutcome {
+        // With one generation every GC is a major GC (See Note [One
+        // generation] in the crate's root).
         let oldest = ctx.heap.oldest();
-        assert!(oldest > 0, "mark-sweep needs at least two generations (the registry refuses -G1)");
         let sweep = self.sweep;
         let space = self.old.get_or_insert_with(|| CellSpace::new(oldest, sweep));
         let workers = self.pool.for_collection(ctx.flags, req.collect_gen, ctx.help);

@@ -56,7 +56,7 @@ pub const ENTRY: CollectorEntry = CollectorEntry {
         }
         let offer = params.take("offer").map(|v| parse_percent("offer", " of -A", 1, &v)).transpose()?.unwrap_or(25);
         let copy_young = params.take("young").map(|v| parse_young(&v)).transpose()?.unwrap_or(false);
-        let immix = Immix::from_params(params, flags, "sticky-immix", &["offer", "young"])?;
+        let immix = Immix::from_params(params, "sticky-immix", &["offer", "young"])?;
         Ok(Box::new(StickyImmix { immix, copy_young, holes: OfferedHoles::walked(offer) }))
     },
 };

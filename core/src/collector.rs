@@ -238,9 +238,10 @@ pub struct ThreadWork {
     /// generation: OCaml's "promoted words".
     pub promoted_words: usize,
     /// Of `copied_words`, the words it copied out of the oldest
-    /// generation (when that generation is not also generation 0): a
-    /// copying major GC's old survivors, or the objects a mark-region
-    /// collector evacuates to defragment.
+    /// generation's blocks (with one generation, out of generation 0's
+    /// blocks other than the nursery's): a copying major GC's old
+    /// survivors, or the objects a mark-region collector evacuates to
+    /// defragment.
     pub oldest_copied_words: usize,
     /// Words of objects it marked in place (not copied).
     pub marked_words: usize,

@@ -38,7 +38,7 @@ pub const ENTRY: CollectorEntry = CollectorEntry {
             Some(v) => return Err(format!("trace must be concurrent (a backup trace beside the mutators) or pause (in a stop-the-world GC), not `{v}'")),
         };
         let holes = params.take("holes").map(|v| parse_percent("holes", " of -A", 0, &v)).transpose()?.unwrap_or(HOLES_PERCENT);
-        let immix = Immix::from_params(params, flags, "lxr", &["bits", "decrements", "batch", "dthreads", "age", "concurrent", "help", "trace", "holes"])?;
+        let immix = Immix::from_params(params, "lxr", &["bits", "decrements", "batch", "dthreads", "age", "concurrent", "help", "trace", "holes"])?;
         let faults = Faults::from_env();
         let decrements = Decrements { concurrent, per_pause: decrements, help, behind: false, waiting: Vec::new(), thread: DecrementThread::new(batch, dthreads), handed: None, unreported: None };
         Ok(Box::new(Lxr { immix, tables: SideTables::with_counts(bits), roots: Vec::new(), decrements, stacks: HashMap::new(), large: LargeCounts::default(), lines: LazyLines::default(), holes: OfferedHoles::outside_holes(holes), underflows: 0, events: Vec::new(), synced_logs: Vec::new(), marking: None, concurrent_trace, age, faults }))

@@ -1,6 +1,6 @@
 //! The record as a whole: contradictions between options (`-qn` above
 //! `-N`, `-M` below `-A`, a chunk larger than the allocation area) and the
-//! refusals of `-xn` and `-w`, each saying why.
+//! refusals of `-c`, `-xn` and `-w`, each saying why.
 
 use crate::option_value::{bad, size_text, FlagError};
 use super::RtsFlags;
@@ -17,6 +17,9 @@ impl RtsFlags {
                 &format!("-M{}", size_text(self.max_heap_blocks * BLOCK_SIZE)),
                 format!("the maximum heap size is smaller than the allocation area (-A{})", size_text(self.alloc_area_blocks * BLOCK_SIZE)),
             ));
+        }
+        if self.compact && self.generations == 1 {
+            return Err(bad("-c", "compaction is not supported with a single generation (-G1), as in GHC"));
         }
         if self.nonmoving {
             self.validate_nonmoving()?;
@@ -46,9 +49,6 @@ impl RtsFlags {
 
     /// The refusals for `-w`, each saying why.
     fn validate_mark_region(&self) -> Result<(), FlagError> {
-        if self.generations == 1 {
-            return Err(bad("-w", "the mark-region collector needs at least two generations: its oldest is line-marked in place, the young ones copied into it (-G1 has no young generation)"));
-        }
         if self.compact {
             return Err(bad("-w", "the mark-region collector does not compact (-c): it defragments its oldest generation by evacuating its most fragmented blocks"));
         }
