@@ -59,8 +59,14 @@ fn parallel_runs_are_clean_under_memcheck() {
 fn mark_sweep_is_clean_under_memcheck() {
     // Cells cut, reused and swept (in the pause, by promotion, or by the
     // sweeper thread beside the mutators); with two GC threads marking one
-    // bitmap.
-    let runs = [("mark-sweep", &["-A8k", "-DS", "-G3"][..]), ("mark-sweep", &["-N2", "-A8k", "-qb0", "-DS"][..]), ("mark-sweep:sweep=lazy", &["-A8k", "-DS"][..]), ("mark-sweep:sweep=concurrent", &["-N2", "-A8k", "-DS"][..])];
+    // bitmap; with -G1, whole-heap.
+    let runs = [
+        ("mark-sweep", &["-A8k", "-DS", "-G3"][..]),
+        ("mark-sweep", &["-N2", "-A8k", "-qb0", "-DS"][..]),
+        ("mark-sweep:sweep=lazy", &["-A8k", "-DS"][..]),
+        ("mark-sweep:sweep=concurrent", &["-N2", "-A8k", "-DS"][..]),
+        ("mark-sweep", &["-A8k", "-DS", "-G1"][..]),
+    ];
     memcheck_each(&runs, &[("binary-trees", &["8"][..]), ("lru", &["200", "2000", "64"][..]), ("mutable-graph", &["200", "2000"][..])]);
 }
 
@@ -90,7 +96,13 @@ fn nonmoving_is_clean_under_memcheck() {
 fn immix_is_clean_under_memcheck() {
     // Holes filled by bump allocation, fresh blocks' tails zeroed, dead
     // words swept, fragmented blocks evacuated; with two GC threads.
-    let runs = [("immix", &["-A8k", "-DS", "-G3"][..]), ("immix:defrag=always,headroom=50", &["-A8k", "-DS"][..]), ("immix:defrag=always,headroom=50", &["-N2", "-A8k", "-qb0", "-DS"][..])];
+    // With -G1, whole-heap: every GC marks, evacuates and sweeps.
+    let runs = [
+        ("immix", &["-A8k", "-DS", "-G3"][..]),
+        ("immix:defrag=always,headroom=50", &["-A8k", "-DS"][..]),
+        ("immix:defrag=always,headroom=50", &["-N2", "-A8k", "-qb0", "-DS"][..]),
+        ("immix:defrag=always,headroom=50", &["-A8k", "-DS", "-G1"][..]),
+    ];
     memcheck_each(&runs, &[("binary-trees", &["8"][..]), ("lru", &["200", "2000", "64"][..]), ("mutable-graph", &["200", "2000"][..]), ("thunks", &["2000"][..])]);
 }
 
