@@ -137,6 +137,7 @@ const fn with(name: &'static str, make: gclab_collectors::MakeCollector) -> Coll
 
 const DEFRAG_STRESS: CollectorEntry = with("immix:defrag=always,headroom=50", |_, f| (immix().make)(Params::parse("defrag=always,headroom=50").unwrap(), f));
 const LINE_128: CollectorEntry = with("immix:line=128", |_, f| (immix().make)(Params::parse("line=128").unwrap(), f));
+const HOLES: CollectorEntry = with("immix:holes=100", |_, f| (immix().make)(Params::parse("holes=100").unwrap(), f));
 const LINE_256: CollectorEntry = with("immix:line=256,defrag=always", |_, f| (immix().make)(Params::parse("line=256,defrag=always").unwrap(), f));
 
 #[test]
@@ -157,10 +158,16 @@ fn with_one_generation_immix_collects_the_whole_heap_at_every_gc() {
     // fragmented blocks (every time, with DEFRAG_STRESS) and copies the
     // allocation area's survivors into its holes.
     const SETTINGS: &[&str] = &["-G1 -A8k -DS", "--gc-every=1 -G1 -A8k -DS", "--gc-every=7 -G1 -A8k -F1 -DS", "-N3 -qn3 -G1 -A8k -qb0 -DS"];
-    for entry in [immix(), &DEFRAG_STRESS] {
+    for entry in [immix(), &DEFRAG_STRESS, &HOLES] {
         let c = check_collector(entry, SETTINGS).unwrap_or_else(|e| panic!("{e}"));
         assert_eq!(c.runs, WORKLOADS.len() * SETTINGS.len());
     }
+    // With holes=100 the mutators allocate into the space's holes too.
+    let w = gclab_workloads::by_name("lru").unwrap();
+    let r = run_with(&HOLES, w, &[4000, 100000, 64], "-G1 -A64k -DS").unwrap();
+    assert!(r.stats.mutator_hole_bytes > 0, "nothing was allocated into holes");
+    let r = run_with(immix(), w, &[4000, 100000, 64], "-G1 -A64k").unwrap();
+    assert_eq!(r.stats.mutator_hole_bytes, 0, "holes are offered only when asked for");
     let w = gclab_workloads::by_name("fibheaps").unwrap();
     let r = run_with(&DEFRAG_STRESS, w, &[20000], "-G1 -A64k").unwrap();
     assert_eq!(r.stats.gens.len(), 1, "one generation");
@@ -201,7 +208,8 @@ fn w_selects_immix_and_bad_parameters_are_refused_by_name() {
         (&["run", "--collector", "immix:line=100", "binary-trees", "8"][..], "power of two from 64 to 2048 bytes, not 100"),
         (&["run", "--collector", "immix:defrag=sometimes", "binary-trees", "8"][..], "defrag must be auto, always or never, not `sometimes'"),
         (&["run", "--collector", "immix:headroom=101", "binary-trees", "8"][..], "headroom must be a percentage from 0 to 100, not `101'"),
-        (&["run", "--collector", "immix:lines=128", "binary-trees", "8"][..], "no parameter `lines' (known: line, defrag, headroom)"),
+        (&["run", "--collector", "immix:lines=128", "binary-trees", "8"][..], "no parameter `lines' (known: line, defrag, headroom, holes)"),
+        (&["run", "--collector", "immix:holes=50", "binary-trees", "8"][..], "immix:holes=50 needs -G1"),
         (&["run", "binary-trees", "8", "+RTS", "-w", "-c"][..], "does not compact"),
         (&["run", "--collector", "copying", "binary-trees", "8", "+RTS", "-w"][..], "contradicts the RTS option `-w'"),
     ] {

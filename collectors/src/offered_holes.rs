@@ -84,6 +84,9 @@ impl Offered {
 /// `-A` a GC offers, and how their old objects' marks are taken.
 pub(crate) struct OfferedHoles {
     percent: usize,
+    /// Whether `percent` is of the allocation area as the policy sized
+    /// it (with one generation, `-F` times the live data), not of `-A`.
+    of_allocation_area: bool,
     /// Whether the marks are the objects found by a walk of each block
     /// (or every word outside the holes: See Note [Marks that stick]).
     walk: bool,
@@ -95,7 +98,19 @@ impl OfferedHoles {
     /// Offer up to `percent` of `-A` as holes at each GC (0: none), each
     /// block with the marks of the objects a walk finds in it.
     pub fn walked(percent: usize) -> OfferedHoles {
-        OfferedHoles { percent, walk: true, blocks: Vec::new(), offered: HashSet::new() }
+        OfferedHoles { percent, of_allocation_area: false, walk: true, blocks: Vec::new(), offered: HashSet::new() }
+    }
+
+    /// Offer up to `percent` of the allocation area as holes at each GC,
+    /// with no marks taken: for a collector whose every GC is a major GC
+    /// (whole-heap `immix`), which judges every block afresh.
+    pub fn of_allocation_area(percent: usize) -> OfferedHoles {
+        OfferedHoles { walk: false, of_allocation_area: true, ..OfferedHoles::walked(percent) }
+    }
+
+    /// Whether any holes are offered at all.
+    pub fn any(&self) -> bool {
+        self.percent > 0
     }
 
     /// Offer up to `percent` of `-A` as holes at each GC, each block with
@@ -129,7 +144,8 @@ impl OfferedHoles {
     pub unsafe fn offer(&mut self, space: &LineSpace, ctx: &mut GcContext<'_>) {
         debug_assert!(self.blocks.is_empty(), "the last offer was taken back");
         let layout = ctx.heap.layout;
-        let wanted = ctx.flags.alloc_area_blocks * ctx.caps.len() * BLOCK_WORDS * self.percent / 100;
+        let area = if self.of_allocation_area { ctx.heap.nursery_blocks() } else { ctx.flags.alloc_area_blocks * ctx.caps.len() };
+        let wanted = area * BLOCK_WORDS * self.percent / 100;
         let mut regions = Vec::new();
         // SAFETY: the caller's contract.
         for (r, holes) in unsafe { space.take_holes(wanted) } {
