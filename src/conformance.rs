@@ -26,6 +26,12 @@ pub const STRESS_SETTINGS: &[&str] = &[
     "--gc-every=7 -A8k -G3 -O8k -DS",
 ];
 
+/// The stress settings with one generation, for the collectors that also
+/// collect the whole heap at every GC (`immix` and `mark-sweep` with
+/// `-G1`): a GC at every (or every 7th) allocation, a tiny `-F`, and
+/// three GC threads.
+pub const ONE_GENERATION_SETTINGS: &[&str] = &["-G1 -A8k -DS", "--gc-every=1 -G1 -A8k -DS", "--gc-every=7 -G1 -A8k -F1 -DS", "-N3 -qn3 -G1 -A8k -qb0 -DS"];
+
 /// What a clean check did.
 #[derive(Debug, Default, Clone, Copy)]
 pub struct Conformance {

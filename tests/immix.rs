@@ -6,7 +6,7 @@
 //! conformance, property, eventlog and API tests run it like every other
 //! collector.)
 
-use gclab::conformance::{check_collector, run_with, STRESS_SETTINGS};
+use gclab::conformance::{check_collector, run_with, ONE_GENERATION_SETTINGS, STRESS_SETTINGS};
 use gclab_collectors::{CollectorEntry, Params};
 use gclab_core::{RegionSweep, Rts};
 use old_data::old_ints;
@@ -157,10 +157,9 @@ fn with_one_generation_immix_collects_the_whole_heap_at_every_gc() {
     // generation, so every GC marks the space in place, evacuates its
     // fragmented blocks (every time, with DEFRAG_STRESS) and copies the
     // allocation area's survivors into its holes.
-    const SETTINGS: &[&str] = &["-G1 -A8k -DS", "--gc-every=1 -G1 -A8k -DS", "--gc-every=7 -G1 -A8k -F1 -DS", "-N3 -qn3 -G1 -A8k -qb0 -DS"];
     for entry in [immix(), &DEFRAG_STRESS, &HOLES] {
-        let c = check_collector(entry, SETTINGS).unwrap_or_else(|e| panic!("{e}"));
-        assert_eq!(c.runs, WORKLOADS.len() * SETTINGS.len());
+        let c = check_collector(entry, ONE_GENERATION_SETTINGS).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(c.runs, WORKLOADS.len() * ONE_GENERATION_SETTINGS.len());
     }
     // With holes=100 the mutators allocate into the space's holes too.
     let w = gclab_workloads::by_name("lru").unwrap();

@@ -6,7 +6,7 @@
 //! tests run it like every other collector; its lazy and concurrent modes
 //! run the conformance stress settings here.)
 
-use gclab::conformance::{check_collector, run_with, STRESS_SETTINGS};
+use gclab::conformance::{check_collector, run_with, ONE_GENERATION_SETTINGS, STRESS_SETTINGS};
 use gclab_collectors::{CollectorEntry, Params};
 use gclab_core::{Mutator, Rts};
 use old_data::{old_ints, INT};
@@ -75,10 +75,9 @@ fn with_one_generation_mark_sweep_collects_the_whole_heap_at_every_gc() {
     // See Note [One generation] in the collectors crate: every GC marks
     // the cells in place and copies the allocation area's survivors into
     // cells, swept in the pause, lazily or beside the mutators.
-    const SETTINGS: &[&str] = &["-G1 -A8k -DS", "--gc-every=1 -G1 -A8k -DS", "--gc-every=7 -G1 -A8k -F1 -DS", "-N3 -qn3 -G1 -A8k -qb0 -DS"];
     for entry in [mark_sweep(), &LAZY, &CONCURRENT] {
-        let c = check_collector(entry, SETTINGS).unwrap_or_else(|e| panic!("{e}"));
-        assert_eq!(c.runs, WORKLOADS.len() * SETTINGS.len());
+        let c = check_collector(entry, ONE_GENERATION_SETTINGS).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(c.runs, WORKLOADS.len() * ONE_GENERATION_SETTINGS.len());
     }
     let w = gclab_workloads::by_name("binary-trees").unwrap();
     let r = run_with(mark_sweep(), w, &[14], "-G1 -A64k").unwrap();

@@ -201,7 +201,10 @@ impl Collector for Immix {
 // instead of packed in the nursery), total 0.95x, peak RSS 1.32x (the
 // nursery blocks the holes stand in for are still there); lru, gcbench
 // and binary-trees, whose free space comes back as whole blocks, move by
-// 2-3%. A collector with young generations cannot take this offer:
+// 2-3%. Under -M (experiments/whole-heap.toml, docs/immix.md) it loses
+// on lru and fibheaps, 1.3-1.5x at 2x the minimum heap: the allocation
+// area's blocks that the holes stand in for still count against the
+// limit, so GCs come sooner. A collector with young generations cannot take this offer:
 // young objects in old blocks need sticky marks (`sticky_immix`), so
 // `holes` is refused without -G1. It stays off by default.
 
