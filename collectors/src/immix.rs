@@ -204,9 +204,9 @@ impl Collector for Immix {
 // 2-3%. Under -M (experiments/whole-heap.toml, docs/immix.md) it loses
 // on lru and fibheaps, 1.3-1.5x at 2x the minimum heap: the allocation
 // area's blocks that the holes stand in for still count against the
-// limit, so GCs come sooner. A collector with young generations cannot take this offer:
-// young objects in old blocks need sticky marks (`sticky_immix`), so
-// `holes` is refused without -G1. It stays off by default.
+// limit, so GCs come sooner. It stays off by default. A collector with
+// young generations cannot take this offer: young objects in old blocks
+// need sticky marks (`sticky_immix`), so `holes` is refused without -G1.
 
 impl Immix {
     /// A major GC: mark the space in place, evacuate its most fragmented

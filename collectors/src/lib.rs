@@ -288,9 +288,10 @@ impl std::error::Error for SelectError {}
 // - `copying` and `parallel` copy everything, as two-space does.
 //
 // A collector that needs a young generation refuses `-G1` and says why
-// (nonmoving's and compaction's refusals are GHC's; sticky-immix, lxr,
-// concurrent-copying and nogc keep what they promote in an older
-// generation than the one they allocate in). The allocation area is
+// (nonmoving's and compaction's refusals are GHC's; sticky-immix, lxr
+// and concurrent-copying keep their survivors in an older generation
+// than the one the mutators allocate in; nogc keeps everything in the
+// oldest of two). The allocation area is
 // sized by the policy's one-generation rule, `-F` times the live data,
 // whatever the collector (See `two_space`).
 

@@ -1,7 +1,8 @@
 //! Holes offered to the mutators: the recyclable blocks of a line space
 //! whose holes a collector hands the mutators after a GC (`sticky_immix`,
-//! `lxr`), each with its sticky marks, and how the next GC takes them
-//! back to mark the young objects allocated there where they lie.
+//! `lxr`, and whole-heap `immix`), each with its sticky marks, and how the
+//! next GC takes them back to mark the young objects allocated there
+//! where they lie (or, for a major GC, forgets them).
 //!
 //! Invariant kept: between two GCs an offered block is off the space's
 //! recyclable list (promotion never places into it), and its marks, taken
