@@ -533,6 +533,12 @@ figures = ["gc_elapsed"]
         let e = Experiment::parse(Path::new("t.toml"), &modes, &Registry::builtin()).unwrap();
         let names: Vec<&str> = e.collectors.iter().map(|(n, _)| n.as_str()).collect();
         assert_eq!(names, ["copying", "mark-sweep:sweep=lazy", "mark-sweep:sweep=concurrent"], "a collector's parameters are kept");
+        // A collector's own flag that the grid gives already is not repeated.
+        let one = GOOD.replace("c = [false]", "G = [1]").replace("\"two-space\"", "\"two-space\", \"immix\"").replace("\"copying\", ", "");
+        let e = Experiment::parse(Path::new("t.toml"), &one, &Registry::builtin()).unwrap();
+        let runs = e.runs();
+        assert_eq!(runs[0].rts, ["-A8k", "-G1"], "two-space's -G1 once");
+        assert_eq!(runs.last().unwrap().rts, ["-A64k", "-G1", "-w"], "immix's -w after the grid's flags");
     }
 
     #[test]

@@ -127,7 +127,10 @@ impl Experiment {
                     let warmups = (0..self.warmup).map(|r| (r, true));
                     for (repetition, warmup) in warmups.chain((0..self.repetitions).map(|r| (r, false))) {
                         let mut rts: Vec<String> = point.values().filter(|v| !v.is_empty()).cloned().collect();
-                        rts.extend(entry_flags.split_whitespace().map(str::to_string));
+                        // The collector's own flags, less those the point gives already
+                        // (a grid's `G = [1]` and two-space's `-G1`).
+                        let own: Vec<String> = entry_flags.split_whitespace().filter(|f| !rts.iter().any(|r| r == f)).map(str::to_string).collect();
+                        rts.extend(own);
                         let label: Vec<String> = point.values().map(|v| if v.is_empty() { "off".into() } else { v.clone() }).collect();
                         let id = run_id(&format!(
                             "{workload}_{}_{collector}_{}_{}{repetition}",
