@@ -1,8 +1,9 @@
 //! The `immix` collector: promotion fills the holes its sweeps find, its
 //! line statistics add up, fragmented blocks are evacuated when asked and
 //! not otherwise, every geometry and the defragmentation stress pass the
-//! stress settings (with one GC thread and several), and bad parameters
-//! and flags are refused by name. (It is also in `COLLECTORS`, so the
+//! stress settings (with one GC thread and several), with `-G1` it
+//! collects the whole heap at every GC (its mutators in the space's holes
+//! too, with `holes`), and bad parameters and flags are refused by name. (It is also in `COLLECTORS`, so the
 //! conformance, property, eventlog and API tests run it like every other
 //! collector.)
 

@@ -1,8 +1,8 @@
 //! The `mark-sweep` collector: its old generation never moves, reuses the
 //! cells its sweeps free, keeps live and free words apart, runs with
 //! several capabilities and GC threads (marking in parallel), sweeps
-//! eagerly, lazily or concurrently as asked, and refuses what it cannot
-//! do. (It is also in `COLLECTORS`, so the conformance, property and API
+//! eagerly, lazily or concurrently as asked, collects the whole heap at
+//! every GC with `-G1`, and refuses what it cannot do. (It is also in `COLLECTORS`, so the conformance, property and API
 //! tests run it like every other collector; its lazy and concurrent modes
 //! run the conformance stress settings here.)
 
