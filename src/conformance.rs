@@ -91,3 +91,12 @@ pub fn check_collector(entry: &CollectorEntry, settings: &[&str]) -> Result<Conf
     }
     Ok(result)
 }
+
+/// `check_collector` as a test asks it: panics with what failed (after
+/// `context`, such as "round 2: "), and asserts that every workload ran
+/// under every setting. Returns what the check did.
+pub fn assert_conforms(entry: &CollectorEntry, settings: &[&str], context: &str) -> Conformance {
+    let c = check_collector(entry, settings).unwrap_or_else(|e| panic!("{context}{e}"));
+    assert_eq!(c.runs, WORKLOADS.len() * settings.len(), "{context}{}: a workload or a setting was not run", entry.name);
+    c
+}

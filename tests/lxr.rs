@@ -403,8 +403,7 @@ const TRACE_IN_A_PAUSE: CollectorEntry = CollectorEntry {
 /// after every GC.
 #[test]
 fn the_trace_in_a_pause_passes_the_conformance_checks() {
-    let conformance = gclab::conformance::check_collector(&TRACE_IN_A_PAUSE, gclab::conformance::STRESS_SETTINGS).unwrap_or_else(|e| panic!("{e}"));
-    assert_eq!(conformance.runs, gclab_workloads::WORKLOADS.len() * gclab::conformance::STRESS_SETTINGS.len());
+    gclab::conformance::assert_conforms(&TRACE_IN_A_PAUSE, gclab::conformance::STRESS_SETTINGS, "");
 }
 
 /// `lxr:holes=25` as an entry of its own, for the conformance checks.
@@ -434,8 +433,7 @@ fn young_objects_allocated_into_holes_are_promoted_where_they_lie() {
     assert_eq!(without.stats.mutator_hole_bytes, 0, "holes are offered only when asked for");
     assert!(s.mutator_hole_bytes > s.allocated_bytes / 40, "lru's old data dies scattered, so a part of its allocation should recycle holes: {} of {} bytes", s.mutator_hole_bytes, s.allocated_bytes);
     assert!(s.copied_bytes < without.stats.copied_bytes, "the holes' survivors are not copied: {} bytes copied with holes, {} without", s.copied_bytes, without.stats.copied_bytes);
-    let conformance = gclab::conformance::check_collector(&HOLES, gclab::conformance::STRESS_SETTINGS).unwrap_or_else(|e| panic!("{e}"));
-    assert_eq!(conformance.runs, gclab_workloads::WORKLOADS.len() * gclab::conformance::STRESS_SETTINGS.len());
+    gclab::conformance::assert_conforms(&HOLES, gclab::conformance::STRESS_SETTINGS, "");
     for collector in ["lxr:holes=25", "lxr:holes=100,concurrent=0,decrements=1"] {
         for (program, args) in [("power", "30"), ("lcss", "120"), ("treejoin", "400")] {
             for _ in 0..3 {

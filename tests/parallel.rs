@@ -4,8 +4,7 @@
 //! work really shared; failures (heap overflow on any capability, a
 //! panicking or stalled GC thread) end the run with a clear error.
 
-use gclab::conformance::{check_collector, run_with};
-use gclab_workloads::WORKLOADS;
+use gclab::conformance::{assert_conforms, check_collector, run_with};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
@@ -33,8 +32,7 @@ fn parallel() -> &'static gclab_collectors::CollectorEntry {
 #[test]
 fn every_workload_conforms_with_several_capabilities_and_gc_threads() {
     for round in 0..ROUNDS {
-        let c = check_collector(parallel(), PARALLEL_STRESS).unwrap_or_else(|e| panic!("round {round}: {e}"));
-        assert_eq!(c.runs, WORKLOADS.len() * PARALLEL_STRESS.len());
+        let c = assert_conforms(parallel(), PARALLEL_STRESS, &format!("round {round}: "));
         assert!(c.gcs >= 50 * c.runs as u64 / 2, "round {round}: only {} GCs over {} runs", c.gcs, c.runs);
     }
 }
