@@ -3,9 +3,9 @@
 //! not otherwise, every geometry and the defragmentation stress pass the
 //! stress settings (with one GC thread and several), with `-G1` it
 //! collects the whole heap at every GC (its mutators in the space's holes
-//! too, with `holes`), and bad parameters and flags are refused by name. (It is also in `COLLECTORS`, so the
-//! conformance, property, eventlog and API tests run it like every other
-//! collector.)
+//! too, with `holes`), and bad parameters and flags are refused by name.
+//! (It is also in `COLLECTORS`, so the conformance, property, eventlog and
+//! API tests run it like every other collector.)
 
 use gclab::conformance::{assert_conforms, run_with, ONE_GENERATION_SETTINGS, STRESS_SETTINGS};
 use gclab_collectors::{CollectorEntry, Params};

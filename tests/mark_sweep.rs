@@ -2,9 +2,10 @@
 //! cells its sweeps free, keeps live and free words apart, runs with
 //! several capabilities and GC threads (marking in parallel), sweeps
 //! eagerly, lazily or concurrently as asked, collects the whole heap at
-//! every GC with `-G1`, and refuses what it cannot do. (It is also in `COLLECTORS`, so the conformance, property and API
-//! tests run it like every other collector; its lazy and concurrent modes
-//! run the conformance stress settings here.)
+//! every GC with `-G1`, and refuses what it cannot do. (It is also in
+//! `COLLECTORS`, so the conformance, property and API tests run it like
+//! every other collector; its lazy and concurrent modes run the
+//! conformance stress settings here.)
 
 use gclab::conformance::{assert_conforms, run_with, ONE_GENERATION_SETTINGS, STRESS_SETTINGS};
 use gclab_collectors::{CollectorEntry, Params};
