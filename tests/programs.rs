@@ -5,7 +5,8 @@
 //! checks over several generations, and with a GC at every allocation
 //! for the small ones; GHC's own output checked against the expected
 //! files; run-time errors as GHC reports them; the selector-thunk leak
-//! fixed by the GC.
+//! fixed by the GC; and each program as it runs with no native library
+//! function.
 
 use std::path::Path;
 use std::process::Command;
@@ -29,12 +30,20 @@ fn expected(name: &str) -> String {
 /// Run `programs/NAME.hs` in-process under the collector and RTS flags;
 /// its output.
 fn run(name: &str, args: &[String], collector: &gclab_collectors::CollectorEntry, rts: &str) -> String {
-    let code = gclab_lang::load(Path::new(&format!("programs/{name}.hs"))).unwrap_or_else(|e| panic!("{e}"));
+    run_code(name, &load(name), args, collector, rts)
+}
+
+fn load(name: &str) -> gclab_lang::ir::Compiled {
+    gclab_lang::load(Path::new(&format!("programs/{name}.hs"))).unwrap_or_else(|e| panic!("{e}"))
+}
+
+/// As `run`, the program compiled already.
+fn run_code(name: &str, code: &gclab_lang::ir::Compiled, args: &[String], collector: &gclab_collectors::CollectorEntry, rts: &str) -> String {
     let rts = format!("{rts} {}", collector.flags);
     let flags = gclab::flags(&rts).unwrap();
     let made = collector.make(&flags).unwrap();
     let mut out = Vec::new();
-    let (outcome, stop) = gclab::run_program(&code, args.to_vec(), flags, made, &mut out).unwrap_or_else(|e| panic!("{name} under {} +RTS {rts}: {e}", collector.name));
+    let (outcome, stop) = gclab::run_program(code, args.to_vec(), flags, made, &mut out).unwrap_or_else(|e| panic!("{name} under {} +RTS {rts}: {e}", collector.name));
     assert!(stop.is_none(), "{name} under {} +RTS {rts}: {stop:?}", collector.name);
     assert!(outcome.stats.gcs > 0 || name == "constraints", "{name} under {} +RTS {rts}: no GC", collector.name);
     String::from_utf8(out).unwrap()
@@ -47,6 +56,18 @@ fn every_program_under(collector: &str) {
             let out = run(&name, &args, entry, rts);
             assert_eq!(out, expected(&name), "{name} {args:?} under {collector} +RTS {rts}");
         }
+    }
+}
+
+/// Every program gives its output with the library's list functions run
+/// from their Haskell definitions, not natively (See Note [Native
+/// library functions] in `lang/src/machine/native.rs`).
+#[test]
+fn programs_from_the_library_definitions() {
+    let entry = gclab_collectors::COLLECTORS.iter().find(|c| c.name == "copying").unwrap();
+    for (name, args) in programs() {
+        let code = load(&name).without_natives();
+        assert_eq!(run_code(&name, &code, &args, entry, "-A64k"), expected(&name), "{name} {args:?}");
     }
 }
 

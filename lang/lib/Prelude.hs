@@ -196,14 +196,13 @@ toEnum n = n
 enumFrom a = case primKind a of
   KCon -> enumFromTo a (primConAt a (primSub (primConCount a) 1))
   KChar -> enumFromTo a (primChr 1114111)
-  _ -> numFrom a
+  _ -> if primIsFrac a then fracFrom a 0 1.0 else numFrom a
 numFrom a = a : (let !a' = a + 1 in numFrom a')
 
 enumFromTo a b = case primKind a of
   KCon -> conFromTo a (primConIndex a) (primConIndex b)
   KChar -> charFromTo (primOrd a) (primOrd b)
-  _ -> case primKind b of
-    _ -> numFromTo a b
+  _ -> if primIsFrac a || primIsFrac b then fracFromThenTo a (a + 1) b else numFromTo a b
 numFromTo a b = if a > b then [] else a : (let !a' = a + 1 in numFromTo a' b)
 charFromTo i j = if primLt j i then [] else primChr i : (let !i' = primAdd i 1 in charFromTo i' j)
 conFromTo a i j = if primLt j i then [] else primConAt a i : conFromTo a (primAdd i 1) j
@@ -211,13 +210,20 @@ conFromTo a i j = if primLt j i then [] else primConAt a i : conFromTo a (primAd
 enumFromThen a b = case primKind a of
   KCon -> map (primConAt a) (enumFromThenTo (primConIndex a) (primConIndex b) (if primConIndex b >= primConIndex a then primSub (primConCount a) 1 else 0))
   KChar -> map primChr (enumFromThen (primOrd a) (primOrd b))
-  _ -> numFromThen a (b - a)
+  _ -> if primIsFrac a || primIsFrac b then fracFrom (a + 0.0) 0 (b - a) else numFromThen a (b - a)
 numFromThen a d = a : (let !a' = a + d in numFromThen a' d)
+-- Haskell's enumerations of a Fractional type: the k-th element is
+-- a + k * d (no drift from repeated sums), a bounded one running to half
+-- a step past its limit; a literal bound (`[1 .. 4.5]`) is made a Double
+-- first, as its type would be.
+fracFrom a k d = (let !x = a + k * d in x) : (let !k' = k + 1 in fracFrom a k' d)
+fracFromThenTo a0 b0 c0 = let { a = a0 + 0.0; b = b0 + 0.0; c = c0 + 0.0; mid = (b - a) / 2 } in
+  if b >= a then takeWhile (<= c + mid) (fracFrom a 0 (b - a)) else takeWhile (>= c + mid) (fracFrom a 0 (b - a))
 
 enumFromThenTo a b c = case primKind a of
   KCon -> map (primConAt a) (enumFromThenTo (primConIndex a) (primConIndex b) (primConIndex c))
   KChar -> map primChr (enumFromThenTo (primOrd a) (primOrd b) (primOrd c))
-  _ -> if b >= a then numUp a (b - a) c else numDown a (b - a) c
+  _ -> if primIsFrac a || primIsFrac b || primIsFrac c then fracFromThenTo a b c else if b >= a then numUp a (b - a) c else numDown a (b - a) c
 numUp a d c = if a > c then [] else a : (let !a' = a + d in numUp a' d c)
 numDown a d c = if a < c then [] else a : (let !a' = a + d in numDown a' d c)
 

@@ -104,6 +104,69 @@ pub struct Code {
     /// Slots the frame needs in all: arguments, free variables, locals.
     pub frame: u32,
     pub body: IrId,
+    /// A library function's body run by the machine itself, where it has
+    /// one (See Note [Native library functions] in `machine::native`);
+    /// `body` stays, for what the native leaves to it.
+    pub native: Option<NativeBody>,
+}
+
+/// The library functions the machine runs natively, each standing for
+/// the definition of that name in `lib/Prelude.hs` or `lib/Library.hs`,
+/// whose behaviour it keeps (See Note [Native library functions] in
+/// `machine::native`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Native {
+    /// `numFrom a`: `[a ..]` on numbers.
+    NumFrom,
+    /// `numFromTo a b`: `[a .. b]` on numbers.
+    NumFromTo,
+    /// `xs ++ ys`.
+    Append,
+    /// `lenAcc xs n`: `length`'s loop.
+    LenAcc,
+    /// `nth xs n`: `!!`'s loop.
+    Nth,
+    /// `zip xs ys`.
+    Zip,
+    /// `elemBy eq y xs`: `nub`'s test.
+    ElemBy,
+    /// `break p xs`.
+    Break,
+    /// `span p xs`.
+    Span,
+}
+
+impl Native {
+    /// Every native, with the library function it stands for and that
+    /// function's arity.
+    pub const ALL: [(Native, &'static str, u32); 9] = [
+        (Native::NumFrom, "numFrom", 1),
+        (Native::NumFromTo, "numFromTo", 2),
+        (Native::Append, "++", 2),
+        (Native::LenAcc, "lenAcc", 2),
+        (Native::Nth, "nth", 2),
+        (Native::Zip, "zip", 2),
+        (Native::ElemBy, "elemBy", 3),
+        (Native::Break, "break", 2),
+        (Native::Span, "span", 2),
+    ];
+
+    /// The frame slots the native needs beyond its arguments.
+    pub fn scratch(self) -> u32 {
+        match self {
+            Native::Break | Native::Span => 6,
+            _ => 3,
+        }
+    }
+}
+
+/// A code body's native, and the code of a thunk that calls the same
+/// function with the thunk's free variables as its arguments (the tail a
+/// native leaves unevaluated: `xs ++ ys`'s `xs' ++ ys`).
+#[derive(Debug, Clone, Copy)]
+pub struct NativeBody {
+    pub native: Native,
+    pub suspended: CodeId,
 }
 
 /// A top-level value, as the machine sets it up before `main` runs.
@@ -119,6 +182,7 @@ pub enum GlobalInit {
 }
 
 /// A whole program, compiled.
+#[derive(Clone)]
 pub struct Compiled {
     pub ir: Vec<Ir>,
     pub codes: Vec<Code>,
@@ -126,4 +190,15 @@ pub struct Compiled {
     pub strings: Vec<String>,
     pub cons: Vec<crate::program::ConInfo>,
     pub main: u32,
+}
+
+impl Compiled {
+    /// Run every library function from its Haskell definition: a
+    /// reference the natives are compared with (`tests/lang_natives.rs`).
+    pub fn without_natives(mut self) -> Compiled {
+        for code in &mut self.codes {
+            code.native = None;
+        }
+        self
+    }
 }

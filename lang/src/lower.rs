@@ -90,6 +90,7 @@ use crate::term::{CasePat, JoinId, Local, Term};
 use std::collections::{BTreeSet, HashMap, HashSet};
 
 mod live;
+mod natives;
 use live::{alts_reads, slots_top, MIN_TRIM};
 
 /// The frame of the code body being lowered.
@@ -135,6 +136,7 @@ pub fn lower(prog: Program) -> Compiled {
     let mut l = Lower { prog: &prog, ir: Vec::new(), codes: Vec::new(), strings: Vec::new() };
     let globals = lower_globals(&mut l, &prog);
     known_calls(&mut l.ir, &l.codes, &globals);
+    natives::choose(&mut l.ir, &mut l.codes, &globals, prog.library_end);
     let (ir, codes, strings) = (l.ir, l.codes, l.strings);
     Compiled { ir, codes, globals, strings, cons: prog.cons, main: prog.main }
 }
@@ -194,7 +196,7 @@ impl Lower<'_> {
     /// A code body: arguments, then free variables, then locals.
     fn code(&mut self, name: &str, args: &[Local], free: &[Local], body: &Term) -> CodeId {
         let id = self.codes.len() as CodeId;
-        self.codes.push(Code { name: name.to_string(), arity: args.len() as u32, free: free.len() as u32, frame: 0, body: 0 });
+        self.codes.push(Code { name: name.to_string(), arity: args.len() as u32, free: free.len() as u32, frame: 0, body: 0, native: None });
         let mut f = Frame { slots: HashMap::new(), next: 0, joins: HashMap::new(), values: HashSet::new(), cases: Vec::new(), floor: 0 };
         for &a in args.iter().chain(free) {
             f.bind(a);

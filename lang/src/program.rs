@@ -44,6 +44,8 @@ pub struct Program {
     pub cons: Vec<ConInfo>,
     pub globals: Vec<(String, GlobalDef)>,
     pub main: GlobalId,
+    /// The library's top-level values are those numbered below this.
+    pub library_end: GlobalId,
     /// Fresh local numbers start here when the lowering needs some.
     pub next_local: u32,
 }

@@ -97,8 +97,12 @@ pub(crate) struct Desugarer {
 pub fn desugar(sources: &[Source<'_>]) -> Result<Program, FrontError> {
     let mut d = Desugarer::new();
     let mut main = None;
+    let mut library_end = None;
     for src in sources {
         d.library = src.library;
+        if !src.library && library_end.is_none() {
+            library_end = Some(d.globals.len() as GlobalId);
+        }
         let err = |(line, message): (u32, String)| FrontError { file: src.file.to_string(), line, message };
         d.module(src.module).map_err(err)?;
         if !src.library {
@@ -107,7 +111,8 @@ pub fn desugar(sources: &[Source<'_>]) -> Result<Program, FrontError> {
     }
     let file = sources.last().map_or("", |s| s.file).to_string();
     let main = main.ok_or(FrontError { file, line: 1, message: "the program has no `main'".into() })?;
-    Ok(Program { cons: d.cons, globals: d.globals, main, next_local: d.next_local })
+    let library_end = library_end.unwrap_or(d.globals.len() as GlobalId);
+    Ok(Program { cons: d.cons, globals: d.globals, main, library_end, next_local: d.next_local })
 }
 
 impl Desugarer {

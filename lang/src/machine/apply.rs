@@ -119,10 +119,13 @@ impl Machine<'_, '_> {
     /// the pending continuations end (a tail call drops its caller's).
     #[inline(always)]
     fn call(&mut self, at: usize, n: usize) -> Res<Next> {
-        let info = self.f.info(RET);
-        let code = &self.code.codes[info.tag() as usize];
-        let (free, frame, body) = (code.free as usize, code.frame as usize, code.body);
+        let c = self.f.info(RET).tag();
+        let code = &self.code.codes[c as usize];
+        let (free, frame, body, native) = (code.free as usize, code.frame as usize, code.body, code.native.is_some());
         let base = self.open_frame(at, n, frame)?;
+        if native {
+            return self.native(c, None);
+        }
         for k in 0..free {
             self.f.field(base + n + k, RET, k);
         }
@@ -135,8 +138,11 @@ impl Machine<'_, '_> {
     #[inline(always)]
     pub(super) fn call_known(&mut self, c: CodeId, at: usize, n: usize) -> Res<Next> {
         let code = &self.code.codes[c as usize];
-        let (frame, body) = (code.frame as usize, code.body);
+        let (frame, body, native) = (code.frame as usize, code.body, code.native.is_some());
         self.open_frame(at, n, frame)?;
+        if native {
+            return self.native(c, None);
+        }
         Ok(Next::Eval(body))
     }
 

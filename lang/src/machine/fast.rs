@@ -114,7 +114,7 @@ pub(super) fn compare(x: Word1, y: Word1) -> Option<Ordering> {
 /// result's type: an `Int` result wraps; a small `Integer` that would
 /// overflow, a division by zero and `minBound` divided by -1 go to the
 /// general path.
-fn arithmetic(p: Prim, x: Word1, y: Word1) -> Option<(&'static InfoTable, i64)> {
+pub(super) fn arithmetic(p: Prim, x: Word1, y: Word1) -> Option<(&'static InfoTable, i64)> {
     let (a, b, int) = integers(x, y)?;
     if matches!(p, Prim::Quot | Prim::Rem | Prim::Div | Prim::Mod) && (b == 0 || (a == i64::MIN && b == -1)) {
         return None;

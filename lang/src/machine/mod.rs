@@ -31,12 +31,13 @@
 
 mod apply;
 mod fast;
+mod native;
 mod value_compare;
 mod prims;
 pub mod tables;
 mod values;
 
-use crate::ir::{Alloc, Atom, Compiled, GlobalInit, Ir, IrId};
+use crate::ir::{Alloc, Atom, CodeId, Compiled, GlobalInit, Ir, IrId};
 use gclab_core::info::NULL_OBJECT;
 use gclab_core::mutator::Frame;
 use gclab_core::{ClosureType, Mutator};
@@ -75,13 +76,17 @@ enum Cont {
     Apply { at: usize, n: usize },
     /// Take field `field` of the value and evaluate it (a selector thunk).
     Select { field: usize },
+    /// Go on with the native body of code `code` in its frame at `fp`,
+    /// with the word it kept (See Note [Native library functions] in
+    /// `native`).
+    Native { code: CodeId, fp: usize, word: u64 },
 }
 
 impl Cont {
     /// The stack depth this continuation needs kept.
     fn keeps(&self) -> usize {
         match *self {
-            Cont::Case { .. } => unreachable!("a case's continuation keeps what its instruction says: See `Machine::push_case`"),
+            Cont::Case { .. } | Cont::Native { .. } => unreachable!("a case's or a native's continuation keeps its frame: See `Machine::push_case`"),
             Cont::Update { slot } => slot + 1,
             Cont::Apply { at, n } => at + n,
             Cont::Select { .. } => 0,
@@ -431,21 +436,32 @@ impl<'a, 'rt> Machine<'a, 'rt> {
         }
     }
 
+    /// The frame at `fp`, ending at `top`, again: slots the frames of
+    /// the evaluation it waited for left above what it kept hold values
+    /// it does not read before writing; slots popped meanwhile hold
+    /// nothing.
+    fn back_to_frame(&mut self, fp: usize, top: usize) -> Res<()> {
+        let depth = self.f.depth();
+        if depth >= top {
+            self.f.pop_to(top);
+        } else {
+            self.reserve(top - depth)?;
+        }
+        self.fp = fp;
+        self.frame_top = top;
+        Ok(())
+    }
+
     fn resume(&mut self, k: Cont) -> Res<Next> {
         match k {
             Cont::Case { ir, fp, top } => {
-                // The frame again: slots the scrutinee's frames left above
-                // what the case kept hold values no alternative reads
-                // before writing; slots popped meanwhile hold nothing.
-                let depth = self.f.depth();
-                if depth >= top {
-                    self.f.pop_to(top);
-                } else {
-                    self.reserve(top - depth)?;
-                }
-                self.fp = fp;
-                self.frame_top = top;
+                self.back_to_frame(fp, top)?;
                 self.choose(ir)
+            }
+            Cont::Native { code, fp, word } => {
+                let top = fp + self.code.codes[code as usize].frame as usize;
+                self.back_to_frame(fp, top)?;
+                self.native(code, Some(word))
             }
             Cont::Update { slot } => {
                 self.f.update(slot, RET);

@@ -2,7 +2,7 @@
 //! from their slots and leaves its result in the return register (or
 //! enters a value it picked out, such as a field or an array element).
 
-use super::tables::{is_char, Kind, INT_INFO, NUM_BASE, PAP_BASE};
+use super::tables::{is_char, Kind, DOUBLE_INFO, INT_INFO, NUM_BASE, PAP_BASE};
 use super::{Machine, Next, Res, Stop, RET};
 use crate::desugar::builtin;
 use crate::prim::num::{self, Num, NumError};
@@ -182,6 +182,10 @@ impl Machine<'_, '_> {
                     return Err(Stop::Error("Prelude.read: no parse".into()));
                 };
                 self.ret_num(n)
+            }
+            Prim::IsFrac => {
+                let frac = std::ptr::eq(self.f.info(a[0]), &DOUBLE_INFO);
+                self.ret_con(bool_con(frac))
             }
             Prim::Kind => {
                 let info = self.f.info(a[0]);

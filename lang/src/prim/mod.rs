@@ -54,6 +54,8 @@ pub enum Prim {
     Show,
     ShowInString,
     Read,
+    /// Is the number a `Double` (the `Fractional` instances' enumerations)?
+    IsFrac,
     // The structure of constructors (derived Eq, Ord, Show, Enum).
     Kind,
     SameCon,
@@ -164,6 +166,7 @@ const TABLE: &[(&str, Prim, u32)] = &[
     ("Show", Prim::Show, 1),
     ("ShowInString", Prim::ShowInString, 1),
     ("Read", Prim::Read, 1),
+    ("IsFrac", Prim::IsFrac, 1),
     ("Kind", Prim::Kind, 1),
     ("SameCon", Prim::SameCon, 2),
     ("Arity", Prim::Arity, 1),

@@ -1,0 +1,361 @@
+//! Native library functions: the machine's own bodies for the library's
+//! hottest list functions, each keeping what its Haskell definition in
+//! `lib/` does (which arguments it evaluates, in what order, what it
+//! allocates and leaves unevaluated).
+//!
+//! Note [Native library functions]
+//! ----------------------------------------
+//! GHC runs a program's calls of `++`, `length`, `!!`, `zip`, `break` or
+//! `[a .. b]` from its `base`, compiled with `-O2` whatever flags the
+//! program has: a loop over an unboxed counter, a case on a register.
+//! gclab-lang's library is Haskell too, interpreted: `length` took three
+//! machine steps an element and allocated a boxed count each, `break`
+//! seven, `++` four, so a program that is all list plumbing
+//! (`selector_leak`) ran at 19 steps an element and 18x GHC `-O0`'s MUT.
+//!
+//! The functions of `Native::ALL` have a native body here as well. A
+//! call (known or through a closure) opens the function's frame as for
+//! its Haskell body and runs the native instead, in that one step. A
+//! native reads its arguments' slots, allocates through the frame (every
+//! pointer in a slot the GC scans, as an instruction's are) and returns.
+//! Where it needs an argument evaluated that is a thunk, or the value of
+//! a function it was given (`elemBy`'s `eq x y`, `break`'s `p x`), it
+//! pushes a continuation (`Cont::Native`, with one word of state: a
+//! count, an index, which argument it waits for) and enters or applies
+//! it; the value comes back to it in the return register, its frame
+//! restored as a case's is. Where its arguments are not what it handles
+//! (a `Double` range, an `Integer` that would overflow a word, `!!` past
+//! the end) it runs the Haskell body in the same frame, which gives the
+//! same value or GHC's error message. So laziness, black-holing and
+//! `<<loop>>`, the selector thunks of `break` that the GC evaluates, and
+//! the objects a heap profile counts stay as the definitions make them;
+//! a native allocates a tail it leaves unevaluated as a thunk of a code
+//! that calls the function again (`NativeBody::suspended`, named as the
+//! definition's own thunk is). What changes: loops over an unboxed count
+//! (`length`, `!!`) allocate no box an element, as GHC's `base` does not,
+//! and `[a ..]` boxes `a + 1` when it makes the cell, not when the tail
+//! is entered (the same bytes).
+//!
+//! `tests/lang_natives.rs` runs each native on the lazy corners of its
+//! definition (infinite lists, `undefined` where the definition does not
+//! look, runtime errors, `<<loop>>`) against the Haskell bodies
+//! (`Compiled::without_natives`) and GHC's answers.
+//!
+//! The alternative, making the whole machine faster, is what the earlier
+//! steps did (See Note [Primitives on evaluated variables] and Note
+//! [Known calls] in `lower`); a step is about 12 ns, and a list function
+//! that is a case, an allocation and a call per element cannot be made
+//! one step an element by the compiler without compiling it, which is
+//! what GHC's `base` is and what this does by hand.
+
+use super::fast::{self, Word1};
+use super::tables::INT_INFO;
+use super::{Cont, Machine, Next, Res, RET};
+use crate::desugar::builtin::{CONS, FALSE, NIL, TRUE, TUPLE2};
+use crate::ir::{CodeId, Native};
+use crate::prim::Prim;
+use std::cmp::Ordering;
+
+/// What a list argument is, looked at without evaluating it.
+enum List {
+    Thunk,
+    Nil,
+    Cons,
+}
+
+/// The word a native waiting for a function's result keeps (`elemBy`,
+/// `break`, `span`); waiting for a list argument, they keep `WAIT_LIST`.
+const WAIT_TEST: u64 = 1;
+const WAIT_LIST: u64 = 0;
+
+impl Machine<'_, '_> {
+    /// Run the native body of code `c` in its frame (the current one):
+    /// on its call (`resumed` None), or again with the value it waited
+    /// for in the return register and the word it kept.
+    pub(super) fn native(&mut self, c: CodeId, resumed: Option<u64>) -> Res<Next> {
+        let body = self.code.codes[c as usize].native.expect("a code with a native body");
+        let fp = self.fp;
+        match body.native {
+            Native::NumFrom => self.num_from(c, fp, None),
+            Native::NumFromTo => self.num_from(c, fp, Some(fp + 1)),
+            Native::Append => self.append(c, fp, resumed),
+            Native::LenAcc => self.len_acc(c, fp, resumed),
+            Native::Nth => self.nth(c, fp, resumed),
+            Native::Zip => self.zip(c, fp, resumed),
+            Native::ElemBy => self.elem_by(c, fp, resumed),
+            Native::Break => self.break_span(c, fp, resumed, true),
+            Native::Span => self.break_span(c, fp, resumed, false),
+        }
+    }
+
+    /// Leave the call to code `c`'s Haskell body, in the same frame.
+    fn definition(&self, c: CodeId) -> Res<Next> {
+        Ok(Next::Eval(self.code.codes[c as usize].body))
+    }
+
+    /// Evaluate the thunk in slot `s`, then come back to native `c`'s
+    /// frame with `word`.
+    fn wait(&mut self, c: CodeId, word: u64, s: usize) -> Res<Next> {
+        self.push_native(c, word);
+        self.enter(s)
+    }
+
+    /// Come back to native `c`'s frame with `word` when the value being
+    /// computed is returned.
+    fn push_native(&mut self, c: CodeId, word: u64) {
+        let k = Cont::Native { code: c, fp: self.fp, word };
+        self.conts.push((k, self.frame_top));
+    }
+
+    /// Apply the function in slot `f` to the values in `args`, then come
+    /// back to native `c` with `word`.
+    fn call_back(&mut self, c: CodeId, word: u64, f: usize, args: &[usize]) -> Res<Next> {
+        self.push_native(c, word);
+        let at = self.f.depth();
+        for &a in args {
+            let r = self.f.push_slot(a);
+            self.grow(r)?;
+        }
+        self.f.copy(RET, f);
+        self.apply(at, args.len())
+    }
+
+    /// The list in slot `s`, as it is.
+    fn list(&self, s: usize) -> List {
+        let info = self.f.info(s);
+        if info.closure_type.is_thunk() {
+            List::Thunk
+        } else if info.tag() == NIL {
+            List::Nil
+        } else {
+            List::Cons
+        }
+    }
+
+    /// Is the value in the return register `True`?
+    fn returned_true(&self) -> bool {
+        self.f.info(RET).tag() == TRUE
+    }
+
+    /// Slot `dst` := the constructor `con` of the values in `fields`.
+    fn construct(&mut self, dst: usize, con: u32, fields: &[usize]) -> Res<()> {
+        let r = self.f.alloc(dst, self.tables.cons[con as usize], fields, &[]);
+        self.grow(r)
+    }
+
+    /// Slot `dst` := a thunk of code `c`'s function applied to `args`.
+    fn suspend(&mut self, c: CodeId, dst: usize, args: &[usize]) -> Res<()> {
+        let body = self.code.codes[c as usize].native.expect("a code with a native body");
+        let r = self.f.alloc(dst, self.tables.thunks[body.suspended as usize], args, &[]);
+        self.grow(r)
+    }
+
+    /// `numFrom a = a : numFrom (a + 1)`, and with `to`'s slot
+    /// `numFromTo a b = if a > b then [] else a : numFromTo (a + 1) b`,
+    /// on word-sized integers (the literal `1` is an `Integer`, taking
+    /// `a`'s type as `prim::num` unifies them).
+    fn num_from(&mut self, c: CodeId, fp: usize, to: Option<usize>) -> Res<Next> {
+        let Some(a) = self.word1(fp) else { return self.definition(c) };
+        if let Some(b) = to {
+            let Some(order) = self.word1(b).and_then(|b| fast::compare(a, b)) else { return self.definition(c) };
+            if order == Ordering::Greater {
+                self.set_con(RET, NIL);
+                return Ok(Next::Return);
+            }
+        }
+        let Some((info, next)) = fast::arithmetic(Prim::Add, a, Word1::Small(1)) else { return self.definition(c) };
+        let (succ, rest) = (fp + 2, fp + 3);
+        self.set_word(succ, info, next as u64)?;
+        match to {
+            Some(b) => self.suspend(c, rest, &[succ, b])?,
+            None => self.suspend(c, rest, &[succ])?,
+        }
+        self.construct(RET, CONS, &[fp, rest])?;
+        Ok(Next::Return)
+    }
+
+    /// `[] ++ ys = ys; (x : xs) ++ ys = x : (xs ++ ys)`.
+    fn append(&mut self, c: CodeId, fp: usize, resumed: Option<u64>) -> Res<Next> {
+        let (xs, ys) = (fp, fp + 1);
+        if resumed.is_some() {
+            self.f.copy(xs, RET);
+        }
+        match self.list(xs) {
+            List::Thunk => self.wait(c, WAIT_LIST, xs),
+            List::Nil => self.enter(ys),
+            List::Cons => {
+                let (x, rest) = (fp + 2, fp + 3);
+                self.f.field(x, xs, 1);
+                self.suspend(c, rest, &[x, ys])?;
+                self.f.field(x, xs, 0);
+                self.construct(RET, CONS, &[x, rest])?;
+                Ok(Next::Return)
+            }
+        }
+    }
+
+    /// `lenAcc [] n = n; lenAcc (_ : xs) n = lenAcc xs (n + 1)` on an
+    /// `Int` count kept unboxed, in the continuation's word while a
+    /// tail is evaluated.
+    fn len_acc(&mut self, c: CodeId, fp: usize, resumed: Option<u64>) -> Res<Next> {
+        let xs = fp;
+        let mut n = match resumed {
+            Some(n) => {
+                self.f.copy(xs, RET);
+                n as i64
+            }
+            None => match self.word1(fp + 1) {
+                Some(Word1::Int(n)) => n,
+                _ => return self.definition(c),
+            },
+        };
+        loop {
+            match self.list(xs) {
+                List::Thunk => return self.wait(c, n as u64, xs),
+                List::Nil => {
+                    self.set_word(RET, &INT_INFO, n as u64)?;
+                    return Ok(Next::Return);
+                }
+                List::Cons => {
+                    self.f.field(xs, xs, 1);
+                    n = n.wrapping_add(1);
+                }
+            }
+        }
+    }
+
+    /// `nth (x : xs) n = if n == 0 then x else nth xs (n - 1)` on an
+    /// `Int` index kept unboxed; `nth [] _` is the definition's error.
+    fn nth(&mut self, c: CodeId, fp: usize, resumed: Option<u64>) -> Res<Next> {
+        let xs = fp;
+        let mut n = match resumed {
+            Some(n) => {
+                self.f.copy(xs, RET);
+                n as i64
+            }
+            None => match self.word1(fp + 1) {
+                Some(Word1::Int(n)) => n,
+                _ => return self.definition(c),
+            },
+        };
+        loop {
+            match self.list(xs) {
+                List::Thunk => return self.wait(c, n as u64, xs),
+                List::Nil => return self.definition(c),
+                List::Cons if n == 0 => {
+                    let x = fp + 2;
+                    self.f.field(x, xs, 0);
+                    return self.enter(x);
+                }
+                List::Cons => {
+                    self.f.field(xs, xs, 1);
+                    n -= 1;
+                }
+            }
+        }
+    }
+
+    /// `zip (a : as) (b : bs) = (a, b) : zip as bs; zip _ _ = []`: the
+    /// first list evaluated, the second only when the first is a cell.
+    /// The word: which list is being evaluated.
+    fn zip(&mut self, c: CodeId, fp: usize, resumed: Option<u64>) -> Res<Next> {
+        let lists = [fp, fp + 1];
+        if let Some(k) = resumed {
+            self.f.copy(lists[k as usize], RET);
+        }
+        for (k, &l) in lists.iter().enumerate() {
+            match self.list(l) {
+                List::Thunk => return self.wait(c, k as u64, l),
+                List::Nil => {
+                    self.set_con(RET, NIL);
+                    return Ok(Next::Return);
+                }
+                List::Cons => {}
+            }
+        }
+        let (a, b, rest) = (fp + 2, fp + 3, fp + 4);
+        self.f.field(a, lists[0], 1);
+        self.f.field(b, lists[1], 1);
+        self.suspend(c, rest, &[a, b])?;
+        self.f.field(a, lists[0], 0);
+        self.f.field(b, lists[1], 0);
+        self.construct(a, TUPLE2, &[a, b])?;
+        self.construct(RET, CONS, &[a, rest])?;
+        Ok(Next::Return)
+    }
+
+    /// `elemBy _ _ [] = False; elemBy eq y (x : xs) = if eq x y then
+    /// True else elemBy eq y xs`.
+    fn elem_by(&mut self, c: CodeId, fp: usize, resumed: Option<u64>) -> Res<Next> {
+        let (eq, y, xs) = (fp, fp + 1, fp + 2);
+        match resumed {
+            Some(WAIT_TEST) if self.returned_true() => return Ok(Next::Return),
+            Some(WAIT_TEST) => self.f.field(xs, xs, 1),
+            Some(_) => self.f.copy(xs, RET),
+            None => {}
+        }
+        match self.list(xs) {
+            List::Thunk => self.wait(c, WAIT_LIST, xs),
+            List::Nil => {
+                self.set_con(RET, FALSE);
+                Ok(Next::Return)
+            }
+            List::Cons => {
+                let x = fp + 3;
+                self.f.field(x, xs, 0);
+                self.call_back(c, WAIT_TEST, eq, &[x, y])
+            }
+        }
+    }
+
+    /// `break p` (`is_break`) and `span p`: the longest prefix whose
+    /// elements fail (`break`) or pass (`span`) the test, and the rest:
+    /// `break p (x : xs') = if p x then ([], x : xs') else (x : ys, zs)
+    /// where (ys, zs) = break p xs'`, the pair's second half and the
+    /// prefix's tail selector thunks over the pair of the rest.
+    fn break_span(&mut self, c: CodeId, fp: usize, resumed: Option<u64>, is_break: bool) -> Res<Next> {
+        let (p, xs) = (fp, fp + 1);
+        match resumed {
+            Some(WAIT_TEST) => return self.split(c, fp, self.returned_true() == is_break),
+            Some(_) => self.f.copy(xs, RET),
+            None => {}
+        }
+        match self.list(xs) {
+            List::Thunk => self.wait(c, WAIT_LIST, xs),
+            List::Nil => {
+                let nil = fp + 2;
+                self.set_con(nil, NIL);
+                self.construct(RET, TUPLE2, &[nil, nil])?;
+                Ok(Next::Return)
+            }
+            List::Cons => {
+                let x = fp + 2;
+                self.f.field(x, xs, 0);
+                self.call_back(c, WAIT_TEST, p, &[x])
+            }
+        }
+    }
+
+    /// `break`'s or `span`'s pair for the cell in slot `fp + 1`, its
+    /// head tested: the split is here (`([], xs)`) or further on.
+    fn split(&mut self, c: CodeId, fp: usize, here: bool) -> Res<Next> {
+        let (p, xs) = (fp, fp + 1);
+        let (x, pair, ys, zs, prefix) = (fp + 2, fp + 3, fp + 4, fp + 5, fp + 6);
+        if here {
+            self.set_con(x, NIL);
+            self.construct(RET, TUPLE2, &[x, xs])?;
+            return Ok(Next::Return);
+        }
+        self.f.field(x, xs, 1);
+        self.suspend(c, pair, &[p, x])?;
+        let (first, second) = (self.tables.selector(0), self.tables.selector(1));
+        let r = self.f.alloc(ys, first, &[pair], &[]);
+        self.grow(r)?;
+        let r = self.f.alloc(zs, second, &[pair], &[]);
+        self.grow(r)?;
+        self.f.field(x, xs, 0);
+        self.construct(prefix, CONS, &[x, ys])?;
+        self.construct(RET, TUPLE2, &[prefix, zs])?;
+        Ok(Next::Return)
+    }
+}
