@@ -108,6 +108,11 @@ pub struct Code {
     /// one (See Note [Native library functions] in `machine::native`);
     /// `body` stays, for what the native leaves to it.
     pub native: Option<NativeBody>,
+    /// A thunk whose body is only a call of a function with a native
+    /// (`NativeBody::suspended`): that function's code, whose native an
+    /// entry of the thunk runs at once in a frame laid out as that
+    /// function's (its free variables are the arguments).
+    pub native_call: Option<CodeId>,
 }
 
 /// The library functions the machine runs natively, each standing for

@@ -196,7 +196,7 @@ impl Lower<'_> {
     /// A code body: arguments, then free variables, then locals.
     fn code(&mut self, name: &str, args: &[Local], free: &[Local], body: &Term) -> CodeId {
         let id = self.codes.len() as CodeId;
-        self.codes.push(Code { name: name.to_string(), arity: args.len() as u32, free: free.len() as u32, frame: 0, body: 0, native: None });
+        self.codes.push(Code { name: name.to_string(), arity: args.len() as u32, free: free.len() as u32, frame: 0, body: 0, native: None, native_call: None });
         let mut f = Frame { slots: HashMap::new(), next: 0, joins: HashMap::new(), values: HashSet::new(), cases: Vec::new(), floor: 0 };
         for &a in args.iter().chain(free) {
             f.bind(a);

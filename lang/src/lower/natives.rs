@@ -1,6 +1,6 @@
 //! Choosing the natives: each library function that `Native::ALL` names
 //! gets its native body, and a thunk code for the calls of it that its
-//! native leaves unevaluated (See Note [Native library functions] in
+//! native leaves unevaluated, entered straight into the native (See Note [Native library functions] in
 //! `machine::native`). Only the library's own definitions are chosen: a
 //! program's function of the same name is its own.
 
@@ -15,13 +15,14 @@ pub(super) fn choose(ir: &mut Vec<Ir>, codes: &mut Vec<Code>, globals: &[(String
         let GlobalInit::Fun(c) = *init else { continue };
         let Some(&(native, _, arity)) = Native::ALL.iter().find(|(_, n, a)| n == name && *a == codes[c as usize].arity) else { continue };
         // The suspended call: a thunk whose free variables are the arguments.
-        ir.push(Ir::Call(c, (0..arity).map(Atom::Slot).collect()));
-        let body = (ir.len() - 1) as u32;
-        codes.push(Code { name: format!("{name}.thk"), arity: 0, free: arity, frame: arity, body, native: None });
-        let suspended = (codes.len() - 1) as u32;
         let code = &mut codes[c as usize];
         code.frame = code.frame.max(arity + native.scratch());
-        code.native = Some(NativeBody { native, suspended });
+        let frame = code.frame;
+        ir.push(Ir::Call(c, (0..arity).map(Atom::Slot).collect()));
+        let body = (ir.len() - 1) as u32;
+        codes.push(Code { name: format!("{name}.thk"), arity: 0, free: arity, frame, body, native: None, native_call: Some(c) });
+        let suspended = (codes.len() - 1) as u32;
+        codes[c as usize].native = Some(NativeBody { native, suspended });
         chosen += 1;
     }
     debug_assert_eq!(chosen, Native::ALL.len(), "the library defines every function a native stands for");

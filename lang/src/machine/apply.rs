@@ -21,7 +21,7 @@ impl Machine<'_, '_> {
                 let r = self.f.pop_and_push(base, s);
                 let t = self.grow(r)?;
                 let code = &self.code.codes[info.tag() as usize];
-                let (free, frame, body) = (code.free as usize, code.frame as usize, code.body);
+                let (free, frame, body, native_call) = (code.free as usize, code.frame as usize, code.body, code.native_call);
                 let fp = self.reserve(frame)?;
                 for k in 0..free {
                     self.f.field(fp + k, t, k);
@@ -31,7 +31,11 @@ impl Machine<'_, '_> {
                 self.push_cont(Cont::Update { slot: t });
                 self.fp = fp;
                 self.frame_top = fp + frame;
-                Ok(Next::Eval(body))
+                match native_call {
+                    // Its free variables are the function's arguments.
+                    Some(c) => self.native(c, None),
+                    None => Ok(Next::Eval(body)),
+                }
             }
             ClosureType::Selector => {
                 let base = self.protected();

@@ -15,7 +15,9 @@
 //!
 //! The functions of `Native::ALL` have a native body here as well. A
 //! call (known or through a closure) opens the function's frame as for
-//! its Haskell body and runs the native instead, in that one step. A
+//! its Haskell body and runs the native instead, in that one step; a
+//! thunk of such a call that a native left unevaluated runs the native
+//! when it is entered, with no step of its own (`Code::native_call`). A
 //! native reads its arguments' slots, allocates through the frame (every
 //! pointer in a slot the GC scans, as an instruction's are) and returns.
 //! Where it needs an argument evaluated that is a thunk, or the value of
@@ -225,7 +227,9 @@ impl Machine<'_, '_> {
     }
 
     /// `nth (x : xs) n = if n == 0 then x else nth xs (n - 1)` on an
-    /// `Int` index kept unboxed; `nth [] _` is the definition's error.
+    /// index kept unboxed (an `Int`, or a small `Integer` where the
+    /// program's numbers have no signature); `nth [] _` is the
+    /// definition's error.
     fn nth(&mut self, c: CodeId, fp: usize, resumed: Option<u64>) -> Res<Next> {
         let xs = fp;
         let mut n = match resumed {
@@ -234,7 +238,7 @@ impl Machine<'_, '_> {
                 n as i64
             }
             None => match self.word1(fp + 1) {
-                Some(Word1::Int(n)) => n,
+                Some(Word1::Int(n) | Word1::Small(n)) => n,
                 _ => return self.definition(c),
             },
         };
