@@ -110,8 +110,8 @@ pub struct Code {
     pub native: Option<NativeBody>,
     /// A thunk whose body is only a call of a function with a native
     /// (`NativeBody::suspended`): that function's code, whose native an
-    /// entry of the thunk runs at once in a frame laid out as that
-    /// function's (its free variables are the arguments).
+    /// entry of the thunk runs at once in a frame laid out as the
+    /// native's (its free variables are the arguments).
     pub native_call: Option<CodeId>,
 }
 
@@ -172,6 +172,9 @@ impl Native {
 pub struct NativeBody {
     pub native: Native,
     pub suspended: CodeId,
+    /// The native's frame: the arguments and its scratch slots (the
+    /// Haskell body's frame, `Code::frame`, is made when it runs).
+    pub frame: u32,
 }
 
 /// A top-level value, as the machine sets it up before `main` runs.

@@ -15,14 +15,12 @@ pub(super) fn choose(ir: &mut Vec<Ir>, codes: &mut Vec<Code>, globals: &[(String
         let GlobalInit::Fun(c) = *init else { continue };
         let Some(&(native, _, arity)) = Native::ALL.iter().find(|(_, n, a)| n == name && *a == codes[c as usize].arity) else { continue };
         // The suspended call: a thunk whose free variables are the arguments.
-        let code = &mut codes[c as usize];
-        code.frame = code.frame.max(arity + native.scratch());
-        let frame = code.frame;
+        let frame = arity + native.scratch();
         ir.push(Ir::Call(c, (0..arity).map(Atom::Slot).collect()));
         let body = (ir.len() - 1) as u32;
         codes.push(Code { name: format!("{name}.thk"), arity: 0, free: arity, frame, body, native: None, native_call: Some(c) });
         let suspended = (codes.len() - 1) as u32;
-        codes[c as usize].native = Some(NativeBody { native, suspended });
+        codes[c as usize].native = Some(NativeBody { native, suspended, frame });
         chosen += 1;
     }
     debug_assert_eq!(chosen, Native::ALL.len(), "the library defines every function a native stands for");

@@ -125,11 +125,12 @@ impl Machine<'_, '_> {
     fn call(&mut self, at: usize, n: usize) -> Res<Next> {
         let c = self.f.info(RET).tag();
         let code = &self.code.codes[c as usize];
-        let (free, frame, body, native) = (code.free as usize, code.frame as usize, code.body, code.native.is_some());
-        let base = self.open_frame(at, n, frame)?;
-        if native {
+        let (free, frame, body) = (code.free as usize, code.frame as usize, code.body);
+        if let Some(native) = code.native {
+            self.open_frame(at, n, native.frame as usize)?;
             return self.native(c, None);
         }
+        let base = self.open_frame(at, n, frame)?;
         for k in 0..free {
             self.f.field(base + n + k, RET, k);
         }
@@ -142,11 +143,12 @@ impl Machine<'_, '_> {
     #[inline(always)]
     pub(super) fn call_known(&mut self, c: CodeId, at: usize, n: usize) -> Res<Next> {
         let code = &self.code.codes[c as usize];
-        let (frame, body, native) = (code.frame as usize, code.body, code.native.is_some());
-        self.open_frame(at, n, frame)?;
-        if native {
+        let (frame, body) = (code.frame as usize, code.body);
+        if let Some(native) = code.native {
+            self.open_frame(at, n, native.frame as usize)?;
             return self.native(c, None);
         }
+        self.open_frame(at, n, frame)?;
         Ok(Next::Eval(body))
     }
 

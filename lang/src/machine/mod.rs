@@ -459,7 +459,8 @@ impl<'a, 'rt> Machine<'a, 'rt> {
                 self.choose(ir)
             }
             Cont::Native { code, fp, word } => {
-                let top = fp + self.code.codes[code as usize].frame as usize;
+                let native = self.code.codes[code as usize].native.expect("a code with a native body");
+                let top = fp + native.frame as usize;
                 self.back_to_frame(fp, top)?;
                 self.native(code, Some(word))
             }

@@ -90,9 +90,17 @@ impl Machine<'_, '_> {
         }
     }
 
-    /// Leave the call to code `c`'s Haskell body, in the same frame.
-    fn definition(&self, c: CodeId) -> Res<Next> {
-        Ok(Next::Eval(self.code.codes[c as usize].body))
+    /// Leave the call to code `c`'s Haskell body, in the same frame
+    /// grown to the body's size.
+    fn definition(&mut self, c: CodeId) -> Res<Next> {
+        let code = &self.code.codes[c as usize];
+        let (frame, body) = (code.frame as usize, code.body);
+        let top = self.fp + frame;
+        if top > self.frame_top {
+            self.reserve(top - self.frame_top)?;
+            self.frame_top = top;
+        }
+        Ok(Next::Eval(body))
     }
 
     /// Evaluate the thunk in slot `s`, then come back to native `c`'s
