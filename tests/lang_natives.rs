@@ -58,6 +58,17 @@ main = do
   print [5 .. 3 :: Double]
   print [1 .. 5 :: Int]
   print [10, 8 .. 1 :: Int]
+  print (take 3 [1 :: Int ..])
+  print (take 0 (undefined :: [Int]))
+  print (take (-1) [1, 2 :: Int])
+  print (take 5 [1, 2 :: Int])
+  print (take 2 (1 : 2 : undefined) :: [Int])
+  print (length (take 4 [undefined, undefined, undefined :: Int]))
+  print (drop 2 [1, 2, 3, 4 :: Int])
+  print (drop (-3) [1, 2 :: Int])
+  print (length (drop 5 [1, 2 :: Int]))
+  print (take 3 (drop 1000 [1 :: Int ..]))
+  print (drop 1 (undefined : [2, 3 :: Int]))
 "#;
 
 const EXPECTED: &str = concat!(
@@ -104,6 +115,17 @@ const EXPECTED: &str = concat!(
     "[]\n",
     "[1,2,3,4,5]\n",
     "[10,8,6,4,2]\n",
+    "[1,2,3]\n",
+    "[]\n",
+    "[]\n",
+    "[1,2]\n",
+    "[1,2]\n",
+    "3\n",
+    "[3,4]\n",
+    "[1,2]\n",
+    "0\n",
+    "[1001,1002,1003]\n",
+    "[2,3]\n",
 );
 
 fn compile(source: &str) -> Compiled {

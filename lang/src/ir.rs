@@ -131,6 +131,10 @@ pub enum Native {
     LenAcc,
     /// `nth xs n`: `!!`'s loop.
     Nth,
+    /// `take n xs`.
+    Take,
+    /// `drop n xs`.
+    Drop,
     /// `zip xs ys`.
     Zip,
     /// `elemBy eq y xs`: `nub`'s test.
@@ -144,12 +148,14 @@ pub enum Native {
 impl Native {
     /// Every native, with the library function it stands for and that
     /// function's arity.
-    pub const ALL: [(Native, &'static str, u32); 9] = [
+    pub const ALL: [(Native, &'static str, u32); 11] = [
         (Native::NumFrom, "numFrom", 1),
         (Native::NumFromTo, "numFromTo", 2),
         (Native::Append, "++", 2),
         (Native::LenAcc, "lenAcc", 2),
         (Native::Nth, "nth", 2),
+        (Native::Take, "take", 2),
+        (Native::Drop, "drop", 2),
         (Native::Zip, "zip", 2),
         (Native::ElemBy, "elemBy", 3),
         (Native::Break, "break", 2),

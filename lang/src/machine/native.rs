@@ -83,6 +83,8 @@ impl Machine<'_, '_> {
             Native::Append => self.append(c, fp, resumed),
             Native::LenAcc => self.len_acc(c, fp, resumed),
             Native::Nth => self.nth(c, fp, resumed),
+            Native::Take => self.take(c, fp, resumed),
+            Native::Drop => self.drop(c, fp, resumed),
             Native::Zip => self.zip(c, fp, resumed),
             Native::ElemBy => self.elem_by(c, fp, resumed),
             Native::Break => self.break_span(c, fp, resumed, true),
@@ -258,6 +260,72 @@ impl Machine<'_, '_> {
                     let x = fp + 2;
                     self.f.field(x, xs, 0);
                     return self.enter(x);
+                }
+                List::Cons => {
+                    self.f.field(xs, xs, 1);
+                    n -= 1;
+                }
+            }
+        }
+    }
+
+    /// `take n xs = if n <= 0 then [] else case xs of [] -> []; (y : ys)
+    /// -> y : take (n - 1) ys` on a word-sized `n`, the `n - 1` boxed
+    /// with the cell (the definition's thunk of it, the same size).
+    fn take(&mut self, c: CodeId, fp: usize, resumed: Option<u64>) -> Res<Next> {
+        let (n, xs) = (fp, fp + 1);
+        let Some(count) = self.word1(n) else { return self.definition(c) };
+        let Some(positive) = fast::compare(count, Word1::Small(0)).map(|o| o == Ordering::Greater) else { return self.definition(c) };
+        if !positive {
+            self.set_con(RET, NIL);
+            return Ok(Next::Return);
+        }
+        if resumed.is_some() {
+            self.f.copy(xs, RET);
+        }
+        match self.list(xs) {
+            List::Thunk => self.wait(c, WAIT_LIST, xs),
+            List::Nil => {
+                self.set_con(RET, NIL);
+                Ok(Next::Return)
+            }
+            List::Cons => {
+                let Some((info, less)) = fast::arithmetic(Prim::Sub, count, Word1::Small(1)) else { return self.definition(c) };
+                let (m, y, rest) = (fp + 2, fp + 3, fp + 4);
+                self.set_word(m, info, less as u64)?;
+                self.f.field(y, xs, 1);
+                self.suspend(c, rest, &[m, y])?;
+                self.f.field(y, xs, 0);
+                self.construct(RET, CONS, &[y, rest])?;
+                Ok(Next::Return)
+            }
+        }
+    }
+
+    /// `drop n xs = if n <= 0 then xs else case xs of [] -> []; (_ : ys)
+    /// -> drop (n - 1) ys` on a count kept unboxed, in the continuation's
+    /// word while a tail is evaluated.
+    fn drop(&mut self, c: CodeId, fp: usize, resumed: Option<u64>) -> Res<Next> {
+        let xs = fp + 1;
+        let mut n = match resumed {
+            Some(n) => {
+                self.f.copy(xs, RET);
+                n as i64
+            }
+            None => match self.word1(fp) {
+                Some(Word1::Int(n) | Word1::Small(n)) => n,
+                _ => return self.definition(c),
+            },
+        };
+        loop {
+            if n <= 0 {
+                return self.enter(xs);
+            }
+            match self.list(xs) {
+                List::Thunk => return self.wait(c, n as u64, xs),
+                List::Nil => {
+                    self.set_con(RET, NIL);
+                    return Ok(Next::Return);
                 }
                 List::Cons => {
                     self.f.field(xs, xs, 1);
