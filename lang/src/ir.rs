@@ -31,6 +31,9 @@ pub enum Alloc {
     Sel(Atom, u32),
     /// Another name for a value that exists.
     Alias(Atom),
+    /// A nullary constructor: its static object, nothing allocated (as
+    /// GHC's `[]` is a static closure, not a thunk of one).
+    Static(ConId),
 }
 
 impl Alloc {
@@ -39,7 +42,7 @@ impl Alloc {
         match self {
             Alloc::Thunk(_, fv) | Alloc::Fun(_, fv) | Alloc::Con(_, fv) => fv,
             Alloc::Sel(a, _) => std::slice::from_ref(a),
-            Alloc::Alias(_) => &[],
+            Alloc::Alias(_) | Alloc::Static(_) => &[],
         }
     }
 }

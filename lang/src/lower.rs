@@ -253,14 +253,19 @@ impl Lower<'_> {
             Term::Let(bs, body) => {
                 let slots: Vec<u32> = bs.iter().map(|(x, _)| f.bind(*x)).collect();
                 let mut binds = Vec::new();
+                let mut statics = Vec::new();
                 let mut aliases = Vec::new();
                 for ((_, rhs), s) in bs.iter().zip(slots) {
                     let alloc = self.alloc(f, rhs, &mut binds);
                     match alloc {
                         Alloc::Alias(_) => aliases.push((s, alloc)),
+                        // First: the group's other bindings may name it.
+                        Alloc::Static(_) => statics.push((s, alloc)),
                         _ => binds.push((s, alloc)),
                     }
                 }
+                statics.append(&mut binds);
+                let mut binds = statics;
                 binds.extend(aliases);
                 let b = self.tail(f, body);
                 self.with_binds(binds, b)
@@ -486,7 +491,8 @@ impl Lower<'_> {
                 let code = self.code(&format!("{}\\{}", self.owner(), args.len()), args, &free, body);
                 Alloc::Fun(code, free.iter().map(|x| self.known_atom(f, &Term::Local(*x))).collect())
             }
-            Term::Con(c, args) if !args.is_empty() => {
+            Term::Con(c, args) if args.is_empty() => Alloc::Static(*c),
+            Term::Con(c, args) => {
                 let atoms = args.iter().map(|a| self.atom(f, a, binds)).collect();
                 Alloc::Con(*c, atoms)
             }

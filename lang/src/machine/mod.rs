@@ -366,6 +366,10 @@ impl<'a, 'rt> Machine<'a, 'rt> {
                     self.f.copy(dst, src);
                     continue;
                 }
+                Alloc::Static(c) => {
+                    self.set_con(dst, *c);
+                    continue;
+                }
                 Alloc::Thunk(c, _) => self.tables.thunks[*c as usize],
                 Alloc::Fun(c, _) => self.tables.funs[*c as usize],
                 Alloc::Con(c, _) => self.tables.cons[*c as usize],
