@@ -505,6 +505,12 @@ impl CellAllocator<'_> {
             return None;
         }
         let class = class_of(words);
+        if CLASSES[class] != words {
+            // A run is filled by bumping the object's size: only objects
+            // that fill their cells are lent runs (See Note [Runs a space
+            // lends] in `lent_runs`).
+            return None;
+        }
         loop {
             if self.current[class].is_none() {
                 self.current[class] = Some(self.start_filling(class));
