@@ -162,6 +162,29 @@ impl Machine<'_, '_> {
         self.grow(r)
     }
 
+    /// Slot `dst` := `x : rest`, `x` the head of the cell in slot `cell`
+    /// (read into slot `x`), `rest` the value in slot `rest`.
+    fn cons_of_head(&mut self, dst: usize, cell: usize, x: usize, rest: usize) -> Res<()> {
+        self.f.field(x, cell, 0);
+        self.construct(dst, CONS, &[x, rest])
+    }
+
+    /// The count a looping native keeps: when resumed, the word it kept
+    /// (its list slot `xs` takes the value it waited for); when called,
+    /// the `Int` in slot `n`, or a small `Integer` there too where
+    /// `small`. None: a count it leaves to its definition.
+    fn count(&mut self, resumed: Option<u64>, xs: usize, n: usize, small: bool) -> Option<i64> {
+        if let Some(k) = resumed {
+            self.f.copy(xs, RET);
+            return Some(k as i64);
+        }
+        match self.word1(n)? {
+            Word1::Int(k) => Some(k),
+            Word1::Small(k) if small => Some(k),
+            _ => None,
+        }
+    }
+
     /// Slot `dst` := a thunk of code `c`'s function applied to `args`.
     fn suspend(&mut self, c: CodeId, dst: usize, args: &[usize]) -> Res<()> {
         let body = self.code.codes[c as usize].native.expect("a code with a native body");
@@ -178,8 +201,7 @@ impl Machine<'_, '_> {
         if let Some(b) = to {
             let Some(order) = self.word1(b).and_then(|b| fast::compare(a, b)) else { return self.definition(c) };
             if order == Ordering::Greater {
-                self.set_con(RET, NIL);
-                return Ok(Next::Return);
+                return self.ret_con(NIL);
             }
         }
         let Some((info, next)) = fast::arithmetic(Prim::Add, a, Word1::Small(1)) else { return self.definition(c) };
@@ -206,8 +228,7 @@ impl Machine<'_, '_> {
                 let (x, rest) = (fp + 2, fp + 3);
                 self.f.field(x, xs, 1);
                 self.suspend(c, rest, &[x, ys])?;
-                self.f.field(x, xs, 0);
-                self.construct(RET, CONS, &[x, rest])?;
+                self.cons_of_head(RET, xs, x, rest)?;
                 Ok(Next::Return)
             }
         }
@@ -218,16 +239,7 @@ impl Machine<'_, '_> {
     /// tail is evaluated.
     fn len_acc(&mut self, c: CodeId, fp: usize, resumed: Option<u64>) -> Res<Next> {
         let xs = fp;
-        let mut n = match resumed {
-            Some(n) => {
-                self.f.copy(xs, RET);
-                n as i64
-            }
-            None => match self.word1(fp + 1) {
-                Some(Word1::Int(n)) => n,
-                _ => return self.definition(c),
-            },
-        };
+        let Some(mut n) = self.count(resumed, xs, fp + 1, false) else { return self.definition(c) };
         loop {
             match self.list(xs) {
                 List::Thunk => return self.wait(c, n as u64, xs),
@@ -249,16 +261,7 @@ impl Machine<'_, '_> {
     /// definition's error.
     fn nth(&mut self, c: CodeId, fp: usize, resumed: Option<u64>) -> Res<Next> {
         let xs = fp;
-        let mut n = match resumed {
-            Some(n) => {
-                self.f.copy(xs, RET);
-                n as i64
-            }
-            None => match self.word1(fp + 1) {
-                Some(Word1::Int(n) | Word1::Small(n)) => n,
-                _ => return self.definition(c),
-            },
-        };
+        let Some(mut n) = self.count(resumed, xs, fp + 1, true) else { return self.definition(c) };
         loop {
             match self.list(xs) {
                 List::Thunk => return self.wait(c, n as u64, xs),
@@ -284,26 +287,21 @@ impl Machine<'_, '_> {
         let Some(count) = self.word1(n) else { return self.definition(c) };
         let Some(positive) = fast::compare(count, Word1::Small(0)).map(|o| o == Ordering::Greater) else { return self.definition(c) };
         if !positive {
-            self.set_con(RET, NIL);
-            return Ok(Next::Return);
+            return self.ret_con(NIL);
         }
         if resumed.is_some() {
             self.f.copy(xs, RET);
         }
         match self.list(xs) {
             List::Thunk => self.wait(c, WAIT_LIST, xs),
-            List::Nil => {
-                self.set_con(RET, NIL);
-                Ok(Next::Return)
-            }
+            List::Nil => self.ret_con(NIL),
             List::Cons => {
                 let Some((info, less)) = fast::arithmetic(Prim::Sub, count, Word1::Small(1)) else { return self.definition(c) };
                 let (m, y, rest) = (fp + 2, fp + 3, fp + 4);
                 self.set_word(m, info, less as u64)?;
                 self.f.field(y, xs, 1);
                 self.suspend(c, rest, &[m, y])?;
-                self.f.field(y, xs, 0);
-                self.construct(RET, CONS, &[y, rest])?;
+                self.cons_of_head(RET, xs, y, rest)?;
                 Ok(Next::Return)
             }
         }
@@ -314,26 +312,14 @@ impl Machine<'_, '_> {
     /// word while a tail is evaluated.
     fn drop(&mut self, c: CodeId, fp: usize, resumed: Option<u64>) -> Res<Next> {
         let xs = fp + 1;
-        let mut n = match resumed {
-            Some(n) => {
-                self.f.copy(xs, RET);
-                n as i64
-            }
-            None => match self.word1(fp) {
-                Some(Word1::Int(n) | Word1::Small(n)) => n,
-                _ => return self.definition(c),
-            },
-        };
+        let Some(mut n) = self.count(resumed, xs, fp, true) else { return self.definition(c) };
         loop {
             if n <= 0 {
                 return self.enter(xs);
             }
             match self.list(xs) {
                 List::Thunk => return self.wait(c, n as u64, xs),
-                List::Nil => {
-                    self.set_con(RET, NIL);
-                    return Ok(Next::Return);
-                }
+                List::Nil => return self.ret_con(NIL),
                 List::Cons => {
                     self.f.field(xs, xs, 1);
                     n -= 1;
@@ -353,10 +339,7 @@ impl Machine<'_, '_> {
         for (k, &l) in lists.iter().enumerate() {
             match self.list(l) {
                 List::Thunk => return self.wait(c, k as u64, l),
-                List::Nil => {
-                    self.set_con(RET, NIL);
-                    return Ok(Next::Return);
-                }
+                List::Nil => return self.ret_con(NIL),
                 List::Cons => {}
             }
         }
@@ -383,10 +366,7 @@ impl Machine<'_, '_> {
         }
         match self.list(xs) {
             List::Thunk => self.wait(c, WAIT_LIST, xs),
-            List::Nil => {
-                self.set_con(RET, FALSE);
-                Ok(Next::Return)
-            }
+            List::Nil => self.ret_con(FALSE),
             List::Cons => {
                 let x = fp + 3;
                 self.f.field(x, xs, 0);
@@ -440,8 +420,7 @@ impl Machine<'_, '_> {
         self.grow(r)?;
         let r = self.f.alloc(zs, second, &[pair], &[]);
         self.grow(r)?;
-        self.f.field(x, xs, 0);
-        self.construct(prefix, CONS, &[x, ys])?;
+        self.cons_of_head(prefix, xs, x, ys)?;
         self.construct(RET, TUPLE2, &[prefix, zs])?;
         Ok(Next::Return)
     }

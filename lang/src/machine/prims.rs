@@ -406,7 +406,7 @@ impl Machine<'_, '_> {
         Ok(Next::Return)
     }
 
-    fn ret_con(&mut self, c: u32) -> Res<Next> {
+    pub(super) fn ret_con(&mut self, c: u32) -> Res<Next> {
         self.set_con(RET, c);
         Ok(Next::Return)
     }
