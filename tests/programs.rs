@@ -358,6 +358,44 @@ main = do
     }
 }
 
+/// A tail call under a function's numeric signature adds no
+/// continuation (See Note [Conversions keep tail calls] in
+/// `lang/src/lower.rs`): a million calls of a loop and of two functions
+/// calling each other, each with an `Int` signature, run in a 64 KB
+/// stack, as they do without their signatures. (They held a million
+/// continuations before, outside `-K`; continuations now count against
+/// it, so a loop that kept them would overflow here.)
+#[test]
+fn tail_calls_under_a_signature_run_in_constant_stack() {
+    let dir = tempfile_dir();
+    let src = r#"{-# LANGUAGE BangPatterns #-}
+import System.Environment (getArgs)
+
+count :: Int -> Int -> Int -> Int
+count !i !n !acc = if i > n then acc else count (i + 1) n (acc + i)
+
+ping :: Int -> Int -> Int
+ping 0 !acc = acc
+ping n !acc = pong (n - 1) (acc + 1)
+
+pong :: Int -> Int -> Int
+pong 0 !acc = acc
+pong n !acc = ping (n - 1) (acc + 2)
+
+main :: IO ()
+main = do
+  args <- getArgs
+  let n = read (head args)
+  print (count 1 n 0)
+  print (ping n 0)
+"#;
+    let file = dir.join("loops.hs");
+    std::fs::write(&file, src).unwrap();
+    let out = gclab(&["run", file.to_str().unwrap(), "1000000", "+RTS", "-K64k"], &dir);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(String::from_utf8_lossy(&out.stdout), "500000500000\n1500000\n");
+}
+
 /// A program outside the subset is refused with the construct and its
 /// line, before it runs, exit code 1.
 #[test]

@@ -90,6 +90,12 @@ pub enum Ir {
     /// other values, the general primitive returns to `case`; else
     /// `case` runs, its scrutinee evaluating them.
     CaseWordPrim { prim: Prim, args: Vec<Atom>, case: IrId },
+    /// Evaluate `IrId` and convert its value with the primitive (`ToInt`,
+    /// `ToWord64`, `ToDouble`, `ToInteger`: a signature's numeric result
+    /// type), with no frame kept; a tail call under a conversion of the
+    /// same kind adds none (See Note [Conversions keep tail calls] in
+    /// `lower`).
+    Coerce(Prim, IrId),
     /// Return the string literal `u32` as a list of `Char`.
     Str(u32),
     /// Stop the program with GHC's message.

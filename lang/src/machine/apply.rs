@@ -28,7 +28,7 @@ impl Machine<'_, '_> {
                 }
                 let bh = self.tables.blackhole(info.payload_words().max(1));
                 self.f.blackhole(t, bh);
-                self.push_cont(Cont::Update { slot: t });
+                self.push_cont(Cont::Update { slot: t })?;
                 self.fp = fp;
                 self.frame_top = fp + frame;
                 match native_call {
@@ -46,8 +46,8 @@ impl Machine<'_, '_> {
                 self.f.field(RET, t, 0);
                 let bh = self.tables.blackhole(1);
                 self.f.blackhole(t, bh);
-                self.push_cont(Cont::Update { slot: t });
-                self.push_cont(Cont::Select { field: info.selector_field() });
+                self.push_cont(Cont::Update { slot: t })?;
+                self.push_cont(Cont::Select { field: info.selector_field() })?;
                 self.enter(RET)
             }
             ClosureType::Blackhole => Err(Stop::Loop),
@@ -106,12 +106,12 @@ impl Machine<'_, '_> {
                         self.f.copy(tmp + extra + j, at + j);
                     }
                     self.f.slide(tmp, base, n);
-                    self.push_cont(Cont::Apply { at: base, n: extra });
+                    self.push_cont(Cont::Apply { at: base, n: extra })?;
                     self.call(base + extra, arity)
                 }
             }
             ClosureType::Thunk | ClosureType::Selector | ClosureType::Blackhole => {
-                self.push_cont(Cont::Apply { at, n });
+                self.push_cont(Cont::Apply { at, n })?;
                 self.enter(RET)
             }
             _ => Err(Stop::Error(format!("{} applied to {n} arguments: not a function", info.name))),

@@ -77,6 +77,19 @@ impl Machine<'_, '_> {
         }
     }
 
+    /// The value in the return register converted with `p`, a
+    /// conversion (See `Ir::Coerce`): an `Int` or a small `Integer` to
+    /// `Int` on its word, the rest by the general primitive.
+    #[inline(never)]
+    pub(super) fn convert(&mut self, p: Prim) -> Res<Next> {
+        if p == Prim::ToInt {
+            if let Some(r) = self.convert_to_int(super::RET) {
+                return r;
+            }
+        }
+        self.prim(p, &[super::RET])
+    }
+
     /// `fromIntegral` at `Int` (a signature's result type, See
     /// `desugar::bind`'s `coerce_result`) of a word: an `Int` is returned
     /// as it is, a small `Integer` boxed as an `Int`.

@@ -48,6 +48,8 @@ use tables::Tables;
 const RET: usize = 0;
 /// The first top-level value's slot.
 const GLOBALS: usize = 1;
+/// What a pending continuation counts for against `+RTS -K`.
+const CONT_BYTES: usize = 2 * gclab_core::constants::WORD_SIZE;
 
 /// Why a program stopped other than by returning from `main`.
 #[derive(Debug, Clone, PartialEq)]
@@ -76,6 +78,8 @@ enum Cont {
     Apply { at: usize, n: usize },
     /// Take field `field` of the value and evaluate it (a selector thunk).
     Select { field: usize },
+    /// Convert the value with the primitive (See `Ir::Coerce`).
+    Coerce(crate::prim::Prim),
     /// Go on with the native body of code `code` in its frame at `fp`,
     /// with the word it kept (See Note [Native library functions] in
     /// `native`).
@@ -89,7 +93,7 @@ impl Cont {
             Cont::Case { .. } | Cont::Native { .. } => unreachable!("a case's or a native's continuation keeps its frame: See `Machine::push_case`"),
             Cont::Update { slot } => slot + 1,
             Cont::Apply { at, n } => at + n,
-            Cont::Select { .. } => 0,
+            Cont::Select { .. } | Cont::Coerce(_) => 0,
         }
     }
 }
@@ -119,6 +123,8 @@ pub struct Machine<'a, 'rt> {
     /// The pending continuations, each with the stack depth it keeps (a
     /// selection keeps what the one below it keeps).
     conts: Vec<(Cont, usize)>,
+    /// How many continuations `+RTS -K` allows (See `Machine::push`).
+    max_conts: usize,
     fp: usize,
     frame_top: usize,
     bottom: usize,
@@ -141,7 +147,8 @@ impl<'a, 'rt> Machine<'a, 'rt> {
         let tables = Tables::new(code);
         let st = m.new_stack(1024);
         let bottom = GLOBALS + code.globals.len();
-        let mut mach = Machine { f: m.frame(st), code, tables, conts: Vec::new(), fp: bottom, frame_top: bottom, bottom, out, args, steps: 0, scratch: Vec::with_capacity(16) };
+        let max_conts = m.max_stack_words() * gclab_core::constants::WORD_SIZE / CONT_BYTES;
+        let mut mach = Machine { f: m.frame(st), code, tables, conts: Vec::new(), max_conts, fp: bottom, frame_top: bottom, bottom, out, args, steps: 0, scratch: Vec::with_capacity(16) };
         mach.reserve(1)?;
         for (_, init) in &code.globals {
             mach.global(init)?;
@@ -211,12 +218,38 @@ impl<'a, 'rt> Machine<'a, 'rt> {
     }
 
     #[inline(always)]
-    fn push_cont(&mut self, k: Cont) {
+    fn push_cont(&mut self, k: Cont) -> Res<()> {
         let keeps = match k {
-            Cont::Select { .. } => self.protected(),
+            Cont::Select { .. } | Cont::Coerce(_) => self.protected(),
             _ => k.keeps(),
         };
+        self.push(k, keeps)
+    }
+
+    /// Push a continuation that keeps the stack up to `keeps`. The
+    /// continuations count against `+RTS -K` as GHC's frames on its stack
+    /// do, each as two words (the size of GHC's update frame); a deeper
+    /// evaluation is a stack overflow, not Rust's memory growing.
+    #[inline(always)]
+    fn push(&mut self, k: Cont, keeps: usize) -> Res<()> {
+        if self.conts.len() == self.conts.capacity() {
+            self.more_conts()?;
+        }
         self.conts.push((k, keeps));
+        Ok(())
+    }
+
+    /// Room for more continuations, up to what `-K` allows: the limit is
+    /// tested only when the vector is full, which `push` tests anyway.
+    #[cold]
+    #[inline(never)]
+    fn more_conts(&mut self) -> Res<()> {
+        let n = self.conts.len();
+        if n >= self.max_conts {
+            return Err(Stop::StackOverflow(n * CONT_BYTES));
+        }
+        self.conts.reserve_exact(n.max(64).min(self.max_conts - n));
+        Ok(())
     }
 
     /// Push the continuation of the case `ir` of the current frame, which
@@ -224,10 +257,10 @@ impl<'a, 'rt> Machine<'a, 'rt> {
     /// least what a case of the same frame below it keeps (See Note [What
     /// a case keeps] in `lower::live`).
     #[inline(always)]
-    fn push_case(&mut self, ir: IrId, keep: u32) {
+    fn push_case(&mut self, ir: IrId, keep: u32) -> Res<()> {
         let keeps = self.fp + keep as usize;
         debug_assert!(keeps >= self.protected(), "a case keeps what the one below it keeps");
-        self.conts.push((Cont::Case { ir, fp: self.fp, top: self.frame_top }, keeps));
+        self.push(Cont::Case { ir, fp: self.fp, top: self.frame_top }, keeps)
     }
 
     /// The stack depth the pending continuations need kept: a call in
@@ -283,10 +316,10 @@ impl<'a, 'rt> Machine<'a, 'rt> {
                         return self.choose(i);
                     }
                     // A thunk: entered here, not by a step of its own.
-                    self.push_case(i, *keep);
+                    self.push_case(i, *keep)?;
                     return self.enter(s);
                 }
-                self.push_case(i, *keep);
+                self.push_case(i, *keep)?;
                 Ok(Next::Eval(*scrut))
             }
             Ir::Con(c, args) => {
@@ -313,7 +346,7 @@ impl<'a, 'rt> Machine<'a, 'rt> {
                     Ir::WordPrim { slow: next, .. } | Ir::CaseWordPrim { case: next, .. } if !self.values(args) => return Ok(Next::Eval(next)),
                     Ir::CaseWordPrim { case, .. } => {
                         let Ir::Case { keep, .. } = self.code.ir[case as usize] else { unreachable!("a case") };
-                        self.push_case(case, keep);
+                        self.push_case(case, keep)?;
                     }
                     _ => {}
                 }
@@ -321,6 +354,13 @@ impl<'a, 'rt> Machine<'a, 'rt> {
                 let r = self.prim(*p, &slots);
                 self.scratch = slots;
                 r
+            }
+            Ir::Coerce(p, body) => {
+                // See Note [Conversions keep tail calls] in `lower`.
+                if !matches!(self.conts.last(), Some((Cont::Coerce(q), _)) if q == p) {
+                    self.push_cont(Cont::Coerce(*p))?;
+                }
+                Ok(Next::Eval(*body))
             }
             Ir::Str(k) => {
                 let code = self.code;
@@ -481,6 +521,7 @@ impl<'a, 'rt> Machine<'a, 'rt> {
                 self.f.field(RET, RET, field);
                 self.enter(RET)
             }
+            Cont::Coerce(p) => self.convert(p),
         }
     }
 }

@@ -115,21 +115,21 @@ impl Machine<'_, '_> {
     /// Evaluate the thunk in slot `s`, then come back to native `c`'s
     /// frame with `word`.
     fn wait(&mut self, c: CodeId, word: u64, s: usize) -> Res<Next> {
-        self.push_native(c, word);
+        self.push_native(c, word)?;
         self.enter(s)
     }
 
     /// Come back to native `c`'s frame with `word` when the value being
     /// computed is returned.
-    fn push_native(&mut self, c: CodeId, word: u64) {
+    fn push_native(&mut self, c: CodeId, word: u64) -> Res<()> {
         let k = Cont::Native { code: c, fp: self.fp, word };
-        self.conts.push((k, self.frame_top));
+        self.push(k, self.frame_top)
     }
 
     /// Apply the function in slot `f` to the values in `args`, then come
     /// back to native `c` with `word`.
     fn call_back(&mut self, c: CodeId, word: u64, f: usize, args: &[usize]) -> Res<Next> {
-        self.push_native(c, word);
+        self.push_native(c, word)?;
         let at = self.f.depth();
         for &a in args {
             let r = self.f.push_slot(a);

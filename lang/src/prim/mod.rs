@@ -207,6 +207,13 @@ impl Prim {
         matches!(self, Prim::Add | Prim::Sub | Prim::Mul | Prim::Quot | Prim::Rem | Prim::Div | Prim::Mod | Prim::Eq | Prim::Ne | Prim::Lt | Prim::Le | Prim::Compare | Prim::ToInt)
     }
 
+    /// Is it the conversion to a numeric type that a signature's result
+    /// type asks for (`desugar::bind`'s `coerce_result`)? Converting
+    /// twice is converting once.
+    pub fn is_conversion(self) -> bool {
+        matches!(self, Prim::ToInt | Prim::ToWord64 | Prim::ToDouble | Prim::ToInteger)
+    }
+
     /// Is argument `i` passed as it is, unevaluated?
     pub fn lazy_arg(self, i: usize) -> bool {
         matches!((self, i), (Prim::Seq, 1) | (Prim::NewRef, 0) | (Prim::WriteRef, 1) | (Prim::NewArr, 1) | (Prim::WriteArr, 2))
