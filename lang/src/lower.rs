@@ -99,11 +99,11 @@
 //! stays, as nothing is saved there. The continuations now count against
 //! `-K` (See `Machine::push`), tested only when their vector is full.
 //! Measured: the loop above 320 MB to 8 MB, 1.18 s to 0.98 s;
-//! binary_trees 12 2.621G to 2.603G instructions (valgrind), MUT on
+//! binary_trees 12 2.696G to 2.603G instructions (valgrind), MUT on
 //! binary_trees 14 1.019x (1.009-1.030, `scripts/ab -n 5`). The first
 //! version, its conversion inlined into the machine's loop and the limit
-//! tested at every push, made binary_trees' MUT 10% slower with no
-//! more instructions run: the loop's code, not its work.
+//! tested at every push, ran 2.634G instructions there and took 10% more
+//! MUT: the loop's code, not its work.
 //! The alternative, knowing from the callee's signature
 //! that its result has the type already, would need each callee's arity
 //! and misses local functions and mutual recursion.
