@@ -10,7 +10,9 @@
 //! holes, partial applications, selector thunks, CAFs, and an evaluation
 //! stack in heap STACK objects (See Note [Frames on the heap stack]).
 //! The library (`lib/*.hs`: the Prelude, `Data.List`, `Data.IORef`,
-//! arrays...) is Haskell too, over the primitives of `prim`.
+//! arrays...) is Haskell too, over the primitives of `prim`; its hottest
+//! list functions also have native bodies (See Note [Native library
+//! functions] in `machine::native`).
 //!
 //! What is left out: type classes of the program's own (refused with the
 //! line), type inference (numbers are typed at run time: See Note

@@ -14,7 +14,8 @@
 //! What GHC keeps on its stack beside pointers (return addresses, frame
 //! layouts) is kept here in a Rust vector of continuations, one per
 //! pending case, update, application or selection, each naming the stack
-//! depth its frame needs kept. So the GC sees every pointer the
+//! depth its frame needs kept; they count against `+RTS -K` as GHC's
+//! frames do (See `Machine::push`). So the GC sees every pointer the
 //! computation holds, and a deep recursion grows the STACK object, not
 //! Rust's stack.
 //!
