@@ -69,6 +69,17 @@ main = do
   print (length (drop 5 [1, 2 :: Int]))
   print (take 3 (drop 1000 [1 :: Int ..]))
   print (drop 1 (undefined : [2, 3 :: Int]))
+  print (take 3 (map (* 2) [1 :: Int ..]))
+  print (map undefined ([] :: [Int]) :: [Int])
+  print (length (map undefined [1, 2, 3 :: Int] :: [Int]))
+  print (zipWith (+) [1, 2, 3] [10, 20 :: Int])
+  print (zipWith undefined ([] :: [Int]) (undefined :: [Int]) :: [Int])
+  print (take 3 (zipWith (*) [1 :: Int ..] [2 ..]))
+  print (length (zipWith undefined [1, 2 :: Int] [3, 4 :: Int] :: [Int]))
+  print (filter even [1 .. 10 :: Int])
+  print (take 3 (filter odd [1 :: Int ..]))
+  print (filter undefined ([] :: [Int]))
+  print (head (filter (> 5) ([1 .. 10] ++ undefined :: [Int])))
 "#;
 
 const EXPECTED: &str = concat!(
@@ -126,6 +137,17 @@ const EXPECTED: &str = concat!(
     "0\n",
     "[1001,1002,1003]\n",
     "[2,3]\n",
+    "[2,4,6]\n",
+    "[]\n",
+    "3\n",
+    "[11,22]\n",
+    "[]\n",
+    "[2,6,12]\n",
+    "2\n",
+    "[2,4,6,8,10]\n",
+    "[1,3,5]\n",
+    "[]\n",
+    "6\n",
 );
 
 fn compile(source: &str) -> Compiled {

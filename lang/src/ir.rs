@@ -136,6 +136,10 @@ pub enum Native {
     NumFromTo,
     /// `xs ++ ys`.
     Append,
+    /// `map f xs`.
+    Map,
+    /// `filter p xs`.
+    Filter,
     /// `lenAcc xs n`: `length`'s loop.
     LenAcc,
     /// `nth xs n`: `!!`'s loop.
@@ -146,6 +150,8 @@ pub enum Native {
     Drop,
     /// `zip xs ys`.
     Zip,
+    /// `zipWith f xs ys`.
+    ZipWith,
     /// `elemBy eq y xs`: `nub`'s test.
     ElemBy,
     /// `break p xs`.
@@ -157,15 +163,18 @@ pub enum Native {
 impl Native {
     /// Every native, with the library function it stands for and that
     /// function's arity.
-    pub const ALL: [(Native, &'static str, u32); 11] = [
+    pub const ALL: [(Native, &'static str, u32); 14] = [
         (Native::NumFrom, "numFrom", 1),
         (Native::NumFromTo, "numFromTo", 2),
         (Native::Append, "++", 2),
+        (Native::Map, "map", 2),
+        (Native::Filter, "filter", 2),
         (Native::LenAcc, "lenAcc", 2),
         (Native::Nth, "nth", 2),
         (Native::Take, "take", 2),
         (Native::Drop, "drop", 2),
         (Native::Zip, "zip", 2),
+        (Native::ZipWith, "zipWith", 3),
         (Native::ElemBy, "elemBy", 3),
         (Native::Break, "break", 2),
         (Native::Span, "span", 2),
@@ -175,7 +184,19 @@ impl Native {
     pub fn scratch(self) -> u32 {
         match self {
             Native::Break | Native::Span => 6,
+            Native::ZipWith => 4,
             _ => 3,
+        }
+    }
+
+    /// How many arguments the native applies its function argument to in
+    /// a thunk it allocates (`map`'s `f x`, `zipWith`'s `f a b`), if it
+    /// allocates such a thunk.
+    pub fn applies(self) -> Option<u32> {
+        match self {
+            Native::Map => Some(1),
+            Native::ZipWith => Some(2),
+            _ => None,
         }
     }
 }
@@ -187,6 +208,9 @@ impl Native {
 pub struct NativeBody {
     pub native: Native,
     pub suspended: CodeId,
+    /// The code of a thunk that applies its first free variable to the
+    /// rest (See `Native::applies`).
+    pub applied: Option<CodeId>,
     /// The native's frame: the arguments and its scratch slots (the
     /// Haskell body's frame, `Code::frame`, is made when it runs).
     pub frame: u32,

@@ -1,6 +1,8 @@
 //! Choosing the natives: each library function that `Native::ALL` names
 //! gets its native body, and a thunk code for the calls of it that its
-//! native leaves unevaluated, entered straight into the native (See Note [Native library functions] in
+//! native leaves unevaluated, entered straight into the native (and, for
+//! `map` and `zipWith`, a thunk code applying a function to its
+//! arguments) (See Note [Native library functions] in
 //! `machine::native`). Only the library's own definitions are chosen: a
 //! program's function of the same name is its own.
 
@@ -20,7 +22,13 @@ pub(super) fn choose(ir: &mut Vec<Ir>, codes: &mut Vec<Code>, globals: &[(String
         let body = (ir.len() - 1) as u32;
         codes.push(Code { name: format!("{name}.thk"), arity: 0, free: arity, frame, body, native: None, native_call: Some(c) });
         let suspended = (codes.len() - 1) as u32;
-        codes[c as usize].native = Some(NativeBody { native, suspended, frame });
+        let applied = native.applies().map(|k| {
+            ir.push(Ir::App(Atom::Slot(0), (1..=k).map(Atom::Slot).collect()));
+            let body = (ir.len() - 1) as u32;
+            codes.push(Code { name: format!("{name}.thk"), arity: 0, free: k + 1, frame: k + 1, body, native: None, native_call: None });
+            (codes.len() - 1) as u32
+        });
+        codes[c as usize].native = Some(NativeBody { native, suspended, applied, frame });
         chosen += 1;
     }
     debug_assert_eq!(chosen, Native::ALL.len(), "the library defines every function a native stands for");
