@@ -54,13 +54,14 @@
 //! GC finds alive and promotes, which was not traced further.
 //!
 //! Measured (`scripts/programs-vs-ghc -n 3`, MUT): `selector_leak`
-//! 1,000,000 0.23 s to 0.155 s (1 step an element; GHC `-O0`: 0.012 s),
-//! `lalr 16` 0.131 s to 0.095 s (GHC: 0.010 s); `map`, `filter` and
-//! `zipWith`: circsim 5000 0.948x (0.935-0.967, `scripts/ab -n 3`),
-//! power 100 1.007x (its machine steps 65 to 29 million); the programs
-//! whose time is in their own code, within noise. What a native cannot remove is
-//! the work of laziness itself: `selector_leak` still enters, black-holes
-//! and updates four thunks an element (docs/programs.md).
+//! 1,000,000 0.23 s to 0.155-0.179 s over three runs (1 step an
+//! element; GHC `-O0`: 0.012-0.013 s), `lalr 16` 0.131 s to 0.095 s (GHC:
+//! 0.010 s); `map`, `filter` and `zipWith`: circsim 5000 0.948x
+//! (0.935-0.967, `scripts/ab -n 3`), power 100 1.007x (its machine steps
+//! 65 to 29 million); the programs whose time is in their own code,
+//! within noise. What a native cannot remove is the work of laziness
+//! itself: `selector_leak` still enters, black-holes and updates four
+//! thunks an element (docs/programs.md).
 //!
 //! The alternative, making the whole machine faster, is what the earlier
 //! steps did (See Note [Primitives on evaluated variables] and Note
@@ -93,7 +94,8 @@ enum Evaluated {
 }
 
 /// The word a native waiting for a function's result keeps (`elemBy`,
-/// `break`, `span`); waiting for a list argument, they keep `WAIT_LIST`.
+/// `filter`, `break`, `span`); waiting for a list argument, they keep
+/// `WAIT_LIST`.
 const WAIT_TEST: u64 = 1;
 const WAIT_LIST: u64 = 0;
 
