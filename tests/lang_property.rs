@@ -1,5 +1,7 @@
 //! Random well-typed expressions (integers, comparisons of numbers,
 //! lists and tuples, `let`, `if`, `case`, lists, ranges, folds, lambdas,
+//! the list functions that also run natively (`map`, `zipWith`, `zip`,
+//! `filter`, `break`, `span`, `++`, `!!`, `take`, `drop`, `nub`),
 //! unused `undefined`s that must stay unevaluated) evaluated by
 //! gclab-lang on gclab's heap give the
 //! value a reference evaluator here gives them. Each case is one program
@@ -40,7 +42,7 @@ fn gen(r: &mut Rng, depth: u32, env: &mut Vec<i64>) -> (String, i64) {
         return (if v < 0 { format!("({v})") } else { v.to_string() }, v);
     }
     let d = depth - 1;
-    match r.below(14) {
+    match r.below(20) {
         0 => {
             let ((a, x), (b, y)) = (gen(r, d, env), gen(r, d, env));
             (format!("({a} + {b})"), x + y)
@@ -114,6 +116,44 @@ fn gen(r: &mut Rng, depth: u32, env: &mut Vec<i64>) -> (String, i64) {
             let value = if xs < ys { u } else if xs == ys || p <= q { v } else { u - v };
             let (xs, ys) = (format!("[{a} `mod` 3, {b} `mod` 3]"), format!("take ({e} `mod` 3) [{c} `mod` 3, 1]"));
             (format!("(if {xs} < {ys} then {f} else if {xs} == {ys} || ({a} `mod` 2, {xs}) <= ({c} `mod` 2, {ys}) then {g} else {f} - {g})"), value)
+        }
+        // The library's list functions that also run natively (See Note
+        // [Native library functions] in `lang/src/machine/native.rs`).
+        14 => {
+            let ((a, x), (b, y)) = (gen(r, d, env), gen(r, d, env));
+            let n = y.rem_euclid(8);
+            let value: i64 = (0..=n).map(|i| ((x + i) * (i + 1 + y)).rem_euclid(10007)).sum::<i64>().rem_euclid(10007);
+            (format!("(sum (zipWith (\\u v -> (u * v) `mod` 10007) [{a} .. {a} + ({b}) `mod` 8] (map (+ {b}) [1 ..])) `mod` 10007)"), value)
+        }
+        15 => {
+            let ((a, x), (b, y), (c, z)) = (gen(r, d, env), gen(r, d, env), gen(r, d, env));
+            let n = y.rem_euclid(12);
+            (format!("(length (fst (break (>= {c}) [{a} .. {a} + ({b}) `mod` 12])))"), (x..=x + n).take_while(|v| *v < z).count() as i64)
+        }
+        16 => {
+            let ((a, x), (b, y), (c, z)) = (gen(r, d, env), gen(r, d, env), gen(r, d, env));
+            let n = z.rem_euclid(5);
+            let k = r.int(0, 4);
+            let whole: Vec<i64> = (x..=x + n).chain(y..=y + 3).collect();
+            (format!("(([{a} .. {a} + ({c}) `mod` 5] ++ [{b} .. {b} + 3]) !! {k})"), whole[k as usize])
+        }
+        17 => {
+            let (a, x) = gen(r, d, env);
+            let (j, k) = (r.int(0, 5), r.int(0, 5));
+            (format!("(sum (take {k} (drop {j} [{a} ..])))"), (j..j + k).map(|i| x + i).sum())
+        }
+        18 => {
+            let ((a, x), (b, y), (c, z)) = (gen(r, d, env), gen(r, d, env), gen(r, d, env));
+            let mut seen = vec![x.rem_euclid(4), y.rem_euclid(4), z.rem_euclid(4), 1];
+            seen.sort();
+            seen.dedup();
+            (format!("(length (nub [{a} `mod` 4, {b} `mod` 4, {c} `mod` 4, 1]))"), seen.len() as i64)
+        }
+        19 => {
+            let ((a, x), (b, y), (c, z)) = (gen(r, d, env), gen(r, d, env), gen(r, d, env));
+            let n = y.rem_euclid(12);
+            let rest = (x..=x + n).skip_while(|v| *v < z).count() as i64;
+            (format!("(length (snd (span (< {c}) [{a} .. {a} + ({b}) `mod` 12])) + length (zip [{a} ..] (filter odd [1 .. {b} `mod` 7])))"), rest + (1..=y.rem_euclid(7)).filter(|v| v % 2 != 0).count() as i64)
         }
         _ => {
             let ((a, x), (b, y)) = (gen(r, d, env), gen(r, d, env));
