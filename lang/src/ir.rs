@@ -242,9 +242,11 @@ pub struct Compiled {
 impl Compiled {
     /// Run every library function from its Haskell definition: a
     /// reference the natives are compared with (`tests/lang_natives.rs`).
+    /// The thunks made for the natives' calls run their bodies too.
     pub fn without_natives(mut self) -> Compiled {
         for code in &mut self.codes {
             code.native = None;
+            code.native_call = None;
         }
         self
     }

@@ -103,10 +103,9 @@
 //! binary_trees 14 1.019x (1.009-1.030, `scripts/ab -n 5`). The first
 //! version, its conversion inlined into the machine's loop and the limit
 //! tested at every push, ran 2.634G instructions there and took 10% more
-//! MUT: the loop's code, not its work.
-//! The alternative, knowing from the callee's signature
-//! that its result has the type already, would need each callee's arity
-//! and misses local functions and mutual recursion.
+//! MUT: the loop's code, not its work. The alternative, knowing from the
+//! callee's signature that its result has the type already, would need
+//! each callee's arity and misses local functions and mutual recursion.
 //!
 //! Slots are given out once per code body (a binder's slot is its own for
 //! the whole body), so a join point's code and the alternatives that jump

@@ -99,6 +99,12 @@ enum Evaluated {
 const WAIT_TEST: u64 = 1;
 const WAIT_LIST: u64 = 0;
 
+/// `resumed` if a native that also waits for tests came back with its
+/// list argument's value (for `Machine::list_arg`), else None.
+fn waited_for_list(resumed: Option<u64>) -> Option<u64> {
+    resumed.filter(|&w| w == WAIT_LIST)
+}
+
 impl Machine<'_, '_> {
     /// Run the native body of code `c` in its frame (the current one):
     /// on its call (`resumed` None), or again with the value it waited
@@ -227,15 +233,19 @@ impl Machine<'_, '_> {
     /// to the values in the rest (code `c`'s `NativeBody::applied`).
     fn suspend_apply(&mut self, c: CodeId, dst: usize, fun_and_args: &[usize]) -> Res<()> {
         let body = self.code.codes[c as usize].native.expect("a code with a native body");
-        let applied = body.applied.expect("a native that applies its function lazily");
-        let r = self.f.alloc(dst, self.tables.thunks[applied as usize], fun_and_args, &[]);
-        self.grow(r)
+        self.thunk(body.applied.expect("a native that applies its function lazily"), dst, fun_and_args)
     }
 
     /// Slot `dst` := a thunk of code `c`'s function applied to `args`.
     fn suspend(&mut self, c: CodeId, dst: usize, args: &[usize]) -> Res<()> {
         let body = self.code.codes[c as usize].native.expect("a code with a native body");
-        let r = self.f.alloc(dst, self.tables.thunks[body.suspended as usize], args, &[]);
+        self.thunk(body.suspended, dst, args)
+    }
+
+    /// Slot `dst` := a thunk of code `code` whose free variables are the
+    /// values in `free`.
+    fn thunk(&mut self, code: CodeId, dst: usize, free: &[usize]) -> Res<()> {
+        let r = self.f.alloc(dst, self.tables.thunks[code as usize], free, &[]);
         self.grow(r)
     }
 
@@ -310,13 +320,12 @@ impl Machine<'_, '_> {
                 return Ok(Next::Return);
             }
             Some(WAIT_TEST) => self.f.field(xs, xs, 1),
-            Some(_) => self.f.copy(xs, RET),
-            None => {}
+            _ => {}
         }
-        match self.list(xs) {
-            List::Thunk => self.wait(c, WAIT_LIST, xs),
-            List::Nil => self.ret_con(NIL),
-            List::Cons => {
+        match self.list_arg(c, xs, waited_for_list(resumed)) {
+            Evaluated::Waits(next) => next,
+            Evaluated::Nil => self.ret_con(NIL),
+            Evaluated::Cons => {
                 self.f.field(x, xs, 0);
                 self.call_back(c, WAIT_TEST, p, &[x])
             }
@@ -477,13 +486,12 @@ impl Machine<'_, '_> {
         match resumed {
             Some(WAIT_TEST) if self.returned_true() => return Ok(Next::Return),
             Some(WAIT_TEST) => self.f.field(xs, xs, 1),
-            Some(_) => self.f.copy(xs, RET),
-            None => {}
+            _ => {}
         }
-        match self.list(xs) {
-            List::Thunk => self.wait(c, WAIT_LIST, xs),
-            List::Nil => self.ret_con(FALSE),
-            List::Cons => {
+        match self.list_arg(c, xs, waited_for_list(resumed)) {
+            Evaluated::Waits(next) => next,
+            Evaluated::Nil => self.ret_con(FALSE),
+            Evaluated::Cons => {
                 let x = fp + 3;
                 self.f.field(x, xs, 0);
                 self.call_back(c, WAIT_TEST, eq, &[x, y])
@@ -498,20 +506,18 @@ impl Machine<'_, '_> {
     /// prefix's tail selector thunks over the pair of the rest.
     fn break_span(&mut self, c: CodeId, fp: usize, resumed: Option<u64>, is_break: bool) -> Res<Next> {
         let (p, xs) = (fp, fp + 1);
-        match resumed {
-            Some(WAIT_TEST) => return self.split(c, fp, self.returned_true() == is_break),
-            Some(_) => self.f.copy(xs, RET),
-            None => {}
+        if resumed == Some(WAIT_TEST) {
+            return self.split(c, fp, self.returned_true() == is_break);
         }
-        match self.list(xs) {
-            List::Thunk => self.wait(c, WAIT_LIST, xs),
-            List::Nil => {
+        match self.list_arg(c, xs, resumed) {
+            Evaluated::Waits(next) => next,
+            Evaluated::Nil => {
                 let nil = fp + 2;
                 self.set_con(nil, NIL);
                 self.construct(RET, TUPLE2, &[nil, nil])?;
                 Ok(Next::Return)
             }
-            List::Cons => {
+            Evaluated::Cons => {
                 let x = fp + 2;
                 self.f.field(x, xs, 0);
                 self.call_back(c, WAIT_TEST, p, &[x])
