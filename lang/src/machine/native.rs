@@ -54,7 +54,7 @@
 //! GC finds alive and promotes, which was not traced further.
 //!
 //! Measured (`scripts/programs-vs-ghc -n 3`, MUT): `selector_leak`
-//! 1,000,000 0.23 s to 0.155-0.179 s over three runs (1 step an
+//! 1,000,000 0.23 s to 0.155-0.162 s over four runs (1 step an
 //! element; GHC `-O0`: 0.012-0.013 s), `lalr 16` 0.131 s to 0.095 s (GHC:
 //! 0.010 s); `map`, `filter` and `zipWith`: circsim 5000 0.948x
 //! (0.935-0.967, `scripts/ab -n 3`), power 100 1.007x (its machine steps
