@@ -569,3 +569,36 @@ fn a_backup_trace_beside_the_mutators_frees_cycles() {
         assert!(stats.concurrent_phases > 0, "lxr:{collector}: the marking is a concurrent phase");
     }
 }
+
+/// `lxr:defrag=always` as an entry of its own, for the conformance checks.
+const EVACUATING: CollectorEntry = CollectorEntry {
+    name: "lxr:defrag=always",
+    make: |_, flags| (entry("lxr").make)(Params::parse("defrag=always").unwrap(), flags),
+    ..gclab_collectors::lxr::ENTRY
+};
+
+/// Each backup trace chooses the sparsest blocks of the space, remembers
+/// the slots that point into them while it marks, and the first pause
+/// after it moves their live objects out (the collectors' Note
+/// [Evacuating in an RC pause]). lru's old entries die scattered, so its
+/// traces find sparse blocks: they are evacuated (`defrag=never` moves
+/// nothing), with copying's checksum and the counts and the heap checked
+/// after every GC; every workload under every stress setting keeps its
+/// counts and its checksum while blocks move; lazy programs print GHC's
+/// output.
+#[test]
+fn sparse_blocks_are_evacuated_in_the_pause_after_a_backup_trace() {
+    let lru = gclab_workloads::by_name("lru").unwrap();
+    let args = [20_000, 300_000, 128];
+    let copying = gclab::conformance::run_with(entry("copying"), lru, &args, "").unwrap();
+    let never = gclab::conformance::run_with(&CollectorEntry { name: "lxr:defrag=never", make: |_, flags| (entry("lxr").make)(Params::parse("defrag=never").unwrap(), flags), ..gclab_collectors::lxr::ENTRY }, lru, &args, "-A64k -DS").unwrap();
+    let moved = gclab::conformance::run_with(entry("lxr"), lru, &args, "-A64k -DS").unwrap();
+    assert_eq!((never.checksum, moved.checksum), (copying.checksum, copying.checksum));
+    assert_eq!((never.stats.defrag_gcs, never.stats.defrag_copied_bytes), (0, 0), "defrag=never evacuates nothing");
+    assert!(moved.stats.defrag_gcs > 0 && moved.stats.defrag_copied_bytes > 100_000, "lru's sparse blocks are evacuated: {} pauses evacuated {} bytes", moved.stats.defrag_gcs, moved.stats.defrag_copied_bytes);
+    assert!(moved.stats.concurrent_phases > 0, "the traces that chose them ran beside the mutators");
+    gclab::conformance::assert_conforms(&EVACUATING, gclab::conformance::STRESS_SETTINGS, "");
+    for (program, args) in [("power", "30"), ("lcss", "120"), ("treejoin", "400")] {
+        prints_ghcs_output("lxr:defrag=always", program, args);
+    }
+}

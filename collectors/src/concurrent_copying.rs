@@ -384,7 +384,7 @@ impl ConcurrentCopying {
         // See Note [Recorded values are filtered in the pause] in `nonmoving`.
         flush_barrier_records(queue, ctx.caps, &mut self.events);
         let black = &queue.marks;
-        let how = Tracing { n, marks: None, black: Some(black), defer: false, sticky: false };
+        let how = Tracing { n, marks: None, black: Some(black), defer: false, sticky: false, evacuate: None };
         // SAFETY: the runtime gives the collector the heap exclusively; a
         // marker beside it reads only the snapshot (See Note [The marker
         // runs through young GCs] in `concurrent_mark`).

@@ -43,7 +43,7 @@ use crate::gc_workers::{GcThreadPool, GcWorkers};
 use crate::line_space::{Geometry, LineSpace};
 use crate::mark::MarkBitmap;
 use crate::offered_holes::OfferedHoles;
-use crate::space_trace::{trace_into, Tracing};
+use crate::space_trace::{trace_into, Evacuate, Tracing};
 use crate::{CollectorEntry, Params};
 use gclab_core::bdescr::BlockPtr;
 use gclab_core::constants::WORD_SIZE;
@@ -97,6 +97,12 @@ impl Immix {
         &mut self.pool
     }
 
+    /// When its major GCs defragment, and their headroom in percent of the
+    /// space's blocks (`lxr`'s evacuation in its pauses chooses by them).
+    pub(crate) fn defrag_settings(&self) -> (DefragMode, usize) {
+        (self.defrag, self.headroom_percent)
+    }
+
     /// An immix collector as its parameters (`line`, `defrag`, `headroom`)
     /// and the run's flags say; `name` is the collector's, for messages
     /// (`sticky-immix` is made of one, and has taken its own parameters,
@@ -124,13 +130,15 @@ impl Immix {
     /// marks; `None`: no marking runs), and whose young objects in the
     /// holes of the blocks attached to `holes` are marked where they lie,
     /// those blocks' old objects read as marked already (sticky marks:
-    /// `lxr`'s young objects in holes; never beside a marking).
-    pub(crate) fn collect_young(&mut self, n: usize, ctx: &mut GcContext<'_>, black: Option<&MarkBitmap>, holes: Option<&MarkBitmap>) -> GcOutcome {
+    /// `lxr`'s young objects in holes; never beside a marking), and which
+    /// evacuates the blocks of the space that `evacuate` takes (`lxr`'s
+    /// evacuation in its pauses).
+    pub(crate) fn collect_young<'m>(&mut self, n: usize, ctx: &mut GcContext<'_>, black: Option<&'m MarkBitmap>, holes: Option<&'m MarkBitmap>, evacuate: Option<Evacuate<'m>>) -> GcOutcome {
         debug_assert!(black.is_none() || holes.is_none(), "no holes are offered while a marker runs");
         let oldest = ctx.heap.oldest();
         let workers = self.pool.for_collection(ctx.flags, n, ctx.help);
         let space = self.old.get_or_insert_with(|| LineSpace::new(oldest, self.geometry));
-        let how = Tracing { n, marks: holes, black: black.or(holes), defer: false, sticky: holes.is_some() };
+        let how = Tracing { n, marks: holes, black: black.or(holes), defer: false, sticky: holes.is_some(), evacuate };
         // SAFETY: the runtime gives the collector the heap exclusively
         // (core's Note [Who touches what]); a marker beside it reads only
         // its snapshot (See Note [The marker runs through young GCs] in
@@ -158,7 +166,7 @@ impl Collector for Immix {
         // generation] in the crate's root).
         let n = req.collect_gen;
         if n < oldest {
-            return self.collect_young(n, ctx, None, None);
+            return self.collect_young(n, ctx, None, None, None);
         }
         let outcome = self.collect_major(req, ctx);
         if self.holes.any() {
@@ -301,7 +309,7 @@ pub(crate) unsafe fn major(space: &LineSpace, ctx: &mut GcContext<'_>, workers: 
     old.blocks = evacuated;
     // SAFETY: as above.
     let marks = unsafe { MarkBitmap::keep_in_place(&kept) }.for_one_thread(workers.is_none());
-    let how = Tracing { n: oldest, marks: Some(&marks), black: Some(&marks), defer: false, sticky: false };
+    let how = Tracing { n: oldest, marks: Some(&marks), black: Some(&marks), defer: false, sticky: false, evacuate: None };
     // SAFETY: as above; the kept blocks are attached to `marks`.
     let (done, _) = unsafe { trace_into(space, how, ctx, workers) };
     // See Note [Counting what defragmentation copies].

@@ -305,6 +305,32 @@ impl LargeCounts {
         heads.into_iter().collect()
     }
 
+    /// Each element of the marked cards `marked`, with its object (for
+    /// the slots recorded for `lxr`'s evacuation).
+    ///
+    /// # Safety
+    /// As for `reconcile`, but the GC may not have begun.
+    // SAFETY: the caller's contract.
+    pub unsafe fn card_slots(&self, marked: &[MarkedCard], layout: Layout) -> Vec<(*mut Word, *mut Word)> {
+        let mut slots = Vec::new();
+        for m in marked.iter().filter(|m| self.shadows.contains_key(&m.head)) {
+            // SAFETY: the caller's contract: the card's object is counted.
+            let (elements, first, last) = unsafe { m.elements(layout) };
+            // SAFETY: as above.
+            let obj = unsafe { m.head.read() }.start;
+            slots.extend((first..last).map(|i| (obj, elements.wrapping_add(i))));
+        }
+        slots
+    }
+
+    /// Give every shadow value `forward` of it (`lxr`'s evacuation moved
+    /// some of the objects they name; 0 for one it freed).
+    pub fn forward_shadows(&mut self, forward: impl Fn(Word) -> Word) {
+        for v in self.shadows.values_mut().flatten() {
+            *v = forward(*v);
+        }
+    }
+
     /// The counted large objects, for the sanity checker.
     pub fn objects(&self) -> Vec<*mut Word> {
         // SAFETY: a counted group is in use (the module's invariant).

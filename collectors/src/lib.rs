@@ -59,6 +59,7 @@ pub mod copying;
 pub mod decrement_thread;
 pub mod defrag;
 pub mod evacuate;
+pub mod evacuating;
 pub mod from_space;
 pub mod gc_thread;
 pub mod gc_workers;

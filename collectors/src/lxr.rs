@@ -44,11 +44,14 @@
 //! they lie (`holes=PERCENT` of `-A`, default 0; `young_in_holes`, See
 //! Note [Young objects in holes] there).
 //!
-//! Not here yet (LXR has it): evacuating fragmented blocks in RC pauses
-//! (only a backup trace in a pause defragments).
+//! The most fragmented blocks, chosen when a backup trace begins, are
+//! evacuated at the first RC pause after it ends, with the slots that
+//! point into them remembered meanwhile (`lxr::evacuation`, See Note
+//! [Evacuating in an RC pause] there).
 
 mod concurrent_trace;
 mod entry;
+mod evacuation;
 mod reclaim;
 mod trace_in_pause;
 mod young_in_holes;
@@ -120,6 +123,10 @@ pub struct Lxr {
     age: bool,
     /// Test-only faults and schedules (See `entry::Faults`).
     faults: entry::Faults,
+    /// The blocks to evacuate at a pause after the backup trace that
+    /// chose them (See Note [Evacuating in an RC pause] in
+    /// `lxr::evacuation`).
+    evacuation: Option<evacuation::Evacuation>,
 }
 
 /// Where an RC pause's decrements are done: on a thread beside the
@@ -251,6 +258,7 @@ impl Collector for Lxr {
         let in_pause = major && (!self.concurrent_trace || req.reason == GcReason::Explicit || req.heap_full);
         let mut outcome = if in_pause {
             self.drop_marking(ctx);
+            self.drop_evacuation();
             // SAFETY: as above.
             unsafe { self.backup_trace(req, ctx) }
         } else {
@@ -382,8 +390,16 @@ impl Lxr {
         let taken = unsafe { self.take_back_holes(ctx.heap, &mut holes) };
         let marking = self.marking.as_ref();
         let room = marking.and_then(|m| m.make_room(ctx.flags, req.collect_gen));
-        let mut outcome = self.immix.collect_young(req.collect_gen, ctx, marking.map(|m| m.marks()), (!taken.is_empty()).then_some(&holes));
+        let holes_taken = (!taken.is_empty()).then_some(&holes);
+        let (mut outcome, moved) = if self.evacuates_now() {
+            // SAFETY: as above; the logs and cards were taken before it.
+            unsafe { self.young_gc_evacuating(req.collect_gen, ctx, logs, &cards, holes_taken) }
+        } else {
+            (self.immix.collect_young(req.collect_gen, ctx, marking.map(|m| m.marks()), holes_taken, None), evacuation::Moved::default())
+        };
         drop(room);
+        let (mut lowered, mut uncounted, logs) = (lowered, uncounted, moved.logs(logs));
+        moved.forward_pause(&mut lowered, &mut uncounted);
         if !taken.is_empty() {
             // The young objects marked in holes are promoted where they lie.
             for t in outcome.threads.iter_mut() {
@@ -411,6 +427,11 @@ impl Lxr {
                 unsafe { self.tables.attach(BlockPtr(BlockDesc::of(p)), true) };
             }
         }
+        // A moved object keeps its count, and its fields stay counted.
+        let copies = moved.copies();
+        placed.retain(|p| !copies.contains(p));
+        moved.set_counts();
+        self.lines.placed(moved.copy_sizes());
         // SAFETY: the GC holds the heap.
         let adopted = unsafe { self.large.adopt(&ctx.heap.gens[oldest], &mut self.tables, layout) };
         for &p in &adopted {
@@ -420,7 +441,7 @@ impl Lxr {
         // The fields to raise: each logged field's current value, and the
         // old objects' fields whose young values have just become old.
         let mut slots = Vec::with_capacity(logs.len() + uncounted.len());
-        for e in logs {
+        for e in &logs {
             // SAFETY: a logged object is old and live (See Note [A shrunk
             // object's logged fields]).
             if !self.faults.lose_increments && unsafe { still_inside(layout, e.obj, e.slot) } {
@@ -447,6 +468,9 @@ impl Lxr {
         weaks.extend_from_slice(&raised.weaks);
         tally.add(raised.tally);
         self.lines.placed(raised.sizes);
+        // SAFETY: the GC is over; the placed objects are live and old, the
+        // logs' slots checked as above, the cards taken in this pause.
+        unsafe { self.record_for_evacuation(&placed, &logs, &cards, layout) };
         if let Some(m) = self.marking.as_mut() {
             // Every value the written cards held, before `reconcile` takes
             // the new ones (See Note [Every value a written card held] in
@@ -489,7 +513,9 @@ impl Lxr {
             // the last thread's deaths gave is added to it (`collect`).
             self.immix.parts(oldest).0.sweep_record(0)
         };
-        outcome.region = Some(judged.into_iter().fold(add_sweeps(sweep, hole_sweep), add_sweeps));
+        let mut region = judged.into_iter().fold(add_sweeps(sweep, hole_sweep), add_sweeps);
+        moved.record(&mut region);
+        outcome.region = Some(region);
         if self.decrements.concurrent {
             self.decrements.handed = Some((layout, work));
         } else {
@@ -601,7 +627,7 @@ fn promote_at_once(heap: &mut Heap) {
 /// # Safety
 /// `obj` is a live object, old (not moved by the minor GC).
 // SAFETY: the caller's contract: the header is a live object's.
-unsafe fn still_inside(layout: Layout, obj: *mut Word, slot: *mut Word) -> bool {
+pub(super) unsafe fn still_inside(layout: Layout, obj: *mut Word, slot: *mut Word) -> bool {
     // SAFETY: the caller's contract.
     let size = unsafe { layout.size_of(obj, info_of_header(load_header(obj))) };
     (slot as usize) < obj as usize + size * std::mem::size_of::<Word>()

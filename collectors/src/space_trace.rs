@@ -3,14 +3,18 @@
 //! from-space, trace with every GC thread's oldest to-space an allocator
 //! of the space, install. A major GC marks the blocks it keeps in place;
 //! blocks it leaves in the generation are from-space, and their live
-//! objects move into the space (`immix`'s defragmentation).
+//! objects move into the space (`immix`'s defragmentation). A minor GC
+//! may take blocks of the space as an increment too, with the slots that
+//! point into them (`lxr`'s evacuation in its pauses).
 
-use crate::from_space;
+use crate::from_space::{self, Increment};
 use crate::gc_thread::GcThread;
 use crate::gc_workers::GcWorkers;
 use crate::mark::MarkBitmap;
+use crate::roots::RememberedSlot;
 use crate::space::Space;
-use crate::trace::{outcome, team_size, trace_with};
+use crate::trace::{outcome, team_size, trace_remembering};
+use gclab_core::bdescr::BlockPtr;
 use gclab_core::constants::Word;
 use gclab_core::heap::Heap;
 use gclab_core::{GcContext, GcOutcome};
@@ -31,6 +35,20 @@ pub(crate) struct Tracing<'m> {
     /// The marks of the blocks kept in place are sticky: what is marked
     /// already is old, what is not is young (`GcThread::sticky`).
     pub sticky: bool,
+    /// Blocks of the space a minor GC evacuates too (See `Evacuate`).
+    pub evacuate: Option<Evacuate<'m>>,
+}
+
+/// Blocks of the space that a minor GC takes as an increment (See Note
+/// [Increments] in `from_space`): their live objects move into the space.
+pub(crate) struct Evacuate<'m> {
+    /// Does the increment take this block of the space?
+    pub takes: &'m dyn Fn(BlockPtr) -> bool,
+    /// Every slot outside from-space that points into the increment.
+    pub remembered: &'m [RememberedSlot],
+    /// Called when tracing is over and before from-space is freed, while
+    /// each moved object's old place still holds its forwarding header.
+    pub before_freeing: &'m mut dyn FnMut(),
 }
 
 /// Trace a collection whose oldest generation lives in `space`: prepare
@@ -45,7 +63,10 @@ pub(crate) struct Tracing<'m> {
 pub(crate) unsafe fn trace_into(space: &dyn Space, how: Tracing<'_>, ctx: &mut GcContext<'_>, workers: Option<(&GcWorkers, bool)>) -> (GcOutcome, Vec<*mut Word>) {
     let Heap { layout, blocks, gens, .. } = &mut *ctx.heap;
     let (layout, blocks, count, oldest) = (*layout, &*blocks, gens.len(), gens.len() - 1);
-    let from = from_space::prepare(gens, how.n, layout);
+    let takes = how.evacuate.as_ref().map(|e| Increment { gen: oldest, takes: e.takes });
+    // SAFETY: the caller's contract.
+    let from = unsafe { from_space::prepare_partial(gens, ctx.caps, how.n, layout, takes) };
+    let remembered = how.evacuate.as_ref().map_or(&[][..], |e| e.remembered);
     let make = || {
         let mut gct = GcThread::new(layout, how.n, count, blocks);
         gct.to[oldest].space = Some(space.allocator(blocks, how.black));
@@ -54,7 +75,11 @@ pub(crate) unsafe fn trace_into(space: &dyn Space, how: Tracing<'_>, ctx: &mut G
         gct.sticky = how.sticky;
         gct
     };
-    let mut threads = trace_with(&make, gens, ctx.caps, ctx.stable_ptrs, ctx.leader, workers);
+    // SAFETY: the caller's contract, and `Evacuate`'s for the slots.
+    let mut threads = unsafe { trace_remembering(&make, gens, ctx.caps, ctx.stable_ptrs, remembered, ctx.leader, workers) };
+    if let Some(e) = how.evacuate {
+        (e.before_freeing)();
+    }
     // Tracing is over; from-space holds nothing live. (This finishes the
     // space's allocators too.)
     from_space::install(from, gens, ctx.caps, blocks, &mut threads, how.n);

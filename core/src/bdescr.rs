@@ -55,6 +55,12 @@ pub const BF_CLAIM: u32 = 1 << 7;
 /// block may lack `BF_EVACUATED` meanwhile (See the collectors'
 /// `concurrent_copying`).
 pub const BF_COPYING_OUT: u32 = 1 << 8;
+/// A reference-counting collector will evacuate this old block at its
+/// next pause: while its backup trace runs, the slots that point into the
+/// block are remembered (See the collectors' `lxr::evacuation`). Set and
+/// cleared by that collector, between GCs; the block is also on no list
+/// that promotion allocates from.
+pub const BF_EVACUATING: u32 = 1 << 9;
 
 /// The live map of an unswept single block: one bit per word (bit `i % 64`
 /// of entry `i / 64` for word `i`), set at least for each live object's

@@ -255,6 +255,9 @@ impl Lxr {
     /// runs.
     // SAFETY: the caller's contract.
     pub(super) unsafe fn begin_marking(&mut self, ctx: &mut GcContext<'_>) {
+        // SAFETY: the caller's contract; an evacuation pending was done by
+        // this pause.
+        let remember = unsafe { self.choose_evacuation(ctx) };
         let old = &ctx.heap.gens[ctx.heap.oldest()];
         let snapshot_words = old.n_words;
         let snapshot: Vec<BlockPtr> = old.blocks.iter().chain(&old.large_objects).copied().collect();
@@ -269,6 +272,10 @@ impl Lxr {
         }
         let megablocks = MegablockSet::of(&snapshot);
         let queue = MarkQueue::new(Snapshot { marks, megablocks }, ctx.heap.layout);
+        let queue = match remember {
+            Some(slots) => queue.remembering(slots),
+            None => queue,
+        };
         queue.push(self.roots.iter().chain(self.stacks.values().flatten()).copied());
         if self.faults.hold_marker != HoldMarker::No {
             queue.hold();
@@ -372,7 +379,7 @@ impl Lxr {
         let gone = |v: Word| unsafe { v != 0 && (load_header(v as *const Word) == 0 || !survives(marks, v as *const Word)) };
         self.decrements.waiting.retain(|&v| !gone(v));
         self.stacks.retain(|&stack, _| !gone(stack as Word));
-        let judged: Vec<(BlockPtr, LiveMap)> = blocks.iter().map(|&bd| (bd, marks.bits(bd))).collect();
+        let mut judged: Vec<(BlockPtr, LiveMap)> = blocks.iter().map(|&bd| (bd, marks.bits(bd))).collect();
         for (bd, bits) in &judged {
             // SAFETY: a block of the space, with its table.
             if let Some(t) = side_table_of(unsafe { bd.read() }.start) {
@@ -400,6 +407,9 @@ impl Lxr {
         for &(bd, bits) in &judged {
             self.lines.recounted(bd, live_words(&bits));
         }
+        let geometry = self.immix.parts(oldest).0.geometry();
+        // SAFETY: the caller's contract: the marks are complete.
+        unsafe { self.keep_chosen_blocks(&mut judged, geometry) };
         let (space, _) = self.immix.parts(oldest);
         // SAFETY: the caller's contract; no allocator runs now, and every
         // live object of the blocks is marked. The judging zeroes the

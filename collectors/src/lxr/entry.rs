@@ -41,7 +41,7 @@ pub const ENTRY: CollectorEntry = CollectorEntry {
         let immix = Immix::from_params(params, "lxr", &["bits", "decrements", "batch", "dthreads", "age", "concurrent", "help", "trace", "holes"])?;
         let faults = Faults::from_env();
         let decrements = Decrements { concurrent, per_pause: decrements, help, behind: false, waiting: Vec::new(), thread: DecrementThread::new(batch, dthreads), handed: None, unreported: None };
-        Ok(Box::new(Lxr { immix, tables: SideTables::with_counts(bits), roots: Vec::new(), decrements, stacks: HashMap::new(), large: LargeCounts::default(), lines: LazyLines::default(), holes: OfferedHoles::outside_holes(holes), underflows: 0, events: Vec::new(), synced_logs: Vec::new(), marking: None, concurrent_trace, age, faults }))
+        Ok(Box::new(Lxr { immix, tables: SideTables::with_counts(bits), roots: Vec::new(), decrements, stacks: HashMap::new(), large: LargeCounts::default(), lines: LazyLines::default(), holes: OfferedHoles::outside_holes(holes), underflows: 0, events: Vec::new(), synced_logs: Vec::new(), marking: None, concurrent_trace, age, faults, evacuation: None }))
     },
 };
 
