@@ -13,7 +13,7 @@ use std::collections::HashMap;
 /// The registry entry.
 pub const ENTRY: CollectorEntry = CollectorEntry {
     name: "lxr",
-    description: "LXR-style deferred, coalescing reference counting over an Immix space (counts of bits=2|4|8 bits in side metadata, a field-logging barrier, RC pauses lowering at most decrements=N counts, default 200000; dthreads=N threads lowering counts beside the mutators, default 2; a backup trace for cycles beside the mutators (trace=concurrent, the default) or in a stop-the-world GC (trace=pause); holes=PERCENT of -A offered to the mutators as the space's holes after each pause, default 0; line, defrag, headroom as immix)",
+    description: "LXR-style deferred, coalescing reference counting over an Immix space (counts of bits=2|4|8 bits in side metadata, a field-logging barrier, RC pauses lowering at most decrements=N counts, default 200000; dthreads=N threads lowering counts beside the mutators, default 2; a backup trace for cycles beside the mutators (trace=concurrent, the default) or in a stop-the-world GC (trace=pause); holes=PERCENT of -A offered to the mutators as the space's holes after each pause, default 0; line, defrag, headroom as immix, defrag=never also keeping the pause after each backup trace from evacuating sparse blocks)",
     flags: "-G2",
     make: |mut params, flags| {
         if flags.generations != 2 {
