@@ -602,3 +602,24 @@ fn sparse_blocks_are_evacuated_in_the_pause_after_a_backup_trace() {
         prints_ghcs_output("lxr:defrag=always", program, args);
     }
 }
+
+/// The slots remembered into the blocks an RC pause evacuates are what
+/// keeps the old objects that point into them right: with them dropped
+/// (`GCLAB_LXR_FAULT=lose-remembered`) the sanity checker after the
+/// evacuating pause must find old fields pointing into freed blocks.
+#[test]
+fn a_lost_remembered_slot_is_caught_by_the_sanity_checker() {
+    let run = |fault: &str| {
+        Command::new(env!("CARGO_BIN_EXE_gclab"))
+            .args(["run", "--collector", "lxr", "lru", "20000", "300000", "128", "+RTS", "-A64k", "-DS"])
+            .env("GCLAB_LXR_FAULT", fault)
+            .output()
+            .unwrap()
+    };
+    let good = run("none");
+    assert!(good.status.success(), "{}", String::from_utf8_lossy(&good.stderr));
+    let bad = run("lose-remembered");
+    let err = String::from_utf8_lossy(&bad.stderr);
+    assert!(!bad.status.success(), "the lost slots went unnoticed");
+    assert!(err.contains("heap sanity check failed"), "{err}");
+}

@@ -68,6 +68,12 @@ pub(super) struct Faults {
     /// snapshot value (See Note [Every value a written card held] in
     /// `lxr::concurrent_trace`).
     pub net_shadows: bool,
+    /// `GCLAB_LXR_FAULT=lose-remembered`: the evacuating pause after a
+    /// backup trace is given none of the slots recorded into the blocks
+    /// it moves (See Note [Evacuating in an RC pause] in
+    /// `lxr::evacuation`), so old objects are left pointing into freed
+    /// blocks; the sanity checker after that pause must catch it.
+    pub lose_remembered: bool,
     /// `GCLAB_LXR_HOLD_MARKER`, a schedule, not a fault: when the marker
     /// of a backup trace begins its work (See `HoldMarker`).
     pub hold_marker: HoldMarker,
@@ -99,6 +105,7 @@ impl Faults {
             lose_increments: fault == "lose-increments",
             lose_deletions: fault == "lose-deletions",
             net_shadows: fault == "net-shadows",
+            lose_remembered: fault == "lose-remembered",
             hold_marker: match std::env::var("GCLAB_LXR_HOLD_MARKER").as_deref() {
                 Ok("1") => HoldMarker::UntilPause,
                 Ok("stop") => HoldMarker::UntilStop,

@@ -336,7 +336,10 @@ impl Lxr {
         taken.sort_unstable();
         let in_space: HashSet<BlockPtr> = gen.blocks.iter().chain(gen.large_objects.iter()).copied().collect();
         // SAFETY: the caller's contract.
-        let remembered = unsafe { self.remembered_slots(&e, logs, cards, &in_space, layout, oldest) };
+        let mut remembered = unsafe { self.remembered_slots(&e, logs, cards, &in_space, layout, oldest) };
+        if self.faults.lose_remembered {
+            remembered.clear();
+        }
         // `take_increment` takes each block's used words off the
         // generation's count; the space counts the words of its live
         // objects there.
