@@ -44,7 +44,7 @@
 //! they lie (`holes=PERCENT` of `-A`, default 0; `young_in_holes`, See
 //! Note [Young objects in holes] there).
 //!
-//! The most fragmented blocks, chosen when a backup trace begins, are
+//! The sparsest blocks by count, chosen when a backup trace begins, are
 //! evacuated at the first RC pause after it ends, with the slots that
 //! point into them remembered meanwhile (`lxr::evacuation`, See Note
 //! [Evacuating in an RC pause] there).
@@ -427,11 +427,13 @@ impl Lxr {
                 unsafe { self.tables.attach(BlockPtr(BlockDesc::of(p)), true) };
             }
         }
-        // A moved object keeps its count, and its fields stay counted.
-        let copies = moved.copies();
-        placed.retain(|p| !copies.contains(p));
-        moved.set_counts();
-        self.lines.placed(moved.copy_sizes());
+        if !moved.is_empty() {
+            // A moved object keeps its count, and its fields stay counted.
+            let copies = moved.copies();
+            placed.retain(|p| !copies.contains(p));
+            moved.set_counts();
+            self.lines.placed(moved.copy_sizes());
+        }
         // SAFETY: the GC holds the heap.
         let adopted = unsafe { self.large.adopt(&ctx.heap.gens[oldest], &mut self.tables, layout) };
         for &p in &adopted {
@@ -441,7 +443,7 @@ impl Lxr {
         // The fields to raise: each logged field's current value, and the
         // old objects' fields whose young values have just become old.
         let mut slots = Vec::with_capacity(logs.len() + uncounted.len());
-        for e in &logs {
+        for e in logs.iter() {
             // SAFETY: a logged object is old and live (See Note [A shrunk
             // object's logged fields]).
             if !self.faults.lose_increments && unsafe { still_inside(layout, e.obj, e.slot) } {

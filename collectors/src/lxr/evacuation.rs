@@ -68,7 +68,7 @@ use super::Lxr;
 use crate::defrag::{self, DefragMode};
 use crate::evacuating::{in_evacuating_block, SlotsInto};
 use crate::line_space::{clear_dead_words, Geometry};
-use crate::ref_count::counted;
+use crate::ref_count::{counted, counted_fields};
 use crate::roots::RememberedSlot;
 use crate::space_trace::Evacuate;
 use crate::large_counts::MarkedCard;
@@ -78,6 +78,7 @@ use gclab_core::constants::{Word, BLOCK_WORDS};
 use gclab_core::object::{forward_target, info_of_header, is_forwarded, load_header, Layout};
 use gclab_core::side_metadata::side_table_of;
 use gclab_core::{GcContext, GcOutcome, RegionSweep};
+use std::borrow::Cow;
 use std::collections::HashSet;
 use std::sync::Arc;
 
@@ -147,9 +148,17 @@ impl Moved {
         (s < m.old + m.words * size_of::<Word>()).then(|| (m.new + (s - m.old)) as *mut Word)
     }
 
+    /// Did this pause move nothing?
+    pub(super) fn is_empty(&self) -> bool {
+        self.blocks.is_empty()
+    }
+
     /// This pause's field logs, forwarded; those of objects left behind
     /// dropped.
-    pub(super) fn logs(&self, logs: &[FieldLog]) -> Vec<FieldLog> {
+    pub(super) fn logs<'a>(&self, logs: &'a [FieldLog]) -> Cow<'a, [FieldLog]> {
+        if self.is_empty() {
+            return Cow::Borrowed(logs);
+        }
         logs.iter().filter_map(|e| Some(FieldLog { obj: self.value(e.obj as Word)? as *mut Word, slot: self.slot(e.slot)?, ..*e })).collect()
     }
 
@@ -157,6 +166,9 @@ impl Moved {
     /// values `lowered` (those left behind dropped) and the old objects'
     /// fields `uncounted`.
     pub(super) fn forward_pause(&self, lowered: &mut Vec<Word>, uncounted: &mut Vec<*mut Word>) {
+        if self.is_empty() {
+            return;
+        }
         lowered.retain_mut(|v| self.value(*v).map(|n| *v = n).is_some());
         uncounted.retain_mut(|s| self.slot(*s).map(|n| *s = n).is_some());
     }
@@ -269,7 +281,7 @@ impl Lxr {
         };
         for &p in placed {
             // SAFETY: the caller's contract.
-            let (slots, n) = unsafe { crate::ref_count::counted_fields(layout, p) };
+            let (slots, n) = unsafe { counted_fields(layout, p) };
             (0..n).for_each(|i| note(p, slots.wrapping_add(i)));
         }
         // SAFETY: the caller's contract (See Note [A shrunk object's
