@@ -120,10 +120,15 @@ fn lxr_is_clean_under_memcheck() {
     // Counts in side tables attached and detached as blocks come and go,
     // the field-logging barrier (large arrays' tail blocks included),
     // blocks judged again by their counts and freed, the backup trace
-    // beside the mutators and, in a pause, its recount; with two
-    // capabilities and two GC threads.
+    // beside the mutators and, in a pause, its recount, and the
+    // evacuation of sparse blocks after it; with two capabilities and two
+    // GC threads.
     let runs = [("lxr", &["-A8k", "-DS"][..]), ("lxr:bits=2,trace=pause", &["-N2", "-A8k", "-qb0", "-DS"][..])];
     memcheck_each(&runs, &[("binary-trees", &["8"][..]), ("lru", &["200", "2000", "64"][..]), ("mutable-graph", &["200", "2000"][..]), ("large-arrays", &["40", "8192"][..]), ("gc-api", &["200"][..])]);
+    // A run long enough for a backup trace to choose sparse blocks and the
+    // next pause to evacuate them (the collectors' Note [Evacuating in an
+    // RC pause]).
+    memcheck_each(&[("lxr:defrag=always", &["-A8k", "-DS"][..])], &[("lru", &["2000", "40000", "128"][..])]);
 }
 
 #[test]
