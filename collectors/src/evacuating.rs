@@ -8,9 +8,22 @@
 //! object the recorder was scanning, and held an address in a flagged
 //! block; what it holds later is checked again before it is used.
 
-use gclab_core::bdescr::{BlockDesc, BF_EVACUATING};
+use gclab_core::bdescr::{BlockDesc, BlockPtr, BF_EVACUATING};
 use gclab_core::constants::Word;
 use std::sync::Mutex;
+
+/// Is block `bd` flagged `BF_EVACUATING`? (Read atomically: a marker
+/// thread reads the flags beside the collector.)
+///
+/// # Safety
+/// `bd` is the descriptor of a block in use.
+// SAFETY: the caller's contract: the descriptor is live.
+#[inline(always)]
+pub unsafe fn is_evacuating(bd: BlockPtr) -> bool {
+    // SAFETY: the caller's contract.
+    let flags = unsafe { BlockDesc::load_flags(bd.0) };
+    flags & BF_EVACUATING != 0
+}
 
 /// Is `v` (zero, or an address that was an object's when it was read) an
 /// address in a block flagged `BF_EVACUATING`?
@@ -22,7 +35,7 @@ use std::sync::Mutex;
 #[inline(always)]
 pub unsafe fn in_evacuating_block(v: Word) -> bool {
     // SAFETY: the caller's contract.
-    v != 0 && unsafe { BlockDesc::load_flags(BlockDesc::of(v as *mut Word)) } & BF_EVACUATING != 0
+    v != 0 && unsafe { is_evacuating(BlockPtr(BlockDesc::of(v as *mut Word))) }
 }
 
 /// Slots recorded, each with the object that holds it.

@@ -379,9 +379,9 @@ impl Lxr {
         // age once]): the old values logged that were counted, and the
         // old objects' fields that point at young objects uncounted.
         // SAFETY: a logged old value is an object address, not moved yet.
-        let lowered: Vec<Word> = logs.iter().map(|e| e.old).filter(|&v| unsafe { counted(v) }.is_some()).collect();
+        let mut lowered: Vec<Word> = logs.iter().map(|e| e.old).filter(|&v| unsafe { counted(v) }.is_some()).collect();
         // SAFETY: the GC holds the heap and has not begun.
-        let uncounted = unsafe { young_fields(ctx.caps, oldest, layout) };
+        let mut uncounted = unsafe { young_fields(ctx.caps, oldest, layout) };
         // SAFETY: the GC holds the heap, before promotion.
         let judged = unsafe { self.judge_for_promotion(ctx) };
         self.immix.parts(oldest).0.record_placements();
@@ -398,7 +398,7 @@ impl Lxr {
             (self.immix.collect_young(req.collect_gen, ctx, marking.map(|m| m.marks()), holes_taken, None), evacuation::Moved::default())
         };
         drop(room);
-        let (mut lowered, mut uncounted, logs) = (lowered, uncounted, moved.logs(logs));
+        let logs = moved.logs(logs);
         moved.forward_pause(&mut lowered, &mut uncounted);
         if !taken.is_empty() {
             // The young objects marked in holes are promoted where they lie.

@@ -65,7 +65,7 @@
 //! itself, and defragments by its own rule.
 
 use super::Lxr;
-use crate::defrag::{self, DefragMode};
+use crate::defrag::DefragMode;
 use crate::evacuating::{in_evacuating_block, SlotsInto};
 use crate::line_space::{clear_dead_words, Geometry};
 use crate::ref_count::{counted, counted_fields};
@@ -132,6 +132,11 @@ impl Moved {
         Some(self.objects[i].new)
     }
 
+    /// Forward each of `values`, dropping those left behind.
+    pub(super) fn values(&self, values: &mut Vec<Word>) {
+        values.retain_mut(|v| self.value(*v).map(|n| *v = n).is_some());
+    }
+
     /// `value`, with 0 for an object left behind.
     pub(super) fn value_or_zero(&self, v: Word) -> Word {
         self.value(v).unwrap_or(0)
@@ -169,7 +174,7 @@ impl Moved {
         if self.is_empty() {
             return;
         }
-        lowered.retain_mut(|v| self.value(*v).map(|n| *v = n).is_some());
+        self.values(lowered);
         uncounted.retain_mut(|s| self.slot(*s).map(|n| *s = n).is_some());
     }
 
@@ -201,12 +206,6 @@ impl Moved {
 /// The most live words (by count) a block may hold to be evacuated: a
 /// quarter of it (See Note [Evacuating in an RC pause]).
 const MOST_LIVE_WORDS: usize = BLOCK_WORDS / 4;
-
-/// Is `bd`, a block of the space in use, flagged for evacuation?
-pub(super) fn is_evacuating(bd: BlockPtr) -> bool {
-    // SAFETY: the caller's: a block in use has a live descriptor.
-    unsafe { bd.read() }.has(BF_EVACUATING)
-}
 
 impl Lxr {
     /// A backup trace begins: choose the blocks to evacuate after it (See
@@ -245,12 +244,7 @@ impl Lxr {
             return None;
         }
         blocks.sort_unstable();
-        let (space, _) = self.immix.parts(oldest);
-        // SAFETY: the caller's contract.
-        for b in unsafe { defrag::census(space) }.iter().filter(|b| blocks.binary_search(&b.bd).is_ok()) {
-            gen.n_free_words -= b.free_words;
-        }
-        space.forget(&blocks);
+        gen.n_free_words -= self.immix.parts(oldest).0.forget(&blocks);
         for &bd in &blocks {
             // SAFETY: the caller's contract.
             unsafe { bd.get() }.flags |= BF_EVACUATING;
@@ -434,8 +428,8 @@ impl Lxr {
     /// blocks: the root buffer, the decrements waiting, the stacks (their
     /// own addresses and kept slots) and the big objects' shadows.
     fn forward_kept(&mut self, moved: &Moved) {
-        self.roots.retain_mut(|v| moved.value(*v).map(|n| *v = n).is_some());
-        self.decrements.waiting.retain_mut(|v| moved.value(*v).map(|n| *v = n).is_some());
+        moved.values(&mut self.roots);
+        moved.values(&mut self.decrements.waiting);
         let stacks = std::mem::take(&mut self.stacks);
         for (stack, mut kept) in stacks {
             kept.iter_mut().for_each(|v| *v = moved.value_or_zero(*v));

@@ -28,7 +28,7 @@
 //! swap-remove per block, at the price of every other owner of the list
 //! keeping that place up to date.
 
-use super::evacuation::is_evacuating;
+use crate::evacuating::is_evacuating;
 use super::{in_snapshot, Lxr};
 use crate::decrement_thread::Deaths;
 use crate::ref_count::Tally;
@@ -151,7 +151,8 @@ impl Lxr {
         let gen = &mut gens[oldest];
         let short = wanted.checked_sub(gen.n_free_words).filter(|&w| w > 0)?;
         let holes = &self.holes;
-        // SAFETY: the caller's contract.
+        // SAFETY: the caller's contract; a block with dead words is in use,
+        // its descriptor live for `is_evacuating`.
         let judged = unsafe { self.lines.judge_dirty(short, |bd| holes.contains(bd) || is_evacuating(bd), gen, layout) };
         let (space, _) = self.immix.parts(oldest);
         // SAFETY: the caller's contract; no allocator runs now.
