@@ -145,11 +145,35 @@ fn heap_overflow_on_any_capability_ends_the_run_with_ghcs_error() {
 
 #[test]
 fn the_sequential_collectors_run_several_capabilities_too() {
-    for (name, setting) in [("copying", "-N2 -A8k -DS"), ("compacting", "-N3 -A8k -c -DS"), ("mark-sweep", "-N2 -qg -A8k -DS")] {
+    for (name, setting) in [("copying", "-N2 -A8k -DS"), ("compacting", "-N3 -qn1 -A8k -c -DS"), ("mark-sweep", "-N2 -qg -A8k -DS")] {
         let entry = gclab_collectors::by_name(name).unwrap();
         let c = check_collector(entry, &[setting]).unwrap_or_else(|e| panic!("{e}"));
         assert!(c.gcs > 0);
     }
+}
+
+#[test]
+fn compacting_marks_and_updates_on_several_gc_threads() {
+    // See Note [Marking a compaction in parallel] in the collectors'
+    // `compacting`: every workload, its checksum and the sanity checker
+    // after every GC, with two and three GC threads marking and updating.
+    let compacting = gclab_collectors::by_name("compacting").unwrap();
+    let c = assert_conforms(compacting, &["-N2 -qn2 -qb0 -A8k -DS", "-N3 -qn3 -A16k -G3 -DS", "--gc-every=7 -N2 -qn2 -qb0 -A8k -DS"], "");
+    assert!(c.gcs > 0);
+    // The major GCs of a run with two GC threads compact, each on both
+    // threads (a pool thread late for all of one run's GCs is allowed:
+    // any of five runs must have shared the work).
+    let w = gclab_workloads::by_name("binary-trees").unwrap();
+    let serial = run_with(compacting, w, &[14], "-c").unwrap();
+    let shared = (0..5).any(|_| {
+        let r = run_with(compacting, w, &[14], "-N2 -qn2 -qb0 -A64k -c").unwrap();
+        assert_eq!(r.checksum, serial.checksum);
+        let major = &r.stats.gens[1];
+        assert!(major.collections > 0 && major.compactions == major.collections, "every major GC compacts: {major:?}");
+        assert_eq!(major.par_collections, major.collections, "every major GC is parallel");
+        r.stats.work_balance_percent() > 0.0
+    });
+    assert!(shared, "no work was shared between the GC threads in five runs");
 }
 
 static NIL_INFO: gclab_core::InfoTable = gclab_core::InfoTable::static_constr("Nil", "List", "Test");

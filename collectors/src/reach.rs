@@ -90,6 +90,21 @@ impl Reach {
         self.furthest[block] = EVERYWHERE;
     }
 
+    /// The reach of the same blocks as recorded by several GC threads
+    /// (each its own `Reach`, of the same blocks): each block's furthest
+    /// over all of them.
+    pub fn merged(all: impl Iterator<Item = Reach>) -> Reach {
+        let mut all = all;
+        let mut merged = all.next().expect("a compaction has at least one GC thread");
+        for other in all {
+            assert_eq!(other.furthest.len(), merged.furthest.len(), "GC threads record the reach of the same blocks");
+            for (m, o) in merged.furthest.iter_mut().zip(&other.furthest) {
+                *m = (*m).max(*o);
+            }
+        }
+        merged
+    }
+
     /// Do all the pointers of block `block`'s objects lie in blocks
     /// numbered below `k` (and so, for the identity prefix `k`, in
     /// blocks that do not move)?
@@ -121,5 +136,23 @@ mod tests {
         assert!(!reach.stays_below(1, 2) && reach.stays_below(1, 3));
         assert!(!reach.stays_below(2, 4), "a block with an object of another kind is always visited");
         assert!(reach.stays_below(3, 0), "a block whose objects point nowhere");
+    }
+
+    #[test]
+    fn the_reach_of_several_threads_is_each_blocks_furthest_over_all() {
+        // Two GC threads scan objects of the same blocks (See Note
+        // [Marking a compaction in parallel] in `compacting`).
+        let (mut a, mut b) = (Reach::new(3), Reach::new(3));
+        a.scanning(Some(0));
+        a.points_to(0);
+        b.scanning(Some(0));
+        b.points_to(2);
+        b.scanning(Some(1));
+        b.points_to(0);
+        a.holds_other(2);
+        let merged = Reach::merged([a, b].into_iter());
+        assert!(!merged.stays_below(0, 2) && merged.stays_below(0, 3), "block 0 reaches block 2 through the second thread's scan");
+        assert!(merged.stays_below(1, 1), "block 1 was scanned by the second thread only");
+        assert!(!merged.stays_below(2, 3), "a block one thread found holding another kind of object is always visited");
     }
 }
