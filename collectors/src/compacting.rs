@@ -33,8 +33,9 @@
 //!
 //! Measured on binary-trees 20 (2-core machine, 2026-11-27): at `-N2`,
 //! where compacting had run every collection on one GC thread, its major
-//! GCs take 0.81x (0.79-0.92, `scripts/ab -n 3`) and the whole run 0.83x.
-//! Per major GC phase at `-N2`, two GC threads against one (totals over
+//! GCs take 0.865x (0.83-0.92, `scripts/ab -n 5`), its minor GCs 0.74x
+//! and the whole run 0.82x; lru 500000 4000000's major GCs 0.80x. Per
+//! major GC phase at `-N2`, two GC threads against one (totals over
 //! 34-35 major GCs): marking 0.85-0.90 s against 1.08 s, update 0.10-0.11
 //! s against 0.15, plan and slide 0.12-0.14 s on one thread either way.
 //! The marking gains less than the parallel copying collector does (its
