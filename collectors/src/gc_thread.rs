@@ -428,10 +428,23 @@ impl<'h> GcThread<'h> {
         }
     }
 
+    /// `alloc_to` when the bump fails: a run of cells lent for objects of
+    /// this size, if one has room, else `alloc_to_slower` (See Note [Runs
+    /// a space lends] in `lent_runs`: why this is a leaf of its own).
     #[cold]
+    #[inline(never)]
     fn alloc_to_slow(&mut self, gen: usize, words: usize) -> *mut Word {
+        match self.to[gen].lent.bump_cell(words) {
+            Some(p) => p,
+            None => self.alloc_to_slower(gen, words),
+        }
+    }
+
+    /// A new run from the generation's space, or a fresh to-space block.
+    #[cold]
+    fn alloc_to_slower(&mut self, gen: usize, words: usize) -> *mut Word {
         if self.to[gen].space.is_some() {
-            return self.alloc_in_space(gen, words);
+            return self.place_in_space(gen, words);
         }
         let ts = &mut self.to[gen];
         if let Some(old) = ts.current.take() {
