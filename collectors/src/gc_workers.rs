@@ -112,7 +112,7 @@
 //! the GC] in core's `gc_help`).
 
 use crate::work_stealing::Heartbeats;
-use std::sync::atomic::{AtomicBool, AtomicU64, AtomicU8, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicU8, AtomicUsize, Ordering};
 use gclab_core::gc_help::HelpBoard;
 use gclab_core::lock::Lock;
 use gclab_core::RtsFlags;
@@ -510,6 +510,14 @@ fn watchdog(w: &Watched, timeout: Duration) {
             }
         }
     }
+}
+
+/// The next `chunk` items of `items` not yet claimed through `next`, if
+/// any: how the threads of one `GcWorkers::run` job share a list, each
+/// item taken by exactly one of them.
+pub fn claim_chunk<'a, T>(next: &AtomicUsize, items: &'a [T], chunk: usize) -> Option<&'a [T]> {
+    let start = next.fetch_add(chunk, Ordering::Relaxed);
+    (start < items.len()).then(|| &items[start..(start + chunk).min(items.len())])
 }
 
 /// The stall timeout: `GCLAB_GC_STALL_SECONDS`, else 60 s.

@@ -32,12 +32,12 @@
 //!
 //! Measured: see docs/lxr.md ("Increments on the GC threads").
 
-use crate::gc_workers::{Arrival, GcWorkers};
+use crate::gc_workers::{claim_chunk, Arrival, GcWorkers};
 use crate::ref_count::{counted_fields, increment, Tally};
 use gclab_core::constants::Word;
 use gclab_core::info::ClosureType;
 use gclab_core::object::{info_of_header, load_header, Layout};
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::AtomicUsize;
 use std::sync::Mutex;
 
 /// Objects or slots a thread claims at a time: large enough that the
@@ -183,8 +183,7 @@ pub unsafe fn raise_all(workers: Option<&GcWorkers>, layout: Layout, promoted: &
 
 /// The next chunk of `items` not yet claimed, if any.
 fn claim<'a, T>(next: &AtomicUsize, items: &'a [T]) -> Option<&'a [T]> {
-    let start = next.fetch_add(CHUNK, Ordering::Relaxed);
-    (start < items.len()).then(|| &items[start..(start + CHUNK).min(items.len())])
+    claim_chunk(next, items, CHUNK)
 }
 
 #[cfg(test)]

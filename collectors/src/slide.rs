@@ -108,7 +108,7 @@
 //! whose objects have already moved.
 
 use crate::gc_thread::GcThread;
-use crate::gc_workers::{Arrival, Company, GcWorkers};
+use crate::gc_workers::{claim_chunk, Arrival, Company, GcWorkers};
 use crate::mark::{MarkBitmap, MAP_WORDS};
 use crate::megablock_set::MegablockSet;
 use crate::popcount;
@@ -120,7 +120,7 @@ use gclab_core::constants::{Word, BLOCK_WORDS, WORD_SIZE};
 use gclab_core::info::{ClosureType, InfoTable};
 use gclab_core::object::{info_of_header, weak_field, Layout};
 use gclab_core::stable_ptr::StablePtrTable;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::AtomicUsize;
 
 /// Where one block's live words go.
 #[derive(Debug, Clone, Copy)]
@@ -167,12 +167,6 @@ unsafe impl Sync for Part {}
 /// Parts a GC thread claims at once: few enough that the threads end
 /// together, many enough that claiming is rare.
 const PARTS_AT_ONCE: usize = 16;
-
-/// The next `PARTS_AT_ONCE` parts not yet claimed, if any.
-fn claim_parts<'a>(next: &AtomicUsize, parts: &'a [Part]) -> Option<&'a [Part]> {
-    let start = next.fetch_add(PARTS_AT_ONCE, Ordering::Relaxed);
-    (start < parts.len()).then(|| &parts[start..(start + PARTS_AT_ONCE).min(parts.len())])
-}
 
 /// Move `n` words from `from` down to `to` (at or below it: See Note
 /// [Sliding is safe]).
@@ -355,7 +349,7 @@ impl Compaction {
         parts.extend((0..self.blocks.len()).filter(|&i| !(i < self.prefix && reach.stays_below(i, self.prefix))).map(Part::Compacted));
         let next = AtomicUsize::new(0);
         let job = |_thread: usize, _: Option<&Company>| {
-            while let Some(chunk) = claim_parts(&next, &parts) {
+            while let Some(chunk) = claim_chunk(&next, &parts, PARTS_AT_ONCE) {
                 // SAFETY: the caller's contract; each part is one thread's.
                 unsafe { self.fix_parts(marks, layout, chunk) };
             }
