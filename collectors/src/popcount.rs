@@ -7,8 +7,9 @@
 //! 64-word chunk it plans. The baseline x86-64 that Rust targets has no
 //! popcount instruction, so `count_ones` compiles to a dozen shifts,
 //! masks and a multiply: 15% of the update pass on binary-trees 20. So
-//! the update pass (`Compaction::update_pointers`) is compiled twice, its
-//! body inlined into a function with the feature enabled
+//! the update pass's loop over the objects of its parts
+//! (`Compaction::fix_parts`) is compiled twice, its body inlined into a
+//! function with the feature enabled
 //! (`#[target_feature]`), and `available()` (a cached test of the
 //! processor) chooses which copy runs. (A generic "run this closure with
 //! popcount" does not work: the closure is not inlined into the function

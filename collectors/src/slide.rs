@@ -74,8 +74,8 @@
 //! block's copies, one large object, or one compacted block's marked
 //! objects (`Part`), and each thread claims 16 parts at a time from a
 //! shared counter until none is left, as `lxr`'s increments are raised
-//! (`parallel_increments`); the roots and the GC's own lists, a few
-//! thousand slots, stay with the caller. Each part's loop is compiled
+//! (`parallel_increments`); the roots and the GC's own lists of objects
+//! stay with the caller. Each part's loop is compiled
 //! with the popcount instruction behind one test per claim (See Note
 //! [Counting with the popcount instruction] in `popcount`). With two
 //! threads on binary-trees 20 (2-core machine) the pass takes 0.10-0.11
