@@ -37,16 +37,15 @@
 //! and the whole run 0.82x; lru 500000 4000000's major GCs 0.80x. Per
 //! major GC phase at `-N2`, two GC threads against one (totals over
 //! 34-35 major GCs): marking 0.85-0.90 s against 1.08 s, update 0.10-0.11
-//! s against 0.15, plan and slide 0.12-0.14 s on one thread either way.
+//! s against 0.15, plan and slide 0.11-0.14 s on one thread either way.
 //! The marking gains less than the parallel copying collector does (its
 //! major GCs 1.47x faster at two threads): a marking thread marks each
 //! object with two locked instructions (the claim, which sets the bits of
 //! its words, and its start bit: See Note [Object starts] in `mark`),
 //! where one thread alone uses plain stores (Note [One thread marks]),
-//! and the major GCs' CPU time
-//! rose from 1.2 s to 2.1 s. `perf` puts two thirds of the marking's own
-//! samples on those two instructions, which also keep the next object's
-//! header load from overlapping them.
+//! and the major GCs' CPU time rose from 1.2 s to 2.1 s. `perf` puts two
+//! thirds of the marking's own samples on those two instructions, which
+//! also keep the next object's header load from overlapping them.
 
 use crate::copying::copy_collect;
 use crate::gc_thread::GcThread;
