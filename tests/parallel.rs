@@ -160,9 +160,9 @@ fn compacting_marks_and_updates_on_several_gc_threads() {
     let compacting = gclab_collectors::by_name("compacting").unwrap();
     let c = assert_conforms(compacting, &["-N2 -qn2 -qb0 -A8k -DS", "-N3 -qn3 -A16k -G3 -DS", "--gc-every=7 -N2 -qn2 -qb0 -A8k -DS"], "");
     assert!(c.gcs > 0);
-    // The major GCs of a run with two GC threads compact, each on both
-    // threads (a pool thread late for all of one run's GCs is allowed:
-    // any of five runs must have shared the work).
+    // In a run with two GC threads every major GC compacts and is a GC of
+    // both threads, and the threads share work (a pool thread late for all
+    // of one run's GCs is allowed: any of five runs must have shared).
     let w = gclab_workloads::by_name("binary-trees").unwrap();
     let serial = run_with(compacting, w, &[14], "-c").unwrap();
     let shared = (0..5).any(|_| {

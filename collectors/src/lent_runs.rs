@@ -41,8 +41,9 @@
 //! one function each promoted object paid its prologue, six registers
 //! saved and restored. Split, the GC instructions under cachegrind fell
 //! 4.4% under `nonmoving:mark=sync` and mark-sweep on binary-trees 17 at
-//! `-F100` (minor GCs only), 6.3% and 2.1% on gcbench 16, 3.8% under
-//! mark-sweep on lru 50000 300000 128; copying and immix 1.000x. On the
+//! `-F100` (minor GCs only), 6.3% under nonmoving and 2.1% under
+//! mark-sweep on gcbench 16, 3.8% under mark-sweep on lru 50000 300000
+//! 128; copying and immix 1.000x. On the
 //! clock (`scripts/ab -n 5`, 2-core), nonmoving's minor GCs on
 //! binary-trees 20 0.95x (0.95-1.02); mark-sweep's on fibheaps 400000 at
 //! `-M84m` did not move (1.015x, 0.93-1.06, 7 rounds). Both halves stay
