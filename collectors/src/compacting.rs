@@ -24,12 +24,12 @@
 //! thread records the reach of the blocks whose objects it scans (See
 //! Note [Blocks whose pointers stay put] in `reach`), and the joined reach
 //! is each block's furthest over all threads (`Reach::merged`), since a
-//! block's objects may be scanned by any of them. The update pass is
-//! shared too (See Note [Updating on several threads] in `slide`); the
-//! plan and the slide stay on the leader: each is a walk in list order
-//! whose every step depends on the one before (the destination cursor,
-//! Note [Sliding is safe]), and together they took 6% of binary-trees
-//! 20's major GC time at one GC thread and 11% at two.
+//! block's objects may be scanned by any of them. The update pass and
+//! the slide are shared too (See Notes [Updating on several threads] and
+//! [Sliding on several threads] in `slide`); the plan stays on the
+//! leader, a walk in list order whose every step depends on the one
+//! before (the destination cursor), 3-5% of binary-trees 20's major GC
+//! time.
 //!
 //! Measured on binary-trees 20 (2-core machine, 2026-11-27): at `-N2`,
 //! where compacting had run every collection on one GC thread, its major
@@ -37,7 +37,8 @@
 //! and the whole run 0.82x; lru 500000 4000000's major GCs 0.80x. Per
 //! major GC phase at `-N2`, two GC threads against one (totals over
 //! 34-35 major GCs): marking 0.85-0.90 s against 1.08 s, update 0.10-0.11
-//! s against 0.15, plan and slide 0.11-0.14 s on one thread either way.
+//! s against 0.15, plan and slide 0.11-0.14 s on the leader (before the
+//! slide was shared, which did not shorten it on two cores).
 //! The marking gains less than the parallel copying collector does (its
 //! major GCs 1.47x faster at two threads): a marking thread marks each
 //! object with two locked instructions (the claim, which sets the bits of
@@ -63,13 +64,21 @@ pub const ENTRY: CollectorEntry = CollectorEntry {
     name: "compacting",
     description: "copying for young generations; the oldest marked and compacted in place (GHC's -c)",
     flags: "-c",
-    make: |params, _| params.finish(ENTRY.name, &[]).map(|()| Box::new(Compacting::default()) as Box<dyn Collector>),
+    make: |params, _| {
+        params.finish(ENTRY.name, &[])?;
+        let slow_leader = std::env::var("GCLAB_COMPACTING_FAULT").is_ok_and(|f| f == "slow-leader");
+        Ok(Box::new(Compacting { pool: GcThreadPool::default(), slow_leader }))
+    },
 };
 
-/// The compacting collector: its state is the GC thread pool (`-qn`).
-#[derive(Default)]
+/// The compacting collector: its GC thread pool (`-qn`), and a fault.
 pub struct Compacting {
     pool: GcThreadPool,
+    /// The test-only fault `GCLAB_COMPACTING_FAULT=slow-leader`: the leader
+    /// pauses before each block it slides, so that the other GC threads
+    /// overtake it and must wait for its blocks (See Note [Sliding on
+    /// several threads] in `slide`); without those waits the checks fail.
+    slow_leader: bool,
 }
 
 impl Collector for Compacting {
@@ -84,7 +93,7 @@ impl Collector for Compacting {
     fn collect(&mut self, req: &GcRequest, ctx: &mut GcContext<'_>) -> GcOutcome {
         let workers = self.pool.for_collection(ctx.flags, req.collect_gen, ctx.help);
         if req.compact_oldest && req.is_major(ctx.heap) && ctx.heap.gens.len() > 1 {
-            compact_collect(req, ctx, workers)
+            compact_collect(req, ctx, workers, self.slow_leader)
         } else {
             copy_collect(req, ctx, workers)
         }
@@ -92,9 +101,9 @@ impl Collector for Compacting {
 }
 
 /// A major collection that compacts the oldest generation in place: it
-/// is marked by the GC threads `workers` gives (See Note [Marking a
-/// compaction in parallel]), then planned, updated and slid by the leader.
-fn compact_collect(req: &GcRequest, ctx: &mut GcContext<'_>, workers: Option<(&GcWorkers, bool)>) -> GcOutcome {
+/// is marked, updated and slid by the GC threads `workers` gives, and
+/// planned by the leader (See Note [Marking a compaction in parallel]).
+fn compact_collect(req: &GcRequest, ctx: &mut GcContext<'_>, workers: Option<(&GcWorkers, bool)>, slow_leader: bool) -> GcOutcome {
     let Heap { layout, blocks, gens, .. } = &mut *ctx.heap;
     let n = req.collect_gen;
     // The oldest generation's blocks stay where they are: take them out of
@@ -121,7 +130,7 @@ fn compact_collect(req: &GcRequest, ctx: &mut GcContext<'_>, workers: Option<(&G
         let reach = Reach::merged(threads.iter_mut().filter_map(|t| t.reach.take()));
         let compaction = Compaction::plan(&marks, in_place);
         compaction.update_pointers(&mut threads, ctx.caps, ctx.stable_ptrs, &reach, workers.map(|(w, _)| w));
-        let kept = compaction.slide(&marks, &mut blocks.lock());
+        let kept = compaction.slide(&marks, &mut blocks.lock(), workers.map(|(w, _)| w), slow_leader);
         (threads, kept)
     };
     for bd in kept {
