@@ -253,9 +253,11 @@ pub struct Compaction {
     prefix: usize,
 }
 
-// SAFETY: the GC threads share a compaction only in the update pass,
-// which reads its plan and writes none of it; the addresses it holds are
-// of blocks the GC holds.
+// SAFETY: the GC threads share a compaction only in the update pass and
+// the slide, which read its plan and write none of it (what they write is
+// the heap's words, each slot or block one thread's: See Notes [Updating
+// on several threads] and [Sliding on several threads]); the addresses it
+// holds are of blocks the GC holds.
 unsafe impl Sync for Compaction {}
 
 impl Compaction {
