@@ -28,7 +28,7 @@
 //! the slide are shared too (See Notes [Updating on several threads] and
 //! [Sliding on several threads] in `slide`); the plan stays on the
 //! leader, a walk in list order whose every step depends on the one
-//! before (the destination cursor), 3-5% of binary-trees 20's major GC
+//! before (the destination cursor), 3-6% of binary-trees 20's major GC
 //! time.
 //!
 //! Measured on binary-trees 20 (2-core machine, 2026-11-27): at `-N2`,
