@@ -42,9 +42,12 @@ fn parallel_workloads_share_the_work_among_capabilities_and_gc_threads() {
     // A pool thread that comes in after the leader has finished a GC does
     // none of it (See Note [Late GC threads] in the collectors'
     // `gc_workers`). On a loaded machine (the test suite's other tests, a
-    // build) the pool threads can be late for every GC of a run, so that
-    // work is shared is asked of any of five runs; each run's output and
-    // GC counts are checked.
+    // build) the pool threads can be late for every GC of a run, and a
+    // capability's thread late for every task (`par_map` hands tasks out
+    // as they are asked for: capability 0 took all of gcbench's in one
+    // run of the full suite), so that work is shared, by the mutators and
+    // by the GC threads, is asked of any of five runs; each run's output
+    // and GC counts are checked.
     for (name, args) in [("binary-trees", [14]), ("gcbench", [14])] {
         let w = gclab_workloads::by_name(name).unwrap();
         let serial = run_with(parallel(), w, &args, "").unwrap();
@@ -52,12 +55,11 @@ fn parallel_workloads_share_the_work_among_capabilities_and_gc_threads() {
             let shared = (0..5).any(|_| {
                 let r = run_with(parallel(), w, &args, rts).unwrap();
                 assert_eq!(r.checksum, serial.checksum, "{name} +RTS {rts}");
-                let caps_allocating = r.stats.cap_allocated_bytes.iter().filter(|&&b| b > 0).count();
-                assert!(caps_allocating > 1, "{name} +RTS {rts}: only {caps_allocating} capability allocated");
                 assert_eq!(r.stats.par_collections(), r.stats.gcs, "{name} +RTS {rts}: every GC is parallel");
-                r.stats.work_balance_percent() > 0.0
+                let caps_allocating = r.stats.cap_allocated_bytes.iter().filter(|&&b| b > 0).count();
+                caps_allocating > 1 && r.stats.work_balance_percent() > 0.0
             });
-            assert!(shared, "{name} +RTS {rts}: no work was shared between GC threads in five runs");
+            assert!(shared, "{name} +RTS {rts}: in none of five runs did several capabilities allocate and the GC threads share work");
         }
     }
 }
