@@ -225,3 +225,23 @@ fn natives_take_a_step_where_definitions_take_several() {
     assert!(native <= 1, "{native} steps an element with the natives");
     assert!(defined >= 19, "{defined} steps an element from the definitions");
 }
+
+#[test]
+fn a_constructor_with_many_strict_fields_keeps_each_field() {
+    // A constructor's wrapper evaluates its `!` fields, one case each
+    // (`constructor_wrapper` in `lower`, whose unit test checks that no
+    // case's binder is an argument): with sixty of them, run under the
+    // sanity checker, each field keeps its own value.
+    let fields = 60;
+    let source = format!(
+        "data Wide = Wide{}\n\nfieldsOf :: Wide -> [Int]\nfieldsOf (Wide {}) = [{}]\n\nmain :: IO ()\nmain = print (fieldsOf (Wide {}))\n",
+        " !Int".repeat(fields),
+        (0..fields).map(|k| format!("f{k}")).collect::<Vec<_>>().join(" "),
+        (0..fields).map(|k| format!("f{k}")).collect::<Vec<_>>().join(", "),
+        (0..fields).map(|k| (k * 7 + 1).to_string()).collect::<Vec<_>>().join(" "),
+    );
+    let expected = format!("[{}]\n", (0..fields).map(|k| (k * 7 + 1).to_string()).collect::<Vec<_>>().join(","));
+    let (out, stop) = run(&compile(&source), "copying");
+    assert!(stop.is_none(), "{stop:?}");
+    assert_eq!(out, expected);
+}

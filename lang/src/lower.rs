@@ -112,8 +112,8 @@
 //! to it agree on where every variable is.
 
 use crate::ir::{Alloc, Atom, Code, CodeId, Compiled, GlobalInit, Ir, IrId};
-use crate::program::{GlobalDef, Program};
-use crate::term::{CasePat, JoinId, Local, Term};
+use crate::program::{ConInfo, GlobalDef, Program};
+use crate::term::{CasePat, ConId, JoinId, Local, Term};
 use std::collections::{BTreeSet, HashMap, HashSet};
 
 mod live;
@@ -168,6 +168,21 @@ pub fn lower(prog: Program) -> Compiled {
     Compiled { ir, codes, globals, strings, cons: prog.cons, main: prog.main }
 }
 
+/// The function a constructor of some arity is as a value: its arguments,
+/// and a body that evaluates its `!` fields (one case each) and builds it.
+/// The arguments count down from the top of the locals; the cases'
+/// binders come below all of them, so that none stands for an argument.
+fn constructor_wrapper(c: ConId, info: &ConInfo) -> (Vec<Local>, Term) {
+    let args: Vec<Local> = (0..info.arity).map(|k| u32::MAX - k).collect();
+    let mut body = Term::Con(c, args.iter().map(|a| Term::Local(*a)).collect());
+    for (k, (a, strict)) in args.iter().zip(&info.strict).enumerate() {
+        if *strict {
+            body = Term::Case(Box::new(Term::Local(*a)), u32::MAX - info.arity - k as u32, vec![(CasePat::Default, body)]);
+        }
+    }
+    (args, body)
+}
+
 /// Each top-level value's code, in the order of `prog.globals`.
 fn lower_globals(l: &mut Lower<'_>, prog: &Program) -> Vec<(String, GlobalInit)> {
     let mut globals = Vec::new();
@@ -181,13 +196,7 @@ fn lower_globals(l: &mut Lower<'_>, prog: &Program) -> Vec<(String, GlobalInit)>
                 if info.arity == 0 {
                     GlobalInit::Con(*c)
                 } else {
-                    let args: Vec<Local> = (0..info.arity).map(|k| u32::MAX - k).collect();
-                    let mut body = Term::Con(*c, args.iter().map(|a| Term::Local(*a)).collect());
-                    for (a, strict) in args.iter().zip(&info.strict) {
-                        if *strict {
-                            body = Term::Case(Box::new(Term::Local(*a)), u32::MAX - 100 - a, vec![(CasePat::Default, body)]);
-                        }
-                    }
+                    let (args, body) = constructor_wrapper(*c, info);
                     GlobalInit::Fun(l.code(&info.name, &args, &[], &body))
                 }
             }
@@ -618,6 +627,27 @@ fn free_vars(t: &Term, bound: &mut Vec<Local>, out: &mut BTreeSet<Local>) {
 #[cfg(test)]
 mod tests {
     use crate::ir::{Atom, Compiled, Ir};
+    use crate::program::ConInfo;
+    use crate::term::Term;
+
+    /// A constructor of 60 `!` fields: every case's binder differs from
+    /// every argument. (The binders were once `u32::MAX - 100 - a` for
+    /// argument `a`: a subtraction that wrapped below zero, a panic with
+    /// overflow checks on, which the front end's fuzzer found, and from
+    /// the forty-first field on the number of another field's argument.)
+    #[test]
+    fn a_wrappers_case_binders_are_not_its_arguments() {
+        let info = ConInfo { name: "Wide".into(), type_name: "Wide".into(), module: "Main".into(), arity: 60, index: 0, siblings: vec![0], labels: Vec::new(), strict: vec![true; 60], infix_prec: None };
+        let (args, mut body) = super::constructor_wrapper(0, &info);
+        let mut binders = Vec::new();
+        while let Term::Case(_, binder, mut alts) = body {
+            binders.push(binder);
+            body = alts.pop().expect("one alternative").1;
+        }
+        assert!(matches!(body, Term::Con(0, ref fields) if fields.len() == 60));
+        assert_eq!(binders.len(), 60);
+        assert!(binders.iter().all(|b| !args.contains(b)), "a case binder is an argument: {binders:?}");
+    }
 
     fn compiled(body: &str) -> Compiled {
         crate::compile(&[("known.hs".to_string(), body.to_string())]).unwrap()
