@@ -78,6 +78,15 @@ fn qg_and_qn_decide_which_collections_are_parallel() {
     assert_eq!(r.stats.gc_threads, 1);
 }
 
+/// The standard output and error of a run of gclab with `args` and the
+/// environment `envs`, which must succeed.
+fn output_of(args: &[&str], envs: &[(&str, &str)]) -> (String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_gclab")).args(args).envs(envs.iter().copied()).output().expect("gclab starts");
+    let (stdout, stderr) = (String::from_utf8_lossy(&out.stdout).into_owned(), String::from_utf8_lossy(&out.stderr).into_owned());
+    assert!(out.status.success(), "{args:?} {envs:?}: {stderr}");
+    (stdout, stderr)
+}
+
 fn gclab(args: &[&str], envs: &[(&str, &str)]) -> (Option<i32>, String, Duration) {
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_gclab"));
     cmd.args(args).stdout(Stdio::null()).stderr(Stdio::piped());
@@ -120,14 +129,8 @@ fn without_balancing_the_leader_does_the_parts_of_gc_threads_that_are_late() {
     // back 20 ms at every GC, so the leader does every part, capability
     // 1's roots included, and the other thread is cancelled.
     let args = ["run", "binary-trees", "12", "+RTS", "-N2", "-qn2", "-qb", "-A64k", "-DS", "-s", "-RTS"];
-    let run = |envs: &[(&str, &str)]| {
-        let out = Command::new(env!("CARGO_BIN_EXE_gclab")).args(args).envs(envs.iter().copied()).output().expect("gclab starts");
-        let (stdout, stderr) = (String::from_utf8_lossy(&out.stdout).into_owned(), String::from_utf8_lossy(&out.stderr).into_owned());
-        assert!(out.status.success(), "{envs:?}: {stderr}");
-        (stdout, stderr)
-    };
-    let (on_time, _) = run(&[]);
-    let (late, report) = run(&[("GCLAB_GC_FAULT", "late")]);
+    let (on_time, _) = output_of(&args, &[]);
+    let (late, report) = output_of(&args, &[("GCLAB_GC_FAULT", "late")]);
     assert!(late.contains("long lived tree") && late == on_time, "the same trees with late GC threads:\n{late}\nagainst\n{on_time}");
     assert!(report.contains("Parallel GC work balance: 0.00%"), "the leader did all the work: {report}");
     // The eventlog says when each GC thread came in: thread 1 never did.
@@ -186,16 +189,9 @@ fn a_compactions_blocks_wait_for_their_destinations_when_gc_threads_slide_them()
     // threads] in the collectors' `slide`): without the waits, lru stops
     // with an internal error and gcbench counts fewer nodes.
     for args in [&["lru", "20000", "200000", "128"][..], &["gcbench", "12"][..]] {
-        let run = |envs: &[(&str, &str)]| {
-            let mut cmd = Command::new(env!("CARGO_BIN_EXE_gclab"));
-            cmd.args(["run", "--collector", "compacting"]).args(args).args(["+RTS", "-N2", "-qn2", "-qb0", "-A64k", "-DS", "-s", "-RTS"]);
-            let out = cmd.envs(envs.iter().copied()).output().expect("gclab starts");
-            let (stdout, stderr) = (String::from_utf8_lossy(&out.stdout).into_owned(), String::from_utf8_lossy(&out.stderr).into_owned());
-            assert!(out.status.success(), "{args:?} {envs:?}: {stderr}");
-            (stdout, stderr)
-        };
-        let (plain, _) = run(&[]);
-        let (slowed, report) = run(&[("GCLAB_COMPACTING_FAULT", "slow-leader")]);
+        let args = [&["run", "--collector", "compacting"][..], args, &["+RTS", "-N2", "-qn2", "-qb0", "-A64k", "-DS", "-s", "-RTS"]].concat();
+        let (plain, _) = output_of(&args, &[]);
+        let (slowed, report) = output_of(&args, &[("GCLAB_COMPACTING_FAULT", "slow-leader")]);
         assert_eq!(slowed, plain, "{args:?}: the same output with the leader held back");
         assert!(report.contains("Gen  1") && !report.contains("Gen  1         0 colls"), "{args:?}: major GCs compacted: {report}");
     }

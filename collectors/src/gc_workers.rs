@@ -520,6 +520,17 @@ pub fn claim_chunk<'a, T>(next: &AtomicUsize, items: &'a [T], chunk: usize) -> O
     (start < items.len()).then(|| &items[start..(start + chunk).min(items.len())])
 }
 
+/// Run `job` on every GC thread of `workers` as they come in
+/// (`Arrival::Open`), or on the caller alone when there are none; `abort`
+/// as for `GcWorkers::run`. A GC thread's panic ends the run, naming
+/// `what` the job was doing.
+pub fn run_shared(workers: Option<&GcWorkers>, job: &(dyn Fn(usize, Option<&Company>) + Sync), abort: &(dyn Fn() + Sync), what: &str) {
+    match workers {
+        Some(w) if w.threads() > 1 => w.run(job, abort, Arrival::Open, &|_| true).unwrap_or_else(|why| panic!("{what}: {why}")),
+        _ => job(0, None),
+    }
+}
+
 /// The stall timeout: `GCLAB_GC_STALL_SECONDS`, else 60 s.
 pub fn stall_timeout_from_env() -> Duration {
     let secs = std::env::var("GCLAB_GC_STALL_SECONDS").ok().and_then(|s| s.parse::<f64>().ok()).filter(|s| *s > 0.0).unwrap_or(60.0);

@@ -32,7 +32,7 @@
 //!
 //! Measured: see docs/lxr.md ("Increments on the GC threads").
 
-use crate::gc_workers::{claim_chunk, Arrival, GcWorkers};
+use crate::gc_workers::{claim_chunk, run_shared, GcWorkers};
 use crate::ref_count::{counted_fields, increment, Tally};
 use gclab_core::constants::Word;
 use gclab_core::info::ClosureType;
@@ -170,10 +170,7 @@ pub unsafe fn raise_all(workers: Option<&GcWorkers>, layout: Layout, promoted: &
         }
         parts.lock().expect("no thread panics holding it").push(mine);
     };
-    match workers {
-        Some(w) => w.run(&job, &|| {}, Arrival::Open, &|_| true).unwrap_or_else(|why| panic!("raising counts: {why}")),
-        None => job(0, None),
-    }
+    run_shared(workers, &job, &|| {}, "raising counts");
     let mut raised = Raised::default();
     for part in parts.into_inner().expect("no thread panicked holding it") {
         raised.absorb(part);

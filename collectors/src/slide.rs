@@ -141,7 +141,7 @@
 //! whose objects have already moved.
 
 use crate::gc_thread::GcThread;
-use crate::gc_workers::{claim_chunk, Arrival, Company, GcWorkers};
+use crate::gc_workers::{claim_chunk, run_shared, Company, GcWorkers};
 use crate::mark::{MarkBitmap, MAP_WORDS};
 use crate::megablock_set::MegablockSet;
 use crate::popcount;
@@ -443,10 +443,7 @@ impl Compaction {
                 unsafe { self.fix_parts(marks, layout, chunk) };
             }
         };
-        match workers {
-            Some(w) if w.threads() > 1 => w.run(&job, &|| {}, Arrival::Open, &|_| true).unwrap_or_else(|why| panic!("updating a compaction's pointers: {why}")),
-            _ => job(0, None),
-        }
+        run_shared(workers, &job, &|| {}, "updating a compaction's pointers");
     }
 
     /// Fix the pointers of the objects of `parts`, compiled with the
@@ -543,10 +540,7 @@ impl Compaction {
                 }
             }
         };
-        match workers {
-            Some(w) if w.threads() > 1 => w.run(&job, &|| failed.store(true, Ordering::Relaxed), Arrival::Open, &|_| true).unwrap_or_else(|why| panic!("sliding a compaction: {why}")),
-            _ => job(0, None),
-        }
+        run_shared(workers, &job, &|| failed.store(true, Ordering::Relaxed), "sliding a compaction");
         let mut kept = Vec::new();
         for (i, bd) in self.blocks.into_iter().enumerate() {
             let d = bd.get();
