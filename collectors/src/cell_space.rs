@@ -44,7 +44,7 @@ use crate::lent_runs::MAX_CELL_WORDS;
 use crate::space::{Placement, Run, Space, SpaceAllocator};
 use crate::sweep::{cell_is_live, clear_dead_cells, live_cells, SweepMode, Sweeps, Unswept};
 use gclab_core::bdescr::{BlockPtr, BF_EVACUATED, BF_MARK_IN_PLACE, BF_UNSWEPT};
-use gclab_core::block_alloc::BlockAllocator;
+use gclab_core::block_alloc::{BlockAllocator, BlockRuns};
 use gclab_core::constants::{Word, BLOCK_WORDS, WORD_SIZE};
 use gclab_core::generation::Generation;
 use gclab_core::lock::Lock;
@@ -248,13 +248,14 @@ impl CellSpace {
                 partial[d.space_info as usize - 1].push(bd);
             }
         }
-        let mut unswept = Vec::new();
+        let (mut unswept, mut empty) = (Vec::new(), BlockRuns::new());
         for bd in marked {
             // SAFETY: the caller's contract.
             let d = unsafe { bd.get() };
             let live = marks.live_words(bd);
             if live == 0 {
-                blocks.free_group(bd);
+                // SAFETY: a block with nothing live, of the heap's allocator.
+                unsafe { empty.push(bd) };
                 continue;
             }
             let class = d.space_info as usize - 1;
@@ -284,6 +285,7 @@ impl CellSpace {
             }
         }
         drop(partial);
+        blocks.free_runs(empty);
         if !unswept.is_empty() {
             self.sweeps.defer(unswept, marks, CLASSES.len(), self.mode);
         }

@@ -495,10 +495,19 @@ impl<'h> GcThread<'h> {
     /// [Sharing part-filled blocks]).
     #[inline]
     pub fn share_work(&mut self) {
-        let (Some(roster), Some(q)) = (self.roster.as_deref(), self.todo_q.as_ref()) else { return };
-        if roster.idle() == 0 {
-            return;
+        let Some(roster) = self.roster.as_deref() else { return };
+        if roster.idle() > 0 && self.todo_q.is_some() {
+            self.hand_out_work();
         }
+    }
+
+    /// `share_work` once a thread is idle: kept out of line, so that the
+    /// scan loops that test for idle threads stay as small as they were
+    /// (inlined, it grew `scavenge_block` by a tenth and made copying's GC
+    /// execute 1.7% more instructions, binary-trees 17 under cachegrind).
+    #[inline(never)]
+    fn hand_out_work(&mut self) {
+        let Some(q) = self.todo_q.as_ref() else { return };
         for ts in self.to.iter_mut() {
             let Some(bd) = ts.current else { continue };
             // SAFETY: the block being filled is this thread's own.

@@ -74,7 +74,7 @@
 
 use crate::mark::{free_runs_of, MarkBitmap};
 use gclab_core::bdescr::{BlockDesc, BlockPtr, LiveMap, BF_EVACUATED, BF_MARK_IN_PLACE};
-use gclab_core::block_alloc::BlockAllocator;
+use gclab_core::block_alloc::{BlockAllocator, BlockRuns};
 use gclab_core::constants::{Word, BLOCK_WORDS, WORD_SIZE};
 use gclab_core::generation::Generation;
 use gclab_core::lock::Lock;
@@ -316,10 +316,11 @@ impl LineSpace {
         // keep theirs.
         // SAFETY: listed blocks are the space's, which the GC holds.
         list.retain(|r| !unsafe { r.bd.read() }.has(BF_MARK_IN_PLACE));
+        let mut empty = BlockRuns::new();
         for bd in kept {
             if marks.live_words(bd) == 0 {
-                blocks.free_group(bd);
-                stats.blocks_freed += 1;
+                // SAFETY: a block with nothing live, of the heap's allocator.
+                unsafe { empty.push(bd) };
                 continue;
             }
             gen.blocks.push(bd);
@@ -327,6 +328,8 @@ impl LineSpace {
             // SAFETY: the caller's contract.
             unsafe { self.judge(bd, marks, gen, &mut list, &mut stats) };
         }
+        stats.blocks_freed += u32::try_from(empty.groups()).unwrap_or(u32::MAX);
+        blocks.free_runs(empty);
         stats
     }
 

@@ -125,10 +125,10 @@ impl Lxr {
         gen.n_blocks -= gone.len();
         // SAFETY: the blocks are still in use until freed just below.
         unsafe { self.tables.detach(&gone) };
-        for bd in gone {
+        for &bd in &gone {
             self.lines.forget(bd);
-            blocks.free_group(bd);
         }
+        blocks.free_all(gone);
     }
 
     /// Before a pause's promotion, with no backup trace marking: judge
