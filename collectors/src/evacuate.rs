@@ -132,6 +132,32 @@ pub unsafe fn evacuate(gct: &mut GcThread<'_>, slot: *mut Word) {
     evacuate_uncommon(gct, slot, p, header, info, bd, flags);
 }
 
+/// `evacuate` for a field of an object popped off the scan stack, where
+/// a marking in place meets most of its objects: the common object of a
+/// block marked in place is marked here, inline, before `evacuate`'s
+/// tests (See Note [A marking's common object inline]).
+///
+/// # Safety
+/// As for `evacuate`.
+#[inline(always)]
+// SAFETY: as for `evacuate`: `*slot` is a valid object, whose header and descriptor may be read.
+pub unsafe fn evacuate_marking(gct: &mut GcThread<'_>, slot: *mut Word) {
+    let p = *slot as *mut Word;
+    let header = load_header(p);
+    if !is_forwarded(header) {
+        let info = info_of_header(header);
+        if !info.is_static() {
+            let bd = BlockDesc::of(p);
+            let in_place = BlockDesc::load_flags(bd) & (BF_MARK_IN_PLACE | BF_EVACUATED) == BF_MARK_IN_PLACE;
+            if in_place && info.closure_type.has_fixed_layout() && !gct.marks.is_some_and(|m| m.copies(p)) {
+                gct.mark_in_place(p, gct.layout.fixed_size(info));
+                return;
+            }
+        }
+    }
+    evacuate(gct, slot);
+}
+
 /// What `evacuate`'s common path leaves out, for an object `p` (header
 /// `header`) in collected block `bd` with `flags`: an indirection, an object
 /// in a block kept in place, a large object, and the kinds of object
@@ -195,6 +221,28 @@ unsafe fn evacuate_uncommon(gct: &mut GcThread<'_>, slot: *mut Word, p: *mut Wor
         copy_or_follow(gct, slot, p, header, bd, gct.layout.size_of(p, info));
     }
 }
+
+// Note [A marking's common object inline]
+// ----------------------------------------
+// A major GC of mark-sweep, immix or compacting marks its old generation
+// where it lies: it meets the objects there through the fields of objects
+// popped off the scan stack, and for each one `evacuate`'s common path
+// fails (the block is `BF_MARK_IN_PLACE`, not plain from-space) and it
+// calls `evacuate_uncommon`, whose first test marks it: a call, with its
+// saving and restoring of registers, for nearly every object the marking
+// reaches. Moving that test into `evacuate`, which every scan inlines,
+// cost copying 1-4% more GC instructions, where copying never marks.
+// So objects popped off the scan stack are scanned with their own
+// `evacuate`, `evacuate_marking`, which tests for a marked-in-place
+// object of fixed layout first, inline, and leaves everything else to
+// `evacuate` (`scavenge_object_by::<true>` in `scavenge`). Copying's
+// scans of its to-space blocks keep the plain `evacuate`; copying meets
+// the scan stack only for objects a space placed one by one.
+// Measured: GC instructions (binary-trees 17, `scripts/ab
+// --instructions`) 0.965x under mark-sweep, immix and compacting,
+// 1.000x under copying; on the clock (binary-trees 20, `scripts/ab -n
+// 5`, 2-core machine) major GCs 0.938x under mark-sweep (0.94-0.96) and
+// 0.961x under compacting (0.92-0.97), minor GCs unchanged.
 
 // Note [Old indirections stay]
 // ----------------------------------------

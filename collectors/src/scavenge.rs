@@ -55,7 +55,7 @@
 //! prefetches cost more than the misses they hid, which out-of-order
 //! execution already overlaps with the copying of the object before.
 
-use crate::evacuate::evacuate;
+use crate::evacuate::{evacuate, evacuate_marking};
 use crate::gc_thread::{GcThread, Work};
 use crate::prefetch_ring::PrefetchRing;
 use gclab_core::bdescr::{BlockDesc, BlockPtr, BF_MARK_IN_PLACE};
@@ -73,6 +73,19 @@ use gclab_core::object::{info_of_header, load_header, store_header, CARD_SIZE};
 #[inline(always)]
 // SAFETY: `p` is a live, already placed object; its fields hold valid object addresses to evacuate.
 pub unsafe fn scavenge_object(gct: &mut GcThread<'_>, p: *mut Word, gen: usize) -> usize {
+    scavenge_object_by::<false>(gct, p, gen)
+}
+
+/// `scavenge_object`, whose fields of fixed layout go through
+/// `evacuate_marking` if `MARKING` (an object popped off the scan stack:
+/// See Note [A marking's common object inline] in `evacuate`), else
+/// through `evacuate`.
+///
+/// # Safety
+/// As for `scavenge_object`.
+#[inline(always)]
+// SAFETY: the caller's contract.
+unsafe fn scavenge_object_by<const MARKING: bool>(gct: &mut GcThread<'_>, p: *mut Word, gen: usize) -> usize {
     let info = info_of_header(load_header(p));
     let layout = gct.layout;
     gct.evac_gen = gen;
@@ -82,7 +95,11 @@ pub unsafe fn scavenge_object(gct: &mut GcThread<'_>, p: *mut Word, gen: usize) 
         // See Note [The common object first].
         let fields = layout.payload(p);
         for i in 0..info.ptrs as usize {
-            evacuate(gct, fields.add(i));
+            if MARKING {
+                evacuate_marking(gct, fields.add(i));
+            } else {
+                evacuate(gct, fields.add(i));
+            }
         }
         remember_if_young(gct, p, gen);
         return layout.fixed_size(info);
@@ -345,7 +362,7 @@ unsafe fn scan_popped(gct: &mut GcThread<'_>, p: *mut Word) {
         // See Note [Blocks whose pointers stay put] in `reach`.
         reach.scanning((BlockDesc::load_flags(bd) & BF_MARK_IN_PLACE != 0).then(|| (*bd).aux as usize));
     }
-    scavenge_object(gct, p, (*bd).gen_no as usize);
+    scavenge_object_by::<true>(gct, p, (*bd).gen_no as usize);
 }
 
 /// Pop and scan through `ring` (See Note [Prefetching a marking] in
