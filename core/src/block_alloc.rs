@@ -40,7 +40,7 @@ use crate::mblock::{MBlockPool, MemoryPolicy, OutOfMemory};
 // Measured (2-core machine, temporary timers in the pause): the sync
 // that ends `concurrent-copying`'s sweep on binary-trees 20 freed 8,000
 // to 102,000 empty blocks in 0.26-2.5 ms one by one; gathered, they made
-// 236-2,222 runs (40-50 blocks a run) and took 6-190 us. The sweeps in a
+// 236-2,222 runs (35-46 blocks a run) and took 6-190 us. The sweeps in a
 // pause (mark-sweep, immix, nonmoving) gather the 475,000 blocks they
 // free over a run of binary-trees 20 into 10,600 runs; their major GCs'
 // time did not move (mark-sweep 1.014x, `nonmoving:mark=sync` 1.004x,
