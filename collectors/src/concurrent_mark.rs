@@ -213,6 +213,19 @@ impl std::fmt::Debug for MarkQueue {
     }
 }
 
+/// Add `n` to a count that one thread adds to at a time (the marker, or
+/// the collector before it starts or once it is gone: the GCs that run
+/// beside it add nothing here), with a plain load and store, as the
+/// bitmap's own count does (See Note [Live words counted as they are
+/// marked] in `line_sweeper`). Two locked adds per marked object cost
+/// the marker a fifth of its time: nonmoving on binary-trees 20, its CPU
+/// 1.52-1.66 s with them, 1.24-1.28 s without (three runs each); peak
+/// RSS 0.88x, the markings ending sooner (`scripts/ab -n 5`).
+#[inline(always)]
+fn add_alone(count: &AtomicUsize, n: usize) {
+    count.store(count.load(Ordering::Relaxed) + n, Ordering::Relaxed);
+}
+
 impl MarkQueue {
     /// A queue for a cycle that marks `snapshot`.
     pub fn new(snapshot: Snapshot, layout: Layout) -> MarkQueue {
@@ -299,8 +312,8 @@ impl MarkQueue {
         }
         let size = self.layout.size_of(p, info_of_header(header));
         if self.marks.mark_by_marker(p, size) {
-            self.marked_words.fetch_add(size, Ordering::Relaxed);
-            self.marked_objects.fetch_add(1, Ordering::Relaxed);
+            add_alone(&self.marked_words, size);
+            add_alone(&self.marked_objects, 1);
             stack.push(p);
         }
     }
