@@ -512,12 +512,18 @@ fn watchdog(w: &Watched, timeout: Duration) {
     }
 }
 
-/// The next `chunk` items of `items` not yet claimed through `next`, if
-/// any: how the threads of one `GcWorkers::run` job share a list, each
-/// item taken by exactly one of them.
-pub fn claim_chunk<'a, T>(next: &AtomicUsize, items: &'a [T], chunk: usize) -> Option<&'a [T]> {
+/// The next `chunk` numbers of `0..len` not yet claimed through `next`,
+/// if any: how the threads of one `GcWorkers::run` job share a range,
+/// each number taken by exactly one of them.
+pub fn claim_range(next: &AtomicUsize, len: usize, chunk: usize) -> Option<std::ops::Range<usize>> {
     let start = next.fetch_add(chunk, Ordering::Relaxed);
-    (start < items.len()).then(|| &items[start..(start + chunk).min(items.len())])
+    (start < len).then(|| start..(start + chunk).min(len))
+}
+
+/// The next `chunk` items of `items` not yet claimed through `next`, if
+/// any (`claim_range` over the list's indices).
+pub fn claim_chunk<'a, T>(next: &AtomicUsize, items: &'a [T], chunk: usize) -> Option<&'a [T]> {
+    claim_range(next, items.len(), chunk).map(|r| &items[r])
 }
 
 /// Run `job` on every GC thread of `workers` as they come in

@@ -141,7 +141,7 @@
 //! whose objects have already moved.
 
 use crate::gc_thread::GcThread;
-use crate::gc_workers::{claim_chunk, run_shared, Company, GcWorkers};
+use crate::gc_workers::{claim_chunk, claim_range, run_shared, Company, GcWorkers};
 use crate::mark::{MarkBitmap, MAP_WORDS};
 use crate::megablock_set::MegablockSet;
 use crate::popcount;
@@ -512,21 +512,20 @@ impl Compaction {
     /// Phase 3: move every marked object to its new address, then return
     /// the blocks that are left, with their new fill levels. Empty blocks
     /// are freed. The blocks are shared out among the GC threads `workers`
-    /// gives (See Note [Sliding on several threads]).
+    /// gives (See Note [Sliding on several threads]). `slow_leader` is a
+    /// test's fault: GC thread 0 pauses before each block (See
+    /// `Compacting::slow_leader`).
     ///
     /// # Safety
     /// Called once, after `update_pointers`.
     // SAFETY: memmove into addresses the plan proved are at or below the source (Note [Sliding is safe]), after every pointer was fixed; a block's destinations are written only once their own objects have moved (Note [Sliding on several threads]).
-    /// `slow_leader` is a test's fault: GC thread 0 pauses before each
-    /// block (See `Compacting::slow_leader`).
     pub unsafe fn slide(self, marks: &MarkBitmap, blocks: &mut BlockAllocator, workers: Option<&GcWorkers>, slow_leader: bool) -> Vec<BlockPtr> {
         // The identity prefix keeps its objects where they are.
         let slid: Vec<AtomicBool> = (0..self.blocks.len()).map(|i| AtomicBool::new(i < self.prefix)).collect();
-        let order: Vec<usize> = (self.prefix..self.blocks.len()).collect();
-        let (next, failed) = (AtomicUsize::new(0), AtomicBool::new(false));
+        let (next, failed) = (AtomicUsize::new(self.prefix), AtomicBool::new(false));
         let job = |thread: usize, _: Option<&Company>| {
-            while let Some(chunk) = claim_chunk(&next, &order, BLOCKS_AT_ONCE) {
-                for &i in chunk {
+            while let Some(chunk) = claim_range(&next, self.blocks.len(), BLOCKS_AT_ONCE) {
+                for i in chunk {
                     if slow_leader && thread == 0 {
                         std::thread::sleep(std::time::Duration::from_micros(200));
                     }

@@ -427,8 +427,6 @@ pub struct BlockRuns {
     runs: Vec<(BlockPtr, usize)>,
     /// The groups pushed.
     groups: usize,
-    /// Their blocks.
-    blocks: usize,
 }
 
 impl BlockRuns {
@@ -449,7 +447,6 @@ impl BlockRuns {
         // SAFETY: the caller's contract: `group` heads a live group.
         let n = unsafe { (*group.0).blocks } as usize;
         self.groups += 1;
-        self.blocks += n;
         self.add_run(group, n);
     }
 
@@ -462,7 +459,6 @@ impl BlockRuns {
         }
         self.runs.extend(runs);
         self.groups += std::mem::take(&mut other.groups);
-        self.blocks += std::mem::take(&mut other.blocks);
     }
 
     /// Put the run of `n` blocks from `first` at the end: joined to the
@@ -493,7 +489,7 @@ impl BlockRuns {
 
     /// Their blocks.
     pub fn blocks(&self) -> usize {
-        self.blocks
+        self.runs.iter().map(|&(_, blocks)| blocks).sum()
     }
 
     /// The runs they make.
