@@ -470,9 +470,10 @@ impl Lxr {
         weaks.extend_from_slice(&raised.weaks);
         tally.add(raised.tally);
         self.lines.placed(raised.sizes);
-        // SAFETY: the GC is over; the placed objects are live and old, the
-        // logs' slots checked as above, the cards taken in this pause.
-        unsafe { self.record_for_evacuation(&placed, &logs, &cards, layout) };
+        // SAFETY: the GC is over; the placed objects and the large ones
+        // adopted are live and old, the logs' slots checked as above, the
+        // cards taken in this pause.
+        unsafe { self.record_for_evacuation(placed.iter().chain(&adopted).copied(), &logs, &cards, layout) };
         if let Some(m) = self.marking.as_mut() {
             // Every value the written cards held, before `reconcile` takes
             // the new ones (See Note [Every value a written card held] in
