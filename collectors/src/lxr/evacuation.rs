@@ -38,9 +38,10 @@
 //!   all allocated black, outside the snapshot), the logged fields (their
 //!   new values) and the elements of written cards. A large object never
 //!   moves, but one young when the trace began is promoted where it lies
-//!   and scanned by nobody: before its fields were recorded, about one
-//!   conformance run in twenty (`large-arrays` under `lxr:holes=25`) left
-//!   such an array pointing into a block just freed.
+//!   and scanned by nobody: before its fields were recorded, 11 runs in
+//!   300 of `large-arrays` under `lxr:holes=25` and a stress setting, on
+//!   a loaded 2-core machine, left such an array pointing into a block
+//!   just freed.
 //!   What changes after the last pause of the trace is read again by the
 //!   evacuating pause itself: that pause's logged fields and written
 //!   cards, and every slot of every old evaluation stack (stacks are not
