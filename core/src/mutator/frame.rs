@@ -392,13 +392,21 @@ impl<'f, 'rt> Frame<'f, 'rt> {
     /// look at its header.
     #[inline(always)]
     pub fn info_and_word(&self, i: usize) -> (&'static InfoTable, Option<Word>) {
-        let o = self.value(i);
-        // SAFETY: `o` is a valid object; the word is read only if its info has it.
-        unsafe {
-            let info = info_of_header(*o);
-            let w = (info.nptrs > 0).then(|| *self.m.layout.payload(o).add(info.ptrs as usize));
-            (info, w)
-        }
+        // SAFETY: a live slot's object is valid.
+        unsafe { info_and_first_word(self.m.layout, self.value(i)) }
+    }
+
+    /// `info_and_word` of the object that pointer field `field` of the
+    /// object in slot `obj` leads to, through indirections: a closure's
+    /// boxed free variable read without a slot to hold it.
+    #[inline(always)]
+    pub fn field_info_and_word(&self, obj: usize, field: usize) -> (&'static InfoTable, Option<Word>) {
+        let o = self.value(obj);
+        // SAFETY: `o` is a valid object; its field (checked against its
+        // info) holds a valid object address.
+        let v = self.m.access.on_read(unsafe { checked_field(self.m.layout, o, field) });
+        // SAFETY: the field's object, through indirections, is valid.
+        unsafe { info_and_first_word(self.m.layout, deref_ind(v, self.m.layout, self.m.access) as *mut Word) }
     }
 
     /// Do slots `a` and `b` hold the same object?
@@ -509,4 +517,19 @@ impl<'f, 'rt> Frame<'f, 'rt> {
             barrier::update_thunk(self.m.cap_mut(), layout, p, size, v);
         }
     }
+}
+
+/// The info table of the object at `o` and its first non-pointer word,
+/// if it has one.
+///
+/// # Safety
+/// `o` is a valid object.
+#[inline(always)]
+// SAFETY: the word is read only if the object's info says it has one.
+unsafe fn info_and_first_word(layout: Layout, o: *mut Word) -> (&'static InfoTable, Option<Word>) {
+    // SAFETY: the caller's contract.
+    let info = info_of_header(unsafe { *o });
+    // SAFETY: the object has `nptrs` words after its `ptrs` pointer fields.
+    let w = (info.nptrs > 0).then(|| unsafe { *layout.payload(o).add(info.ptrs as usize) });
+    (info, w)
 }

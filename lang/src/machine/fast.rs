@@ -20,10 +20,36 @@
 //! that session's changes, of which `ToInt` (every result of a function
 //! whose signature says `Int`) 3%.
 
-use super::tables::{static_char, static_int, CHAR_INFO, INTEGER_INFO, INT_INFO};
+//! Note [Tests applied in place]
+//! ----------------------------------------
+//! A native that applies a function it was given (`break`'s and
+//! `span`'s `p x`, `filter`'s, `elemBy`'s `eq x y`) pushes its
+//! continuation and applies the closure: a frame opened, its free
+//! variables copied in, one machine step for the body, and a return
+//! that pops the continuation. The functions such natives are given are
+//! most often a section or a lambda whose whole body is a comparison
+//! (`(== 0)`, `(> k)`, `\c -> c /= ' '`): an `Ir::WordPrim` on its
+//! arguments, its free variables and top-level values. When those
+//! operands are word-sized numbers already, the comparison is made on
+//! them where they lie (the free variables read from the closure, as
+//! the call would copy them into its frame) and its constructor returned
+//! to the native's continuation, with no frame and no step; any other
+//! operand (a thunk, a `Double`, a big `Integer`) leaves the call to
+//! the machine, which gives the same answer. This is what GHC's code
+//! for `break p` does with a known comparison after inlining, but at
+//! run time: the call still goes through the closure, and nothing is
+//! specialised. Measured on `selector_leak` (one `(== 0)` an element):
+//! 837.3M to 808.6M instructions at 200,000 elements (cachegrind), MUT
+//! at 4,000,000 elements 0.679 s to 0.645 s (fastest of five,
+//! alternated: 13.6x to 12.9x GHC `-O0`'s 0.050 s). The alternative, the
+//! same test at every `Ir::App` of the machine, would cost every call
+//! of a function that is not such a comparison its look at the body.
+
+use super::tables::{static_char, static_int, CHAR_INFO, INTEGER_INFO, INT_INFO, PAP_BASE};
 use super::prims::comparison_con;
 use super::{Machine, Next, Res};
-use crate::ir::Atom;
+use crate::ir::{Atom, Ir};
+use gclab_core::ClosureType;
 use gclab_core::InfoTable;
 use crate::prim::Prim;
 use std::cmp::Ordering;
@@ -41,16 +67,45 @@ impl Machine<'_, '_> {
     /// The word-sized number in slot `s`, if it is one.
     pub(super) fn word1(&self, s: usize) -> Option<Word1> {
         let (info, w) = self.f.info_and_word(s);
-        if std::ptr::eq(info, &INT_INFO) {
-            Some(Word1::Int(w? as i64))
-        } else if std::ptr::eq(info, &INTEGER_INFO) {
-            Some(Word1::Small(w? as i64))
-        } else if std::ptr::eq(info, &CHAR_INFO) {
-            Some(Word1::Char(w? as u32))
-        } else if let Some(v) = static_int(info) {
-            Some(Word1::Int(v))
-        } else {
-            static_char(info).map(Word1::Char)
+        word1_of(info, w)
+    }
+
+    /// The constructor (a `Bool`, or an `Ordering`) that the function in
+    /// slot `f` returns for the arguments in slots `args`, where it is a
+    /// comparison of two word-sized numbers found at once (See Note
+    /// [Tests applied in place]). None: apply it.
+    pub(super) fn test_in_place(&self, f: usize, args: &[usize]) -> Option<u32> {
+        let info = self.f.info(f);
+        if info.closure_type != ClosureType::Fun || info.tag() >= PAP_BASE {
+            return None;
+        }
+        let code = &self.code.codes[info.tag() as usize];
+        if code.arity as usize != args.len() || code.native.is_some() {
+            return None;
+        }
+        let Ir::WordPrim { prim, args: operands, .. } = &self.code.ir[code.body as usize] else { return None };
+        if !matches!(prim, Prim::Eq | Prim::Ne | Prim::Lt | Prim::Le | Prim::Compare) {
+            return None;
+        }
+        let x = self.operand(f, code.free as usize, args, operands[0])?;
+        let y = self.operand(f, code.free as usize, args, operands[1])?;
+        Some(comparison_con(*prim, compare(x, y)?))
+    }
+
+    /// Atom `a` of the body of the function in slot `f` (with `free`
+    /// free variables) called with the arguments in slots `args`, as a
+    /// word-sized number, if it is one: an argument, a free variable
+    /// (read from the closure, as the call would copy it into its
+    /// frame), or a top-level value.
+    fn operand(&self, f: usize, free: usize, args: &[usize], a: Atom) -> Option<Word1> {
+        match a {
+            Atom::Slot(i) if (i as usize) < args.len() => self.word1(args[i as usize]),
+            Atom::Slot(i) if (i as usize) < args.len() + free => {
+                let (info, w) = self.f.field_info_and_word(f, i as usize - args.len());
+                word1_of(info, w)
+            }
+            Atom::Slot(_) => None,
+            Atom::Global(g) => self.word1(super::GLOBALS + g as usize),
         }
     }
 
@@ -102,6 +157,22 @@ impl Machine<'_, '_> {
             Word1::Small(v) => Some(self.set_word(super::RET, &INT_INFO, v as u64).map(|()| Next::Return)),
             Word1::Char(_) => None,
         }
+    }
+}
+
+/// The word-sized number an object of `info` whose first word is `w` is,
+/// if it is one.
+fn word1_of(info: &'static InfoTable, w: Option<gclab_core::constants::Word>) -> Option<Word1> {
+    if std::ptr::eq(info, &INT_INFO) {
+        Some(Word1::Int(w? as i64))
+    } else if std::ptr::eq(info, &INTEGER_INFO) {
+        Some(Word1::Small(w? as i64))
+    } else if std::ptr::eq(info, &CHAR_INFO) {
+        Some(Word1::Char(w? as u32))
+    } else if let Some(v) = static_int(info) {
+        Some(Word1::Int(v))
+    } else {
+        static_char(info).map(Word1::Char)
     }
 }
 

@@ -153,6 +153,10 @@ impl Machine<'_, '_> {
     /// back to native `c` with `word`.
     fn call_back(&mut self, c: CodeId, word: u64, f: usize, args: &[usize]) -> Res<Next> {
         self.push_native(c, word)?;
+        if let Some(con) = self.test_in_place(f, args) {
+            // See Note [Tests applied in place] in `fast`.
+            return self.ret_con(con);
+        }
         let at = self.f.depth();
         for &a in args {
             let r = self.f.push_slot(a);
