@@ -153,10 +153,6 @@ impl Machine<'_, '_> {
     /// back to native `c` with `word`.
     fn call_back(&mut self, c: CodeId, word: u64, f: usize, args: &[usize]) -> Res<Next> {
         self.push_native(c, word)?;
-        if let Some(con) = self.test_in_place(f, args) {
-            // See Note [Tests applied in place] in `fast`.
-            return self.ret_con(con);
-        }
         let at = self.f.depth();
         for &a in args {
             let r = self.f.push_slot(a);
@@ -308,24 +304,36 @@ impl Machine<'_, '_> {
     fn filter(&mut self, c: CodeId, fp: usize, resumed: Option<u64>) -> Res<Next> {
         let (p, xs, x) = (fp, fp + 1, fp + 2);
         match resumed {
-            Some(WAIT_TEST) if self.returned_true() => {
-                let rest = fp + 3;
-                self.f.field(x, xs, 1);
-                self.suspend(c, rest, &[p, x])?;
-                self.cons_of_head(RET, xs, x, rest)?;
-                return Ok(Next::Return);
-            }
+            Some(WAIT_TEST) if self.returned_true() => return self.keep_head(c, fp),
             Some(WAIT_TEST) => self.f.field(xs, xs, 1),
             _ => {}
         }
-        match self.list_arg(xs, waited_for_list(resumed)) {
-            List::Thunk => self.wait(c, WAIT_LIST, xs),
-            List::Nil => self.ret_con(NIL),
-            List::Cons => {
-                self.f.field(x, xs, 0);
-                self.call_back(c, WAIT_TEST, p, &[x])
+        let mut waited = waited_for_list(resumed);
+        loop {
+            match self.list_arg(xs, waited.take()) {
+                List::Thunk => return self.wait(c, WAIT_LIST, xs),
+                List::Nil => return self.ret_con(NIL),
+                List::Cons => {
+                    self.f.field(x, xs, 0);
+                    // See Note [Tests applied in place] in `fast`.
+                    match self.test_in_place(p, &[x]) {
+                        Some(TRUE) => return self.keep_head(c, fp),
+                        Some(_) => self.f.field(xs, xs, 1),
+                        None => return self.call_back(c, WAIT_TEST, p, &[x]),
+                    }
+                }
             }
         }
+    }
+
+    /// `filter`'s cell for the head of the cell in slot `fp + 1`, which
+    /// passed the test: `x : filter p xs`.
+    fn keep_head(&mut self, c: CodeId, fp: usize) -> Res<Next> {
+        let (p, xs, x, rest) = (fp, fp + 1, fp + 2, fp + 3);
+        self.f.field(x, xs, 1);
+        self.suspend(c, rest, &[p, x])?;
+        self.cons_of_head(RET, xs, x, rest)?;
+        Ok(Next::Return)
     }
 
     /// `lenAcc [] n = n; lenAcc (_ : xs) n = lenAcc xs (n + 1)` on an
@@ -484,13 +492,21 @@ impl Machine<'_, '_> {
             Some(WAIT_TEST) => self.f.field(xs, xs, 1),
             _ => {}
         }
-        match self.list_arg(xs, waited_for_list(resumed)) {
-            List::Thunk => self.wait(c, WAIT_LIST, xs),
-            List::Nil => self.ret_con(FALSE),
-            List::Cons => {
-                let x = fp + 3;
-                self.f.field(x, xs, 0);
-                self.call_back(c, WAIT_TEST, eq, &[x, y])
+        let mut waited = waited_for_list(resumed);
+        loop {
+            match self.list_arg(xs, waited.take()) {
+                List::Thunk => return self.wait(c, WAIT_LIST, xs),
+                List::Nil => return self.ret_con(FALSE),
+                List::Cons => {
+                    let x = fp + 3;
+                    self.f.field(x, xs, 0);
+                    // See Note [Tests applied in place] in `fast`.
+                    match self.test_in_place(eq, &[x, y]) {
+                        Some(TRUE) => return self.ret_con(TRUE),
+                        Some(_) => self.f.field(xs, xs, 1),
+                        None => return self.call_back(c, WAIT_TEST, eq, &[x, y]),
+                    }
+                }
             }
         }
     }
@@ -516,7 +532,11 @@ impl Machine<'_, '_> {
             List::Cons => {
                 let x = fp + 2;
                 self.f.field(x, xs, 0);
-                self.call_back(c, WAIT_TEST, p, &[x])
+                match self.test_in_place(p, &[x]) {
+                    // See Note [Tests applied in place] in `fast`.
+                    Some(con) => self.split(c, fp, (con == TRUE) == is_break),
+                    None => self.call_back(c, WAIT_TEST, p, &[x]),
+                }
             }
         }
     }
