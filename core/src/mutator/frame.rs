@@ -371,6 +371,34 @@ impl<'f, 'rt> Frame<'f, 'rt> {
         }
     }
 
+    /// Slots `dst..dst + n` := pointer fields `0..n` of the object in slot
+    /// `obj`: a closure's free variables copied into its frame with one
+    /// look at its header and one test of the slots' depth.
+    #[inline(always)]
+    pub fn fields_to(&mut self, dst: usize, obj: usize, n: usize) {
+        let o = self.value(obj);
+        let depth = self.depth();
+        assert!(dst + n <= depth, "stack slots {dst}..{} are not live (depth {depth})", dst + n);
+        // SAFETY: `o` is a valid object; the fields are checked against its info.
+        let fields = unsafe {
+            let info = info_of_header(*o);
+            assert!(n <= info.ptrs as usize, "{}: no pointer field {}", info.name, n - 1);
+            self.m.layout.payload(o)
+        };
+        for k in 0..n {
+            // SAFETY: field `k` exists (checked above). No GC can run
+            // between here and the stores: nothing here allocates.
+            let v = self.m.access.on_read(unsafe { *fields.add(k) });
+            if self.plain {
+                // SAFETY: slot `dst + k` is live (checked above); a plain
+                // store needs no barrier.
+                unsafe { store_field(self.slots.add(dst + k), v) };
+            } else {
+                self.store_through_barrier(dst + k, v);
+            }
+        }
+    }
+
     /// The info table of the object in slot `i`, through indirections.
     #[inline(always)]
     pub fn info(&self, i: usize) -> &'static InfoTable {

@@ -23,9 +23,7 @@ impl Machine<'_, '_> {
                 let code = &self.code.codes[info.tag() as usize];
                 let (free, frame, body, native_call) = (code.free as usize, code.frame as usize, code.body, code.native_call);
                 let fp = self.reserve(frame)?;
-                for k in 0..free {
-                    self.f.field(fp + k, t, k);
-                }
+                self.f.fields_to(fp, t, free);
                 let bh = self.tables.blackhole(info.payload_words().max(1));
                 self.f.blackhole(t, bh);
                 self.push_cont(Cont::Update { slot: t })?;
@@ -131,9 +129,7 @@ impl Machine<'_, '_> {
             return self.native(c, None);
         }
         let base = self.open_frame(at, n, frame)?;
-        for k in 0..free {
-            self.f.field(base + n + k, RET, k);
-        }
+        self.f.fields_to(base + n, RET, free);
         Ok(Next::Eval(body))
     }
 
