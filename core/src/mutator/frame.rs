@@ -376,6 +376,9 @@ impl<'f, 'rt> Frame<'f, 'rt> {
     /// look at its header and one test of the slots' depth.
     #[inline(always)]
     pub fn fields_to(&mut self, dst: usize, obj: usize, n: usize) {
+        if n == 0 {
+            return;
+        }
         let o = self.value(obj);
         let depth = self.depth();
         assert!(dst + n <= depth, "stack slots {dst}..{} are not live (depth {depth})", dst + n);

@@ -48,7 +48,7 @@
 use super::tables::{static_char, static_int, CHAR_INFO, INTEGER_INFO, INT_INFO, PAP_BASE};
 use super::prims::comparison_con;
 use super::{Machine, Next, Res};
-use crate::ir::{Atom, Ir};
+use crate::ir::{Atom, Code, Ir};
 use gclab_core::ClosureType;
 use gclab_core::InfoTable;
 use crate::prim::Prim;
@@ -79,32 +79,26 @@ impl Machine<'_, '_> {
         if info.closure_type != ClosureType::Fun || info.tag() >= PAP_BASE {
             return None;
         }
-        let code = &self.code.codes[info.tag() as usize];
-        if code.arity as usize != args.len() || code.native.is_some() {
+        let test = self.tests[info.tag() as usize].as_ref()?;
+        if test.arity != args.len() {
             return None;
         }
-        let Ir::WordPrim { prim, args: operands, .. } = &self.code.ir[code.body as usize] else { return None };
-        if !matches!(prim, Prim::Eq | Prim::Ne | Prim::Lt | Prim::Le | Prim::Compare) {
-            return None;
-        }
-        let x = self.operand(f, code.free as usize, args, operands[0])?;
-        let y = self.operand(f, code.free as usize, args, operands[1])?;
-        Some(comparison_con(*prim, compare(x, y)?))
+        let x = self.operand(f, test, args, test.operands[0])?;
+        let y = self.operand(f, test, args, test.operands[1])?;
+        Some(comparison_con(test.prim, compare(x, y)?))
     }
 
-    /// Atom `a` of the body of the function in slot `f` (with `free`
-    /// free variables) called with the arguments in slots `args`, as a
-    /// word-sized number, if it is one: an argument, a free variable
-    /// (read from the closure, as the call would copy it into its
-    /// frame), or a top-level value.
-    fn operand(&self, f: usize, free: usize, args: &[usize], a: Atom) -> Option<Word1> {
+    /// Operand `a` of `test`, the body of the function in slot `f`,
+    /// called with the arguments in slots `args`, as a word-sized number,
+    /// if it is one: an argument, a free variable (read from the closure,
+    /// as the call would copy it into its frame), or a top-level value.
+    fn operand(&self, f: usize, test: &Test, args: &[usize], a: Atom) -> Option<Word1> {
         match a {
-            Atom::Slot(i) if (i as usize) < args.len() => self.word1(args[i as usize]),
-            Atom::Slot(i) if (i as usize) < args.len() + free => {
-                let (info, w) = self.f.field_info_and_word(f, i as usize - args.len());
+            Atom::Slot(i) if (i as usize) < test.arity => self.word1(args[i as usize]),
+            Atom::Slot(i) => {
+                let (info, w) = self.f.field_info_and_word(f, i as usize - test.arity);
                 word1_of(info, w)
             }
-            Atom::Slot(_) => None,
             Atom::Global(g) => self.word1(super::GLOBALS + g as usize),
         }
     }
@@ -157,6 +151,34 @@ impl Machine<'_, '_> {
             Word1::Small(v) => Some(self.set_word(super::RET, &INT_INFO, v as u64).map(|()| Next::Return)),
             Word1::Char(_) => None,
         }
+    }
+}
+
+/// A function whose whole body is a comparison that may be made in
+/// place (See Note [Tests applied in place]).
+pub(super) struct Test {
+    prim: Prim,
+    arity: usize,
+    /// Each an argument, a free variable or a top-level value.
+    operands: [Atom; 2],
+}
+
+impl Test {
+    /// The test code `code` is, if it is one: a function of no native
+    /// body whose body is a comparison with a word path, on atoms that
+    /// are its arguments, its free variables or top-level values.
+    pub(super) fn of(code: &Code, ir: &[Ir]) -> Option<Test> {
+        let Ir::WordPrim { prim, args, .. } = &ir[code.body as usize] else { return None };
+        let comparison = matches!(prim, Prim::Eq | Prim::Ne | Prim::Lt | Prim::Le | Prim::Compare);
+        let (arity, free) = (code.arity as usize, code.free as usize);
+        let in_reach = |a: &Atom| match *a {
+            Atom::Slot(i) => (i as usize) < arity + free,
+            Atom::Global(_) => true,
+        };
+        if arity == 0 || code.native.is_some() || !comparison || args.len() != 2 || !args.iter().all(in_reach) {
+            return None;
+        }
+        Some(Test { prim: *prim, arity, operands: [args[0], args[1]] })
     }
 }
 

@@ -138,6 +138,9 @@ pub struct Machine<'a, 'rt> {
     /// name their fields' slots through `Frame::alloc_with`, with no
     /// list: 4-7% of the machine's instructions).
     scratch: Vec<usize>,
+    /// Per code body, the comparison it is, if it is one (See Note
+    /// [Tests applied in place] in `fast`).
+    tests: Vec<Option<fast::Test>>,
 }
 
 type Res<T> = Result<T, Stop>;
@@ -149,7 +152,7 @@ impl<'a, 'rt> Machine<'a, 'rt> {
         let st = m.new_stack(1024);
         let bottom = GLOBALS + code.globals.len();
         let max_conts = m.max_stack_words() * gclab_core::constants::WORD_SIZE / CONT_BYTES;
-        let mut mach = Machine { f: m.frame(st), code, tables, conts: Vec::new(), max_conts, fp: bottom, frame_top: bottom, bottom, out, args, steps: 0, scratch: Vec::with_capacity(16) };
+        let mut mach = Machine { f: m.frame(st), code, tables, conts: Vec::new(), max_conts, fp: bottom, frame_top: bottom, bottom, out, args, steps: 0, scratch: Vec::with_capacity(16), tests: code.codes.iter().map(|c| fast::Test::of(c, &code.ir)).collect() };
         mach.reserve(1)?;
         for (_, init) in &code.globals {
             mach.global(init)?;
