@@ -19,7 +19,7 @@
 //! 1.292G for the arithmetic and comparisons, to 1.050G with the rest of
 //! that session's changes, of which `ToInt` (every result of a function
 //! whose signature says `Int`) 3%.
-
+//!
 //! Note [Tests applied in place]
 //! ----------------------------------------
 //! A native that applies a function it was given (`break`'s and
@@ -35,15 +35,24 @@
 //! the call would copy them into its frame) and its constructor returned
 //! to the native's continuation, with no frame and no step; any other
 //! operand (a thunk, a `Double`, a big `Integer`) leaves the call to
-//! the machine, which gives the same answer. This is what GHC's code
-//! for `break p` does with a known comparison after inlining, but at
-//! run time: the call still goes through the closure, and nothing is
-//! specialised. Measured on `selector_leak` (one `(== 0)` an element):
-//! 837.3M to 808.6M instructions at 200,000 elements (cachegrind), MUT
-//! at 4,000,000 elements 0.679 s to 0.645 s (fastest of five,
-//! alternated: 13.6x to 12.9x GHC `-O0`'s 0.050 s). The alternative, the
-//! same test at every `Ir::App` of the machine, would cost every call
-//! of a function that is not such a comparison its look at the body.
+//! the machine, which gives the same answer. `break` and `span` then
+//! split at once, and `filter` and `elemBy` go on to the next cell in
+//! their loop, with no continuation pushed and popped. Which code bodies
+//! are such comparisons is found once, when the program is loaded
+//! (`Test::of`), so a native whose function is not one pays a look in a
+//! table per element. This is what GHC's code for `break p` does with a
+//! known comparison after inlining, but at run time: the call still goes
+//! through the closure, and nothing is specialised. Measured on
+//! `selector_leak` (one `(== 0)` an element): 837.3M to 764.4M
+//! instructions at 200,000 elements (cachegrind; 808.6M with the
+//! continuation still pushed and popped); MUT at 4,000,000 elements
+//! 0.659 s to 0.590 s, fastest of seven alternated runs, against GHC
+//! `-O0`'s 0.051 s (12.9x to 11.6x). Other programs within 0.5% in
+//! instructions (binary_trees 12 1.003x, lalr 10 1.005x, circsim 1000
+//! 0.990x, fibheaps 20000 0.998x: inlining moved by the change, not
+//! work). The alternative, the same test at every `Ir::App` of the
+//! machine, would cost every call of a function that is not such a
+//! comparison its look in the table; not tried.
 
 use super::tables::{static_char, static_int, CHAR_INFO, INTEGER_INFO, INT_INFO, PAP_BASE};
 use super::prims::comparison_con;
