@@ -488,6 +488,7 @@ impl<'a, 'rt> Machine<'a, 'rt> {
     /// the evaluation it waited for left above what it kept hold values
     /// it does not read before writing; slots popped meanwhile hold
     /// nothing.
+    #[inline(always)]
     fn back_to_frame(&mut self, fp: usize, top: usize) -> Res<()> {
         let depth = self.f.depth();
         if depth >= top {

@@ -137,6 +137,7 @@ impl Machine<'_, '_> {
 
     /// Evaluate the thunk in slot `s`, then come back to native `c`'s
     /// frame with `word`.
+    #[inline(always)]
     fn wait(&mut self, c: CodeId, word: u64, s: usize) -> Res<Next> {
         self.push_native(c, word)?;
         self.enter(s)
@@ -144,6 +145,7 @@ impl Machine<'_, '_> {
 
     /// Come back to native `c`'s frame with `word` when the value being
     /// computed is returned.
+    #[inline(always)]
     fn push_native(&mut self, c: CodeId, word: u64) -> Res<()> {
         let k = Cont::Native { code: c, fp: self.fp, word };
         self.push(k, self.frame_top)
@@ -163,6 +165,7 @@ impl Machine<'_, '_> {
     }
 
     /// The list in slot `s`, as it is.
+    #[inline(always)]
     fn list(&self, s: usize) -> List {
         let info = self.f.info(s);
         if info.closure_type.is_thunk() {
@@ -192,6 +195,7 @@ impl Machine<'_, '_> {
     }
 
     /// Slot `dst` := the constructor `con` of the values in `fields`.
+    #[inline(always)]
     fn construct(&mut self, dst: usize, con: u32, fields: &[usize]) -> Res<()> {
         let r = self.f.alloc(dst, self.tables.cons[con as usize], fields, &[]);
         self.grow(r)
@@ -199,6 +203,7 @@ impl Machine<'_, '_> {
 
     /// Slot `dst` := `x : rest`, `x` the head of the cell in slot `cell`
     /// (read into slot `x`), `rest` the value in slot `rest`.
+    #[inline(always)]
     fn cons_of_head(&mut self, dst: usize, cell: usize, x: usize, rest: usize) -> Res<()> {
         self.f.field(x, cell, 0);
         self.construct(dst, CONS, &[x, rest])
@@ -228,6 +233,7 @@ impl Machine<'_, '_> {
     }
 
     /// Slot `dst` := a thunk of code `c`'s function applied to `args`.
+    #[inline(always)]
     fn suspend(&mut self, c: CodeId, dst: usize, args: &[usize]) -> Res<()> {
         let body = self.code.codes[c as usize].native.expect("a code with a native body");
         self.thunk(body.suspended, dst, args)
