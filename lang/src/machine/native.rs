@@ -309,23 +309,39 @@ impl Machine<'_, '_> {
     /// xs`: the cells that fail the test are passed over in a loop.
     fn filter(&mut self, c: CodeId, fp: usize, resumed: Option<u64>) -> Res<Next> {
         let (p, xs, x) = (fp, fp + 1, fp + 2);
-        match resumed {
-            Some(WAIT_TEST) if self.returned_true() => return self.keep_head(c, fp),
-            Some(WAIT_TEST) => self.f.field(xs, xs, 1),
-            _ => {}
+        if resumed == Some(WAIT_TEST) && self.returned_true() {
+            return self.keep_head(c, fp);
+        }
+        match self.first_passing(c, resumed, [xs, x], p, &[x], NIL) {
+            Some(next) => next,
+            None => self.keep_head(c, fp),
+        }
+    }
+
+    /// The first cell, from the one in slot `xs`, whose head (read into
+    /// slot `x`) passes the test, the function in slot `f` applied to the
+    /// values in `args`: None when found (the cell left in `xs`), else
+    /// what the native does next (wait for a tail, return the nullary
+    /// constructor `end` at the list's end, or apply the test, whose value
+    /// comes back to it with `WAIT_TEST`). A test that came back false
+    /// (`resumed`) moves past its cell first; one that came back true the
+    /// caller has taken.
+    fn first_passing(&mut self, c: CodeId, resumed: Option<u64>, [xs, x]: [usize; 2], f: usize, args: &[usize], end: u32) -> Option<Res<Next>> {
+        if resumed == Some(WAIT_TEST) {
+            self.f.field(xs, xs, 1);
         }
         let mut waited = waited_for_list(resumed);
         loop {
             match self.list_arg(xs, waited.take()) {
-                List::Thunk => return self.wait(c, WAIT_LIST, xs),
-                List::Nil => return self.ret_con(NIL),
+                List::Thunk => return Some(self.wait(c, WAIT_LIST, xs)),
+                List::Nil => return Some(self.ret_con(end)),
                 List::Cons => {
                     self.f.field(x, xs, 0);
                     // See Note [Tests applied in place] in `fast`.
-                    match self.test_in_place(p, &[x]) {
-                        Some(TRUE) => return self.keep_head(c, fp),
+                    match self.test_in_place(f, args) {
+                        Some(TRUE) => return None,
                         Some(_) => self.f.field(xs, xs, 1),
-                        None => return self.call_back(c, WAIT_TEST, p, &[x]),
+                        None => return Some(self.call_back(c, WAIT_TEST, f, args)),
                     }
                 }
             }
@@ -492,28 +508,13 @@ impl Machine<'_, '_> {
     /// `elemBy _ _ [] = False; elemBy eq y (x : xs) = if eq x y then
     /// True else elemBy eq y xs`.
     fn elem_by(&mut self, c: CodeId, fp: usize, resumed: Option<u64>) -> Res<Next> {
-        let (eq, y, xs) = (fp, fp + 1, fp + 2);
-        match resumed {
-            Some(WAIT_TEST) if self.returned_true() => return Ok(Next::Return),
-            Some(WAIT_TEST) => self.f.field(xs, xs, 1),
-            _ => {}
+        let (eq, y, xs, x) = (fp, fp + 1, fp + 2, fp + 3);
+        if resumed == Some(WAIT_TEST) && self.returned_true() {
+            return Ok(Next::Return);
         }
-        let mut waited = waited_for_list(resumed);
-        loop {
-            match self.list_arg(xs, waited.take()) {
-                List::Thunk => return self.wait(c, WAIT_LIST, xs),
-                List::Nil => return self.ret_con(FALSE),
-                List::Cons => {
-                    let x = fp + 3;
-                    self.f.field(x, xs, 0);
-                    // See Note [Tests applied in place] in `fast`.
-                    match self.test_in_place(eq, &[x, y]) {
-                        Some(TRUE) => return self.ret_con(TRUE),
-                        Some(_) => self.f.field(xs, xs, 1),
-                        None => return self.call_back(c, WAIT_TEST, eq, &[x, y]),
-                    }
-                }
-            }
+        match self.first_passing(c, resumed, [xs, x], eq, &[x, y], FALSE) {
+            Some(next) => next,
+            None => self.ret_con(TRUE),
         }
     }
 
