@@ -25,7 +25,9 @@
 //! pushes a continuation (`Cont::Native`, with one word of state: a
 //! count, an index, which argument it waits for) and enters or applies
 //! it; the value comes back to it in the return register, its frame
-//! restored as a case's is. Where its arguments are not what it handles
+//! restored as a case's is (a test that is a comparison of two words is
+//! made where it lies instead: See Note [Tests applied in place] in
+//! `fast`). Where its arguments are not what it handles
 //! (a `Double` range, an `Integer` that would overflow a word, `!!` past
 //! the end) it runs the Haskell body in the same frame, which gives the
 //! same value or GHC's error message. So laziness, black-holing and
