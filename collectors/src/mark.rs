@@ -243,7 +243,7 @@ impl MarkBitmap {
     pub unsafe fn attach_with(&mut self, bd: BlockPtr, bits: &LiveMap) {
         // SAFETY: the caller's contract.
         unsafe { self.attach(bd) };
-        // SAFETY: just attached.
+        // The map `attach` just gave the block.
         let map = self.map_of(bd.0);
         for (word, &b) in map.iter().zip(bits) {
             word.store(b, Ordering::Relaxed);
