@@ -115,7 +115,7 @@ fn compact_collect(req: &GcRequest, ctx: &mut GcContext<'_>, workers: Option<(&G
     let in_place = std::mem::take(&mut gens[n].blocks);
     // SAFETY: the runtime gives the collector the heap exclusively
     // (core's Note [Who touches what]).
-    let marks = unsafe { MarkBitmap::keep_in_place(&in_place) }.recording_starts().for_one_thread(workers.is_none());
+    let marks = unsafe { MarkBitmap::keep_in_place_recording_starts(&in_place) }.for_one_thread(workers.is_none());
     // SAFETY: as above.
     let from = unsafe { from_space::prepare(gens, n, *layout) };
     let (layout, count, compacted) = (*layout, gens.len(), in_place.len());

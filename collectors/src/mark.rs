@@ -34,8 +34,9 @@ pub struct MarkBitmap {
     /// object starts are recorded, at twice that index, its starts map
     /// just after it (See Note [Object starts]).
     maps: Vec<Map>,
-    /// Object starts are recorded (`recording_starts`): a second map per
-    /// block with the bit of each marked object's first word only.
+    /// Object starts are recorded (`keep_in_place_recording_starts`): a
+    /// second map per block with the bit of each marked object's first
+    /// word only.
     recording: bool,
     /// Only one thread marks (See Note [One thread marks]).
     one_thread: bool,
@@ -224,14 +225,6 @@ impl MarkBitmap {
         self.copy_unmarked && !self.is_marked(p)
     }
 
-    /// The same bitmap, recording each marked object's first word too
-    /// (See Note [Object starts]); call it before anything is marked.
-    pub fn recording_starts(mut self) -> MarkBitmap {
-        self.maps = cleared_maps(self.maps.len() * 2);
-        self.recording = true;
-        self
-    }
-
     /// Give block `bd` (a single block) a bitmap holding `bits`: the marks
     /// an earlier GC left it (sticky mark bits, See Note [Young objects in
     /// old blocks] in `scavenge`), so that what they mark reads as marked
@@ -262,7 +255,18 @@ impl MarkBitmap {
     // SAFETY: the caller holds every block for this GC.
     pub unsafe fn keep_in_place(blocks: &[BlockPtr]) -> MarkBitmap {
         // SAFETY: the caller's contract.
-        unsafe { MarkBitmap::flag_and_attach(blocks, BF_EVACUATED | BF_UNSWEPT) }
+        unsafe { MarkBitmap::flag_and_attach(blocks, BF_EVACUATED | BF_UNSWEPT, false) }
+    }
+
+    /// `keep_in_place`, recording each marked object's first word too
+    /// (See Note [Object starts]): a compaction's bitmap.
+    ///
+    /// # Safety
+    /// As for `attach`, for every block.
+    // SAFETY: the caller holds every block for this GC.
+    pub unsafe fn keep_in_place_recording_starts(blocks: &[BlockPtr]) -> MarkBitmap {
+        // SAFETY: the caller's contract.
+        unsafe { MarkBitmap::flag_and_attach(blocks, BF_EVACUATED | BF_UNSWEPT, true) }
     }
 
     /// A bitmap for a concurrent marking's snapshot, `blocks`: as
@@ -274,26 +278,26 @@ impl MarkBitmap {
     // SAFETY: the caller holds every block for this GC.
     pub unsafe fn snapshot(blocks: &[BlockPtr]) -> MarkBitmap {
         // SAFETY: the caller's contract.
-        let mut marks = unsafe { MarkBitmap::flag_and_attach(blocks, BF_EVACUATED) };
+        let mut marks = unsafe { MarkBitmap::flag_and_attach(blocks, BF_EVACUATED, false) };
         marks.counted = Some(Box::default());
         marks
     }
 
     /// Flag each of `blocks` `BF_MARK_IN_PLACE`, without the flags
-    /// `clear`, and give it a cleared map: See Note [Mark maps from zeroed
-    /// memory].
+    /// `clear`, and give it a cleared map (and a starts map beside it
+    /// where `recording`): See Note [Mark maps from zeroed memory].
     ///
     /// # Safety
     /// As for `attach`, for every block.
     // SAFETY: the caller holds every block for this GC.
-    unsafe fn flag_and_attach(blocks: &[BlockPtr], clear: u32) -> MarkBitmap {
+    unsafe fn flag_and_attach(blocks: &[BlockPtr], clear: u32, recording: bool) -> MarkBitmap {
         for (i, &bd) in blocks.iter().enumerate() {
             // SAFETY: the caller's contract.
             let d = unsafe { bd.get() };
             d.flags = (d.flags & !clear) | BF_MARK_IN_PLACE;
             index_block(d, i);
         }
-        MarkBitmap { maps: cleared_maps(blocks.len()), recording: false, one_thread: false, copy_unmarked: false, counted: None }
+        MarkBitmap { maps: cleared_maps(blocks.len() << recording as usize), recording, one_thread: false, copy_unmarked: false, counted: None }
     }
 
     #[inline(always)]
@@ -312,7 +316,7 @@ impl MarkBitmap {
     /// The recorded object starts of the block whose map is number `i`.
     #[inline(always)]
     fn starts_at(&self, i: usize) -> &Map {
-        assert!(self.recording, "this bitmap records object starts (recording_starts)");
+        assert!(self.recording, "this bitmap records object starts (keep_in_place_recording_starts)");
         &self.maps[(i << 1) | 1]
     }
 

@@ -351,18 +351,24 @@ impl<'f, 'rt> Frame<'f, 'rt> {
         self.store(dst, v);
     }
 
+    /// The address of the pointer fields of the object in slot `obj`,
+    /// which has at least `n` of them (checked with one look at its
+    /// header); reading them allocates nothing, so no GC moves them.
+    #[inline(always)]
+    fn fields_of(&self, obj: usize, n: usize) -> *mut Word {
+        let o = self.value(obj);
+        // SAFETY: `o` is a valid object.
+        let info = info_of_header(unsafe { *o });
+        assert!(n <= info.ptrs as usize, "{}: no pointer field {}", info.name, n - 1);
+        self.m.layout.payload(o)
+    }
+
     /// Slot `base + to[k]` := pointer field `k` of the object in slot
     /// `obj`, for each `k`: a pattern's fields bound with one look at
     /// the object's header.
     #[inline(always)]
     pub fn unpack(&mut self, obj: usize, base: usize, to: &[u32]) {
-        let o = self.value(obj);
-        // SAFETY: `o` is a valid object; the fields are checked against its info.
-        let fields = unsafe {
-            let info = info_of_header(*o);
-            assert!(to.len() <= info.ptrs as usize, "{}: no pointer field {}", info.name, to.len() - 1);
-            self.m.layout.payload(o)
-        };
+        let fields = self.fields_of(obj, to.len());
         for (k, &dst) in to.iter().enumerate() {
             // SAFETY: field `k` exists (checked above). No GC can run
             // between here and the stores: nothing here allocates.
@@ -379,15 +385,9 @@ impl<'f, 'rt> Frame<'f, 'rt> {
         if n == 0 {
             return;
         }
-        let o = self.value(obj);
+        let fields = self.fields_of(obj, n);
         let depth = self.depth();
         assert!(dst + n <= depth, "stack slots {dst}..{} are not live (depth {depth})", dst + n);
-        // SAFETY: `o` is a valid object; the fields are checked against its info.
-        let fields = unsafe {
-            let info = info_of_header(*o);
-            assert!(n <= info.ptrs as usize, "{}: no pointer field {}", info.name, n - 1);
-            self.m.layout.payload(o)
-        };
         for k in 0..n {
             // SAFETY: field `k` exists (checked above). No GC can run
             // between here and the stores: nothing here allocates.
