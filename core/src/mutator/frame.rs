@@ -532,6 +532,58 @@ impl<'f, 'rt> Frame<'f, 'rt> {
         }
     }
 
+    /// Enter the thunk in slot `s` as an evaluator does (See Note
+    /// [Entering a thunk in one step]): pop every slot at or above
+    /// `base`, push the thunk there, open a frame of `frame` slots above
+    /// it whose first `free` hold the thunk's first `free` pointer fields
+    /// (its free variables) and the rest nothing, and black-hole the
+    /// thunk with `blackhole`, a black hole of its payload size. Returns
+    /// the thunk's slot (`base`); the frame begins one above it.
+    #[inline(always)]
+    pub fn enter_thunk(&mut self, base: usize, s: usize, free: usize, frame: usize, blackhole: &'static InfoTable) -> Result<usize, StackOverflow> {
+        let depth = self.depth();
+        assert!(base <= depth, "entering a thunk above the stack (base {base}, depth {depth})");
+        let top = base + 1 + frame;
+        // Room first: growing the stack may move the thunk.
+        self.room(top.saturating_sub(depth))?;
+        if !self.plain {
+            return self.enter_thunk_by_steps(base, s, free, frame, blackhole);
+        }
+        let p = self.value(s);
+        // SAFETY: `p` is a valid object, checked below to be a thunk with
+        // at least `free` pointer fields, of `blackhole`'s size. Slots
+        // `base..top` lie below the capacity (made room for above), and a
+        // plain store needs no barrier; the thunk's own stores go through
+        // `barrier::blackhole`.
+        unsafe {
+            let info = info_of_header(load_header(p));
+            assert!(info.closure_type == ClosureType::Thunk && free <= info.ptrs as usize, "{}: not a thunk with {free} free variables", info.name);
+            assert_eq!(info.payload_words().max(1), blackhole.payload_words(), "a black hole of the thunk's size");
+            let fields = self.m.layout.payload(p);
+            store_field(self.slots.add(base), p as Word);
+            for k in 0..free {
+                store_field(self.slots.add(base + 1 + k), self.m.access.on_read(*fields.add(k)));
+            }
+            for k in free..frame {
+                store_field(self.slots.add(base + 1 + k), NULL_OBJECT.addr());
+            }
+            self.set_depth(top);
+            let layout = self.m.layout;
+            barrier::blackhole(self.m.cap_mut(), layout, p, blackhole);
+        }
+        Ok(base)
+    }
+
+    /// `enter_thunk` step by step, each store through the barrier.
+    #[inline(never)]
+    fn enter_thunk_by_steps(&mut self, base: usize, s: usize, free: usize, frame: usize, blackhole: &'static InfoTable) -> Result<usize, StackOverflow> {
+        let t = self.pop_and_push(base, s)?;
+        let fp = self.reserve(frame, &NULL_OBJECT)?;
+        self.fields_to(fp, t, free);
+        self.blackhole(t, blackhole);
+        Ok(t)
+    }
+
     /// Update the thunk (or black hole) in slot `thunk` with the value in
     /// slot `value`: it becomes an indirection (See `barrier::update_thunk`).
     #[inline(always)]

@@ -18,14 +18,12 @@ impl Machine<'_, '_> {
         match info.closure_type {
             ClosureType::Thunk => {
                 let base = self.protected();
-                let r = self.f.pop_and_push(base, s);
-                let t = self.grow(r)?;
                 let code = &self.code.codes[info.tag() as usize];
                 let (free, frame, body, native_call) = (code.free as usize, code.frame as usize, code.body, code.native_call);
-                let fp = self.reserve(frame)?;
-                self.f.fields_to(fp, t, free);
                 let bh = self.tables.blackhole(info.payload_words().max(1));
-                self.f.blackhole(t, bh);
+                let r = self.f.enter_thunk(base, s, free, frame, bh);
+                let t = self.grow(r)?;
+                let fp = t + 1;
                 self.push_cont(Cont::Update { slot: t })?;
                 self.fp = fp;
                 self.frame_top = fp + frame;
