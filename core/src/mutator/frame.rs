@@ -156,10 +156,12 @@ impl<'f, 'rt> Frame<'f, 'rt> {
         unsafe { *self.slots.sub(1) = depth }
     }
 
-    /// The address of live slot `i`.
+    /// The address of slot `i`, live in a stack of depth `depth`: an
+    /// operation on several slots reads the depth once (See Note [One
+    /// read of the depth]).
     #[inline(always)]
-    fn addr(&self, i: usize) -> *mut Word {
-        let depth = self.depth();
+    fn addr_below(&self, i: usize, depth: usize) -> *mut Word {
+        debug_assert_eq!(depth, self.depth());
         assert!(i < depth, "stack slot {i} is not live (depth {depth})");
         // SAFETY: `i` is below the depth, so inside the object.
         unsafe { self.slots.add(i) }
@@ -172,8 +174,14 @@ impl<'f, 'rt> Frame<'f, 'rt> {
     /// [Access hooks]).
     #[inline(always)]
     fn raw(&self, i: usize) -> Word {
-        // SAFETY: `addr` checked the slot is live.
-        self.m.access.on_read(unsafe { *self.addr(i) })
+        self.raw_below(i, self.depth())
+    }
+
+    /// `raw`, the stack's depth being `depth`.
+    #[inline(always)]
+    fn raw_below(&self, i: usize, depth: usize) -> Word {
+        // SAFETY: `addr_below` checked the slot is live.
+        self.m.access.on_read(unsafe { *self.addr_below(i, depth) })
     }
 
     /// The object in slot `i`, through indirections.
@@ -185,7 +193,13 @@ impl<'f, 'rt> Frame<'f, 'rt> {
     /// Store `v` (an object address) into live slot `i`.
     #[inline(always)]
     fn store(&mut self, i: usize, v: Word) {
-        let a = self.addr(i);
+        self.store_below(i, self.depth(), v);
+    }
+
+    /// `store`, the stack's depth being `depth`.
+    #[inline(always)]
+    fn store_below(&mut self, i: usize, depth: usize, v: Word) {
+        let a = self.addr_below(i, depth);
         if self.plain {
             // SAFETY: a live slot; a plain store needs no barrier.
             unsafe { store_field(a, v) };
@@ -309,8 +323,9 @@ impl<'f, 'rt> Frame<'f, 'rt> {
     /// Slot `dst` := slot `src`.
     #[inline(always)]
     pub fn copy(&mut self, dst: usize, src: usize) {
-        let w = self.raw(src);
-        self.store(dst, w);
+        let depth = self.depth();
+        let w = self.raw_below(src, depth);
+        self.store_below(dst, depth, w);
     }
 
     /// Slot `dst` := the static object `s`.
@@ -345,10 +360,11 @@ impl<'f, 'rt> Frame<'f, 'rt> {
     /// Slot `dst` := pointer field `field` of the object in slot `obj`.
     #[inline(always)]
     pub fn field(&mut self, dst: usize, obj: usize, field: usize) {
-        let o = self.value(obj);
+        let depth = self.depth();
+        let o = deref_ind(self.raw_below(obj, depth), self.m.layout, self.m.access) as *mut Word;
         // SAFETY: `o` is a valid object.
         let v = self.m.access.on_read(unsafe { checked_field(self.m.layout, o, field) });
-        self.store(dst, v);
+        self.store_below(dst, depth, v);
     }
 
     /// The address of the pointer fields of the object in slot `obj`,
@@ -369,11 +385,12 @@ impl<'f, 'rt> Frame<'f, 'rt> {
     #[inline(always)]
     pub fn unpack(&mut self, obj: usize, base: usize, to: &[u32]) {
         let fields = self.fields_of(obj, to.len());
+        let depth = self.depth();
         for (k, &dst) in to.iter().enumerate() {
             // SAFETY: field `k` exists (checked above). No GC can run
             // between here and the stores: nothing here allocates.
             let v = self.m.access.on_read(unsafe { *fields.add(k) });
-            self.store(base + dst as usize, v);
+            self.store_below(base + dst as usize, depth, v);
         }
     }
 
@@ -475,8 +492,9 @@ impl<'f, 'rt> Frame<'f, 'rt> {
         };
         self.m.init_header(p, info);
         let payload = layout.payload(p);
+        let depth = self.depth();
         for k in 0..ptrs {
-            let v = self.raw(slot(k));
+            let v = self.raw_below(slot(k), depth);
             // SAFETY: the new object has room for its payload.
             unsafe { *payload.add(k) = v };
         }
@@ -489,7 +507,7 @@ impl<'f, 'rt> Frame<'f, 'rt> {
                 *payload = 0; // a thunk's reserved indirectee word
             }
         }
-        self.store(dst, p as Word);
+        self.store_below(dst, depth, p as Word);
         if self.m.sample_pending {
             let h = self.get(dst);
             self.m.report_sample(h);
@@ -588,8 +606,9 @@ impl<'f, 'rt> Frame<'f, 'rt> {
     /// slot `value`: it becomes an indirection (See `barrier::update_thunk`).
     #[inline(always)]
     pub fn update(&mut self, thunk: usize, value: usize) {
-        let p = self.value(thunk);
-        let v = self.raw(value);
+        let depth = self.depth();
+        let p = deref_ind(self.raw_below(thunk, depth), self.m.layout, self.m.access) as *mut Word;
+        let v = self.raw_below(value, depth);
         self.m.access.before_write(p);
         // SAFETY: checked to be a thunk of some kind; its size from its info.
         unsafe {
