@@ -162,7 +162,9 @@ impl<'f, 'rt> Frame<'f, 'rt> {
     #[inline(always)]
     fn addr_below(&self, i: usize, depth: usize) -> *mut Word {
         debug_assert_eq!(depth, self.depth());
-        assert!(i < depth, "stack slot {i} is not live (depth {depth})");
+        if i >= depth {
+            misuse::slot_not_live(i, depth);
+        }
         // SAFETY: `i` is below the depth, so inside the object.
         unsafe { self.slots.add(i) }
     }
@@ -295,7 +297,9 @@ impl<'f, 'rt> Frame<'f, 'rt> {
     /// Pop every slot at or above `depth`.
     #[inline(always)]
     pub fn pop_to(&mut self, depth: usize) {
-        assert!(depth <= self.depth(), "popping to {depth}, above the stack");
+        if depth > self.depth() {
+            misuse::pop_above(depth, self.depth());
+        }
         if self.plain {
             self.set_depth(depth);
             return;
@@ -339,7 +343,9 @@ impl<'f, 'rt> Frame<'f, 'rt> {
     /// when it drops its caller's frame.
     #[inline(always)]
     pub fn slide(&mut self, from: usize, to: usize, n: usize) {
-        assert!(to <= from && from + n <= self.depth(), "sliding slots {from}..{} down to {to}", from + n);
+        if to > from || from + n > self.depth() {
+            misuse::slots_not_live(from, from + n, self.depth());
+        }
         if !self.plain {
             for k in 0..n {
                 self.copy(to + k, from + k);
@@ -375,7 +381,9 @@ impl<'f, 'rt> Frame<'f, 'rt> {
         let o = self.value(obj);
         // SAFETY: `o` is a valid object.
         let info = info_of_header(unsafe { *o });
-        assert!(n <= info.ptrs as usize, "{}: no pointer field {}", info.name, n - 1);
+        if n > info.ptrs as usize {
+            misuse::no_pointer_field(info, n - 1);
+        }
         self.m.layout.payload(o)
     }
 
@@ -404,7 +412,9 @@ impl<'f, 'rt> Frame<'f, 'rt> {
         }
         let fields = self.fields_of(obj, n);
         let depth = self.depth();
-        assert!(dst + n <= depth, "stack slots {dst}..{} are not live (depth {depth})", dst + n);
+        if dst + n > depth {
+            misuse::slots_not_live(dst, dst + n, depth);
+        }
         for k in 0..n {
             // SAFETY: field `k` exists (checked above). No GC can run
             // between here and the stores: nothing here allocates.
@@ -476,7 +486,9 @@ impl<'f, 'rt> Frame<'f, 'rt> {
     /// instruction, with no list of them built first.
     #[inline(always)]
     pub fn alloc_with(&mut self, dst: usize, info: &'static InfoTable, ptrs: usize, slot: impl Fn(usize) -> usize, words: &[Word]) -> Result<(), StackOverflow> {
-        assert!(ptrs == info.ptrs as usize && words.len() == info.nptrs as usize, "{}: wrong number of fields", info.name);
+        if ptrs != info.ptrs as usize || words.len() != info.nptrs as usize {
+            misuse::wrong_fields(info);
+        }
         if dst == self.depth() {
             self.reserve(1, &NULL_OBJECT)?;
         }
@@ -527,7 +539,9 @@ impl<'f, 'rt> Frame<'f, 'rt> {
         // SAFETY: `o` is a valid object; `field` is checked against its info.
         unsafe {
             let info = info_of_header(*o);
-            assert!(field < info.ptrs as usize && info.closure_type.has_fixed_layout(), "{}: no pointer field {field}", info.name);
+            if field >= info.ptrs as usize || !info.closure_type.has_fixed_layout() {
+                misuse::no_pointer_field(info, field);
+            }
             let slot = self.m.layout.payload(o).add(field);
             let layout = self.m.layout;
             barrier::write_field(self.m.cap_mut(), layout, o, slot, v);
@@ -543,8 +557,12 @@ impl<'f, 'rt> Frame<'f, 'rt> {
         // SAFETY: checked to be a thunk below; the table has its size.
         unsafe {
             let info = info_of_header(load_header(p));
-            assert!(matches!(info.closure_type, ClosureType::Thunk | ClosureType::Selector), "{}: not a thunk", info.name);
-            assert_eq!(info.payload_words().max(1), blackhole.payload_words(), "a black hole of the thunk's size");
+            if !matches!(info.closure_type, ClosureType::Thunk | ClosureType::Selector) {
+                misuse::not_a_thunk(info);
+            }
+            if info.payload_words().max(1) != blackhole.payload_words() {
+                misuse::wrong_blackhole(info, blackhole.payload_words());
+            }
             let layout = self.m.layout;
             barrier::blackhole(self.m.cap_mut(), layout, p, blackhole);
         }
@@ -560,7 +578,9 @@ impl<'f, 'rt> Frame<'f, 'rt> {
     #[inline(always)]
     pub fn enter_thunk(&mut self, base: usize, s: usize, free: usize, frame: usize, blackhole: &'static InfoTable) -> Result<usize, StackOverflow> {
         let depth = self.depth();
-        assert!(base <= depth, "entering a thunk above the stack (base {base}, depth {depth})");
+        if base > depth {
+            misuse::pop_above(base, depth);
+        }
         let top = base + 1 + frame;
         // Room first: growing the stack may move the thunk.
         self.room(top.saturating_sub(depth))?;
@@ -575,8 +595,15 @@ impl<'f, 'rt> Frame<'f, 'rt> {
         // `barrier::blackhole`.
         unsafe {
             let info = info_of_header(load_header(p));
-            assert!(info.closure_type == ClosureType::Thunk && free <= info.ptrs as usize, "{}: not a thunk with {free} free variables", info.name);
-            assert_eq!(info.payload_words().max(1), blackhole.payload_words(), "a black hole of the thunk's size");
+            if info.closure_type != ClosureType::Thunk {
+                misuse::not_a_thunk(info);
+            }
+            if free > info.ptrs as usize {
+                misuse::no_pointer_field(info, free - 1);
+            }
+            if info.payload_words().max(1) != blackhole.payload_words() {
+                misuse::wrong_blackhole(info, blackhole.payload_words());
+            }
             let fields = self.m.layout.payload(p);
             store_field(self.slots.add(base), p as Word);
             for k in 0..free {
@@ -613,7 +640,9 @@ impl<'f, 'rt> Frame<'f, 'rt> {
         // SAFETY: checked to be a thunk of some kind; its size from its info.
         unsafe {
             let info = info_of_header(load_header(p));
-            assert!(info.closure_type.is_thunk(), "{}: not a thunk", info.name);
+            if !info.closure_type.is_thunk() {
+                misuse::not_a_thunk(info);
+            }
             let size = self.m.layout.fixed_size(info);
             let layout = self.m.layout;
             barrier::update_thunk(self.m.cap_mut(), layout, p, size, v);

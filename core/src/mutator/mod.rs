@@ -32,6 +32,7 @@
 mod alloc;
 mod finalise;
 mod frame;
+mod misuse;
 mod objects;
 mod par;
 mod run;
@@ -133,7 +134,9 @@ fn deref_ind(mut p: Word, layout: Layout, access: Installed) -> Word {
 unsafe fn checked_field(layout: Layout, p: *mut Word, i: usize) -> Word {
     // SAFETY: the caller's contract.
     let info = info_of_header(unsafe { *p });
-    assert!(i < info.ptrs as usize, "{}: no pointer field {i}", info.name);
+    if i >= info.ptrs as usize {
+        misuse::no_pointer_field(info, i);
+    }
     // SAFETY: the field exists (checked).
     unsafe { *layout.payload(p).add(i) }
 }
@@ -148,7 +151,9 @@ unsafe fn checked_field(layout: Layout, p: *mut Word, i: usize) -> Word {
 unsafe fn checked_word(layout: Layout, p: *mut Word, w: usize) -> Word {
     // SAFETY: the caller's contract.
     let info = info_of_header(unsafe { *p });
-    assert!(w < info.nptrs as usize, "{}: no word {w}", info.name);
+    if w >= info.nptrs as usize {
+        misuse::no_word(info, w);
+    }
     // SAFETY: the word exists (checked).
     unsafe { *layout.payload(p).add(info.ptrs as usize + w) }
 }
