@@ -77,3 +77,31 @@ pub(super) fn not_a_thunk(info: &InfoTable) -> ! {
 pub(super) fn wrong_blackhole(info: &InfoTable, words: usize) -> ! {
     panic!("{}: a black hole of {words} payload words for a thunk of {}", info.name, info.payload_words().max(1))
 }
+
+/// Element `i` of an array of `n`.
+#[cold]
+#[inline(never)]
+pub(super) fn index_out_of_bounds(i: usize, n: usize) -> ! {
+    panic!("array index {i} out of bounds (length {n})")
+}
+
+/// Word `word` of a byte array of `len` bytes.
+#[cold]
+#[inline(never)]
+pub(super) fn byte_word_out_of_bounds(word: usize, len: usize) -> ! {
+    panic!("byte array word {word} out of bounds ({len} bytes)")
+}
+
+/// An object of `info` where `what` was expected.
+#[cold]
+#[inline(never)]
+pub(super) fn wrong_type(what: &str, info: &InfoTable) -> ! {
+    panic!("expected {what}, found {}", info.name)
+}
+
+/// The first `n` pointer fields of an object of `info`, which has fewer.
+#[cold]
+#[inline(never)]
+pub(super) fn fewer_pointer_fields(info: &InfoTable, n: usize) -> ! {
+    panic!("{}: fewer than {n} pointer fields", info.name)
+}

@@ -55,7 +55,9 @@ impl Mutator<'_> {
     #[inline(always)]
     fn new_object(&mut self, info: &'static InfoTable, ptrs: &[Handle], words: &[Word]) -> *mut Word {
         debug_assert!(info.closure_type.has_fixed_layout());
-        assert!(ptrs.len() == info.ptrs as usize && words.len() == info.nptrs as usize, "{}: wrong number of fields", info.name);
+        if ptrs.len() != info.ptrs as usize || words.len() != info.nptrs as usize {
+            misuse::wrong_fields(info);
+        }
         let layout = self.layout;
         let p = self.alloc_words(layout.fixed_size(info));
         // Everything the stores below need is read before them: the
@@ -167,7 +169,9 @@ impl Mutator<'_> {
     pub(crate) fn expect_type(&self, p: *mut Word, ok: impl Fn(ClosureType) -> bool, what: &str) {
         // SAFETY: `p` is a valid object.
         let info = info_of_header(unsafe { *p });
-        assert!(ok(info.closure_type), "expected {what}, found {}", info.name);
+        if !ok(info.closure_type) {
+            misuse::wrong_type(what, info);
+        }
     }
 
     // ---------------------------------------------------------------
@@ -224,7 +228,9 @@ impl Mutator<'_> {
     #[inline(always)]
     pub fn array_get(&mut self, a: Handle, i: usize) -> Handle {
         let n = self.array_len(a);
-        assert!(i < n, "array index {i} out of bounds (length {n})");
+        if i >= n {
+            misuse::index_out_of_bounds(i, n);
+        }
         let p = self.obj(a);
         // SAFETY: `i < n`.
         let v = unsafe { *self.layout.payload(p).add(1 + i) };
@@ -238,7 +244,9 @@ impl Mutator<'_> {
         self.expect_type(p, |t| matches!(t, ClosureType::MutArrClean | ClosureType::MutArrDirty), "a mutable array");
         // SAFETY: arrays keep their length in the first payload word.
         let n = unsafe { *self.layout.payload(p) };
-        assert!(i < n, "array index {i} out of bounds (length {n})");
+        if i >= n {
+            misuse::index_out_of_bounds(i, n);
+        }
         let value = self.root(v);
         let layout = self.layout;
         self.access.before_write(p);
@@ -279,7 +287,9 @@ impl Mutator<'_> {
     #[inline]
     fn byte_array_data(&self, b: Handle, word: usize) -> *mut Word {
         let len = self.byte_array_len(b);
-        assert!(word < len.div_ceil(WORD_SIZE), "byte array word {word} out of bounds ({len} bytes)");
+        if word >= len.div_ceil(WORD_SIZE) {
+            misuse::byte_word_out_of_bounds(word, len);
+        }
         // SAFETY: checked against the length.
         unsafe { self.layout.payload(self.obj(b)).add(1 + word) }
     }

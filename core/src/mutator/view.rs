@@ -46,7 +46,9 @@ impl<'m> ObjRef<'m> {
     #[inline(always)]
     pub fn field(self, i: usize) -> ObjRef<'m> {
         let info = self.info();
-        assert!(i < info.ptrs as usize, "{}: no pointer field {i}", info.name);
+        if i >= info.ptrs as usize {
+            super::misuse::no_pointer_field(info, i);
+        }
         // SAFETY: checked just above.
         unsafe { self.field_unchecked(i) }
     }
@@ -58,7 +60,9 @@ impl<'m> ObjRef<'m> {
     #[inline(always)]
     pub fn fields<const N: usize>(self) -> [ObjRef<'m>; N] {
         let info = self.info();
-        assert!(N <= info.ptrs as usize, "{}: fewer than {N} pointer fields", info.name);
+        if N > info.ptrs as usize {
+            super::misuse::fewer_pointer_fields(info, N);
+        }
         // SAFETY: every i < N is below its pointer-field count, checked above.
         std::array::from_fn(|i| unsafe { self.field_unchecked(i) })
     }
