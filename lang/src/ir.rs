@@ -180,12 +180,17 @@ impl Native {
         (Native::Span, "span", 2),
     ];
 
-    /// The frame slots the native needs beyond its arguments.
+    /// The frame slots the native needs beyond its arguments: the slots
+    /// its body in `machine::native` names past them, and no more, since
+    /// each is filled when its frame opens.
     pub fn scratch(self) -> u32 {
         match self {
-            Native::Break | Native::Span => 6,
+            Native::LenAcc | Native::Drop => 0,
+            Native::Nth | Native::ElemBy => 1,
+            Native::NumFromTo | Native::Append | Native::Filter => 2,
+            Native::NumFrom | Native::Map | Native::Take | Native::Zip => 3,
             Native::ZipWith => 4,
-            _ => 3,
+            Native::Break | Native::Span => 5,
         }
     }
 
