@@ -157,8 +157,9 @@ impl<'f, 'rt> Frame<'f, 'rt> {
     }
 
     /// The address of slot `i`, live in a stack of depth `depth`: an
-    /// operation on several slots reads the depth once (See Note [One
-    /// read of the depth]).
+    /// operation on several slots reads the depth once. (Measured with
+    /// cachegrind: selector_leak 0.992x the instructions, lalr 0.997x,
+    /// binary_trees 1.003x, within what the inlining moves by itself.)
     #[inline(always)]
     fn addr_below(&self, i: usize, depth: usize) -> *mut Word {
         debug_assert_eq!(depth, self.depth());
@@ -567,6 +568,21 @@ impl<'f, 'rt> Frame<'f, 'rt> {
             barrier::blackhole(self.m.cap_mut(), layout, p, blackhole);
         }
     }
+
+    // Note [Entering a thunk in one step]
+    // ----------------------------------------
+    // An evaluator entering a thunk pops what its continuations no longer
+    // keep, pushes the thunk (its update continuation names that slot),
+    // opens the frame of the thunk's code with the thunk's free variables
+    // in its first slots and nothing in the rest, and black-holes the
+    // thunk. As four operations (`pop_and_push`, `reserve`, `fields_to`,
+    // `blackhole`), each tested the stack's room or depth, and three read
+    // the thunk's header and info table. `enter_thunk` makes one test of
+    // the room and one look at the header where stores are plain, and
+    // takes the four steps, each through the barrier, where they are not.
+    // Measured with cachegrind: selector_leak 200,000 (three thunks entered
+    // an element) 703.5M to 695.4M instructions, lalr 10 509.8M to 502.6M,
+    // binary_trees 12 2,519.8M to 2,496.4M.
 
     /// Enter the thunk in slot `s` as an evaluator does (See Note
     /// [Entering a thunk in one step]): pop every slot at or above
