@@ -62,6 +62,9 @@ pub struct Frame<'f, 'rt> {
     slots: *mut Word,
     /// Stores need no barrier (See Note [Pinned frames]).
     plain: bool,
+    /// The mutator's object layout, kept here: one load where
+    /// `self.layout` is two.
+    layout: Layout,
 }
 
 /// The mutator, lent by a frame; the frame pins its stack again when
@@ -94,7 +97,8 @@ impl<'rt> Mutator<'rt> {
     /// Pin the evaluation stack `st` (See Note [Pinned frames]).
     #[inline(always)]
     pub fn frame(&mut self, st: Handle) -> Frame<'_, 'rt> {
-        let mut f = Frame { m: self, st, stack: std::ptr::null_mut(), slots: std::ptr::null_mut(), plain: false };
+        let layout = self.layout;
+        let mut f = Frame { m: self, st, stack: std::ptr::null_mut(), slots: std::ptr::null_mut(), plain: false, layout };
         f.pin();
         f
     }
@@ -107,7 +111,7 @@ impl<'f, 'rt> Frame<'f, 'rt> {
         let p = self.m.stack_obj(self.st);
         self.stack = p;
         // SAFETY: a stack keeps its capacity and depth before its slots.
-        self.slots = unsafe { self.m.layout.payload(p).add(2) };
+        self.slots = unsafe { self.layout.payload(p).add(2) };
         self.plain = self.judge_plain();
     }
 
@@ -190,7 +194,7 @@ impl<'f, 'rt> Frame<'f, 'rt> {
     /// The object in slot `i`, through indirections.
     #[inline(always)]
     fn value(&self, i: usize) -> *mut Word {
-        deref_ind(self.raw(i), self.m.layout, self.m.access) as *mut Word
+        deref_ind(self.raw(i), self.layout, self.m.access) as *mut Word
     }
 
     /// Store `v` (an object address) into live slot `i`.
@@ -213,7 +217,7 @@ impl<'f, 'rt> Frame<'f, 'rt> {
 
     #[inline(never)]
     fn store_through_barrier(&mut self, i: usize, v: Word) {
-        let (stack, layout) = (self.stack, self.m.layout);
+        let (stack, layout) = (self.stack, self.layout);
         self.m.access.before_write(stack);
         // SAFETY: slot `i` is live (the caller checked) and `v` a valid object address.
         unsafe { barrier::write_stack(self.m.cap_mut(), layout, stack, i, v) };
@@ -242,7 +246,7 @@ impl<'f, 'rt> Frame<'f, 'rt> {
             self.set_depth(depth + 1);
             return depth;
         }
-        let (stack, layout) = (self.stack, self.m.layout);
+        let (stack, layout) = (self.stack, self.layout);
         self.m.access.before_write(stack);
         // SAFETY: the caller made room; `w` is a valid object address.
         let d = unsafe { barrier::push_stack(self.m.cap_mut(), layout, stack, w) };
@@ -305,7 +309,7 @@ impl<'f, 'rt> Frame<'f, 'rt> {
             self.set_depth(depth);
             return;
         }
-        let (stack, layout) = (self.stack, self.m.layout);
+        let (stack, layout) = (self.stack, self.layout);
         self.m.access.before_write(stack);
         // SAFETY: `stack` is a stack whose depth is at least `depth`.
         unsafe { barrier::pop_stack(self.m.cap_mut(), layout, stack, depth) };
@@ -368,9 +372,9 @@ impl<'f, 'rt> Frame<'f, 'rt> {
     #[inline(always)]
     pub fn field(&mut self, dst: usize, obj: usize, field: usize) {
         let depth = self.depth();
-        let o = deref_ind(self.raw_below(obj, depth), self.m.layout, self.m.access) as *mut Word;
+        let o = deref_ind(self.raw_below(obj, depth), self.layout, self.m.access) as *mut Word;
         // SAFETY: `o` is a valid object.
-        let v = self.m.access.on_read(unsafe { checked_field(self.m.layout, o, field) });
+        let v = self.m.access.on_read(unsafe { checked_field(self.layout, o, field) });
         self.store_below(dst, depth, v);
     }
 
@@ -385,7 +389,7 @@ impl<'f, 'rt> Frame<'f, 'rt> {
         if n > info.ptrs as usize {
             misuse::no_pointer_field(info, n - 1);
         }
-        self.m.layout.payload(o)
+        self.layout.payload(o)
     }
 
     /// Slot `base + to[k]` := pointer field `k` of the object in slot
@@ -443,7 +447,7 @@ impl<'f, 'rt> Frame<'f, 'rt> {
     pub fn word(&self, i: usize, w: usize) -> Word {
         let o = self.value(i);
         // SAFETY: `o` is a valid object.
-        unsafe { checked_word(self.m.layout, o, w) }
+        unsafe { checked_word(self.layout, o, w) }
     }
 
     /// The info table of the object in slot `i` and its first
@@ -452,7 +456,7 @@ impl<'f, 'rt> Frame<'f, 'rt> {
     #[inline(always)]
     pub fn info_and_word(&self, i: usize) -> (&'static InfoTable, Option<Word>) {
         // SAFETY: a live slot's object is valid.
-        unsafe { info_and_first_word(self.m.layout, self.value(i)) }
+        unsafe { info_and_first_word(self.layout, self.value(i)) }
     }
 
     /// `info_and_word` of the object that pointer field `field` of the
@@ -463,9 +467,9 @@ impl<'f, 'rt> Frame<'f, 'rt> {
         let o = self.value(obj);
         // SAFETY: `o` is a valid object; its field (checked against its
         // info) holds a valid object address.
-        let v = self.m.access.on_read(unsafe { checked_field(self.m.layout, o, field) });
+        let v = self.m.access.on_read(unsafe { checked_field(self.layout, o, field) });
         // SAFETY: the field's object, through indirections, is valid.
-        unsafe { info_and_first_word(self.m.layout, deref_ind(v, self.m.layout, self.m.access) as *mut Word) }
+        unsafe { info_and_first_word(self.layout, deref_ind(v, self.layout, self.m.access) as *mut Word) }
     }
 
     /// Do slots `a` and `b` hold the same object?
@@ -493,7 +497,7 @@ impl<'f, 'rt> Frame<'f, 'rt> {
         if dst == self.depth() {
             self.reserve(1, &NULL_OBJECT)?;
         }
-        let layout = self.m.layout;
+        let layout = self.layout;
         let size = layout.fixed_size(info);
         let p = match self.m.bump(size) {
             Some(p) => p,
@@ -543,8 +547,8 @@ impl<'f, 'rt> Frame<'f, 'rt> {
             if field >= info.ptrs as usize || !info.closure_type.has_fixed_layout() {
                 misuse::no_pointer_field(info, field);
             }
-            let slot = self.m.layout.payload(o).add(field);
-            let layout = self.m.layout;
+            let slot = self.layout.payload(o).add(field);
+            let layout = self.layout;
             barrier::write_field(self.m.cap_mut(), layout, o, slot, v);
         }
     }
@@ -564,7 +568,7 @@ impl<'f, 'rt> Frame<'f, 'rt> {
             if info.payload_words().max(1) != blackhole.payload_words() {
                 misuse::wrong_blackhole(info, blackhole.payload_words());
             }
-            let layout = self.m.layout;
+            let layout = self.layout;
             barrier::blackhole(self.m.cap_mut(), layout, p, blackhole);
         }
     }
@@ -620,7 +624,7 @@ impl<'f, 'rt> Frame<'f, 'rt> {
             if info.payload_words().max(1) != blackhole.payload_words() {
                 misuse::wrong_blackhole(info, blackhole.payload_words());
             }
-            let fields = self.m.layout.payload(p);
+            let fields = self.layout.payload(p);
             store_field(self.slots.add(base), p as Word);
             for k in 0..free {
                 store_field(self.slots.add(base + 1 + k), self.m.access.on_read(*fields.add(k)));
@@ -629,7 +633,7 @@ impl<'f, 'rt> Frame<'f, 'rt> {
                 store_field(self.slots.add(base + 1 + k), NULL_OBJECT.addr());
             }
             self.set_depth(top);
-            let layout = self.m.layout;
+            let layout = self.layout;
             barrier::blackhole(self.m.cap_mut(), layout, p, blackhole);
         }
         Ok(base)
@@ -650,7 +654,7 @@ impl<'f, 'rt> Frame<'f, 'rt> {
     #[inline(always)]
     pub fn update(&mut self, thunk: usize, value: usize) {
         let depth = self.depth();
-        let p = deref_ind(self.raw_below(thunk, depth), self.m.layout, self.m.access) as *mut Word;
+        let p = deref_ind(self.raw_below(thunk, depth), self.layout, self.m.access) as *mut Word;
         let v = self.raw_below(value, depth);
         self.m.access.before_write(p);
         // SAFETY: checked to be a thunk of some kind; its size from its info.
@@ -659,8 +663,8 @@ impl<'f, 'rt> Frame<'f, 'rt> {
             if !info.closure_type.is_thunk() {
                 misuse::not_a_thunk(info);
             }
-            let size = self.m.layout.fixed_size(info);
-            let layout = self.m.layout;
+            let size = self.layout.fixed_size(info);
+            let layout = self.layout;
             barrier::update_thunk(self.m.cap_mut(), layout, p, size, v);
         }
     }
