@@ -388,6 +388,11 @@ impl<'h> GcThread<'h> {
             ts.hp = new_hp;
             return p;
         }
+        // A run of cells lent for objects of this size: See Note [Runs a
+        // space lends] in `lent_runs`.
+        if let Some(p) = ts.lent.bump_cell(words) {
+            return p;
+        }
         self.alloc_to_slow(gen, words)
     }
 
@@ -428,21 +433,9 @@ impl<'h> GcThread<'h> {
         }
     }
 
-    /// `alloc_to` when the bump fails: a run of cells lent for objects of
-    /// this size, if one has room, else `alloc_to_slower` (See Note [Runs
-    /// a space lends] in `lent_runs`: why this is a leaf of its own).
-    #[cold]
-    #[inline(never)]
-    fn alloc_to_slow(&mut self, gen: usize, words: usize) -> *mut Word {
-        match self.to[gen].lent.bump_cell(words) {
-            Some(p) => p,
-            None => self.alloc_to_slower(gen, words),
-        }
-    }
-
     /// A new run from the generation's space, or a fresh to-space block.
     #[cold]
-    fn alloc_to_slower(&mut self, gen: usize, words: usize) -> *mut Word {
+    fn alloc_to_slow(&mut self, gen: usize, words: usize) -> *mut Word {
         if self.to[gen].space.is_some() {
             return self.place_in_space(gen, words);
         }

@@ -35,20 +35,24 @@
 //! places into it. A run of cells takes objects of exactly its cell size
 //! only, which the inlined bump cannot test for without slowing copying's
 //! path: it lives here, one per object size up to `MAX_CELL_WORDS`, and
-//! `alloc_to`'s out-of-line path bumps it. That path is a leaf of a few
-//! instructions (`GcThread::alloc_to_slow`, no register saved), the rest
-//! of the slow path a call further (`alloc_to_slower`): with all of it in
-//! one function each promoted object paid its prologue, six registers
-//! saved and restored. Split, the GC instructions under cachegrind fell
-//! 4.4% under `nonmoving:mark=sync` and mark-sweep on binary-trees 17 at
-//! `-F100` (minor GCs only), 6.3% under nonmoving and 2.1% under
-//! mark-sweep on gcbench 16, 3.8% under mark-sweep on lru 50000 300000
-//! 128; copying and immix 1.000x. On the
-//! clock (`scripts/ab -n 5`, 2-core), nonmoving's minor GCs on
-//! binary-trees 20 0.95x (0.95-1.02); mark-sweep's on fibheaps 400000 at
-//! `-M84m` did not move (1.015x, 0.93-1.06, 7 rounds). Both halves stay
-//! `#[cold]`: without it on the leaf, copying's GC instructions rose 1.7%
-//! (its callers laid out for the call). A run of cells is lent only for
+//! `alloc_to` bumps it, inlined too, where its first bump fails (a test
+//! of the cells' length, which copying's empty list fails at once, then
+//! the cell run's bump), the rest of the slow path a call
+//! (`alloc_to_slow`). It had been a leaf of its own, out of line: a call
+//! for every object promoted into cells, which cost nonmoving 5% of its
+//! minor GCs' instructions (33M of 668M on binary-trees 16 at `-F100`).
+//! Inlined (2026-11-28), GC instructions (`scripts/ab --instructions`):
+//! nonmoving 0.956x on binary-trees 16 at `-F100`, 0.935x on gcbench
+//! 16, 0.959x on lru 50000 300000 128; mark-sweep 0.965x on binary-trees
+//! 16 and 0.966x on fibheaps 100000; copying 1.008x, 0.999x and 0.996x,
+//! immix 1.004x (the code at every inlined `alloc_to` grew, not its
+//! work). On the clock (`scripts/ab -n 5`, binary-trees 20): nonmoving's
+//! minor GCs 0.935x (0.87-0.95), copying's GC time 1.009x (0.97-1.02,
+//! this machine's noise). Before that, the leaf had been split from the
+//! rest of the slow path, whose prologue saved six registers for every
+//! object: 4.4% fewer GC instructions under `nonmoving:mark=sync` and
+//! mark-sweep on binary-trees 17 at `-F100`, with copying at 1.000x. A
+//! run of cells is lent only for
 //! objects that fill their cells: every size up to 26 words, then 28, 30
 //! and 32 (the cell sizes of Note [Size classes] in `cell_space`), since
 //! the bump advances by the object's size: a 27-word object in a 28-word
