@@ -62,8 +62,8 @@ pub struct Frame<'f, 'rt> {
     slots: *mut Word,
     /// Stores need no barrier (See Note [Pinned frames]).
     plain: bool,
-    /// The mutator's object layout, kept here: one load where
-    /// `self.layout` is two.
+    /// The mutator's object layout, kept here: one load where the
+    /// mutator's own field is two.
     layout: Layout,
 }
 
@@ -349,7 +349,7 @@ impl<'f, 'rt> Frame<'f, 'rt> {
     #[inline(always)]
     pub fn slide(&mut self, from: usize, to: usize, n: usize) {
         if to > from || from + n > self.depth() {
-            misuse::slots_not_live(from, from + n, self.depth());
+            misuse::bad_slide(from, to, n, self.depth());
         }
         if !self.plain {
             for k in 0..n {
@@ -601,6 +601,9 @@ impl<'f, 'rt> Frame<'f, 'rt> {
         if base > depth {
             misuse::pop_above(base, depth);
         }
+        if free > frame {
+            misuse::slots_not_live(base + 1, base + 1 + free, base + 1 + frame);
+        }
         let top = base + 1 + frame;
         // Room first: growing the stack may move the thunk.
         self.room(top.saturating_sub(depth))?;
@@ -610,7 +613,8 @@ impl<'f, 'rt> Frame<'f, 'rt> {
         let p = self.value(s);
         // SAFETY: `p` is a valid object, checked below to be a thunk with
         // at least `free` pointer fields, of `blackhole`'s size. Slots
-        // `base..top` lie below the capacity (made room for above), and a
+        // `base..top` lie below the capacity (made room for above; `free`
+        // of them at most, checked), and a
         // plain store needs no barrier; the thunk's own stores go through
         // `barrier::blackhole`.
         unsafe {
@@ -633,6 +637,7 @@ impl<'f, 'rt> Frame<'f, 'rt> {
                 store_field(self.slots.add(base + 1 + k), NULL_OBJECT.addr());
             }
             self.set_depth(top);
+            self.m.access.before_write(p);
             let layout = self.layout;
             barrier::blackhole(self.m.cap_mut(), layout, p, blackhole);
         }

@@ -40,6 +40,14 @@ pub(super) fn slots_not_live(from: usize, to: usize, depth: usize) -> ! {
     panic!("stack slots {from}..{to} are not live (depth {depth})")
 }
 
+/// Slots `from..from + n` slid down to `to`, where `to` is above `from`
+/// or the slots are not all live.
+#[cold]
+#[inline(never)]
+pub(super) fn bad_slide(from: usize, to: usize, n: usize, depth: usize) -> ! {
+    panic!("sliding slots {from}..{} down to {to} (depth {depth})", from + n)
+}
+
 /// A pop to `to`, above the stack's depth.
 #[cold]
 #[inline(never)]
