@@ -177,7 +177,14 @@ fn run(source: &str) -> String {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 48, ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig {
+        cases: 48,
+        // Replayed wherever the test runs from (See REGRESSIONS in
+        // `graph_model.rs`: under nextest the path from the source file
+        // was not found).
+        failure_persistence: Some(Box::new(proptest::test_runner::FileFailurePersistence::Direct(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/lang_property.proptest-regressions")))),
+        ..ProptestConfig::default()
+    })]
 
     #[test]
     fn random_expressions_evaluate_as_the_reference_says(seed in 1u64..u64::MAX) {

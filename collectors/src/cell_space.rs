@@ -609,6 +609,14 @@ impl SpaceAllocator for CellAllocator<'_> {
         }
     }
 
+    /// An object smaller than its class's cells is placed alone among
+    /// them (See Note [An object placed among a lent run's cells] in
+    /// `lent_runs`).
+    fn shared_cells(&self, words: usize) -> Option<usize> {
+        let cell = CLASSES[class_of(words)];
+        (words <= MAX_CELL_WORDS && cell != words).then_some(cell)
+    }
+
     fn give_back(&mut self, run: Run, end: *mut Word) {
         let class = class_of(run.cell);
         let f = self.current[class].as_mut().expect("a run is lent from the block being filled");

@@ -79,6 +79,26 @@
 //! big for the hole at hand (a line space's overflow block), and a space
 //! that records every placement (`lxr`).
 
+// Note [An object placed among a lent run's cells]
+// ----------------------------------------
+// A cell space lends a run of cells for objects that fill their cells (a
+// 28-word array in 28-word cells) and keeps its cursor at the run's start
+// until the run comes back, since only then does it learn how far the
+// thread filled it. An object that does not fill its class's cells (a
+// 27-word array, in 28-word cells) is placed alone by the same allocator,
+// from the same cursor: while a run of 28-word cells was lent, it went
+// into the run's first cell, on top of the object the thread had put
+// there, and the run's scan then read the cell's slop as a header (zero)
+// and crashed. The property test of `tests/graph_model.rs` found it
+// under mark-sweep (`[Pair, Pair, Array 25, Array 24, Pair, Pair, Pair]`),
+// in one release run of its 256 programs in five to twenty. So
+// `place_in_space` first gives back, with the full runs, the run among
+// whose cells the space says it may place the object
+// (`SpaceAllocator::shared_cells`): the space's cursor is then past
+// everything the thread placed. Checking a run's cells against the
+// cursor in the allocator instead would have put a test on every
+// placement; this costs a look in the slow path only.
+
 use crate::gc_thread::{GcThread, ToSpace, Work, WORK_UNIT_WORDS};
 use crate::space::{Placement, Run};
 use gclab_core::constants::Word;
@@ -166,9 +186,12 @@ impl LentRuns {
 impl ToSpace<'_> {
     /// Give back the runs that cannot take an object of `words` words (the
     /// hole, which `alloc_to`'s bump found full, and the run of cells of
-    /// that size); returns their placed, unscanned parts.
-    fn give_back_full(&mut self, words: usize) -> [Option<Unscanned>; 2] {
-        [self.give_back_hole(), self.give_back_cells(words)]
+    /// that size), and the run among whose cells the space may place it
+    /// alone (See Note [An object placed among a lent run's cells]);
+    /// returns their placed, unscanned parts.
+    fn give_back_full(&mut self, words: usize) -> [Option<Unscanned>; 3] {
+        let shared = self.space.as_ref().and_then(|s| s.shared_cells(words));
+        [self.give_back_hole(), self.give_back_cells(words), shared.and_then(|cell| self.give_back_cells(cell))]
     }
 
     /// Give back the run of cells for `words`-word objects, if one is

@@ -102,6 +102,16 @@ pub trait SpaceAllocator: Send {
         Placement::Object(self.alloc(words))
     }
 
+    /// The size of the cells that `place(words)` may put an object of
+    /// `words` words among when it places the object alone: a run of
+    /// cells of that size lent to the thread must be given back first,
+    /// or the allocator could hand out one of the run's cells (See Note
+    /// [An object placed among a lent run's cells] in `lent_runs`). None
+    /// by default: a space whose objects alone never share a run's cells.
+    fn shared_cells(&self, _words: usize) -> Option<usize> {
+        None
+    }
+
     /// The object just placed at `p` by `place` (as `Placement::Object`)
     /// lost its claim to another GC thread's copy (See Note [Claiming an
     /// object] in `evacuate`): it stays, garbage that nothing will point
