@@ -613,8 +613,11 @@ impl SpaceAllocator for CellAllocator<'_> {
     /// them (See Note [An object placed among a lent run's cells] in
     /// `lent_runs`).
     fn shared_cells(&self, words: usize) -> Option<usize> {
+        if words > MAX_CELL_WORDS {
+            return None; // no run is lent for cells this size
+        }
         let cell = CLASSES[class_of(words)];
-        (words <= MAX_CELL_WORDS && cell != words).then_some(cell)
+        (cell != words).then_some(cell)
     }
 
     fn give_back(&mut self, run: Run, end: *mut Word) {
