@@ -288,15 +288,24 @@ impl<'f, 'rt> Frame<'f, 'rt> {
     pub fn reserve(&mut self, n: usize, fill: &'static StaticObject) -> Result<usize, StackOverflow> {
         self.room(n)?;
         let depth = self.depth();
-        // SAFETY: `room` made room for `n` slots above the depth; a
-        // static object is never young, so no barrier is due.
-        unsafe {
-            for k in 0..n {
-                store_field(self.slots.add(depth + k), fill.addr());
-            }
-        }
+        // SAFETY: `room` made room for `n` slots above the depth.
+        unsafe { self.fill(depth, depth + n, fill) };
         self.set_depth(depth + n);
         Ok(depth)
+    }
+
+    /// Slots `from..to` := the static object `fill`, stored plainly: a
+    /// static object is never young, so no barrier is due.
+    ///
+    /// # Safety
+    /// The slots lie below the stack's capacity.
+    #[inline(always)]
+    // SAFETY: the caller's contract keeps the stores inside the stack object.
+    unsafe fn fill(&mut self, from: usize, to: usize, fill: &'static StaticObject) {
+        for k in from..to {
+            // SAFETY: the caller's contract.
+            unsafe { store_field(self.slots.add(k), fill.addr()) };
+        }
     }
 
     /// Pop every slot at or above `depth`.
@@ -602,7 +611,7 @@ impl<'f, 'rt> Frame<'f, 'rt> {
             misuse::pop_above(base, depth);
         }
         if free > frame {
-            misuse::slots_not_live(base + 1, base + 1 + free, base + 1 + frame);
+            misuse::frame_smaller_than_free(frame, free);
         }
         let top = base + 1 + frame;
         // Room first: growing the stack may move the thunk.
@@ -633,9 +642,7 @@ impl<'f, 'rt> Frame<'f, 'rt> {
             for k in 0..free {
                 store_field(self.slots.add(base + 1 + k), self.m.access.on_read(*fields.add(k)));
             }
-            for k in free..frame {
-                store_field(self.slots.add(base + 1 + k), NULL_OBJECT.addr());
-            }
+            self.fill(base + 1 + free, top, &NULL_OBJECT);
             self.set_depth(top);
             self.m.access.before_write(p);
             let layout = self.layout;

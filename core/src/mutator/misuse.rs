@@ -48,6 +48,13 @@ pub(super) fn bad_slide(from: usize, to: usize, n: usize, depth: usize) -> ! {
     panic!("sliding slots {from}..{} down to {to} (depth {depth})", from + n)
 }
 
+/// A thunk's frame of `frame` slots opened for its `free` free variables.
+#[cold]
+#[inline(never)]
+pub(super) fn frame_smaller_than_free(frame: usize, free: usize) -> ! {
+    panic!("a frame of {frame} slots for a thunk with {free} free variables")
+}
+
 /// A pop to `to`, above the stack's depth.
 #[cold]
 #[inline(never)]
