@@ -245,10 +245,11 @@ impl ToSpace<'_> {
 
 impl GcThread<'_> {
     /// Room for `words` words in generation `gen`, which lives in a space,
-    /// when no run of cells lent has room (`alloc_to`'s out-of-line path
-    /// tried that: See Note [Runs a space lends]): give back the full runs
-    /// and take what the space places now, a run or the object alone
-    /// (then scanned from the scan stack).
+    /// when no run of cells lent has room (`alloc_to` tried that: See Note
+    /// [Runs a space lends]): give back the full runs, and the one the
+    /// object may share (See Note [An object placed among a lent run's
+    /// cells]), and take what the space places now, a run or the object
+    /// alone (then scanned from the scan stack).
     #[inline(never)]
     pub(crate) fn place_in_space(&mut self, gen: usize, words: usize) -> *mut Word {
         let ts = &mut self.to[gen];
