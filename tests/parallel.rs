@@ -252,6 +252,54 @@ fn capabilities_share_a_mutable_list_under_a_lock_taken_at_a_safe_point() {
 }
 
 #[test]
+fn capabilities_read_stable_pointers_while_others_make_and_free_them() {
+    // Every capability makes stable pointers to cells it allocates, so the
+    // table grows while the others read theirs (without a lock: See Note
+    // [Reading stable pointers without a lock] in core's `stable_ptr`),
+    // collects meanwhile (the cells move), reads each one back, and frees
+    // them. Every collector, the sanity checker after every GC.
+    for entry in gclab_collectors::COLLECTORS {
+        let rts = if entry.name == "two-space" { "-N3 -G1 -A8k -DS" } else { "-N3 -A8k -DS" };
+        let flags = gclab::flags(rts).unwrap();
+        let r = gclab_core::Rts::new(flags.clone(), entry.make(&flags).unwrap()).unwrap();
+        let read = r
+            .run(|m| {
+                let sums = m.par_map(6, |m, task| {
+                    let nil = m.static_obj(&NIL);
+                    let mut sum = 0u64;
+                    for round in 0..20 {
+                        let mut sps = Vec::new();
+                        for k in 0..40 {
+                            let cell = m.alloc(&CONS, &[nil], &[task * 1_000_000 + round * 1000 + k]);
+                            sps.push(m.new_stable_ptr(cell));
+                            m.truncate(cell.index());
+                        }
+                        for (k, &sp) in sps.iter().enumerate() {
+                            let cell = m.deref_stable_ptr(sp);
+                            assert_eq!(m.word(cell, 0), task * 1_000_000 + round * 1000 + k, "{}: stable pointer {k} of task {task}", entry.name);
+                            sum += m.word(cell, 0) as u64;
+                            m.truncate(cell.index());
+                            for _ in 0..8 {
+                                let garbage = m.alloc(&CONS, &[nil], &[0]);
+                                m.truncate(garbage.index());
+                            }
+                        }
+                        sps.into_iter().for_each(|sp| m.free_stable_ptr(sp));
+                    }
+                    sum
+                });
+                sums.into_iter().sum::<u64>()
+            })
+            .unwrap();
+        let expected: u64 = (0..6u64).flat_map(|t| (0..20u64).flat_map(move |r| (0..40u64).map(move |k| t * 1_000_000 + r * 1000 + k))).sum();
+        assert_eq!(read, expected, "{}", entry.name);
+        let stats = r.finish().unwrap();
+        // A concurrent collector's syncs are checked too.
+        assert!(stats.gcs > 10 && r.sanity_checks() >= stats.gcs, "{}: {} GCs, {} checks", entry.name, stats.gcs, r.sanity_checks());
+    }
+}
+
+#[test]
 fn a_busy_capability_takes_the_idle_ones_chunks() {
     // lru runs on capability 0 only. Without -n it has its own -A1m
     // nursery; with -n256k the -A1m x -N2 area is a pool of chunks, and a

@@ -97,9 +97,18 @@
 //! mutator can be inside it then, since a mutator loads from-space
 //! addresses only through the read barrier, which hands out copies. The
 //! to-spaces are never retired, only handed to the generation. So no
-//! epoch is needed yet; freeing the from-space block by block during the
-//! update pass (the next step for memory, on programs whose from-space is
-//! large) would need one per block, pinned by the barrier's slow path.
+//! epoch is needed here. Freeing the from-space block by block sooner
+//! would not need one either: a block can go only once nothing points
+//! into it, which takes the update pass and a young GC, a pause; what an
+//! epoch would buy is releasing a block's memory while pointers into it
+//! remain, its forwarding pointers kept off the block (ZGC's forwarding
+//! tables), every reader of a from-space header (the barrier, `evacuate`,
+//! the update pass, weak pointers, `indirect_to_copy`, the sanity
+//! checker) then consulting the table under a pin. The structure that the
+//! mutators do read while another thread retires it is the stable pointer
+//! table, which a capability outgrows while the others read it: that one
+//! is retired by crossbeam-epoch (See Note [Reading stable pointers
+//! without a lock] in core's `stable_ptr`).
 
 use crate::copier::{each_object, object_starts};
 use crate::copiers::{take_out_places, Copiers};

@@ -425,7 +425,7 @@ impl<'rt> Mutator<'rt> {
         self.flush_allocation_pointer();
         let rt = self.rt;
         // SAFETY: `with_world_stopped` stops the world for the walk.
-        rt.with_world_stopped(|heap, caps| unsafe { crate::sanity::check(heap, caps, &rt.stable_ptrs()) })
+        rt.with_world_stopped(|heap, caps| unsafe { crate::sanity::check(heap, caps, rt.stable_ptrs()) })
     }
 
     /// Record the bump pointer in the current block's descriptor, so that

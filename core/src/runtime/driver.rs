@@ -121,11 +121,10 @@ impl Runtime {
     /// Call `f` with the collector and the context of a GC led by
     /// capability `leader`. The caller has stopped the world.
     pub(super) fn with_gc_context<R>(&self, leader: usize, f: impl FnOnce(&mut dyn Collector, &mut GcContext<'_>) -> R) -> R {
-        let mut stable = self.stable_ptrs.lock();
         // SAFETY: the world is stopped (the caller holds `WorldStopped`),
         // and the context's borrows end with `f`.
-        let (heap, caps) = unsafe { (self.heap_mut(), self.caps_mut()) };
-        let mut ctx = GcContext { flags: self.flags(), heap, caps, stable_ptrs: &mut stable, leader, sync_request: &self.sync_request, help: &self.help };
+        let (heap, caps, stable_ptrs) = unsafe { (self.heap_mut(), self.caps_mut(), self.stable_ptrs_mut()) };
+        let mut ctx = GcContext { flags: self.flags(), heap, caps, stable_ptrs, leader, sync_request: &self.sync_request, help: &self.help };
         let r = f(&mut **self.collector.lock(), &mut ctx);
         // What the field-logging barrier logged is the collector's to take
         // in the pause; what it left names addresses that may have moved
@@ -157,9 +156,8 @@ impl Runtime {
     /// GC's time: the sanity checker's turn. The caller stopped the world;
     /// `what` must not lock the collector, which is held meanwhile.
     pub(super) fn show_collected(&self, collected: Option<usize>, what: &dyn Fn() -> String) {
-        let stable = self.stable_ptrs.lock();
         let collector = self.collector.lock();
-        let c = Collected { heap: self.heap_ref(), caps: self.caps_ref(), stable_ptrs: &stable, collector: &**collector, collected, what };
+        let c = Collected { heap: self.heap_ref(), caps: self.caps_ref(), stable_ptrs: self.stable_ptrs(), collector: &**collector, collected, what };
         self.tell_observers(|o| o.collected(&c));
     }
 

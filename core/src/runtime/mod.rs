@@ -70,7 +70,9 @@ pub struct Runtime {
     flags: UnsafeCell<RtsFlags>,
     heap: UnsafeCell<Heap>,
     caps: Box<[UnsafeCell<Capability>]>,
-    stable_ptrs: Lock<StablePtrTable>,
+    /// Read without a lock by any capability, written by the GC with the
+    /// world stopped (See Note [Reading stable pointers without a lock]).
+    stable_ptrs: UnsafeCell<StablePtrTable>,
     state: UnsafeCell<RunState>,
     /// Told of every GC, sync and heap sample, in order (See `observe`).
     observers: Lock<Vec<Box<dyn GcObserver>>>,
@@ -119,7 +121,7 @@ impl Runtime {
             heap_roots: Lock::new(Vec::new()),
             heap: UnsafeCell::new(heap),
             caps: (0..caps).map(|i| UnsafeCell::new(Capability::new(i, generations, flags.count_objects.then_some(layout)))).collect(),
-            stable_ptrs: Lock::new(StablePtrTable::new()),
+            stable_ptrs: UnsafeCell::new(StablePtrTable::new()),
             collector: Lock::new(collector),
             state: UnsafeCell::new(RunState { stats, policy: PolicyState::new(&flags), start, faults_at_last_gc: major_page_faults() }),
             sync: WorldSync::default(),
@@ -248,9 +250,24 @@ impl Runtime {
         unsafe { std::slice::from_raw_parts_mut(self.caps.as_ptr() as *mut Capability, self.caps.len()) }
     }
 
-    /// The global roots.
-    pub(crate) fn stable_ptrs(&self) -> crate::shim::MutexGuard<'_, StablePtrTable> {
-        self.stable_ptrs.lock()
+    /// The global roots, to make, read and free stable pointers with.
+    pub(crate) fn stable_ptrs(&self) -> &StablePtrTable {
+        // SAFETY: the table's shared calls synchronise among themselves;
+        // the one exclusive borrow (`stable_ptrs_mut`) is taken with the
+        // world stopped, when no thread is inside one of them.
+        unsafe { &*self.stable_ptrs.get() }
+    }
+
+    /// The global roots, for a GC to update.
+    ///
+    /// # Safety
+    /// As for `heap_mut`: the world is stopped, and no other reference to
+    /// the table is used while the result lives.
+    #[allow(clippy::mut_from_ref)]
+    // SAFETY: the caller's contract above.
+    pub(crate) unsafe fn stable_ptrs_mut(&self) -> &mut StablePtrTable {
+        // SAFETY: exclusive per the caller's contract.
+        unsafe { &mut *self.stable_ptrs.get() }
     }
 
     /// Tell every observer something, in order.

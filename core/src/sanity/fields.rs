@@ -129,7 +129,7 @@ impl Walk<'_> {
                 self.check_root(&|| format!("new weak pointer of capability {}", cap.no), w.0 as Word);
             }
         }
-        for (i, r) in stable.roots().enumerate() {
+        for (i, r) in stable.roots().into_iter().enumerate() {
             self.check_root(&|| format!("stable pointer {i}"), r);
         }
         for (g, gen) in heap.gens.iter().enumerate() {
