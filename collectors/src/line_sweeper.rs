@@ -11,6 +11,7 @@
 
 use crate::line_space::{clear_dead_words, live_words, Geometry, LineSpace, Recyclable};
 use crate::mark::MarkBitmap;
+use crate::prefetch_ring::prefetch_descriptor_ahead;
 use crate::parking::Parking;
 use gclab_core::bdescr::{BlockDesc, BlockPtr, LiveMap, BF_EVACUATED, BF_MARK_IN_PLACE, BF_UNSWEPT};
 use gclab_core::block_alloc::{BlockAllocator, BlockRuns};
@@ -224,7 +225,9 @@ impl LineSweep {
         // See Note [Live words counted as they are marked].
         let marked = marks.counted_words() - large_words;
         let (mut live, mut from_maps) = (marked, 0);
-        for &bd in &old.blocks {
+        for (i, &bd) in old.blocks.iter().enumerate() {
+            // See Note [A pass over the descriptors prefetches] in `prefetch_ring`.
+            prefetch_descriptor_ahead(&old.blocks, i);
             // SAFETY: the caller's contract.
             let d = unsafe { bd.get() };
             if d.has(BF_MARK_IN_PLACE) {

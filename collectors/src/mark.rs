@@ -18,6 +18,7 @@
 //! atomic, so several GC threads mark into one bitmap: the thread whose
 //! `fetch_or` sets an object's first bit owns its scan (See `mark`).
 
+use crate::prefetch_ring::prefetch_descriptor_ahead;
 use gclab_core::bdescr::{next_set_bit, BlockDesc, BlockPtr, LiveMap, BF_EVACUATED, BF_LARGE, BF_MARK_IN_PLACE, BF_UNSWEPT};
 use gclab_core::constants::{Word, BLOCK_SIZE, BLOCK_WORDS, WORD_SIZE};
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
@@ -292,6 +293,8 @@ impl MarkBitmap {
     // SAFETY: the caller holds every block for this GC.
     unsafe fn flag_and_attach(blocks: &[BlockPtr], clear: u32, recording: bool) -> MarkBitmap {
         for (i, &bd) in blocks.iter().enumerate() {
+            // See Note [A pass over the descriptors prefetches] in `prefetch_ring`.
+            prefetch_descriptor_ahead(blocks, i);
             // SAFETY: the caller's contract.
             let d = unsafe { bd.get() };
             d.flags = (d.flags & !clear) | BF_MARK_IN_PLACE;
