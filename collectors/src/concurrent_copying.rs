@@ -31,7 +31,10 @@
 //! - The from-space is freed at the first sync (or GC) after that pass
 //!   that follows a GC of every young generation, and the barrier is off.
 //!
-//! Parameters: `live=PERCENT` (0 copies nothing out), `mark=concurrent|sync`
+//! Parameters: `live=PERCENT` (0 copies nothing out), `gain=PERCENT` (a
+//! cycle starts only if it frees that much of the old generation, default
+//! 1: See Note [A copying-out that pays for itself] in `defrag`),
+//! `mark=concurrent|sync`
 //! (default concurrent), `threads=N` (copier threads, default 1: See
 //! `copiers`), and `line` as `immix`'s. Needs the read barrier
 //! compiled in (the `access-hooks` feature).
@@ -123,7 +126,7 @@ use crate::roots::root_slots;
 use crate::CollectorEntry;
 use gclab_core::access_hooks::{AccessHooks, Installed};
 use gclab_core::bdescr::{BlockPtr, BF_COPYING_OUT, BF_EVACUATED, BF_MARK_IN_PLACE};
-use gclab_core::constants::{Word, WORD_SIZE};
+use gclab_core::constants::{Word, BLOCK_WORDS, WORD_SIZE};
 use gclab_core::stats::CopyOutStats;
 use gclab_core::object::Layout;
 use gclab_core::{Collector, CollectorEvent, ConcurrentPhase, GcContext, GcOutcome, GcReason, GcRequest};
@@ -135,23 +138,24 @@ use std::sync::Arc;
 /// The registry entry.
 pub const ENTRY: CollectorEntry = CollectorEntry {
     name: "concurrent-copying",
-    description: "Immix marked beside the mutators, whose sparsest old blocks are then copied out beside them behind a read barrier (Baker's to-space invariant) (live=PERCENT of a block's lines, default 50; mark=concurrent|sync; threads=N copier threads, default 1; line as immix)",
+    description: "Immix marked beside the mutators, whose sparsest old blocks are then copied out beside them behind a read barrier (Baker's to-space invariant) (live=PERCENT of a block's lines, default 50; gain=PERCENT of the old generation a cycle must free, default 1; mark=concurrent|sync; threads=N copier threads, default 1; line as immix)",
     flags: "",
     make: |mut params, flags| {
         if !Installed::compiled_in() {
             return Err("the concurrent-copying collector needs the read barrier compiled in: build gclab with `cargo build --release --features access-hooks`".to_string());
         }
         let live = params.take("live").map(|v| parse_percent("live", " of a block's lines", 0, &v)).transpose()?.unwrap_or(50);
+        let gain = params.take("gain").map(|v| parse_percent("gain", " of the old generation", 0, &v)).transpose()?.unwrap_or(1);
         let mark = params.take("mark").map(|v| MarkMode::parse(&v)).transpose()?.unwrap_or_default();
         let threads = params.take("threads").map(|v| parse_threads(&v)).transpose()?.unwrap_or(1);
         if flags.generations < 2 {
             return Err(format!("the concurrent-copying collector needs at least two generations (its oldest is marked and copied beside the mutators, the young ones copied in pauses), not -G{}", flags.generations));
         }
-        let mut immix = Immix::from_params(params, "concurrent-copying", &["live", "mark", "threads"])?;
+        let mut immix = Immix::from_params(params, "concurrent-copying", &["live", "gain", "mark", "threads"])?;
         immix.defragment(false);
         let barrier = Arc::new(CopyBarrier::new(Layout::new(flags.profiling_header), flags.generations - 1));
         let no_barrier = std::env::var("GCLAB_CONCURRENT_COPYING_FAULT").is_ok_and(|f| f == "no-barrier");
-        Ok(Box::new(ConcurrentCopying { immix, live_percent: live, mark, threads, barrier, marking: None, sweeping: None, spare_list: Vec::new(), cycle: None, events: Vec::new(), degenerate_in_cycle: false, no_barrier }))
+        Ok(Box::new(ConcurrentCopying { immix, live_percent: live, gain_percent: gain, mark, threads, barrier, marking: None, sweeping: None, spare_list: Vec::new(), cycle: None, events: Vec::new(), degenerate_in_cycle: false, no_barrier }))
     },
 };
 
@@ -159,6 +163,9 @@ pub const ENTRY: CollectorEntry = CollectorEntry {
 pub struct ConcurrentCopying {
     immix: Immix,
     live_percent: usize,
+    /// Copy out only what frees this much of the old generation (See Note
+    /// [A copying-out that pays for itself] in `defrag`).
+    gain_percent: usize,
     mark: MarkMode,
     /// Copier threads per cycle.
     threads: usize,
@@ -514,12 +521,12 @@ impl ConcurrentCopying {
         let (space, _) = self.immix.parts(oldest);
         let g = space.geometry();
         let most_used = g.lines() * self.live_percent / 100;
-        // SAFETY: the world is stopped: nobody allocates into the space.
-        let census = unsafe { crate::defrag::census(space) };
         // After a sweep beside the mutators, only blocks it counted and
         // nothing was placed in since.
         let counted_as_swept = |b: &crate::defrag::BlockHoles| swept.is_none_or(|map| b.untouched && map.contains_key(&b.bd));
-        let from: Vec<crate::defrag::BlockHoles> = census.into_iter().filter(|b| b.used_lines <= most_used && counted_as_swept(b)).collect();
+        let old_words = (ctx.heap.gens[oldest].n_blocks + ctx.heap.gens[oldest].n_large_blocks) * BLOCK_WORDS;
+        // SAFETY: the world is stopped: nobody allocates into the space.
+        let from = unsafe { crate::defrag::copy_out_choice(space, most_used, counted_as_swept, self.gain_percent, old_words) };
         if from.is_empty() {
             return;
         }
