@@ -245,7 +245,7 @@ impl Collector for ConcurrentCopying {
         if self.sweeping.is_some() {
             self.settle_sweep(ctx);
             if in_pause {
-                let marks = self.sweeping.take().expect("a sweep runs").abandon();
+                let marks = self.sweeping.take().expect("a sweep runs").abandon(&mut ctx.heap.gens[oldest]);
                 let done = self.major_in_pause(req, ctx);
                 drop(marks);
                 return done;

@@ -45,6 +45,10 @@ pub struct Generation {
     /// blocks, whose free space lies past their fill level). Used words
     /// are `n_blocks` x block words less these (See `used_words`).
     pub n_free_words: usize,
+    /// Words inside `blocks` that a sweep beside the mutators has not
+    /// judged yet: neither live (`n_words`) nor yet free (`n_free_words`),
+    /// so not slop either (0 but while such a sweep runs).
+    pub n_unswept_words: usize,
     /// Its large objects, one group each.
     pub large_objects: Vec<BlockPtr>,
     /// Blocks in `large_objects`.

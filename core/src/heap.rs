@@ -155,7 +155,7 @@ impl Heap {
     /// and their free holes.
     pub fn slop_bytes(&self) -> usize {
         let used: usize = self.gens.iter().map(Generation::used_words).sum();
-        let words: usize = self.gens.iter().map(|g| g.n_words).sum();
+        let words: usize = self.gens.iter().map(|g| g.n_words + g.n_unswept_words).sum();
         used.saturating_sub(words) * std::mem::size_of::<Word>()
     }
 

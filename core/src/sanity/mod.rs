@@ -76,7 +76,9 @@
 //! of unswept blocks, which are holes not yet cleared). Objects only lose
 //! words between GCs (a thunk updated in place leaves zeroed slop that the
 //! count keeps until the generation is next collected), so the check is
-//! `W <= n_words` and `n_words + n_free_words <= W + Z`. For bump-allocated
+//! `W <= n_words` and `n_words + n_free_words + n_unswept_words <= W + Z`
+//! (the last, words a sweep beside the mutators has yet to judge, dead
+//! words among Z). For bump-allocated
 //! blocks both sides meet. A space that counted its holes as objects
 //! (used words taken for live words) breaks the second inequality, since
 //! the holes would count twice.

@@ -110,10 +110,10 @@ impl Walk<'_> {
             blocks += unsafe { bd.read() }.blocks as usize;
         }
         self.check_block_count(g, gen, blocks);
-        if words > gen.n_words || gen.n_words + gen.n_free_words > words + zeros {
+        if words > gen.n_words || gen.n_words + gen.n_free_words + gen.n_unswept_words > words + zeros {
             self.errors.push(format!(
-                "generation {g}: counts {} object words and {} free words, its blocks hold {words} object words and {zeros} zero words (See Note [Checking the word counts])",
-                gen.n_words, gen.n_free_words
+                "generation {g}: counts {} object words, {} free words and {} unswept words, its blocks hold {words} object words and {zeros} zero words (See Note [Checking the word counts])",
+                gen.n_words, gen.n_free_words, gen.n_unswept_words
             ));
         }
         self.walk_large_objects(g, gen, true);
