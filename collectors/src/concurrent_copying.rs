@@ -114,7 +114,7 @@
 //! without a lock] in core's `stable_ptr`).
 
 use crate::copier::{each_object, object_starts};
-use crate::copiers::{take_out_places, Copiers};
+use crate::copiers::{parse_copier_threads, take_out_places, Copiers};
 use crate::copy_out::{copy_out, indirect_to_copy, point_weaks_at_copies, CopyBarrier};
 use crate::concurrent_mark::{MarkQueue, Marker};
 use crate::immix::{major, parse_percent, Immix};
@@ -147,7 +147,7 @@ pub const ENTRY: CollectorEntry = CollectorEntry {
         let live = params.take("live").map(|v| parse_percent("live", " of a block's lines", 0, &v)).transpose()?.unwrap_or(50);
         let gain = params.take("gain").map(|v| parse_percent("gain", " of the old generation", 0, &v)).transpose()?.unwrap_or(1);
         let mark = params.take("mark").map(|v| MarkMode::parse(&v)).transpose()?.unwrap_or_default();
-        let threads = params.take("threads").map(|v| parse_threads(&v)).transpose()?.unwrap_or(1);
+        let threads = params.take("threads").map(|v| parse_copier_threads(&v)).transpose()?.unwrap_or(1);
         if flags.generations < 2 {
             return Err(format!("the concurrent-copying collector needs at least two generations (its oldest is marked and copied beside the mutators, the young ones copied in pauses), not -G{}", flags.generations));
         }
@@ -195,6 +195,8 @@ struct Marking {
     started: Instant,
     /// Syncs so far in it.
     syncs: usize,
+    /// The words its first pause marked (See `finish_marking`).
+    counted_at_snapshot: usize,
 }
 
 /// A copying-out under way (See Note [A copying-out cycle]).
@@ -384,8 +386,9 @@ impl ConcurrentCopying {
         space.count_kept_placements(&mut ctx.heap.gens[oldest]);
         let queue = MarkQueue::new(snapshot, layout);
         queue.push_marked(grey);
+        let counted_at_snapshot = queue.marks.counted_words();
         self.events.push(CollectorEvent::MarkBegin);
-        self.marking = Some(Marking { marker: Marker::start(queue, ctx.sync_request.clone()), started: Instant::now(), syncs: 0 });
+        self.marking = Some(Marking { marker: Marker::start(queue, ctx.sync_request.clone()), started: Instant::now(), syncs: 0, counted_at_snapshot });
         GcOutcome { collected_gen: oldest, in_place: true, began_concurrently: true, ..done }
     }
 
@@ -428,6 +431,8 @@ impl ConcurrentCopying {
         // is attached to the marks from now on.
         unsafe {
             let large_words = sweep_large_objects(old, &marks, &mut blocks.lock());
+            // See Note [What a marking found live] in `nonmoving`.
+            old.live_estimate = Some((marking.counted_at_snapshot + marks.marker_words()).saturating_sub(large_words));
             let spare_list = std::mem::take(&mut self.spare_list);
             self.sweeping = Some(LineSweep::begin(old, marks, large_words, spare_list, space, ctx.sync_request.clone(), check));
         }
@@ -688,13 +693,5 @@ impl ConcurrentCopying {
             // SAFETY: the caller's contract.
             unsafe { self.settle(&cycle.copiers, ctx) };
         }
-    }
-}
-
-/// `threads=N`: copier threads per cycle, 1 to 64.
-fn parse_threads(v: &str) -> Result<usize, String> {
-    match v.parse::<usize>() {
-        Ok(n) if (1..=64).contains(&n) => Ok(n),
-        _ => Err(format!("threads={v}: expected a number of copier threads from 1 to 64")),
     }
 }

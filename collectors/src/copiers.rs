@@ -128,6 +128,14 @@ pub(crate) fn take_out_places(blocks: &mut Vec<BlockPtr>, places: &[usize], n: u
     });
 }
 
+/// `threads=N`: copier threads per cycle, 1 to 64.
+pub(crate) fn parse_copier_threads(v: &str) -> Result<usize, String> {
+    match v.parse::<usize>() {
+        Ok(n) if (1..=64).contains(&n) => Ok(n),
+        _ => Err(format!("threads={v}: expected a number of copier threads from 1 to 64")),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::{deal, take_out_places};

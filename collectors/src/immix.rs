@@ -169,6 +169,9 @@ impl Collector for Immix {
             return self.collect_young(n, ctx, None, None, None);
         }
         let outcome = self.collect_major(req, ctx);
+        // Marked in this pause, the old generation's count is exact: a
+        // concurrent marking's estimate (`concurrent_copying`) is stale.
+        ctx.heap.gens[oldest].live_estimate = None;
         if self.holes.any() {
             let space = self.old.as_ref().expect("made by the GC");
             // SAFETY: the runtime gives the collector the heap exclusively;

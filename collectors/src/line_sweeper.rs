@@ -263,7 +263,7 @@ impl LineSweep {
         }
         assert!(!check || from_maps == marked, "heap sanity check failed at the end of a marking: its bitmap counted {marked} marked words in the old generation's blocks, their maps hold {from_maps}");
         let dead_words = old.n_words.saturating_sub(live);
-        (old.n_words, old.n_free_words, old.live_estimate) = (live, 0, Some(live));
+        (old.n_words, old.n_free_words) = (live, 0);
         // See Note [Unswept words are not slop].
         old.n_unswept_words = (old.n_blocks * BLOCK_WORDS).saturating_sub(live);
         space.drop_recyclable();

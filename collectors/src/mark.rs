@@ -423,6 +423,12 @@ impl MarkBitmap {
         gclab_core::side_metadata::set_bits_between(map, w..end, set);
     }
 
+    /// Of `counted_words`, what the concurrent marker set (or the
+    /// collector marking in its place: `mark_by_marker`).
+    pub fn marker_words(&self) -> usize {
+        self.counted.as_ref().expect("a snapshot's bitmap counts the bits it sets").marker.load(Ordering::Relaxed)
+    }
+
     /// The bits a counted bitmap (a snapshot's) has set: the live words
     /// of its blocks, and of the first blocks of its large objects (See
     /// Note [Live words counted as they are marked] in `line_sweeper`).
