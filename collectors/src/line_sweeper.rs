@@ -325,9 +325,9 @@ impl LineSweep {
     }
 
     /// Stop the sweeper where it is (a major GC is about to mark afresh,
-    /// clearing every block's flag, and count `old` anew). Returns the marks that the blocks not
-    /// yet judged still point at: keep them until that GC has re-attached
-    /// every block.
+    /// clearing every block's flag, and to count `old` anew). Returns the
+    /// marks that the blocks not yet judged still point at: keep them
+    /// until that GC has re-attached every block.
     pub(crate) fn abandon(mut self, old: &mut Generation) -> MarkBitmap {
         self.stop();
         old.n_unswept_words = 0;
@@ -389,8 +389,7 @@ impl Shared {
         // SAFETY: the caller's contract.
         let d = unsafe { bd.get() };
         let mut counted = None;
-        let live = if d.has(BF_UNSWEPT) { None } else { Some(d.used_words()) };
-        let used = if d.has(BF_UNSWEPT) {
+        let (used, live) = if d.has(BF_UNSWEPT) {
             // SAFETY: an unswept block's aux word is its live map, which
             // the sweep keeps alive (See Note [Unswept blocks] in core's
             // `block_walk`).
@@ -401,19 +400,21 @@ impl Shared {
                 unsafe { judged.empty.push(bd) };
                 return;
             }
-            counted = Some(live_words(&map));
+            let live = live_words(&map);
+            counted = Some(live);
             // SAFETY: the block's dead words are nobody else's (the
             // caller's contract).
             let used = unsafe { clear_dead_words(g, d, &map) };
             d.aux = 0;
             // SAFETY: a live descriptor; the flags are read atomically.
             unsafe { BlockDesc::store_flags(d, d.flags & !BF_UNSWEPT) };
-            used
+            (used, live)
         } else {
-            g.used_lines(&filled(d.used_words()))
+            (g.used_lines(&filled(d.used_words())), d.used_words())
         };
         judged.kept.push(bd);
-        judged.judged_words += BLOCK_WORDS - counted.or(live).expect("a block is counted by its marks or its fill");
+        // See Note [Unswept words are not slop].
+        judged.judged_words += BLOCK_WORDS - live;
         d.scan = d.start;
         let free_lines = g.lines() - used.count_ones() as usize;
         if free_lines > 0 {
