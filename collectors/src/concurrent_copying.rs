@@ -529,7 +529,7 @@ impl ConcurrentCopying {
         // After a sweep beside the mutators, only blocks it counted and
         // nothing was placed in since.
         let counted_as_swept = |b: &crate::defrag::BlockHoles| swept.is_none_or(|map| b.untouched && map.contains_key(&b.bd));
-        let old_words = (ctx.heap.gens[oldest].n_blocks + ctx.heap.gens[oldest].n_large_blocks) * BLOCK_WORDS;
+        let old_words = ctx.heap.gens[oldest].occupied_blocks() * BLOCK_WORDS;
         // SAFETY: the world is stopped: nobody allocates into the space.
         let from = unsafe { crate::defrag::copy_out_choice(space, most_used, counted_as_swept, self.gain_percent, old_words) };
         if from.is_empty() {

@@ -423,18 +423,22 @@ impl MarkBitmap {
         gclab_core::side_metadata::set_bits_between(map, w..end, set);
     }
 
+    /// A counted bitmap's count (a snapshot's).
+    fn count(&self) -> &Count {
+        self.counted.as_ref().expect("a snapshot's bitmap counts the bits it sets")
+    }
+
     /// Of `counted_words`, what the concurrent marker set (or the
     /// collector marking in its place: `mark_by_marker`).
     pub fn marker_words(&self) -> usize {
-        self.counted.as_ref().expect("a snapshot's bitmap counts the bits it sets").marker.load(Ordering::Relaxed)
+        self.count().marker.load(Ordering::Relaxed)
     }
 
     /// The bits a counted bitmap (a snapshot's) has set: the live words
     /// of its blocks, and of the first blocks of its large objects (See
     /// Note [Live words counted as they are marked] in `line_sweeper`).
     pub fn counted_words(&self) -> usize {
-        let counted = self.counted.as_ref().expect("a snapshot's bitmap counts the bits it sets");
-        counted.marker.load(Ordering::Relaxed) + counted.shards.iter().map(|shard| shard.0.load(Ordering::Relaxed)).sum::<usize>()
+        self.marker_words() + self.count().shards.iter().map(|shard| shard.0.load(Ordering::Relaxed)).sum::<usize>()
     }
 
     /// Set `bits` in `word`, returning what it held: an atomic `fetch_or`,
