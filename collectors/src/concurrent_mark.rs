@@ -553,7 +553,7 @@ impl Marker {
             .name("gclab-marker".into())
             .spawn(move || {
                 q.cpu_clock.store(own_cpu_clock(), Ordering::Release);
-                let _gone = q.parking.on_exit();
+                let _gone = q.parking.enter();
                 q.run(&request);
                 q.cpu_seconds.store(thread_cpu_seconds().to_bits(), Ordering::Release);
             })

@@ -193,7 +193,7 @@ impl Copier {
         shared.parking.hold();
         let s = shared.clone();
         let thread = std::thread::Builder::new().name("gclab-copier".into()).spawn(move || {
-            let _gone = s.parking.on_exit();
+            let _gone = s.parking.enter();
             s.run(&request);
             s.cpu_seconds.store(thread_cpu_seconds().to_bits(), Ordering::Release);
         }).expect("start the copier thread");

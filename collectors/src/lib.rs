@@ -7,7 +7,8 @@
 //!   `popcount` (hot loops on the processor's popcount instruction),
 //!   `reach` (how far each compacted block's objects point),
 //!   `prefetch_ring` (objects waiting to be scanned while what they point
-//!   to is prefetched);
+//!   to is prefetched), `lend_core` (a waiting thread hands its core to
+//!   the thread it waits for);
 //! - the GC threads and their work: `mark` (mark bitmaps),
 //!   `work_stealing` (the load-balancing and termination protocol),
 //!   `gc_workers` (the GC thread pool and its watchdog), `space` (where a
@@ -65,6 +66,7 @@ pub mod gc_thread;
 pub mod gc_workers;
 pub mod immix;
 pub mod large_counts;
+pub mod lend_core;
 pub mod line_alloc;
 pub mod line_space;
 pub mod line_sweeper;

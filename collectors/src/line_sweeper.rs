@@ -276,7 +276,7 @@ impl LineSweep {
         let (s, blocks) = (shared.clone(), Blocks(list));
         let thread = std::thread::Builder::new().name("gclab-line-sweeper".into()).spawn(move || {
             let blocks = blocks;
-            let _gone = s.parking.on_exit();
+            let _gone = s.parking.enter();
             s.run(&blocks.0, &request);
         });
         LineSweep { shared, thread: Some(thread.expect("start the line sweeper")), marks: Some(marks), dead_words, listed: old.blocks.len() }
