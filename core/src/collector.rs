@@ -373,8 +373,10 @@ pub trait Collector: Send + Sync {
     /// CPU seconds its own threads that may run through a GC (a
     /// concurrent marker beside a young GC) have used so far. The runtime
     /// reads it at a GC's start and end and takes the difference out of
-    /// the GC's CPU time, which it measures on the process's clock: that
-    /// time is the concurrent phase's, counted there.
+    /// the CPU time of a GC on several threads, which it measures on the
+    /// process's clock: that time is the concurrent phase's, counted
+    /// there. (A GC on one thread counts that thread's clock: See Note [A
+    /// GC's CPU time] in `runtime::driver`.)
     fn beside_cpu_seconds(&self) -> f64 {
         0.0
     }
