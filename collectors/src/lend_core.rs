@@ -108,13 +108,13 @@ fn lend(_tid: i32) -> Option<Loan> {
 fn give_back(_loan: &Loan) {}
 
 /// The calling thread's id, as `Borrower::here` records it (tests).
-#[cfg(test)]
+#[cfg(all(test, not(loom)))]
 pub(crate) fn this_thread() -> i32 {
     current_tid()
 }
 
 /// The affinity of thread `tid` as a list of CPU numbers (tests).
-#[cfg(all(test, target_os = "linux"))]
+#[cfg(all(test, not(loom), target_os = "linux"))]
 pub(crate) fn affinity_of(tid: i32) -> Vec<usize> {
     // SAFETY: as in `lend`.
     let mut set: libc::cpu_set_t = unsafe { std::mem::zeroed() };
@@ -124,7 +124,7 @@ pub(crate) fn affinity_of(tid: i32) -> Vec<usize> {
     (0..libc::CPU_SETSIZE as usize).filter(|&c| unsafe { libc::CPU_ISSET(c, &set) }).collect()
 }
 
-#[cfg(all(test, target_os = "linux"))]
+#[cfg(all(test, not(loom), target_os = "linux"))]
 mod tests {
     use super::*;
     use std::sync::mpsc;
