@@ -158,9 +158,10 @@ fn a_program_allocating_only_large_arrays_serves_the_markers_syncs() {
 }
 
 /// A marker that runs through young GCs (See Note [The marker runs
-/// through young GCs] in `concurrent_mark`) spends CPU inside their time
-/// on the process's clock. That CPU is the concurrent phase's: a GC on one
-/// thread never counts more CPU than it lasted.
+/// through young GCs] in `concurrent_mark`) spends CPU while they last.
+/// That CPU is the concurrent phase's: a GC on one thread never counts
+/// more CPU than it lasted (See Note [A GC's CPU time] in the runtime's
+/// `driver`).
 #[test]
 fn young_gcs_do_not_count_the_markers_cpu() {
     let dir = std::env::temp_dir().join(format!("gclab-nonmoving-cpu-{}", std::process::id()));

@@ -417,3 +417,23 @@ fn a_copy_that_loses_its_claim_leaves_no_stale_object_in_a_lent_run() {
         }
     }
 }
+
+/// The other side of Note [A GC's CPU time]: parallel GCs count their
+/// threads' own clocks, so two GC threads never count more than twice
+/// the GC's time. On the process's clock they did (binary-trees 18 at
+/// `-N2 -qn2`: 2.4 times), since a stopped mutator's last stretch of
+/// mutator work was added inside the GC.
+#[test]
+fn parallel_gcs_count_no_more_cpu_than_their_threads_had() {
+    let dir = std::env::temp_dir().join(format!("gclab-parallel-cpu-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("run.json");
+    let (code, err, _) = gclab(&["run", "--json", path.to_str().unwrap(), "--collector", "parallel", "binary-trees", "16", "+RTS", "-N2", "-qn2", "-RTS"], &[]);
+    assert_eq!(code, Some(0), "{err}");
+    let v: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    let stat = |k: &str| v["stats"][k].as_f64().unwrap();
+    let (cpu, elapsed) = (stat("gc_cpu"), stat("gc_elapsed"));
+    assert!(cpu > 0.0, "the GCs counted no CPU");
+    assert!(cpu <= 2.0 * elapsed * 1.05 + 0.005, "GCs on two threads counted {cpu} s of CPU in {elapsed} s");
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -331,10 +331,6 @@ impl Collector for ConcurrentCopying {
     fn is_concurrent(&self) -> bool {
         true
     }
-
-    fn beside_cpu_seconds(&self) -> f64 {
-        self.marking.as_ref().map_or(0.0, |m| m.marker.cpu_seconds_so_far())
-    }
 }
 
 impl ConcurrentCopying {

@@ -83,9 +83,9 @@
 //!   they are marked] in `line_sweeper`): the GC's threads add to its
 //!   shards with a locked add, the marker to a counter of its own.
 //!   (`nonmoving` drops the count: `MarkBitmap::forget_count`.)
-//! - CPU time: a GC's is the process's clock, which counts the marker's
-//!   too; the collector says what its marker used
-//!   (`Collector::beside_cpu_seconds`) and the runtime takes it out.
+//! - CPU time: a GC's counts only its own threads' clocks, so the
+//!   marker's time beside it is counted once, in the concurrent phase
+//!   (See Note [A GC's CPU time] in the runtime's `driver`).
 //!
 //! Measured on binary-trees 19 under `nonmoving` (2 cores, 5 alternated
 //! rounds against the marker parked): a marking now lasts 23 ms on
@@ -102,8 +102,8 @@ use gclab_core::constants::Word;
 use gclab_core::object::{info_of_header, load_field, load_header, Layout};
 use gclab_core::flags::machine_cores;
 use gclab_core::{RtsFlags, SyncRequest};
-use gclab_core::stats::{cpu_clock_seconds, own_cpu_clock, thread_cpu_seconds};
-use std::sync::atomic::{AtomicI32, AtomicU64, AtomicUsize, Ordering};
+use gclab_core::stats::thread_cpu_seconds;
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use crate::parking::Parking;
 use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
@@ -200,8 +200,6 @@ pub struct MarkQueue {
     /// The marker thread's CPU seconds (an `f64`'s bits), written when it
     /// ends.
     cpu_seconds: AtomicU64,
-    /// The marker thread's CPU clock, written when it starts (-1 before).
-    cpu_clock: AtomicI32,
     /// Where the slots it scans that point into blocks to be evacuated
     /// are recorded, if a collector asked (See `remembering`).
     remember: Option<Arc<SlotsInto>>,
@@ -238,7 +236,6 @@ impl MarkQueue {
             marked_words: AtomicUsize::new(0),
             marked_objects: AtomicUsize::new(0),
             cpu_seconds: AtomicU64::new(0),
-            cpu_clock: AtomicI32::new(-1),
             remember: None,
         }
     }
@@ -552,21 +549,12 @@ impl Marker {
         let thread = std::thread::Builder::new()
             .name("gclab-marker".into())
             .spawn(move || {
-                q.cpu_clock.store(own_cpu_clock(), Ordering::Release);
                 let _gone = q.parking.enter();
                 q.run(&request);
                 q.cpu_seconds.store(thread_cpu_seconds().to_bits(), Ordering::Release);
             })
             .expect("start the marker thread");
         Marker { queue, thread: Some(thread), cores: machine_cores() }
-    }
-
-    /// The CPU seconds the marker thread has used so far (See
-    /// `Collector::beside_cpu_seconds`).
-    pub fn cpu_seconds_so_far(&self) -> f64 {
-        let clock = self.queue.cpu_clock.load(Ordering::Acquire);
-        let running = self.thread.is_some() && clock != -1;
-        running.then(|| cpu_clock_seconds(clock)).flatten().unwrap_or_else(|| self.queue.marker_cpu_seconds())
     }
 
     /// Before a young GC of generations `0..=collect_gen` under `flags`:

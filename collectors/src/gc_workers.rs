@@ -114,6 +114,7 @@
 use crate::work_stealing::Heartbeats;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicU8, AtomicUsize, Ordering};
 use gclab_core::gc_help::HelpBoard;
+use gclab_core::stats::thread_cpu_seconds;
 use gclab_core::lock::Lock;
 use gclab_core::RtsFlags;
 use std::sync::Arc;
@@ -239,6 +240,10 @@ impl GcWorkers {
         let company = (arrival == Arrival::Admitted).then(|| Company(gates.clone()));
         let failures: Lock<Vec<(usize, String)>> = Lock::new(Vec::new());
         let one = |i: usize| {
+            // The leader's CPU time is counted on its own clock; a helper
+            // counts its own (See Note [A GC's CPU time] in the runtime's
+            // `driver`).
+            let cpu_in = (i != 0).then(thread_cpu_seconds);
             let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| match fault {
                 Some(Fault::Panic) if i == threads - 1 => panic!("injected fault (GCLAB_GC_FAULT=panic)"),
                 Some(Fault::Stall) if i == threads - 1 => loop {
@@ -249,6 +254,9 @@ impl GcWorkers {
             if let Err(p) = r {
                 abort();
                 failures.lock().push((i, panic_message(&*p)));
+            }
+            if let (Some(cpu_in), Some(board)) = (cpu_in, &self.help) {
+                board.count_helper_cpu(thread_cpu_seconds() - cpu_in);
             }
             self.watched.heartbeats.set_resting(i, true);
         };

@@ -320,10 +320,6 @@ impl Collector for Lxr {
         }
     }
 
-    fn beside_cpu_seconds(&self) -> f64 {
-        self.marking.as_ref().map_or(0.0, |m| m.cpu_seconds())
-    }
-
     fn world_stopped(&mut self, ctx: &mut GcContext<'_>) {
         if let Some(m) = self.marking.as_mut() {
             m.let_go(entry::HoldMarker::UntilStop);

@@ -245,10 +245,6 @@ impl Collector for Nonmoving {
     fn take_events(&mut self) -> Vec<CollectorEvent> {
         std::mem::take(&mut self.events)
     }
-
-    fn beside_cpu_seconds(&self) -> f64 {
-        self.cycle.as_ref().map_or(0.0, |c| c.marker.cpu_seconds_so_far())
-    }
 }
 
 impl Nonmoving {

@@ -370,16 +370,6 @@ pub trait Collector: Send + Sync {
     fn is_concurrent(&self) -> bool {
         false
     }
-    /// CPU seconds its own threads that may run through a GC (a
-    /// concurrent marker beside a young GC) have used so far. The runtime
-    /// reads it at a GC's start and end and takes the difference out of
-    /// the CPU time of a GC on several threads, which it measures on the
-    /// process's clock: that time is the concurrent phase's, counted
-    /// there. (A GC on one thread counts that thread's clock: See Note [A
-    /// GC's CPU time] in `runtime::driver`.)
-    fn beside_cpu_seconds(&self) -> f64 {
-        0.0
-    }
     /// Does it compact the oldest generation when `compact_oldest` asks?
     /// (`Gc.compact` and a finite `max_overhead` need one that does.)
     fn can_compact(&self) -> bool {

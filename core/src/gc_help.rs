@@ -2,8 +2,10 @@
 //! posts work that a mutator thread stopped for the GC can do.
 //!
 //! Owns `HelpBoard`: at most one job posted at a time, a count of posts,
-//! so that a stopped thread sees a post made after it stopped, and a count
-//! of the pools that may post, without which no stopped thread waits.
+//! so that a stopped thread sees a post made after it stopped, a count
+//! of the pools that may post, without which no stopped thread waits, and
+//! the CPU time that threads other than a GC's leader spent on its parts
+//! (See Note [A GC's CPU time] in `runtime::driver`).
 //!
 //! Note [Stopped mutators help the GC]
 //! ----------------------------------------
@@ -52,6 +54,9 @@ pub struct HelpBoard {
     posts: AtomicU64,
     /// Pools of GC threads that may post (See `arm`).
     posters: AtomicU64,
+    /// CPU nanoseconds that threads other than the leaders spent on GC
+    /// parts, so far.
+    helper_cpu_nanos: AtomicU64,
 }
 
 impl std::fmt::Debug for HelpBoard {
@@ -86,6 +91,18 @@ impl HelpBoard {
     /// Posts so far.
     pub fn posts(&self) -> u64 {
         self.posts.load(Ordering::Acquire)
+    }
+
+    /// A thread other than the GC's leader spent `seconds` of its CPU
+    /// time on a part of the GC.
+    pub fn count_helper_cpu(&self, seconds: f64) {
+        self.helper_cpu_nanos.fetch_add((seconds.max(0.0) * 1e9) as u64, Ordering::Relaxed);
+    }
+
+    /// The CPU seconds that threads other than the leaders spent on GC
+    /// parts so far (`count_helper_cpu`).
+    pub fn helper_cpu_seconds(&self) -> f64 {
+        self.helper_cpu_nanos.load(Ordering::Relaxed) as f64 * 1e-9
     }
 
     /// The job posted now, if any.

@@ -70,25 +70,6 @@ pub fn thread_cpu_seconds() -> f64 {
     ts.tv_sec as f64 + ts.tv_nsec as f64 * 1e-9
 }
 
-/// The calling thread's CPU clock, which other threads may read
-/// (`cpu_clock_seconds`) for as long as the thread runs.
-pub fn own_cpu_clock() -> libc::clockid_t {
-    let mut clock: libc::clockid_t = libc::CLOCK_THREAD_CPUTIME_ID;
-    // SAFETY: writes one clock id that we own, for the calling thread.
-    unsafe { libc::pthread_getcpuclockid(libc::pthread_self(), &mut clock) };
-    clock
-}
-
-/// The CPU seconds on `clock` (another thread's, from `own_cpu_clock`),
-/// or None if it cannot be read (the thread has ended).
-pub fn cpu_clock_seconds(clock: libc::clockid_t) -> Option<f64> {
-    let mut ts = libc::timespec { tv_sec: 0, tv_nsec: 0 };
-    // SAFETY: clock_gettime writes one timespec that we own; a clock that
-    // no longer exists is an error it returns.
-    let ok = unsafe { libc::clock_gettime(clock, &mut ts) } == 0;
-    ok.then_some(ts.tv_sec as f64 + ts.tv_nsec as f64 * 1e-9)
-}
-
 /// The resource usage of `who` (`RUSAGE_SELF` or `RUSAGE_CHILDREN`).
 fn rusage(who: libc::c_int) -> libc::rusage {
     // SAFETY: getrusage fills a zeroed rusage that we own.

@@ -238,11 +238,6 @@ impl Marking {
     pub(super) fn make_room(&self, flags: &RtsFlags, n: usize) -> Option<ParkedForGc> {
         self.marker.make_room(flags, n)
     }
-
-    /// The marker's CPU seconds so far.
-    pub(super) fn cpu_seconds(&self) -> f64 {
-        self.marker.cpu_seconds_so_far()
-    }
 }
 
 impl Lxr {

@@ -1,8 +1,10 @@
 //! The syncs a concurrent collector asks for (See Note [Concurrent phases]
 //! in `collector`): the next mutator at a safe point stops the world and
 //! calls `Collector::sync`; the observers see the sync (its events, the
-//! sanity check after it), and the statistics count it as a pause.
+//! sanity check after it), and the statistics count it as a pause, its
+//! CPU time read as a GC's (See Note [A GC's CPU time] in `driver`).
 
+use super::driver::GcCpu;
 use super::{unwind_failure, RunState, Runtime};
 use crate::stats::Stamp;
 use std::time::Instant;
@@ -20,6 +22,7 @@ impl Runtime {
             return;
         }
         let start = Stamp::now();
+        let gc_cpu = GcCpu::start(&self.help);
         self.tell_observers(|o| o.sync_begins(start.wall));
         // SAFETY: Note [Who touches what]: the world is stopped (`world`).
         let st = unsafe { &mut *self.state.get() };
@@ -34,7 +37,8 @@ impl Runtime {
         self.take_collector_events(st);
         let end = Stamp::now();
         self.tell_observers(|o| o.sync_ends(end.wall));
-        let (cpu, elapsed) = end.since(&start);
+        let (_, elapsed) = end.since(&start);
+        let cpu = gc_cpu.seconds(&self.help);
         st.stats.collector_syncs += 1;
         st.stats.collector_sync_elapsed += elapsed;
         st.stats.collector_sync_cpu += cpu;

@@ -12,33 +12,35 @@
 //!
 //! Note [A GC's CPU time]
 //! ----------------------
-//! A GC's CPU time was the process's CPU clock across it, less what the
-//! collector's own threads used beside it meanwhile (a marker running
-//! through a young GC: `Collector::beside_cpu_seconds`, read from that
-//! thread's clock). The two do not agree over a short interval: Linux
-//! brings the process clock up to date only for the calling thread, and
-//! adds another thread's time only when that thread is next ticked or
-//! switched out (every 4 ms at this machine's 250 Hz), while a thread's
-//! own clock is always exact. Across a 1 ms young GC with the marker
-//! running on the other core, the process clock mostly saw none of the
-//! marker's time and the subtraction took all of it: `nonmoving` on
-//! binary-trees 20 reported 0.82 s of CPU in its young GCs, which had
-//! kept their thread busy for 1.34 s of their 1.33 s elapsed (the
-//! leader's own clock). So a GC that ran on one thread counts that
-//! thread's clock, exact whatever runs beside it. A GC on several threads
-//! still counts the process's, less what ran beside it, and never less
-//! than the leader's own. That errs the other way: a stopped mutator's
-//! last stretch of mutator work, not yet added when it stopped, is added
-//! when it next sleeps, inside the GC (binary-trees 18 at `-N2 -qn2`:
-//! young GCs' CPU 2.4 times their elapsed time on two cores). Counting
-//! each GC thread's own clock over its part (`GcWorkers::run`'s jobs)
-//! would be exact; it needs the pool's count carried to the runtime, and
-//! is not done.
+//! A GC's CPU time is the time its threads spent on it, each read on its
+//! own clock: the leader's across the whole GC, and each helper's (a
+//! pool thread, or a stopped mutator doing a pool thread's part) across
+//! the parts it did (`GcWorkers::run` adds them up on the runtime's
+//! `HelpBoard`). A collector's threads that run beside a GC (a marker
+//! through a young GC, a copier) are not among them: their time is their
+//! concurrent phase's, counted there.
+//!
+//! It was the process's CPU clock across the GC, less what the
+//! collector's own threads used beside it. The two do not agree over a
+//! short interval: Linux brings the process clock up to date only for
+//! the calling thread, and adds another thread's time only when that
+//! thread is next ticked or switched out (every 4 ms at this machine's 250
+//! Hz), while a thread's own clock is always exact. Across a 1 ms young GC
+//! with the marker running on the other core, the process clock mostly
+//! saw none of the marker's time and the subtraction took all of it:
+//! `nonmoving` on binary-trees 20 reported 0.82 s of CPU in its young
+//! GCs, which had kept their thread busy for 1.34 s of their 1.33 s
+//! elapsed. Parallel GCs erred the other way: a stopped mutator's last
+//! stretch of mutator work, not yet added when it stopped, was added when
+//! it next slept, inside the GC (binary-trees 18 at `-N2 -qn2`: young GCs'
+//! CPU 2.4 times their elapsed time on two cores). GHC's `-s` reads the
+//! process's clock (`getProcessTimes`) too, with the same error.
 
 use super::{exhausted, unwind_failure, RunState, Runtime};
 use crate::capability::Capability;
 use crate::collector::{Collector, GcContext, GcOutcome, GcReason, GcRequest};
 use crate::constants::WORD_SIZE;
+use crate::gc_help::HelpBoard;
 use crate::heap::Heap;
 use crate::observe::{Collected, GcEnd};
 use crate::policy::{self, HeapExhausted};
@@ -72,8 +74,7 @@ impl Runtime {
     /// whose mutator asked for it (and runs it).
     fn collect_stopped(&self, world: WorldStopped<'_>, leader: usize, reason: GcReason, force_major: bool, force_compact: bool) {
         let start = Stamp::now();
-        let leader_at_start = thread_cpu_seconds();
-        let beside_at_start = self.collector.lock().beside_cpu_seconds();
+        let cpu = GcCpu::start(&self.help);
         let faults_at_start = major_page_faults();
         // SAFETY: Note [Who touches what]: with every mutator stopped
         // (`world`), the GC holds all of it exclusively.
@@ -95,10 +96,8 @@ impl Runtime {
         let changed = outcome.increment_of.map_or(req.collect_gen, |g| g.max(req.collect_gen));
         self.show_collected(Some(changed), &|| format!("GC {gc_number} (collector {collector}, generation {})", req.collect_gen));
         let end = Stamp::now();
-        let beside = (self.collector.lock().beside_cpu_seconds() - beside_at_start).max(0.0);
-        let leader = thread_cpu_seconds() - leader_at_start;
         let mut record = self.gc_record(st, &req, &outcome, allocated_words, (&start, &end), faults_at_start);
-        record.gc_cpu = gc_cpu_seconds(record.gc_cpu, beside, leader, outcome.threads.len());
+        record.gc_cpu = cpu.seconds(&self.help);
         record.sync_wait = world.time_to_safepoint.as_secs_f64();
         let heap = self.heap_ref();
         let gc = GcEnd {
@@ -221,15 +220,23 @@ impl Runtime {
     }
 }
 
-/// A GC's CPU seconds, from the process's clock across it (`process`),
-/// what the collector's threads used beside it (`beside`), the leading
-/// thread's own clock (`leader`) and how many GC threads it ran on (See
-/// Note [A GC's CPU time]).
-fn gc_cpu_seconds(process: f64, beside: f64, leader: f64, gc_threads: usize) -> f64 {
-    if gc_threads <= 1 {
-        return leader;
+/// Where a pause's CPU time is read (See Note [A GC's CPU time]): the
+/// leader's own clock and the helpers' count, at its start.
+pub(super) struct GcCpu {
+    leader: f64,
+    helpers: f64,
+}
+
+impl GcCpu {
+    /// On the leader, as the pause begins.
+    pub(super) fn start(help: &HelpBoard) -> GcCpu {
+        GcCpu { leader: thread_cpu_seconds(), helpers: help.helper_cpu_seconds() }
     }
-    (process - beside).max(leader)
+
+    /// On the leader, as the pause ends: the CPU seconds its threads spent.
+    pub(super) fn seconds(&self, help: &HelpBoard) -> f64 {
+        (thread_cpu_seconds() - self.leader) + (help.helper_cpu_seconds() - self.helpers)
+    }
 }
 
 /// Mutator seconds so far: elapsed less INIT, GC and profiling.
@@ -257,24 +264,4 @@ fn absorb_capability_allocation(heap: &mut Heap, caps: &mut [Capability], stats:
         cap.gc_wanted = false;
     }
     total
-}
-
-#[cfg(test)]
-mod tests {
-    use super::gc_cpu_seconds;
-
-    #[test]
-    fn a_gc_on_one_thread_counts_its_own_clock_whatever_ran_beside_it() {
-        // The process clock saw none of the marker's 0.9 ms, the marker's
-        // own clock all of it: the leader's clock is the GC's time.
-        assert_eq!(gc_cpu_seconds(1.0e-3, 0.9e-3, 1.0e-3, 1), 1.0e-3);
-        // Collectors that report no threads ran on one.
-        assert_eq!(gc_cpu_seconds(2.0e-3, 0.0, 1.0e-3, 0), 1.0e-3);
-    }
-
-    #[test]
-    fn a_gc_on_several_threads_counts_the_process_less_what_ran_beside_it_and_never_less_than_the_leader() {
-        assert_eq!(gc_cpu_seconds(3.0e-3, 1.0e-3, 1.0e-3, 2), 2.0e-3);
-        assert_eq!(gc_cpu_seconds(1.0e-3, 0.9e-3, 0.8e-3, 2), 0.8e-3);
-    }
 }
