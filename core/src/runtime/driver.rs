@@ -96,8 +96,8 @@ impl Runtime {
         let changed = outcome.increment_of.map_or(req.collect_gen, |g| g.max(req.collect_gen));
         self.show_collected(Some(changed), &|| format!("GC {gc_number} (collector {collector}, generation {})", req.collect_gen));
         let end = Stamp::now();
-        let mut record = self.gc_record(st, &req, &outcome, allocated_words, (&start, &end), faults_at_start);
-        record.gc_cpu = cpu.seconds(&self.help);
+        let gc_cpu = cpu.seconds(&self.help);
+        let mut record = self.gc_record(st, &req, &outcome, allocated_words, (&start, &end, gc_cpu), faults_at_start);
         record.sync_wait = world.time_to_safepoint.as_secs_f64();
         let heap = self.heap_ref();
         let gc = GcEnd {
@@ -187,10 +187,12 @@ impl Runtime {
         self.tell_observers(|o| o.collected(&c));
     }
 
-    /// The statistics record of a GC that ran from `times.0` to `times.1`.
-    fn gc_record(&self, st: &mut RunState, req: &GcRequest, outcome: &GcOutcome, allocated_words: u64, times: (&Stamp, &Stamp), faults_at_start: u64) -> GcRecord {
+    /// The statistics record of a GC that ran from `times.0` to `times.1`
+    /// and spent `times.2` CPU seconds (See Note [A GC's CPU time]).
+    fn gc_record(&self, st: &mut RunState, req: &GcRequest, outcome: &GcOutcome, allocated_words: u64, times: (&Stamp, &Stamp, f64), faults_at_start: u64) -> GcRecord {
         let heap = self.heap_ref();
-        let (gc_cpu, gc_elapsed) = times.1.since(times.0);
+        let gc_cpu = times.2;
+        let (_, gc_elapsed) = times.1.since(times.0);
         let (total_cpu, total_elapsed) = times.1.since(&st.start);
         let faults = major_page_faults();
         let mut_faults = faults_at_start.saturating_sub(st.faults_at_last_gc);
