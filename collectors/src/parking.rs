@@ -294,29 +294,28 @@ mod tests {
     #[test]
     fn a_pause_that_waits_lends_the_thread_its_core_and_gives_it_back() {
         use crate::lend_core::{affinity_of, this_thread};
-        use std::sync::atomic::{AtomicBool, Ordering};
+        use super::Phase;
         use std::time::Instant;
         let parking = Arc::new(Parking::new("test thread"));
-        let pausing = Arc::new(AtomicBool::new(false));
-        let (p, asked) = (parking.clone(), pausing.clone());
+        let p = parking.clone();
         let (tid_tx, tid_rx) = std::sync::mpsc::channel();
         let t = std::thread::spawn(move || {
             let _gone = p.enter();
             tid_tx.send(this_thread()).unwrap();
-            // A piece of work that outlasts the pause's patience, ending
-            // well after the pause has asked.
-            while !asked.load(Ordering::Acquire) {
+            // A piece of work that outlasts the pause's patience many times
+            // over, counted from when the pause has asked (a loaded machine
+            // may keep the pausing thread off its core for a while).
+            while *p.lock() != Phase::PauseAsked {
                 std::hint::spin_loop();
             }
             let asked_at = Instant::now();
-            while asked_at.elapsed() < super::LEND_AFTER * 5 {
+            while asked_at.elapsed() < super::LEND_AFTER * 250 {
                 std::hint::spin_loop();
             }
             while p.checkpoint() {}
         });
         let tid = tid_rx.recv().unwrap();
         let before = affinity_of(tid);
-        pausing.store(true, Ordering::Release);
         assert!(!parking.pause(), "parked at its checkpoint, not drained");
         assert_eq!(parking.loans(), 1, "the pause waited past LEND_AFTER, so it lent its core");
         assert_eq!(affinity_of(tid), before, "the loan is given back once the thread parks");
