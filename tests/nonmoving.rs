@@ -12,7 +12,7 @@ use gclab_collectors::{CollectorEntry, Params};
 use std::process::Command;
 
 mod common;
-use common::{gclab, summary_count};
+use common::{gclab, run_stats, summary_count};
 
 fn nonmoving() -> &'static CollectorEntry {
     gclab_collectors::by_name("nonmoving").expect("nonmoving is built in")
@@ -164,15 +164,9 @@ fn a_program_allocating_only_large_arrays_serves_the_markers_syncs() {
 /// `driver`).
 #[test]
 fn young_gcs_do_not_count_the_markers_cpu() {
-    let dir = std::env::temp_dir().join(format!("gclab-nonmoving-cpu-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let path = dir.join("run.json");
-    let o = gclab(&["run", "--json", path.to_str().unwrap(), "--collector", "nonmoving:sweep=eager", "binary-trees", "18"]);
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    let v: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
-    let stat = |k: &str| v["stats"][k].as_f64().unwrap();
+    let stats = run_stats(&["--collector", "nonmoving:sweep=eager", "binary-trees", "18"]);
+    let stat = |k: &str| stats[k].as_f64().unwrap();
     let (cpu, elapsed) = (stat("gc_cpu"), stat("gc_elapsed"));
     assert!(stat("concurrent_cpu") > 0.0, "the marker ran");
     assert!(cpu <= elapsed * 1.05 + 0.005, "GCs on one thread counted {cpu} s of CPU in {elapsed} s: the marker's CPU is in it");
-    std::fs::remove_dir_all(&dir).unwrap();
 }

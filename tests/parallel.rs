@@ -4,6 +4,8 @@
 //! work really shared; failures (heap overflow on any capability, a
 //! panicking or stalled GC thread) end the run with a clear error.
 
+mod common;
+
 use gclab::conformance::{assert_conforms, check_collector, run_with};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
@@ -425,15 +427,9 @@ fn a_copy_that_loses_its_claim_leaves_no_stale_object_in_a_lent_run() {
 /// mutator work was added inside the GC.
 #[test]
 fn parallel_gcs_count_no_more_cpu_than_their_threads_had() {
-    let dir = std::env::temp_dir().join(format!("gclab-parallel-cpu-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let path = dir.join("run.json");
-    let (code, err, _) = gclab(&["run", "--json", path.to_str().unwrap(), "--collector", "parallel", "binary-trees", "16", "+RTS", "-N2", "-qn2", "-RTS"], &[]);
-    assert_eq!(code, Some(0), "{err}");
-    let v: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
-    let stat = |k: &str| v["stats"][k].as_f64().unwrap();
+    let stats = common::run_stats(&["--collector", "parallel", "binary-trees", "16", "+RTS", "-N2", "-qn2", "-RTS"]);
+    let stat = |k: &str| stats[k].as_f64().unwrap();
     let (cpu, elapsed) = (stat("gc_cpu"), stat("gc_elapsed"));
     assert!(cpu > 0.0, "the GCs counted no CPU");
     assert!(cpu <= 2.0 * elapsed * 1.05 + 0.005, "GCs on two threads counted {cpu} s of CPU in {elapsed} s");
-    std::fs::remove_dir_all(&dir).unwrap();
 }

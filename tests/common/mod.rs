@@ -12,6 +12,20 @@ pub fn gclab(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_gclab")).args(args).env_remove("GCLABRTS").output().expect("gclab runs")
 }
 
+/// Run `gclab run --json FILE` with `args` (the run must succeed) and
+/// return its record's statistics (`stats`: `gc_cpu`, `gc_elapsed`, ...).
+#[allow(dead_code)] // not every test file reads a record
+pub fn run_stats(args: &[&str]) -> serde_json::Value {
+    static RUNS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let n = RUNS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let path = std::env::temp_dir().join(format!("gclab-run-stats-{}-{n}.json", std::process::id()));
+    let o = gclab(&[&["run", "--json", path.to_str().unwrap()], args].concat());
+    assert!(o.status.success(), "gclab run {args:?} failed: {}", String::from_utf8_lossy(&o.stderr));
+    let record: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    std::fs::remove_file(&path).unwrap();
+    record["stats"].clone()
+}
+
 /// The count on generation `gen`'s line of a `+RTS -s` summary (GHC's
 /// or gclab's) that contains `what`: `" colls,"`, `" syncs,"`.
 #[allow(dead_code)] // not every test file reads summaries
