@@ -60,7 +60,7 @@ impl Heap {
         let gens = (0..flags.generations).map(|g| Generation::new(g, 0)).collect();
         let mut heap = Heap {
             layout,
-            blocks: Lock::new(BlockAllocator::with_policy(MemoryPolicy { return_mode: flags.memory_return, huge_pages: flags.huge_pages })),
+            blocks: Lock::new(BlockAllocator::with_policy(MemoryPolicy { return_mode: flags.memory_return, huge_pages: flags.huge_pages, pretouch: flags.pretouch })),
             gens,
             nurseries: Vec::new(),
             next_chunk: AtomicUsize::new(0),

@@ -52,6 +52,7 @@ pub mod input;
 pub mod lock;
 pub mod mblock;
 pub mod output;
+pub mod mblock_pretouch;
 pub mod mblock_return;
 pub mod mutator;
 pub mod observe;

@@ -12,7 +12,9 @@
 //! while their address space stays ours (See Note [Returning memory
 //! lazily]); it keeps the invariant that every address in `owned` is the
 //! base of a live, aligned mapping, and that a decommitted megablock is
-//! handed out again only once its memory has gone back.
+//! handed out again only once its memory has gone back. It also keeps a
+//! reserve of megablocks touched ahead of the heap's growth (See Note
+//! [Touching fresh memory off the pause] in `mblock_pretouch`).
 //!
 //! Note [Returning memory lazily]
 //! ----------------------------------------
@@ -107,6 +109,7 @@
 //! [Huge pages for the heap]).
 
 use crate::constants::{MBLOCK_MASK, MBLOCK_SIZE};
+use crate::mblock_pretouch::Pretoucher;
 use crate::mblock_return::Returner;
 use std::collections::BTreeMap;
 
@@ -140,7 +143,15 @@ pub struct MBlockPool {
     /// The base of the latest mapping, below which the next one is asked
     /// for (See Note [Megablocks side by side]); 0 before the first.
     last: usize,
+    /// The thread that touches the reserve's megablocks, once started.
+    pretoucher: Option<Pretoucher>,
+    /// How many megablocks the reserve keeps ahead of the heap (See Note
+    /// [Touching fresh memory off the pause]).
+    reserve_target: usize,
 }
+
+/// The reserve's size when it starts, and again after the heap shrinks.
+const RESERVE_START: usize = 2;
 
 /// How the pool gives a returned megablock's memory back to the OS (See
 /// Note [Returning memory lazily]).
@@ -162,6 +173,9 @@ pub struct MemoryPolicy {
     /// Map fresh megablocks in huge-page pairs (See Note [Huge pages for
     /// the heap]).
     pub huge_pages: bool,
+    /// Keep a reserve of megablocks touched off the pause (See Note
+    /// [Touching fresh memory off the pause] in `mblock_pretouch`).
+    pub pretouch: bool,
 }
 
 /// The OS refused memory.
@@ -181,6 +195,7 @@ impl MBlockPool {
     pub fn with_policy(policy: MemoryPolicy) -> MBlockPool {
         let mut pool = MBlockPool::default();
         pool.policy = policy;
+        pool.reserve_target = RESERVE_START;
         pool
     }
 
@@ -200,7 +215,54 @@ impl MBlockPool {
         if self.policy.huge_pages {
             return self.map_pair();
         }
-        self.map(1)
+        if !self.policy.pretouch {
+            return self.map(1);
+        }
+        let base = match self.take_touched() {
+            Some(base) => base,
+            None => {
+                // The heap grew faster than the reserve: a larger one.
+                self.reserve_target = (self.reserve_target * 2).min(self.reserve_cap());
+                self.map(1)?
+            }
+        };
+        self.top_up_reserve();
+        Ok(base)
+    }
+
+    /// A megablock of the reserve that its thread has touched, now the
+    /// heap's.
+    fn take_touched(&mut self) -> Option<usize> {
+        let base = self.pretoucher.as_mut()?.take()?;
+        self.note_mapped(1);
+        Some(base)
+    }
+
+    /// The largest reserve: a sixteenth of the heap (See Note [Touching
+    /// fresh memory off the pause]).
+    fn reserve_cap(&self) -> usize {
+        (self.mapped / 16).max(RESERVE_START)
+    }
+
+    /// Map megablocks for the reserve until it holds its target, and hand
+    /// them to the touching thread. A mapping the OS refuses ends it
+    /// quietly: the heap's own request will meet the refusal and report it.
+    fn top_up_reserve(&mut self) {
+        if self.pretoucher.is_none() {
+            self.pretoucher = Pretoucher::start(os::touch);
+        }
+        let target = self.reserve_target;
+        while self.pretoucher.as_ref().is_some_and(|p| p.outstanding() < target) {
+            let Ok(base) = self.map_fresh(MBLOCK_SIZE, MBLOCK_SIZE) else { return };
+            self.owned.insert(base, 1);
+            self.pretoucher.as_mut().expect("tested above").send(base);
+        }
+    }
+
+    /// Megablocks of the reserve: mapped, touched or being touched, and
+    /// not yet the heap's.
+    pub fn reserved(&self) -> usize {
+        self.pretoucher.as_ref().map_or(0, Pretoucher::outstanding)
     }
 
     /// `n` contiguous aligned megablocks (a megablock group for a large
@@ -237,6 +299,7 @@ impl MBlockPool {
         let runs: Vec<(usize, usize)> = going.chunk_by(|a, b| a + MBLOCK_SIZE == *b).map(|run| (run[0], run.len() * MBLOCK_SIZE)).collect();
         let ticket = self.give_back(runs);
         let count = going.len();
+        self.reserve_target = RESERVE_START;
         self.decommitted.extend(going.into_iter().map(|base| (base, ticket)));
         self.mapped -= count;
         self.returned += count;
@@ -391,8 +454,10 @@ impl MBlockPool {
 
 impl Drop for MBlockPool {
     fn drop(&mut self) {
-        // Every return handed to the thread is done before the unmapping.
+        // Every return handed to the thread is done, and every megablock
+        // of the reserve touched, before the unmapping.
         drop(self.returner.take());
+        drop(self.pretoucher.take());
         for (&base, &n) in &self.owned {
             os::unmap(base, n * MBLOCK_SIZE);
         }
@@ -465,6 +530,24 @@ mod os {
         debug_assert!(done, "madvise(MADV_DONTNEED) failed");
     }
 
+    /// Have the kernel give every page of the megablock at `base` its
+    /// memory now, as a first write would (See Note [Touching fresh memory
+    /// off the pause] in `mblock_pretouch`).
+    pub fn touch(base: usize) {
+        let bytes = super::MBLOCK_SIZE;
+        // SAFETY: a megablock of our own fresh mapping that only the
+        // touching thread uses until it is taken; populating changes no
+        // contents (the pages read as the zeros they would have read).
+        if unsafe { libc::madvise(base as *mut libc::c_void, bytes, libc::MADV_POPULATE_WRITE) } == 0 {
+            return;
+        }
+        for page in (base..base + bytes).step_by(4096) {
+            // SAFETY: as above; writing the zero that a fresh page holds
+            // leaves its contents as they were.
+            unsafe { std::ptr::write_volatile(page as *mut u8, 0) };
+        }
+    }
+
     /// Unmap a range this module mapped.
     pub fn unmap(addr: usize, bytes: usize) {
         // SAFETY: callers pass only ranges carved out of our own mappings,
@@ -475,130 +558,4 @@ mod os {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn megablocks_are_aligned_and_reused() {
-        let mut pool = MBlockPool::new();
-        let a = pool.alloc_one().unwrap();
-        assert_eq!(a & MBLOCK_MASK, 0);
-        assert!(pool.contains(a) && pool.contains(a + MBLOCK_SIZE - 1));
-        assert!(!pool.contains(a + MBLOCK_SIZE));
-        pool.free_group(a, 1);
-        assert_eq!(pool.free_count(), 1);
-        let b = pool.alloc_one().unwrap();
-        assert_eq!(a, b, "a free megablock is reused before mapping a new one");
-        assert_eq!(pool.mapped(), 1);
-    }
-
-    #[test]
-    fn groups_are_contiguous_and_unmapped_on_free() {
-        let mut pool = MBlockPool::new();
-        let g = pool.alloc_group(3).unwrap();
-        assert_eq!(g & MBLOCK_MASK, 0);
-        assert!(pool.contains(g + 3 * MBLOCK_SIZE - 1));
-        // The memory is really there: write to its last byte.
-        // SAFETY: the group is a live mapping of 3 MiB that we own.
-        unsafe { *((g + 3 * MBLOCK_SIZE - 1) as *mut u8) = 7 };
-        pool.free_group(g, 3);
-        assert_eq!(pool.mapped(), 0);
-        assert_eq!(pool.returned(), 3);
-        assert_eq!(pool.peak(), 3);
-    }
-
-    #[test]
-    fn megablocks_mapped_one_after_another_lie_side_by_side() {
-        let mut pool = MBlockPool::new();
-        let bases: Vec<usize> = (0..8).map(|_| pool.alloc_one().unwrap()).collect();
-        // Another thread's mapping may take the space below now and then,
-        // so most pairs, not all, must touch; over-mapping alone made none.
-        let touching = bases.windows(2).filter(|w| w[1] + MBLOCK_SIZE == w[0]).count();
-        assert!(touching >= 5, "only {touching} of 7 consecutive megablocks touch: {bases:x?}");
-    }
-
-    #[test]
-    fn return_to_os_keeps_the_requested_number() {
-        let mut pool = MBlockPool::new();
-        let blocks: Vec<usize> = (0..5).map(|_| pool.alloc_one().unwrap()).collect();
-        for b in blocks {
-            pool.free_group(b, 1);
-        }
-        assert_eq!(pool.return_to_os(2), 3);
-        assert_eq!(pool.free_count(), 2);
-        assert_eq!(pool.mapped(), 2);
-    }
-
-    /// See Note [Returning memory lazily]: a returned megablock keeps its
-    /// address space, stops counting as memory in use, and is what the
-    /// next request gets, before any fresh mapping.
-    #[test]
-    fn a_returned_megablock_is_reused_before_fresh_address_space() {
-        for mode in [MemoryReturn::Lazy, MemoryReturn::Eager] {
-            let mut pool = MBlockPool::with_policy(MemoryPolicy { return_mode: mode, huge_pages: false });
-            let bases: Vec<usize> = (0..4).map(|_| pool.alloc_one().unwrap()).collect();
-            let mappings = pool.mappings().count();
-            for &b in &bases {
-                pool.free_group(b, 1);
-            }
-            assert_eq!(pool.return_to_os(1), 3, "{mode:?}");
-            assert_eq!((pool.free_count(), pool.decommitted_count(), pool.mapped(), pool.returned()), (1, 3, 1, 3), "{mode:?}");
-            let returned: Vec<usize> = bases.iter().copied().filter(|&b| !pool.is_free(b)).collect();
-            assert!(returned.iter().all(|&b| !pool.contains(b)), "{mode:?}: a decommitted megablock still counts as holding memory");
-            let again: Vec<usize> = (0..4).map(|_| pool.alloc_one().unwrap()).collect();
-            assert_eq!(pool.mappings().count(), mappings, "{mode:?}: a fresh mapping while decommitted megablocks were left");
-            assert!(returned.iter().all(|b| again.contains(b)), "{mode:?}: {returned:x?} not reused in {again:x?}");
-            assert_eq!((pool.mapped(), pool.peak(), pool.decommitted_count()), (4, 4, 0), "{mode:?}");
-        }
-    }
-
-    /// `MemoryReturn::Eager` (`MADV_DONTNEED`) frees the pages at once:
-    /// the megablock reads as zeros when it comes back, where a lazily
-    /// returned one may still hold what it held.
-    #[test]
-    fn an_eagerly_returned_megablock_comes_back_zeroed() {
-        let mut pool = MBlockPool::with_policy(MemoryPolicy { return_mode: MemoryReturn::Eager, huge_pages: false });
-        let base = pool.alloc_one().unwrap();
-        let words = MBLOCK_SIZE / 8;
-        // SAFETY: the megablock is mapped, ours, and nothing else uses it.
-        let block = unsafe { std::slice::from_raw_parts_mut(base as *mut u64, words) };
-        block.fill(0x5a5a_5a5a_5a5a_5a5a);
-        pool.free_group(base, 1);
-        assert_eq!(pool.return_to_os(0), 1);
-        assert_eq!(pool.alloc_one().unwrap(), base);
-        // SAFETY: as above: the megablock is ours again.
-        let block = unsafe { std::slice::from_raw_parts(base as *const u64, words) };
-        assert!(block.iter().all(|&w| w == 0), "the pages survived MADV_DONTNEED");
-    }
-
-    /// See Note [Huge pages for the heap]: fresh megablocks come in pairs
-    /// aligned to a huge page, the second into the free pool, and memory
-    /// goes back to the OS only in whole pairs, never half a huge page.
-    #[test]
-    fn huge_page_pairs_are_mapped_together_and_returned_together() {
-        let mut pool = MBlockPool::with_policy(MemoryPolicy { return_mode: MemoryReturn::Eager, huge_pages: true });
-        let bases: Vec<usize> = (0..6).map(|_| pool.alloc_one().unwrap()).collect();
-        assert_eq!(pool.mapped(), 6, "six megablocks are three pairs");
-        let mut sorted = bases.clone();
-        sorted.sort_unstable();
-        for pair in sorted.chunks(2) {
-            assert_eq!(pair[0] % HUGE_PAGE, 0, "a pair starts on a huge page: {sorted:x?}");
-            assert_eq!(pair[1], pair[0] + MBLOCK_SIZE, "{sorted:x?}");
-        }
-        // Free all but the second half of the middle pair: two whole pairs
-        // and one half are free.
-        let kept = sorted[3];
-        for &b in sorted.iter().filter(|&&b| b != kept) {
-            pool.free_group(b, 1);
-        }
-        assert_eq!(pool.return_to_os(0), 4, "the lone half of a pair in use stays");
-        assert!(pool.is_free(sorted[2]) && !pool.contains(sorted[0]) && !pool.contains(sorted[5]));
-        assert!(pool.contains(sorted[2]) && pool.contains(kept));
-        assert_eq!((pool.mapped(), pool.returned()), (2, 4));
-        // A request for more than one half: the returned pairs come back
-        // before any fresh address space.
-        let mappings = pool.mappings().count();
-        let again: Vec<usize> = (0..5).map(|_| pool.alloc_one().unwrap()).collect();
-        assert_eq!(pool.mappings().count(), mappings, "{again:x?}");
-    }
-}
+mod tests;

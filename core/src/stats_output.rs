@@ -97,7 +97,7 @@ fn verbose_messages(gc: &GcEnd<'_>) {
     }
     if gc.verbose & 0x004 != 0 {
         let blocks = gc.heap.blocks.lock();
-        let _ = writeln!(std::io::stderr(), "gclab: heap: {} megablocks mapped, {} returned to the OS so far", blocks.mblocks().mapped(), blocks.mblocks().returned());
+        let _ = writeln!(std::io::stderr(), "gclab: heap: {} megablocks mapped, {} returned to the OS so far, {} touched ahead in reserve", blocks.mblocks().mapped(), blocks.mblocks().returned(), blocks.mblocks().reserved());
     }
 }
 

@@ -1,5 +1,6 @@
 //! How the heap's memory comes from and goes back to the OS:
-//! `--disable-delayed-os-memory-return` (GHC's), `--huge-pages` (gclab's).
+//! `--disable-delayed-os-memory-return` (GHC's), `--huge-pages` and
+//! `--no-pretouch` (gclab's).
 
 use super::flag::Flag;
 use crate::mblock::MemoryReturn;
@@ -22,6 +23,16 @@ pub(super) const FLAGS: &[Flag] = &[
         help: &["(gclab) Back the heap with 2 MiB transparent huge pages", "(megablocks mapped in aligned pairs, MADV_HUGEPAGE)"],
         set: |f, _, _| {
             f.huge_pages = true;
+            Ok(())
+        },
+    },
+    Flag {
+        prefix: "--no-pretouch",
+        exact: true,
+        syntax: "--no-pretouch",
+        help: &["(gclab) Fault the heap's fresh memory in where it is first written", "(as GHC does), not ahead on a thread of its own"],
+        set: |f, _, _| {
+            f.pretouch = false;
             Ok(())
         },
     },

@@ -142,6 +142,10 @@ pub struct RtsFlags {
     /// by transparent huge pages. See Note [Huge pages for the heap] in
     /// `mblock`.
     pub huge_pages: bool,
+    /// Keep a reserve of megablocks touched beside the mutators (on
+    /// unless `--no-pretouch`). See Note [Touching fresh memory off the
+    /// pause] in `mblock_pretouch`.
+    pub pretouch: bool,
     /// Objects carry the two-word profiling header (switched on by
     /// profiling flags; tests may also switch it on).
     pub profiling_header: bool,
@@ -211,6 +215,7 @@ impl Default for RtsFlags {
             count_objects: false,
             memory_return: MemoryReturn::Lazy,
             huge_pages: false,
+            pretouch: true,
             profiling_header: false,
             help: false,
             verbose: 0,
@@ -426,6 +431,7 @@ mod tests {
         assert_eq!(f.memory_return, MemoryReturn::Lazy);
         assert_eq!(parse(&["--disable-delayed-os-memory-return"]).unwrap().memory_return, MemoryReturn::Eager);
         assert!(!f.huge_pages && parse(&["--huge-pages"]).unwrap().huge_pages);
+        assert!(f.pretouch && !parse(&["--no-pretouch"]).unwrap().pretouch);
         let f = parse(&["-c50", "-Sgc.log", "-H"]).unwrap();
         assert_eq!(f.compact_threshold, 50.0);
         assert!(!f.compact);
