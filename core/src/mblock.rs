@@ -531,19 +531,14 @@ mod os {
     }
 
     /// Have the kernel give every page of the megablock at `base` its
-    /// memory now, as a first write would (See Note [Touching fresh memory
-    /// off the pause] in `mblock_pretouch`).
+    /// memory now, by writing each page as the heap's first write would
+    /// (See Note [Touching fresh memory off the pause] in
+    /// `mblock_pretouch`).
     pub fn touch(base: usize) {
-        let bytes = super::MBLOCK_SIZE;
-        // SAFETY: a megablock of our own fresh mapping that only the
-        // touching thread uses until it is taken; populating changes no
-        // contents (the pages read as the zeros they would have read).
-        if unsafe { libc::madvise(base as *mut libc::c_void, bytes, libc::MADV_POPULATE_WRITE) } == 0 {
-            return;
-        }
-        for page in (base..base + bytes).step_by(4096) {
-            // SAFETY: as above; writing the zero that a fresh page holds
-            // leaves its contents as they were.
+        for page in (base..base + super::MBLOCK_SIZE).step_by(4096) {
+            // SAFETY: a megablock of our own fresh mapping that only the
+            // touching thread uses until it is taken; it writes the zero
+            // that a fresh page holds, so the contents stay as they were.
             unsafe { std::ptr::write_volatile(page as *mut u8, 0) };
         }
     }
