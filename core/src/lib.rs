@@ -4,7 +4,8 @@
 //! below it; `docs/design.md` draws them):
 //!
 //! - the heap: `constants` (its geometry), `shim` and `lock`, `mblock`
-//!   (megablocks from the OS), `bdescr` (block descriptors), `block_alloc`
+//!   (megablocks from the OS, with `mblock_threads`, the pool's threads
+//!   that return and touch memory off the pause), `bdescr` (block descriptors), `block_alloc`
 //!   (block groups and free lists), `info` and `object` (the object
 //!   model), `block_walk` (a block's objects), `generation`, `stable_ptr`
 //!   and `heap` (with `alloc_region`, what collectors offer the
@@ -52,8 +53,7 @@ pub mod input;
 pub mod lock;
 pub mod mblock;
 pub mod output;
-pub mod mblock_pretouch;
-pub mod mblock_return;
+pub mod mblock_threads;
 pub mod mutator;
 pub mod observe;
 pub mod option_value;

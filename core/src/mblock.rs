@@ -14,7 +14,7 @@
 //! base of a live, aligned mapping, and that a decommitted megablock is
 //! handed out again only once its memory has gone back. It also keeps a
 //! reserve of megablocks touched ahead of the heap's growth (See Note
-//! [Touching fresh memory off the pause] in `mblock_pretouch`).
+//! [Touching fresh memory off the pause] in `mblock_threads::pretouch`).
 //!
 //! Note [Returning memory lazily]
 //! ----------------------------------------
@@ -46,7 +46,7 @@
 //! standard workloads does much of that (fibheaps returns 59 megablocks
 //! in a run, gcbench 8, the rest fewer). That walk is now made by a
 //! thread of the pool's own, after the GC (See Note [Returning memory
-//! off the pause] in `mblock_return`).
+//! off the pause] in `mblock_threads::returner`).
 //!
 //! Note [Huge pages for the heap]
 //! ----------------------------------------
@@ -109,8 +109,8 @@
 //! [Huge pages for the heap]).
 
 use crate::constants::{MBLOCK_MASK, MBLOCK_SIZE};
-use crate::mblock_pretouch::Pretoucher;
-use crate::mblock_return::Returner;
+use crate::mblock_threads::pretouch::Pretoucher;
+use crate::mblock_threads::returner::Returner;
 use std::collections::BTreeMap;
 
 /// The size of an x86-64 huge page: two megablocks (See Note [Huge
@@ -174,7 +174,7 @@ pub struct MemoryPolicy {
     /// the heap]).
     pub huge_pages: bool,
     /// Keep a reserve of megablocks touched off the pause (See Note
-    /// [Touching fresh memory off the pause] in `mblock_pretouch`).
+    /// [Touching fresh memory off the pause] in `mblock_threads::pretouch`).
     pub pretouch: bool,
 }
 
@@ -533,7 +533,7 @@ mod os {
     /// Have the kernel give every page of the megablock at `base` its
     /// memory now, by writing each page as the heap's first write would
     /// (See Note [Touching fresh memory off the pause] in
-    /// `mblock_pretouch`).
+    /// `mblock_threads::pretouch`).
     pub fn touch(base: usize) {
         for page in (base..base + super::MBLOCK_SIZE).step_by(4096) {
             // SAFETY: a megablock of our own fresh mapping that only the

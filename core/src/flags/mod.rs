@@ -144,7 +144,7 @@ pub struct RtsFlags {
     pub huge_pages: bool,
     /// Keep a reserve of megablocks touched beside the mutators (on
     /// unless `--no-pretouch`). See Note [Touching fresh memory off the
-    /// pause] in `mblock_pretouch`.
+    /// pause] in `mblock_threads::pretouch`.
     pub pretouch: bool,
     /// Objects carry the two-word profiling header (switched on by
     /// profiling flags; tests may also switch it on).

@@ -137,7 +137,7 @@ fn resident_pages(base: usize, bytes: usize) -> usize {
     pages.iter().filter(|&&p| p & 1 != 0).count()
 }
 
-/// See Note [Touching fresh memory off the pause] in `mblock_pretouch`:
+/// See Note [Touching fresh memory off the pause] in `mblock_threads::pretouch`:
 /// once the heap has grown, the next megablock it takes beyond the free
 /// pool has every page in memory before anyone writes it, and the
 /// megablocks waiting in the reserve are not the heap's memory in use.

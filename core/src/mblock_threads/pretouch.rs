@@ -37,7 +37,7 @@
 //! is taken, so the peak RSS is where it shows, by at most a sixteenth.
 //! The touching thread's CPU time counts in the process's total, in
 //! neither MUT nor GC, as the returning thread's does (See Note
-//! [Returning memory off the pause] in `mblock_return`).
+//! [Returning memory off the pause] in `mblock_threads::returner`).
 //!
 //! GHC has no such thread: its heap faults its fresh memory in where it
 //! first writes it. HotSpot's `-XX:+AlwaysPreTouch` touches the whole heap
@@ -75,20 +75,19 @@
 //! holding, and a megablock the thread has not finished is one the heap
 //! maps and faults in itself, as it did before.
 
+use super::PoolThread;
 use std::collections::VecDeque;
-use std::sync::mpsc::{channel, Sender};
 use std::sync::{Arc, Mutex, TryLockError};
-use std::thread::JoinHandle;
 
 /// The touching thread of one megablock pool.
 #[derive(Debug)]
 pub struct Pretoucher {
-    requests: Option<Sender<usize>>,
     /// Megablocks touched and not yet taken, oldest first.
     ready: Arc<Mutex<VecDeque<usize>>>,
     /// Megablocks sent and not yet taken (touched or not).
     outstanding: usize,
-    thread: Option<JoinHandle<()>>,
+    /// Dropped last, so that every megablock sent is touched by then.
+    thread: PoolThread<usize>,
 }
 
 impl Pretoucher {
@@ -96,26 +95,19 @@ impl Pretoucher {
     /// if the OS will not start one (the heap then faults its fresh memory
     /// in itself, as it did before).
     pub fn start(touch: fn(usize)) -> Option<Pretoucher> {
-        let (tx, rx) = channel::<usize>();
         let ready = Arc::new(Mutex::new(VecDeque::new()));
         let done = ready.clone();
-        let thread = std::thread::Builder::new()
-            .name("gclab-pretouch".into())
-            .spawn(move || {
-                for base in rx {
-                    touch(base);
-                    done.lock().unwrap_or_else(|e| e.into_inner()).push_back(base);
-                }
-            })
-            .ok()?;
-        Some(Pretoucher { requests: Some(tx), ready, outstanding: 0, thread: Some(thread) })
+        let thread = PoolThread::start("gclab-pretouch", move |base: usize| {
+            touch(base);
+            done.lock().unwrap_or_else(|e| e.into_inner()).push_back(base);
+        })?;
+        Some(Pretoucher { ready, outstanding: 0, thread })
     }
 
     /// Hand the thread megablock `base`, mapped and used by no one, to touch.
     pub fn send(&mut self, base: usize) {
         self.outstanding += 1;
-        let tx = self.requests.as_ref().expect("a pretoucher sends until it is dropped");
-        tx.send(base).expect("the touching thread runs until the pretoucher is dropped");
+        self.thread.send(base);
     }
 
     /// The oldest megablock the thread has finished, if any; it is the
@@ -141,17 +133,6 @@ impl Pretoucher {
     /// Megablocks touched and waiting to be taken.
     pub fn ready_count(&self) -> usize {
         self.ready.lock().unwrap_or_else(|e| e.into_inner()).len()
-    }
-}
-
-/// The thread has finished with every megablock before the pool that sent
-/// them goes on (to unmap them).
-impl Drop for Pretoucher {
-    fn drop(&mut self) {
-        drop(self.requests.take());
-        if let Some(thread) = self.thread.take() {
-            let _ = thread.join();
-        }
     }
 }
 

@@ -25,9 +25,8 @@
 //! returns (`MADV_FREE`) go to the thread: `--disable-delayed-os-memory-return`
 //! asks that the pages go at once, so that the RSS shows it, and they do.
 
-use std::sync::mpsc::{channel, Sender};
+use super::PoolThread;
 use std::sync::{Arc, Condvar, Mutex};
-use std::thread::JoinHandle;
 
 /// Ranges (address, bytes) whose memory goes back in one batch.
 pub type Batch = Vec<(usize, usize)>;
@@ -35,10 +34,10 @@ pub type Batch = Vec<(usize, usize)>;
 /// The returning thread of one megablock pool.
 #[derive(Debug)]
 pub struct Returner {
-    batches: Option<Sender<Batch>>,
     finished: Arc<Finished>,
     sent: u64,
-    thread: Option<JoinHandle<()>>,
+    /// Dropped last, so that every batch is done by then.
+    thread: PoolThread<Batch>,
 }
 
 /// How many batches the thread has done.
@@ -53,29 +52,22 @@ impl Returner {
     /// None if the OS will not start one (the caller then returns memory
     /// itself).
     pub fn start(give_back: fn(usize, usize)) -> Option<Returner> {
-        let (tx, rx) = channel::<Batch>();
         let finished = Arc::new(Finished::default());
         let f = finished.clone();
-        let thread = std::thread::Builder::new()
-            .name("gclab-return".into())
-            .spawn(move || {
-                for batch in rx {
-                    for (addr, bytes) in batch {
-                        give_back(addr, bytes);
-                    }
-                    *f.count.lock().unwrap_or_else(|e| e.into_inner()) += 1;
-                    f.done.notify_all();
-                }
-            })
-            .ok()?;
-        Some(Returner { batches: Some(tx), finished, sent: 0, thread: Some(thread) })
+        let thread = PoolThread::start("gclab-return", move |batch: Batch| {
+            for (addr, bytes) in batch {
+                give_back(addr, bytes);
+            }
+            *f.count.lock().unwrap_or_else(|e| e.into_inner()) += 1;
+            f.done.notify_all();
+        })?;
+        Some(Returner { finished, sent: 0, thread })
     }
 
     /// Hand `batch` to the thread; its ticket, for `wait_for`.
     pub fn send(&mut self, batch: Batch) -> u64 {
         self.sent += 1;
-        let tx = self.batches.as_ref().expect("a returner sends until it is dropped");
-        tx.send(batch).expect("the returning thread runs until the returner is dropped");
+        self.thread.send(batch);
         self.sent
     }
 
@@ -84,16 +76,6 @@ impl Returner {
         let mut count = self.finished.count.lock().unwrap_or_else(|e| e.into_inner());
         while *count < ticket {
             count = self.finished.done.wait(count).unwrap_or_else(|e| e.into_inner());
-        }
-    }
-}
-
-/// Every batch is done before the pool that sent them goes on (to unmap).
-impl Drop for Returner {
-    fn drop(&mut self) {
-        drop(self.batches.take());
-        if let Some(thread) = self.thread.take() {
-            let _ = thread.join();
         }
     }
 }
