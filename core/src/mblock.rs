@@ -151,7 +151,7 @@ pub struct MBlockPool {
 }
 
 /// The reserve's size when it starts, and again after the heap shrinks.
-const RESERVE_START: usize = 2;
+const RESERVE_START: usize = 1;
 
 /// How the pool gives a returned megablock's memory back to the OS (See
 /// Note [Returning memory lazily]).
@@ -238,10 +238,10 @@ impl MBlockPool {
         Some(base)
     }
 
-    /// The largest reserve: a sixteenth of the heap (See Note [Touching
+    /// The largest reserve: a sixty-fourth of the heap (See Note [Touching
     /// fresh memory off the pause]).
     fn reserve_cap(&self) -> usize {
-        (self.mapped / 16).max(RESERVE_START)
+        (self.mapped / 64).max(RESERVE_START)
     }
 
     /// Map megablocks for the reserve until it holds its target, and hand

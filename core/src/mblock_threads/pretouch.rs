@@ -28,13 +28,20 @@
 //! growth and hands them to this thread, which writes a zero to each of
 //! their pages while the mutators run. When the heap needs a megablock beyond
 //! its free pool, it takes a touched one from the reserve and asks for
-//! another. The reserve starts at two megablocks and doubles whenever the
+//! another. The reserve starts at one megablock and doubles whenever the
 //! heap has to map one that was not ready (it grew faster than the
-//! reserve), up to a sixteenth of the heap's megablocks; when the heap
-//! shrinks (the policy returns memory) it starts again at two. A reserve
+//! reserve), up to a sixty-fourth of the heap's megablocks; when the heap
+//! shrinks (the policy returns memory) it starts again at one. A reserve
 //! megablock is resident but not the heap's: it does not count in
 //! `mapped` (the heap's memory in use, as GHC's `-s` reports it) until it
-//! is taken, so the peak RSS is where it shows, by at most a sixteenth.
+//! is taken, so the peak RSS is where it shows. A cap of a sixteenth at
+//! first gave the same minor GCs (nonmoving on lru, gcbench 18 and
+//! binary-trees 20: 0.63-0.97x their time without the reserve either
+//! way) but copying's peak RSS on lru 1.060x, 15 MB, the reserve full
+//! through its major GCs' growth; at a sixty-fourth, 1.012x. Beside GHC
+//! (`experiments/peers-peak-memory.toml`, binary-trees 16-21 at five
+//! nursery sizes) the reserve costs 1.2-5.9 MB of peak RSS, 2.5% on the
+//! grid's mean.
 //! The touching thread's CPU time counts in the process's total, in
 //! neither MUT nor GC, as the returning thread's does (See Note
 //! [Returning memory off the pause] in `mblock_threads::returner`).
