@@ -102,3 +102,33 @@ fn an_old_generation_gains_no_block_per_gc_that_promotes_a_little() {
         .unwrap();
     }
 }
+
+/// A heap that grows takes megablocks that the pool's thread touched
+/// beside the mutator, under the default flags, and none with
+/// `--no-pretouch` (See Note [Touching fresh memory off the pause] in
+/// core's `mblock_threads::pretouch`). The list grows in steps with a
+/// pause between them, so that the thread has a core for its reserve
+/// even on a loaded machine; the sanity checker runs after every GC.
+#[test]
+fn a_growing_heap_takes_megablocks_touched_off_the_pause() {
+    for (rts_flags, collector) in [("-A1m -DS", "nonmoving"), ("-A1m -DS", "mark-sweep"), ("-A1m", "copying")] {
+        for pretouch in [true, false] {
+            let all = if pretouch { rts_flags.to_string() } else { format!("{rts_flags} --no-pretouch") };
+            let f = flags(&all).unwrap();
+            let rts = Rts::new(f.clone(), gclab_collectors::by_name(collector).unwrap().make(&f).unwrap()).unwrap();
+            rts.run(|m| {
+                for _ in 0..16 {
+                    build_list(m, 50_000); // 1.2 MB more live each step
+                    std::thread::sleep(std::time::Duration::from_millis(20));
+                }
+            })
+            .unwrap();
+            let stats = rts.finish().unwrap();
+            if pretouch {
+                assert!(stats.mblocks_pretouched > 0, "{collector} {all}: no megablock came touched from the reserve");
+            } else {
+                assert_eq!(stats.mblocks_pretouched, 0, "{collector} {all}: a reserve without pretouching");
+            }
+        }
+    }
+}

@@ -148,6 +148,8 @@ pub struct MBlockPool {
     /// How many megablocks the reserve keeps ahead of the heap (See Note
     /// [Touching fresh memory off the pause]).
     reserve_target: usize,
+    /// Megablocks the heap took from the reserve, touched.
+    pretouched: usize,
 }
 
 /// The reserve's size when it starts, and again after the heap shrinks.
@@ -235,6 +237,7 @@ impl MBlockPool {
     fn take_touched(&mut self) -> Option<usize> {
         let base = self.pretoucher.as_mut()?.take()?;
         self.note_mapped(1);
+        self.pretouched += 1;
         Some(base)
     }
 
@@ -257,6 +260,12 @@ impl MBlockPool {
             self.owned.insert(base, 1);
             self.pretoucher.as_mut().expect("tested above").send(base);
         }
+    }
+
+    /// Megablocks the heap has taken from the reserve so far, each touched
+    /// off the pause.
+    pub fn pretouched(&self) -> usize {
+        self.pretouched
     }
 
     /// Megablocks of the reserve: mapped, touched or being touched, and

@@ -338,6 +338,10 @@ pub struct Stats {
     pub gens: Vec<GenStats>,
     /// Megablocks returned to the OS.
     pub mblocks_returned: u64,
+    /// Megablocks the heap took from the reserve touched off the pause
+    /// (See Note [Touching fresh memory off the pause] in core's
+    /// `mblock_threads::pretouch`).
+    pub mblocks_pretouched: u64,
     /// What is kept of every GC (See Note [What is kept of each GC]).
     #[serde(skip)]
     pub records: Vec<GcSummary>,
@@ -446,6 +450,7 @@ impl Stats {
             total_elapsed: 0.0,
             gens: vec![GenStats::default(); gens],
             mblocks_returned: 0,
+            mblocks_pretouched: 0,
             records: Vec::new(),
             max_rss_bytes: 0,
             gc_threads: 1,
@@ -602,12 +607,13 @@ impl Stats {
     }
 
     /// Record the heap's peak memory in use, the megablocks returned and
-    /// the fragmentation at the peak (whole megablocks, as GHC counts it).
+    /// taken touched, and the fragmentation at the peak (whole megablocks, as GHC counts it).
     pub fn note_memory_in_use(&mut self, heap: &Heap) {
         let blocks = heap.blocks.lock();
         let peak_mblocks = blocks.mblocks().peak();
         self.max_mem_in_use_bytes = (peak_mblocks * MBLOCK_SIZE) as u64;
         self.mblocks_returned = blocks.mblocks().returned() as u64;
+        self.mblocks_pretouched = blocks.mblocks().pretouched() as u64;
         let capacity = peak_mblocks * BLOCKS_PER_MBLOCK * BLOCK_SIZE;
         let used = blocks.peak_used_blocks() * BLOCK_SIZE;
         self.fragmentation_bytes = capacity.saturating_sub(used) as u64 / 1024 / 1024 * 1024 * 1024;

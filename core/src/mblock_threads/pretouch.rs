@@ -42,7 +42,9 @@
 //! (`experiments/peers-peak-memory.toml`, binary-trees 16-21 at five
 //! nursery sizes) the reserve costs 1.2-5.9 MB of peak RSS, 2.5% on the
 //! grid's mean.
-//! The touching thread's CPU time counts in the process's total, in
+//! A run's statistics count the megablocks the heap took touched
+//! (`mblocks_pretouched` in `--json` and sweep records), and `-v4`'s heap
+//! line shows the reserve. The touching thread's CPU time counts in the process's total, in
 //! neither MUT nor GC, as the returning thread's does (See Note
 //! [Returning memory off the pause] in `mblock_threads::returner`).
 //!
