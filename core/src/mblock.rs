@@ -308,7 +308,10 @@ impl MBlockPool {
         let runs: Vec<(usize, usize)> = going.chunk_by(|a, b| a + MBLOCK_SIZE == *b).map(|run| (run[0], run.len() * MBLOCK_SIZE)).collect();
         let ticket = self.give_back(runs);
         let count = going.len();
-        self.reserve_target = RESERVE_START;
+        if count > 0 {
+            // The heap shrank: See Note [Touching fresh memory off the pause].
+            self.reserve_target = RESERVE_START;
+        }
         self.decommitted.extend(going.into_iter().map(|base| (base, ticket)));
         self.mapped -= count;
         self.returned += count;
@@ -343,7 +346,7 @@ impl MBlockPool {
     }
 
     /// Is `addr` inside a megablock this pool owns and holds memory in
-    /// (free ones included, decommitted ones not)? A range query over the
+    /// (free ones and the reserve's included, decommitted ones not)? A range query over the
     /// owned mappings: for checkers, not hot paths.
     pub fn contains(&self, addr: usize) -> bool {
         let mapped = match self.owned.range(..=addr).next_back() {
@@ -359,7 +362,7 @@ impl MBlockPool {
     }
 
     /// Every owned mapping as (base, megablocks), decommitted megablocks
-    /// included (their address space is still ours).
+    /// and the reserve's included (their address space is ours).
     pub fn mappings(&self) -> impl Iterator<Item = (usize, usize)> + '_ {
         self.owned.iter().map(|(&b, &n)| (b, n))
     }
