@@ -18,6 +18,12 @@ fn build_list(m: &mut Mutator<'_>, n: usize) {
     }
 }
 
+/// A runtime with RTS flags `rts_flags` and the collector `collector`.
+fn rts_of(rts_flags: &str, collector: &str) -> Rts {
+    let f = flags(rts_flags).unwrap();
+    Rts::new(f.clone(), gclab_collectors::by_name(collector).unwrap().make(&f).unwrap()).unwrap()
+}
+
 #[test]
 fn a_runs_peak_rss_is_its_own_not_its_parents() {
     // This process is 256 MiB resident when it starts the run, which a
@@ -41,8 +47,7 @@ fn a_shrinking_heap_returns_megablocks() {
     // pairs (See Note [Huge pages for the heap] in core's `mblock`); the
     // sanity checker runs after its GCs.
     for (rts_flags, collector) in [("-A1m", "copying"), ("-A1m -G1", "two-space"), ("-A1m -c", "compacting"), ("-A1m --huge-pages -DS", "copying")] {
-        let f = flags(rts_flags).unwrap();
-        let rts = Rts::new(f.clone(), gclab_collectors::by_name(collector).unwrap().make(&f).unwrap()).unwrap();
+        let rts = rts_of(rts_flags, collector);
         rts.run(|m| {
             let base = m.depth();
             build_list(m, 1_000_000); // 24 MB live
@@ -60,8 +65,7 @@ fn a_shrinking_heap_returns_megablocks() {
 
 #[test]
 fn dead_huge_objects_unmap_their_megablock_groups() {
-    let f = flags("-A64k -DS").unwrap();
-    let rts = Rts::new(f.clone(), gclab_collectors::by_name("copying").unwrap().make(&f).unwrap()).unwrap();
+    let rts = rts_of("-A64k -DS", "copying");
     rts.run(|m| {
         for _ in 0..4 {
             let base = m.depth();
@@ -85,8 +89,7 @@ fn dead_huge_objects_unmap_their_megablock_groups() {
 #[test]
 fn an_old_generation_gains_no_block_per_gc_that_promotes_a_little() {
     for collector in ["copying", "compacting", "parallel", "mark-sweep", "nonmoving", "immix"] {
-        let f = flags("-A64k -DS").unwrap();
-        let rts = Rts::new(f.clone(), gclab_collectors::by_name(collector).unwrap().make(&f).unwrap()).unwrap();
+        let rts = rts_of("-A64k -DS", collector);
         rts.run(|m| {
             let list = m.static_obj(&NIL);
             for i in 0..300 {
@@ -114,8 +117,7 @@ fn a_growing_heap_takes_megablocks_touched_off_the_pause() {
     for (rts_flags, collector) in [("-A1m -DS", "nonmoving"), ("-A1m -DS", "mark-sweep"), ("-A1m", "copying")] {
         for pretouch in [true, false] {
             let all = if pretouch { rts_flags.to_string() } else { format!("{rts_flags} --no-pretouch") };
-            let f = flags(&all).unwrap();
-            let rts = Rts::new(f.clone(), gclab_collectors::by_name(collector).unwrap().make(&f).unwrap()).unwrap();
+            let rts = rts_of(&all, collector);
             rts.run(|m| {
                 for _ in 0..16 {
                     build_list(m, 50_000); // 1.2 MB more live each step
