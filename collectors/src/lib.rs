@@ -221,7 +221,11 @@ impl Registry {
             }
             flags.parse_one(word).map_err(|e| SelectError(format!("the {} collector's own flags: {e}", entry.name)))?;
         }
-        flags.validate().map_err(|e| SelectError(e.to_string()))?;
+        flags.validate().map_err(|e| match (explicit, entry.flags.is_empty()) {
+            // The user did not write the collector's flags: say who did.
+            (Some(_), false) => SelectError(format!("--collector {} runs with `{}': {e}", entry.name, entry.flags)),
+            _ => SelectError(e.to_string()),
+        })?;
         Ok((entry, params))
     }
 
@@ -393,6 +397,7 @@ mod tests {
     fn contradictions_and_unknowns_are_errors() {
         let e = error(&["-G1"], Some("compacting"));
         assert!(e.contains("-c") && e.contains("-G1"), "{e}");
+        assert!(e.starts_with("--collector compacting runs with `-c'"), "the message names the collector that brought -c: {e}");
         let e = error(&["-c"], Some("copying"));
         assert!(e.contains("contradicts") && e.contains("-c"), "{e}");
         let e = error(&[], Some("nope"));
