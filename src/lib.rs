@@ -1,7 +1,8 @@
 //! gclab: run a workload under a collector with GHC's RTS flags.
 //!
-//! The one function here, `run_workload`, is what `gclab run`, the tests
-//! and the benches all call, so that they measure and check the same thing.
+//! `run_workload` is what `gclab run`, the tests and the benches all call,
+//! so that they measure and check the same thing; `runtime` makes the
+//! runtime a test (or a program embedding gclab) drives by hand.
 //! `conformance` checks any collector against every workload under stress
 //! settings with the sanity checker on.
 
@@ -147,6 +148,18 @@ pub fn check_fits(workload: &Workload, args: &[usize], flags: &RtsFlags) -> Resu
         )));
     }
     workload.fits(args, memory as u128, "this machine's memory").map_err(|e| (1, e.to_string()))
+}
+
+/// A runtime with RTS options `rts` (one string, as `flags` takes them)
+/// and the built-in collector `collector` (`NAME` or
+/// `NAME:key=value,...`), chosen as `gclab run --collector` chooses it:
+/// the collector's own flags applied, a contradiction refused. For
+/// embedding gclab, and for tests that drive a mutator by hand.
+pub fn runtime(rts: &str, collector: &str) -> Result<Rts, String> {
+    let mut flags = flags(rts).map_err(|e| e.to_string())?;
+    let (entry, params) = gclab_collectors::select(&mut flags, Some(collector)).map_err(|e| e.to_string())?;
+    let made = (entry.make)(params, &flags)?;
+    Rts::new(flags, made).map_err(|e| e.to_string())
 }
 
 /// Parse RTS options given as one string (`"-A8k -G3 -DS"`).

@@ -4,8 +4,7 @@
 //! and wide structures traverse without recursion; hp2ps renders every
 //! profile these tests write (`.ci/run` installs ghc, which ships hp2ps).
 
-use gclab::flags;
-use gclab_core::{Handle, InfoTable, Mutator, Rts, StaticObject};
+use gclab_core::{Handle, InfoTable, Mutator, StaticObject};
 use gclab_heap_traverse::hp_file::parse;
 use gclab_heap_traverse::Profiler;
 use std::path::{Path, PathBuf};
@@ -31,8 +30,7 @@ fn scratch(name: &str) -> PathBuf {
 
 /// Run `body` with a `-h<kind> -i0` profiler writing `path`; the profile's samples.
 fn profiled(kind: char, rts_flags: &str, path: &Path, body: impl FnOnce(&mut Mutator<'_>)) -> Vec<(f64, Vec<(String, u64)>)> {
-    let f = flags(&format!("-h{kind} -i0 {rts_flags}")).unwrap();
-    let rts = Rts::new(f.clone(), gclab_collectors::by_name("copying").unwrap().make(&f).unwrap()).unwrap();
+    let rts = gclab::runtime(&format!("-h{kind} -i0 {rts_flags}"), "copying").unwrap();
     rts.set_heap_profiler(Box::new(Profiler::new(kind, 0.0, path, "test").unwrap()));
     rts.run(body).unwrap();
     rts.finish().unwrap();

@@ -2,8 +2,7 @@
 //! against the object's info table or length: a wrong index is a panic
 //! that names it, never a read outside the object.
 
-use gclab::flags;
-use gclab_core::{Handle, InfoTable, Mutator, Rts, StaticObject};
+use gclab_core::{Handle, InfoTable, Mutator, StaticObject};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
 static UNIT_INFO: InfoTable = InfoTable::static_constr("Unit", "()", "Test");
@@ -11,8 +10,7 @@ static UNIT: StaticObject = StaticObject::new(&UNIT_INFO);
 static PAIR: InfoTable = InfoTable::constr("Pair", "Pair", "Test", 2, 1);
 
 fn with_mutator(body: impl FnOnce(&mut Mutator<'_>)) {
-    let f = flags("-A8k").unwrap();
-    let rts = Rts::new(f.clone(), gclab_collectors::by_name("copying").unwrap().make(&f).unwrap()).unwrap();
+    let rts = gclab::runtime("-A8k", "copying").unwrap();
     rts.run(body).unwrap();
 }
 

@@ -7,7 +7,7 @@
 mod common;
 
 use common::gclab;
-use gclab_core::{Rts, RunError};
+use gclab_core::RunError;
 use std::path::Path;
 use std::process::{Command, Output};
 
@@ -29,8 +29,7 @@ fn an_object_no_heap_can_hold_is_a_heap_exhaustion_not_a_crash() {
         for (rts, limited) in [("", false), ("-M64m", true)] {
             for len in [usize::MAX, usize::MAX - 7, 1 << 62, (1 << 47) + 3] {
                 for bytes in [true, false] {
-                    let f = gclab::flags(rts).unwrap();
-                    let rts_ = Rts::new(f.clone(), gclab_collectors::by_name(collector).unwrap().make(&f).unwrap()).unwrap();
+                    let rts_ = gclab::runtime(rts, collector).unwrap();
                     let r = rts_.run(|m| {
                         let nil = m.static_obj(&gclab_core::info::NULL_OBJECT);
                         if bytes {

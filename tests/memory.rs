@@ -2,7 +2,6 @@
 //! unmapped after a major GC, and large objects' megablock groups as soon
 //! as they die. And a run's peak RSS is its own, not its parent's.
 
-use gclab::flags;
 use gclab_core::{InfoTable, Mutator, Rts, StaticObject};
 
 static NIL_INFO: InfoTable = InfoTable::static_constr("Nil", "List", "Memory");
@@ -20,8 +19,7 @@ fn build_list(m: &mut Mutator<'_>, n: usize) {
 
 /// A runtime with RTS flags `rts_flags` and the collector `collector`.
 fn rts_of(rts_flags: &str, collector: &str) -> Rts {
-    let f = flags(rts_flags).unwrap();
-    Rts::new(f.clone(), gclab_collectors::by_name(collector).unwrap().make(&f).unwrap()).unwrap()
+    gclab::runtime(rts_flags, collector).unwrap()
 }
 
 #[test]

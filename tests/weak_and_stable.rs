@@ -1,8 +1,7 @@
 //! Weak pointers, finalisers and stable pointers, and the sanity checker's
 //! power to notice a broken invariant.
 
-use gclab::flags;
-use gclab_core::{Handle, InfoTable, Mutator, Rts, StaticObject};
+use gclab_core::{Handle, InfoTable, Mutator, StaticObject};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
@@ -11,8 +10,7 @@ static UNIT: StaticObject = StaticObject::new(&UNIT_INFO);
 static BOX: InfoTable = InfoTable::constr("Box", "Box", "Test", 1, 1);
 
 fn with_rts(rts_flags: &str, collector: &str, body: impl FnOnce(&mut Mutator<'_>)) {
-    let f = flags(rts_flags).unwrap();
-    let rts = Rts::new(f.clone(), gclab_collectors::by_name(collector).unwrap().make(&f).unwrap()).unwrap();
+    let rts = gclab::runtime(rts_flags, collector).unwrap();
     rts.run(body).unwrap();
 }
 
