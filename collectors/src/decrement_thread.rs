@@ -15,6 +15,7 @@ use crate::large_counts::is_large;
 use crate::concurrent_mark::MarkQueue;
 use crate::ref_count::{counted, counted_fields, decrement, Tally};
 use crate::lazy_lines::add_words_by_block;
+use crate::lend_core::{wait_lending, Borrower, Loan};
 use gclab_core::bdescr::BlockPtr;
 use gclab_core::constants::Word;
 use gclab_core::object::{info_of_header, load_header, Layout};
@@ -49,7 +50,9 @@ use std::thread::JoinHandle;
 // their groups.
 //
 // The next pause does not wait for the thread to finish: it raises a
-// flag, the thread stops at its next check (every `lxr:batch=N`
+// flag (and lends the threads its core if they are slow to come: See
+// Note [A waiting pause lends its core] in `parking`), the thread stops
+// at its next check (every `lxr:batch=N`
 // decrements, 4096 by default) and hands back what it had not lowered, which waits for
 // the next thread, on top of the next pause's work (safe for the reason
 // of Note [Decrements wait] in `ref_count`: a count with a decrement
@@ -183,6 +186,9 @@ struct Shared {
     wake: Condvar,
     /// Wakes the joining pause: a thread finished its round.
     finished: Condvar,
+    /// The threads, for a joining pause to lend its core to (See Note [A
+    /// waiting pause lends its core] in `parking`).
+    borrowers: Vec<Borrower>,
     /// The evaluation stacks of the space and their kept slots.
     stacks: Mutex<HashMap<usize, Vec<Word>>>,
 }
@@ -217,7 +223,8 @@ impl DecrementThread {
     /// at its stop flag every `batch` decrements.
     pub fn new(batch: u64, count: usize) -> DecrementThread {
         assert!(count > 0, "at least one decrement thread");
-        DecrementThread { threads: Vec::new(), shared: Arc::new(Shared { threads: count, ..Shared::default() }), batch, running: false }
+        let borrowers = (0..count).map(|_| Borrower::default()).collect();
+        DecrementThread { threads: Vec::new(), shared: Arc::new(Shared { threads: count, borrowers, ..Shared::default() }), batch, running: false }
     }
 
     /// Start lowering `work` (values whose counts include them) beside the
@@ -259,7 +266,7 @@ impl DecrementThread {
                 // SAFETY: each round is handed out by `start`, under its
                 // caller's contract (See Note [Decrements on several
                 // threads]).
-                .spawn(move || unsafe { serve(batch, &shared) })
+                .spawn(move || unsafe { serve(k, batch, &shared) })
                 .expect("start a decrement thread");
             self.threads.push(thread);
         }
@@ -273,11 +280,15 @@ impl DecrementThread {
         }
         self.running = false;
         self.shared.stop.store(true, Ordering::Relaxed);
-        let mut pool = self.shared.pool.lock().unwrap_or_else(|e| e.into_inner());
+        let pool = self.shared.pool.lock().unwrap_or_else(|e| e.into_inner());
         self.shared.wake.notify_all();
-        while pool.results.len() < self.shared.threads {
-            pool = self.shared.finished.wait(pool).unwrap_or_else(|e| e.into_inner());
-        }
+        // A thread that the kernel left queued on a busy core would hold
+        // the pause for its slice: See Note [A waiting pause lends its
+        // core] in `parking`. The threads run until the collector goes, so
+        // their ids are theirs while a round is joined.
+        let threads = self.shared.threads;
+        let (mut pool, loans) = wait_lending(&self.shared.finished, pool, &self.shared.borrowers, "a decrement thread", |p| p.results.len() < threads);
+        loans.into_iter().for_each(Loan::give_back);
         let mut all = Lowered::default();
         for one in pool.results.drain(..) {
             all.deaths.take(one.deaths);
@@ -310,13 +321,14 @@ impl Drop for DecrementThread {
     }
 }
 
-/// A decrement thread's life: wait for a round, lower its part, hand in
-/// what it did; until the collector goes.
+/// Decrement thread number `k`'s life: wait for a round, lower its part,
+/// hand in what it did; until the collector goes.
 ///
 /// # Safety
 /// Each round is handed out under `DecrementThread::start`'s contract.
 // SAFETY: the caller's contract.
-unsafe fn serve(batch: u64, shared: &Shared) {
+unsafe fn serve(k: usize, batch: u64, shared: &Shared) {
+    shared.borrowers[k].here();
     let mut seen = 0;
     loop {
         let (layout, part, started, marker) = {

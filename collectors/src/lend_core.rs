@@ -9,6 +9,33 @@
 //! what it was.
 
 use std::sync::atomic::{AtomicI32, Ordering};
+use std::sync::{Condvar, MutexGuard};
+use std::time::Duration;
+
+/// How long a waiting thread waits before it lends its core (See Note [A
+/// waiting pause lends its core] in `parking`).
+pub const LEND_AFTER: Duration = Duration::from_micros(200);
+
+/// Wait on `cv` (with `guard`, its mutex's) while `waiting` says so; once
+/// the wait has lasted `LEND_AFTER`, lend this core to each of
+/// `borrowers` (See Note [A waiting pause lends its core] in `parking`).
+/// Returns the guard and the loans, which the caller gives back once it
+/// knows the borrowers still run. A poisoned mutex panics, naming `what`
+/// (the waited-for thread).
+pub fn wait_lending<'a, 'b, T>(
+    cv: &Condvar,
+    guard: MutexGuard<'a, T>,
+    borrowers: impl IntoIterator<Item = &'b Borrower>,
+    what: &str,
+    mut waiting: impl FnMut(&mut T) -> bool,
+) -> (MutexGuard<'a, T>, Vec<Loan>) {
+    let (mut guard, waited) = cv.wait_timeout_while(guard, LEND_AFTER, &mut waiting).unwrap_or_else(|_| panic!("{what}: a thread panicked holding the lock"));
+    let loans = if waited.timed_out() { borrowers.into_iter().filter_map(Borrower::lend_this_core).collect() } else { Vec::new() };
+    while waiting(&mut guard) {
+        guard = cv.wait(guard).unwrap_or_else(|_| panic!("{what}: a thread panicked holding the lock"));
+    }
+    (guard, loans)
+}
 
 /// A thread that another may lend its core to, known by the kernel's id
 /// for it (0 until the thread has said where it is).
@@ -151,5 +178,57 @@ mod tests {
         assert_eq!(affinity_of(tid), before);
         finish.send(()).unwrap();
         t.join().unwrap();
+    }
+
+    #[test]
+    fn a_wait_that_lasts_lends_the_core_to_every_borrower_and_one_that_does_not_lends_nothing() {
+        use std::sync::{Arc, Condvar, Mutex};
+        let shared = Arc::new((Mutex::new(false), Condvar::new(), [Borrower::default(), Borrower::default()]));
+        let (started, wait_started) = mpsc::channel();
+        let (go, wait_go) = mpsc::channel::<std::time::Duration>();
+        let mut wait_go = Some(wait_go);
+        let (finish, wait_finish) = mpsc::channel::<()>();
+        let wait_finish = Arc::new(Mutex::new(wait_finish));
+        let workers: Vec<_> = (0..2)
+            .map(|k| {
+                let (s, started, wait_go, wait_finish) = (shared.clone(), started.clone(), wait_go.take(), wait_finish.clone());
+                std::thread::spawn(move || {
+                    s.2[k].here();
+                    started.send(current_tid()).unwrap();
+                    if let Some(wait_go) = wait_go {
+                        // Once the waiter waits (it held the lock until
+                        // then), work for `busy`, then say it is done.
+                        let busy = wait_go.recv().unwrap();
+                        while s.0.try_lock().is_err() {
+                            std::hint::spin_loop();
+                        }
+                        let t = std::time::Instant::now();
+                        while t.elapsed() < busy {
+                            std::hint::spin_loop();
+                        }
+                        *s.0.lock().unwrap() = true;
+                        s.1.notify_all();
+                    }
+                    // Alive until the test is done with its id.
+                    let _ = wait_finish.lock().unwrap().recv();
+                })
+            })
+            .collect();
+        let tids: Vec<i32> = (0..2).map(|_| wait_started.recv().unwrap()).collect();
+        let before: Vec<Vec<usize>> = tids.iter().map(|&t| affinity_of(t)).collect();
+        let waiting = shared.0.lock().unwrap();
+        go.send(LEND_AFTER * 50).unwrap();
+        let (done, loans) = wait_lending(&shared.1, waiting, &shared.2, "test", |done| !*done);
+        assert!(*done);
+        drop(done);
+        assert_eq!(loans.len(), 2, "the wait outlasted LEND_AFTER: both borrowers were lent the core");
+        loans.into_iter().for_each(Loan::give_back);
+        let after: Vec<Vec<usize>> = tids.iter().map(|&t| affinity_of(t)).collect();
+        assert_eq!(after, before, "every loan is given back");
+        let (done, loans) = wait_lending(&shared.1, shared.0.lock().unwrap(), &shared.2, "test", |done| !*done);
+        drop(done);
+        assert!(loans.is_empty(), "a wait that ends at once lends nothing");
+        drop(finish);
+        workers.into_iter().for_each(|w| w.join().unwrap());
     }
 }
