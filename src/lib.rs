@@ -4,10 +4,12 @@
 //! so that they measure and check the same thing; `runtime` makes the
 //! runtime a test (or a program embedding gclab) drives by hand.
 //! `conformance` checks any collector against every workload under stress
-//! settings with the sanity checker on.
+//! settings with the sanity checker on; `stress` draws random runs beyond
+//! those settings for as long as it is given.
 
 pub mod cli;
 pub mod conformance;
+pub mod stress;
 
 use gclab_core::{Collector, RtsFlags, Rts, RunError, Stats};
 use gclab_workloads::Workload;

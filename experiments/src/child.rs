@@ -31,6 +31,22 @@ pub(crate) fn child_command(exe: &Path, subcommand: &str) -> Command {
     cmd
 }
 
+/// Wait for `child` (started as `child_command` starts it) to exit, or
+/// kill it with its group once `deadline` has passed since `start`; its
+/// exit status, and whether it ran out of time.
+pub fn wait_with_deadline(child: &mut std::process::Child, start: std::time::Instant, deadline: Duration) -> std::io::Result<(std::process::ExitStatus, bool)> {
+    loop {
+        if let Some(status) = child.try_wait()? {
+            return Ok((status, false));
+        }
+        if start.elapsed() >= deadline {
+            kill_group(child);
+            return Ok((child.wait()?, true));
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    }
+}
+
 /// Kill `child` and its process group (a peer run's program with it).
 pub fn kill_group(child: &mut std::process::Child) {
     let _ = Command::new("kill").args(["-KILL", "--", &format!("-{}", child.id())]).stderr(Stdio::null()).status();

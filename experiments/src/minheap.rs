@@ -129,18 +129,11 @@ fn probe(how: &Probing, q: &Question, limit: Option<u64>) -> Result<Probe, Strin
     cmd.stdout(Stdio::null()).stderr(err_file);
     let limit_text = limit.map_or("no -M".to_string(), |b| format!("-M{}k", b / 1024));
     let mut child = cmd.spawn().map_err(|e| format!("cannot run {}: {e}", exe.display()))?;
-    let start = Instant::now();
-    let status = loop {
-        if let Some(status) = child.try_wait().map_err(|e| e.to_string())? {
-            break status;
-        }
-        if start.elapsed().as_secs_f64() > how.timeout_secs {
-            crate::child::kill_group(&mut child);
-            let _ = child.wait();
-            return Err(format!("{} under {} with {limit_text} ran past {} s", q.workload, q.collector, how.timeout_secs));
-        }
-        std::thread::sleep(std::time::Duration::from_millis(5));
-    };
+    let deadline = std::time::Duration::from_secs_f64(how.timeout_secs);
+    let (status, timed_out) = crate::child::wait_with_deadline(&mut child, Instant::now(), deadline).map_err(|e| e.to_string())?;
+    if timed_out {
+        return Err(format!("{} under {} with {limit_text} ran past {} s", q.workload, q.collector, how.timeout_secs));
+    }
     let stderr = std::fs::read(err_path).unwrap_or_default();
     match status.code() {
         Some(0) => {

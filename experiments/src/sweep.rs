@@ -53,7 +53,7 @@
 //! binary-trees 24 running at 3 GB): it is told the sweep's process id
 //! (`GCLAB_EXIT_WITH_PARENT`) and exits when its parent changes.
 
-use crate::child::{child_command, kill_group, run_command};
+use crate::child::{child_command, run_command, wait_with_deadline};
 use crate::experiment::{heap_multiple, run_order, with_heap_limit, Experiment, MultipleOf, RunOrder, RunSpec};
 use crate::files::write_atomically;
 use crate::machine::{command_output, cpu_field, git_commit, load_average, this_machine};
@@ -375,17 +375,7 @@ fn run_one(run: &RunSpec, peer: Option<(Language, &Path)>, timeout_secs: f64, op
     cmd.stdout(stdout).stderr(stderr);
     let start = Instant::now();
     let mut child = cmd.spawn()?;
-    let deadline = Duration::from_secs_f64(timeout_secs);
-    let (status, timed_out) = loop {
-        if let Some(status) = child.try_wait()? {
-            break (status, false);
-        }
-        if start.elapsed() >= deadline {
-            kill_group(&mut child);
-            break (child.wait()?, true);
-        }
-        std::thread::sleep(Duration::from_millis(5));
-    };
+    let (status, timed_out) = wait_with_deadline(&mut child, start, Duration::from_secs_f64(timeout_secs))?;
     let wall_secs = start.elapsed().as_secs_f64();
     let err_text = std::fs::read(&stderr_path).unwrap_or_default();
     let tail_start = err_text.len().saturating_sub(4096);

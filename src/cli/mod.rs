@@ -14,7 +14,7 @@
 //!
 //! This module holds the command line's shape and its dispatch; each
 //! subcommand lives in a module of its own (`run`, `sweep`, `minheap`,
-//! `eventlog`), and `output` is how they all write and exit.
+//! `eventlog`, `stress`), and `output` is how they all write and exit.
 
 mod eventlog;
 mod hp;
@@ -22,6 +22,7 @@ mod minheap;
 mod output;
 mod program;
 mod run;
+mod stress;
 mod sweep;
 
 use clap::{Parser, Subcommand};
@@ -175,6 +176,33 @@ enum Command {
         #[arg(trailing_var_arg = true, allow_hyphen_values = true, value_name = "WORKLOAD [ARGS] [+RTS FLAGS -RTS]")]
         rest: Vec<String>,
     },
+    /// Random runs with the sanity checker on (a collector, a workload and a stress setting drawn from a seed), each in its own process, checksums against copying's; a failure prints the command that repeats it
+    Stress {
+        /// A collector to draw from, NAME or NAME:key=value,... (repeatable; default: every registered one but the baselines)
+        #[arg(long = "collector", value_name = "NAME")]
+        collectors: Vec<String>,
+        /// A workload to draw from (repeatable; default: every workload but the test ones)
+        #[arg(long = "workload", value_name = "NAME")]
+        workloads: Vec<String>,
+        /// An RTS setting to draw from, one string (repeatable; default: conformance's stress settings and more)
+        #[arg(long = "setting", value_name = "\"FLAGS\"", allow_hyphen_values = true)]
+        settings: Vec<String>,
+        /// Go on for this many minutes
+        #[arg(long, default_value_t = 5.0)]
+        minutes: f64,
+        /// Stop after this many runs
+        #[arg(long)]
+        runs: Option<usize>,
+        /// The seed of the draws: the same seed, the same runs
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        /// Seconds after which a run counts as hung
+        #[arg(long, default_value_t = 120)]
+        timeout: u64,
+        /// Print no progress bar
+        #[arg(long)]
+        quiet: bool,
+    },
     /// List the collectors and workloads
     List,
 }
@@ -226,6 +254,10 @@ where
             finish_run(run_catching_internal_errors(registry, collector.as_deref(), json, &rest))
         }
         Command::Peer { json, build_dir, program, rest } => finish_run(peer(json.as_deref(), &build_dir, program, &rest)),
+        Command::Stress { collectors, workloads, settings, minutes, runs, seed, timeout, quiet } => {
+            let args = stress::StressArgs { collectors, workloads, settings, minutes, runs, seed, timeout, quiet };
+            finish_with_code(stress::stress(registry, args))
+        }
     }
 }
 

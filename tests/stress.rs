@@ -1,0 +1,68 @@
+//! `gclab stress`: random runs with the sanity checker on, each in its own
+//! process; a failure (a sanity check, a crash) is reported with the
+//! command that repeats it, and the campaign goes on.
+
+mod common;
+
+use common::gclab;
+use std::process::Command;
+
+fn stderr_and_out(o: &std::process::Output) -> String {
+    format!("{}{}", String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr))
+}
+
+#[test]
+fn a_clean_campaign_makes_its_runs_and_exits_zero() {
+    let o = gclab(&["stress", "--runs", "8", "--seed", "2", "--collector", "copying", "--collector", "mark-sweep", "--workload", "binary-trees", "--workload", "lru", "--quiet"]);
+    let text = stderr_and_out(&o);
+    assert!(o.status.success(), "{text}");
+    assert!(text.contains("8 run(s), 0 failed"), "{text}");
+}
+
+#[test]
+fn a_collector_that_loses_objects_fails_with_the_command_that_repeats_it() {
+    let o = Command::new(env!("CARGO_BIN_EXE_gclab"))
+        .args(["stress", "--runs", "2", "--collector", "nonmoving:mark=sync", "--workload", "binary-trees", "--setting", "-A8k -G2 -O8k -F1 -DS", "--quiet"])
+        .env("GCLAB_NONMOVING_FAULT", "lose-grey")
+        .env_remove("GCLABRTS")
+        .output()
+        .unwrap();
+    let text = stderr_and_out(&o);
+    assert_eq!(o.status.code(), Some(1), "{text}");
+    assert!(text.contains("2 run(s), 2 failed"), "{text}");
+    assert!(text.contains("FAILED: gclab run --collector nonmoving:mark=sync binary-trees 8 +RTS -A8k -G2 -O8k -F1 -DS -RTS"), "{text}");
+    assert!(text.contains("which was not marked"), "the sanity check's first violation is shown: {text}");
+}
+
+#[test]
+fn a_crash_is_a_failure_and_the_campaign_goes_on() {
+    let o = gclab(&["stress", "--runs", "3", "--collector", "copying", "--workload", "crash", "--quiet"]);
+    let text = stderr_and_out(&o);
+    assert_eq!(o.status.code(), Some(1), "{text}");
+    assert!(text.contains("3 run(s), 3 failed") && text.contains("killed by signal"), "{text}");
+}
+
+#[test]
+fn combinations_a_collector_refuses_are_not_run() {
+    let o = gclab(&["stress", "--minutes", "0.01", "--collector", "two-space", "--setting", "-A8k -G3 -DS", "--workload", "binary-trees", "--quiet"]);
+    let text = stderr_and_out(&o);
+    assert!(o.status.success(), "{text}");
+    assert!(text.contains(": 0 run(s), 0 failed"), "{text}");
+    let refused: usize = text.split("; ").find_map(|part| part.strip_suffix(" draw(s) the collector or the workload refused\n")).and_then(|n| n.parse().ok()).unwrap_or(0);
+    assert!(refused > 0, "two-space refuses -G3, so its draws were refused: {text}");
+}
+
+#[test]
+fn bad_options_are_refused_by_name() {
+    for (args, says) in [
+        (&["stress", "--collector", "nope"][..], "unknown collector `nope'"),
+        (&["stress", "--workload", "nope"][..], "unknown workload `nope'"),
+        (&["stress", "--setting", "-Q9"][..], "bad RTS option `-Q9'"),
+        (&["stress", "--minutes", "0"][..], "--minutes must be a positive number"),
+    ] {
+        let o = gclab(args);
+        let text = stderr_and_out(&o);
+        assert_eq!(o.status.code(), Some(1), "{args:?}: {text}");
+        assert!(text.contains(says), "{args:?}: {text}");
+    }
+}
