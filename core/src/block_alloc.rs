@@ -211,6 +211,13 @@ impl BlockAllocator {
         }
     }
 
+    /// A GC is ending: top up the megablock pool's reserve of touched
+    /// megablocks (See Note [When the reserve is topped up] in core's
+    /// `mblock_threads::pretouch`).
+    pub fn top_up_reserve(&mut self) {
+        self.mblocks.top_up_reserve();
+    }
+
     /// Hand free megablocks back to the OS, keeping `keep` for reuse.
     pub fn release(&mut self, keep: usize) -> usize {
         self.mblocks.return_to_os(keep)

@@ -178,6 +178,10 @@ pub struct MemoryPolicy {
     /// Keep a reserve of megablocks touched off the pause (See Note
     /// [Touching fresh memory off the pause] in `mblock_threads::pretouch`).
     pub pretouch: bool,
+    /// A GC leaves a core idle, on which the touching thread may replace
+    /// what the GC takes from the reserve at once (See Note [When the
+    /// reserve is topped up] in `mblock_threads::pretouch`).
+    pub touch_in_gc: bool,
 }
 
 /// The OS refused memory.
@@ -228,7 +232,9 @@ impl MBlockPool {
                 self.map(1)?
             }
         };
-        self.top_up_reserve();
+        if self.policy.touch_in_gc {
+            self.top_up_reserve();
+        }
         Ok(base)
     }
 
@@ -248,9 +254,15 @@ impl MBlockPool {
     }
 
     /// Map megablocks for the reserve until it holds its target, and hand
-    /// them to the touching thread. A mapping the OS refuses ends it
-    /// quietly: the heap's own request will meet the refusal and report it.
-    fn top_up_reserve(&mut self) {
+    /// them to the touching thread: the runtime calls it as each GC ends,
+    /// and a take calls it where a GC leaves a core idle (See Note [When
+    /// the reserve is topped up] in `mblock_threads::pretouch`). A mapping
+    /// the OS refuses ends it quietly: the heap's own request will meet
+    /// the refusal and report it.
+    pub fn top_up_reserve(&mut self) {
+        if !self.policy.pretouch || self.policy.huge_pages {
+            return;
+        }
         if self.pretoucher.is_none() {
             self.pretoucher = Pretoucher::start(os::touch);
         }

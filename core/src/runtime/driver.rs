@@ -121,6 +121,9 @@ impl Runtime {
             world.fail(Failure::Exhausted(e));
             exhausted(e);
         }
+        // The touching thread works while the mutators run: See Note [When
+        // the reserve is topped up] in `mblock_threads::pretouch`.
+        self.heap_ref().blocks.lock().top_up_reserve();
         self.collector.lock().world_restarts();
         drop(world);
     }
