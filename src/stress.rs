@@ -1,11 +1,14 @@
 //! Stress: random runs that shake collectors out beyond the fixed matrix
-//! of `conformance`. Each run draws a collector, a workload and a stress
-//! setting (from a seed, so that a campaign repeats), runs in its own
+//! of `conformance`. Each run draws a collector, a workload (or a program
+//! of gclab-lang, `programs/NAME.hs`) and a stress setting (from a seed,
+//! so that a campaign repeats), runs in its own
 //! process with the sanity checker on, and has its checksum compared with
 //! `copying`'s for the same workload and arguments. A run that crashes,
 //! hangs, fails a sanity check or computes another checksum is a failure,
 //! reported with the command that repeats it; a combination the collector
-//! or the workload refuses (`two-space` with `-G3`) is not run.
+//! or the workload refuses (`two-space` with `-G3`) is not run, nor a
+//! program under `--gc-every` (it has one size, at which a GC at every
+//! allocation takes minutes).
 //!
 //! Note [Random runs beside the fixed matrix]
 //! ----------------------------------------
@@ -28,7 +31,7 @@ use crate::conformance::{ONE_GENERATION_SETTINGS, STRESS_SETTINGS};
 use gclab_collectors::Registry;
 use gclab_experiments::child::{run_command, wait_with_deadline};
 use gclab_workloads::Workload;
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
 use std::time::{Duration, Instant};
@@ -47,11 +50,51 @@ pub fn default_settings() -> Vec<String> {
     STRESS_SETTINGS.iter().chain(ONE_GENERATION_SETTINGS).chain(MORE_SETTINGS).map(|s| s.to_string()).collect()
 }
 
+/// What a run runs: a workload, or a program of gclab-lang, with the
+/// arguments of each kind of setting.
+#[derive(Debug, Clone)]
+pub struct Subject {
+    /// What `gclab run` is given: a workload's name, or a program's path.
+    pub name: String,
+    /// Its arguments under most settings, and under a GC every few
+    /// allocations (`--gc-every`; None: not run so, a program having one
+    /// size only, at which a GC at every allocation takes minutes).
+    small: Vec<usize>,
+    tiny: Option<Vec<usize>>,
+    /// The workload, if it is one (it may refuse a collector).
+    workload: Option<&'static Workload>,
+}
+
+impl Subject {
+    /// A workload, at its small and tiny sizes.
+    pub fn workload(w: &'static Workload) -> Subject {
+        Subject { name: w.name.to_string(), small: w.small.to_vec(), tiny: Some(w.tiny.to_vec()), workload: Some(w) }
+    }
+
+    /// The programs `dir/test-args.txt` lists (`NAME ARGS...` a line, `#`
+    /// comments), each `dir/NAME.hs` with those arguments.
+    pub fn programs_in(dir: &Path) -> Result<Vec<Subject>, String> {
+        let list = dir.join("test-args.txt");
+        let text = std::fs::read_to_string(&list).map_err(|e| format!("{}: {e}", list.display()))?;
+        let lines = text.lines().map(str::trim).filter(|l| !l.is_empty() && !l.starts_with('#'));
+        lines
+            .map(|l| {
+                let mut words = l.split_whitespace();
+                let name = words.next().expect("a line that is not empty has a word");
+                let args = words.map(|a| a.parse::<usize>().map_err(|_| format!("{}: `{l}': arguments must be numbers", list.display()))).collect::<Result<Vec<_>, _>>()?;
+                let path = dir.join(format!("{name}.hs"));
+                Ok(Subject { name: path.display().to_string(), small: args, tiny: None, workload: None })
+            })
+            .collect()
+    }
+}
+
 /// What a campaign draws from, and how long it goes on.
 pub struct Campaign {
     /// Collectors, `NAME` or `NAME:key=value,...`.
     pub collectors: Vec<String>,
-    pub workloads: Vec<&'static Workload>,
+    /// Workloads and programs.
+    pub subjects: Vec<Subject>,
     /// RTS settings, each one string (`"-A8k -G3 -DS"`).
     pub settings: Vec<String>,
     /// Stop after this many runs, if given.
@@ -81,24 +124,28 @@ pub struct Failure {
 pub struct Tally {
     /// Runs made (copying's reference runs not counted).
     pub runs: usize,
-    /// Draws the collector or the workload refused, not run.
+    /// Draws not run: the collector or the workload refused them, or a
+    /// program drew a setting with `--gc-every`.
     pub refused: usize,
     /// Runs that overflowed a setting's `-M`.
     pub overflowed: usize,
     pub failures: Vec<Failure>,
+    /// Runs made of each collector and of each workload or program.
+    pub by_collector: BTreeMap<String, usize>,
+    pub by_subject: BTreeMap<String, usize>,
 }
 
 /// One drawn run.
 struct Draw<'c> {
     collector: &'c str,
-    workload: &'static Workload,
-    args: Vec<usize>,
+    subject: &'c Subject,
+    args: &'c [usize],
     setting: &'c str,
 }
 
 impl Draw<'_> {
     fn command(&self) -> String {
-        let words: Vec<String> = [self.workload.name.to_string()].into_iter().chain(self.args.iter().map(usize::to_string)).collect();
+        let words: Vec<String> = [self.subject.name.clone()].into_iter().chain(self.args.iter().map(usize::to_string)).collect();
         format!("gclab run --collector {} {} +RTS {} -RTS", self.collector, words.join(" "), self.setting)
     }
 }
@@ -107,20 +154,28 @@ impl Draw<'_> {
 /// far and the failure the draw added, if any.
 pub fn stress(registry: &Registry, c: &Campaign, mut progress: impl FnMut(&Tally, Option<&Failure>)) -> Tally {
     let mut rng = gclab_workloads::rng::Rng::new(c.seed);
-    let mut reference: HashMap<(&'static str, Vec<usize>), Result<u64, String>> = HashMap::new();
+    let mut reference: HashMap<(&str, &[usize]), Result<u64, String>> = HashMap::new();
     let (mut tally, start) = (Tally::default(), Instant::now());
     while c.runs.is_none_or(|n| tally.runs < n) && start.elapsed() < c.duration {
         let setting = &c.settings[rng.below(c.settings.len())];
-        let workload = c.workloads[rng.below(c.workloads.len())];
-        let args = if setting.contains("--gc-every") { workload.tiny } else { workload.small }.to_vec();
-        let d = Draw { collector: &c.collectors[rng.below(c.collectors.len())], workload, args, setting };
+        let subject = &c.subjects[rng.below(c.subjects.len())];
+        let collector = &c.collectors[rng.below(c.collectors.len())];
+        let args = if setting.contains("--gc-every") { subject.tiny.as_deref() } else { Some(&subject.small[..]) };
+        let Some(args) = args else {
+            tally.refused += 1;
+            progress(&tally, None);
+            continue;
+        };
+        let d = Draw { collector, subject, args, setting };
         if refuses(registry, &d) {
             tally.refused += 1;
             progress(&tally, None);
             continue;
         }
-        let expected = reference.entry((workload.name, d.args.clone())).or_insert_with(|| checksum_of(c, "copying", workload, &d.args, "")).clone();
+        let expected = reference.entry((&subject.name, args)).or_insert_with(|| checksum_of(c, "copying", &subject.name, args, "")).clone();
         tally.runs += 1;
+        *tally.by_collector.entry(collector.clone()).or_default() += 1;
+        *tally.by_subject.entry(subject.name.clone()).or_default() += 1;
         let failure = match (run(c, &d), expected) {
             (_, Err(e)) => Some(format!("copying's reference run failed: {e}")),
             (Outcome::Checksum(got), Ok(want)) if got != want => Some(format!("checksum {got:#x}, copying's {want:#x}")),
@@ -144,7 +199,8 @@ pub fn stress(registry: &Registry, c: &Campaign, mut progress: impl FnMut(&Tally
 fn refuses(registry: &Registry, d: &Draw<'_>) -> bool {
     let Ok(mut flags) = crate::flags(d.setting) else { return true };
     let Ok((entry, params)) = registry.select(&mut flags, Some(d.collector)) else { return true };
-    d.workload.check_collector(entry.name, !gclab_collectors::is_baseline(entry.name)).is_err() || (entry.make)(params, &flags).is_err()
+    let refused_by_workload = d.subject.workload.is_some_and(|w| w.check_collector(entry.name, !gclab_collectors::is_baseline(entry.name)).is_err());
+    refused_by_workload || (entry.make)(params, &flags).is_err()
 }
 
 /// How a run ended.
@@ -156,25 +212,25 @@ enum Outcome {
 }
 
 fn run(c: &Campaign, d: &Draw<'_>) -> Outcome {
-    match run_child(c, d.collector, d.workload, &d.args, d.setting) {
+    match run_child(c, d.collector, &d.subject.name, d.args, d.setting) {
         Ok(sum) => Outcome::Checksum(sum),
         Err((Some(251), _)) => Outcome::Overflowed,
         Err((_, why)) => Outcome::Failed(why),
     }
 }
 
-fn checksum_of(c: &Campaign, collector: &str, workload: &'static Workload, args: &[usize], setting: &str) -> Result<u64, String> {
-    run_child(c, collector, workload, args, setting).map_err(|(_, why)| why)
+fn checksum_of(c: &Campaign, collector: &str, subject: &str, args: &[usize], setting: &str) -> Result<u64, String> {
+    run_child(c, collector, subject, args, setting).map_err(|(_, why)| why)
 }
 
 /// Run one child; its checksum, or its exit code and what went wrong.
-fn run_child(c: &Campaign, collector: &str, workload: &Workload, args: &[usize], setting: &str) -> Result<u64, (Option<i32>, String)> {
+fn run_child(c: &Campaign, collector: &str, subject: &str, args: &[usize], setting: &str) -> Result<u64, (Option<i32>, String)> {
     let (json, err_path) = (c.scratch.join("run.json"), c.scratch.join("run.stderr"));
     let _ = std::fs::remove_file(&json);
     let fail = |why: String| (None, why);
     let err_file = std::fs::File::create(&err_path).map_err(|e| fail(format!("{}: {e}", err_path.display())))?;
     let rts: Vec<String> = setting.split_whitespace().map(str::to_string).collect();
-    let mut cmd = run_command(&c.exe, collector, &json, workload.name, args, &rts);
+    let mut cmd = run_command(&c.exe, collector, &json, subject, args, &rts);
     cmd.stdout(Stdio::null()).stderr(err_file);
     let mut child = cmd.spawn().map_err(|e| fail(format!("cannot run {}: {e}", c.exe.display())))?;
     let (status, hung) = wait_with_deadline(&mut child, Instant::now(), c.timeout).map_err(|e| fail(e.to_string()))?;

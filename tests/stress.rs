@@ -48,7 +48,7 @@ fn combinations_a_collector_refuses_are_not_run() {
     let text = stderr_and_out(&o);
     assert!(o.status.success(), "{text}");
     assert!(text.contains(": 0 run(s), 0 failed"), "{text}");
-    let refused: usize = text.split("; ").find_map(|part| part.strip_suffix(" draw(s) the collector or the workload refused\n")).and_then(|n| n.parse().ok()).unwrap_or(0);
+    let refused: usize = text.split_once(" draw(s) not run").and_then(|(before, _)| before.rsplit(' ').next()).and_then(|n| n.parse().ok()).unwrap_or(0);
     assert!(refused > 0, "two-space refuses -G3, so its draws were refused: {text}");
 }
 
@@ -65,4 +65,17 @@ fn bad_options_are_refused_by_name() {
         assert_eq!(o.status.code(), Some(1), "{args:?}: {text}");
         assert!(text.contains(says), "{args:?}: {text}");
     }
+}
+
+#[test]
+fn programs_of_gclab_lang_are_drawn_too() {
+    let o = gclab(&["stress", "--runs", "6", "--seed", "4", "--programs", "programs", "--workload", "binary-trees", "--collector", "immix", "--setting", "-A8k -G2 -O8k -F1 -DS", "--quiet"]);
+    let text = stderr_and_out(&o);
+    assert!(o.status.success(), "{text}");
+    assert!(text.contains("6 run(s), 0 failed"), "{text}");
+    let covered: usize = text.split("collector(s), ").nth(1).and_then(|rest| rest.split(' ').next()).and_then(|n| n.parse().ok()).unwrap_or(0);
+    assert!(covered >= 2, "binary-trees and some program ran: {text}");
+    let o = gclab(&["stress", "--programs", "nowhere"]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(stderr_and_out(&o).contains("nowhere/test-args.txt"), "{}", stderr_and_out(&o));
 }

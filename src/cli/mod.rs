@@ -184,6 +184,9 @@ enum Command {
         /// A workload to draw from (repeatable; default: every workload but the test ones)
         #[arg(long = "workload", value_name = "NAME")]
         workloads: Vec<String>,
+        /// Also draw the gclab-lang programs DIR/test-args.txt lists (`programs`), with their arguments there
+        #[arg(long, value_name = "DIR")]
+        programs: Option<PathBuf>,
         /// An RTS setting to draw from, one string (repeatable; default: conformance's stress settings and more)
         #[arg(long = "setting", value_name = "\"FLAGS\"", allow_hyphen_values = true)]
         settings: Vec<String>,
@@ -254,8 +257,8 @@ where
             finish_run(run_catching_internal_errors(registry, collector.as_deref(), json, &rest))
         }
         Command::Peer { json, build_dir, program, rest } => finish_run(peer(json.as_deref(), &build_dir, program, &rest)),
-        Command::Stress { collectors, workloads, settings, minutes, runs, seed, timeout, quiet } => {
-            let args = stress::StressArgs { collectors, workloads, settings, minutes, runs, seed, timeout, quiet };
+        Command::Stress { collectors, workloads, programs, settings, minutes, runs, seed, timeout, quiet } => {
+            let args = stress::StressArgs { collectors, workloads, programs, settings, minutes, runs, seed, timeout, quiet };
             finish_with_code(stress::stress(registry, args))
         }
     }

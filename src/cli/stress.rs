@@ -2,7 +2,7 @@
 //! or a number of runs is up (See `crate::stress`), with a progress bar;
 //! exit 1 if any run failed.
 
-use crate::stress::{default_settings, Campaign, Tally};
+use crate::stress::{default_settings, Campaign, Subject, Tally};
 use gclab_collectors::Registry;
 use indicatif::{ProgressBar, ProgressStyle};
 use std::time::Duration;
@@ -11,6 +11,7 @@ use std::time::Duration;
 pub(super) struct StressArgs {
     pub collectors: Vec<String>,
     pub workloads: Vec<String>,
+    pub programs: Option<std::path::PathBuf>,
     pub settings: Vec<String>,
     pub minutes: f64,
     pub runs: Option<usize>,
@@ -21,7 +22,7 @@ pub(super) struct StressArgs {
 
 /// Run the campaign; exit 0 if no run failed, 1 if one did.
 pub(super) fn stress(registry: &Registry, a: StressArgs) -> Result<u8, String> {
-    let campaign = campaign(registry, a.collectors, &a.workloads, a.settings, a.minutes, a.runs, a.seed, a.timeout)?;
+    let campaign = campaign(registry, a.collectors, &a.workloads, a.programs.as_deref(), a.settings, (a.minutes, a.runs, a.seed, a.timeout))?;
     let bar = if a.quiet { ProgressBar::hidden() } else { bar(&campaign) };
     let tally = crate::stress::stress(registry, &campaign, |t, failure| {
         if let Some(f) = failure {
@@ -40,9 +41,10 @@ pub(super) fn stress(registry: &Registry, a: StressArgs) -> Result<u8, String> {
 }
 
 /// The campaign the options describe: the named collectors and workloads
-/// (checked), or all of them.
-#[allow(clippy::too_many_arguments)]
-fn campaign(registry: &Registry, collectors: Vec<String>, workloads: &[String], settings: Vec<String>, minutes: f64, runs: Option<usize>, seed: u64, timeout: u64) -> Result<Campaign, String> {
+/// (checked), or all of them, and the programs of `programs`; `limits`
+/// are the minutes, the runs, the seed and the timeout.
+fn campaign(registry: &Registry, collectors: Vec<String>, workloads: &[String], programs: Option<&std::path::Path>, settings: Vec<String>, limits: (f64, Option<usize>, u64, u64)) -> Result<Campaign, String> {
+    let (minutes, runs, seed, timeout) = limits;
     if !(minutes > 0.0 && minutes.is_finite()) {
         return Err(format!("stress: --minutes must be a positive number, not {minutes}"));
     }
@@ -58,11 +60,14 @@ fn campaign(registry: &Registry, collectors: Vec<String>, workloads: &[String], 
         }
         collectors
     };
-    let workloads = if workloads.is_empty() {
-        gclab_workloads::WORKLOADS.iter().collect()
+    let mut subjects: Vec<Subject> = if workloads.is_empty() {
+        gclab_workloads::WORKLOADS.iter().map(Subject::workload).collect()
     } else {
-        workloads.iter().map(|w| gclab_workloads::by_name(w).ok_or_else(|| format!("stress: unknown workload `{w}' (see `gclab list`)"))).collect::<Result<_, _>>()?
+        workloads.iter().map(|w| gclab_workloads::by_name(w).map(Subject::workload).ok_or_else(|| format!("stress: unknown workload `{w}' (see `gclab list`)"))).collect::<Result<_, _>>()?
     };
+    if let Some(dir) = programs {
+        subjects.extend(Subject::programs_in(dir).map_err(|e| format!("stress: --programs: {e}"))?);
+    }
     for s in &settings {
         crate::flags(s).map_err(|e| format!("stress: --setting \"{s}\": {e}"))?;
     }
@@ -71,7 +76,7 @@ fn campaign(registry: &Registry, collectors: Vec<String>, workloads: &[String], 
     let scratch = std::env::temp_dir().join(format!("gclab-stress-{}", std::process::id()));
     std::fs::create_dir_all(&scratch).map_err(|e| format!("stress: {}: {e}", scratch.display()))?;
     let duration = Duration::from_secs_f64(minutes * 60.0);
-    Ok(Campaign { collectors, workloads, settings, runs, duration, seed, timeout: Duration::from_secs(timeout), exe, scratch })
+    Ok(Campaign { collectors, subjects, settings, runs, duration, seed, timeout: Duration::from_secs(timeout), exe, scratch })
 }
 
 /// A bar over the runs asked for, or over the minutes.
@@ -89,12 +94,13 @@ fn bar(c: &Campaign) -> ProgressBar {
 /// The campaign's outcome, its failures last.
 fn summary(t: &Tally, seed: u64) -> String {
     let mut s = format!(
-        "stress (seed {seed}): {} run(s), {} failed; {} heap overflow(s) under -M; {} draw(s) the collector or the workload refused",
+        "stress (seed {seed}): {} run(s), {} failed; {} heap overflow(s) under -M; {} draw(s) not run (refused by the collector or the workload, or a program under --gc-every)",
         t.runs,
         t.failures.len(),
         t.overflowed,
         t.refused
     );
+    s.push_str(&format!("\ncovered: {} collector(s), {} workload(s) and program(s)", t.by_collector.len(), t.by_subject.len()));
     for f in &t.failures {
         s.push_str(&format!("\nFAILED: {}\n  {}", f.command, f.what));
     }
