@@ -211,10 +211,12 @@ impl BlockAllocator {
         }
     }
 
-    /// A GC is ending: top up the megablock pool's reserve of touched
-    /// megablocks (See Note [When the reserve is topped up] in core's
-    /// `mblock_threads::pretouch`).
-    pub fn top_up_reserve(&mut self) {
+    /// A GC that ran on `team` threads is ending: top up the megablock
+    /// pool's reserve of touched megablocks, and let the next GC replace
+    /// what it takes at once if this one left a core idle (See Note [When
+    /// the reserve is topped up] in core's `mblock_threads::pretouch`).
+    pub fn gc_ending(&mut self, team: usize) {
+        self.mblocks.gc_team(team);
         self.mblocks.top_up_reserve();
     }
 

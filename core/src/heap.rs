@@ -52,7 +52,8 @@ pub struct Heap {
 /// How the heap's megablocks come and go, from the RTS flags. The
 /// touching thread may work inside a GC only where the GC's threads leave
 /// a core idle (See Note [When the reserve is topped up] in
-/// `mblock_threads::pretouch`).
+/// `mblock_threads::pretouch`): until the first GC says how many it ran,
+/// the threads `-qn` (else `-N`) asks for.
 fn memory_policy(flags: &RtsFlags) -> MemoryPolicy {
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
     MemoryPolicy { return_mode: flags.memory_return, huge_pages: flags.huge_pages, pretouch: flags.pretouch, touch_in_gc: flags.gc_threads() < cores }

@@ -150,6 +150,8 @@ pub struct MBlockPool {
     reserve_target: usize,
     /// Megablocks the heap took from the reserve, touched.
     pretouched: usize,
+    /// The machine's cores (See `gc_team`).
+    cores: usize,
 }
 
 /// The reserve's size when it starts, and again after the heap shrinks.
@@ -202,6 +204,7 @@ impl MBlockPool {
         let mut pool = MBlockPool::default();
         pool.policy = policy;
         pool.reserve_target = RESERVE_START;
+        pool.cores = std::thread::available_parallelism().map_or(1, |n| n.get());
         pool
     }
 
@@ -272,6 +275,14 @@ impl MBlockPool {
             self.owned.insert(base, 1);
             self.pretoucher.as_mut().expect("tested above").send(base);
         }
+    }
+
+    /// The GC that is ending ran on `threads` threads: the next one, taken
+    /// to be alike, leaves a core idle for the touching thread if they are
+    /// fewer than the machine's cores (See Note [When the reserve is topped
+    /// up] in `mblock_threads::pretouch`).
+    pub fn gc_team(&mut self, threads: usize) {
+        self.policy.touch_in_gc = threads < self.cores;
     }
 
     /// Megablocks the heap has taken from the reserve so far, each touched

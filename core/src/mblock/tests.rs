@@ -177,3 +177,15 @@ fn where_a_gc_leaves_a_core_idle_a_megablock_taken_is_replaced_at_once() {
     assert_eq!(pool.mappings().count(), mappings + 1, "the one taken was replaced without waiting for the GC's end");
     assert_eq!(pool.reserved(), RESERVE_START);
 }
+
+#[test]
+fn a_gc_that_leaves_no_core_idle_has_its_takes_replaced_only_as_it_ends() {
+    let mut pool = MBlockPool::with_policy(MemoryPolicy { pretouch: true, touch_in_gc: true, ..MemoryPolicy::default() });
+    pool.cores = 2;
+    pool.gc_team(2);
+    pool.alloc_one().unwrap();
+    assert_eq!(pool.reserved(), 0, "a GC on every core hands the thread nothing");
+    pool.gc_team(1);
+    pool.alloc_one().unwrap();
+    assert_eq!(pool.reserved(), RESERVE_START, "a GC on one thread starts the reserve at once");
+}

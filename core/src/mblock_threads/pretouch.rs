@@ -96,10 +96,12 @@
 //! -n 3`): major GCs 0.786 s against 0.864 with `--no-pretouch`. But a
 //! parallel GC with a thread on every core has no idle core to give, and
 //! the touching thread then takes one from a GC thread. So the runtime
-//! tops the reserve up as each GC ends (`BlockAllocator::top_up_reserve`,
+//! tops the reserve up as each GC ends (`BlockAllocator::gc_ending`,
 //! from the driver), and a take inside a GC replaces what it took at once
-//! only where the run's GC threads (`-qn`, else `-N`) are fewer than the
-//! machine's cores (`MemoryPolicy::touch_in_gc`). Measured the same way:
+//! only where the GC's threads are fewer than the machine's cores
+//! (`MemoryPolicy::touch_in_gc`: at first the run's `-qn`, else `-N`;
+//! after each GC, whether that GC's team was smaller, since `copying`
+//! runs one thread whatever `-N` says). Measured the same way:
 //! at `-qn2` the major GCs took 0.592 s against 0.594 replacing inside
 //! the GC and 0.572 with `--no-pretouch`, inside this machine's noise;
 //! copying at `-N1` 1.006x (0.98-1.02), its replacement still inside the

@@ -123,7 +123,7 @@ impl Runtime {
         }
         // The touching thread works while the mutators run: See Note [When
         // the reserve is topped up] in `mblock_threads::pretouch`.
-        self.heap_ref().blocks.lock().top_up_reserve();
+        self.heap_ref().blocks.lock().gc_ending(outcome.threads.len().max(1));
         self.collector.lock().world_restarts();
         drop(world);
     }
