@@ -105,9 +105,12 @@
 //! at `-qn2` the major GCs took 0.592 s against 0.594 replacing inside
 //! the GC and 0.572 with `--no-pretouch`, inside this machine's noise;
 //! copying at `-N1` 1.006x (0.98-1.02), its replacement still inside the
-//! GC. So `-qn2` over `-qn1` reads 1.33x with the reserve and 1.51x
-//! without it on this machine: the reserve speeds the one-thread GC up,
-//! and the parallel GC has no core left for it.
+//! GC; with the team learnt from the last GC, `-qn2` 0.561 s against
+//! `-qn1`'s 0.777, and copying at `-N2` (one GC thread) 1.002x the
+//! binary that always replaced inside the GC. So `-qn2` over `-qn1` reads
+//! 1.33-1.39x with the reserve and 1.51x without it on this machine: the
+//! reserve speeds the one-thread GC up, and the parallel GC has no core
+//! left for it.
 
 use super::PoolThread;
 use std::collections::VecDeque;
