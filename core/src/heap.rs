@@ -49,16 +49,6 @@ pub struct Heap {
     pub traversal_flip: std::sync::atomic::AtomicBool,
 }
 
-/// How the heap's megablocks come and go, from the RTS flags. The
-/// touching thread may work inside a GC only where the GC's threads leave
-/// a core idle (See Note [When the reserve is topped up] in
-/// `mblock_threads::pretouch`): until the first GC says how many it ran,
-/// the threads `-qn` (else `-N`) asks for.
-fn memory_policy(flags: &RtsFlags) -> MemoryPolicy {
-    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
-    MemoryPolicy { return_mode: flags.memory_return, huge_pages: flags.huge_pages, pretouch: flags.pretouch, touch_in_gc: flags.gc_threads() < cores }
-}
-
 impl Heap {
     /// An empty heap laid out as `flags` say, with nurseries for `caps`
     /// capabilities.
@@ -70,7 +60,7 @@ impl Heap {
         let gens = (0..flags.generations).map(|g| Generation::new(g, 0)).collect();
         let mut heap = Heap {
             layout,
-            blocks: Lock::new(BlockAllocator::with_policy(memory_policy(flags))),
+            blocks: Lock::new(BlockAllocator::with_policy(MemoryPolicy { return_mode: flags.memory_return, huge_pages: flags.huge_pages, pretouch: flags.pretouch, gc_threads: flags.gc_threads() })),
             gens,
             nurseries: Vec::new(),
             next_chunk: AtomicUsize::new(0),

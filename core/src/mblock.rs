@@ -150,7 +150,10 @@ pub struct MBlockPool {
     reserve_target: usize,
     /// Megablocks the heap took from the reserve, touched.
     pretouched: usize,
-    /// The machine's cores (See `gc_team`).
+    /// The threads the last GC ran on (at first the policy's guess), and
+    /// the machine's cores: fewer threads leave the touching thread a core
+    /// inside the next GC (See `touch_in_gc`).
+    gc_team: usize,
     cores: usize,
 }
 
@@ -180,10 +183,12 @@ pub struct MemoryPolicy {
     /// Keep a reserve of megablocks touched off the pause (See Note
     /// [Touching fresh memory off the pause] in `mblock_threads::pretouch`).
     pub pretouch: bool,
-    /// A GC leaves a core idle, on which the touching thread may replace
-    /// what the GC takes from the reserve at once (See Note [When the
+    /// The threads a GC of the run is expected to run on (`-qn`, else
+    /// `-N`), until the first GC says how many it ran: where they are
+    /// fewer than the machine's cores, the touching thread may replace
+    /// what a GC takes from the reserve at once (See Note [When the
     /// reserve is topped up] in `mblock_threads::pretouch`).
-    pub touch_in_gc: bool,
+    pub gc_threads: usize,
 }
 
 /// The OS refused memory.
@@ -204,6 +209,7 @@ impl MBlockPool {
         let mut pool = MBlockPool::default();
         pool.policy = policy;
         pool.reserve_target = RESERVE_START;
+        pool.gc_team = policy.gc_threads;
         pool.cores = std::thread::available_parallelism().map_or(1, |n| n.get());
         pool
     }
@@ -235,7 +241,7 @@ impl MBlockPool {
                 self.map(1)?
             }
         };
-        if self.policy.touch_in_gc {
+        if self.touch_in_gc() {
             self.top_up_reserve();
         }
         Ok(base)
@@ -277,12 +283,17 @@ impl MBlockPool {
         }
     }
 
-    /// The GC that is ending ran on `threads` threads: the next one, taken
-    /// to be alike, leaves a core idle for the touching thread if they are
-    /// fewer than the machine's cores (See Note [When the reserve is topped
-    /// up] in `mblock_threads::pretouch`).
+    /// The GC that is ending ran on `threads` threads; the next one is
+    /// taken to be alike (See `touch_in_gc`).
     pub fn gc_team(&mut self, threads: usize) {
-        self.policy.touch_in_gc = threads < self.cores;
+        self.gc_team = threads;
+    }
+
+    /// Does a GC leave a core idle, on which the touching thread may
+    /// replace at once what the GC takes from the reserve (See Note [When
+    /// the reserve is topped up] in `mblock_threads::pretouch`)?
+    fn touch_in_gc(&self) -> bool {
+        self.gc_team < self.cores
     }
 
     /// Megablocks the heap has taken from the reserve so far, each touched

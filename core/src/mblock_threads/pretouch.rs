@@ -99,9 +99,9 @@
 //! tops the reserve up as each GC ends (`BlockAllocator::gc_ending`,
 //! from the driver), and a take inside a GC replaces what it took at once
 //! only where the GC's threads are fewer than the machine's cores
-//! (`MemoryPolicy::touch_in_gc`: at first the run's `-qn`, else `-N`;
-//! after each GC, whether that GC's team was smaller, since `copying`
-//! runs one thread whatever `-N` says). Measured the same way:
+//! (`MBlockPool::touch_in_gc`: at first the threads `-qn`, else `-N`,
+//! asks for; after each GC, that GC's team, since `copying` runs one
+//! thread whatever `-N` says). Measured the same way:
 //! at `-qn2` the major GCs took 0.592 s against 0.594 replacing inside
 //! the GC and 0.572 with `--no-pretouch`, inside this machine's noise;
 //! copying at `-N1` 1.006x (0.98-1.02), its replacement still inside the
