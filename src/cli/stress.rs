@@ -22,8 +22,9 @@ pub(super) struct StressArgs {
 
 /// Run the campaign; exit 0 if no run failed, 1 if one did.
 pub(super) fn stress(registry: &Registry, a: StressArgs) -> Result<u8, String> {
-    let campaign = campaign(registry, a.collectors, &a.workloads, a.programs.as_deref(), a.settings, (a.minutes, a.runs, a.seed, a.timeout))?;
-    let bar = if a.quiet { ProgressBar::hidden() } else { bar(&campaign) };
+    let quiet = a.quiet;
+    let campaign = campaign(registry, a)?;
+    let bar = if quiet { ProgressBar::hidden() } else { bar(&campaign) };
     let tally = crate::stress::stress(registry, &campaign, |t, failure| {
         if let Some(f) = failure {
             bar.println(format!("FAILED: {}\n  {}", f.command, f.what));
@@ -41,10 +42,9 @@ pub(super) fn stress(registry: &Registry, a: StressArgs) -> Result<u8, String> {
 }
 
 /// The campaign the options describe: the named collectors and workloads
-/// (checked), or all of them, and the programs of `programs`; `limits`
-/// are the minutes, the runs, the seed and the timeout.
-fn campaign(registry: &Registry, collectors: Vec<String>, workloads: &[String], programs: Option<&std::path::Path>, settings: Vec<String>, limits: (f64, Option<usize>, u64, u64)) -> Result<Campaign, String> {
-    let (minutes, runs, seed, timeout) = limits;
+/// (checked), or all of them, and the programs of `--programs`.
+fn campaign(registry: &Registry, a: StressArgs) -> Result<Campaign, String> {
+    let StressArgs { collectors, workloads, programs, settings, minutes, runs, seed, timeout, quiet: _ } = a;
     if !(minutes > 0.0 && minutes.is_finite()) {
         return Err(format!("stress: --minutes must be a positive number, not {minutes}"));
     }
@@ -65,7 +65,7 @@ fn campaign(registry: &Registry, collectors: Vec<String>, workloads: &[String], 
     } else {
         workloads.iter().map(|w| gclab_workloads::by_name(w).map(Subject::workload).ok_or_else(|| format!("stress: unknown workload `{w}' (see `gclab list`)"))).collect::<Result<_, _>>()?
     };
-    if let Some(dir) = programs {
+    if let Some(dir) = &programs {
         subjects.extend(Subject::programs_in(dir).map_err(|e| format!("stress: --programs: {e}"))?);
     }
     for s in &settings {
