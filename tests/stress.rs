@@ -19,6 +19,28 @@ fn a_clean_campaign_makes_its_runs_and_exits_zero() {
     assert!(text.contains("8 run(s), 0 failed"), "{text}");
 }
 
+/// The runs that reached a phase beside the mutators, as the summary
+/// counts them (See Note [What a campaign reached] in `stress`).
+fn reached(text: &str) -> usize {
+    text.split("reached: ").nth(1).and_then(|rest| rest.split(' ').next()).and_then(|n| n.parse().ok()).unwrap_or(usize::MAX)
+}
+
+#[test]
+fn the_summary_counts_the_runs_that_reached_a_concurrent_phase() {
+    let stress = |collector: &str| {
+        let o = gclab(&["stress", "--runs", "4", "--seed", "4", "--collector", collector, "--workload", "fibheaps", "--workload", "gcbench", "--setting", "-A16k -F1.2 -DS", "--quiet"]);
+        let text = stderr_and_out(&o);
+        assert!(o.status.success() && text.contains("4 run(s), 0 failed"), "{text}");
+        text
+    };
+    let text = stress("copying");
+    assert_eq!(reached(&text), 0, "copying never runs beside the mutators: {text}");
+    // Whether a marking ends before the run does is the threads' race; at
+    // these sizes it did in 12 runs of 12 on an idle machine.
+    let text = stress("nonmoving");
+    assert!((1..=4).contains(&reached(&text)), "nonmoving marks fibheaps and gcbench beside the mutators: {text}");
+}
+
 #[test]
 fn a_collector_that_loses_objects_fails_with_the_command_that_repeats_it() {
     let o = Command::new(env!("CARGO_BIN_EXE_gclab"))

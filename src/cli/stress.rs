@@ -101,6 +101,8 @@ fn summary(t: &Tally, seed: u64) -> String {
         t.refused
     );
     s.push_str(&format!("\ncovered: {} collector(s), {} workload(s) and program(s)", t.by_collector.len(), t.by_subject.len()));
+    // See Note [What a campaign reached] in `crate::stress`.
+    s.push_str(&format!("\nreached: {} run(s) with a phase beside the mutators, {} with a copying-out cycle", t.concurrent, t.copied_out));
     for f in &t.failures {
         s.push_str(&format!("\nFAILED: {}\n  {}", f.command, f.what));
     }
