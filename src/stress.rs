@@ -35,8 +35,8 @@
 //! has tested nothing of them. (A test of `concurrent-copying` passed a
 //! fault it exists to catch in 3 runs of 5 for that reason: `hash` at its
 //! small size never copied out.) So each run's record is read for its
-//! concurrent phases and copying-out cycles, and the summary says how many
-//! runs reached each. A campaign that reaches too few can ask for them:
+//! concurrent phases and copying-out cycles, and the summary says, for
+//! each collector, how many of its runs reached each. A campaign that reaches too few can ask for them:
 //! `concurrent-copying:mark=sync,gain=0` marks in the pause and copies out
 //! any gain, so that its cycles start from the first major GC.
 
@@ -142,15 +142,28 @@ pub struct Tally {
     pub refused: usize,
     /// Runs that overflowed a setting's `-M`.
     pub overflowed: usize,
-    /// Runs of a concurrent collector that ran at least one phase beside
-    /// the mutators (a marking, a sweep, a copying-out), and those of them
-    /// that copied out: See Note [What a campaign reached].
+    pub failures: Vec<Failure>,
+    /// Runs made of each collector, and what they reached.
+    pub by_collector: BTreeMap<String, Reach>,
+    /// Runs made of each workload or program.
+    pub by_subject: BTreeMap<String, usize>,
+}
+
+/// Runs made, and how many of them ran at least one phase
+/// beside the mutators (a marking, a sweep, a copying-out) and how many
+/// copied out: See Note [What a campaign reached].
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+pub struct Reach {
+    pub runs: usize,
     pub concurrent: usize,
     pub copied_out: usize,
-    pub failures: Vec<Failure>,
-    /// Runs made of each collector and of each workload or program.
-    pub by_collector: BTreeMap<String, usize>,
-    pub by_subject: BTreeMap<String, usize>,
+}
+
+impl Tally {
+    /// What every collector's runs reached, together.
+    pub fn reached(&self) -> Reach {
+        self.by_collector.values().fold(Reach::default(), |a, r| Reach { runs: a.runs + r.runs, concurrent: a.concurrent + r.concurrent, copied_out: a.copied_out + r.copied_out })
+    }
 }
 
 /// One drawn run.
@@ -187,14 +200,15 @@ pub fn stress(registry: &Registry, c: &Campaign, mut progress: impl FnMut(&Tally
         let args = d.args;
         let expected = reference.entry((&subject.name, args)).or_insert_with(|| checksum_of(c, "copying", &subject.name, args, "")).clone();
         tally.runs += 1;
-        *tally.by_collector.entry(collector.clone()).or_default() += 1;
+        tally.by_collector.entry(collector.clone()).or_default().runs += 1;
         *tally.by_subject.entry(subject.name.clone()).or_default() += 1;
         let failure = match (run(c, &d), expected) {
             (_, Err(e)) => Some(format!("copying's reference run failed: {e}")),
             (Outcome::Ran(got), Ok(want)) if got.checksum != want => Some(format!("checksum {}, copying's {want}", got.checksum)),
             (Outcome::Ran(got), Ok(_)) => {
-                tally.concurrent += usize::from(got.concurrent_phases > 0);
-                tally.copied_out += usize::from(got.copy_out_cycles > 0);
+                let reach = tally.by_collector.get_mut(collector).expect("counted as drawn");
+                reach.concurrent += usize::from(got.concurrent_phases > 0);
+                reach.copied_out += usize::from(got.copy_out_cycles > 0);
                 None
             }
             (Outcome::Overflowed, _) if d.setting.contains("-M") => {

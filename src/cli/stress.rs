@@ -102,7 +102,11 @@ fn summary(t: &Tally, seed: u64) -> String {
     );
     s.push_str(&format!("\ncovered: {} collector(s), {} workload(s) and program(s)", t.by_collector.len(), t.by_subject.len()));
     // See Note [What a campaign reached] in `crate::stress`.
-    s.push_str(&format!("\nreached: {} run(s) with a phase beside the mutators, {} with a copying-out cycle", t.concurrent, t.copied_out));
+    let all = t.reached();
+    s.push_str(&format!("\nreached: {} run(s) with a phase beside the mutators, {} with a copying-out cycle, of {}", all.concurrent, all.copied_out, all.runs));
+    for (collector, r) in &t.by_collector {
+        s.push_str(&format!("\n  {collector}: {} of {} reached a phase beside the mutators, {} copied out", r.concurrent, r.runs, r.copied_out));
+    }
     for f in &t.failures {
         s.push_str(&format!("\nFAILED: {}\n  {}", f.command, f.what));
     }
