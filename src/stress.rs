@@ -25,7 +25,9 @@
 //! hang is a result, not the end of the campaign. Under a setting with
 //! `-M` a heap overflow (exit 251) is a fair end; elsewhere it is a
 //! failure. A setting with `--gc-every` runs the workload's tiny size, as
-//! `conformance` does, the others its small size.
+//! `conformance` does, the others its small size, or with `--size
+//! default` its default arguments, under settings that check the heap
+//! with `--sanity=minor` (`DEFAULT_SIZE_SETTINGS`).
 //!
 //! Note [What a campaign reached]
 //! ----------------------------------------
@@ -62,9 +64,45 @@ pub const MORE_SETTINGS: &[&str] = &[
     "-N2 -A32k --no-pretouch -DS",
 ];
 
-/// Every setting a campaign draws from by default.
-pub fn default_settings() -> Vec<String> {
-    STRESS_SETTINGS.iter().chain(ONE_GENERATION_SETTINGS).chain(MORE_SETTINGS).map(|s| s.to_string()).collect()
+/// Settings for the workloads' default sizes, where checking the whole
+/// heap after every GC (`-DS`) would take minutes a run: the checks of
+/// what a GC can have changed, the whole heap every 64th check
+/// (`--sanity=minor`), under several capabilities and GC threads.
+pub const DEFAULT_SIZE_SETTINGS: &[&str] = &[
+    "--sanity=minor",
+    "-A64k -F1.2 --sanity=minor",
+    "-N2 -qn2 --sanity=minor",
+    "-N3 -A256k --sanity=minor",
+    "-N2 --no-pretouch --sanity=minor",
+];
+
+/// The sizes a campaign runs its workloads at.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Size {
+    /// Each workload's small size (its tiny one under `--gc-every`).
+    Small,
+    /// Each workload's default arguments: heaps of tens to hundreds of
+    /// megabytes, where a concurrent collector's phases run long (See
+    /// Note [What a campaign reached]).
+    Default,
+}
+
+impl Size {
+    pub fn parse(s: &str) -> Result<Size, String> {
+        match s {
+            "small" => Ok(Size::Small),
+            "default" => Ok(Size::Default),
+            _ => Err(format!("stress: --size must be small or default, not `{s}'")),
+        }
+    }
+}
+
+/// Every setting a campaign draws from by default, at `size`.
+pub fn default_settings(size: Size) -> Vec<String> {
+    match size {
+        Size::Small => STRESS_SETTINGS.iter().chain(ONE_GENERATION_SETTINGS).chain(MORE_SETTINGS).map(|s| s.to_string()).collect(),
+        Size::Default => DEFAULT_SIZE_SETTINGS.iter().map(|s| s.to_string()).collect(),
+    }
 }
 
 /// What a run runs: a workload, or a program of gclab-lang, with the
@@ -73,7 +111,8 @@ pub fn default_settings() -> Vec<String> {
 pub struct Subject {
     /// What `gclab run` is given: a workload's name, or a program's path.
     pub name: String,
-    /// Its arguments under most settings, and under a GC every few
+    /// Its arguments under most settings (its small size, or its default
+    /// arguments at `Size::Default`), and under a GC every few
     /// allocations (`--gc-every`; None: not run so, a program having one
     /// size only, at which a GC at every allocation takes minutes).
     small: Vec<usize>,
@@ -83,9 +122,14 @@ pub struct Subject {
 }
 
 impl Subject {
-    /// A workload, at its small and tiny sizes.
-    pub fn workload(w: &'static Workload) -> Subject {
-        Subject { name: w.name.to_string(), small: w.small.to_vec(), tiny: Some(w.tiny.to_vec()), workload: Some(w) }
+    /// A workload, at its small size (or its default arguments, at
+    /// `Size::Default`) and its tiny size.
+    pub fn workload(w: &'static Workload, size: Size) -> Subject {
+        let args = match size {
+            Size::Small => w.small.to_vec(),
+            Size::Default => w.defaults(),
+        };
+        Subject { name: w.name.to_string(), small: args, tiny: Some(w.tiny.to_vec()), workload: Some(w) }
     }
 
     /// The programs `dir/test-args.txt` lists (`NAME ARGS...` a line, `#`

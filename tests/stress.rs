@@ -59,6 +59,26 @@ fn a_collector_that_loses_objects_fails_with_the_command_that_repeats_it() {
 }
 
 #[test]
+fn at_the_default_size_runs_take_the_workloads_default_arguments_and_cheaper_checks() {
+    // A failing run's repeat command shows what it ran: gcbench's default
+    // stretch depth (18; its small size is 10).
+    let o = Command::new(env!("CARGO_BIN_EXE_gclab"))
+        .args(["stress", "--runs", "1", "--size", "default", "--collector", "nonmoving:mark=sync", "--workload", "gcbench", "--setting", "-A64k -DS", "--quiet"])
+        .env("GCLAB_NONMOVING_FAULT", "lose-grey")
+        .env_remove("GCLABRTS")
+        .output()
+        .unwrap();
+    let text = stderr_and_out(&o);
+    assert!(text.contains("FAILED: gclab run --collector nonmoving:mark=sync gcbench 18 +RTS -A64k -DS -RTS"), "{text}");
+    // Without --setting, the default size draws the --sanity=minor settings.
+    let o = gclab(&["stress", "--runs", "2", "--size", "default", "--collector", "copying", "--workload", "crash", "--quiet"]);
+    let text = stderr_and_out(&o);
+    let commands: Vec<&str> = text.lines().filter(|l| l.starts_with("FAILED: ")).collect();
+    assert_eq!(commands.len(), 2, "{text}");
+    assert!(commands.iter().all(|c| c.contains("--sanity=minor") && !c.contains("-DS")), "{text}");
+}
+
+#[test]
 fn a_crash_is_a_failure_and_the_campaign_goes_on() {
     let o = gclab(&["stress", "--runs", "3", "--collector", "copying", "--workload", "crash", "--quiet"]);
     let text = stderr_and_out(&o);
@@ -83,6 +103,7 @@ fn bad_options_are_refused_by_name() {
         (&["stress", "--workload", "nope"][..], "unknown workload `nope'"),
         (&["stress", "--setting", "-Q9"][..], "bad RTS option `-Q9'"),
         (&["stress", "--minutes", "0"][..], "--minutes must be a positive number"),
+        (&["stress", "--size", "huge"][..], "--size must be small or default, not `huge'"),
     ] {
         let o = gclab(args);
         let text = stderr_and_out(&o);

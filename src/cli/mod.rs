@@ -190,6 +190,9 @@ enum Command {
         /// An RTS setting to draw from, one string (repeatable; default: conformance's stress settings and more)
         #[arg(long = "setting", value_name = "\"FLAGS\"", allow_hyphen_values = true)]
         settings: Vec<String>,
+        /// The workloads' sizes: small (their small and tiny sizes, under -DS by default) or default (their default arguments, under --sanity=minor by default)
+        #[arg(long, default_value = "small", value_name = "small|default")]
+        size: String,
         /// Go on for this many minutes
         #[arg(long, default_value_t = 5.0)]
         minutes: f64,
@@ -257,8 +260,8 @@ where
             finish_run(run_catching_internal_errors(registry, collector.as_deref(), json, &rest))
         }
         Command::Peer { json, build_dir, program, rest } => finish_run(peer(json.as_deref(), &build_dir, program, &rest)),
-        Command::Stress { collectors, workloads, programs, settings, minutes, runs, seed, timeout, quiet } => {
-            let args = stress::StressArgs { collectors, workloads, programs, settings, minutes, runs, seed, timeout, quiet };
+        Command::Stress { collectors, workloads, programs, settings, size, minutes, runs, seed, timeout, quiet } => {
+            let args = stress::StressArgs { collectors, workloads, programs, settings, size, minutes, runs, seed, timeout, quiet };
             finish_with_code(stress::stress(registry, args))
         }
     }

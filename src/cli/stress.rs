@@ -2,7 +2,7 @@
 //! or a number of runs is up (See `crate::stress`), with a progress bar;
 //! exit 1 if any run failed.
 
-use crate::stress::{default_settings, Campaign, Subject, Tally};
+use crate::stress::{default_settings, Campaign, Size, Subject, Tally};
 use gclab_collectors::Registry;
 use indicatif::{ProgressBar, ProgressStyle};
 use std::time::Duration;
@@ -13,6 +13,7 @@ pub(super) struct StressArgs {
     pub workloads: Vec<String>,
     pub programs: Option<std::path::PathBuf>,
     pub settings: Vec<String>,
+    pub size: String,
     pub minutes: f64,
     pub runs: Option<usize>,
     pub seed: u64,
@@ -44,7 +45,8 @@ pub(super) fn stress(registry: &Registry, a: StressArgs) -> Result<u8, String> {
 /// The campaign the options describe: the named collectors and workloads
 /// (checked), or all of them, and the programs of `--programs`.
 fn campaign(registry: &Registry, a: StressArgs) -> Result<Campaign, String> {
-    let StressArgs { collectors, workloads, programs, settings, minutes, runs, seed, timeout, quiet: _ } = a;
+    let StressArgs { collectors, workloads, programs, settings, size, minutes, runs, seed, timeout, quiet: _ } = a;
+    let size = Size::parse(&size)?;
     if !(minutes > 0.0 && minutes.is_finite()) {
         return Err(format!("stress: --minutes must be a positive number, not {minutes}"));
     }
@@ -61,9 +63,9 @@ fn campaign(registry: &Registry, a: StressArgs) -> Result<Campaign, String> {
         collectors
     };
     let mut subjects: Vec<Subject> = if workloads.is_empty() {
-        gclab_workloads::WORKLOADS.iter().map(Subject::workload).collect()
+        gclab_workloads::WORKLOADS.iter().map(|w| Subject::workload(w, size)).collect()
     } else {
-        workloads.iter().map(|w| gclab_workloads::by_name(w).map(Subject::workload).ok_or_else(|| format!("stress: unknown workload `{w}' (see `gclab list`)"))).collect::<Result<_, _>>()?
+        workloads.iter().map(|w| gclab_workloads::by_name(w).map(|w| Subject::workload(w, size)).ok_or_else(|| format!("stress: unknown workload `{w}' (see `gclab list`)"))).collect::<Result<_, _>>()?
     };
     if let Some(dir) = &programs {
         subjects.extend(Subject::programs_in(dir).map_err(|e| format!("stress: --programs: {e}"))?);
@@ -71,7 +73,7 @@ fn campaign(registry: &Registry, a: StressArgs) -> Result<Campaign, String> {
     for s in &settings {
         crate::flags(s).map_err(|e| format!("stress: --setting \"{s}\": {e}"))?;
     }
-    let settings = if settings.is_empty() { default_settings() } else { settings };
+    let settings = if settings.is_empty() { default_settings(size) } else { settings };
     let exe = std::env::current_exe().map_err(|e| format!("stress: cannot find this program: {e}"))?;
     let scratch = std::env::temp_dir().join(format!("gclab-stress-{}", std::process::id()));
     std::fs::create_dir_all(&scratch).map_err(|e| format!("stress: {}: {e}", scratch.display()))?;
