@@ -60,7 +60,7 @@ impl Heap {
         let gens = (0..flags.generations).map(|g| Generation::new(g, 0)).collect();
         let mut heap = Heap {
             layout,
-            blocks: Lock::new(BlockAllocator::with_policy(MemoryPolicy { return_mode: flags.memory_return, huge_pages: flags.huge_pages, pretouch: flags.pretouch, gc_threads: flags.gc_threads() })),
+            blocks: Lock::new(BlockAllocator::with_policy(MemoryPolicy { return_mode: flags.memory_return, huge_pages: flags.huge_pages, pretouch: flags.pretouch, gc_threads: flags.gc_threads(), cores: crate::flags::machine_cores() })),
             gens,
             nurseries: Vec::new(),
             next_chunk: AtomicUsize::new(0),

@@ -150,11 +150,10 @@ pub struct MBlockPool {
     reserve_target: usize,
     /// Megablocks the heap took from the reserve, touched.
     pretouched: usize,
-    /// The threads the last GC ran on (at first the policy's guess), and
-    /// the machine's cores: fewer threads leave the touching thread a core
+    /// The threads the last GC ran on (at first the policy's guess):
+    /// fewer than the policy's cores leave the touching thread a core
     /// inside the next GC (See `touch_in_gc`).
     gc_team: usize,
-    cores: usize,
 }
 
 /// The reserve's size when it starts, and again after the heap shrinks.
@@ -189,6 +188,10 @@ pub struct MemoryPolicy {
     /// what a GC takes from the reserve at once (See Note [When the
     /// reserve is topped up] in `mblock_threads::pretouch`).
     pub gc_threads: usize,
+    /// The machine's cores, as `-N` counts them (core's
+    /// `flags::machine_cores`); 0, the default, leaves no core idle, so
+    /// that the reserve is topped up only as GCs end.
+    pub cores: usize,
 }
 
 /// The OS refused memory.
@@ -210,7 +213,6 @@ impl MBlockPool {
         pool.policy = policy;
         pool.reserve_target = RESERVE_START;
         pool.gc_team = policy.gc_threads;
-        pool.cores = std::thread::available_parallelism().map_or(1, |n| n.get());
         pool
     }
 
@@ -293,7 +295,7 @@ impl MBlockPool {
     /// replace at once what the GC takes from the reserve (See Note [When
     /// the reserve is topped up] in `mblock_threads::pretouch`)?
     fn touch_in_gc(&self) -> bool {
-        self.gc_team < self.cores
+        self.gc_team < self.policy.cores
     }
 
     /// Megablocks the heap has taken from the reserve so far, each touched

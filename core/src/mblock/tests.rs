@@ -60,7 +60,7 @@ fn return_to_os_keeps_the_requested_number() {
 #[test]
 fn a_returned_megablock_is_reused_before_fresh_address_space() {
     for mode in [MemoryReturn::Lazy, MemoryReturn::Eager] {
-        let mut pool = MBlockPool::with_policy(MemoryPolicy { return_mode: mode, huge_pages: false, pretouch: false, gc_threads: 1 });
+        let mut pool = MBlockPool::with_policy(MemoryPolicy { return_mode: mode, huge_pages: false, pretouch: false, gc_threads: 1, cores: 1 });
         let bases: Vec<usize> = (0..4).map(|_| pool.alloc_one().unwrap()).collect();
         let mappings = pool.mappings().count();
         for &b in &bases {
@@ -82,7 +82,7 @@ fn a_returned_megablock_is_reused_before_fresh_address_space() {
 /// returned one may still hold what it held.
 #[test]
 fn an_eagerly_returned_megablock_comes_back_zeroed() {
-    let mut pool = MBlockPool::with_policy(MemoryPolicy { return_mode: MemoryReturn::Eager, huge_pages: false, pretouch: false, gc_threads: 1 });
+    let mut pool = MBlockPool::with_policy(MemoryPolicy { return_mode: MemoryReturn::Eager, huge_pages: false, pretouch: false, gc_threads: 1, cores: 1 });
     let base = pool.alloc_one().unwrap();
     let words = MBLOCK_SIZE / 8;
     // SAFETY: the megablock is mapped, ours, and nothing else uses it.
@@ -101,7 +101,7 @@ fn an_eagerly_returned_megablock_comes_back_zeroed() {
 /// goes back to the OS only in whole pairs, never half a huge page.
 #[test]
 fn huge_page_pairs_are_mapped_together_and_returned_together() {
-    let mut pool = MBlockPool::with_policy(MemoryPolicy { return_mode: MemoryReturn::Eager, huge_pages: true, pretouch: false, gc_threads: 1 });
+    let mut pool = MBlockPool::with_policy(MemoryPolicy { return_mode: MemoryReturn::Eager, huge_pages: true, pretouch: false, gc_threads: 1, cores: 1 });
     let bases: Vec<usize> = (0..6).map(|_| pool.alloc_one().unwrap()).collect();
     assert_eq!(pool.mapped(), 6, "six megablocks are three pairs");
     let mut sorted = bases.clone();
@@ -143,8 +143,8 @@ fn resident_pages(base: usize, bytes: usize) -> usize {
 /// megablocks waiting in the reserve are not the heap's memory in use.
 #[test]
 fn the_heap_grows_into_megablocks_touched_ahead_of_it() {
-    let mut pool = MBlockPool::with_policy(MemoryPolicy { pretouch: true, gc_threads: 1, ..MemoryPolicy::default() });
-    pool.cores = 1; // a GC on every core: the reserve is topped up only as it ends
+    // A GC on every core: the reserve is topped up only as it ends.
+    let mut pool = MBlockPool::with_policy(MemoryPolicy { pretouch: true, gc_threads: 1, cores: 1, ..MemoryPolicy::default() });
     let first = pool.alloc_one().unwrap();
     assert_eq!(resident_pages(first, MBLOCK_SIZE), 0, "nothing was ready for the first: it is mapped fresh");
     assert_eq!((pool.mapped(), pool.reserved()), (1, 0), "the reserve is topped up only as a GC ends");
@@ -167,8 +167,7 @@ fn the_heap_grows_into_megablocks_touched_ahead_of_it() {
 
 #[test]
 fn where_a_gc_leaves_a_core_idle_a_megablock_taken_is_replaced_at_once() {
-    let mut pool = MBlockPool::with_policy(MemoryPolicy { pretouch: true, gc_threads: 1, ..MemoryPolicy::default() });
-    pool.cores = 2;
+    let mut pool = MBlockPool::with_policy(MemoryPolicy { pretouch: true, gc_threads: 1, cores: 2, ..MemoryPolicy::default() });
     pool.alloc_one().unwrap();
     assert_eq!(pool.reserved(), RESERVE_START, "the first take starts the reserve, inside the GC");
     while pool.pretoucher.as_ref().expect("started").ready_count() < RESERVE_START {
@@ -182,8 +181,7 @@ fn where_a_gc_leaves_a_core_idle_a_megablock_taken_is_replaced_at_once() {
 
 #[test]
 fn a_gc_that_leaves_no_core_idle_has_its_takes_replaced_only_as_it_ends() {
-    let mut pool = MBlockPool::with_policy(MemoryPolicy { pretouch: true, gc_threads: 1, ..MemoryPolicy::default() });
-    pool.cores = 2;
+    let mut pool = MBlockPool::with_policy(MemoryPolicy { pretouch: true, gc_threads: 1, cores: 2, ..MemoryPolicy::default() });
     pool.gc_team(2);
     pool.alloc_one().unwrap();
     assert_eq!(pool.reserved(), 0, "a GC on every core hands the thread nothing");
