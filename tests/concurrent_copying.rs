@@ -136,12 +136,8 @@ fn gclab(args: &[&str], fault: bool) -> (bool, String) {
 
 /// `gclab` with `args`, with or without the fault: all it left.
 fn gclab_output(args: &[&str], fault: bool) -> std::process::Output {
-    let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_gclab"));
-    cmd.args(args).env_remove("GCLABRTS");
-    if fault {
-        cmd.env("GCLAB_CONCURRENT_COPYING_FAULT", "no-barrier");
-    }
-    cmd.output().expect("run gclab")
+    let env: &[(&str, &str)] = if fault { &[("GCLAB_CONCURRENT_COPYING_FAULT", "no-barrier")] } else { &[] };
+    common::gclab_with_env(args, env)
 }
 
 /// The workloads the fault runs on, each sized so that its run copies

@@ -4,8 +4,7 @@
 
 mod common;
 
-use common::gclab;
-use std::process::Command;
+use common::{gclab, gclab_with_env};
 
 fn stderr_and_out(o: &std::process::Output) -> String {
     format!("{}{}", String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr))
@@ -45,12 +44,8 @@ fn the_summary_counts_each_collectors_runs_that_reached_a_concurrent_phase() {
 
 #[test]
 fn a_collector_that_loses_objects_fails_with_the_command_that_repeats_it() {
-    let o = Command::new(env!("CARGO_BIN_EXE_gclab"))
-        .args(["stress", "--runs", "2", "--collector", "nonmoving:mark=sync", "--workload", "binary-trees", "--setting", "-A8k -G2 -O8k -F1 -DS", "--quiet"])
-        .env("GCLAB_NONMOVING_FAULT", "lose-grey")
-        .env_remove("GCLABRTS")
-        .output()
-        .unwrap();
+    let args = ["stress", "--runs", "2", "--collector", "nonmoving:mark=sync", "--workload", "binary-trees", "--setting", "-A8k -G2 -O8k -F1 -DS", "--quiet"];
+    let o = gclab_with_env(&args, &[("GCLAB_NONMOVING_FAULT", "lose-grey")]);
     let text = stderr_and_out(&o);
     assert_eq!(o.status.code(), Some(1), "{text}");
     assert!(text.contains("2 run(s), 2 failed"), "{text}");
@@ -62,12 +57,8 @@ fn a_collector_that_loses_objects_fails_with_the_command_that_repeats_it() {
 fn at_the_default_size_runs_take_the_workloads_default_arguments_and_cheaper_checks() {
     // A failing run's repeat command shows what it ran: gcbench's default
     // stretch depth (18; its small size is 10).
-    let o = Command::new(env!("CARGO_BIN_EXE_gclab"))
-        .args(["stress", "--runs", "1", "--size", "default", "--collector", "nonmoving:mark=sync", "--workload", "gcbench", "--setting", "-A64k -DS", "--quiet"])
-        .env("GCLAB_NONMOVING_FAULT", "lose-grey")
-        .env_remove("GCLABRTS")
-        .output()
-        .unwrap();
+    let args = ["stress", "--runs", "1", "--size", "default", "--collector", "nonmoving:mark=sync", "--workload", "gcbench", "--setting", "-A64k -DS", "--quiet"];
+    let o = gclab_with_env(&args, &[("GCLAB_NONMOVING_FAULT", "lose-grey")]);
     let text = stderr_and_out(&o);
     assert!(text.contains("FAILED: gclab run --collector nonmoving:mark=sync gcbench 18 +RTS -A64k -DS -RTS"), "{text}");
     // Without --setting, the default size draws the --sanity=minor settings.

@@ -9,7 +9,14 @@ use std::sync::OnceLock;
 /// Run the `gclab` binary under test (without any GCLABRTS of the caller's).
 #[allow(dead_code)] // not every test file runs it
 pub fn gclab(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_gclab")).args(args).env_remove("GCLABRTS").output().expect("gclab runs")
+    gclab_with_env(args, &[])
+}
+
+/// `gclab`, with the environment variables `env` set (a test-only fault,
+/// such as `GCLAB_NONMOVING_FAULT`).
+#[allow(dead_code)] // not every test file runs it
+pub fn gclab_with_env(args: &[&str], env: &[(&str, &str)]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_gclab")).args(args).env_remove("GCLABRTS").envs(env.iter().copied()).output().expect("gclab runs")
 }
 
 /// Run `gclab run --json FILE` with `args` (the run must succeed) and
