@@ -115,7 +115,7 @@ pub struct Subject {
     /// arguments at `Size::Default`), and under a GC every few
     /// allocations (`--gc-every`; None: not run so, a program having one
     /// size only, at which a GC at every allocation takes minutes).
-    small: Vec<usize>,
+    args: Vec<usize>,
     tiny: Option<Vec<usize>>,
     /// The workload, if it is one (it may refuse a collector).
     workload: Option<&'static Workload>,
@@ -129,7 +129,7 @@ impl Subject {
             Size::Small => w.small.to_vec(),
             Size::Default => w.defaults(),
         };
-        Subject { name: w.name.to_string(), small: args, tiny: Some(w.tiny.to_vec()), workload: Some(w) }
+        Subject { name: w.name.to_string(), args, tiny: Some(w.tiny.to_vec()), workload: Some(w) }
     }
 
     /// The programs `dir/test-args.txt` lists (`NAME ARGS...` a line, `#`
@@ -144,7 +144,7 @@ impl Subject {
                 let name = words.next().expect("a line that is not empty has a word");
                 let args = words.map(|a| a.parse::<usize>().map_err(|_| format!("{}: `{l}': arguments must be numbers", list.display()))).collect::<Result<Vec<_>, _>>()?;
                 let path = dir.join(format!("{name}.hs"));
-                Ok(Subject { name: path.display().to_string(), small: args, tiny: None, workload: None })
+                Ok(Subject { name: path.display().to_string(), args, tiny: None, workload: None })
             })
             .collect()
     }
@@ -242,7 +242,7 @@ pub fn stress(registry: &Registry, c: &Campaign, mut progress: impl FnMut(&Tally
         let setting = &c.settings[rng.below(c.settings.len())];
         let subject = &c.subjects[rng.below(c.subjects.len())];
         let collector = &c.collectors[rng.below(c.collectors.len())];
-        let args = if setting.contains("--gc-every") { subject.tiny.as_deref() } else { Some(&subject.small[..]) };
+        let args = if setting.contains("--gc-every") { subject.tiny.as_deref() } else { Some(&subject.args[..]) };
         let Some(d) = args.map(|args| Draw { collector, subject, args, setting }).filter(|d| !refuses(registry, d)) else {
             tally.refused += 1;
             progress(&tally, None);
