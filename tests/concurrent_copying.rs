@@ -105,11 +105,11 @@ fn under_a_tight_heap_limit_it_runs_where_immix_does() {
 #[test]
 fn a_claimer_that_loses_leaves_no_words_of_its_copy() {
     let args = ["lru", "2000", "100000"];
-    let (ok, expected) = gclab(&[&["run", "--collector", "copying"][..], &args].concat(), false);
+    let (ok, expected) = gclab(&[&["run", "--collector", "copying"][..], &args].concat());
     assert!(ok, "copying's run failed");
     let stress = ["+RTS", "-A8k", "-G2", "-O8k", "-F1", "-N2", "-DS"];
     for i in 0..30 {
-        let (ok, out) = gclab(&[&["run", "--collector", "concurrent-copying"][..], &args, &stress].concat(), false);
+        let (ok, out) = gclab(&[&["run", "--collector", "concurrent-copying"][..], &args, &stress].concat());
         assert!(ok, "run {i} of lru 2000 100000 +RTS {} failed", stress[1..].join(" "));
         assert_eq!(out, expected, "run {i}: not copying's output");
     }
@@ -127,18 +127,14 @@ fn copy_out_cycles(stderr: &str) -> Option<u64> {
     stderr.lines().find_map(|l| l.trim().strip_prefix("Copying out: ")?.split(' ').next()?.parse::<u64>().ok())
 }
 
-/// `gclab` with `args`, with or without the fault that leaves the read
-/// barrier off: its exit status and output.
-fn gclab(args: &[&str], fault: bool) -> (bool, String) {
-    let out = gclab_output(args, fault);
+/// `gclab` with `args`: its exit status and output.
+fn gclab(args: &[&str]) -> (bool, String) {
+    let out = common::gclab(args);
     (out.status.success(), String::from_utf8_lossy(&out.stdout).into_owned())
 }
 
-/// `gclab` with `args`, with or without the fault: all it left.
-fn gclab_output(args: &[&str], fault: bool) -> std::process::Output {
-    let env: &[(&str, &str)] = if fault { &[("GCLAB_CONCURRENT_COPYING_FAULT", "no-barrier")] } else { &[] };
-    common::gclab_with_env(args, env)
-}
+/// The test-only fault that leaves the read barrier off.
+const NO_BARRIER: (&str, &str) = ("GCLAB_CONCURRENT_COPYING_FAULT", "no-barrier");
 
 /// The workloads the fault runs on, each sized so that its run copies
 /// out: `hash` at its small size copied out once, a few hundred bytes at
@@ -164,18 +160,18 @@ fn without_the_read_barrier_the_checks_fail() {
         let args: Vec<String> = args.iter().map(|a| a.to_string()).collect();
         let mut cmd: Vec<&str> = vec!["run", "--collector", "copying", name];
         cmd.extend(args.iter().map(String::as_str));
-        let (ok, expected) = gclab(&cmd, false);
+        let (ok, expected) = gclab(&cmd);
         assert!(ok, "{name} under copying");
         cmd[2] = collector;
         cmd.extend(["+RTS", "-A16k", "-F1.2", "-DS", "-s"]);
-        let (healthy, sound) = gclab(&cmd, false);
+        let (healthy, sound) = gclab(&cmd);
         assert!(healthy && sound == expected, "{name} with the read barrier");
         // Which reads meet a copied object is the threads' race, and on a
         // busy machine a run may end before its copier ends a cycle: a
         // run may pass by luck or copy nothing out, five in a row may not.
         let mut cycles_seen = Vec::new();
         let caught = (0..5).any(|_| {
-            let run = gclab_output(&cmd, true);
+            let run = common::gclab_with_env(&cmd, &[NO_BARRIER]);
             cycles_seen.push(copy_out_cycles(&String::from_utf8_lossy(&run.stderr)));
             !run.status.success() || String::from_utf8_lossy(&run.stdout) != expected
         });
