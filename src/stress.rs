@@ -180,6 +180,14 @@ pub struct Failure {
     pub what: String,
 }
 
+impl std::fmt::Display for Failure {
+    /// As the progress and the summary print it: the command, then what
+    /// went wrong.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "FAILED: {}\n  {}", self.command, self.what)
+    }
+}
+
 /// What a campaign did so far.
 #[derive(Debug, Default, Clone)]
 pub struct Tally {

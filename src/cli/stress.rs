@@ -28,7 +28,7 @@ pub(super) fn stress(registry: &Registry, a: StressArgs) -> Result<u8, String> {
     let bar = if quiet { ProgressBar::hidden() } else { bar(&campaign) };
     let tally = crate::stress::stress(registry, &campaign, |t, failure| {
         if let Some(f) = failure {
-            bar.println(format!("FAILED: {}\n  {}", f.command, f.what));
+            bar.println(f.to_string());
         }
         match campaign.runs {
             Some(_) => bar.set_position(t.runs as u64),
@@ -110,7 +110,7 @@ fn summary(t: &Tally, seed: u64) -> String {
         s.push_str(&format!("\n  {collector}: {} of {} reached a phase beside the mutators, {} copied out", r.concurrent, r.runs, r.copied_out));
     }
     for f in &t.failures {
-        s.push_str(&format!("\nFAILED: {}\n  {}", f.command, f.what));
+        s.push_str(&format!("\n{f}"));
     }
     s
 }
