@@ -10,12 +10,19 @@ fn stderr_and_out(o: &std::process::Output) -> String {
     format!("{}{}", String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr))
 }
 
-#[test]
-fn a_clean_campaign_makes_its_runs_and_exits_zero() {
-    let o = gclab(&["stress", "--runs", "8", "--seed", "2", "--collector", "copying", "--collector", "mark-sweep", "--workload", "binary-trees", "--workload", "lru", "--quiet"]);
+/// Run `gclab stress` with `args`, which must make `runs` runs (`": 0"`:
+/// none at all) and fail none; what it printed.
+fn clean_campaign(args: &[&str], runs: &str) -> String {
+    let o = gclab(args);
     let text = stderr_and_out(&o);
     assert!(o.status.success(), "{text}");
-    assert!(text.contains("8 run(s), 0 failed"), "{text}");
+    assert!(text.contains(&format!("{runs} run(s), 0 failed")), "{text}");
+    text
+}
+
+#[test]
+fn a_clean_campaign_makes_its_runs_and_exits_zero() {
+    clean_campaign(&["stress", "--runs", "8", "--seed", "2", "--collector", "copying", "--collector", "mark-sweep", "--workload", "binary-trees", "--workload", "lru", "--quiet"], "8");
 }
 
 /// A collector's line of the summary's `reached:` part: how many of its
@@ -29,9 +36,7 @@ fn reached(text: &str, collector: &str) -> (usize, usize) {
 
 #[test]
 fn the_summary_counts_each_collectors_runs_that_reached_a_concurrent_phase() {
-    let o = gclab(&["stress", "--runs", "8", "--seed", "4", "--collector", "copying", "--collector", "nonmoving", "--workload", "fibheaps", "--workload", "gcbench", "--setting", "-A16k -F1.2 -DS", "--quiet"]);
-    let text = stderr_and_out(&o);
-    assert!(o.status.success() && text.contains("8 run(s), 0 failed"), "{text}");
+    let text = clean_campaign(&["stress", "--runs", "8", "--seed", "4", "--collector", "copying", "--collector", "nonmoving", "--workload", "fibheaps", "--workload", "gcbench", "--setting", "-A16k -F1.2 -DS", "--quiet"], "8");
     let (copying, copying_runs) = reached(&text, "copying");
     let (nonmoving, nonmoving_runs) = reached(&text, "nonmoving");
     assert_eq!(copying_runs + nonmoving_runs, 8, "{text}");
@@ -79,10 +84,7 @@ fn a_crash_is_a_failure_and_the_campaign_goes_on() {
 
 #[test]
 fn combinations_a_collector_refuses_are_not_run() {
-    let o = gclab(&["stress", "--minutes", "0.01", "--collector", "two-space", "--setting", "-A8k -G3 -DS", "--workload", "binary-trees", "--quiet"]);
-    let text = stderr_and_out(&o);
-    assert!(o.status.success(), "{text}");
-    assert!(text.contains(": 0 run(s), 0 failed"), "{text}");
+    let text = clean_campaign(&["stress", "--minutes", "0.01", "--collector", "two-space", "--setting", "-A8k -G3 -DS", "--workload", "binary-trees", "--quiet"], ": 0");
     let refused: usize = text.split_once(" draw(s) not run").and_then(|(before, _)| before.rsplit(' ').next()).and_then(|n| n.parse().ok()).unwrap_or(0);
     assert!(refused > 0, "two-space refuses -G3, so its draws were refused: {text}");
 }
@@ -105,10 +107,7 @@ fn bad_options_are_refused_by_name() {
 
 #[test]
 fn programs_of_gclab_lang_are_drawn_too() {
-    let o = gclab(&["stress", "--runs", "6", "--seed", "4", "--programs", "programs", "--workload", "binary-trees", "--collector", "immix", "--setting", "-A8k -G2 -O8k -F1 -DS", "--quiet"]);
-    let text = stderr_and_out(&o);
-    assert!(o.status.success(), "{text}");
-    assert!(text.contains("6 run(s), 0 failed"), "{text}");
+    let text = clean_campaign(&["stress", "--runs", "6", "--seed", "4", "--programs", "programs", "--workload", "binary-trees", "--collector", "immix", "--setting", "-A8k -G2 -O8k -F1 -DS", "--quiet"], "6");
     let covered: usize = text.split("collector(s), ").nth(1).and_then(|rest| rest.split(' ').next()).and_then(|n| n.parse().ok()).unwrap_or(0);
     assert!(covered >= 2, "binary-trees and some program ran: {text}");
     let o = gclab(&["stress", "--programs", "nowhere"]);
