@@ -16,6 +16,21 @@
 use gclab_core::bdescr::BlockPtr;
 use gclab_core::constants::MBLOCK_SHIFT;
 
+// Note [A snapshot's megablocks in two passes]
+// ----------------------------------------
+// A concurrent marking's first pause builds the set of its snapshot's
+// megablocks (See Note [The marker runs through young GCs] in
+// `concurrent_mark`), a pass over every old block, so its cost is part of
+// that pause whatever the roots. Written as `min()`, `max()` and a pass
+// setting the bits, it read the block list three times: 2.3 ns a block
+// (binary-trees 20 under `concurrent-copying`, 25-48 thousand blocks,
+// 60-115 us of pauses of 0.3-1.2 ms, timed inside the pause on the
+// 2-core machine). Both bounds in one fold, then the bits: 1.25 ns a
+// block. The rest of the pause's passes over the blocks are the
+// descriptors' (attaching each block to the bitmap, 6-7 ns a block, then
+// flagging it evacuated, 1.7 ns), one 64-byte line written each, which is
+// what their time is.
+
 /// The megablocks of some blocks, as a bitmap over the range between the
 /// lowest and the highest.
 #[derive(Debug, Default)]
@@ -30,13 +45,15 @@ pub struct MegablockSet {
 impl MegablockSet {
     /// The megablocks that hold `blocks`.
     pub fn of(blocks: &[BlockPtr]) -> MegablockSet {
-        let numbers = || blocks.iter().map(|bd| bd.0 as usize >> MBLOCK_SHIFT);
-        let (Some(first), Some(last)) = (numbers().min(), numbers().max()) else {
+        let number = |bd: &BlockPtr| bd.0 as usize >> MBLOCK_SHIFT;
+        if blocks.is_empty() {
             return MegablockSet::default();
-        };
+        }
+        // Both bounds in one pass: See Note [A snapshot's megablocks in two passes].
+        let (first, last) = blocks.iter().map(number).fold((usize::MAX, 0), |(lo, hi), n| (lo.min(n), hi.max(n)));
         let mut bits = vec![0u64; (last - first) / 64 + 1];
-        for n in numbers() {
-            bits[(n - first) / 64] |= 1 << ((n - first) % 64);
+        for k in blocks.iter().map(|bd| number(bd) - first) {
+            bits[k / 64] |= 1 << (k % 64);
         }
         MegablockSet { first, bits }
     }
@@ -72,6 +89,8 @@ mod tests {
         assert!(!set.holds(far.0 as usize), "another megablock");
         let both = MegablockSet::of(&[a, far]);
         assert!(both.holds(a.0 as usize) && both.holds(far.0 as usize));
+        let backwards = MegablockSet::of(&[far, a, far]);
+        assert!(backwards.holds(a.0 as usize) && backwards.holds(far.0 as usize), "the bounds do not depend on the order");
         static STATIC_WORD: u64 = 0;
         assert!(!both.holds(&STATIC_WORD as *const u64 as usize), "a static address is not the heap's");
         assert!(!MegablockSet::of(&[]).holds(a.0 as usize));
