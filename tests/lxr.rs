@@ -9,6 +9,9 @@ use gclab_core::stats::GcSummary;
 use gclab_core::{Handle, InfoTable, Mutator, Rts, StaticObject};
 use std::process::Command;
 
+mod common;
+use common::{gclab, gclab_with_env};
+
 static INT: InfoTable = InfoTable::constr("I#", "Int", "Test", 0, 1);
 static CONS: InfoTable = InfoTable::constr("Cons", "List", "Test", 2, 0);
 static NIL_INFO: InfoTable = InfoTable::static_constr("Nil", "List", "Test");
@@ -130,10 +133,7 @@ fn decrements_that_wait_across_pauses_are_safe() {
 /// Run `programs/PROGRAM.hs ARGS` under `collector` with `-A32k -DS` (the
 /// counts checked after every GC) and check its output against GHC's.
 fn prints_ghcs_output(collector: &str, program: &str, args: &str) {
-    let o = Command::new(env!("CARGO_BIN_EXE_gclab"))
-        .args(["run", "--collector", collector, &format!("programs/{program}.hs"), args, "+RTS", "-A32k", "-DS"])
-        .output()
-        .unwrap();
+    let o = gclab(&["run", "--collector", collector, &format!("programs/{program}.hs"), args, "+RTS", "-A32k", "-DS"]);
     assert!(o.status.success(), "{program} under {collector}: {}", String::from_utf8_lossy(&o.stderr));
     let expected = std::fs::read_to_string(format!("programs/expected/{program}.out")).unwrap();
     assert_eq!(String::from_utf8_lossy(&o.stdout), expected, "{program} under {collector}");
@@ -205,17 +205,10 @@ fn a_lost_increment_is_caught_by_the_sanity_checker() {
     // aging (the default) those are counted at the pause after the next,
     // so the run must be long enough for old vertices to be rewired.
     for collector in ["lxr", "lxr:age=0"] {
-        let run = |fault: Option<&str>| {
-            let mut cmd = Command::new(env!("CARGO_BIN_EXE_gclab"));
-            cmd.args(["run", "--collector", collector, "mutable-graph", "200", "20000", "+RTS", "-A16k", "-DS"]);
-            if let Some(f) = fault {
-                cmd.env("GCLAB_LXR_FAULT", f);
-            }
-            cmd.output().unwrap()
-        };
-        let good = run(None);
+        let run = |fault: &str| gclab_with_env(&["run", "--collector", collector, "mutable-graph", "200", "20000", "+RTS", "-A16k", "-DS"], &[("GCLAB_LXR_FAULT", fault)]);
+        let good = run("none");
         assert!(good.status.success(), "{collector}: {}", String::from_utf8_lossy(&good.stderr));
-        let bad = run(Some("lose-increments"));
+        let bad = run("lose-increments");
         let err = String::from_utf8_lossy(&bad.stderr);
         assert!(!bad.status.success(), "{collector}: the fault went unnoticed");
         assert!(err.contains("heap sanity check failed"), "{collector}: {err}");
@@ -615,13 +608,7 @@ fn sparse_blocks_are_evacuated_in_the_pause_after_a_backup_trace() {
 /// evacuating pause must find old fields pointing into freed blocks.
 #[test]
 fn a_lost_remembered_slot_is_caught_by_the_sanity_checker() {
-    let run = |fault: &str| {
-        Command::new(env!("CARGO_BIN_EXE_gclab"))
-            .args(["run", "--collector", "lxr", "lru", "20000", "300000", "128", "+RTS", "-A64k", "-DS"])
-            .env("GCLAB_LXR_FAULT", fault)
-            .output()
-            .unwrap()
-    };
+    let run = |fault: &str| gclab_with_env(&["run", "--collector", "lxr", "lru", "20000", "300000", "128", "+RTS", "-A64k", "-DS"], &[("GCLAB_LXR_FAULT", fault)]);
     let good = run("none");
     assert!(good.status.success(), "{}", String::from_utf8_lossy(&good.stderr));
     let bad = run("lose-remembered");

@@ -9,10 +9,9 @@
 
 use gclab::conformance::{assert_conforms, run_with, STRESS_SETTINGS};
 use gclab_collectors::{CollectorEntry, Params};
-use std::process::Command;
 
 mod common;
-use common::{gclab, run_stats, summary_count};
+use common::{gclab, gclab_with_env, run_stats, summary_count};
 
 fn nonmoving() -> &'static CollectorEntry {
     gclab_collectors::by_name("nonmoving").expect("nonmoving is built in")
@@ -105,13 +104,7 @@ fn every_mode_passes_the_stress_settings() {
 /// the concurrent run is binary-trees 13, with five markings in 0.2 s.
 #[test]
 fn the_snapshot_check_catches_a_marking_that_misses_objects() {
-    let run = |collector: &str, depth: &str, fault: &str| {
-        Command::new(env!("CARGO_BIN_EXE_gclab"))
-            .args(["run", "--collector", collector, "binary-trees", depth, "+RTS", "-A64k", "-DS", "-RTS"])
-            .env("GCLAB_NONMOVING_FAULT", fault)
-            .output()
-            .unwrap()
-    };
+    let run = |collector: &str, depth: &str, fault: &str| gclab_with_env(&["run", "--collector", collector, "binary-trees", depth, "+RTS", "-A64k", "-DS", "-RTS"], &[("GCLAB_NONMOVING_FAULT", fault)]);
     for (collector, depth) in [("nonmoving:mark=sync", "10"), ("nonmoving", "13")] {
         let good = run(collector, depth, "none");
         assert!(good.status.success(), "{collector}: {}", String::from_utf8_lossy(&good.stderr));

@@ -83,7 +83,7 @@ fn qg_and_qn_decide_which_collections_are_parallel() {
 /// The standard output and error of a run of gclab with `args` and the
 /// environment `envs`, which must succeed.
 fn output_of(args: &[&str], envs: &[(&str, &str)]) -> (String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_gclab")).args(args).envs(envs.iter().copied()).output().expect("gclab starts");
+    let out = common::gclab_with_env(args, envs);
     let (stdout, stderr) = (String::from_utf8_lossy(&out.stdout).into_owned(), String::from_utf8_lossy(&out.stderr).into_owned());
     assert!(out.status.success(), "{args:?} {envs:?}: {stderr}");
     (stdout, stderr)
@@ -136,7 +136,7 @@ fn without_balancing_the_leader_does_the_parts_of_gc_threads_that_are_late() {
     assert!(late.contains("long lived tree") && late == on_time, "the same trees with late GC threads:\n{late}\nagainst\n{on_time}");
     assert!(report.contains("Parallel GC work balance: 0.00%"), "the leader did all the work: {report}");
     // The eventlog says when each GC thread came in: thread 1 never did.
-    let out = Command::new(env!("CARGO_BIN_EXE_gclab")).args(["run", "binary-trees", "12", "+RTS", "-N2", "-qn2", "-qb", "-A64k", "-v", "-RTS"]).env("GCLAB_GC_FAULT", "late").output().expect("gclab starts");
+    let out = common::gclab_with_env(&["run", "binary-trees", "12", "+RTS", "-N2", "-qn2", "-qb", "-A64k", "-v", "-RTS"], &[("GCLAB_GC_FAULT", "late")]);
     let events = String::from_utf8_lossy(&out.stdout);
     assert!(out.status.success() && events.contains("cap 0: GC working") && events.contains("cap 1: GC done"), "{events}");
     assert!(!events.contains("cap 1: GC working"), "GC thread 1 came in late: {events}");
@@ -381,11 +381,7 @@ fn a_mutator_stopped_for_the_gc_does_the_part_of_a_late_gc_thread() {
     // GCs of binary-trees 16 -A1m get one, on a machine loaded three times
     // over a few, so the run is made up to five times.
     let run = |fault: &str, depth: &str, area: &str| {
-        let out = Command::new(env!("CARGO_BIN_EXE_gclab"))
-            .args(["run", "binary-trees", depth, "+RTS", "-N2", "-qn2", "-qb0", area, "-v", "-RTS"])
-            .env("GCLAB_GC_FAULT", fault)
-            .output()
-            .expect("gclab starts");
+        let out = common::gclab_with_env(&["run", "binary-trees", depth, "+RTS", "-N2", "-qn2", "-qb0", area, "-v", "-RTS"], &[("GCLAB_GC_FAULT", fault)]);
         let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
         assert!(out.status.success(), "{fault}: {}", String::from_utf8_lossy(&out.stderr));
         assert!(stdout.contains("long lived tree"), "{stdout}");
