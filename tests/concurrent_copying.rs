@@ -179,6 +179,31 @@ fn without_the_read_barrier_the_checks_fail() {
     }
 }
 
+/// The pause that begins a marking marks nothing: it lists the old
+/// objects that the roots and the young generations reach, and the marker
+/// greys them once it has attached the snapshot (the collectors' Note
+/// [The marker attaches its snapshot]). With that list dropped
+/// (`GCLAB_CONCURRENT_COPYING_FAULT=lose-reached`) the marking misses the
+/// long-lived tree, which only a root leads to, and the snapshot check at
+/// the marking's end must fail the run (exit 254, GHC's code for a failed
+/// check). A marking still running when the run ends is dropped unchecked,
+/// so each try reports the markings it began (`-s`).
+#[test]
+fn losing_what_the_first_pause_reached_is_caught_at_the_end_of_the_marking() {
+    let args = ["run", "--collector", "concurrent-copying", "binary-trees", "13", "+RTS", "-A64k", "-DS", "-s"];
+    let sound = common::gclab(&args);
+    assert!(sound.status.success(), "{}", String::from_utf8_lossy(&sound.stderr));
+    let mut tries = Vec::new();
+    let caught = (0..5).any(|_| {
+        let run = common::gclab_with_env(&args, &[("GCLAB_CONCURRENT_COPYING_FAULT", "lose-reached")]);
+        let err = String::from_utf8_lossy(&run.stderr).into_owned();
+        let markings = err.lines().find(|l| l.trim_start().starts_with("Gen  1") && l.contains("colls")).map(str::trim).map(String::from);
+        tries.push((run.status.code(), markings));
+        run.status.code() == Some(254) && err.contains("heap sanity check failed at the end of a concurrent-copying marking") && err.contains("which was not marked")
+    });
+    assert!(caught, "five runs without the reached list passed the snapshot check (exit codes and markings: {tries:?})");
+}
+
 #[test]
 fn a_bad_thread_count_is_refused_by_name() {
     for bad in ["threads=0", "threads=65", "threads=many"] {

@@ -6,8 +6,11 @@
 //!   line space's holes), with the copying thread parked.
 //! - Major GC: a snapshot of the old generation is marked by a thread of
 //!   the collector's beside the mutators, as `nonmoving` marks its cells
-//!   (the pause copies the young generations and greys what they and the
-//!   roots point to; See Note [The snapshot] in `nonmoving`); the sync
+//!   (See Note [The snapshot] in `nonmoving`): the pause copies the young
+//!   generations and lists the old objects they and the roots point to,
+//!   and the marker attaches the snapshot's blocks to its bitmap itself
+//!   before it greys them (See Note [The marker attaches its snapshot] in
+//!   `concurrent_mark::attach`); the sync
 //!   that ends the marking flags the marked blocks unswept, and a thread
 //!   of the collector's sweeps them beside the mutators (See Note
 //!   [Sweeping lines beside the mutators] in `line_sweeper`). With
@@ -116,16 +119,13 @@
 use crate::copier::{each_object, object_starts};
 use crate::copiers::{parse_copier_threads, take_out_places, Copiers};
 use crate::copy_out::{copy_out, indirect_to_copy, point_weaks_at_copies, CopyBarrier};
-use crate::concurrent_mark::{MarkQueue, Marker};
 use crate::immix::{major, parse_percent, Immix};
 use crate::line_sweeper::LineSweep;
-use crate::nonmoving::{end_marking, flush_barrier_records, marking_goes_on, sweep_large_objects, snapshot_and_grey, MarkMode};
-use crate::space_trace::{trace_into, Tracing};
-use gclab_core::barrier::{set_extension, BarrierExtension};
+use crate::nonmoving::MarkMode;
 use crate::roots::root_slots;
 use crate::CollectorEntry;
 use gclab_core::access_hooks::{AccessHooks, Installed};
-use gclab_core::bdescr::{BlockPtr, BF_COPYING_OUT, BF_EVACUATED, BF_MARK_IN_PLACE};
+use gclab_core::bdescr::{BlockPtr, BF_COPYING_OUT, BF_EVACUATED};
 use gclab_core::constants::{Word, BLOCK_WORDS, WORD_SIZE};
 use gclab_core::stats::CopyOutStats;
 use gclab_core::object::Layout;
@@ -134,6 +134,9 @@ use std::collections::{HashMap, HashSet};
 use std::sync::atomic::Ordering;
 use std::time::Instant;
 use std::sync::Arc;
+
+mod marking;
+use marking::Marking;
 
 /// The registry entry.
 pub const ENTRY: CollectorEntry = CollectorEntry {
@@ -154,8 +157,9 @@ pub const ENTRY: CollectorEntry = CollectorEntry {
         let mut immix = Immix::from_params(params, "concurrent-copying", &["live", "gain", "mark", "threads"])?;
         immix.defragment(false);
         let barrier = Arc::new(CopyBarrier::new(Layout::new(flags.profiling_header), flags.generations - 1));
-        let no_barrier = std::env::var("GCLAB_CONCURRENT_COPYING_FAULT").is_ok_and(|f| f == "no-barrier");
-        Ok(Box::new(ConcurrentCopying { immix, live_percent: live, gain_percent: gain, mark, threads, barrier, marking: None, sweeping: None, spare_list: Vec::new(), cycle: None, events: Vec::new(), degenerate_in_cycle: false, no_barrier }))
+        let fault = std::env::var("GCLAB_CONCURRENT_COPYING_FAULT").unwrap_or_default();
+        let (no_barrier, lose_reached) = (fault == "no-barrier", fault == "lose-reached");
+        Ok(Box::new(ConcurrentCopying { immix, live_percent: live, gain_percent: gain, mark, threads, barrier, marking: None, sweeping: None, spare_list: Vec::new(), cycle: None, events: Vec::new(), degenerate_in_cycle: false, no_barrier, lose_reached }))
     },
 };
 
@@ -187,16 +191,11 @@ pub struct ConcurrentCopying {
     /// from-space objects after they are copied (their writes lost, their
     /// roots left in the from-space), which the checks must catch.
     no_barrier: bool,
-}
-
-/// A marking under way.
-struct Marking {
-    marker: Marker,
-    started: Instant,
-    /// Syncs so far in it.
-    syncs: usize,
-    /// The words its first pause marked (See `finish_marking`).
-    counted_at_snapshot: usize,
+    /// The test-only fault `GCLAB_CONCURRENT_COPYING_FAULT=lose-reached`:
+    /// the old objects that the pause beginning a marking reached are not
+    /// handed to the marker, which must then miss what only they lead to
+    /// (See Note [The marker attaches its snapshot] in `concurrent_mark::attach`).
+    lose_reached: bool,
 }
 
 /// A copying-out under way (See Note [A copying-out cycle]).
@@ -241,6 +240,7 @@ impl Collector for ConcurrentCopying {
                 let _room = marking.marker.make_room(ctx.flags, n);
                 return self.young_gc_marking(n, ctx);
             }
+            marking.marker.queue.finish_attaching();
             marking.marker.queue.pause();
             self.drop_marking(ctx);
         }
@@ -275,11 +275,8 @@ impl Collector for ConcurrentCopying {
     }
 
     fn sync(&mut self, ctx: &mut GcContext<'_>) {
-        if let Some(marking) = self.marking.as_mut() {
-            if marking_goes_on(&marking.marker, &mut marking.syncs, ctx.caps, &mut self.events) {
-                return;
-            }
-            self.finish_marking(ctx);
+        if self.marking.is_some() {
+            self.sync_marking(ctx);
             return;
         }
         if self.sweeping.is_some() {
@@ -297,6 +294,7 @@ impl Collector for ConcurrentCopying {
     }
 
     fn world_stopped(&mut self, ctx: &mut GcContext<'_>) {
+        self.attach_snapshot();
         if self.sweeping.is_some() {
             self.settle_sweep(ctx);
         }
@@ -308,6 +306,7 @@ impl Collector for ConcurrentCopying {
     }
 
     fn world_restarts(&mut self) {
+        self.release_marker();
         if let Some(cycle) = &self.cycle {
             cycle.copiers.resume();
         }
@@ -368,72 +367,6 @@ impl ConcurrentCopying {
         done
     }
 
-    /// The major GC that starts a marking: copy the young generations,
-    /// grey what points into the old one and start the marker (See the
-    /// module doc).
-    fn begin_marking(&mut self, ctx: &mut GcContext<'_>) -> GcOutcome {
-        let oldest = ctx.heap.oldest();
-        let layout = ctx.heap.layout;
-        let (space, pool) = self.immix.parts(oldest);
-        let workers = pool.for_collection(ctx.flags, oldest, ctx.help);
-        // SAFETY: the runtime gives the collector the heap exclusively,
-        // and no marking runs.
-        let (done, grey, snapshot) = unsafe { snapshot_and_grey(space, ctx, workers) };
-        space.count_kept_placements(&mut ctx.heap.gens[oldest]);
-        let queue = MarkQueue::new(snapshot, layout);
-        queue.push_marked(grey);
-        let counted_at_snapshot = queue.marks.counted_words();
-        self.events.push(CollectorEvent::MarkBegin);
-        self.marking = Some(Marking { marker: Marker::start(queue, ctx.sync_request.clone()), started: Instant::now(), syncs: 0, counted_at_snapshot });
-        GcOutcome { collected_gen: oldest, in_place: true, began_concurrently: true, ..done }
-    }
-
-    /// A GC of the young generations `0..=n` while a marking runs (the
-    /// marker beside it): what it promotes into the snapshot's holes is
-    /// marked as it is placed, before it is written.
-    fn young_gc_marking(&mut self, n: usize, ctx: &mut GcContext<'_>) -> GcOutcome {
-        let oldest = ctx.heap.oldest();
-        let (space, pool) = self.immix.parts(oldest);
-        let workers = pool.for_collection(ctx.flags, n, ctx.help);
-        let queue = &self.marking.as_ref().expect("a marking runs").marker.queue;
-        // See Note [Recorded values are filtered in the pause] in `nonmoving`.
-        flush_barrier_records(queue, ctx.caps, &mut self.events);
-        let black = &queue.marks;
-        let how = Tracing { n, marks: None, black: Some(black), defer: false, sticky: false, evacuate: None };
-        // SAFETY: the runtime gives the collector the heap exclusively; a
-        // marker beside it reads only the snapshot (See Note [The marker
-        // runs through young GCs] in `concurrent_mark`).
-        let (done, _) = unsafe { trace_into(space, how, ctx, workers) };
-        space.count_kept_placements(&mut ctx.heap.gens[oldest]);
-        GcOutcome { in_place: true, ..done }
-    }
-
-    /// End the running marking in a sync: mark what is left, judge the
-    /// old weak pointers and large objects, and start the line space's
-    /// sweep beside the mutators (See Note [Sweeping lines beside the
-    /// mutators] in `line_sweeper`); the copying-out starts once it ends.
-    fn finish_marking(&mut self, ctx: &mut GcContext<'_>) {
-        let marking = self.marking.take().expect("a marking runs");
-        let queue = marking.marker.join();
-        let concurrent = ConcurrentPhase { cpu: queue.marker_cpu_seconds(), elapsed: marking.started.elapsed().as_secs_f64() };
-        let (marks, _) = end_marking(queue, ctx, false, Some(concurrent), &mut self.events, "concurrent-copying");
-        let check = ctx.flags.sanity.is_on();
-        let oldest = ctx.heap.oldest();
-        let (space, _) = self.immix.parts(oldest);
-        let gclab_core::heap::Heap { blocks, gens, .. } = &mut *ctx.heap;
-        let old = &mut gens[oldest];
-        self.events.push(CollectorEvent::SweepBegin);
-        // SAFETY: the world is stopped, marking is complete and nothing
-        // is attached to the marks from now on.
-        unsafe {
-            let large_words = sweep_large_objects(old, &marks, &mut blocks.lock());
-            // See Note [What a marking found live] in `nonmoving`.
-            old.live_estimate = Some((marking.counted_at_snapshot + marks.marker_words()).saturating_sub(large_words));
-            let spare_list = std::mem::take(&mut self.spare_list);
-            self.sweeping = Some(LineSweep::begin(old, marks, large_words, spare_list, space, ctx.sync_request.clone(), check));
-        }
-    }
-
     /// Take what the sweeper judged since the last stop (it is parked);
     /// true if the sweep is done.
     fn settle_sweep(&mut self, ctx: &mut GcContext<'_>) -> bool {
@@ -457,29 +390,6 @@ impl ConcurrentCopying {
         self.events.push(CollectorEvent::SweepEnd { swept_words: end.swept_words });
         self.spare_list = end.spare_list;
         end.counted
-    }
-
-    /// Drop the running marking (a major GC the program asked for is about
-    /// to mark the old generation in its pause): nothing was freed, so the
-    /// snapshot's blocks simply become old blocks again.
-    fn drop_marking(&mut self, ctx: &mut GcContext<'_>) {
-        let marking = self.marking.take().expect("a marking runs");
-        drop(marking.marker.join());
-        set_extension(ctx.caps, BarrierExtension::None);
-        for cap in ctx.caps.iter_mut() {
-            cap.update_rem_set.clear();
-        }
-        let old = &ctx.heap.gens[ctx.heap.oldest()];
-        for &bd in old.blocks.iter().chain(&old.large_objects) {
-            // SAFETY: the world is stopped; the bitmap the snapshot's
-            // descriptors pointed at is gone.
-            let d = unsafe { bd.get() };
-            if d.has(BF_MARK_IN_PLACE) {
-                d.flags = (d.flags & !BF_MARK_IN_PLACE) | BF_EVACUATED;
-                d.aux = 0;
-            }
-        }
-        self.events.push(CollectorEvent::MarkEnd { marked_objects: 0, marked_words: 0, concurrent: None });
     }
 
     /// A major GC: `immix`'s, ending a running cycle inside it (See Note

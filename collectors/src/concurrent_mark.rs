@@ -4,8 +4,10 @@
 //!
 //! The snapshot is the set of blocks (and large objects) flagged
 //! `BF_MARK_IN_PLACE` and attached to the cycle's `MarkBitmap` when the
-//! cycle began. Marking an object sets its bits and pushes it on the mark
-//! stack; scanning it greys every field that points into the snapshot.
+//! cycle began, or by the marker before it marks anything (See Note [The
+//! marker attaches its snapshot] in `attach`). Marking an object sets its
+//! bits and pushes it on the mark stack; scanning it greys every field
+//! that points into the snapshot.
 //! Pointers anywhere else (young generations, blocks cut since the
 //! snapshot, static objects) are not followed: what lies outside the
 //! snapshot is not judged by this cycle (See Note [The snapshot] in
@@ -105,7 +107,7 @@ use gclab_core::{RtsFlags, SyncRequest};
 use gclab_core::stats::thread_cpu_seconds;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use crate::parking::Parking;
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock};
 use std::thread::JoinHandle;
 
 /// Fields (and objects, one each) the marker scans between two looks at
@@ -188,8 +190,11 @@ pub struct MarkQueue {
     /// The cycle's mark bits (the snapshot's blocks are attached).
     pub marks: MarkBitmap,
     /// The megablocks of the snapshot's blocks (See Note [The marker runs
-    /// through young GCs]).
-    megablocks: MegablockSet,
+    /// through young GCs]), once every block is attached.
+    megablocks: OnceLock<MegablockSet>,
+    /// The snapshot's blocks not attached yet, where the marker attaches
+    /// them itself (See Note [The marker attaches its snapshot] in `attach`).
+    attaching: Mutex<Option<Attaching>>,
     layout: Layout,
     /// Work handed in by the collector, not yet taken.
     incoming: Mutex<Incoming>,
@@ -227,9 +232,14 @@ fn add_alone(count: &AtomicUsize, n: usize) {
 impl MarkQueue {
     /// A queue for a cycle that marks `snapshot`.
     pub fn new(snapshot: Snapshot, layout: Layout) -> MarkQueue {
+        MarkQueue::with(snapshot.marks, OnceLock::from(snapshot.megablocks), None, layout)
+    }
+
+    fn with(marks: MarkBitmap, megablocks: OnceLock<MegablockSet>, attaching: Option<Attaching>, layout: Layout) -> MarkQueue {
         MarkQueue {
-            marks: snapshot.marks,
-            megablocks: snapshot.megablocks,
+            marks,
+            megablocks,
+            attaching: Mutex::new(attaching),
             layout,
             incoming: Mutex::new(Incoming::default()),
             parking: Parking::new("marker"),
@@ -326,7 +336,7 @@ impl MarkQueue {
     #[inline(always)]
     pub unsafe fn unmarked_in_snapshot(&self, v: Word) -> bool {
         // SAFETY: as above; the set holds only the snapshot's megablocks.
-        v != 0 && self.megablocks.holds(v) && unsafe { BlockDesc::load_flags(BlockDesc::of(v as *mut Word)) } & BF_MARK_IN_PLACE != 0 && !self.marks.is_marked(v as *const Word)
+        v != 0 && self.megablocks.get().is_some_and(|m| m.holds(v)) && unsafe { BlockDesc::load_flags(BlockDesc::of(v as *mut Word)) } & BF_MARK_IN_PLACE != 0 && !self.marks.is_marked(v as *const Word)
     }
 
     /// Scan a marked object: grey what its fields point to.
@@ -359,7 +369,7 @@ impl MarkQueue {
         let end = n.min(from.saturating_add(most));
         for i in from..end {
             let v = load_field(slots.add(i));
-            if let Some(r) = self.remember.as_ref().filter(|_| self.megablocks.holds(v)) {
+            if let Some(r) = self.remember.as_ref().filter(|_| self.megablocks.get().is_some_and(|m| m.holds(v))) {
                 // SAFETY: an address in a megablock of the snapshot.
                 unsafe { r.note(p, slots.add(i), v) };
             }
@@ -436,6 +446,16 @@ impl MarkQueue {
 
     /// The marker thread's loop (See the module doc).
     fn run(&self, request: &SyncRequest) {
+        // The snapshot's blocks first: See Note [The marker attaches its
+        // snapshot].
+        loop {
+            if !self.checkpoint() {
+                return;
+            }
+            if !self.attach_some() {
+                break;
+            }
+        }
         let mut stack = Vec::new();
         let mut partial = None;
         loop {
@@ -557,6 +577,15 @@ impl Marker {
         Marker { queue, thread: Some(thread), cores: machine_cores() }
     }
 
+    /// `start`, the marker parked before it does anything, until the
+    /// collector lets it go (`MarkQueue::resume`): a marker that attaches
+    /// its snapshot waits for the world to restart (See Note [The marker
+    /// attaches its snapshot]).
+    pub fn start_held(queue: MarkQueue, request: SyncRequest) -> Marker {
+        queue.parking.hold();
+        Marker::start(queue, request)
+    }
+
     /// Before a young GC of generations `0..=collect_gen` under `flags`:
     /// park the marker if the GC's threads take every core, so that no GC
     /// thread waits for a core it holds (See Note [The marker runs through
@@ -588,6 +617,11 @@ impl Drop for Marker {
         self.end_thread();
     }
 }
+
+mod attach;
+use attach::Attaching;
+#[cfg(test)]
+use attach::ATTACH_EVERY;
 
 #[cfg(all(test, not(loom)))]
 mod tests;

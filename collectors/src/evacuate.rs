@@ -123,6 +123,12 @@ pub unsafe fn evacuate(gct: &mut GcThread<'_>, slot: *mut Word) {
     let flags = BlockDesc::load_flags(bd);
     if flags & BF_EVACUATED != 0 {
         note_generation(gct, bd);
+        if let Some(reached) = gct.old_reached.as_mut() {
+            // See Note [Listing the old objects a GC reaches].
+            if (*bd).gen_no as usize > gct.collect_gen {
+                reached.push(p);
+            }
+        }
         return;
     }
     if info.closure_type.is_copied_as_is() && flags & (BF_MARK_IN_PLACE | BF_LARGE) == 0 {
@@ -221,6 +227,24 @@ unsafe fn evacuate_uncommon(gct: &mut GcThread<'_>, slot: *mut Word, p: *mut Wor
         copy_or_follow(gct, slot, p, header, bd, gct.layout.size_of(p, info));
     }
 }
+
+// Note [Listing the old objects a GC reaches]
+// ----------------------------------------
+// The pause that begins a `concurrent-copying` marking marks nothing: the
+// marker attaches the snapshot after it (See Note [The marker attaches
+// its snapshot] in `concurrent_mark`), so that pause lists instead every
+// object of an older generation that its trace reaches, for the marker to
+// grey. Those objects all take `evacuate`'s first exit (their blocks are
+// `BF_EVACUATED`), where the list is pushed to if this GC keeps one. An
+// object of this GC's own to-space takes the same exit; it is younger, or
+// was promoted by this pause, and is left off by its generation, so the
+// list holds only objects that stay where they are until the marking
+// ends. Every other GC pays the test of an empty option on that exit:
+// copying's GC instructions (cachegrind, `scripts/ab --instructions`)
+// 1.000x on binary-trees 17 and 1.006x on lru 20000 300000 128, whose
+// young GCs meet old objects through the mutable lists at every turn.
+// Marking the snapshot's objects in place instead needs the blocks
+// attached first, the pass that the pause is rid of.
 
 // Note [A marking's common object inline]
 // ----------------------------------------

@@ -258,6 +258,10 @@ pub struct GcThread<'h> {
     /// (the nonmoving collector's snapshot: See Note [The snapshot] in
     /// `nonmoving`); None when this GC scans what it marks.
     pub deferred: Option<Vec<*mut Word>>,
+    /// Every object of a generation not collected that this GC reached, for a concurrent marker that attaches its snapshot
+    /// after the pause (See Note [The marker attaches its snapshot] in
+    /// `concurrent_mark::attach`); None when nobody asks.
+    pub old_reached: Option<Vec<*mut Word>>,
     /// An unmarked object in a block marked in place is young, not old
     /// and unmarked yet (sticky mark bits: See Note [Young objects in old
     /// blocks] in `scavenge`).
@@ -328,6 +332,7 @@ impl<'h> GcThread<'h> {
             scan_stack: Vec::new(),
             reach: None,
             deferred: None,
+            old_reached: None,
             sticky: false,
             todo_q: None,
             scanning: None,

@@ -258,6 +258,12 @@ impl LineSpace {
         std::mem::take(&mut *self.lost.lock())
     }
 
+    /// Take the recyclable list, to give back with `relist` (a GC that
+    /// must not place anything in the space's holes).
+    pub fn take_recyclable(&self) -> Vec<Recyclable> {
+        std::mem::take(&mut *self.recyclable.lock())
+    }
+
     /// Empty the recyclable list: its entries are stale (a sweep beside
     /// the mutators is about to judge every block again: `line_sweeper`).
     pub fn drop_recyclable(&self) {

@@ -109,8 +109,11 @@ impl Count {
 // the marker's thread beside the mutators; memory the allocator reuses
 // it clears with one `memset`, whose pages are already in. Either way
 // the snapshot of 70,000-100,000 blocks now takes 0.7-1.9 ms. The block
-// descriptors are still flagged one by one in the pause (a store each,
-// in list order), the part that still grows with the heap.
+// descriptors are still flagged one by one (a store each, in list
+// order), the part that grows with the heap: in the pause for
+// `nonmoving` and `lxr`, by the marker beside the mutators for
+// `concurrent-copying` (See Note [The marker attaches its snapshot] in
+// `concurrent_mark::attach`).
 
 // Note [Object starts]
 // ----------------------------------------
@@ -282,6 +285,39 @@ impl MarkBitmap {
         let mut marks = unsafe { MarkBitmap::flag_and_attach(blocks, BF_EVACUATED, false) };
         marks.counted = Some(Box::default());
         marks
+    }
+
+    /// A bitmap for a concurrent marking's snapshot of `n` blocks (and
+    /// large objects), none attached yet: the marker attaches them beside
+    /// the mutators (`attach_snapshot_blocks`; See Note [The marker
+    /// attaches its snapshot] in `concurrent_mark`). It counts the bits it
+    /// sets, as `snapshot`'s does.
+    pub fn snapshot_unattached(n: usize) -> MarkBitmap {
+        MarkBitmap { maps: cleared_maps(n), recording: false, one_thread: false, copy_unmarked: false, counted: Some(Box::default()) }
+    }
+
+    /// Attach `blocks`, numbers `first..` of a `snapshot_unattached`
+    /// bitmap's list, to their maps: each is flagged `BF_MARK_IN_PLACE`
+    /// beside the flags it has (`BF_EVACUATED` stays, so GCs leave its
+    /// objects where they are), and its `aux` word becomes its map's
+    /// number.
+    ///
+    /// # Safety
+    /// Nobody else writes the blocks' descriptors meanwhile, and nothing
+    /// reads their `aux` words until the whole list is attached; the
+    /// flags are stored atomically, for readers that load them so.
+    // SAFETY: writes the descriptors of `blocks`, the caller's under its contract.
+    pub unsafe fn attach_snapshot_blocks(&self, blocks: &[BlockPtr], first: usize) {
+        assert!(first + blocks.len() <= self.maps.len(), "a snapshot's blocks fit its bitmap");
+        for (i, &bd) in blocks.iter().enumerate() {
+            // See Note [A pass over the descriptors prefetches] in `prefetch_ring`.
+            prefetch_descriptor_ahead(blocks, i);
+            // SAFETY: the caller's contract.
+            let d = unsafe { bd.get() };
+            index_block(d, first + i);
+            // SAFETY: a live descriptor (the caller's contract).
+            unsafe { BlockDesc::store_flags(d, d.flags | BF_MARK_IN_PLACE) };
+        }
     }
 
     /// Flag each of `blocks` `BF_MARK_IN_PLACE`, without the flags
@@ -607,92 +643,4 @@ pub fn free_runs_of(bits: &LiveMap, limit: usize) -> Vec<std::ops::Range<usize>>
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use gclab_core::block_alloc::BlockAllocator;
-
-    /// A fresh block attached to a fresh bitmap, with its first word (the
-    /// allocator owns the block's memory: keep it).
-    fn one_block_attached() -> (BlockAllocator, BlockPtr, *mut Word, MarkBitmap) {
-        let mut ba = BlockAllocator::new();
-        let bd = ba.alloc_block().unwrap();
-        // SAFETY: a fresh block is ours.
-        let start = unsafe { bd.read() }.start;
-        let mut marks = MarkBitmap::new();
-        // SAFETY: as above.
-        unsafe { marks.attach(bd) };
-        (ba, bd, start, marks)
-    }
-
-    #[test]
-    fn marks_count_and_find() {
-        let (_ba, bd, start, marks) = one_block_attached();
-        let (a, b) = (start.wrapping_add(3), start.wrapping_add(100));
-        assert!(marks.mark(a, 3));
-        assert!(!marks.mark(a, 3), "marking twice reports the second as old");
-        assert!(marks.mark(b, 70));
-        assert!(marks.is_marked(a) && marks.is_marked(b));
-        assert_eq!(marks.live_words_before_in_chunk(start.wrapping_add(4)), (0, 1));
-        assert_eq!(marks.live_words_before_in_chunk(b), (1, 0));
-        assert_eq!(marks.live_words_before_in_chunk(start.wrapping_add(150)), (2, 22));
-        let (offsets, live) = marks.chunk_offsets(bd);
-        assert_eq!((offsets[1], offsets[2], offsets[3], offsets[7], live), (3, 31, 73, 73, 73));
-        assert_eq!(marks.marked_runs(bd).collect::<Vec<_>>(), vec![3..6, 100..170]);
-        assert_eq!(marks.next_marked(bd, 0), Some(3));
-        assert_eq!(marks.next_marked(bd, 6), Some(100));
-        assert_eq!(marks.next_marked(bd, 170), None);
-        assert_eq!(marks.next_unmarked(bd, 3), Some(6));
-        assert_eq!(marks.live_words(bd), 73);
-        assert_eq!(marks.free_runs(bd, BLOCK_WORDS), vec![0..3, 6..100, 170..BLOCK_WORDS]);
-        assert_eq!(marks.free_runs(bd, 120), vec![0..3, 6..100]);
-    }
-
-    #[test]
-    fn a_snapshot_counts_the_bits_it_sets_once() {
-        let mut ba = BlockAllocator::new();
-        let mut blocks: Vec<BlockPtr> = (0..3).map(|_| ba.alloc_block().unwrap()).collect();
-        let large = ba.alloc_group(2).unwrap();
-        // SAFETY: fresh blocks are ours.
-        unsafe { large.get() }.flags |= BF_LARGE;
-        blocks.push(large);
-        // SAFETY: as above.
-        let marks = unsafe { MarkBitmap::snapshot(&blocks) };
-        // SAFETY: as above.
-        let at = |i: usize, w: usize| unsafe { blocks[i].read() }.start.wrapping_add(w);
-        // Small objects, one across map words, and a large object, whose
-        // map ends with its first block; two threads mark each at once.
-        let objects = [(at(0, 3), 3), (at(1, 60), 200), (at(2, BLOCK_WORDS - 10), 10), (at(3, 0), BLOCK_WORDS + 100)].map(|(p, size)| (p as usize, size));
-        std::thread::scope(|s| {
-            for _ in 0..2 {
-                s.spawn(|| objects.iter().for_each(|&(p, size)| _ = marks.mark(p as *const Word, size)));
-            }
-        });
-        let in_maps: usize = blocks.iter().map(|&bd| marks.live_words(bd)).sum();
-        assert_eq!(marks.counted_words(), in_maps);
-        assert_eq!(marks.counted_words(), 3 + 200 + 10 + BLOCK_WORDS);
-    }
-
-    #[test]
-    fn a_run_marked_whole_keeps_only_what_was_placed() {
-        let (_ba, bd, start, marks) = one_block_attached();
-        assert!(marks.mark(start.wrapping_add(2), 4));
-        // A run of 3-word cells from word 40 to 220, across map words.
-        marks.mark_words(start.wrapping_add(40), start.wrapping_add(220));
-        for cell in (40..220).step_by(3) {
-            assert!(!marks.mark(start.wrapping_add(cell), 3), "cell {cell} is marked before anything is placed in it");
-        }
-        // Given back after 25 cells.
-        marks.unmark_words(start.wrapping_add(115), start.wrapping_add(220));
-        assert_eq!(marks.free_runs(bd, BLOCK_WORDS), vec![0..2, 6..40, 115..BLOCK_WORDS]);
-        marks.mark_words(start.wrapping_add(BLOCK_WORDS - 64), start.wrapping_add(BLOCK_WORDS));
-        assert_eq!(marks.live_words(bd), 4 + 75 + 64, "a run may end at the block's end");
-    }
-
-    #[test]
-    fn a_mark_across_map_words_sets_every_bit() {
-        let (_ba, bd, start, marks) = one_block_attached();
-        assert!(marks.mark(start.wrapping_add(60), 200));
-        assert_eq!(marks.live_words(bd), 200);
-        assert_eq!(marks.free_runs(bd, BLOCK_WORDS), vec![0..60, 260..BLOCK_WORDS]);
-    }
-}
+mod tests;

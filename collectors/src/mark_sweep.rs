@@ -109,7 +109,7 @@ impl Collector for MarkSweep {
         // SAFETY: as above.
         let marks = unsafe { MarkBitmap::keep_in_place(&marked) }.for_one_thread(workers.is_none());
         let marking = major.then_some(&marks);
-        let how = Tracing { n, marks: marking, black: marking, defer: false, sticky: false, evacuate: None };
+        let how = Tracing { n, marks: marking, black: marking, defer: false, record_old: false, sticky: false, evacuate: None };
         // SAFETY: as above.
         let (done, _) = unsafe { trace_into(space, how, ctx, workers) };
         if !major {

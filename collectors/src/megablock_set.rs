@@ -18,10 +18,12 @@ use gclab_core::constants::MBLOCK_SHIFT;
 
 // Note [A snapshot's megablocks in two passes]
 // ----------------------------------------
-// A concurrent marking's first pause builds the set of its snapshot's
-// megablocks (See Note [The marker runs through young GCs] in
-// `concurrent_mark`), a pass over every old block, so its cost is part of
-// that pause whatever the roots. Written as `min()`, `max()` and a pass
+// A concurrent marking builds the set of its snapshot's megablocks (See
+// Note [The marker runs through young GCs] in `concurrent_mark`), a pass
+// over every old block: in its first pause for `nonmoving` and `lxr`, so
+// that its cost is part of that pause whatever the roots, and on the
+// marker's thread for `concurrent-copying` (See Note [The marker attaches
+// its snapshot] there). Written as `min()`, `max()` and a pass
 // setting the bits, it read the block list three times: 2.3 ns a block
 // (binary-trees 20 under `concurrent-copying`, 25-48 thousand blocks,
 // 60-115 us of pauses of 0.3-1.2 ms, timed inside the pause on the

@@ -265,7 +265,7 @@ impl Nonmoving {
         // the snapshot (See Note [The marker runs through young GCs] in
         // `concurrent_mark`).
         unsafe { space.begin_gc(false) };
-        let how = Tracing { n, marks: None, black, defer: false, sticky: false, evacuate: None };
+        let how = Tracing { n, marks: None, black, defer: false, record_old: false, sticky: false, evacuate: None };
         // SAFETY: as above.
         let (done, _) = unsafe { trace_into(space, how, ctx, workers) };
         GcOutcome { in_place: true, ..done }
@@ -425,7 +425,7 @@ pub(crate) unsafe fn snapshot_and_grey(space: &dyn Space, ctx: &mut GcContext<'_
     let megablocks = MegablockSet::of(&snapshot);
     let old_weaks = std::mem::take(&mut old.weak_ptrs);
     set_extension(ctx.caps, BarrierExtension::SnapshotAtTheBeginning);
-    let how = Tracing { n: oldest - 1, marks: Some(&marks), black: Some(&marks), defer: true, sticky: false, evacuate: None };
+    let how = Tracing { n: oldest - 1, marks: Some(&marks), black: Some(&marks), defer: true, record_old: false, sticky: false, evacuate: None };
     let (done, grey) = trace_into(space, how, ctx, workers);
     ctx.heap.gens[oldest].weak_ptrs.extend(old_weaks);
     for bd in snapshot {

@@ -32,6 +32,9 @@ pub(crate) struct Tracing<'m> {
     /// Leave the objects marked in place unscanned, for a concurrent
     /// marker (`GcThread::deferred`).
     pub defer: bool,
+    /// List every object of the generations not collected that the trace
+    /// reaches, for a concurrent marker to grey (`GcThread::old_reached`).
+    pub record_old: bool,
     /// The marks of the blocks kept in place are sticky: what is marked
     /// already is old, what is not is young (`GcThread::sticky`).
     pub sticky: bool,
@@ -54,7 +57,8 @@ pub(crate) struct Evacuate<'m> {
 /// Trace a collection whose oldest generation lives in `space`: prepare
 /// from-space, trace with the GC threads `workers` gives, install. Returns
 /// what the threads did and, when `how.defer`, the objects they marked in
-/// place and left unscanned.
+/// place and left unscanned, or when `how.record_old`, the objects of the
+/// generations not collected that they reached.
 ///
 /// # Safety
 /// The GC holds the heap; the blocks kept in place are attached to
@@ -72,6 +76,7 @@ pub(crate) unsafe fn trace_into(space: &dyn Space, how: Tracing<'_>, ctx: &mut G
         gct.to[oldest].space = Some(space.allocator(blocks, how.black));
         gct.marks = how.marks;
         gct.deferred = how.defer.then(Vec::new);
+        gct.old_reached = how.record_old.then(Vec::new);
         gct.sticky = how.sticky;
         gct
     };
@@ -83,6 +88,6 @@ pub(crate) unsafe fn trace_into(space: &dyn Space, how: Tracing<'_>, ctx: &mut G
     // Tracing is over; from-space holds nothing live. (This finishes the
     // space's allocators too.)
     from_space::install(from, gens, ctx.caps, blocks, &mut threads, how.n);
-    let deferred = threads.iter_mut().filter_map(|t| t.deferred.take()).flatten().collect();
+    let deferred = threads.iter_mut().filter_map(|t| t.deferred.take().or_else(|| t.old_reached.take())).flatten().collect();
     (outcome(how.n, &threads, team_size(workers)), deferred)
 }

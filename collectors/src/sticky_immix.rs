@@ -186,7 +186,7 @@ impl StickyImmix {
         }
         let offered: Vec<BlockPtr> = taken.iter().map(|o| o.bd).collect();
         promote_nursery_at_once(ctx.heap);
-        let how = Tracing { n: 0, marks: Some(&marks), black: Some(&marks), defer: false, sticky: true, evacuate: None };
+        let how = Tracing { n: 0, marks: Some(&marks), black: Some(&marks), defer: false, record_old: false, sticky: true, evacuate: None };
         // SAFETY: as above; the blocks marked in place are attached.
         let (mut done, _) = unsafe { trace_into(space, how, ctx, workers) };
         let old = &mut ctx.heap.gens[oldest];

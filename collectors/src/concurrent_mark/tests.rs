@@ -2,6 +2,7 @@
 //! must not read, stacks that shrink under it.
 
 use super::*;
+use gclab_core::bdescr::{BlockPtr, BF_EVACUATED};
 use gclab_core::block_alloc::BlockAllocator;
 use gclab_core::constants::BLOCK_WORDS;
 use gclab_core::info::{InfoTable, MUT_ARR_DIRTY_INFO, STACK_CLEAN_INFO};
@@ -119,4 +120,66 @@ fn a_stack_that_shrank_between_two_pieces_ends_at_its_depth() {
         queue.scan_some(&mut stack, &mut partial);
     }
     assert!(partial.is_none() && stack.is_empty(), "nothing is left past the depth");
+}
+
+/// Blocks for a snapshot the marker attaches: `n` fresh blocks flagged as
+/// old blocks are (`BF_EVACUATED`), each holding one leaf at its start.
+fn old_blocks(ba: &mut BlockAllocator, n: usize) -> Vec<BlockPtr> {
+    let blocks: Vec<BlockPtr> = (0..n).map(|_| ba.alloc_block().unwrap()).collect();
+    for &bd in &blocks {
+        // SAFETY: fresh blocks are ours; the leaf lies inside the block.
+        unsafe {
+            BlockDesc::store_flags(bd.0, BF_EVACUATED);
+            *bd.read().start = LEAF.header();
+        }
+    }
+    blocks
+}
+
+/// Are exactly the blocks `attached` flagged `BF_MARK_IN_PLACE` (each
+/// keeping `BF_EVACUATED`), each with its place in the list as its map's
+/// number?
+fn attached_are(blocks: &[BlockPtr], attached: usize) -> bool {
+    blocks.iter().enumerate().all(|(i, &bd)| {
+        // SAFETY: the test's blocks, which no thread writes meanwhile.
+        let d = unsafe { bd.read() };
+        let flags = d.flags;
+        let want = if i < attached { BF_EVACUATED | BF_MARK_IN_PLACE } else { BF_EVACUATED };
+        flags == want && (i >= attached || d.aux == i as u64)
+    })
+}
+
+/// See Note [The marker attaches its snapshot]: a held marker attaches
+/// nothing; let go, it attaches every block (in several batches) before
+/// it greys what it was handed; and `finish_attaching` attaches whatever
+/// the marker has not, wherever the marker is.
+#[test]
+fn the_marker_attaches_its_snapshot_before_it_marks_and_a_pause_finishes_what_it_left() {
+    let layout = Layout::new(false);
+    let mut ba = BlockAllocator::new();
+    let blocks = old_blocks(&mut ba, 2 * ATTACH_EVERY + 5);
+    // SAFETY: the last block's leaf, built above.
+    let leaf = unsafe { blocks.last().unwrap().read().start };
+    let queue = MarkQueue::attaching(blocks.clone(), layout);
+    queue.push([leaf as Word]);
+    let request = SyncRequest::default();
+    let marker = Marker::start_held(queue, request.clone());
+    std::thread::sleep(std::time::Duration::from_millis(20));
+    assert!(attached_are(&blocks, 0) && marker.queue.is_attaching(), "a held marker attaches nothing");
+    // SAFETY: a held marker reads nothing.
+    assert!(!unsafe { marker.queue.unmarked_in_snapshot(leaf as Word) }, "nothing is in the snapshot before it is attached");
+    marker.queue.resume();
+    marker.queue.wait_drained();
+    assert!(request.take(), "the marker asks for a sync once it has run out of work");
+    assert!(attached_are(&blocks, blocks.len()) && !marker.queue.is_attaching(), "every block attached, in list order");
+    assert!(marker.queue.marks.is_marked(leaf), "then it greyed what it was handed");
+    drop(marker.join());
+
+    let more = old_blocks(&mut ba, ATTACH_EVERY + 1);
+    let marker = Marker::start_held(MarkQueue::attaching(more.clone(), layout), SyncRequest::default());
+    marker.queue.finish_attaching();
+    assert!(attached_are(&more, more.len()) && !marker.queue.is_attaching(), "a pause attaches the whole list for a marker that has not started");
+    // SAFETY: an attached block's object, not marked.
+    assert!(unsafe { marker.queue.unmarked_in_snapshot(more[0].read().start as Word) }, "its blocks are in the snapshot, their megablocks found");
+    drop(marker.join());
 }
