@@ -15,6 +15,7 @@ mod common;
 use gclab::conformance::{check_collector, run_with, STRESS_SETTINGS};
 use gclab_collectors::by_name;
 use gclab_workloads::by_name as workload;
+use gclab_core::{Handle, InfoTable, StaticObject};
 
 fn collector() -> &'static gclab_collectors::CollectorEntry {
     by_name("concurrent-copying").expect("registered in a build with the read barrier")
@@ -76,6 +77,46 @@ fn unswept_words_are_not_counted_as_slop() {
         assert!(r.stats.concurrent_phases > 0, "+RTS {rts}: no marking ran");
         assert!(slop * 20 < memory, "+RTS {rts}: maximum slop {slop} bytes of {memory} in use");
     }
+}
+
+static UNIT_INFO: InfoTable = InfoTable::static_constr("Unit", "()", "Test");
+static UNIT: StaticObject = StaticObject::new(&UNIT_INFO);
+static INT: InfoTable = InfoTable::constr("I#", "Int", "Test", 0, 1);
+static PAIR: InfoTable = InfoTable::constr("Pair", "Pair", "Test", 2, 0);
+
+/// Without `-DS`, the sync that ends a marking leaves the blocks it judged
+/// attached to the marks, and the sweeper flags each as it judges it; a
+/// walk of the heap between GCs (the program's own sanity check here, as
+/// `Gc.stat` walks) first flags unswept every block the sweeper has not
+/// judged (the collectors' Note [Blocks flagged unswept when a walk needs
+/// them]). A block left attached would be walked whole, its dead objects
+/// read as live words, which the checker holds against the generation's
+/// count. The program keeps four lists of 3,000 cells and drops the
+/// oldest each round, so every marking finds most of the old generation
+/// dead, and checks the heap after every round.
+#[test]
+fn a_walk_during_a_sweep_finds_the_blocks_not_judged_flagged_unswept() {
+    let rts = gclab::runtime("-A64k", "concurrent-copying").unwrap();
+    let checks = rts.run(|m| {
+        let unit = m.static_obj(&UNIT);
+        let lists: Vec<Handle> = (0..4).map(|_| m.dup(unit)).collect();
+        let depth = m.depth();
+        for round in 0..300 {
+            let list = lists[round % 4];
+            m.set(list, unit);
+            for i in 0..3000 {
+                let v = m.alloc(&INT, &[], &[i]);
+                let cell = m.alloc(&PAIR, &[v, list], &[]);
+                m.set(list, cell);
+                m.truncate(depth);
+            }
+            m.check_heap().unwrap_or_else(|v| panic!("round {round}: {} violations: {:?}", v.len(), &v[..v.len().min(3)]));
+        }
+        300
+    });
+    assert_eq!(checks.unwrap(), 300);
+    let s = rts.stats();
+    assert!(s.concurrent_phases > 10, "only {} phases ran beside the mutator", s.concurrent_phases);
 }
 
 /// Under a heap limit that `immix` runs in, `concurrent-copying` runs

@@ -297,6 +297,9 @@ impl Collector for ConcurrentCopying {
         self.attach_snapshot();
         if self.sweeping.is_some() {
             self.settle_sweep(ctx);
+            let sweep = self.sweeping.as_ref().expect("a sweep runs");
+            // SAFETY: the world is stopped and the sweeper parked (`settle_sweep`).
+            unsafe { sweep.make_walkable(&ctx.heap.gens[ctx.heap.oldest()]) };
         }
         if let Some(cycle) = &self.cycle {
             cycle.copiers.pause();

@@ -1,13 +1,16 @@
 //! Sweeping a line space beside the mutators: after a concurrent marking
-//! (`concurrent_copying`), the sync that ends it only flags each marked
-//! block unswept, and a thread of the collector's judges the blocks while
-//! the mutators run (See Note [Sweeping lines beside the mutators]).
+//! (`concurrent_copying`), the sync that ends it only counts the live
+//! words, and a thread of the collector's judges the blocks while the
+//! mutators run (See Note [Sweeping lines beside the mutators]).
 //!
 //! Invariant kept: from that sync until the sweeper has judged it, a
-//! block of the snapshot is flagged `BF_UNSWEPT`, its `aux` word pointing
-//! at its live map (core's Note [Unswept blocks]), and is on no recyclable
-//! list, so nothing is placed in it; a block the sweeper finds empty keeps
-//! the flag, untouched, until the sync that ends the sweep frees it.
+//! block of the snapshot is still attached to the marking's bitmap
+//! (`BF_MARK_IN_PLACE`), or flagged `BF_UNSWEPT` with its `aux` word
+//! pointing at its live map (core's Note [Unswept blocks]), and always the
+//! latter when a walk of the heap reads it (See Note [Blocks flagged
+//! unswept when a walk needs them]); it is on no recyclable list, so
+//! nothing is placed in it; a block the sweeper finds empty keeps its
+//! flags, untouched, until the sync that ends the sweep frees it.
 
 use crate::line_space::{clear_dead_words, live_words, Geometry, LineSpace, Recyclable};
 use crate::mark::MarkBitmap;
@@ -32,15 +35,13 @@ use std::thread::JoinHandle;
 // descriptor and marks. So the sync that ends a concurrent marking does
 // only what the mutators need before they run again:
 //
-// - every block of the snapshot is flagged `BF_UNSWEPT`, its `aux` word
-//   the address of its marks, so that a walk of the heap (the sanity
-//   checker, a census) skips its dead objects, whose fields may point at
-//   young objects freed since (the marking's end dropped dead objects from
-//   the mutable lists);
 // - the generation's words are counted from the marks (live words
 //   exactly, so the checker's word counts hold throughout) and its free
 //   words set to none, and the recyclable list is emptied: no GC places
-//   anything in a block before the sweeper has judged it.
+//   anything in a block before the sweeper has judged it;
+// - if a walk of the heap may come, every block of the snapshot is
+//   flagged unswept (See Note [Blocks flagged unswept when a walk needs
+//   them]).
 //
 // The sweeper then judges each block beside the mutators (writing only
 // its dead words, which nobody reads, and its descriptor, which the
@@ -53,10 +54,43 @@ use std::thread::JoinHandle;
 // by its fill alone. A block found empty stays flagged and unlisted until
 // the sweep is done; the sync that ends it takes the empty blocks out of
 // the generation and frees them (See Note [The sweep lists the blocks]).
-// The flag pass itself still touches every block's descriptor (See Note
-// [Live words counted as they are marked] for what it no longer reads);
-// removing it would need the walkers to learn unswept blocks from the
-// bitmap instead.
+
+// Note [Blocks flagged unswept when a walk needs them]
+// ----------------------------------------
+// Until the sweeper has judged a block of the snapshot, its dead objects
+// lie in it whole, and their fields may point at young objects freed
+// since (the marking's end dropped dead objects from the mutable lists).
+// A walk of the heap (the sanity checker, a census, `Gc.stat`) must skip
+// them, which it does for a block flagged `BF_UNSWEPT`, whose `aux` word
+// is the address of its marks (core's Note [Unswept blocks]). Flagging
+// every snapshot block so at the sync that ends the marking was a pass
+// over the old generation's descriptors in that pause, 8 ns a block
+// (See Note [Live words counted as they are marked] for what it no
+// longer reads), and what it served was the walks, which most runs never
+// make while a sweep runs. So the flags wait for a walk:
+//
+// - The blocks stay as the marking left them, attached to its bitmap
+//   (`BF_MARK_IN_PLACE`, and `BF_EVACUATED`, which every GC tests first,
+//   so young GCs leave them alone as before). The sweeper reads the marks
+//   of such a block from the bitmap it shares, and of a block flagged
+//   unswept from the address; either way it leaves the block plain old,
+//   or, empty, untouched for the sync that frees it.
+// - Where a walk may come before the sweep ends, the blocks are flagged
+//   unswept: at the sync itself under `-DS` or a heap profile, whose walks
+//   follow every GC or major GC; and, between GCs, when the world is
+//   stopped for a walk the program asks for (`Collector::world_stopped`),
+//   every block of the sweep's list still attached, with the sweeper
+//   parked (`LineSweep::make_walkable`).
+// - The live words no longer come from that pass either: they are the
+//   marks' count plus the words of the blocks cut during the marking,
+//   which follow the snapshot's in the generation's list (See Note [The
+//   sweep lists the blocks]); under `-DS` both ways are counted and held
+//   against each other.
+//
+// The sync that ends a marking then works in the roots (the last drain
+// and the barrier's records), the old weak pointers and large objects,
+// the blocks cut during the marking, and a copy of the block list for the
+// sweeper (a `memcpy`, under 1 ns a block).
 
 // Note [Unswept words are not slop]
 // ----------------------------------------
@@ -201,6 +235,28 @@ struct Shared {
     geometry: Geometry,
     parking: Parking,
     judged: Mutex<Judged>,
+    /// The marking's bitmap, to which the blocks not flagged unswept are
+    /// still attached (See Note [Blocks flagged unswept when a walk needs
+    /// them]).
+    marks: Arc<MarkBitmap>,
+}
+
+/// How a sweep begins (See `LineSweep::begin`).
+pub(crate) struct SweepStart {
+    /// The bits that the snapshot's large objects set in the marks.
+    pub large_words: usize,
+    /// A buffer for the sweeper's copy of the block list (the last
+    /// sweep's `SweepEnd::spare_list`, or empty).
+    pub spare_list: Vec<BlockPtr>,
+    /// The snapshot's blocks: the first ones of the generation's list
+    /// (those cut during the marking come after them).
+    pub snapshot_blocks: usize,
+    /// Count the live words from the maps too, and check that the counts
+    /// agree (under `-DS`).
+    pub check: bool,
+    /// A walk of the heap may come before the sweep is done (the sanity
+    /// checker, a census): flag the blocks unswept at once.
+    pub walked: bool,
 }
 
 /// A sweep of a line space under way: its thread, and the marks that its
@@ -208,7 +264,6 @@ struct Shared {
 pub(crate) struct LineSweep {
     shared: Arc<Shared>,
     thread: Option<JoinHandle<()>>,
-    marks: Option<MarkBitmap>,
     /// The generation's words before the marking's end, less its live words.
     dead_words: usize,
     /// How many of the generation's blocks the sweep judges: the first
@@ -227,50 +282,43 @@ unsafe impl Send for Blocks {}
 const BATCH: usize = 32;
 
 impl LineSweep {
-    /// At the sync that ends a marking: flag the blocks of `old` that the
-    /// marking judged (`BF_MARK_IN_PLACE`, attached to `marks`, a
-    /// snapshot's bitmap, which counts what it marks) unswept, count the
-    /// generation's live words, empty the space's list, and start the
-    /// sweeper, parked until the world restarts (See Note [Sweeping lines
-    /// beside the mutators]). `large_words`: the bits that the snapshot's
-    /// large objects set in `marks`; `spare_list`: a buffer for the
-    /// sweeper's copy of the block list (the last sweep's `SweepEnd`, or
-    /// empty); `check`: count the live words from the maps too, and check
-    /// that they agree (under `-DS`).
+    /// At the sync that ends a marking: count the generation's live words,
+    /// empty the space's list, and start the sweeper, parked until the
+    /// world restarts (See Note [Sweeping lines beside the mutators]). The
+    /// blocks of `old` that the marking judged (the first
+    /// `start.snapshot_blocks`, attached to `marks`, a snapshot's bitmap,
+    /// which counts what it marks) are flagged unswept only if a walk may
+    /// come (See Note [Blocks flagged unswept when a walk needs them]).
     ///
     /// # Safety
     /// The world is stopped; marking is complete, and no block will be
     /// attached to `marks` again.
     // SAFETY: writes the descriptors of the generation's blocks, which the stopped world leaves to the collector.
-    pub(crate) unsafe fn begin(old: &mut Generation, marks: MarkBitmap, large_words: usize, spare_list: Vec<BlockPtr>, space: &LineSpace, request: SyncRequest, check: bool) -> LineSweep {
+    pub(crate) unsafe fn begin(old: &mut Generation, marks: MarkBitmap, start: SweepStart, space: &LineSpace, request: SyncRequest) -> LineSweep {
         // See Note [Live words counted as they are marked].
-        let marked = marks.counted_words() - large_words;
-        let (mut live, mut from_maps) = (marked, 0);
-        for (i, &bd) in old.blocks.iter().enumerate() {
-            // See Note [A pass over the descriptors prefetches] in `prefetch_ring`.
-            prefetch_descriptor_ahead(&old.blocks, i);
-            // SAFETY: the caller's contract.
-            let d = unsafe { bd.get() };
-            if d.has(BF_MARK_IN_PLACE) {
-                if check {
-                    from_maps += marks.live_words(bd);
-                }
-                d.aux = marks.live_map_address(bd);
-                d.flags = (d.flags & !BF_MARK_IN_PLACE) | BF_EVACUATED | BF_UNSWEPT;
-            } else {
-                live += d.used_words();
-            }
+        let marked = marks.counted_words() - start.large_words;
+        let (snapshot, cut_since) = old.blocks.split_at(start.snapshot_blocks);
+        // SAFETY: the caller's contract.
+        let live = marked + cut_since.iter().map(|bd| unsafe { bd.read() }.used_words()).sum::<usize>();
+        if start.check {
+            // SAFETY: as above.
+            let attached = |bd: &BlockPtr| unsafe { bd.read() }.has(BF_MARK_IN_PLACE);
+            assert!(snapshot.iter().all(attached) && !cut_since.iter().any(attached), "heap sanity check failed at the end of a marking: the snapshot's blocks are not the first {} of the old generation's", start.snapshot_blocks);
         }
-        assert!(!check || from_maps == marked, "heap sanity check failed at the end of a marking: its bitmap counted {marked} marked words in the old generation's blocks, their maps hold {from_maps}");
+        if start.walked {
+            // SAFETY: the caller's contract.
+            let from_maps = unsafe { flag_unswept(snapshot, &marks) };
+            assert!(!start.check || from_maps == marked, "heap sanity check failed at the end of a marking: its bitmap counted {marked} marked words in the old generation's blocks, their maps hold {from_maps}");
+        }
         let dead_words = old.n_words.saturating_sub(live);
         (old.n_words, old.n_free_words) = (live, 0);
         // See Note [Unswept words are not slop].
         old.n_unswept_words = (old.n_blocks * BLOCK_WORDS).saturating_sub(live);
         space.drop_recyclable();
-        let shared = Arc::new(Shared { geometry: space.geometry(), parking: Parking::new("line sweeper"), judged: Mutex::new(Judged::default()) });
+        let shared = Arc::new(Shared { geometry: space.geometry(), parking: Parking::new("line sweeper"), judged: Mutex::new(Judged::default()), marks: Arc::new(marks) });
         shared.parking.hold();
         // See Note [The sweep lists the blocks].
-        let mut list = spare_list;
+        let mut list = start.spare_list;
         list.clear();
         list.extend_from_slice(&old.blocks);
         let (s, blocks) = (shared.clone(), Blocks(list));
@@ -279,7 +327,20 @@ impl LineSweep {
             let _gone = s.parking.enter();
             s.run(&blocks.0, &request);
         });
-        LineSweep { shared, thread: Some(thread.expect("start the line sweeper")), marks: Some(marks), dead_words, listed: old.blocks.len() }
+        LineSweep { shared, thread: Some(thread.expect("start the line sweeper")), dead_words, listed: old.blocks.len() }
+    }
+
+    /// Before a walk of the heap: flag unswept every block of `old` that
+    /// the sweeper has left attached to the marks, not judged or found
+    /// empty (See Note [Blocks flagged unswept when a walk needs them]).
+    ///
+    /// # Safety
+    /// The world is stopped and the sweeper parked.
+    // SAFETY: writes descriptors of the sweep's blocks, which the parked sweeper leaves alone.
+    pub(crate) unsafe fn make_walkable(&self, old: &Generation) {
+        // SAFETY: the caller's contract; the first `listed` blocks of the
+        // list are the sweep's (See Note [The sweep lists the blocks]).
+        unsafe { flag_unswept(&old.blocks[..self.listed], &self.shared.marks) };
     }
 
     /// Park the sweeper at its next checkpoint; true if every block is judged.
@@ -328,10 +389,10 @@ impl LineSweep {
     /// clearing every block's flag, and to count `old` anew). Returns the
     /// marks that the blocks not yet judged still point at: keep them
     /// until that GC has re-attached every block.
-    pub(crate) fn abandon(mut self, old: &mut Generation) -> MarkBitmap {
+    pub(crate) fn abandon(mut self, old: &mut Generation) -> Arc<MarkBitmap> {
         self.stop();
         old.n_unswept_words = 0;
-        self.marks.take().expect("the sweep's marks")
+        self.shared.marks.clone()
     }
 
     fn stop(&mut self) {
@@ -389,11 +450,18 @@ impl Shared {
         // SAFETY: the caller's contract.
         let d = unsafe { bd.get() };
         let mut counted = None;
-        let (used, live) = if d.has(BF_UNSWEPT) {
+        let map: Option<LiveMap> = if d.has(BF_UNSWEPT) {
             // SAFETY: an unswept block's aux word is its live map, which
             // the sweep keeps alive (See Note [Unswept blocks] in core's
             // `block_walk`).
-            let map: LiveMap = unsafe { *(d.aux as *const LiveMap) };
+            Some(unsafe { *(d.aux as *const LiveMap) })
+        } else if d.has(BF_MARK_IN_PLACE) {
+            // See Note [Blocks flagged unswept when a walk needs them].
+            Some(self.marks.bits(bd))
+        } else {
+            None
+        };
+        let (used, live) = if let Some(map) = map {
             if map.iter().all(|&w| w == 0) {
                 // SAFETY: an empty block of the sweep, freed once, at its
                 // end (See Note [The sweep lists the blocks]).
@@ -407,7 +475,7 @@ impl Shared {
             let used = unsafe { clear_dead_words(g, d, &map) };
             d.aux = 0;
             // SAFETY: a live descriptor; the flags are read atomically.
-            unsafe { BlockDesc::store_flags(d, d.flags & !BF_UNSWEPT) };
+            unsafe { BlockDesc::store_flags(d, (d.flags & !(BF_UNSWEPT | BF_MARK_IN_PLACE)) | BF_EVACUATED) };
             (used, live)
         } else {
             (g.used_lines(&filled(d.used_words())), d.used_words())
@@ -425,6 +493,29 @@ impl Shared {
             }
         }
     }
+}
+
+/// Flag unswept each of `blocks` still attached to `marks` (flagged
+/// `BF_MARK_IN_PLACE`), its `aux` word the address of its map (core's
+/// Note [Unswept blocks]); returns the live words of those blocks.
+///
+/// # Safety
+/// The world is stopped, and nobody else writes the blocks' descriptors.
+// SAFETY: writes the descriptors of `blocks`, under the caller's contract.
+unsafe fn flag_unswept(blocks: &[BlockPtr], marks: &MarkBitmap) -> usize {
+    let mut live = 0;
+    for (i, &bd) in blocks.iter().enumerate() {
+        // See Note [A pass over the descriptors prefetches] in `prefetch_ring`.
+        prefetch_descriptor_ahead(blocks, i);
+        // SAFETY: the caller's contract.
+        let d = unsafe { bd.get() };
+        if d.has(BF_MARK_IN_PLACE) {
+            live += marks.live_words(bd);
+            d.aux = marks.live_map_address(bd);
+            d.flags = (d.flags & !BF_MARK_IN_PLACE) | BF_EVACUATED | BF_UNSWEPT;
+        }
+    }
+    live
 }
 
 /// The map of a block filled from its start to word `words`.

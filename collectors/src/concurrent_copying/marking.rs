@@ -13,7 +13,7 @@ use super::ConcurrentCopying;
 use crate::concurrent_mark::{MarkQueue, Marker};
 use crate::gc_workers::GcWorkers;
 use crate::line_space::LineSpace;
-use crate::line_sweeper::LineSweep;
+use crate::line_sweeper::{LineSweep, SweepStart};
 use crate::nonmoving::{end_marking, flush_barrier_records, marking_goes_on, sweep_large_objects};
 use crate::space_trace::{trace_into, Tracing};
 use gclab_core::barrier::{set_extension, BarrierExtension};
@@ -28,6 +28,8 @@ pub(super) struct Marking {
     started: Instant,
     /// Syncs so far in it.
     syncs: usize,
+    /// The snapshot's blocks: the first ones of the old generation's list.
+    snapshot_blocks: usize,
     /// The marker waits for the world to restart after the pause that
     /// began the marking (See Note [The marker attaches its snapshot] in
     /// `concurrent_mark::attach`).
@@ -52,6 +54,7 @@ impl ConcurrentCopying {
         let layout = ctx.heap.layout;
         let (space, pool) = self.immix.parts(oldest);
         let workers = pool.for_collection(ctx.flags, oldest, ctx.help);
+        let snapshot_blocks = ctx.heap.gens[oldest].blocks.len();
         // SAFETY: the runtime gives the collector the heap exclusively,
         // and no marking runs.
         let (done, reached, snapshot) = unsafe { snapshot_for_the_marker(space, ctx, workers) };
@@ -62,7 +65,7 @@ impl ConcurrentCopying {
         self.events.push(CollectorEvent::MarkBegin);
         // See Note [The marker attaches its snapshot] in `concurrent_mark::attach`.
         let marker = Marker::start_held(queue, ctx.sync_request.clone());
-        self.marking = Some(Marking { marker, started: Instant::now(), syncs: 0, held: true });
+        self.marking = Some(Marking { marker, started: Instant::now(), syncs: 0, snapshot_blocks, held: true });
         GcOutcome { collected_gen: oldest, in_place: true, began_concurrently: true, ..done }
     }
 
@@ -125,7 +128,7 @@ impl ConcurrentCopying {
         let queue = marking.marker.join();
         let concurrent = ConcurrentPhase { cpu: queue.marker_cpu_seconds(), elapsed: marking.started.elapsed().as_secs_f64() };
         let (marks, _) = end_marking(queue, ctx, false, Some(concurrent), &mut self.events, "concurrent-copying");
-        let check = ctx.flags.sanity.is_on();
+        let (check, heap_profile) = (ctx.flags.sanity.is_on(), ctx.flags.heap_profile.is_some());
         let oldest = ctx.heap.oldest();
         let (space, _) = self.immix.parts(oldest);
         let gclab_core::heap::Heap { blocks, gens, .. } = &mut *ctx.heap;
@@ -140,7 +143,10 @@ impl ConcurrentCopying {
             // [The marker attaches its snapshot] in `concurrent_mark::attach`).
             old.live_estimate = Some(marks.marker_words().saturating_sub(large_words));
             let spare_list = std::mem::take(&mut self.spare_list);
-            self.sweeping = Some(LineSweep::begin(old, marks, large_words, spare_list, space, ctx.sync_request.clone(), check));
+            // See Note [Blocks flagged unswept when a walk needs them] in `line_sweeper`.
+            let walked = check || heap_profile;
+            let start = SweepStart { large_words, spare_list, snapshot_blocks: marking.snapshot_blocks, check, walked };
+            self.sweeping = Some(LineSweep::begin(old, marks, start, space, ctx.sync_request.clone()));
         }
     }
 
