@@ -620,7 +620,7 @@ impl Drop for Marker {
 
 mod attach;
 use attach::Attaching;
-#[cfg(test)]
+#[cfg(all(test, not(loom)))]
 use attach::ATTACH_EVERY;
 
 #[cfg(all(test, not(loom)))]
