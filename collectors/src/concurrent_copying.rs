@@ -120,7 +120,8 @@ use crate::copier::{each_object, object_starts};
 use crate::copiers::{parse_copier_threads, take_out_places, Copiers};
 use crate::copy_out::{copy_out, indirect_to_copy, point_weaks_at_copies, CopyBarrier};
 use crate::immix::{major, parse_percent, Immix};
-use crate::line_sweeper::LineSweep;
+use crate::line_space::{LineSpace, Recyclable};
+use crate::line_sweeper::{CopyOutCandidate, LineSweep};
 use crate::nonmoving::MarkMode;
 use crate::roots::root_slots;
 use crate::CollectorEntry;
@@ -130,7 +131,7 @@ use gclab_core::constants::{Word, BLOCK_WORDS, WORD_SIZE};
 use gclab_core::stats::CopyOutStats;
 use gclab_core::object::Layout;
 use gclab_core::{Collector, CollectorEvent, ConcurrentPhase, GcContext, GcOutcome, GcReason, GcRequest};
-use std::collections::{HashMap, HashSet};
+use std::collections::HashSet;
 use std::sync::atomic::Ordering;
 use std::time::Instant;
 use std::sync::Arc;
@@ -281,8 +282,8 @@ impl Collector for ConcurrentCopying {
         }
         if self.sweeping.is_some() {
             if self.settle_sweep(ctx) {
-                let counted = self.end_sweep(ctx);
-                self.start_cycle(ctx, Some(&counted));
+                let candidates = self.end_sweep(ctx);
+                self.start_cycle(ctx, Some(candidates));
             }
             return;
         }
@@ -382,9 +383,9 @@ impl ConcurrentCopying {
     }
 
     /// The sweep is done and settled: free the blocks it found empty.
-    /// Returns the words the sweep's start counted for each block it
-    /// listed (See Note [What the from-space counted] in `line_sweeper`).
-    fn end_sweep(&mut self, ctx: &mut GcContext<'_>) -> HashMap<BlockPtr, usize> {
+    /// Returns the blocks it gathered for a copying-out cycle (See Note
+    /// [The sweep gathers what a cycle copies out] in `line_sweeper`).
+    fn end_sweep(&mut self, ctx: &mut GcContext<'_>) -> Vec<CopyOutCandidate> {
         let sweep = self.sweeping.take().expect("a sweep runs");
         let oldest = ctx.heap.oldest();
         let gclab_core::heap::Heap { blocks, gens, .. } = &mut *ctx.heap;
@@ -392,7 +393,7 @@ impl ConcurrentCopying {
         let end = unsafe { sweep.finish(&mut gens[oldest], &mut blocks.lock()) };
         self.events.push(CollectorEvent::SweepEnd { swept_words: end.swept_words });
         self.spare_list = end.spare_list;
-        end.counted
+        end.candidates
     }
 
     /// A major GC: `immix`'s, ending a running cycle inside it (See Note
@@ -426,43 +427,46 @@ impl ConcurrentCopying {
     }
 
     /// After a major GC: choose the from-space and start copying it out.
-    /// `swept`: what the sweep that ended in this sync counted for each
-    /// block it listed, if the major GC swept beside the mutators; `None`
-    /// if it swept in this very pause (See Note [What the from-space
-    /// counted] in `line_sweeper`).
-    fn start_cycle(&mut self, ctx: &mut GcContext<'_>, swept: Option<&HashMap<BlockPtr, usize>>) {
+    /// `swept`: the blocks sparse enough that the sweep which ended in
+    /// this sync gathered, if the major GC swept beside the mutators (See
+    /// Note [The sweep gathers what a cycle copies out] in
+    /// `line_sweeper`); `None` if it swept in this very pause, whose
+    /// recyclable list is searched instead.
+    fn start_cycle(&mut self, ctx: &mut GcContext<'_>, swept: Option<Vec<CopyOutCandidate>>) {
         let oldest = ctx.heap.oldest();
+        let layout = ctx.heap.layout;
         let (space, _) = self.immix.parts(oldest);
-        let g = space.geometry();
-        let most_used = g.lines() * self.live_percent / 100;
-        // After a sweep beside the mutators, only blocks it counted and
-        // nothing was placed in since.
-        let counted_as_swept = |b: &crate::defrag::BlockHoles| swept.is_none_or(|map| b.untouched && map.contains_key(&b.bd));
+        let most_used = space.geometry().lines() * self.live_percent / 100;
         let old_words = ctx.heap.gens[oldest].occupied_blocks() * BLOCK_WORDS;
-        // SAFETY: the world is stopped: nobody allocates into the space.
-        let from = unsafe { crate::defrag::copy_out_choice(space, most_used, counted_as_swept, self.gain_percent, old_words) };
+        let from = match swept {
+            Some(candidates) => {
+                let freed = candidates.iter().map(|c| c.free_words).sum();
+                if !crate::defrag::pays_for_itself(freed, self.gain_percent, old_words) {
+                    space.relist(&mut candidates.iter().map(|c| Recyclable { bd: c.bd, used: c.used }).collect());
+                    return;
+                }
+                candidates
+            }
+            // SAFETY: the world is stopped: nobody allocates into the space.
+            None => unsafe { candidates_in_pause(space, most_used, self.gain_percent, old_words, layout) },
+        };
         if from.is_empty() {
             return;
         }
-        let blocks: Vec<BlockPtr> = from.iter().map(|b| b.bd).collect();
-        space.forget(&blocks);
-        let layout = ctx.heap.layout;
         let (mut from_words, mut from_counted) = (0, 0);
         let mut jobs = Vec::with_capacity(from.len());
         let old = &mut ctx.heap.gens[oldest];
-        for b in &from {
+        for c in &from {
+            from_words += c.words;
+            from_counted += c.counted;
+            jobs.push((c.bd, c.starts));
+            // Its holes were the generation's free words.
+            old.n_free_words -= c.free_words;
             // SAFETY: a block of the old generation, which the stopped
-            // world leaves to the collector; swept, so objects and zero
-            // words tile it.
-            let (starts, words) = unsafe { object_starts(b.bd, layout) };
-            from_words += words;
-            from_counted += swept.map_or(words, |map| map[&b.bd]);
-            jobs.push((b.bd, starts));
-            // Its holes ahead of its cursor were the generation's free words.
-            old.n_free_words -= b.free_words;
-            // SAFETY: as above.
-            unsafe { b.bd.get() }.flags |= BF_COPYING_OUT;
+            // world leaves to the collector.
+            unsafe { c.bd.get() }.flags |= BF_COPYING_OUT;
         }
+        let blocks: Vec<BlockPtr> = from.iter().map(|c| c.bd).collect();
         // SAFETY: the heap's block allocator outlives the collector (the
         // runtime drops the collector first).
         let copiers = unsafe {
@@ -603,4 +607,27 @@ impl ConcurrentCopying {
             unsafe { self.settle(&cycle.copiers, ctx) };
         }
     }
+}
+
+/// The blocks of `space` that a copying-out cycle takes when the sweep ran
+/// in this very pause: its recyclable blocks with at most `most_used`
+/// lines used, if together they pay for a cycle (See Note [A copying-out
+/// that pays for itself] in `defrag`), taken off its list and walked for
+/// their object starts; none otherwise.
+///
+/// # Safety
+/// The world is stopped: nobody allocates into the space.
+// SAFETY: the caller's contract, which `copy_out_choice` needs; swept blocks, so objects and zero words tile them.
+unsafe fn candidates_in_pause(space: &LineSpace, most_used: usize, gain_percent: usize, old_words: usize, layout: Layout) -> Vec<CopyOutCandidate> {
+    // SAFETY: the caller's contract.
+    let from = unsafe { crate::defrag::copy_out_choice(space, most_used, gain_percent, old_words) };
+    space.forget(&from.iter().map(|b| b.bd).collect::<Vec<_>>());
+    let walk = |b: &crate::defrag::BlockHoles| {
+        // SAFETY: as above.
+        let (starts, words) = unsafe { object_starts(b.bd, layout) };
+        // Swept in this pause: the walk's words are what it counted (See
+        // Note [What the from-space counted] in `line_sweeper`).
+        CopyOutCandidate { bd: b.bd, used: b.used, free_words: b.free_words, counted: words, starts, words }
+    };
+    from.iter().map(walk).collect()
 }

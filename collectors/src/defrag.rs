@@ -84,6 +84,8 @@ pub const MIN_HOLES: usize = 2;
 pub struct BlockHoles {
     /// The block.
     pub bd: BlockPtr,
+    /// Its line map (See `Recyclable`).
+    pub used: u64,
     /// Holes ahead of its cursor.
     pub holes: usize,
     /// Their free lines (a line the cursor is inside counts whole).
@@ -133,15 +135,22 @@ pub struct BlockHoles {
 /// # Safety
 /// As for `census`.
 // SAFETY: the caller's contract, which `census` needs.
-pub unsafe fn copy_out_choice(space: &LineSpace, most_used: usize, counted: impl Fn(&BlockHoles) -> bool, gain_percent: usize, old_words: usize) -> Vec<BlockHoles> {
+pub unsafe fn copy_out_choice(space: &LineSpace, most_used: usize, gain_percent: usize, old_words: usize) -> Vec<BlockHoles> {
     let g = space.geometry();
     // SAFETY: the caller's contract.
-    let from: Vec<BlockHoles> = unsafe { census(space) }.into_iter().filter(|b| b.used_lines <= most_used && counted(b)).collect();
+    let from: Vec<BlockHoles> = unsafe { census(space) }.into_iter().filter(|b| b.used_lines <= most_used).collect();
     let freed: usize = from.iter().map(|b| (g.lines() - b.used_lines) * g.line_words()).sum();
-    if freed * 100 < gain_percent * old_words {
+    if !pays_for_itself(freed, gain_percent, old_words) {
         return Vec::new();
     }
     from
+}
+
+/// Does a copying-out cycle that frees `freed` words pay for itself in an
+/// old generation of `old_words` (See Note [A copying-out that pays for
+/// itself])?
+pub fn pays_for_itself(freed: usize, gain_percent: usize, old_words: usize) -> bool {
+    freed * 100 >= gain_percent * old_words
 }
 
 /// The recyclable blocks of `space`, as `choose` ranks them.
@@ -157,7 +166,7 @@ pub unsafe fn census(space: &LineSpace) -> Vec<BlockHoles> {
         let cursor = unsafe { cursor_of(r.bd) };
         let (holes, free_words) = g.holes_from(r.used, cursor);
         let free_lines = free_words.div_ceil(g.line_words());
-        out.push(BlockHoles { bd: r.bd, holes, free_lines, free_words, used_lines: g.lines() - free_lines, untouched: cursor == 0 });
+        out.push(BlockHoles { bd: r.bd, used: r.used, holes, free_lines, free_words, used_lines: g.lines() - free_lines, untouched: cursor == 0 });
     }
     out
 }
@@ -199,7 +208,15 @@ mod tests {
     use super::*;
 
     fn block(i: usize, holes: usize, free_lines: usize) -> BlockHoles {
-        BlockHoles { bd: BlockPtr((i * 64) as *mut _), holes, free_lines, free_words: free_lines * 16, used_lines: 32 - free_lines, untouched: true }
+        let used_lines = 32 - free_lines;
+        BlockHoles { bd: BlockPtr((i * 64) as *mut _), used: (1u64 << used_lines) - 1, holes, free_lines, free_words: free_lines * 16, used_lines, untouched: true }
+    }
+
+    #[test]
+    fn a_cycle_pays_for_itself_from_its_share_of_the_old_generation() {
+        assert!(pays_for_itself(100, 1, 10_000), "1% of the old generation freed, at gain=1");
+        assert!(!pays_for_itself(99, 1, 10_000), "just under 1%");
+        assert!(pays_for_itself(0, 0, 10_000), "gain=0 takes any sparse block");
     }
 
     #[test]

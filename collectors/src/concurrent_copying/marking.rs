@@ -131,7 +131,7 @@ impl ConcurrentCopying {
         let (check, heap_profile) = (ctx.flags.sanity.is_on(), ctx.flags.heap_profile.is_some());
         let oldest = ctx.heap.oldest();
         let (space, _) = self.immix.parts(oldest);
-        let gclab_core::heap::Heap { blocks, gens, .. } = &mut *ctx.heap;
+        let gclab_core::heap::Heap { blocks, gens, layout, .. } = &mut *ctx.heap;
         let old = &mut gens[oldest];
         self.events.push(CollectorEvent::SweepBegin);
         // SAFETY: the world is stopped, marking is complete and nothing
@@ -145,7 +145,8 @@ impl ConcurrentCopying {
             let spare_list = std::mem::take(&mut self.spare_list);
             // See Note [Blocks flagged unswept when a walk needs them] in `line_sweeper`.
             let walked = check || heap_profile;
-            let start = SweepStart { large_words, spare_list, snapshot_blocks: marking.snapshot_blocks, check, walked };
+            let copy_out_lines = space.geometry().lines() * self.live_percent / 100;
+            let start = SweepStart { large_words, spare_list, snapshot_blocks: marking.snapshot_blocks, check, walked, copy_out_lines, layout: *layout };
             self.sweeping = Some(LineSweep::begin(old, marks, start, space, ctx.sync_request.clone()));
         }
     }
