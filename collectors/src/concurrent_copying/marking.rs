@@ -80,8 +80,8 @@ impl ConcurrentCopying {
         if queue.is_attaching() {
             // SAFETY: as below.
             let done = unsafe { young_gc_beside_the_attaching(space, n, ctx, workers) };
-            if ctx.flags.sanity.is_on() {
-                // The sanity checker reads the descriptors next.
+            if ctx.flags.sanity.is_on() || ctx.flags.heap_profile.is_some() {
+                // The sanity checker (or a census) reads the descriptors next.
                 queue.finish_attaching();
             }
             return done;

@@ -55,9 +55,10 @@ use std::sync::OnceLock;
 //   roots (`young_gc_beside_the_attaching`). Everything else that reads
 //   the snapshot's flags with the world stopped (a sync, which filters
 //   the records by them; a major GC; a walk of the heap; the sanity
-//   checker after a young GC) first calls `finish_attaching`, which
-//   attaches what is left under the list's lock: at most a wait for the
-//   marker's batch, or the rest of the pass if the marker is far behind.
+//   checker or a census after a young GC) first calls `finish_attaching`,
+//   which attaches what is left under the list's lock: at most a wait for
+//   the marker's batch, or the rest of the pass if the marker is far
+//   behind.
 //
 // Measured on binary-trees 20 (2-core machine, `scripts/ab -n 5`): the
 // pauses that begin a marking took 0.69x the time (0.60-0.76; 0.027 s to
