@@ -146,6 +146,28 @@ fn index_block(d: &mut BlockDesc, i: usize) {
     d.aux = i as u64;
 }
 
+/// Flag each of `blocks` `BF_MARK_IN_PLACE`, without the flags `clear`,
+/// and make its `aux` word its map's number, `first` for the first: one
+/// pass over their descriptors (See Note [A pass over the descriptors
+/// prefetches] in `prefetch_ring`). The flags are stored atomically, for
+/// readers that load them so beside the writer (the marker attaching a
+/// snapshot: See Note [The marker attaches its snapshot] in
+/// `concurrent_mark::attach`).
+///
+/// # Safety
+/// Nobody else writes the blocks' descriptors meanwhile.
+// SAFETY: writes the descriptors of `blocks`, the caller's under its contract.
+unsafe fn flag_blocks(blocks: &[BlockPtr], first: usize, clear: u32) {
+    for (i, &bd) in blocks.iter().enumerate() {
+        prefetch_descriptor_ahead(blocks, i);
+        // SAFETY: the caller's contract.
+        let d = unsafe { bd.get() };
+        // SAFETY: a live descriptor (the caller's contract).
+        unsafe { BlockDesc::store_flags(d, (d.flags & !clear) | BF_MARK_IN_PLACE) };
+        index_block(d, first + i);
+    }
+}
+
 /// `n` cleared maps, from zeroed memory: See Note [Mark maps from zeroed
 /// memory].
 fn cleared_maps(n: usize) -> Vec<Map> {
@@ -282,18 +304,24 @@ impl MarkBitmap {
     // SAFETY: the caller holds every block for this GC.
     pub unsafe fn snapshot(blocks: &[BlockPtr]) -> MarkBitmap {
         // SAFETY: the caller's contract.
-        let mut marks = unsafe { MarkBitmap::flag_and_attach(blocks, BF_EVACUATED, false) };
-        marks.counted = Some(Box::default());
-        marks
+        unsafe { flag_blocks(blocks, 0, BF_EVACUATED) };
+        MarkBitmap::snapshot_unattached(blocks.len())
     }
 
     /// A bitmap for a concurrent marking's snapshot of `n` blocks (and
     /// large objects), none attached yet: the marker attaches them beside
     /// the mutators (`attach_snapshot_blocks`; See Note [The marker
-    /// attaches its snapshot] in `concurrent_mark`). It counts the bits it
+    /// attaches its snapshot] in `concurrent_mark::attach`). It counts the bits it
     /// sets, as `snapshot`'s does.
     pub fn snapshot_unattached(n: usize) -> MarkBitmap {
-        MarkBitmap { maps: cleared_maps(n), recording: false, one_thread: false, copy_unmarked: false, counted: Some(Box::default()) }
+        MarkBitmap { counted: Some(Box::default()), ..MarkBitmap::unattached(n, false) }
+    }
+
+    /// Cleared maps for `n` blocks (and a starts map beside each where
+    /// `recording`), from zeroed memory (See Note [Mark maps from zeroed
+    /// memory]); no block attached yet.
+    fn unattached(n: usize, recording: bool) -> MarkBitmap {
+        MarkBitmap { maps: cleared_maps(n << recording as usize), recording, one_thread: false, copy_unmarked: false, counted: None }
     }
 
     /// Attach `blocks`, numbers `first..` of a `snapshot_unattached`
@@ -309,15 +337,8 @@ impl MarkBitmap {
     // SAFETY: writes the descriptors of `blocks`, the caller's under its contract.
     pub unsafe fn attach_snapshot_blocks(&self, blocks: &[BlockPtr], first: usize) {
         assert!(first + blocks.len() <= self.maps.len(), "a snapshot's blocks fit its bitmap");
-        for (i, &bd) in blocks.iter().enumerate() {
-            // See Note [A pass over the descriptors prefetches] in `prefetch_ring`.
-            prefetch_descriptor_ahead(blocks, i);
-            // SAFETY: the caller's contract.
-            let d = unsafe { bd.get() };
-            index_block(d, first + i);
-            // SAFETY: a live descriptor (the caller's contract).
-            unsafe { BlockDesc::store_flags(d, d.flags | BF_MARK_IN_PLACE) };
-        }
+        // SAFETY: the caller's contract.
+        unsafe { flag_blocks(blocks, first, 0) };
     }
 
     /// Flag each of `blocks` `BF_MARK_IN_PLACE`, without the flags
@@ -328,15 +349,9 @@ impl MarkBitmap {
     /// As for `attach`, for every block.
     // SAFETY: the caller holds every block for this GC.
     unsafe fn flag_and_attach(blocks: &[BlockPtr], clear: u32, recording: bool) -> MarkBitmap {
-        for (i, &bd) in blocks.iter().enumerate() {
-            // See Note [A pass over the descriptors prefetches] in `prefetch_ring`.
-            prefetch_descriptor_ahead(blocks, i);
-            // SAFETY: the caller's contract.
-            let d = unsafe { bd.get() };
-            d.flags = (d.flags & !clear) | BF_MARK_IN_PLACE;
-            index_block(d, i);
-        }
-        MarkBitmap { maps: cleared_maps(blocks.len() << recording as usize), recording, one_thread: false, copy_unmarked: false, counted: None }
+        // SAFETY: the caller's contract.
+        unsafe { flag_blocks(blocks, 0, clear) };
+        MarkBitmap::unattached(blocks.len(), recording)
     }
 
     #[inline(always)]
