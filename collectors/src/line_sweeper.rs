@@ -371,11 +371,12 @@ impl LineSweep {
             // SAFETY: as above.
             let attached = |bd: &BlockPtr| unsafe { bd.read() }.has(BF_MARK_IN_PLACE);
             assert!(snapshot.iter().all(attached) && !cut_since.iter().any(attached), "heap sanity check failed at the end of a marking: the snapshot's blocks are not the first {} of the old generation's", start.snapshot_blocks);
+            let from_maps: usize = snapshot.iter().map(|&bd| marks.live_words(bd)).sum();
+            assert!(from_maps == marked, "heap sanity check failed at the end of a marking: its bitmap counted {marked} marked words in the old generation's blocks, their maps hold {from_maps}");
         }
         if start.walked {
             // SAFETY: the caller's contract.
-            let from_maps = unsafe { flag_unswept(snapshot, &marks) };
-            assert!(!start.check || from_maps == marked, "heap sanity check failed at the end of a marking: its bitmap counted {marked} marked words in the old generation's blocks, their maps hold {from_maps}");
+            unsafe { flag_unswept(snapshot, &marks) };
         }
         let dead_words = old.n_words.saturating_sub(live);
         (old.n_words, old.n_free_words) = (live, 0);
@@ -573,25 +574,23 @@ impl Shared {
 
 /// Flag unswept each of `blocks` still attached to `marks` (flagged
 /// `BF_MARK_IN_PLACE`), its `aux` word the address of its map (core's
-/// Note [Unswept blocks]); returns the live words of those blocks.
+/// Note [Unswept blocks]): a pass over their descriptors only, as Note
+/// [Live words counted as they are marked] wants.
 ///
 /// # Safety
 /// The world is stopped, and nobody else writes the blocks' descriptors.
 // SAFETY: writes the descriptors of `blocks`, under the caller's contract.
-unsafe fn flag_unswept(blocks: &[BlockPtr], marks: &MarkBitmap) -> usize {
-    let mut live = 0;
+unsafe fn flag_unswept(blocks: &[BlockPtr], marks: &MarkBitmap) {
     for (i, &bd) in blocks.iter().enumerate() {
         // See Note [A pass over the descriptors prefetches] in `prefetch_ring`.
         prefetch_descriptor_ahead(blocks, i);
         // SAFETY: the caller's contract.
         let d = unsafe { bd.get() };
         if d.has(BF_MARK_IN_PLACE) {
-            live += marks.live_words(bd);
             d.aux = marks.live_map_address(bd);
             d.flags = (d.flags & !BF_MARK_IN_PLACE) | BF_EVACUATED | BF_UNSWEPT;
         }
     }
-    live
 }
 
 /// The map of a block filled from its start to word `words`.
