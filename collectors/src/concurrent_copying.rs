@@ -10,10 +10,10 @@
 //!   generations and lists the old objects they and the roots point to,
 //!   and the marker attaches the snapshot's blocks to its bitmap itself
 //!   before it greys them (See Note [The marker attaches its snapshot] in
-//!   `concurrent_mark::attach`); the sync
-//!   that ends the marking flags the marked blocks unswept, and a thread
-//!   of the collector's sweeps them beside the mutators (See Note
-//!   [Sweeping lines beside the mutators] in `line_sweeper`). With
+//!   `concurrent_mark::attach`); the sync that ends the marking counts
+//!   the live words, and a thread of the collector's sweeps the marked
+//!   blocks beside the mutators, gathering the sparsest for a copying-out
+//!   (See Note [Sweeping lines beside the mutators] in `line_sweeper`). With
 //!   `mark=sync` the major GC is `immix`'s, marked and swept in its pause.
 //! - Then, in the sync that ends the sweep (or that pause), the sparsest
 //!   old blocks (at most `live=PERCENT` of their lines used, default 50)
@@ -436,7 +436,7 @@ impl ConcurrentCopying {
         let oldest = ctx.heap.oldest();
         let layout = ctx.heap.layout;
         let (space, _) = self.immix.parts(oldest);
-        let most_used = space.geometry().lines() * self.live_percent / 100;
+        let most_used = copy_out_lines(space, self.live_percent);
         let old_words = ctx.heap.gens[oldest].occupied_blocks() * BLOCK_WORDS;
         let from = match swept {
             Some(candidates) => {
@@ -607,6 +607,12 @@ impl ConcurrentCopying {
             unsafe { self.settle(&cycle.copiers, ctx) };
         }
     }
+}
+
+/// The most lines a block of `space` may have used and still be copied
+/// out: `live_percent` of them (`live=PERCENT`).
+fn copy_out_lines(space: &LineSpace, live_percent: usize) -> usize {
+    space.geometry().lines() * live_percent / 100
 }
 
 /// The blocks of `space` that a copying-out cycle takes when the sweep ran

@@ -9,7 +9,7 @@
 //! before anything reads the snapshot's flags with the world stopped,
 //! but a young GC, which reads none of them while the marker attaches.
 
-use super::ConcurrentCopying;
+use super::{copy_out_lines, ConcurrentCopying};
 use crate::concurrent_mark::{MarkQueue, Marker};
 use crate::gc_workers::GcWorkers;
 use crate::line_space::LineSpace;
@@ -19,7 +19,7 @@ use crate::space_trace::{trace_into, Tracing};
 use gclab_core::barrier::{set_extension, BarrierExtension};
 use gclab_core::bdescr::{BlockPtr, BF_EVACUATED, BF_MARK_IN_PLACE};
 use gclab_core::constants::Word;
-use gclab_core::{CollectorEvent, ConcurrentPhase, GcContext, GcOutcome};
+use gclab_core::{CollectorEvent, ConcurrentPhase, GcContext, GcOutcome, RtsFlags};
 use std::time::Instant;
 
 /// A marking under way.
@@ -47,8 +47,9 @@ impl ConcurrentCopying {
     }
 
     /// The major GC that starts a marking: copy the young generations,
-    /// grey what points into the old one and start the marker (See the
-    /// module doc).
+    /// list the old objects they and the roots point to, and start the
+    /// marker, which attaches the snapshot and greys them (See the module
+    /// doc).
     pub(super) fn begin_marking(&mut self, ctx: &mut GcContext<'_>) -> GcOutcome {
         let oldest = ctx.heap.oldest();
         let layout = ctx.heap.layout;
@@ -80,8 +81,8 @@ impl ConcurrentCopying {
         if queue.is_attaching() {
             // SAFETY: as below.
             let done = unsafe { young_gc_beside_the_attaching(space, n, ctx, workers) };
-            if ctx.flags.sanity.is_on() || ctx.flags.heap_profile.is_some() {
-                // The sanity checker (or a census) reads the descriptors next.
+            if walk_may_follow(ctx.flags) {
+                // It reads the descriptors next.
                 queue.finish_attaching();
             }
             return done;
@@ -128,7 +129,7 @@ impl ConcurrentCopying {
         let queue = marking.marker.join();
         let concurrent = ConcurrentPhase { cpu: queue.marker_cpu_seconds(), elapsed: marking.started.elapsed().as_secs_f64() };
         let (marks, _) = end_marking(queue, ctx, false, Some(concurrent), &mut self.events, "concurrent-copying");
-        let (check, heap_profile) = (ctx.flags.sanity.is_on(), ctx.flags.heap_profile.is_some());
+        let (check, walked) = (ctx.flags.sanity.is_on(), walk_may_follow(ctx.flags));
         let oldest = ctx.heap.oldest();
         let (space, _) = self.immix.parts(oldest);
         let gclab_core::heap::Heap { blocks, gens, layout, .. } = &mut *ctx.heap;
@@ -144,8 +145,7 @@ impl ConcurrentCopying {
             old.live_estimate = Some(marks.marker_words().saturating_sub(large_words));
             let spare_list = std::mem::take(&mut self.spare_list);
             // See Note [Blocks flagged unswept when a walk needs them] in `line_sweeper`.
-            let walked = check || heap_profile;
-            let copy_out_lines = space.geometry().lines() * self.live_percent / 100;
+            let copy_out_lines = copy_out_lines(space, self.live_percent);
             let start = SweepStart { large_words, spare_list, snapshot_blocks: marking.snapshot_blocks, check, walked, copy_out_lines, layout: *layout };
             self.sweeping = Some(LineSweep::begin(old, marks, start, space, ctx.sync_request.clone()));
         }
@@ -175,9 +175,33 @@ impl ConcurrentCopying {
     }
 }
 
+/// May a walk of the heap follow this GC or sync before the world restarts
+/// (the sanity checker after each, a census after a major GC)? Then the
+/// descriptors must be as walks read them (See Note [Blocks flagged
+/// unswept when a walk needs them] in `line_sweeper`).
+fn walk_may_follow(flags: &RtsFlags) -> bool {
+    flags.sanity.is_on() || flags.heap_profile.is_some()
+}
+
+/// Trace as `how` says with the space's recyclable list set aside, so that
+/// nothing is placed in the holes of the snapshot's blocks, whose marks
+/// the trace cannot set (promoted objects go to fresh blocks: See Note
+/// [Blocks cut during the marking] in `concurrent_copying`).
+///
+/// # Safety
+/// As for `trace_into`.
+// SAFETY: the caller's contract, which is `trace_into`'s.
+unsafe fn trace_past_the_holes(space: &LineSpace, how: Tracing<'_>, ctx: &mut GcContext<'_>, workers: Option<(&GcWorkers, bool)>) -> (GcOutcome, Vec<*mut Word>) {
+    let mut holes = space.take_recyclable();
+    // SAFETY: the caller's contract.
+    let traced = unsafe { trace_into(space, how, ctx, workers) };
+    space.relist(&mut holes);
+    traced
+}
+
 /// A GC of the young generations `0..=n` while the marker is still
 /// attaching the snapshot's blocks beside it (See Note [The marker
-/// attaches its snapshot] in `concurrent_mark`): it reads no snapshot
+/// attaches its snapshot] in `concurrent_mark::attach`): it reads no snapshot
 /// block's flags but `BF_EVACUATED`, places nothing in their holes, and
 /// leaves the barrier's records in the capabilities, where they are its
 /// roots, for a sync to hand the marker.
@@ -187,11 +211,9 @@ impl ConcurrentCopying {
 /// marker writes; it reads their flags only atomically.
 // SAFETY: the caller's contract, which is `trace_into`'s.
 unsafe fn young_gc_beside_the_attaching(space: &LineSpace, n: usize, ctx: &mut GcContext<'_>, workers: Option<(&GcWorkers, bool)>) -> GcOutcome {
-    let mut holes = space.take_recyclable();
     let how = Tracing { n, marks: None, black: None, defer: false, record_old: false, sticky: false, evacuate: None };
     // SAFETY: the caller's contract.
-    let (done, _) = unsafe { trace_into(space, how, ctx, workers) };
-    space.relist(&mut holes);
+    let (done, _) = unsafe { trace_past_the_holes(space, how, ctx, workers) };
     GcOutcome { in_place: true, ..done }
 }
 
@@ -212,15 +234,10 @@ unsafe fn snapshot_for_the_marker(space: &LineSpace, ctx: &mut GcContext<'_>, wo
     // The old generation's weak pointers are judged at the marking's end.
     let old_weaks = std::mem::take(&mut old.weak_ptrs);
     set_extension(ctx.caps, BarrierExtension::SnapshotAtTheBeginning);
-    // Nothing is marked in this pause, so nothing may be placed in a
-    // snapshot block's holes: the promoted objects go to fresh blocks,
-    // which the marking judges by their fill (See Note [Blocks cut during
-    // the marking]).
-    let mut holes = space.take_recyclable();
+    // Nothing is marked in this pause.
     let how = Tracing { n: oldest - 1, marks: None, black: None, defer: false, record_old: true, sticky: false, evacuate: None };
     // SAFETY: the caller's contract.
-    let (done, reached) = unsafe { trace_into(space, how, ctx, workers) };
-    space.relist(&mut holes);
+    let (done, reached) = unsafe { trace_past_the_holes(space, how, ctx, workers) };
     ctx.heap.gens[oldest].weak_ptrs.extend(old_weaks);
     (done, reached, snapshot)
 }
