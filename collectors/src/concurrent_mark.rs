@@ -336,7 +336,14 @@ impl MarkQueue {
     #[inline(always)]
     pub unsafe fn unmarked_in_snapshot(&self, v: Word) -> bool {
         // SAFETY: as above; the set holds only the snapshot's megablocks.
-        v != 0 && self.megablocks.get().is_some_and(|m| m.holds(v)) && unsafe { BlockDesc::load_flags(BlockDesc::of(v as *mut Word)) } & BF_MARK_IN_PLACE != 0 && !self.marks.is_marked(v as *const Word)
+        v != 0 && self.in_snapshot_megablocks(v) && unsafe { BlockDesc::load_flags(BlockDesc::of(v as *mut Word)) } & BF_MARK_IN_PLACE != 0 && !self.marks.is_marked(v as *const Word)
+    }
+
+    /// Does `v` lie in a megablock of the snapshot (none before every
+    /// block is attached)? Reads nothing at `v`.
+    #[inline(always)]
+    fn in_snapshot_megablocks(&self, v: Word) -> bool {
+        self.megablocks.get().is_some_and(|m| m.holds(v))
     }
 
     /// Scan a marked object: grey what its fields point to.
@@ -369,7 +376,7 @@ impl MarkQueue {
         let end = n.min(from.saturating_add(most));
         for i in from..end {
             let v = load_field(slots.add(i));
-            if let Some(r) = self.remember.as_ref().filter(|_| self.megablocks.get().is_some_and(|m| m.holds(v))) {
+            if let Some(r) = self.remember.as_ref().filter(|_| self.in_snapshot_megablocks(v)) {
                 // SAFETY: an address in a megablock of the snapshot.
                 unsafe { r.note(p, slots.add(i), v) };
             }
