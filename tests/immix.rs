@@ -122,6 +122,30 @@ fn a_tight_maximum_heap_makes_every_major_gc_defragment() {
     assert_eq!(r.checksum, copying.checksum);
 }
 
+#[test]
+fn a_tight_heap_with_room_for_a_copy_evacuates_the_whole_generation_in_one_pass() {
+    // -c1 asks for compaction at every major GC once the old generation
+    // passes 1% of -M, and 64 MB leaves room for a copy of everything: each
+    // such GC evacuates every block of the space in one trace (See Note
+    // [Evacuating a tight generation whole] in `defrag`), so nothing is
+    // swept in place, under the sanity checker.
+    let w = gclab_workloads::by_name("lru").unwrap();
+    let args = [4000, 100000, 64];
+    let r = run_with(immix(), w, &args, "-A64k -M64m -c1 -DS").unwrap();
+    let sweeps = sweeps(&r.stats.records);
+    let whole: Vec<&RegionSweep> = sweeps.iter().filter(|s| s.defrag_blocks > 0).collect();
+    assert!(whole.len() >= 3, "{} of {} major GCs evacuated", whole.len(), sweeps.len());
+    for s in &whole {
+        assert_eq!((s.blocks_swept, s.blocks_recyclable), (0, 0), "a whole evacuation keeps no block in place: {s:?}");
+        assert!(s.defrag_copied_bytes > 0, "{s:?}");
+    }
+    // The first major GC finds an old generation too small to ask for
+    // compaction; every later one evacuates.
+    assert!(sweeps.iter().skip(1).all(|s| s.defrag_blocks > 0), "{sweeps:?}");
+    let copying = run_with(gclab_collectors::by_name("copying").unwrap(), w, &args, "-A64k").unwrap();
+    assert_eq!(r.checksum, copying.checksum);
+}
+
 /// A run of immix with `params`.
 fn immix_with(params: &str, w: &gclab_workloads::Workload, args: &[usize], rts: &str) -> Result<gclab::RunOutcome, String> {
     let f = gclab::flags(rts).map_err(|e| e.to_string())?;

@@ -46,7 +46,7 @@ use crate::offered_holes::OfferedHoles;
 use crate::space_trace::{trace_into, Evacuate, Tracing};
 use crate::{CollectorEntry, Params};
 use gclab_core::bdescr::BlockPtr;
-use gclab_core::constants::WORD_SIZE;
+use gclab_core::constants::{BLOCK_WORDS, WORD_SIZE};
 use gclab_core::heap::Heap;
 use gclab_core::{Collector, GcContext, GcOutcome, GcRequest, RegionSweep, RtsFlags, ThreadWork};
 use std::collections::HashSet;
@@ -235,6 +235,12 @@ impl Immix {
         let workers = self.pool.for_collection(ctx.flags, n, ctx.help);
         let space = self.old.get_or_insert_with(|| LineSpace::new(ctx.heap.oldest(), self.geometry));
         let (mode, headroom) = defrag_for(self.defrag, self.headroom_percent, req, ctx.heap, ctx.flags);
+        if req.compact_oldest && mode != DefragMode::Never && defrag::whole_evacuation_fits(words_to_place(ctx.heap), headroom) {
+            // See Note [Evacuating a tight generation whole] in `defrag`.
+            let every = ctx.heap.gens[ctx.heap.oldest()].blocks.clone();
+            // SAFETY: the runtime gives the collector the heap exclusively.
+            return unsafe { major(space, ctx, workers, every) };
+        }
         // SAFETY: the runtime gives the collector the heap exclusively
         // (core's Note [Who touches what]).
         let first = unsafe { major(space, ctx, workers, choose_candidates(space, mode, headroom)) };
@@ -267,6 +273,15 @@ fn defrag_for(mode: DefragMode, percent: usize, req: &GcRequest, heap: &Heap, fl
         return (DefragMode::Always, room.max(headroom));
     }
     (mode, headroom)
+}
+
+/// The most words a major GC that evacuated the whole oldest generation
+/// would place: every generation's small objects, and the allocation
+/// area whole (its survivors are not counted yet). Large objects stay
+/// where they are.
+fn words_to_place(heap: &Heap) -> usize {
+    let generations: usize = heap.gens.iter().map(|g| g.n_words).sum();
+    generations + heap.nursery_blocks() * BLOCK_WORDS
 }
 
 // Note [Defragmenting under -M]
