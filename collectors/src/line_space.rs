@@ -16,7 +16,9 @@
 //!   goes to the allocator's *overflow block*, a fresh block that only
 //!   such medium objects fill, so that one medium object does not skip a
 //!   run of holes small objects would have filled (Immix's overflow
-//!   allocation);
+//!   allocation), except when the hole is a short rest of a block cut in
+//!   this GC (See Note [A medium object at a fresh block's end] in
+//!   `line_alloc`);
 //! - a block's *cursor* (its descriptor's `scan`) says how far allocation
 //!   has gone through its holes since the sweep: everything before it
 //!   counts as used. A block goes from GC to GC with its line map (on the
