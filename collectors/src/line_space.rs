@@ -83,6 +83,30 @@ use gclab_core::lock::Lock;
 use gclab_core::RegionSweep;
 use std::collections::HashSet;
 
+/// `Geometry::used_lines` for the default 64-byte line: each word of the
+/// bitmap covers eight lines, one byte each. Folding a word's bytes onto
+/// their lowest bits (`x | x >> 4`, then 2, then 1) leaves each byte's
+/// bit 0 set if any of its bits was; the multiply gathers those eight bits
+/// into the top byte (bit 8i lands on bit 56 + i, and no two partial
+/// products share a bit, so nothing carries). Eight steps a word where a
+/// loop over the lines
+/// takes one a line: the sweep of fibheaps and lru called it for every
+/// block of every major GC, 3% of immix's GC instructions on lru.
+fn used_lines_of_eight_words(bits: &LiveMap) -> u64 {
+    const LOW_BITS: u64 = 0x0101_0101_0101_0101;
+    const GATHER: u64 = 0x0102_0408_1020_4080;
+    let mut used = 0;
+    for (i, &word) in bits.iter().enumerate() {
+        let mut x = word;
+        x |= x >> 4;
+        x |= x >> 2;
+        x |= x >> 1;
+        let any = ((x & LOW_BITS).wrapping_mul(GATHER) >> 56) & 0xff;
+        used |= any << (8 * i);
+    }
+    used
+}
+
 /// How a block is cut into lines (See Note [Line size]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Geometry {
@@ -114,6 +138,9 @@ impl Geometry {
     /// `l` for line `l`): See Note [Exact line marks].
     pub fn used_lines(&self, bits: &LiveMap) -> u64 {
         let n = self.line_words;
+        if n == 8 {
+            return used_lines_of_eight_words(bits);
+        }
         let mut used = 0;
         for line in 0..self.lines() {
             let w = line * n;
@@ -564,6 +591,29 @@ mod tests {
         bits[2] = 1;
         assert_eq!(wide.used_lines(&bits), 0b11, "word 128 starts line 1");
         assert!(Geometry::new(32).is_err() && Geometry::new(96).is_err() && Geometry::new(4096).is_err());
+    }
+
+    #[test]
+    fn the_eight_word_lines_are_read_as_the_line_by_line_loop_reads_them() {
+        // The general loop, for any line size.
+        fn by_lines(n: usize, bits: &LiveMap) -> u64 {
+            (0..BLOCK_WORDS / n).filter(|&l| (l * n..(l + 1) * n).any(|w| bits[w / 64] >> (w % 64) & 1 != 0)).fold(0, |m, l| m | 1 << l)
+        }
+        let mut seed: u64 = 0x9e37_79b9_7f4a_7c15;
+        for round in 0..2000 {
+            let mut bits: LiveMap = [0; BLOCK_WORDS / 64];
+            for b in &mut bits {
+                seed ^= seed << 13;
+                seed ^= seed >> 7;
+                seed ^= seed << 17;
+                // Sparse maps too: a single bit in a byte, bytes left empty.
+                *b = if round % 2 == 0 { seed } else { seed & seed >> 3 & seed >> 11 };
+            }
+            assert_eq!(used_lines_of_eight_words(&bits), by_lines(8, &bits), "{bits:x?}");
+        }
+        let mut one: LiveMap = [0; BLOCK_WORDS / 64];
+        one[7] = 1 << 63;
+        assert_eq!(used_lines_of_eight_words(&one), 1 << 63, "the last word of the block is on the last line");
     }
 
     #[test]
