@@ -98,6 +98,11 @@ impl DefragMode {
 // ends (an object never spans two blocks), so a heap whose live data
 // really is its bound cannot push the GC past `-M`: the blocks cut
 // beyond the room would be judged by the overflow check, as any growth.
+// This departs from the paper's Immix, which never evacuates a block its
+// last sweep found dense; but with no sweep's view of the blocks (the
+// case in which gclab runs the second pass at all), evacuating the whole
+// generation is nearly the trace the second pass would make, less the
+// first pass, and it is bounded by the room as the second pass is.
 
 /// Does a copy of `words` fit in `room` blocks, with an allowance for
 /// the slop at block ends (See Note [Evacuating a tight generation
