@@ -265,17 +265,38 @@ fn cell_starts() -> &'static [LiveMap] {
 pub unsafe fn clear_dead_cells(b: &Unswept) {
     // SAFETY: the caller's contract.
     let map = unsafe { &*b.map };
-    for i in (0..b.cells).filter(|&i| !cell_is_live(map, b.cell_words, i)) {
-        let cell = b.start.wrapping_add(i * b.cell_words);
-        // SAFETY: the cell lies in the block and is dead or free: nobody
-        // else reads or writes it.
-        unsafe {
-            if *cell != 0 {
-                std::ptr::write_bytes(cell, 0, b.cell_words);
+    // See Note [Finding the dead cells by their map].
+    let starts = &cell_starts()[b.cell_words];
+    for (k, (&live, &first)) in map.iter().zip(starts).enumerate() {
+        let mut dead = first & !live;
+        while dead != 0 {
+            let cell = b.start.wrapping_add(k * 64 + dead.trailing_zeros() as usize);
+            dead &= dead - 1;
+            // SAFETY: the cell lies in the block and is dead or free: nobody
+            // else reads or writes it.
+            unsafe {
+                if *cell != 0 {
+                    std::ptr::write_bytes(cell, 0, b.cell_words);
+                }
             }
         }
     }
 }
+
+// Note [Finding the dead cells by their map]
+// ----------------------------------------
+// A sweep zeroes a block's dead cells (a free cell is zero throughout).
+// It looped over every cell and tested its first word's mark bit: on
+// fibheaps 400000 at -M84m under mark-sweep, 174 M instructions (7% of
+// its GC's) for cells of three and four words, most of them live. Now the
+// dead cells' first words come a map word at a time (the map of the
+// block's cell starts less the live map), so a live cell costs nothing:
+// the sweep fell to about 100 M, mark-sweep's GC instructions to 0.976x
+// (`scripts/ab --instructions`). Tried and not kept: zeroing runs of
+// consecutive dead cells at once, free ones with them, without reading
+// their first words. It wrote over free cells that were zero already:
+// 1.6% more instructions than this with the `memset`s counted, and three
+// times the simulated first-level misses outside the GC's own functions.
 
 /// Reset a cleared block's descriptor: no longer unswept, its allocation
 /// cursor at its start.
@@ -289,4 +310,53 @@ unsafe fn mark_swept(b: &Unswept) {
     d.flags &= !BF_UNSWEPT;
     d.aux = 0;
     d.scan = d.start;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use gclab_core::block_alloc::BlockAllocator;
+
+    #[test]
+    fn clearing_zeroes_every_dead_cell_and_leaves_the_live_ones() {
+        let mut ba = BlockAllocator::new();
+        let bd = ba.alloc_block().unwrap();
+        // SAFETY: a block fresh from the allocator is this test's alone.
+        let start = unsafe { bd.read() }.start;
+        for cell_words in [3, 4, 7, 32, 170] {
+            let cells = BLOCK_WORDS / cell_words;
+            let mut map: LiveMap = [0; BLOCK_WORDS / 64];
+            for i in 0..BLOCK_WORDS {
+                // SAFETY: the block is this test's.
+                unsafe { start.add(i).write(i as Word + 1) };
+            }
+            // Every third cell live, marked over its words; the cell after
+            // each live one already free (zero), as a swept block has them.
+            for i in (0..cells).step_by(3) {
+                for w in i * cell_words..(i + 1) * cell_words {
+                    map[w / 64] |= 1 << (w % 64);
+                }
+                if i + 1 < cells {
+                    // SAFETY: as above.
+                    unsafe { std::ptr::write_bytes(start.add((i + 1) * cell_words), 0, cell_words) };
+                }
+            }
+            let b = Unswept { bd, start, cell_words, cells, class: 0, map: &map };
+            // SAFETY: the block is this test's, `map` its live map.
+            unsafe { clear_dead_cells(&b) };
+            for i in 0..cells {
+                for w in i * cell_words..(i + 1) * cell_words {
+                    // SAFETY: as above.
+                    let v = unsafe { start.add(w).read() };
+                    let want = if i % 3 == 0 { w as Word + 1 } else { 0 };
+                    assert_eq!(v, want, "cell {i} of {cell_words} words, word {w}");
+                }
+            }
+            // The block's end past its last cell is not a cell: left alone.
+            for w in cells * cell_words..BLOCK_WORDS {
+                // SAFETY: as above.
+                assert_eq!(unsafe { start.add(w).read() }, w as Word + 1);
+            }
+        }
+    }
 }
