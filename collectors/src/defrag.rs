@@ -87,7 +87,8 @@ impl DefragMode {
 // minimum heap) the second pass evacuated 9,000-10,600 of 9,800-11,900
 // blocks in each of three major GCs, and immix's major GCs took 1.73x
 // copying's (0.372 s against 0.215; the first pass alone 27-62 ms of
-// each 68-150 ms pause). When the room left under `-M` holds a copy of
+// each 68-150 ms pause). When the room left under `-M` (the headroom, if
+// that is larger, as for any defragmentation) holds a copy of
 // everything the GC could place (every generation's words and the whole
 // allocation area: an upper bound, since it counts the dead too), the
 // major GC evacuates every block of the space instead, in one trace: a
