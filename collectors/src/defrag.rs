@@ -84,7 +84,7 @@ impl DefragMode {
 // holes, then a second trace that evacuates the blocks it chose. A heap
 // that a defragmentation left dense has no holes, so every tight major GC
 // after one paid for two traces: on fibheaps 400000 at `-M84m` (2x its
-// minimum heap) the second pass evacuated 9,000-10,600 of 9,800-11,900
+// minimum heap) the second pass evacuated 6,900-10,600 of 7,300-11,900
 // blocks in each of three major GCs, and immix's major GCs took 1.73x
 // copying's (0.372 s against 0.215; the first pass alone 27-62 ms of
 // each 68-150 ms pause). When the room left under `-M` (the headroom, if
