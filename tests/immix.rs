@@ -110,16 +110,24 @@ fn a_tight_maximum_heap_makes_every_major_gc_defragment() {
     // asks for compaction at every major GC: immix defragments, in a second
     // pass when it must (See Note [Defragmenting under -M]), under the
     // sanity checker; the result is the copying collector's.
-    let w = gclab_workloads::by_name("lru").unwrap();
-    let args = [4000, 100000, 64];
-    let r = run_with(immix(), w, &args, "-A64k -M1m -DS").unwrap();
-    let sweeps = sweeps(&r.stats.records);
+    let sweeps = lru_sweeps("-A64k -M1m -DS");
     let defragmented = sweeps.iter().filter(|s| s.defrag_blocks > 0 && s.defrag_copied_bytes > 0).count();
     assert!(sweeps.len() >= 5 && defragmented >= sweeps.len() - 1, "{defragmented} of {} major GCs defragmented", sweeps.len());
-    let never = immix_with("defrag=never", w, &args, "-A64k -M1m");
+    let never = immix_with("defrag=never", gclab_workloads::by_name("lru").unwrap(), &LRU_ARGS, "-A64k -M1m");
     assert!(never.is_err(), "without defragmentation lru should not fit in 1 MB");
-    let copying = run_with(gclab_collectors::by_name("copying").unwrap(), w, &args, "-A64k").unwrap();
+}
+
+/// The arguments of lru in the tests of a tight maximum heap.
+const LRU_ARGS: [usize; 3] = [4000, 100000, 64];
+
+/// The sweeps of lru's major GCs under immix with `rts`, whose checksum
+/// must be copying's.
+fn lru_sweeps(rts: &str) -> Vec<RegionSweep> {
+    let w = gclab_workloads::by_name("lru").unwrap();
+    let r = run_with(immix(), w, &LRU_ARGS, rts).unwrap();
+    let copying = run_with(gclab_collectors::by_name("copying").unwrap(), w, &LRU_ARGS, "-A64k").unwrap();
     assert_eq!(r.checksum, copying.checksum);
+    sweeps(&r.stats.records)
 }
 
 #[test]
@@ -129,10 +137,7 @@ fn a_tight_heap_with_room_for_a_copy_evacuates_the_whole_generation_in_one_pass(
     // such GC evacuates every block of the space in one trace (See Note
     // [Evacuating a tight generation whole] in `defrag`), so nothing is
     // swept in place, under the sanity checker.
-    let w = gclab_workloads::by_name("lru").unwrap();
-    let args = [4000, 100000, 64];
-    let r = run_with(immix(), w, &args, "-A64k -M64m -c1 -DS").unwrap();
-    let sweeps = sweeps(&r.stats.records);
+    let sweeps = lru_sweeps("-A64k -M64m -c1 -DS");
     let whole: Vec<&RegionSweep> = sweeps.iter().filter(|s| s.defrag_blocks > 0).collect();
     assert!(whole.len() >= 3, "{} of {} major GCs evacuated", whole.len(), sweeps.len());
     for s in &whole {
@@ -142,8 +147,6 @@ fn a_tight_heap_with_room_for_a_copy_evacuates_the_whole_generation_in_one_pass(
     // The first major GC finds an old generation too small to ask for
     // compaction; every later one evacuates.
     assert!(sweeps.iter().skip(1).all(|s| s.defrag_blocks > 0), "{sweeps:?}");
-    let copying = run_with(gclab_collectors::by_name("copying").unwrap(), w, &args, "-A64k").unwrap();
-    assert_eq!(r.checksum, copying.checksum);
 }
 
 /// A run of immix with `params`.
