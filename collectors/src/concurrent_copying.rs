@@ -119,7 +119,7 @@
 use crate::copier::{each_object, object_starts};
 use crate::copiers::{parse_copier_threads, take_out_places, Copiers};
 use crate::copy_out::{copy_out, indirect_to_copy, point_weaks_at_copies, CopyBarrier};
-use crate::immix::{major, parse_percent, Immix};
+use crate::immix::{major, parse_percent, Candidates, Immix};
 use crate::line_space::{LineSpace, Recyclable};
 use crate::line_sweeper::{CopyOutCandidate, LineSweep};
 use crate::nonmoving::MarkMode;
@@ -423,7 +423,7 @@ impl ConcurrentCopying {
         // SAFETY: the runtime gives the collector the heap exclusively;
         // the from-space blocks are in the old generation's list, and
         // every object in them is live or forwarded.
-        unsafe { major(space, ctx, workers, cycle.from) }
+        unsafe { major(space, ctx, workers, Candidates::Chosen(cycle.from)) }
     }
 
     /// After a major GC: choose the from-space and start copying it out.

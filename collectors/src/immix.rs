@@ -237,13 +237,12 @@ impl Immix {
         let (mode, headroom) = defrag_for(self.defrag, self.headroom_percent, req, ctx.heap, ctx.flags);
         if req.compact_oldest && mode != DefragMode::Never && defrag::whole_evacuation_fits(words_to_place(ctx.heap), headroom) {
             // See Note [Evacuating a tight generation whole] in `defrag`.
-            let every = ctx.heap.gens[ctx.heap.oldest()].blocks.clone();
             // SAFETY: the runtime gives the collector the heap exclusively.
-            return unsafe { major(space, ctx, workers, every) };
+            return unsafe { major(space, ctx, workers, Candidates::Every) };
         }
         // SAFETY: the runtime gives the collector the heap exclusively
         // (core's Note [Who touches what]).
-        let first = unsafe { major(space, ctx, workers, choose_candidates(space, mode, headroom)) };
+        let first = unsafe { major(space, ctx, workers, Candidates::Chosen(choose_candidates(space, mode, headroom))) };
         if !req.compact_oldest || mode == DefragMode::Never {
             return first;
         }
@@ -256,7 +255,7 @@ impl Immix {
             return first;
         }
         // SAFETY: as above.
-        let second = unsafe { major(space, ctx, workers, chosen) };
+        let second = unsafe { major(space, ctx, workers, Candidates::Chosen(chosen)) };
         one_pause(first, second)
     }
 }
@@ -309,21 +308,39 @@ fn words_to_place(heap: &Heap) -> usize {
 // only when it has blocks to evacuate.
 // `immix:defrag=never` refuses all of it.
 
-/// A major GC that evacuates the blocks `chosen` and keeps the others in
-/// place: mark, trace, sweep.
+/// The blocks of the space a major GC evacuates.
+pub(crate) enum Candidates {
+    /// These; the others are kept in place.
+    Chosen(Vec<BlockPtr>),
+    /// Every block (See Note [Evacuating a tight generation whole] in
+    /// `defrag`).
+    Every,
+}
+
+/// A major GC that evacuates the blocks `candidates` names and keeps the
+/// others in place: mark, trace, sweep.
 ///
 /// # Safety
 /// The GC holds the heap.
 // SAFETY: the caller's contract; every root and heap slot holds a valid object address.
-pub(crate) unsafe fn major(space: &LineSpace, ctx: &mut GcContext<'_>, workers: Option<(&GcWorkers, bool)>, chosen: Vec<BlockPtr>) -> GcOutcome {
+pub(crate) unsafe fn major(space: &LineSpace, ctx: &mut GcContext<'_>, workers: Option<(&GcWorkers, bool)>, candidates: Candidates) -> GcOutcome {
     let oldest = ctx.heap.oldest();
     let old = &mut ctx.heap.gens[oldest];
     let words_before = old.n_words;
-    space.forget(&chosen);
     // The candidates stay in the generation and become from-space; the
-    // others are kept in place.
-    let candidates: HashSet<BlockPtr> = chosen.iter().copied().collect();
-    let (evacuated, kept): (Vec<BlockPtr>, Vec<BlockPtr>) = std::mem::take(&mut old.blocks).into_iter().partition(|bd| candidates.contains(bd));
+    // others are kept in place. No hole of a candidate may be filled.
+    let (evacuated, kept): (Vec<BlockPtr>, Vec<BlockPtr>) = match candidates {
+        Candidates::Every => {
+            space.drop_recyclable();
+            (std::mem::take(&mut old.blocks), Vec::new())
+        }
+        Candidates::Chosen(chosen) => {
+            space.forget(&chosen);
+            let chosen: HashSet<BlockPtr> = chosen.into_iter().collect();
+            std::mem::take(&mut old.blocks).into_iter().partition(|bd| chosen.contains(bd))
+        }
+    };
+    let defrag_blocks = evacuated.len();
     old.blocks = evacuated;
     // SAFETY: as above.
     let marks = unsafe { MarkBitmap::keep_in_place(&kept) }.for_one_thread(workers.is_none());
@@ -335,7 +352,7 @@ pub(crate) unsafe fn major(space: &LineSpace, ctx: &mut GcContext<'_>, workers: 
     let Heap { blocks, gens, .. } = &mut *ctx.heap;
     // SAFETY: marking is complete and every allocator finished.
     let mut region = unsafe { space.sweep(kept, &marks, &mut blocks.lock(), &mut gens[oldest]) };
-    region.defrag_blocks = chosen.len() as u32;
+    region.defrag_blocks = defrag_blocks as u32;
     region.defrag_copied_bytes = (copied_out * WORD_SIZE) as u64;
     let swept_words = words_before.saturating_sub(done.marked_words + copied_out);
     GcOutcome { in_place: true, swept_words, region: Some(region), ..done }

@@ -89,9 +89,9 @@ use std::collections::HashSet;
 /// bit 0 set if any of its bits was; the multiply gathers those eight bits
 /// into the top byte (bit 8i lands on bit 56 + i, and no two partial
 /// products share a bit, so nothing carries). Eight steps a word where a
-/// loop over the lines
-/// takes one a line: the sweep of fibheaps and lru called it for every
-/// block of every major GC, 3% of immix's GC instructions on lru.
+/// loop over the lines takes one a line: the sweep of fibheaps and lru
+/// called it for every block of every major GC, 3% of immix's GC
+/// instructions on lru.
 fn used_lines_of_eight_words(bits: &LiveMap) -> u64 {
     const LOW_BITS: u64 = 0x0101_0101_0101_0101;
     const GATHER: u64 = 0x0102_0408_1020_4080;
@@ -294,7 +294,8 @@ impl LineSpace {
     }
 
     /// Empty the recyclable list: its entries are stale (a sweep beside
-    /// the mutators is about to judge every block again: `line_sweeper`).
+    /// the mutators is about to judge every block again: `line_sweeper`),
+    /// or every block is about to be evacuated (`immix::major`).
     pub fn drop_recyclable(&self) {
         self.recyclable.lock().clear();
     }
