@@ -402,9 +402,12 @@ impl<'h> GcThread<'h> {
     }
 
     /// Mark the object at `p` (of `size` words, in a block kept in place);
-    /// the thread whose mark it is scans it later. See `MarkBitmap::mark`.
+    /// the thread whose mark it is scans it later, unless it is a `leaf`,
+    /// an object without pointer fields, which has nothing to scan (See
+    /// Note [A leaf is marked, not pushed] in `evacuate`). See
+    /// `MarkBitmap::mark`.
     #[inline(always)]
-    pub fn mark_in_place(&mut self, p: *mut Word, size: usize) {
+    pub fn mark_in_place(&mut self, p: *mut Word, size: usize, leaf: bool) {
         let marks = self.marks.expect("a block is marked in place only when the collector gave the GC a mark bitmap");
         // SAFETY: `p` lies in a block marked in place, whose descriptor's
         // aux word is its map's number (`MarkBitmap::attach`).
@@ -418,7 +421,9 @@ impl<'h> GcThread<'h> {
         match self.deferred.as_mut() {
             Some(deferred) => deferred.push(p),
             None => {
-                self.scan_stack.push(p);
+                if !leaf {
+                    self.scan_stack.push(p);
+                }
                 self.work.marked_words += size;
             }
         }

@@ -11,19 +11,21 @@
 //!    they straddle a destination block the cut is found from the
 //!    recorded object starts (Note [Object starts] in `mark`).
 //! 2. **Update.** Visit every pointer slot that may point into the blocks
-//!    being compacted, everywhere in the heap, and replace each such
-//!    pointer by the object's new address. The compacted blocks' objects
-//!    are found from their recorded starts; the blocks that keep their
-//!    place and point only at blocks that do are skipped (See Note
-//!    [Blocks whose pointers stay put] in `reach`). The GC threads share
-//!    this pass (See Note [Updating on several threads]).
-//! 3. **Slide.** Move each run of marked words to its new address, in list
-//!    order (a run is cut in two only where the block's split falls in
-//!    it); the destination never overtakes the source (See Note [Sliding
-//!    is safe]), so a `memmove` per run suffices, and no header is read;
-//!    the blocks that keep their place are not visited. Blocks left empty
-//!    are freed. The GC threads share the blocks (See Note [Sliding on
-//!    several threads]).
+//!    being compacted, outside the blocks that will move, and replace
+//!    each such pointer by the object's new address: the roots, the
+//!    to-space copies, the large objects, and the blocks of the identity
+//!    prefix (which keep their place) unless they point only into it (See
+//!    Note [Blocks whose pointers stay put] in `reach`). The GC threads
+//!    share this pass (See Note [Updating on several threads]).
+//! 3. **Slide.** For each block after the prefix, in list order: fix the
+//!    pointers of its marked objects (found from their recorded starts)
+//!    where they lie, then move each run of marked words to its new
+//!    address (a run is cut in two only where the block's split falls in
+//!    it). The destination never overtakes the source (See Note [Sliding
+//!    is safe]), so a `memmove` per run suffices. Fixing a block just
+//!    before it moves reads its objects once for both (See Note [Fixing a
+//!    block as it slides]). Blocks left empty are freed. The GC threads
+//!    share the blocks (See Note [Sliding on several threads]).
 //!
 //! Note [Compaction by counting]
 //! ----------------------------------------
@@ -114,6 +116,32 @@
 //! the slide does not shorten on two cores; what it saves is a phase on
 //! the leader alone, which at more threads would bound the compaction's
 //! speedup (not measured: no machine with more cores).
+//!
+//! Note [Fixing a block as it slides]
+//! ----------------------------------------
+//! The update pass used to fix every compacted block's objects, and the
+//! slide then read the same live words again to move them: two passes
+//! over the old generation's live data, each from memory, since a block's
+//! words are long out of the cache when the other pass comes back to
+//! them. A block's objects may be fixed at any time before they move:
+//! fixing a slot reads only the plan, the marks and the target's block
+//! descriptor, none of which the slide changes, and never the target
+//! object itself (See Note [Fixing a pointer without its target]). So
+//! the slide fixes each block just before it moves it, and the move
+//! reads the words the fixing has just brought into the cache. It is safe
+//! on several threads: until a block is marked slid, no other block
+//! writes into it (the wait of Note [Sliding on several threads]), so its
+//! objects are the claiming thread's to fix. The update pass keeps the
+//! blocks of the identity prefix whose objects point past it: they do
+//! not move, so the slide never visits them.
+//! Measured (lru 500000 4000000 128, the phases timed in the pause and
+//! summed over its four compactions, medians of 11 alternated rounds,
+//! one binary with both ways): update 44.9 ms and slide 28.3 ms before,
+//! 12.7 and 49.1 after, the two together 73.2 -> 61.8 ms (a second run of
+//! 7 rounds: 65.9 -> 59.8); binary-trees 19 (5 rounds), whose settled
+//! tree is mostly prefix, 47.9 -> 46.1 ms. The instructions do not
+//! change (lru 200000 1000000 128, cachegrind: 1.001x the GC's, 0.992x
+//! its first-level misses): what is saved is the second trip to memory.
 //!
 //! Note [Fixing a pointer without its target]
 //! ----------------------------------------
@@ -434,8 +462,9 @@ impl Compaction {
             }
         }
         // A block of the identity prefix whose objects point only into it
-        // has nothing to fix.
-        parts.extend((0..self.blocks.len()).filter(|&i| !(i < self.prefix && reach.stays_below(i, self.prefix))).map(Part::Compacted));
+        // has nothing to fix; the blocks after the prefix are fixed as
+        // they slide (See Note [Fixing a block as it slides]).
+        parts.extend((0..self.prefix).filter(|&i| !reach.stays_below(i, self.prefix)).map(Part::Compacted));
         let next = AtomicUsize::new(0);
         let job = |_thread: usize, _: Option<&Company>| {
             while let Some(chunk) = claim_chunk(&next, &parts, PARTS_AT_ONCE) {
@@ -519,7 +548,7 @@ impl Compaction {
     /// # Safety
     /// Called once, after `update_pointers`.
     // SAFETY: memmove into addresses the plan proved are at or below the source (Note [Sliding is safe]), after every pointer was fixed; a block's destinations are written only once their own objects have moved (Note [Sliding on several threads]).
-    pub unsafe fn slide(self, marks: &MarkBitmap, blocks: &mut BlockAllocator, workers: Option<&GcWorkers>, slow_leader: bool) -> Vec<BlockPtr> {
+    pub unsafe fn slide(self, marks: &MarkBitmap, layout: Layout, blocks: &mut BlockAllocator, workers: Option<&GcWorkers>, slow_leader: bool) -> Vec<BlockPtr> {
         // The identity prefix keeps its objects where they are.
         let slid: Vec<AtomicBool> = (0..self.blocks.len()).map(|i| AtomicBool::new(i < self.prefix)).collect();
         let (next, failed) = (AtomicUsize::new(self.prefix), AtomicBool::new(false));
@@ -529,6 +558,11 @@ impl Compaction {
                     if slow_leader && thread == 0 {
                         std::thread::sleep(std::time::Duration::from_micros(200));
                     }
+                    // SAFETY: the caller's contract; block `i` has not
+                    // moved, and no other block writes into it before it
+                    // is marked slid (See Note [Fixing a block as it
+                    // slides]).
+                    unsafe { self.fix_parts(marks, layout, &[Part::Compacted(i)]) };
                     for d in self.plans[i].into {
                         wait_until_slid(&slid, d, i, &failed);
                     }

@@ -337,6 +337,7 @@ mod tests {
             marked_bytes: 0,
             swept_bytes: 0,
             prefetched_objects: 0,
+            scanned_objects: 0,
             hole_bytes: 0,
             region: None,
             sync_wait: 0.0,

@@ -222,6 +222,10 @@ pub struct GcRecord {
     /// (See Note [When the marking prefetches] in the collectors'
     /// `prefetch_ring`).
     pub prefetched_objects: u64,
+    /// Objects the GC scanned for pointers: every copy, and every object
+    /// marked in place that has pointer fields (See Note [A leaf is
+    /// marked, not pushed] in the collectors' `evacuate`).
+    pub scanned_objects: u64,
     /// Bytes free for allocation inside partly used generation blocks
     /// after it (the holes of non-moving spaces).
     pub hole_bytes: u64,
@@ -300,6 +304,8 @@ pub struct Stats {
     /// together (See Note [When the marking prefetches] in the
     /// collectors' `prefetch_ring`).
     pub prefetched_objects: u64,
+    /// Objects the GCs scanned for pointers, all GCs together.
+    pub scanned_objects: u64,
     /// Largest hole space seen after a GC: free space inside partly used
     /// blocks of non-moving spaces (their fragmentation).
     pub max_hole_bytes: u64,
@@ -432,6 +438,7 @@ impl Stats {
             marked_bytes: 0,
             swept_bytes: 0,
             prefetched_objects: 0,
+            scanned_objects: 0,
             max_hole_bytes: 0,
             region_sweeps: 0,
             reclaimed_line_bytes: 0,
@@ -555,6 +562,7 @@ impl Stats {
         self.marked_bytes += rec.marked_bytes;
         self.swept_bytes += rec.swept_bytes;
         self.prefetched_objects += rec.prefetched_objects;
+        self.scanned_objects += rec.scanned_objects;
         self.max_hole_bytes = self.max_hole_bytes.max(rec.hole_bytes);
         if let Some(r) = rec.region {
             self.record_region_sweep(&r);

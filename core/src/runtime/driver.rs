@@ -218,6 +218,7 @@ impl Runtime {
             marked_bytes: (outcome.marked_words * WORD_SIZE) as u64,
             swept_bytes: (outcome.swept_words * WORD_SIZE) as u64,
             prefetched_objects: outcome.threads.iter().map(|t| t.prefetched_objects as u64).sum(),
+            scanned_objects: outcome.threads.iter().map(|t| t.scanned_objects as u64).sum(),
             hole_bytes: heap.hole_bytes() as u64,
             region: outcome.region,
             sync_wait: 0.0,
