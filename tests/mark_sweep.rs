@@ -206,6 +206,14 @@ fn a_scattered_marking_prefetches_and_stays_correct() {
         assert_eq!(r.checksum, copying.checksum, "{name}");
         assert!(r.stats.prefetched_objects > 1000, "{name}: only {} objects went through the ring", r.stats.prefetched_objects);
     }
+    // lru's entries lie side by side, each far from its value: the
+    // samples judge the marking by the first child too, and turn the ring
+    // on, though the next object on the stack is near.
+    let lru = gclab_workloads::by_name("lru").unwrap();
+    let copying = run_with(gclab_collectors::by_name("copying").unwrap(), lru, &[20000, 100000, 128], "").unwrap();
+    let r = run_with(mark_sweep(), lru, &[20000, 100000, 128], "-DS").unwrap();
+    assert_eq!(r.checksum, copying.checksum, "lru");
+    assert!(r.stats.prefetched_objects > 1000, "lru: only {} objects went through the ring", r.stats.prefetched_objects);
     // A tree laid out as its marking visits it seldom turns the ring on:
     // a node is three words, so its marking scans a node per 24 bytes.
     let trees = gclab_workloads::by_name("binary-trees").unwrap();

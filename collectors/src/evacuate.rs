@@ -292,13 +292,13 @@ unsafe fn evacuate_uncommon(gct: &mut GcThread<'_>, slot: *mut Word, p: *mut Wor
 // fibheaps 1.005x their GC instructions, for no object of theirs: so only
 // the uncommon path, where byte arrays go, tests for a leaf. A nonmoving
 // snapshot's deferred objects are left as they were (the marker scans
-// them). On the clock this machine could not tell it apart (lru 500000
-// 4000000 under compacting: the marking's median 80.9 ms against 81.3
-// in 11 alternated rounds, whose spread is 10%); what it changes on the
-// clock is which way the prefetch ring's samples go: without the values
-// on the scan stack, lru's samples find the next object near and leave
-// the ring off (`perf`: `scan_through_ring` gone, the plain loop in its
-// place), with the same median. The test
+// them). On the clock the leaves' absence first cost more than it saved:
+// with the values off the scan stack, lru's samples found the next object
+// near and turned the prefetch ring off, and its marking under compacting
+// (lru 500000 4000000, 9 alternated rounds) took 92.1 ms against 80.9
+// with the ring forced on; the samples now look at the first child too
+// (See Note [When the marking prefetches] in `prefetch_ring`), 80.7 ms.
+// The test
 // `mark_sweep::a_marking_in_place_scans_no_leaf` counts the scans.
 
 // Note [Old indirections stay]

@@ -57,7 +57,7 @@
 
 use crate::evacuate::{evacuate, evacuate_marking};
 use crate::gc_thread::{GcThread, Work};
-use crate::prefetch_ring::PrefetchRing;
+use crate::prefetch_ring::{first_child, PrefetchRing};
 use gclab_core::bdescr::{BlockDesc, BlockPtr, BF_MARK_IN_PLACE};
 use gclab_core::constants::Word;
 use gclab_core::generation::ObjPtr;
@@ -404,7 +404,9 @@ fn count_scan(gct: &mut GcThread<'_>, ring: &mut PrefetchRing, p: *mut Word, sca
         return false;
     }
     gct.share_work();
-    ring.sample(p, gct.scan_stack.last().copied());
+    // SAFETY: `p` was just scanned.
+    let child = unsafe { first_child(gct.layout, p) };
+    ring.sample(p, gct.scan_stack.last().copied(), child);
     true
 }
 
