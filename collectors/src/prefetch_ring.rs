@@ -271,7 +271,7 @@ pub(crate) fn prefetch_descriptor_ahead(blocks: &[BlockPtr], i: usize) {
 
 /// Ask for the cache line at `q`; a hint, never a fault.
 #[inline(always)]
-fn prefetch(q: *const u8) {
+pub(crate) fn prefetch(q: *const u8) {
     #[cfg(target_arch = "x86_64")]
     // SAFETY: a prefetch does not access memory architecturally: any
     // address, mapped or not, is allowed.
