@@ -298,7 +298,11 @@ unsafe fn evacuate_uncommon(gct: &mut GcThread<'_>, slot: *mut Word, p: *mut Wor
 // (lru 500000 4000000, 9 alternated rounds) took 92.1 ms against 80.9
 // with the ring forced on; the samples now look at the first child too
 // (See Note [When the marking prefetches] in `prefetch_ring`), 80.7 ms.
-// The test
+// A compaction's fix of the objects it visits (`slide`'s `fix_object`)
+// passes over a byte array the same way, without the call that objects
+// of no fixed layout take: 0.977x of compacting's GC instructions on lru
+// 200000 1000000 128, 1.000x on binary-trees 16; lru 500000 4000000's
+// slide 48.4 -> 42.4 ms (summed over its compactions, 11 rounds). The test
 // `mark_sweep::a_marking_in_place_scans_no_leaf` counts the scans.
 
 // Note [Old indirections stay]

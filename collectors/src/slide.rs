@@ -457,6 +457,10 @@ impl Compaction {
             }
             return layout.fixed_size(info);
         }
+        if info.closure_type == ClosureType::ArrWords {
+            // No pointers: See Note [A leaf is marked, not pushed] in `evacuate`.
+            return layout.size_of(p, info);
+        }
         self.fix_uncommon(marks, layout, p, info)
     }
 
