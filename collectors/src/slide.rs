@@ -398,13 +398,13 @@ impl Compaction {
         }
     }
 
-    /// Ask for the cache lines where block `bd` (number `i`) has objects
-    /// starting, a block before the slide fixes them (See Note [Asking
-    /// for the next block's objects]).
+    /// Ask for the cache lines where block `i` has objects starting, a
+    /// block before the slide fixes them (See Note [Asking for the next
+    /// block's objects]).
     #[inline(always)]
-    fn prefetch_objects(&self, marks: &MarkBitmap, bd: BlockPtr, i: usize) {
+    fn prefetch_objects(&self, marks: &MarkBitmap, i: usize) {
         // SAFETY: the block is one of this compaction's, which the GC holds.
-        let start = unsafe { bd.read() }.start;
+        let start = unsafe { self.blocks[i].read() }.start;
         for chunk in 0..MAP_WORDS {
             let starts = marks.chunk_starts(i, chunk);
             for line in 0..8 {
@@ -608,8 +608,8 @@ impl Compaction {
                         std::thread::sleep(std::time::Duration::from_micros(200));
                     }
                     // See Note [Asking for the next block's objects].
-                    if let Some(&next) = self.blocks.get(i + 1) {
-                        self.prefetch_objects(marks, next, i + 1);
+                    if i + 1 < self.blocks.len() {
+                        self.prefetch_objects(marks, i + 1);
                     }
                     // SAFETY: the caller's contract; block `i` has not
                     // moved, and no other block writes into it before it
