@@ -152,13 +152,14 @@ pub unsafe fn evacuate_marking(gct: &mut GcThread<'_>, slot: *mut Word) {
     let header = load_header(p);
     if !is_forwarded(header) {
         let info = info_of_header(header);
-        if !info.is_static() {
-            let bd = BlockDesc::of(p);
-            let in_place = BlockDesc::load_flags(bd) & (BF_MARK_IN_PLACE | BF_EVACUATED) == BF_MARK_IN_PLACE;
-            if in_place && info.closure_type.has_fixed_layout() && !gct.marks.is_some_and(|m| m.copies(p)) {
-                gct.mark_in_place(p, gct.layout.fixed_size(info), false);
-                return;
-            }
+        if info.is_static() {
+            return;
+        }
+        let bd = BlockDesc::of(p);
+        let in_place = BlockDesc::load_flags(bd) & (BF_MARK_IN_PLACE | BF_EVACUATED) == BF_MARK_IN_PLACE;
+        if in_place && info.closure_type.has_fixed_layout() && !gct.marks.is_some_and(|m| m.copies(p)) {
+            gct.mark_in_place(p, gct.layout.fixed_size(info), false);
+            return;
         }
     }
     evacuate(gct, slot);
