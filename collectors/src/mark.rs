@@ -382,8 +382,7 @@ impl MarkBitmap {
     /// The recorded object starts of the block whose map is number `i`.
     #[inline(always)]
     fn starts_at(&self, i: usize) -> &Map {
-        assert!(self.recording, "this bitmap records object starts (keep_in_place_recording_starts)");
-        &self.maps[(i << 1) | 1]
+        self.maps_at(i).1.expect("this bitmap records object starts (keep_in_place_recording_starts)")
     }
 
     /// Mark the object at `p` of `size` words, in an attached block; false

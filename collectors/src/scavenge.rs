@@ -197,17 +197,52 @@ fn remember_if_young(gct: &mut GcThread<'_>, p: *mut Word, gen: usize) {
 unsafe fn scan_array_cards(gct: &mut GcThread<'_>, p: *mut Word, n: usize, cards: std::ops::Range<usize>) -> bool {
     let elems = gct.layout.payload(p).add(1);
     let table = gct.layout.card_table(p, n);
+    // See Note [An array's elements marked inline].
+    let marking = gct.marks.is_some();
     let mut any = false;
     for c in cards {
         gct.failed_to_evac = false;
-        for i in c * CARD_SIZE..((c + 1) * CARD_SIZE).min(n) {
-            evacuate(gct, elems.add(i));
+        let card = elems.add(c * CARD_SIZE)..elems.add(((c + 1) * CARD_SIZE).min(n));
+        if marking {
+            scan_card::<true>(gct, card);
+        } else {
+            scan_card::<false>(gct, card);
         }
         *table.add(c) = gct.failed_to_evac as u8;
         any |= gct.failed_to_evac;
     }
     any
 }
+
+/// Evacuate the elements `card` of an array, through `evacuate_marking`
+/// if `MARKING`.
+#[inline(always)]
+// SAFETY: `card` holds elements of a live array, each a valid object address.
+unsafe fn scan_card<const MARKING: bool>(gct: &mut GcThread<'_>, card: std::ops::Range<*mut Word>) {
+    let mut slot = card.start;
+    while slot < card.end {
+        if MARKING {
+            evacuate_marking(gct, slot);
+        } else {
+            evacuate(gct, slot);
+        }
+        slot = slot.add(1);
+    }
+}
+
+// Note [An array's elements marked inline]
+// ----------------------------------------
+// The elements of an array go through `evacuate` (an array is scanned
+// whole from the large-object list, or card by card from a mutable
+// list), so in a marking in place each element that lies in a block
+// marked in place took `evacuate_uncommon`'s call to be marked, the cost
+// that Note [A marking's common object inline] took off the fields of
+// objects popped off the scan stack. A GC that has a mark bitmap now
+// scans an array's elements with `evacuate_marking`; one without (every
+// copying GC) keeps `evacuate`, and pays one test of the bitmap per card.
+// lru's cache is one array of entries, marked through it at every major
+// GC: GC instructions on lru 200000 1000000 128 0.973x under compacting
+// and 0.970x under mark-sweep, 0.998x under copying.
 
 // Note [Young objects in old blocks]
 // ----------------------------------------
