@@ -1,10 +1,10 @@
-//! The measuring scripts (`scripts/ab` and `scripts/gc-phases`, which
-//! `docs/performance.md` describes, and `scripts/programs-vs-ghc`, which
+//! The measuring scripts (`scripts/ab`, `scripts/gc-phases` and
+//! `scripts/hot-lines`, which `docs/performance.md` describes, and `scripts/programs-vs-ghc`, which
 //! `docs/programs.md` does) work end to end on a build of gclab: a build
 //! compared with itself does the same work, copies the same bytes and
 //! executes the same number of collector instructions, a parallel run's
-//! eventlog is cut into every one of its GCs, and a program runs beside
-//! its GHC builds.
+//! eventlog is cut into every one of its GCs, a function's instructions
+//! land on its source lines, and a program runs beside its GHC builds.
 
 use std::process::Command;
 
@@ -140,4 +140,53 @@ fn programs_vs_ghc_prints_each_build_beside_ghc() {
     let bad = Command::new(script).args(["-n", "x"]).output().expect("scripts/programs-vs-ghc runs");
     assert_eq!(bad.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&bad.stderr).contains("-n wants a positive number of runs"));
+}
+
+/// `scripts/hot-lines` puts the instructions of one function on the source
+/// lines they were inlined from: a marking's scan loop under mark-sweep
+/// spends them in the collectors' and core's files, `--per` divides the
+/// same exact counts, `--asm` lists the path's instructions with their
+/// lines, and a function that never ran is an error that names it.
+#[test]
+fn hot_lines_puts_a_scan_loop_on_its_source_lines() {
+    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/scripts/hot-lines");
+    let gclab = env!("CARGO_BIN_EXE_gclab");
+    let run = |options: &[&str]| {
+        let o = Command::new(script)
+            .args(options)
+            .args(["--", gclab, "run", "--collector", "mark-sweep", "binary-trees", "12", "+RTS", "-A64k", "-RTS"])
+            .env_remove("GCLABRTS")
+            .output()
+            .expect("scripts/hot-lines runs");
+        (o.status.success(), String::from_utf8_lossy(&o.stdout).into_owned(), String::from_utf8_lossy(&o.stderr).into_owned())
+    };
+    let total = |out: &str| -> f64 {
+        let head = out.lines().next().unwrap_or_default();
+        let figure = head.strip_prefix("gclab_collectors::scavenge::scavenge_loop: ").unwrap_or_else(|| panic!("no total in:\n{out}"));
+        figure.split_whitespace().next().unwrap().replace(',', "").parse().unwrap()
+    };
+    let (ok, out, err) = run(&["--top", "5"]);
+    assert!(ok, "{err}{out}");
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(lines.len(), 6, "the total and the five top lines:\n{out}");
+    assert!(total(&out) > 100_000.0, "binary-trees 12 at -A64k marks its old generation:\n{out}");
+    let shares: f64 = lines[1..].iter().map(|l| l.split_whitespace().nth(1).unwrap().trim_end_matches('%').parse::<f64>().unwrap()).sum();
+    assert!(shares > 10.0 && shares <= 100.0, "the top lines' shares of the total: {shares}\n{out}");
+    let ours = lines[1..].iter().filter(|l| {
+        let path = l.split_whitespace().nth(2).unwrap_or_default();
+        (path.starts_with("collectors/src/") || path.starts_with("core/src/")) && path.contains(".rs:")
+    });
+    assert!(ours.count() >= 4, "the top lines are this repository's collectors and core, by relative path:\n{out}");
+
+    let (ok, per, err) = run(&["--top", "1", "--per", "1000"]);
+    assert!(ok, "{err}{per}");
+    let ratio = total(&out) / 1000.0 / total(&per);
+    assert!((0.98..=1.02).contains(&ratio), "--per 1000 divides the same counts: {ratio}\n{out}\n{per}");
+
+    let (ok, asm, err) = run(&["--asm", "1000"]);
+    assert!(ok, "{err}{asm}");
+    assert!(asm.lines().any(|l| l.contains("mov")) && asm.contains("collectors/src/"), "{asm}");
+
+    let o = Command::new(script).args(["--function", "gclab_collectors::no_such_function", "--", gclab, "run", "binary-trees", "8"]).output().unwrap();
+    assert!(!o.status.success() && String::from_utf8_lossy(&o.stderr).contains("no_such_function never ran"), "{}", String::from_utf8_lossy(&o.stderr));
 }
