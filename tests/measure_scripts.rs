@@ -153,8 +153,9 @@ fn hot_lines_puts_a_scan_loop_on_its_source_lines() {
     let gclab = env!("CARGO_BIN_EXE_gclab");
     let run = |options: &[&str]| {
         let o = Command::new(script)
+            .args(["--binary", gclab])
             .args(options)
-            .args(["--", gclab, "run", "--collector", "mark-sweep", "binary-trees", "12", "+RTS", "-A64k", "-RTS"])
+            .args(["--", "run", "--collector", "mark-sweep", "binary-trees", "12", "+RTS", "-A64k", "-RTS"])
             .env_remove("GCLABRTS")
             .output()
             .expect("scripts/hot-lines runs");
@@ -187,6 +188,6 @@ fn hot_lines_puts_a_scan_loop_on_its_source_lines() {
     assert!(ok, "{err}{asm}");
     assert!(asm.lines().any(|l| l.contains("mov")) && asm.contains("collectors/src/"), "{asm}");
 
-    let o = Command::new(script).args(["--function", "gclab_collectors::no_such_function", "--", gclab, "run", "binary-trees", "8"]).output().unwrap();
+    let o = Command::new(script).args(["--binary", gclab, "--function", "gclab_collectors::no_such_function", "--", "run", "binary-trees", "8"]).output().unwrap();
     assert!(!o.status.success() && String::from_utf8_lossy(&o.stderr).contains("no_such_function never ran"), "{}", String::from_utf8_lossy(&o.stderr));
 }
