@@ -1,8 +1,9 @@
 //! The measuring scripts (`scripts/ab`, `scripts/gc-phases` and
-//! `scripts/hot-lines`, which `docs/performance.md` describes, and `scripts/programs-vs-ghc`, which
-//! `docs/programs.md` does) work end to end on a build of gclab: a build
-//! compared with itself does the same work, copies the same bytes and
-//! executes the same number of collector instructions, a parallel run's
+//! `scripts/hot-lines`, which `docs/performance.md` describes, and
+//! `scripts/programs-vs-ghc`, which `docs/programs.md` does) work end to
+//! end on a build of gclab: a build compared with itself does the same
+//! work, copies the same bytes and executes the same number of collector
+//! instructions, a parallel run's
 //! eventlog is cut into every one of its GCs, a function's instructions
 //! land on its source lines, and a program runs beside its GHC builds.
 
