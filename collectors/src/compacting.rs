@@ -4,6 +4,11 @@
 //! oldest generation's data: roughly half the peak memory of copying when
 //! the old generation dominates the heap.
 //!
+//! Young generations are copied depth first (`order=depth`, the default;
+//! `order=breadth` for Cheney's order), so that what a compaction keeps in
+//! the order promotion gave it lies in the order its marking visits it
+//! (See Note [Copying depth first] in `copy_order`).
+//!
 //! The policy (core's `policy`) decides when to compact: always with `-c`,
 //! or with `-c<n>` once the oldest generation passes n% of `-M`. A GC it
 //! does not ask to compact is an ordinary copying collection. Large objects
@@ -52,7 +57,8 @@
 //! threads (0.642x, 0.62-0.64, `scripts/ab -n 3` at `-N2`, `-qn1`
 //! against `-qn2`), where compacting's are 1.21x (0.825x, 0.80-0.85).
 
-use crate::copying::copy_collect;
+use crate::copy_order::CopyOrder;
+use crate::copying::copy_collect_in;
 use crate::gc_thread::GcThread;
 use crate::gc_workers::{GcThreadPool, GcWorkers};
 use crate::mark::MarkBitmap;
@@ -66,18 +72,21 @@ use gclab_core::{Collector, GcContext, GcOutcome, GcRequest};
 /// The registry entry.
 pub const ENTRY: CollectorEntry = CollectorEntry {
     name: "compacting",
-    description: "copying for young generations; the oldest marked and compacted in place (GHC's -c)",
+    description: "copying for young generations (depth first; order=breadth|depth); the oldest marked and compacted in place (GHC's -c)",
     flags: "-c",
-    make: |params, _| {
-        params.finish(ENTRY.name, &[])?;
+    make: |mut params, _| {
+        let order = params.take("order").map(|v| CopyOrder::parse(&v)).transpose()?.unwrap_or(CopyOrder::DepthFirst);
+        params.finish(ENTRY.name, &["order"])?;
         let slow_leader = std::env::var("GCLAB_COMPACTING_FAULT").is_ok_and(|f| f == "slow-leader");
-        Ok(Box::new(Compacting { pool: GcThreadPool::default(), slow_leader }))
+        Ok(Box::new(Compacting { pool: GcThreadPool::default(), order, slow_leader }))
     },
 };
 
-/// The compacting collector: its GC thread pool (`-qn`), and a fault.
+/// The compacting collector: its GC thread pool (`-qn`), the order it
+/// copies in, and a fault.
 pub struct Compacting {
     pool: GcThreadPool,
+    order: CopyOrder,
     /// The test-only fault `GCLAB_COMPACTING_FAULT=slow-leader`: the leader
     /// pauses before each block it slides, so that the other GC threads
     /// overtake it and must wait for its blocks (See Note [Sliding on
@@ -97,9 +106,9 @@ impl Collector for Compacting {
     fn collect(&mut self, req: &GcRequest, ctx: &mut GcContext<'_>) -> GcOutcome {
         let workers = self.pool.for_collection(ctx.flags, req.collect_gen, ctx.help);
         if req.compact_oldest && req.is_major(ctx.heap) && ctx.heap.gens.len() > 1 {
-            compact_collect(req, ctx, workers, self.slow_leader)
+            compact_collect(req, ctx, workers, self.order, self.slow_leader)
         } else {
-            copy_collect(req, ctx, workers)
+            copy_collect_in(req, ctx, workers, self.order)
         }
     }
 }
@@ -107,7 +116,7 @@ impl Collector for Compacting {
 /// A major collection that compacts the oldest generation in place: it
 /// is marked, updated and slid by the GC threads `workers` gives, and
 /// planned by the leader (See Note [Marking a compaction in parallel]).
-fn compact_collect(req: &GcRequest, ctx: &mut GcContext<'_>, workers: Option<(&GcWorkers, bool)>, slow_leader: bool) -> GcOutcome {
+fn compact_collect(req: &GcRequest, ctx: &mut GcContext<'_>, workers: Option<(&GcWorkers, bool)>, order: CopyOrder, slow_leader: bool) -> GcOutcome {
     let Heap { layout, blocks, gens, .. } = &mut *ctx.heap;
     let n = req.collect_gen;
     // The oldest generation's blocks stay where they are: take them out of
@@ -120,8 +129,10 @@ fn compact_collect(req: &GcRequest, ctx: &mut GcContext<'_>, workers: Option<(&G
     let from = unsafe { from_space::prepare(gens, n, *layout) };
     let (layout, count, compacted) = (*layout, gens.len(), in_place.len());
     let blocks = &*blocks;
+    let depth_first = order.depth_first(workers.is_some());
     let make = || {
         let mut gct = GcThread::new(layout, n, count, blocks);
+        gct.depth_first = depth_first;
         gct.marks = Some(&marks);
         gct.reach = Some(Reach::new(compacted));
         gct

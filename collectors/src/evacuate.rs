@@ -548,6 +548,10 @@ unsafe fn copy(gct: &mut GcThread<'_>, slot: *mut Word, p: *mut Word, header: Wo
         gct.work.oldest_copied_words += size;
     }
     store_field(slot, to as Word);
+    if gct.depth_first {
+        // See Note [Copying depth first] in `copy_order`.
+        gct.scan_stack.push(to);
+    }
     true
 }
 

@@ -250,6 +250,10 @@ pub struct GcThread<'h> {
     /// Objects marked in place or placed by a space, not yet scanned (See
     /// Note [Scanning what a space places] in `space`).
     pub scan_stack: Vec<*mut Word>,
+    /// Copy depth first: every object copied goes on `scan_stack` and is
+    /// scanned from there, fields last to first (See Note [Copying depth
+    /// first] in `copy_order`). One GC thread only.
+    pub depth_first: bool,
     /// How far the objects of each block being compacted point, recorded
     /// as they are marked; None unless a compaction asked (See Note
     /// [Blocks whose pointers stay put] in `reach`).
@@ -330,6 +334,7 @@ impl<'h> GcThread<'h> {
             large_todo: Vec::new(),
             marks: None,
             scan_stack: Vec::new(),
+            depth_first: false,
             reach: None,
             deferred: None,
             old_reached: None,

@@ -4,6 +4,7 @@
 //! imports only from layers below it):
 //!
 //! - small tools: `megablock_set` (is an address in these megablocks?),
+//!   `copy_order` (breadth- or depth-first copying),
 //!   `popcount` (hot loops on the processor's popcount instruction),
 //!   `reach` (how far each compacted block's objects point),
 //!   `prefetch_ring` (objects waiting to be scanned while what they point
@@ -55,6 +56,7 @@ pub mod concurrent_copying;
 pub mod concurrent_mark;
 pub mod copier;
 pub mod copiers;
+pub mod copy_order;
 pub mod copy_out;
 pub mod copying;
 pub mod decrement_thread;
@@ -408,9 +410,12 @@ mod tests {
 
     #[test]
     fn parameters_are_parsed_and_unknown_ones_refused() {
-        let (entry, params) = select(&mut flags(&[]), Some("copying:x=1")).unwrap();
-        let e = (entry.make)(params, &flags(&[])).err().expect("copying takes no parameters");
+        let (entry, params) = select(&mut flags(&[]), Some("two-space:x=1")).unwrap();
+        let e = (entry.make)(params, &flags(&[])).err().expect("two-space takes no parameters");
         assert!(e.contains("no parameters") && e.contains("x"), "{e}");
+        let (entry, params) = select(&mut flags(&[]), Some("copying:x=1")).unwrap();
+        let e = (entry.make)(params, &flags(&[])).err().expect("copying takes only order");
+        assert!(e.contains("no parameter `x'") && e.contains("known: order"), "{e}");
         assert!(error(&[], Some("copying:x")).contains("key=value"));
         let mut p = Params::parse("a=1, b=two").unwrap();
         assert_eq!(p.take("b").as_deref(), Some("two"));

@@ -73,19 +73,21 @@ use gclab_core::object::{info_of_header, load_header, store_header, CARD_SIZE};
 #[inline(always)]
 // SAFETY: `p` is a live, already placed object; its fields hold valid object addresses to evacuate.
 pub unsafe fn scavenge_object(gct: &mut GcThread<'_>, p: *mut Word, gen: usize) -> usize {
-    scavenge_object_by::<false>(gct, p, gen)
+    scavenge_object_by::<false, false>(gct, p, gen)
 }
 
 /// `scavenge_object`, whose fields of fixed layout go through
 /// `evacuate_marking` if `MARKING` (an object popped off the scan stack:
 /// See Note [A marking's common object inline] in `evacuate`), else
-/// through `evacuate`.
+/// through `evacuate`. `LAST_FIRST`: the fields of an object of fixed
+/// layout last to first, so that its first field's object is popped next
+/// (See Note [Copying depth first] in `copy_order`).
 ///
 /// # Safety
 /// As for `scavenge_object`.
 #[inline(always)]
 // SAFETY: the caller's contract.
-unsafe fn scavenge_object_by<const MARKING: bool>(gct: &mut GcThread<'_>, p: *mut Word, gen: usize) -> usize {
+unsafe fn scavenge_object_by<const MARKING: bool, const LAST_FIRST: bool>(gct: &mut GcThread<'_>, p: *mut Word, gen: usize) -> usize {
     let info = info_of_header(load_header(p));
     let layout = gct.layout;
     gct.evac_gen = gen;
@@ -94,7 +96,8 @@ unsafe fn scavenge_object_by<const MARKING: bool>(gct: &mut GcThread<'_>, p: *mu
     if info.closure_type.has_fixed_layout() {
         // See Note [The common object first].
         let fields = layout.payload(p);
-        for i in 0..info.ptrs as usize {
+        for k in 0..info.ptrs as usize {
+            let i = if LAST_FIRST { info.ptrs as usize - 1 - k } else { k };
             if MARKING {
                 evacuate_marking(gct, fields.add(i));
             } else {
@@ -386,9 +389,11 @@ pub unsafe fn scavenge_stolen(gct: &mut GcThread<'_>, work: Work) {
 }
 
 /// Scan `p`, just popped off the scan stack (or out of the prefetch ring).
+/// Copying depth first, its fields go last to first (See Note [Copying
+/// depth first] in `copy_order`).
 ///
 /// # Safety
-/// As for `scavenge_object`: `p` is a marked object.
+/// As for `scavenge_object`: `p` is a marked, placed or copied object.
 #[inline(always)]
 // SAFETY: the caller's contract; a heap object's descriptor is live.
 unsafe fn scan_popped(gct: &mut GcThread<'_>, p: *mut Word) {
@@ -397,7 +402,46 @@ unsafe fn scan_popped(gct: &mut GcThread<'_>, p: *mut Word) {
         // See Note [Blocks whose pointers stay put] in `reach`.
         reach.scanning((BlockDesc::load_flags(bd) & BF_MARK_IN_PLACE != 0).then(|| (*bd).aux as usize));
     }
-    scavenge_object_by::<true>(gct, p, (*bd).gen_no as usize);
+    let gen = (*bd).gen_no as usize;
+    if gct.depth_first {
+        scavenge_object_by::<true, true>(gct, p, gen);
+    } else {
+        scavenge_object_by::<true, false>(gct, p, gen);
+    }
+}
+
+/// Copying depth first in a GC that marks nothing: scan the copies off
+/// the scan stack, fields last to first, until it is empty; false if it
+/// was empty. Its own loop, without the marking's sampling (one GC thread
+/// has no one to share with, and what it copies is not scattered) or its
+/// reach (See Note [Copying depth first] in `copy_order`).
+///
+/// # Safety
+/// As for `scavenge_loop`: every object on the scan stack is a copy.
+#[inline(never)]
+// SAFETY: the caller's contract; a copy's descriptor is its to-space block's.
+unsafe fn scan_copies(gct: &mut GcThread<'_>) -> bool {
+    let mut any = false;
+    while let Some(p) = gct.scan_stack.pop() {
+        scavenge_object_by::<false, true>(gct, p, (*BlockDesc::of(p)).gen_no as usize);
+        any = true;
+    }
+    any
+}
+
+/// Scan block `bd` of generation `gen` from its scan pointer to its free
+/// pointer; copying depth first, pass over those objects instead, which
+/// went on the scan stack as they were copied (See Note [Copying depth
+/// first] in `copy_order`).
+// SAFETY: as for `scavenge_block`.
+unsafe fn scan_or_pass(gct: &mut GcThread<'_>, bd: BlockPtr, gen: usize) {
+    if gct.depth_first {
+        let limit = gct.limit_of(gen, bd);
+        // SAFETY: a to-space block being scanned is this thread's own.
+        unsafe { bd.get() }.scan = limit;
+    } else {
+        scavenge_block(gct, bd, gen);
+    }
 }
 
 /// Pop and scan through `ring` (See Note [Prefetching a marking] in
@@ -457,7 +501,7 @@ pub unsafe fn scavenge_loop(gct: &mut GcThread<'_>) {
         for gen in 0..gct.to.len() {
             while let Some(bd) = gct.to[gen].pending.pop() {
                 gct.poll_company();
-                scavenge_block(gct, bd, gen);
+                scan_or_pass(gct, bd, gen);
                 gct.to[gen].done.push(bd);
                 progress = true;
             }
@@ -465,7 +509,7 @@ pub unsafe fn scavenge_loop(gct: &mut GcThread<'_>) {
             if let Some(bd) = gct.to[gen].current {
                 // SAFETY: the block being filled is this thread's own.
                 if unsafe { bd.read() }.scan < gct.to[gen].hp {
-                    scavenge_block(gct, bd, gen);
+                    scan_or_pass(gct, bd, gen);
                     progress = true;
                 }
             }
@@ -483,6 +527,9 @@ pub unsafe fn scavenge_loop(gct: &mut GcThread<'_>) {
             let d = unsafe { bd.read() };
             scavenge_object(gct, d.start, d.gen_no as usize);
             progress = true;
+        }
+        if gct.depth_first && gct.marks.is_none() {
+            progress |= scan_copies(gct);
         }
         let mut scanned = 0u32;
         while let Some(p) = gct.scan_stack.pop() {

@@ -1,0 +1,145 @@
+//! The order a copying GC lays out what it copies (the collectors' Note
+//! [Copying depth first] in `copy_order`): with `order=depth` (the
+//! default of `compacting`, an option of `copying`) a tree comes out in
+//! the order of a depth-first walk, left subtree first; with Cheney's
+//! order (`copying`'s default) it does not. Both orders give the same
+//! results under the stress settings with the sanity checker after every
+//! GC.
+
+use gclab::conformance::{assert_conforms, STRESS_SETTINGS};
+use gclab_collectors::{CollectorEntry, Params};
+use gclab_core::info::InfoTable;
+use gclab_core::{Handle, Mutator, ObjRef, Rts, StaticObject};
+
+static LEAF_INFO: InfoTable = InfoTable::static_constr("Leaf", "Tree", "CopyOrder");
+static LEAF: StaticObject = StaticObject::new(&LEAF_INFO);
+/// A tree node: its left and right subtrees; its number in preorder.
+static NODE: InfoTable = InfoTable::constr("Node", "Tree", "CopyOrder", 2, 1);
+/// A node's size in bytes: a header, two fields and a word.
+const NODE_BYTES: usize = 4 * 8;
+const BLOCK_BYTES: usize = 4096;
+
+/// A complete tree of `depth` levels whose root is number `first` in
+/// preorder; it is left as the mutator's newest handle.
+fn tree(m: &mut Mutator<'_>, depth: u32, first: usize, leaf: Handle) -> Handle {
+    let base = m.depth();
+    if depth == 0 {
+        return m.dup(leaf);
+    }
+    let left = tree(m, depth - 1, first + 1, leaf);
+    let right = tree(m, depth - 1, first + (1 << (depth - 1)), leaf);
+    m.alloc_ret(base, &NODE, &[left, right], &[first])
+}
+
+/// Every node of the tree at `root`: its number, its address, and its
+/// children's numbers (None for a leaf).
+fn nodes(root: ObjRef<'_>, out: &mut Vec<(usize, usize, Option<[usize; 2]>)>) -> Option<usize> {
+    if root.is_static() {
+        return None;
+    }
+    let at = out.len();
+    out.push((root.word(0), root.addr(), None));
+    let left = nodes(root.field(0), out);
+    let right = nodes(root.field(1), out);
+    out[at].2 = left.zip(right).map(|(l, r)| [l, r]);
+    Some(root.word(0))
+}
+
+/// The order depth-first copying copies a tree in: the root first; then,
+/// for each node popped off a stack, its fields last to first, each copy
+/// pushed, so that the first field's node is popped next.
+fn depth_first_order(children: &[Option<[usize; 2]>]) -> Vec<usize> {
+    let (mut order, mut stack) = (vec![0], vec![0]);
+    while let Some(n) = stack.pop() {
+        if let Some([left, right]) = children[n] {
+            for c in [right, left] {
+                order.push(c);
+                stack.push(c);
+            }
+        }
+    }
+    order
+}
+
+/// Build a tree of `depth` levels in the allocation area, copy it with
+/// one minor GC under `entry:params`, and count the pairs of nodes that
+/// depth-first copying puts one after the other which do not lie side by
+/// side (the second not right after the first, and not at a block's
+/// start). Also returns the number of nodes.
+fn gaps_after_a_minor_gc(entry: &str, params: &str, rts: &str, depth: u32) -> (usize, usize) {
+    let f = gclab::flags(rts).unwrap();
+    let collector = (gclab_collectors::by_name(entry).unwrap().make)(Params::parse(params).unwrap(), &f).unwrap();
+    let r = Rts::new(f, collector).unwrap();
+    let mut found = (0, 0);
+    r.run(|m| {
+        let leaf = m.static_obj(&LEAF);
+        let root = tree(m, depth, 0, leaf);
+        m.perform_gc(false);
+        let mut all = Vec::new();
+        nodes(m.view().get(root), &mut all);
+        all.sort_by_key(|n| n.0);
+        assert!(all.iter().enumerate().all(|(i, n)| n.0 == i), "the tree's numbers survive the GC");
+        let children: Vec<Option<[usize; 2]>> = all.iter().map(|n| n.2).collect();
+        let order = depth_first_order(&children);
+        assert_eq!(order.len(), all.len());
+        let gaps = order.windows(2).filter(|w| {
+            let (a, b) = (all[w[0]].1, all[w[1]].1);
+            b != a + NODE_BYTES && b % BLOCK_BYTES != 0
+        });
+        found = (gaps.count(), all.len());
+    })
+    .unwrap();
+    r.finish().unwrap();
+    found
+}
+
+#[test]
+fn depth_first_copying_lays_a_tree_out_in_depth_first_order() {
+    // 2047 nodes of 32 bytes: 16 blocks of to-space.
+    for (entry, params) in [("compacting", ""), ("copying", "order=depth")] {
+        let (gaps, n) = gaps_after_a_minor_gc(entry, params, "-A1m -DS", 11);
+        assert_eq!(n, 2047);
+        assert_eq!(gaps, 0, "{entry}:{params}: {gaps} of {n} nodes not where depth-first order puts them");
+    }
+    // Cheney's order puts most of them elsewhere: the check can fail.
+    for (entry, params) in [("copying", ""), ("compacting", "order=breadth")] {
+        let (gaps, n) = gaps_after_a_minor_gc(entry, params, "-A1m -DS", 11);
+        assert!(gaps > n / 2, "{entry}:{params}: only {gaps} of {n} nodes out of depth-first order");
+    }
+    // Several GC threads copy breadth first (each thread's copies
+    // interleave in to-space): the tree still survives, checked.
+    let (_, n) = gaps_after_a_minor_gc("compacting", "", "-A1m -N2 -qn2 -DS", 11);
+    assert_eq!(n, 2047);
+}
+
+#[test]
+fn a_bad_order_is_refused_by_name() {
+    let f = gclab::flags("").unwrap();
+    for entry in ["copying", "compacting"] {
+        let made = (gclab_collectors::by_name(entry).unwrap().make)(Params::parse("order=sideways").unwrap(), &f);
+        let err = made.err().expect("order=sideways is refused");
+        assert!(err.contains("`sideways'") && err.contains("breadth or depth"), "{entry}: {err}");
+    }
+}
+
+/// `copying:order=depth` as an entry of its own, for the checks.
+const COPYING_DEPTH_FIRST: CollectorEntry = CollectorEntry {
+    name: "copying:order=depth",
+    make: |_, flags| (gclab_collectors::copying::ENTRY.make)(Params::parse("order=depth").unwrap(), flags),
+    ..gclab_collectors::copying::ENTRY
+};
+
+/// `compacting:order=breadth`, likewise.
+const COMPACTING_BREADTH_FIRST: CollectorEntry = CollectorEntry {
+    name: "compacting:order=breadth",
+    make: |_, flags| (gclab_collectors::compacting::ENTRY.make)(Params::parse("order=breadth").unwrap(), flags),
+    ..gclab_collectors::compacting::ENTRY
+};
+
+#[test]
+fn both_orders_conform_under_the_stress_settings() {
+    // `compacting` (depth first) and `copying` (breadth first) run the
+    // same checks with every collector in tests/workloads.rs.
+    assert_conforms(&COPYING_DEPTH_FIRST, STRESS_SETTINGS, "");
+    assert_conforms(&COMPACTING_BREADTH_FIRST, STRESS_SETTINGS, "");
+}
