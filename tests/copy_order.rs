@@ -61,8 +61,9 @@ fn depth_first_order(children: &[Option<[usize; 2]>]) -> Vec<usize> {
     order
 }
 
-/// Build a tree of `depth` levels in the allocation area, copy it with
-/// one minor GC under `entry:params`, and count the pairs of nodes that
+/// Build a tree of `depth` levels in the allocation area, promote it
+/// into the oldest generation with minor GCs under `entry:params`, and
+/// count the pairs of nodes that
 /// depth-first copying puts one after the other which do not lie side by
 /// side (the second not right after the first, and not at a block's
 /// start). Also returns the number of nodes.
@@ -74,6 +75,9 @@ fn gaps_after_a_minor_gc(entry: &str, params: &str, rts: &str, depth: u32) -> (u
     r.run(|m| {
         let leaf = m.static_obj(&LEAF);
         let root = tree(m, depth, 0, leaf);
+        // The first minor GC ages the tree in generation 0, the second
+        // promotes it into the oldest: each copies it in its order.
+        m.perform_gc(false);
         m.perform_gc(false);
         let mut all = Vec::new();
         nodes(m.view().get(root), &mut all);
