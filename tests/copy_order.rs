@@ -1,6 +1,7 @@
 //! The order a copying GC lays out what it copies (the collectors' Note
 //! [Copying depth first] in `copy_order`): with `order=depth` (the
-//! default of `compacting`, an option of `copying`) a tree comes out in
+//! default of `compacting`, an option of `copying` and of `mark-sweep`'s
+//! promotion into cells) a tree comes out in
 //! the order of a depth-first walk, left subtree first; with Cheney's
 //! order (`copying`'s default) it does not. Both orders give the same
 //! results under the stress settings with the sanity checker after every
@@ -100,13 +101,13 @@ fn gaps_after_a_minor_gc(entry: &str, params: &str, rts: &str, depth: u32) -> (u
 #[test]
 fn depth_first_copying_lays_a_tree_out_in_depth_first_order() {
     // 2047 nodes of 32 bytes: 16 blocks of to-space.
-    for (entry, params) in [("compacting", ""), ("copying", "order=depth")] {
+    for (entry, params) in [("compacting", ""), ("copying", "order=depth"), ("mark-sweep", "order=depth")] {
         let (gaps, n) = gaps_after_a_minor_gc(entry, params, "-A1m -DS", 11);
         assert_eq!(n, 2047);
         assert_eq!(gaps, 0, "{entry}:{params}: {gaps} of {n} nodes not where depth-first order puts them");
     }
     // Cheney's order puts most of them elsewhere: the check can fail.
-    for (entry, params) in [("copying", ""), ("compacting", "order=breadth")] {
+    for (entry, params) in [("copying", ""), ("compacting", "order=breadth"), ("mark-sweep", "")] {
         let (gaps, n) = gaps_after_a_minor_gc(entry, params, "-A1m -DS", 11);
         assert!(gaps > n / 2, "{entry}:{params}: only {gaps} of {n} nodes out of depth-first order");
     }
@@ -119,7 +120,7 @@ fn depth_first_copying_lays_a_tree_out_in_depth_first_order() {
 #[test]
 fn a_bad_order_is_refused_by_name() {
     let f = gclab::flags("").unwrap();
-    for entry in ["copying", "compacting"] {
+    for entry in ["copying", "compacting", "mark-sweep"] {
         let made = (gclab_collectors::by_name(entry).unwrap().make)(Params::parse("order=sideways").unwrap(), &f);
         let err = made.err().expect("order=sideways is refused");
         assert!(err.contains("`sideways'") && err.contains("breadth or depth"), "{entry}: {err}");
@@ -131,6 +132,13 @@ const COPYING_DEPTH_FIRST: CollectorEntry = CollectorEntry {
     name: "copying:order=depth",
     make: |_, flags| (gclab_collectors::copying::ENTRY.make)(Params::parse("order=depth").unwrap(), flags),
     ..gclab_collectors::copying::ENTRY
+};
+
+/// `mark-sweep:order=depth`, likewise.
+const MARK_SWEEP_DEPTH_FIRST: CollectorEntry = CollectorEntry {
+    name: "mark-sweep:order=depth",
+    make: |_, flags| (gclab_collectors::mark_sweep::ENTRY.make)(Params::parse("order=depth").unwrap(), flags),
+    ..gclab_collectors::mark_sweep::ENTRY
 };
 
 /// `compacting:order=breadth`, likewise.
@@ -146,4 +154,5 @@ fn both_orders_conform_under_the_stress_settings() {
     // same checks with every collector in tests/workloads.rs.
     assert_conforms(&COPYING_DEPTH_FIRST, STRESS_SETTINGS, "");
     assert_conforms(&COMPACTING_BREADTH_FIRST, STRESS_SETTINGS, "");
+    assert_conforms(&MARK_SWEEP_DEPTH_FIRST, STRESS_SETTINGS, "");
 }

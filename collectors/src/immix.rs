@@ -38,6 +38,7 @@
 //! GCs mark the young in place, is built on this collector's space and
 //! major GC: See `sticky_immix`.
 
+use crate::copy_order::CopyOrder;
 use crate::defrag::{self, DefragMode};
 use crate::gc_workers::{GcThreadPool, GcWorkers};
 use crate::line_space::{Geometry, LineSpace};
@@ -138,7 +139,7 @@ impl Immix {
         let oldest = ctx.heap.oldest();
         let workers = self.pool.for_collection(ctx.flags, n, ctx.help);
         let space = self.old.get_or_insert_with(|| LineSpace::new(oldest, self.geometry));
-        let how = Tracing { n, marks: holes, black: black.or(holes), defer: false, record_old: false, sticky: holes.is_some(), evacuate };
+        let how = Tracing { n, marks: holes, black: black.or(holes), defer: false, record_old: false, sticky: holes.is_some(), evacuate, order: CopyOrder::BreadthFirst };
         // SAFETY: the runtime gives the collector the heap exclusively
         // (core's Note [Who touches what]); a marker beside it reads only
         // its snapshot (See Note [The marker runs through young GCs] in
@@ -344,7 +345,7 @@ pub(crate) unsafe fn major(space: &LineSpace, ctx: &mut GcContext<'_>, workers: 
     old.blocks = evacuated;
     // SAFETY: as above.
     let marks = unsafe { MarkBitmap::keep_in_place(&kept) }.for_one_thread(workers.is_none());
-    let how = Tracing { n: oldest, marks: Some(&marks), black: Some(&marks), defer: false, record_old: false, sticky: false, evacuate: None };
+    let how = Tracing { n: oldest, marks: Some(&marks), black: Some(&marks), defer: false, record_old: false, sticky: false, evacuate: None, order: CopyOrder::BreadthFirst };
     // SAFETY: as above; the kept blocks are attached to `marks`.
     let (done, _) = unsafe { trace_into(space, how, ctx, workers) };
     // See Note [Counting what defragmentation copies].

@@ -261,7 +261,9 @@ impl GcThread<'_> {
         match space.place(words) {
             Placement::Run(run) => ts.take_run(run, words),
             Placement::Object(p) => {
-                self.scan_stack.push(p);
+                if !self.depth_first {
+                    self.scan_stack.push(p);
+                }
                 p
             }
         }

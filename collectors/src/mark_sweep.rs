@@ -30,6 +30,7 @@
 //! in the crate's root).
 
 use crate::cell_space::CellSpace;
+use crate::copy_order::CopyOrder;
 use crate::gc_workers::GcThreadPool;
 use crate::mark::MarkBitmap;
 use crate::space_trace::{trace_into, Tracing};
@@ -40,20 +41,25 @@ use gclab_core::{Collector, GcContext, GcOutcome, GcRequest};
 /// The registry entry.
 pub const ENTRY: CollectorEntry = CollectorEntry {
     name: "mark-sweep",
-    description: "copying for young generations; the oldest in size-class cells, marked in place and swept (non-moving; sweep=eager|lazy|concurrent; with -G1 the whole heap)",
+    description: "copying for young generations; the oldest in size-class cells, marked in place and swept (non-moving; sweep=eager|lazy|concurrent; order=breadth|depth; with -G1 the whole heap)",
     flags: "",
     make: |mut params, _| {
         let sweep = params.take("sweep").map(|v| SweepMode::parse(&v)).transpose()?.unwrap_or_default();
-        params.finish("mark-sweep", &["sweep"])?;
-        Ok(Box::new(MarkSweep { sweep, ..MarkSweep::default() }))
+        let order = params.take("order").map(|v| CopyOrder::parse(&v)).transpose()?.unwrap_or_default();
+        params.finish("mark-sweep", &["sweep", "order"])?;
+        Ok(Box::new(MarkSweep { sweep, order, ..MarkSweep::default() }))
     },
 };
 
-/// The mark-sweep collector: how it sweeps (`mark-sweep:sweep=lazy`), its
-/// old generation's space, made at the first GC, and its GC threads.
+/// The mark-sweep collector: how it sweeps (`mark-sweep:sweep=lazy`), the
+/// order its young survivors are copied and promoted in
+/// (`mark-sweep:order=depth`: See Note [Copying depth first] in
+/// `copy_order`), its old generation's space, made at the first GC, and
+/// its GC threads.
 #[derive(Default)]
 pub struct MarkSweep {
     sweep: SweepMode,
+    order: CopyOrder,
     old: Option<CellSpace>,
     pool: GcThreadPool,
 }
@@ -88,7 +94,7 @@ impl Collector for MarkSweep {
         // With one generation every GC is a major GC (See Note [One
         // generation] in the crate's root).
         let oldest = ctx.heap.oldest();
-        let sweep = self.sweep;
+        let (sweep, order) = (self.sweep, self.order);
         let space = self.old.get_or_insert_with(|| CellSpace::new(oldest, sweep));
         let workers = self.pool.for_collection(ctx.flags, req.collect_gen, ctx.help);
         let n = req.collect_gen;
@@ -109,7 +115,7 @@ impl Collector for MarkSweep {
         // SAFETY: as above.
         let marks = unsafe { MarkBitmap::keep_in_place(&marked) }.for_one_thread(workers.is_none());
         let marking = major.then_some(&marks);
-        let how = Tracing { n, marks: marking, black: marking, defer: false, record_old: false, sticky: false, evacuate: None };
+        let how = Tracing { n, marks: marking, black: marking, defer: false, record_old: false, sticky: false, evacuate: None, order };
         // SAFETY: as above.
         let (done, _) = unsafe { trace_into(space, how, ctx, workers) };
         if !major {

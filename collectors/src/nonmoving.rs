@@ -103,6 +103,7 @@
 //! Large objects stay apart, in the generation's large-object list, and
 //! are marked by the first bit of their own map.
 
+use crate::copy_order::CopyOrder;
 use crate::cell_space::CellSpace;
 use crate::concurrent_mark::{in_snapshot, survives, MarkQueue, Marker, Snapshot};
 use crate::megablock_set::MegablockSet;
@@ -265,7 +266,7 @@ impl Nonmoving {
         // the snapshot (See Note [The marker runs through young GCs] in
         // `concurrent_mark`).
         unsafe { space.begin_gc(false) };
-        let how = Tracing { n, marks: None, black, defer: false, record_old: false, sticky: false, evacuate: None };
+        let how = Tracing { n, marks: None, black, defer: false, record_old: false, sticky: false, evacuate: None, order: CopyOrder::BreadthFirst };
         // SAFETY: as above.
         let (done, _) = unsafe { trace_into(space, how, ctx, workers) };
         GcOutcome { in_place: true, ..done }
@@ -425,7 +426,7 @@ pub(crate) unsafe fn snapshot_and_grey(space: &dyn Space, ctx: &mut GcContext<'_
     let megablocks = MegablockSet::of(&snapshot);
     let old_weaks = std::mem::take(&mut old.weak_ptrs);
     set_extension(ctx.caps, BarrierExtension::SnapshotAtTheBeginning);
-    let how = Tracing { n: oldest - 1, marks: Some(&marks), black: Some(&marks), defer: true, record_old: false, sticky: false, evacuate: None };
+    let how = Tracing { n: oldest - 1, marks: Some(&marks), black: Some(&marks), defer: true, record_old: false, sticky: false, evacuate: None, order: CopyOrder::BreadthFirst };
     let (done, grey) = trace_into(space, how, ctx, workers);
     ctx.heap.gens[oldest].weak_ptrs.extend(old_weaks);
     for bd in snapshot {

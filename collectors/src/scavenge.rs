@@ -514,7 +514,9 @@ pub unsafe fn scavenge_loop(gct: &mut GcThread<'_>) {
                 }
             }
             while let Some((start, end)) = gct.claim_lent(gen, 0) {
-                scavenge_run(gct, start, end);
+                if !gct.depth_first {
+                    scavenge_run(gct, start, end);
+                }
                 progress = true;
             }
         }

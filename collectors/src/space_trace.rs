@@ -7,6 +7,7 @@
 //! may take blocks of the space as an increment too, with the slots that
 //! point into them (`lxr`'s evacuation in its pauses).
 
+use crate::copy_order::CopyOrder;
 use crate::from_space::{self, Increment};
 use crate::gc_thread::GcThread;
 use crate::gc_workers::GcWorkers;
@@ -40,6 +41,9 @@ pub(crate) struct Tracing<'m> {
     pub sticky: bool,
     /// Blocks of the space a minor GC evacuates too (See `Evacuate`).
     pub evacuate: Option<Evacuate<'m>>,
+    /// The order the young generations' survivors are copied and placed
+    /// in (See Note [Copying depth first] in `copy_order`).
+    pub order: CopyOrder,
 }
 
 /// Blocks of the space that a minor GC takes as an increment (See Note
@@ -78,6 +82,7 @@ pub(crate) unsafe fn trace_into(space: &dyn Space, how: Tracing<'_>, ctx: &mut G
         gct.deferred = how.defer.then(Vec::new);
         gct.old_reached = how.record_old.then(Vec::new);
         gct.sticky = how.sticky;
+        gct.depth_first = how.order.depth_first(workers.is_some());
         gct
     };
     // SAFETY: the caller's contract, and `Evacuate`'s for the slots.

@@ -36,6 +36,7 @@
 //! (An offered block never becomes empty in a minor GC: it held old
 //! objects when it was offered, and a minor GC keeps every old object.)
 
+use crate::copy_order::CopyOrder;
 use crate::immix::{parse_percent, Immix};
 use crate::mark::MarkBitmap;
 use crate::offered_holes::OfferedHoles;
@@ -186,7 +187,7 @@ impl StickyImmix {
         }
         let offered: Vec<BlockPtr> = taken.iter().map(|o| o.bd).collect();
         promote_nursery_at_once(ctx.heap);
-        let how = Tracing { n: 0, marks: Some(&marks), black: Some(&marks), defer: false, record_old: false, sticky: true, evacuate: None };
+        let how = Tracing { n: 0, marks: Some(&marks), black: Some(&marks), defer: false, record_old: false, sticky: true, evacuate: None, order: CopyOrder::BreadthFirst };
         // SAFETY: as above; the blocks marked in place are attached.
         let (mut done, _) = unsafe { trace_into(space, how, ctx, workers) };
         let old = &mut ctx.heap.gens[oldest];

@@ -10,6 +10,7 @@
 //! but a young GC, which reads none of them while the marker attaches.
 
 use super::{copy_out_lines, ConcurrentCopying};
+use crate::copy_order::CopyOrder;
 use crate::concurrent_mark::{MarkQueue, Marker};
 use crate::gc_workers::GcWorkers;
 use crate::line_space::LineSpace;
@@ -90,7 +91,7 @@ impl ConcurrentCopying {
         // See Note [Recorded values are filtered in the pause] in `nonmoving`.
         flush_barrier_records(queue, ctx.caps, &mut self.events);
         let black = &queue.marks;
-        let how = Tracing { n, marks: None, black: Some(black), defer: false, record_old: false, sticky: false, evacuate: None };
+        let how = Tracing { n, marks: None, black: Some(black), defer: false, record_old: false, sticky: false, evacuate: None, order: CopyOrder::BreadthFirst };
         // SAFETY: the runtime gives the collector the heap exclusively; a
         // marker beside it reads only the snapshot (See Note [The marker
         // runs through young GCs] in `concurrent_mark`).
@@ -211,7 +212,7 @@ unsafe fn trace_past_the_holes(space: &LineSpace, how: Tracing<'_>, ctx: &mut Gc
 /// marker writes; it reads their flags only atomically.
 // SAFETY: the caller's contract, which is `trace_into`'s.
 unsafe fn young_gc_beside_the_attaching(space: &LineSpace, n: usize, ctx: &mut GcContext<'_>, workers: Option<(&GcWorkers, bool)>) -> GcOutcome {
-    let how = Tracing { n, marks: None, black: None, defer: false, record_old: false, sticky: false, evacuate: None };
+    let how = Tracing { n, marks: None, black: None, defer: false, record_old: false, sticky: false, evacuate: None, order: CopyOrder::BreadthFirst };
     // SAFETY: the caller's contract.
     let (done, _) = unsafe { trace_past_the_holes(space, how, ctx, workers) };
     GcOutcome { in_place: true, ..done }
@@ -235,7 +236,7 @@ unsafe fn snapshot_for_the_marker(space: &LineSpace, ctx: &mut GcContext<'_>, wo
     let old_weaks = std::mem::take(&mut old.weak_ptrs);
     set_extension(ctx.caps, BarrierExtension::SnapshotAtTheBeginning);
     // Nothing is marked in this pause.
-    let how = Tracing { n: oldest - 1, marks: None, black: None, defer: false, record_old: true, sticky: false, evacuate: None };
+    let how = Tracing { n: oldest - 1, marks: None, black: None, defer: false, record_old: true, sticky: false, evacuate: None, order: CopyOrder::BreadthFirst };
     // SAFETY: the caller's contract.
     let (done, reached) = unsafe { trace_past_the_holes(space, how, ctx, workers) };
     ctx.heap.gens[oldest].weak_ptrs.extend(old_weaks);
