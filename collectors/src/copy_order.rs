@@ -24,7 +24,8 @@
 //! the marking's samples waited on those headers.
 //!
 //! So with `order=depth` (the default of `compacting`, an option of
-//! `copying`) each object is pushed on the scan stack as it is copied,
+//! `copying` and `mark-sweep`) each object is pushed on the scan stack as
+//! it is copied,
 //! and the stack, not the blocks' scan pointers, drives the scan: the
 //! object popped has its fields evacuated last to first, so that the
 //! copies of its first field's object and that object's own first field
@@ -36,7 +37,10 @@
 //! to first when the GC copies depth first (See `GcThread::depth_first`).
 //! The to-space blocks still fill and chain as before; their unscanned
 //! stretches are passed over (`scan_or_pass` in `scavenge`), since every
-//! object in them was pushed when it was copied.
+//! object in them was pushed when it was copied, and so are the runs of
+//! cells a space lends (`mark-sweep`'s promotion: See Note [Runs a space
+//! lends] in `lent_runs`), whose cells of one size take a structure's
+//! objects of that size in depth-first order.
 //!
 //! Depth first is for one GC thread: a parallel GC shares to-space blocks
 //! and stretches of the stack between threads, and its threads' copies

@@ -261,6 +261,7 @@ impl GcThread<'_> {
         match space.place(words) {
             Placement::Run(run) => ts.take_run(run, words),
             Placement::Object(p) => {
+                // Copying depth first, `copy` pushes every copy itself.
                 if !self.depth_first {
                     self.scan_stack.push(p);
                 }

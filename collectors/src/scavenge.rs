@@ -514,6 +514,9 @@ pub unsafe fn scavenge_loop(gct: &mut GcThread<'_>) {
                 }
             }
             while let Some((start, end)) = gct.claim_lent(gen, 0) {
+                // Copying depth first, what a run holds went on the scan
+                // stack as it was placed (See Note [Copying depth first]
+                // in `copy_order`).
                 if !gct.depth_first {
                     scavenge_run(gct, start, end);
                 }
