@@ -116,6 +116,7 @@
 //! is retired by crossbeam-epoch (See Note [Reading stable pointers
 //! without a lock] in core's `stable_ptr`).
 
+use crate::copy_order::CopyOrder;
 use crate::copier::{each_object, object_starts};
 use crate::copiers::{parse_copier_threads, take_out_places, Copiers};
 use crate::copy_out::{copy_out, indirect_to_copy, point_weaks_at_copies, CopyBarrier};
@@ -423,7 +424,7 @@ impl ConcurrentCopying {
         // SAFETY: the runtime gives the collector the heap exclusively;
         // the from-space blocks are in the old generation's list, and
         // every object in them is live or forwarded.
-        unsafe { major(space, ctx, workers, Candidates::Chosen(cycle.from)) }
+        unsafe { major(space, ctx, workers, Candidates::Chosen(cycle.from), CopyOrder::BreadthFirst) }
     }
 
     /// After a major GC: choose the from-space and start copying it out.

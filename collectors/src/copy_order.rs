@@ -24,8 +24,8 @@
 //! the marking's samples waited on those headers.
 //!
 //! So with `order=depth` (the default of `compacting`, an option of
-//! `copying` and `mark-sweep`) each object is pushed on the scan stack as
-//! it is copied,
+//! `copying`, `mark-sweep` and `immix`) each object is pushed on the scan
+//! stack as it is copied,
 //! and the stack, not the blocks' scan pointers, drives the scan: the
 //! object popped has its fields evacuated last to first, so that the
 //! copies of its first field's object and that object's own first field
@@ -38,9 +38,10 @@
 //! The to-space blocks still fill and chain as before; their unscanned
 //! stretches are passed over (`scan_or_pass` in `scavenge`), since every
 //! object in them was pushed when it was copied, and so are the runs of
-//! cells a space lends (`mark-sweep`'s promotion: See Note [Runs a space
-//! lends] in `lent_runs`), whose cells of one size take a structure's
-//! objects of that size in depth-first order.
+//! cells, lines and holes a space lends (`mark-sweep`'s and `immix`'s
+//! promotion: See Note [Runs a space lends] in `lent_runs`), which take a
+//! structure's objects in depth-first order (a cell space's, those of one
+//! size).
 //!
 //! Depth first is for one GC thread: a parallel GC shares to-space blocks
 //! and stretches of the stack between threads, and its threads' copies

@@ -55,15 +55,17 @@ use std::collections::HashSet;
 /// The registry entry.
 pub const ENTRY: CollectorEntry = CollectorEntry {
     name: "immix",
-    description: "GHC's -w: young generations copied; the oldest in line-marked blocks, marked in place and its holes reused, the most fragmented blocks evacuated (line=BYTES, defrag=auto|always|never, headroom=PERCENT; with -G1 whole-heap Immix, whose mutators allocate into the space's holes with holes=PERCENT of the allocation area, default 0)",
+    description: "GHC's -w: young generations copied; the oldest in line-marked blocks, marked in place and its holes reused, the most fragmented blocks evacuated (line=BYTES, defrag=auto|always|never, headroom=PERCENT, order=breadth|depth; with -G1 whole-heap Immix, whose mutators allocate into the space's holes with holes=PERCENT of the allocation area, default 0)",
     flags: "-w",
     make: |mut params, flags| {
         let holes = params.take("holes").map(|v| parse_percent("holes", " of the allocation area", 0, &v)).transpose()?.unwrap_or(0);
         if holes > 0 && flags.generations > 1 {
             return Err(format!("immix:holes={holes} needs -G1 (every GC a major GC): with a young generation, young objects in old blocks need sticky marks, which is sticky-immix"));
         }
-        let mut immix = Immix::from_params(params, "immix", &["holes"])?;
+        let order = params.take("order").map(|v| CopyOrder::parse(&v)).transpose()?.unwrap_or_default();
+        let mut immix = Immix::from_params(params, "immix", &["holes", "order"])?;
         immix.holes = OfferedHoles::of_allocation_area(holes);
+        immix.order = order;
         Ok(Box::new(immix))
     },
 };
@@ -89,6 +91,10 @@ pub struct Immix {
     /// With one generation, the holes offered to the mutators after each
     /// GC (`immix:holes=PERCENT`; none by default).
     holes: OfferedHoles,
+    /// The order survivors are copied and placed in (`immix:order=depth`:
+    /// See Note [Copying depth first] in `copy_order`); breadth first in
+    /// the collectors built on this one.
+    order: CopyOrder,
 }
 
 impl Immix {
@@ -115,7 +121,7 @@ impl Immix {
         let headroom = params.take("headroom").map(|v| parse_percent("headroom", "", 0, &v)).transpose()?.unwrap_or(2);
         let known: Vec<&str> = ["line", "defrag", "headroom"].iter().chain(also_known).copied().collect();
         params.finish(name, &known)?;
-        Ok(Immix { geometry, defrag, headroom_percent: headroom, old: None, pool: GcThreadPool::default(), holes: OfferedHoles::of_allocation_area(0) })
+        Ok(Immix { geometry, defrag, headroom_percent: headroom, old: None, pool: GcThreadPool::default(), holes: OfferedHoles::of_allocation_area(0), order: CopyOrder::BreadthFirst })
     }
 
     /// Whether major GCs may evacuate in their pause (`defrag=auto`) or
@@ -139,7 +145,7 @@ impl Immix {
         let oldest = ctx.heap.oldest();
         let workers = self.pool.for_collection(ctx.flags, n, ctx.help);
         let space = self.old.get_or_insert_with(|| LineSpace::new(oldest, self.geometry));
-        let how = Tracing { n, marks: holes, black: black.or(holes), defer: false, record_old: false, sticky: holes.is_some(), evacuate, order: CopyOrder::BreadthFirst };
+        let how = Tracing { n, marks: holes, black: black.or(holes), defer: false, record_old: false, sticky: holes.is_some(), evacuate, order: self.order };
         // SAFETY: the runtime gives the collector the heap exclusively
         // (core's Note [Who touches what]); a marker beside it reads only
         // its snapshot (See Note [The marker runs through young GCs] in
@@ -239,11 +245,11 @@ impl Immix {
         if req.compact_oldest && mode != DefragMode::Never && defrag::whole_evacuation_fits(words_to_place(ctx.heap), headroom) {
             // See Note [Evacuating a tight generation whole] in `defrag`.
             // SAFETY: the runtime gives the collector the heap exclusively.
-            return unsafe { major(space, ctx, workers, Candidates::Every) };
+            return unsafe { major(space, ctx, workers, Candidates::Every, self.order) };
         }
         // SAFETY: the runtime gives the collector the heap exclusively
         // (core's Note [Who touches what]).
-        let first = unsafe { major(space, ctx, workers, Candidates::Chosen(choose_candidates(space, mode, headroom))) };
+        let first = unsafe { major(space, ctx, workers, Candidates::Chosen(choose_candidates(space, mode, headroom)), self.order) };
         if !req.compact_oldest || mode == DefragMode::Never {
             return first;
         }
@@ -256,7 +262,7 @@ impl Immix {
             return first;
         }
         // SAFETY: as above.
-        let second = unsafe { major(space, ctx, workers, Candidates::Chosen(chosen)) };
+        let second = unsafe { major(space, ctx, workers, Candidates::Chosen(chosen), self.order) };
         one_pause(first, second)
     }
 }
@@ -319,12 +325,12 @@ pub(crate) enum Candidates {
 }
 
 /// A major GC that evacuates the blocks `candidates` names and keeps the
-/// others in place: mark, trace, sweep.
+/// others in place: mark, trace, sweep; survivors are copied in `order`.
 ///
 /// # Safety
 /// The GC holds the heap.
 // SAFETY: the caller's contract; every root and heap slot holds a valid object address.
-pub(crate) unsafe fn major(space: &LineSpace, ctx: &mut GcContext<'_>, workers: Option<(&GcWorkers, bool)>, candidates: Candidates) -> GcOutcome {
+pub(crate) unsafe fn major(space: &LineSpace, ctx: &mut GcContext<'_>, workers: Option<(&GcWorkers, bool)>, candidates: Candidates, order: CopyOrder) -> GcOutcome {
     let oldest = ctx.heap.oldest();
     let old = &mut ctx.heap.gens[oldest];
     let words_before = old.n_words;
@@ -345,7 +351,7 @@ pub(crate) unsafe fn major(space: &LineSpace, ctx: &mut GcContext<'_>, workers: 
     old.blocks = evacuated;
     // SAFETY: as above.
     let marks = unsafe { MarkBitmap::keep_in_place(&kept) }.for_one_thread(workers.is_none());
-    let how = Tracing { n: oldest, marks: Some(&marks), black: Some(&marks), defer: false, record_old: false, sticky: false, evacuate: None, order: CopyOrder::BreadthFirst };
+    let how = Tracing { n: oldest, marks: Some(&marks), black: Some(&marks), defer: false, record_old: false, sticky: false, evacuate: None, order };
     // SAFETY: as above; the kept blocks are attached to `marks`.
     let (done, _) = unsafe { trace_into(space, how, ctx, workers) };
     // See Note [Counting what defragmentation copies].
