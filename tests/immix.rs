@@ -231,7 +231,7 @@ fn w_selects_immix_and_bad_parameters_are_refused_by_name() {
         (&["run", "--collector", "immix:line=100", "binary-trees", "8"][..], "power of two from 64 to 2048 bytes, not 100"),
         (&["run", "--collector", "immix:defrag=sometimes", "binary-trees", "8"][..], "defrag must be auto, always or never, not `sometimes'"),
         (&["run", "--collector", "immix:headroom=101", "binary-trees", "8"][..], "headroom must be a percentage from 0 to 100, not `101'"),
-        (&["run", "--collector", "immix:lines=128", "binary-trees", "8"][..], "no parameter `lines' (known: line, defrag, headroom, holes)"),
+        (&["run", "--collector", "immix:lines=128", "binary-trees", "8"][..], "no parameter `lines' (known: line, defrag, headroom, holes, order)"),
         (&["run", "--collector", "immix:holes=50", "binary-trees", "8"][..], "immix:holes=50 needs -G1"),
         (&["run", "binary-trees", "8", "+RTS", "-w", "-c"][..], "does not compact"),
         (&["run", "--collector", "copying", "binary-trees", "8", "+RTS", "-w"][..], "contradicts the RTS option `-w'"),

@@ -55,14 +55,16 @@ use std::collections::HashSet;
 /// The registry entry.
 pub const ENTRY: CollectorEntry = CollectorEntry {
     name: "immix",
-    description: "GHC's -w: young generations copied; the oldest in line-marked blocks, marked in place and its holes reused, the most fragmented blocks evacuated (line=BYTES, defrag=auto|always|never, headroom=PERCENT, order=breadth|depth; with -G1 whole-heap Immix, whose mutators allocate into the space's holes with holes=PERCENT of the allocation area, default 0)",
+    description: "GHC's -w: young generations copied; the oldest in line-marked blocks, marked in place and its holes reused, the most fragmented blocks evacuated (line=BYTES, defrag=auto|always|never, headroom=PERCENT, order=depth|breadth; with -G1 whole-heap Immix, whose mutators allocate into the space's holes with holes=PERCENT of the allocation area, default 0)",
     flags: "-w",
     make: |mut params, flags| {
         let holes = params.take("holes").map(|v| parse_percent("holes", " of the allocation area", 0, &v)).transpose()?.unwrap_or(0);
         if holes > 0 && flags.generations > 1 {
             return Err(format!("immix:holes={holes} needs -G1 (every GC a major GC): with a young generation, young objects in old blocks need sticky marks, which is sticky-immix"));
         }
-        let order = params.take("order").map(|v| CopyOrder::parse(&v)).transpose()?.unwrap_or_default();
+        // See Note [Copying depth first] in `copy_order`: immix's own
+        // default, not that of the collectors built on it.
+        let order = params.take("order").map(|v| CopyOrder::parse(&v)).transpose()?.unwrap_or(CopyOrder::DepthFirst);
         let mut immix = Immix::from_params(params, "immix", &["holes", "order"])?;
         immix.holes = OfferedHoles::of_allocation_area(holes);
         immix.order = order;
@@ -91,9 +93,9 @@ pub struct Immix {
     /// With one generation, the holes offered to the mutators after each
     /// GC (`immix:holes=PERCENT`; none by default).
     holes: OfferedHoles,
-    /// The order survivors are copied and placed in (`immix:order=depth`:
-    /// See Note [Copying depth first] in `copy_order`); breadth first in
-    /// the collectors built on this one.
+    /// The order survivors are copied and placed in (`immix:order=depth`,
+    /// its default: See Note [Copying depth first] in `copy_order`);
+    /// breadth first in the collectors built on this one.
     order: CopyOrder,
 }
 
