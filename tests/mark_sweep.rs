@@ -107,7 +107,7 @@ fn bad_parameters_are_refused_with_the_reason() {
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(1));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("no parameter `swept' (known: sweep)"));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("no parameter `swept' (known: sweep, order)"));
 }
 
 /// `mark-sweep:sweep=lazy` and `:sweep=concurrent` as entries of their
