@@ -1,5 +1,5 @@
-//! `compacting`: GHC's `-c`. Young generations are copied as by `copying`;
-//! in a major collection the oldest generation is instead marked and
+//! `compacting`: GHC's `-c`. Young generations are copied as by `copying`
+//! (but depth first, below); in a major collection the oldest generation is instead marked and
 //! compacted in place (`slide`), so a major GC needs no to-space for the
 //! oldest generation's data: roughly half the peak memory of copying when
 //! the old generation dominates the heap.
