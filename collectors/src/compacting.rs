@@ -1,8 +1,8 @@
 //! `compacting`: GHC's `-c`. Young generations are copied as by `copying`
-//! (but depth first, below); in a major collection the oldest generation is instead marked and
-//! compacted in place (`slide`), so a major GC needs no to-space for the
-//! oldest generation's data: roughly half the peak memory of copying when
-//! the old generation dominates the heap.
+//! (but depth first, below); in a major collection the oldest generation
+//! is instead marked and compacted in place (`slide`), so a major GC needs
+//! no to-space for the oldest generation's data: roughly half the peak
+//! memory of copying when the old generation dominates the heap.
 //!
 //! Young generations are copied depth first (`order=depth`, the default;
 //! `order=breadth` for Cheney's order), so that what a compaction keeps in
@@ -75,7 +75,7 @@ pub const ENTRY: CollectorEntry = CollectorEntry {
     description: "copying for young generations (depth first; order=breadth|depth); the oldest marked and compacted in place (GHC's -c)",
     flags: "-c",
     make: |mut params, _| {
-        let order = params.take("order").map(|v| CopyOrder::parse(&v)).transpose()?.unwrap_or(CopyOrder::DepthFirst);
+        let order = CopyOrder::take(&mut params, CopyOrder::DepthFirst)?;
         params.finish(ENTRY.name, &["order"])?;
         let slow_leader = std::env::var("GCLAB_COMPACTING_FAULT").is_ok_and(|f| f == "slow-leader");
         Ok(Box::new(Compacting { pool: GcThreadPool::default(), order, slow_leader }))

@@ -102,6 +102,8 @@
 //! Siegwart and Hirzel's parallel hierarchical copying (2006) are the
 //! block-local forms that keep Cheney's cheap scan and share work.
 
+use gclab_core::params::Params;
+
 /// The order a copying GC copies in (`order=breadth|depth`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum CopyOrder {
@@ -125,6 +127,12 @@ impl CopyOrder {
         }
     }
 
+    /// A collector's `order` parameter, taken out of `params`; `default`
+    /// where it is not given.
+    pub fn take(params: &mut Params, default: CopyOrder) -> Result<CopyOrder, String> {
+        params.take("order").map(|v| CopyOrder::parse(&v)).transpose().map(|order| order.unwrap_or(default))
+    }
+
     /// Does a GC copy depth first, on one GC thread (`!parallel`) or
     /// several? Only one thread does (See Note [Copying depth first]).
     pub fn depth_first(self, parallel: bool) -> bool {
@@ -134,7 +142,7 @@ impl CopyOrder {
 
 #[cfg(test)]
 mod tests {
-    use super::CopyOrder;
+    use super::{CopyOrder, Params};
 
     #[test]
     fn an_order_is_parsed_and_a_bad_one_named() {
@@ -145,5 +153,17 @@ mod tests {
         assert!(CopyOrder::DepthFirst.depth_first(false));
         assert!(!CopyOrder::DepthFirst.depth_first(true), "several GC threads copy breadth first");
         assert!(!CopyOrder::BreadthFirst.depth_first(false));
+    }
+
+    #[test]
+    fn the_order_parameter_is_taken_or_defaulted() {
+        let mut params = Params::parse("order=depth, other=1").unwrap();
+        assert_eq!(CopyOrder::take(&mut params, CopyOrder::BreadthFirst), Ok(CopyOrder::DepthFirst));
+        assert_eq!(params.take("other").as_deref(), Some("1"), "the rest is left");
+        assert!(params.finish("t", &[]).is_ok(), "order was taken out");
+        let mut params = Params::parse("").unwrap();
+        assert_eq!(CopyOrder::take(&mut params, CopyOrder::DepthFirst), Ok(CopyOrder::DepthFirst));
+        let mut params = Params::parse("order=up").unwrap();
+        assert!(CopyOrder::take(&mut params, CopyOrder::DepthFirst).unwrap_err().contains("`up'"));
     }
 }

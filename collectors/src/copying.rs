@@ -24,7 +24,7 @@ pub const ENTRY: CollectorEntry = CollectorEntry {
     description: "generational copying with aging, Cheney scan over to-space blocks (GHC's default; order=breadth|depth)",
     flags: "",
     make: |mut params, _| {
-        let order = params.take("order").map(|v| CopyOrder::parse(&v)).transpose()?.unwrap_or_default();
+        let order = CopyOrder::take(&mut params, CopyOrder::BreadthFirst)?;
         params.finish(ENTRY.name, &["order"])?;
         Ok(Box::new(Copying { order }))
     },

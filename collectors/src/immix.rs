@@ -64,7 +64,7 @@ pub const ENTRY: CollectorEntry = CollectorEntry {
         }
         // See Note [Copying depth first] in `copy_order`: immix's own
         // default, not that of the collectors built on it.
-        let order = params.take("order").map(|v| CopyOrder::parse(&v)).transpose()?.unwrap_or(CopyOrder::DepthFirst);
+        let order = CopyOrder::take(&mut params, CopyOrder::DepthFirst)?;
         let mut immix = Immix::from_params(params, "immix", &["holes", "order"])?;
         immix.holes = OfferedHoles::of_allocation_area(holes);
         immix.order = order;

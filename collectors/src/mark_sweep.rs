@@ -45,7 +45,7 @@ pub const ENTRY: CollectorEntry = CollectorEntry {
     flags: "",
     make: |mut params, _| {
         let sweep = params.take("sweep").map(|v| SweepMode::parse(&v)).transpose()?.unwrap_or_default();
-        let order = params.take("order").map(|v| CopyOrder::parse(&v)).transpose()?.unwrap_or_default();
+        let order = CopyOrder::take(&mut params, CopyOrder::BreadthFirst)?;
         params.finish("mark-sweep", &["sweep", "order"])?;
         Ok(Box::new(MarkSweep { sweep, order, ..MarkSweep::default() }))
     },
