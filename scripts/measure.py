@@ -1,7 +1,9 @@
-"""Helpers shared by the measuring scripts (`scripts/ab`, `scripts/compare-peers`,
-`scripts/sanity-cost`, `scripts/layout-run-code`): run a program and read
-its peak RSS, count its instructions under cachegrind, split into the
-collector's part and the program's, and read the names `gclab list` gives.
+"""Helpers shared by the measuring scripts (`scripts/ab`, `scripts/claims`,
+`scripts/compare-peers`, `scripts/sanity-cost`, `scripts/layout-run-code`):
+run a program and read its peak RSS, run one side of an A/B comparison and
+read its `+RTS -t --machine-readable` figures, count its instructions under
+cachegrind, split into the collector's part and the program's, and read the
+names `gclab list` gives.
 
 Instruction counts are deterministic where this machine's clock is not
 (timings drift by tens of percent between runs), so they show a hot-path
@@ -102,3 +104,33 @@ def cachegrind(cmd, env=None):
                     t["Ir"] += counts.get("Ir", 0)
                     t["D1"] += counts.get("D1mr", 0) + counts.get("D1mw", 0)
     return p.stdout, totals
+
+
+def command(binary, extra, args, stats=("-t", "--machine-readable")):
+    """The command line of one side: ARGS with the side's collector after
+    `run`, then the RTS flags (after ARGS' own +RTS if it has one)."""
+    collector, flags = extra
+    if collector:
+        if args[:1] != ["run"]:
+            sys.exit(f"@{collector} names a collector for `run`; these arguments are `{' '.join(args)}`")
+        args = ["run", "--collector", collector, *args[1:]]
+    rts = [*stats, *flags]
+    if not rts:
+        return [binary, *args]
+    if "+RTS" in args:
+        return [binary, *args, *rts]
+    return [binary, *args, "+RTS", *rts]
+
+
+def run_once(binary, extra, args):
+    """One run: its stdout and its figures (machine-readable stats, wall, RSS)."""
+    cmd = command(binary, extra, args)
+    stdout, stderr, wall, rss = run(cmd)
+    figs = {k: float(v) for k, v in re.findall(r'\("(\w+)", "([-\d.e]+)"\)', stderr)}
+    if "GC_wall_seconds" not in figs:
+        sys.exit(f"{' '.join(cmd)} printed no machine-readable statistics")
+    figs["wall"] = wall
+    figs["rss"] = rss / 2**20
+    figs["copied_bytes"] = figs.get("copied_bytes", 0) / 1e6
+    figs["rate"] = figs["copied_bytes"] / figs["GC_wall_seconds"] if figs["GC_wall_seconds"] > 0 else float("nan")
+    return stdout, figs

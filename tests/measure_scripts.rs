@@ -1,9 +1,10 @@
-//! The measuring scripts (`scripts/ab`, `scripts/gc-phases` and
-//! `scripts/hot-lines`, which `docs/performance.md` describes, and
+//! The measuring scripts (`scripts/ab`, `scripts/claims`, `scripts/gc-phases`
+//! and `scripts/hot-lines`, which `docs/performance.md` describes, and
 //! `scripts/programs-vs-ghc`, which `docs/programs.md` does) work end to
 //! end on a build of gclab: a build compared with itself does the same
 //! work, copies the same bytes and executes the same number of collector
-//! instructions, a parallel run's
+//! instructions, every claim is measured and judged by its bound, a
+//! parallel run's
 //! eventlog is cut into every one of its GCs, a function's instructions
 //! land on its source lines, and a program runs beside its GHC builds.
 
@@ -50,6 +51,63 @@ fn ab_counts_the_same_instructions_for_the_same_build() {
         .parse()
         .unwrap();
     assert!(gc > 100_000, "binary-trees 8 collects: its GC instructions cannot be {gc}:\n{out}");
+}
+
+const CLAIMS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/scripts/claims");
+
+fn claims(args: &[&str]) -> std::process::Output {
+    Command::new(CLAIMS).args(args).env_remove("GCLABRTS").output().expect("scripts/claims runs")
+}
+
+/// `scripts/claims --quick` runs every claim on every workload it names,
+/// under -M twice the minimum heap where the claim says so, and each
+/// verdict is the one its ratio, spread and bound give.
+#[test]
+fn claims_measures_every_claim_and_judges_it_by_its_bound() {
+    let gclab = env!("CARGO_BIN_EXE_gclab");
+    let dir = std::env::temp_dir().join(format!("gclab-claims-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let (cache, markdown) = (dir.join("minheap.json"), dir.join("claims.md"));
+    let list = claims(&["--list"]);
+    assert!(list.status.success(), "{}", String::from_utf8_lossy(&list.stderr));
+    let names: Vec<String> = String::from_utf8_lossy(&list.stdout).lines().map(|l| l.split_whitespace().next().unwrap().to_string()).collect();
+    assert!(names.len() >= 6, "{names:?}");
+    let o = claims(&["--gclab", gclab, "--quick", "--minheap-cache", cache.to_str().unwrap(), "--markdown", markdown.to_str().unwrap()]);
+    let out = String::from_utf8_lossy(&o.stdout).into_owned();
+    assert!(o.status.success(), "scripts/claims failed: {}{out}", String::from_utf8_lossy(&o.stderr));
+    let rows: Vec<Vec<&str>> = out.lines().skip(1).filter(|l| !l.starts_with('(')).map(|l| l.split("  ").map(str::trim).filter(|f| !f.is_empty()).collect()).collect();
+    for name in &names {
+        assert!(rows.iter().any(|r| r[0] == name), "no row for claim {name}:\n{out}");
+    }
+    for row in &rows {
+        let (name, verdict) = (row[0], *row.last().unwrap());
+        let heap = row.iter().find(|f| f.ends_with('k') && f[..f.len() - 1].parse::<u64>().is_ok());
+        assert_eq!(heap.is_some(), name.ends_with("-total") || name.starts_with("whole-heap"), "-M where the claim sets the heap: {row:?}");
+        let n = row.len();
+        let ratio: f64 = row[n - 4].parse().unwrap_or_else(|_| panic!("ratio in {row:?}"));
+        let (lo, hi) = row[n - 3].split_once('-').map(|(a, b)| (a.parse::<f64>().unwrap(), b.parse::<f64>().unwrap())).unwrap();
+        let (at_least, bound) = match row[n - 2].strip_prefix(">=") {
+            Some(b) => (true, b.parse::<f64>().unwrap()),
+            None => (false, row[n - 2].strip_prefix("<=").unwrap().parse::<f64>().unwrap()),
+        };
+        assert!(ratio > 0.0 && lo <= hi, "{row:?}");
+        let ok = |r: f64| if at_least { r >= bound } else { r <= bound };
+        let expected = match (ok(ratio), ok(lo) && ok(hi), ok(lo) || ok(hi)) {
+            (true, true, _) => "met",
+            (true, false, _) => "met, noisy",
+            (false, _, true) => "missed, noisy",
+            (false, _, false) => "missed",
+        };
+        assert_eq!(verdict, expected, "{row:?}");
+    }
+    assert!(std::fs::read_to_string(&cache).unwrap().contains("| immix | -G1"), "the whole-heap minimum heaps are cached");
+    let md = std::fs::read_to_string(&markdown).unwrap();
+    assert_eq!(md.lines().count(), rows.len() + 2, "{md}");
+    let bad = claims(&["--only", "no-such-claim"]);
+    assert!(!bad.status.success() && String::from_utf8_lossy(&bad.stderr).contains("`no-such-claim'"), "{bad:?}");
+    let bad = claims(&["-n", "0"]);
+    assert!(!bad.status.success() && String::from_utf8_lossy(&bad.stderr).contains("at least one round"), "{bad:?}");
+    std::fs::remove_dir_all(&dir).ok();
 }
 
 /// `scripts/gc-phases` cuts a parallel run's eventlog into GCs and times
