@@ -28,6 +28,7 @@ const SMALLER: &[(&str, &str)] = &[
     ("lru 50000 1000000 128", "lru 5000 100000 64"),
     ("lru 20000 200000 128", "lru 2000 20000 64"),
     ("scripts/sanity-cost", "scripts/sanity-cost --workloads 'binary-trees=10,lru=2000 20000 64'"),
+    ("scripts/claims --only compacting -n 5", "scripts/claims --only compacting --quick"),
 ];
 
 /// README commands run elsewhere (the start of the command, where).
