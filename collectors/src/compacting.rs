@@ -62,10 +62,12 @@ use crate::copying::copy_collect_in;
 use crate::gc_thread::GcThread;
 use crate::gc_workers::{GcThreadPool, GcWorkers};
 use crate::mark::MarkBitmap;
+use crate::prefetch_ring::Judge;
 use crate::reach::Reach;
 use crate::slide::Compaction;
 use crate::trace::{outcome, team_size, trace_with};
 use crate::{from_space, CollectorEntry};
+use gclab_core::constants::WORD_SIZE;
 use gclab_core::heap::Heap;
 use gclab_core::{Collector, GcContext, GcOutcome, GcRequest};
 
@@ -121,6 +123,7 @@ fn compact_collect(req: &GcRequest, ctx: &mut GcContext<'_>, workers: Option<(&G
     let n = req.collect_gen;
     // The oldest generation's blocks stay where they are: take them out of
     // the generation before `prepare` makes the rest from-space.
+    let marked_bytes = gens[n].n_words * WORD_SIZE;
     let in_place = std::mem::take(&mut gens[n].blocks);
     // SAFETY: the runtime gives the collector the heap exclusively
     // (core's Note [Who touches what]).
@@ -130,9 +133,11 @@ fn compact_collect(req: &GcRequest, ctx: &mut GcContext<'_>, workers: Option<(&G
     let (layout, count, compacted) = (*layout, gens.len(), in_place.len());
     let blocks = &*blocks;
     let depth_first = order.depth_first(workers.is_some());
+    let judge = Judge::of_marking(depth_first, marked_bytes);
     let make = || {
         let mut gct = GcThread::new(layout, n, count, blocks);
         gct.depth_first = depth_first;
+        gct.judge = judge;
         gct.marks = Some(&marks);
         gct.reach = Some(Reach::new(compacted));
         gct

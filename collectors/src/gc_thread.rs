@@ -132,6 +132,7 @@ use gclab_core::generation::{Generation, ObjPtr};
 use gclab_core::object::Layout;
 use gclab_core::ThreadWork;
 use crate::mark::MarkBitmap;
+use crate::prefetch_ring::Judge;
 use crate::reach::Reach;
 use crate::space::SpaceAllocator;
 use crate::lent_runs::LentRuns;
@@ -254,6 +255,9 @@ pub struct GcThread<'h> {
     /// scanned from there, fields last to first (See Note [Copying depth
     /// first] in `copy_order`). One GC thread only.
     pub depth_first: bool,
+    /// Which samples of a marking say whether the prefetch ring is used
+    /// (See Note [Judging a depth-first marking] in `prefetch_ring`).
+    pub judge: Judge,
     /// How far the objects of each block being compacted point, recorded
     /// as they are marked; None unless a compaction asked (See Note
     /// [Blocks whose pointers stay put] in `reach`).
@@ -335,6 +339,7 @@ impl<'h> GcThread<'h> {
             marks: None,
             scan_stack: Vec::new(),
             depth_first: false,
+            judge: Judge::EverySample,
             reach: None,
             deferred: None,
             old_reached: None,

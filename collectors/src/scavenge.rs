@@ -495,7 +495,7 @@ fn count_scan(gct: &mut GcThread<'_>, ring: &mut PrefetchRing, p: *mut Word, sca
 /// The GC must hold the heap; every object in to-space is a valid copy.
 // SAFETY: to-space and the mark stack hold only valid copied or marked objects; the GC holds the heap.
 pub unsafe fn scavenge_loop(gct: &mut GcThread<'_>) {
-    let mut ring = PrefetchRing::default();
+    let mut ring = PrefetchRing::new(gct.judge);
     loop {
         let mut progress = false;
         for gen in 0..gct.to.len() {

@@ -12,11 +12,12 @@ use crate::from_space::{self, Increment};
 use crate::gc_thread::GcThread;
 use crate::gc_workers::GcWorkers;
 use crate::mark::MarkBitmap;
+use crate::prefetch_ring::Judge;
 use crate::roots::RememberedSlot;
 use crate::space::Space;
 use crate::trace::{outcome, team_size, trace_remembering};
 use gclab_core::bdescr::BlockPtr;
-use gclab_core::constants::Word;
+use gclab_core::constants::{Word, WORD_SIZE};
 use gclab_core::heap::Heap;
 use gclab_core::{GcContext, GcOutcome};
 
@@ -72,6 +73,7 @@ pub(crate) unsafe fn trace_into(space: &dyn Space, how: Tracing<'_>, ctx: &mut G
     let Heap { layout, blocks, gens, .. } = &mut *ctx.heap;
     let (layout, blocks, count, oldest) = (*layout, &*blocks, gens.len(), gens.len() - 1);
     let takes = how.evacuate.as_ref().map(|e| Increment { gen: oldest, takes: e.takes });
+    let judge = Judge::of_marking(how.order.depth_first(workers.is_some()), gens[oldest].n_words * WORD_SIZE);
     // SAFETY: the caller's contract.
     let from = unsafe { from_space::prepare_partial(gens, ctx.caps, how.n, layout, takes) };
     let remembered = how.evacuate.as_ref().map_or(&[][..], |e| e.remembered);
@@ -83,6 +85,7 @@ pub(crate) unsafe fn trace_into(space: &dyn Space, how: Tracing<'_>, ctx: &mut G
         gct.old_reached = how.record_old.then(Vec::new);
         gct.sticky = how.sticky;
         gct.depth_first = how.order.depth_first(workers.is_some());
+        gct.judge = judge;
         gct
     };
     // SAFETY: the caller's contract, and `Evacuate`'s for the slots.
