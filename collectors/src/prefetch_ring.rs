@@ -164,11 +164,15 @@ impl Judge {
 // generation is about 1 MiB, and its backtracks do land far (the new
 // judge put 1.5 million of its objects through the ring, against 0.7),
 // but its marking finds them in the cache the mutator left warm, and the
-// ring's own cost showed instead: compacting's major GCs on power 1.16x
-// and 1.28x (7 rounds twice). hash, at 7.5 MiB, moved 1.79 -> 1.86
-// million objects and 0.95x; fibheaps' generation is 25 MiB. The line is
-// drawn at 4 MiB, several times a core's second-level cache here (512
-// KiB): above it a scattered marking misses to memory.
+// ring's own cost showed instead: compacting's major GCs on power 1.28x
+// (7 rounds; 1.16x with a threshold of one half, which put 3.0 million
+// through). hash, at 7.5 MiB, moved 1.79 -> 1.85 million objects and
+// 0.95x and 1.02x (two runs); fibheaps' generation is 25 MiB. The line
+// is drawn at 4 MiB, several times a core's second-level cache here (512
+// KiB): above it a scattered marking misses to memory. Measured with the
+// line (7 rounds, against the binary before): whole-heap immix's GCs on
+// fibheaps 0.83x (0.62-0.95); immix's and compacting's major GCs on
+// fibheaps inside this machine's noise (spreads of 0.7-1.4).
 
 /// Objects popped off a scan stack, waiting to be scanned, and whether the
 /// marking is scattered enough for them to wait.
