@@ -67,12 +67,12 @@ fn claims_measures_every_claim_and_judges_it_by_its_bound() {
     let gclab = env!("CARGO_BIN_EXE_gclab");
     let dir = std::env::temp_dir().join(format!("gclab-claims-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
-    let (cache, markdown) = (dir.join("minheap.json"), dir.join("claims.md"));
+    let (cache, markdown, svg) = (dir.join("minheap.json"), dir.join("claims.md"), dir.join("claims.svg"));
     let list = claims(&["--list"]);
     assert!(list.status.success(), "{}", String::from_utf8_lossy(&list.stderr));
     let names: Vec<String> = String::from_utf8_lossy(&list.stdout).lines().map(|l| l.split_whitespace().next().unwrap().to_string()).collect();
     assert!(names.len() >= 6, "{names:?}");
-    let o = claims(&["--gclab", gclab, "--quick", "--minheap-cache", cache.to_str().unwrap(), "--markdown", markdown.to_str().unwrap()]);
+    let o = claims(&["--gclab", gclab, "--quick", "--minheap-cache", cache.to_str().unwrap(), "--markdown", markdown.to_str().unwrap(), "--svg", svg.to_str().unwrap()]);
     let out = String::from_utf8_lossy(&o.stdout).into_owned();
     assert!(o.status.success(), "scripts/claims failed: {}{out}", String::from_utf8_lossy(&o.stderr));
     let rows: Vec<Vec<&str>> = out.lines().skip(1).filter(|l| !l.starts_with('(')).map(|l| l.split("  ").map(str::trim).filter(|f| !f.is_empty()).collect()).collect();
@@ -103,6 +103,10 @@ fn claims_measures_every_claim_and_judges_it_by_its_bound() {
     assert!(std::fs::read_to_string(&cache).unwrap().contains("| immix | -G1"), "the whole-heap minimum heaps are cached");
     let md = std::fs::read_to_string(&markdown).unwrap();
     assert_eq!(md.lines().count(), rows.len() + 2, "{md}");
+    let plot = std::fs::read_to_string(&svg).unwrap();
+    assert!(plot.starts_with("<svg") && plot.trim_end().ends_with("</svg>"), "{plot}");
+    assert_eq!(plot.matches("class=\"ratio\"").count(), rows.len(), "a dot per row:\n{plot}");
+    assert_eq!(plot.matches("class=\"spread\"").count(), rows.len(), "a spread per row:\n{plot}");
     let bad = claims(&["--only", "no-such-claim"]);
     assert!(!bad.status.success() && String::from_utf8_lossy(&bad.stderr).contains("`no-such-claim'"), "{bad:?}");
     let bad = claims(&["-n", "0"]);
