@@ -113,10 +113,9 @@ const SCATTERED_BELOW: u32 = SAMPLES / 8;
 
 /// Which of a marking's samples say whether it is scattered (See Note
 /// [Judging a depth-first marking]).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Judge {
     /// Every sample (See Note [When the marking prefetches]).
-    #[default]
     EverySample,
     /// Only those where the marking goes back up: the object on top of
     /// the stack is not the scanned object's own first child.
@@ -189,12 +188,6 @@ pub struct PrefetchRing {
     pub entered: usize,
     /// Which samples count.
     judge: Judge,
-}
-
-impl Default for PrefetchRing {
-    fn default() -> PrefetchRing {
-        PrefetchRing::new(Judge::EverySample)
-    }
 }
 
 impl PrefetchRing {
@@ -373,7 +366,7 @@ mod tests {
         for (i, o) in objects.iter_mut().enumerate() {
             o[1] = ptrs[(i + 1).min(19)] as Word;
         }
-        let mut ring = PrefetchRing::default();
+        let mut ring = PrefetchRing::new(Judge::EverySample);
         let mut out = Vec::new();
         for &p in &ptrs {
             // SAFETY: each pointer is an object whose field is an object.
@@ -397,7 +390,7 @@ mod tests {
 
     #[test]
     fn scattered_samples_turn_the_ring_on_and_near_ones_off() {
-        let mut ring = PrefetchRing::default();
+        let mut ring = PrefetchRing::new(Judge::EverySample);
         assert!(!ring.prefetching(), "a marking starts without the ring");
         sample_run(&mut ring, 1 << 20, SAMPLES - 1);
         assert!(!ring.prefetching(), "decided only once every sample is in");
@@ -416,7 +409,7 @@ mod tests {
 
     #[test]
     fn a_far_first_child_makes_a_near_sample_far() {
-        let mut ring = PrefetchRing::default();
+        let mut ring = PrefetchRing::new(Judge::EverySample);
         let p = (1usize << 30) as *mut Word;
         let (near, far) = (p.wrapping_byte_add(64), p.wrapping_byte_add(1 << 20));
         // The next object near, the child far: scattered.

@@ -73,7 +73,8 @@ pub(crate) unsafe fn trace_into(space: &dyn Space, how: Tracing<'_>, ctx: &mut G
     let Heap { layout, blocks, gens, .. } = &mut *ctx.heap;
     let (layout, blocks, count, oldest) = (*layout, &*blocks, gens.len(), gens.len() - 1);
     let takes = how.evacuate.as_ref().map(|e| Increment { gen: oldest, takes: e.takes });
-    let judge = Judge::of_marking(how.order.depth_first(workers.is_some()), gens[oldest].n_words * WORD_SIZE);
+    let depth_first = how.order.depth_first(workers.is_some());
+    let judge = Judge::of_marking(depth_first, gens[oldest].n_words * WORD_SIZE);
     // SAFETY: the caller's contract.
     let from = unsafe { from_space::prepare_partial(gens, ctx.caps, how.n, layout, takes) };
     let remembered = how.evacuate.as_ref().map_or(&[][..], |e| e.remembered);
@@ -84,7 +85,7 @@ pub(crate) unsafe fn trace_into(space: &dyn Space, how: Tracing<'_>, ctx: &mut G
         gct.deferred = how.defer.then(Vec::new);
         gct.old_reached = how.record_old.then(Vec::new);
         gct.sticky = how.sticky;
-        gct.depth_first = how.order.depth_first(workers.is_some());
+        gct.depth_first = depth_first;
         gct.judge = judge;
         gct
     };
