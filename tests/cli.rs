@@ -32,7 +32,7 @@ fn bad_flags_name_the_flag_exit_nonzero_and_do_no_work() {
     }
     let o = gclab(&["run", "binary-trees", "10", "+RTS", "-A4m", "-M1m"]);
     assert!(!o.status.success() && stderr(&o).contains("smaller than the allocation area"), "{}", stderr(&o));
-    let o = gclab(&["run", "binary-trees", "10", "+RTS", "-c", "-G1"]);
+    let o = gclab(&["run", "binary-trees", "10", "+RTS", "-xn", "-G1"]);
     assert!(!o.status.success() && stderr(&o).contains("-G1"), "{}", stderr(&o));
 }
 
@@ -46,8 +46,8 @@ fn bad_workloads_and_collectors_are_errors() {
     assert!(!o.status.success() && stderr(&o).contains("unknown collector `nope'"));
     let o = gclab(&["run", "--collector", "copying", "binary-trees", "6", "+RTS", "-c"]);
     assert!(!o.status.success() && stderr(&o).contains("contradicts"), "{}", stderr(&o));
-    let o = gclab(&["run", "--collector", "compacting", "binary-trees", "6", "+RTS", "-G1"]);
-    assert!(!o.status.success() && stderr(&o).contains("-c") && stderr(&o).contains("-G1"), "{}", stderr(&o));
+    let o = gclab(&["run", "--collector", "compacting", "binary-trees", "6", "+RTS", "-xn"]);
+    assert!(!o.status.success() && stderr(&o).contains("contradicts") && stderr(&o).contains("-xn"), "{}", stderr(&o));
 }
 
 #[test]

@@ -77,8 +77,12 @@ fn compacting_is_clean_under_memcheck() {
     // tiny -F makes them frequent (binary-trees 8: 23 of them), on one GC
     // thread and on two that share the marking, the update and the slide
     // (See Note [Marking a compaction in parallel] in the collectors'
-    // `compacting`).
-    let runs = [("compacting", &["-A8k", "-G2", "-O8k", "-F1", "-DS"][..]), ("compacting", &["-N2", "-qn2", "-A8k", "-G2", "-O8k", "-F1", "-qb0", "-DS"][..])];
+    // `compacting`); with -G1, whole-heap: every GC compacts.
+    let runs = [
+        ("compacting", &["-A8k", "-G2", "-O8k", "-F1", "-DS"][..]),
+        ("compacting", &["-N2", "-qn2", "-A8k", "-G2", "-O8k", "-F1", "-qb0", "-DS"][..]),
+        ("compacting", &["-A8k", "-G1", "-DS"][..]),
+    ];
     memcheck_each(&runs, &[("binary-trees", &["8"][..]), ("lru", &["200", "2000", "64"][..]), ("mutable-graph", &["200", "2000"][..])]);
 }
 

@@ -11,7 +11,10 @@
 //!
 //! The policy (core's `policy`) decides when to compact: always with `-c`,
 //! or with `-c<n>` once the oldest generation passes n% of `-M`. A GC it
-//! does not ask to compact is an ordinary copying collection. Large objects
+//! does not ask to compact is an ordinary copying collection. With one
+//! generation (`-c -G1`) every GC compacts it: whole-heap mark-compact,
+//! the allocation area's survivors copied after the slid data (See Note
+//! [One generation] in this crate's root). Large objects
 //! are never moved (they are relinked, as in copying). Weak and stable
 //! pointers into the compacted blocks are fixed with every other pointer.
 //! With `-qn` GC threads every collection is shared among them, a
@@ -107,7 +110,7 @@ impl Collector for Compacting {
 
     fn collect(&mut self, req: &GcRequest, ctx: &mut GcContext<'_>) -> GcOutcome {
         let workers = self.pool.for_collection(ctx.flags, req.collect_gen, ctx.help);
-        if req.compact_oldest && req.is_major(ctx.heap) && ctx.heap.gens.len() > 1 {
+        if req.compact_oldest && req.is_major(ctx.heap) {
             compact_collect(req, ctx, workers, self.order, self.slow_leader)
         } else {
             copy_collect_in(req, ctx, workers, self.order)

@@ -294,10 +294,18 @@ impl std::error::Error for SelectError {}
 //   most fragmented blocks and copies the allocation area's survivors
 //   into its holes;
 // - `mark-sweep` is whole-heap mark-sweep: the survivors go into cells;
+// - `compacting` (`-c -G1`) is whole-heap mark-compact: `-c` compacts
+//   the oldest generation at every major GC, and with one generation
+//   that is every GC, which marks the generation in place, slides it and
+//   copies the allocation area's survivors after it. GHC 9.0 instead
+//   warns that compaction is incompatible with `-G1` and copies; gclab
+//   had refused the pair. This completes the Immix paper's comparison:
+//   whole-heap Immix against mark-sweep, mark-compact and semi-space
+//   (`two-space`);
 // - `copying` and `parallel` copy everything, as two-space does.
 //
 // A collector that needs a young generation refuses `-G1` and says why
-// (nonmoving's and compaction's refusals are GHC's; sticky-immix, lxr
+// (nonmoving's refusal is GHC's; sticky-immix, lxr
 // and concurrent-copying keep their survivors in an older generation
 // than the one the mutators allocate in; nogc keeps everything in the
 // oldest of two). The allocation area is
@@ -307,8 +315,7 @@ impl std::error::Error for SelectError {}
 /// The built-in collector GHC's flags select, and the flag that selects it.
 fn implied_by_flags(flags: &RtsFlags) -> (&'static str, Option<&'static str>) {
     if flags.nonmoving {
-        // `-xn` with -G1 or -c is refused when the flags are validated,
-        // as `-c` with -G1 is.
+        // `-xn` with -G1 or -c is refused when the flags are validated.
         return ("nonmoving", Some("-xn"));
     }
     if flags.mark_region {
@@ -393,13 +400,18 @@ mod tests {
         let mut f = flags(&["-A8k"]);
         select(&mut f, Some("compacting")).unwrap();
         assert!(f.compact, "--collector compacting implies -c");
+        let mut f = flags(&["-G1"]);
+        assert_eq!(select(&mut f, Some("compacting")).unwrap().0.name, "compacting", "whole-heap mark-compact");
+        assert!(f.compact && f.generations == 1, "See Note [One generation]");
+        assert_eq!(name(&["-c", "-G1"], None), "compacting");
     }
 
     #[test]
     fn contradictions_and_unknowns_are_errors() {
-        let e = error(&["-G1"], Some("compacting"));
-        assert!(e.contains("-c") && e.contains("-G1"), "{e}");
-        assert!(e.starts_with("--collector compacting runs with `-c'"), "the message names the collector that brought -c: {e}");
+        let e = error(&["-hc"], Some("nonmoving"));
+        assert!(e.starts_with("--collector nonmoving runs with `-xn'") && e.contains("-hc"), "the message names the collector that brought -xn: {e}");
+        let e = error(&["-w"], Some("compacting"));
+        assert!(e.contains("contradicts") && e.contains("-w"), "{e}");
         let e = error(&["-c"], Some("copying"));
         assert!(e.contains("contradicts") && e.contains("-c"), "{e}");
         let e = error(&[], Some("nope"));

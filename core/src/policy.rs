@@ -180,7 +180,10 @@ pub fn plan_collection(heap: &Heap, flags: &RtsFlags, state: &PolicyState, reaso
     if force_major || state.force_major {
         collect_gen = heap.oldest();
     }
-    let compact_oldest = collect_gen == heap.oldest() && heap.gens.len() > 1 && wants_compaction(heap, flags, state.max_heap(flags));
+    // With one generation only `-c` compacts (whole-heap mark-compact: See
+    // Note [One generation] in the collectors crate); `-c<n>`'s share of
+    // `-M` is a generational rule, and immix reads the request too.
+    let compact_oldest = collect_gen == heap.oldest() && if heap.gens.len() > 1 { wants_compaction(heap, flags, state.max_heap(flags)) } else { flags.compact };
     GcRequest { collect_gen, reason, compact_oldest, heap_full: state.force_major && collect_gen == heap.oldest() }
 }
 

@@ -1,6 +1,6 @@
 //! The record as a whole: contradictions between options (`-qn` above
 //! `-N`, `-M` below `-A`, a chunk larger than the allocation area) and the
-//! refusals of `-c`, `-xn` and `-w`, each saying why.
+//! refusals of `-xn` and `-w`, each saying why.
 
 use crate::option_value::{bad, size_text, FlagError};
 use super::RtsFlags;
@@ -17,9 +17,6 @@ impl RtsFlags {
                 &format!("-M{}", size_text(self.max_heap_blocks * BLOCK_SIZE)),
                 format!("the maximum heap size is smaller than the allocation area (-A{})", size_text(self.alloc_area_blocks * BLOCK_SIZE)),
             ));
-        }
-        if self.compact && self.generations == 1 {
-            return Err(bad("-c", "compaction is not supported with a single generation (-G1), as in GHC"));
         }
         if self.nonmoving {
             self.validate_nonmoving()?;
