@@ -352,8 +352,9 @@ fn two_space_nursery(heap: &Heap, flags: &RtsFlags, state: &PolicyState, min_nur
 // ----------------------------------------
 // With one generation (`-G1`) GHC sizes the allocation area, near the
 // `-M` limit, as what is left after the live data and its copy: the next
-// GC copies everything. Whole-heap Immix and mark-sweep (See Note [One
-// generation] in the collectors crate) keep the live data where it lies
+// GC copies everything. Whole-heap Immix, mark-sweep and mark-compact
+// (See Note [One generation] in the collectors crate) keep the live data
+// where it lies
 // and copy only the allocation area's survivors into the space, so the
 // next GC needs the live data, the allocation area N and at most N more
 // for its survivors: N = (max - live) / 2 fits. Where that is the larger
