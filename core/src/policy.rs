@@ -536,6 +536,15 @@ mod tests {
         assert!(!plan_collection(&heap, &f, &st, GcReason::Explicit, true).compact_oldest);
         heap.gens[1].n_blocks = 25600 * 31 / 100;
         assert!(plan_collection(&heap, &f, &st, GcReason::Explicit, true).compact_oldest);
+        // One generation: every GC compacts with -c (whole-heap
+        // mark-compact), and -c<n>'s share of -M, a generational rule,
+        // asks for nothing (immix reads the request).
+        let f = flags(&["-c", "-G1"]);
+        assert!(plan_collection(&Heap::new(&f, 1).unwrap(), &f, &st, GcReason::HeapExhausted, false).compact_oldest);
+        let f = flags(&["-G1", "-M1m", "-c1"]);
+        let mut heap = Heap::new(&f, 1).unwrap();
+        heap.gens[0].n_blocks = 200;
+        assert!(!plan_collection(&heap, &f, &st, GcReason::HeapExhausted, false).compact_oldest);
     }
 
     #[test]
