@@ -77,7 +77,7 @@ use gclab_core::{Collector, GcContext, GcOutcome, GcRequest};
 /// The registry entry.
 pub const ENTRY: CollectorEntry = CollectorEntry {
     name: "compacting",
-    description: "copying for young generations (depth first; order=breadth|depth); the oldest marked and compacted in place (GHC's -c)",
+    description: "copying for young generations (depth first; order=breadth|depth); the oldest marked and compacted in place (GHC's -c); with -G1, whole-heap mark-compact",
     flags: "-c",
     make: |mut params, _| {
         let order = CopyOrder::take(&mut params, CopyOrder::DepthFirst)?;
