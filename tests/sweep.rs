@@ -223,6 +223,11 @@ M = ["1.5x", "3x"]
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let md = std::fs::read_to_string(out.join("summary.md")).unwrap();
     assert!(md.contains("## Minimum heaps") && md.contains("the smallest of these over the experiment's collectors") && md.contains("| crash  | copying |"), "{md}");
+    // A collector's own flag that the run gives already is not added
+    // twice: the cache names two-space's minimum heap by `-G1` alone.
+    let o = gclab(&["minheap", "--cache", cache.to_str().unwrap(), "--collector", "two-space", "binary-trees", "8", "+RTS", "-G1"]);
+    let said = String::from_utf8_lossy(&o.stdout);
+    assert!(o.status.success() && said.contains("under two-space +RTS -G1: minimum heap"), "{said}{}", String::from_utf8_lossy(&o.stderr));
     // A bad multiple names file, line and key.
     let bad = write(&dir, "bad.toml", "collectors = [\"copying\"]\n[[workloads]]\nname = \"binary-trees\"\n[grid]\nM = [\"1.5y\", \"twox\"]\n");
     let o = gclab(&["sweep", bad.to_str().unwrap(), "--out", dir.join("bad").to_str().unwrap(), "--quiet"]);

@@ -297,7 +297,7 @@ impl HeapMultiples {
         let mut base = u64::MAX;
         for (collector, own) in collectors {
             let mut rts = point_flags.clone();
-            rts.extend(own.split_whitespace().map(str::to_string));
+            crate::experiment::add_own_flags(&mut rts, &own);
             let q = crate::minheap::Question { workload: run.workload.clone(), args: run.args.clone(), collector, rts };
             base = base.min(self.answer(&q, bar)?.bytes);
         }

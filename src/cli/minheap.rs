@@ -37,7 +37,7 @@ pub(super) fn minheap(registry: &Registry, collector: Option<&str>, precision: f
     (entry.make)(params, &flags)?;
     let collector = collector.map_or(entry.name.to_string(), str::to_string);
     let mut rts_all = rts.clone();
-    rts_all.extend(entry.flags.split_whitespace().map(str::to_string));
+    gclab_experiments::experiment::add_own_flags(&mut rts_all, entry.flags);
     let q = gclab_experiments::minheap::Question { workload: workload.name.to_string(), args, collector, rts: rts_all };
     let exe = std::env::current_exe().map_err(|e| format!("cannot find the gclab executable: {e}"))?;
     let how = gclab_experiments::minheap::Probing { exe, scratch: std::env::temp_dir(), timeout_secs, precision };

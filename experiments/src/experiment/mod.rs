@@ -10,7 +10,7 @@
 //! that sweeps resume and shard.
 
 use crate::peers::Language;
-pub use runs::{heap_multiple, run_order, with_heap_limit, MultipleOf, RunOrder, RunSpec};
+pub use runs::{add_own_flags, heap_multiple, run_order, with_heap_limit, MultipleOf, RunOrder, RunSpec};
 use runs::plain;
 use gclab_collectors::Registry;
 use gclab_core::RtsFlags;

@@ -127,10 +127,7 @@ impl Experiment {
                     let warmups = (0..self.warmup).map(|r| (r, true));
                     for (repetition, warmup) in warmups.chain((0..self.repetitions).map(|r| (r, false))) {
                         let mut rts: Vec<String> = point.values().filter(|v| !v.is_empty()).cloned().collect();
-                        // The collector's own flags, less those the point gives already
-                        // (a grid's `G = [1]` and two-space's `-G1`).
-                        let own: Vec<String> = entry_flags.split_whitespace().filter(|f| !rts.iter().any(|r| r == f)).map(str::to_string).collect();
-                        rts.extend(own);
+                        add_own_flags(&mut rts, &entry_flags);
                         let label: Vec<String> = point.values().map(|v| if v.is_empty() { "off".into() } else { v.clone() }).collect();
                         let id = run_id(&format!(
                             "{workload}_{}_{collector}_{}_{}{repetition}",
@@ -145,6 +142,18 @@ impl Experiment {
             }
         }
         runs
+    }
+}
+
+/// Add a collector's own flags (`CollectorEntry::flags`) to a run's,
+/// less those the run gives already (a grid's `G = [1]` and two-space's
+/// `-G1`), so that a run, and the minimum heap a cache keeps for it, is
+/// named by one spelling of its flags.
+pub fn add_own_flags(rts: &mut Vec<String>, own: &str) {
+    for flag in own.split_whitespace() {
+        if !rts.iter().any(|r| r == flag) {
+            rts.push(flag.to_string());
+        }
     }
 }
 
