@@ -237,6 +237,28 @@ M = ["1.5x", "3x"]
 }
 
 #[test]
+fn a_minimum_heap_is_a_size_seen_to_fit_even_above_the_peak_without_a_limit() {
+    // gcbench 18 under copying peaks at 32 MiB without -M but overflows
+    // at -M36m: the policy keeps room for a copy of its stretch tree. The
+    // search once answered the peak unprobed. See Note [Searching for the
+    // minimum heap] in the experiments crate.
+    let dir = scratch("minheap-above-peak");
+    let cache = dir.join("minheap.json");
+    let o = gclab(&["minheap", "--cache", cache.to_str().unwrap(), "--collector", "copying", "gcbench", "18"]);
+    let said = String::from_utf8_lossy(&o.stdout).to_string();
+    assert!(o.status.success(), "{said}{}", String::from_utf8_lossy(&o.stderr));
+    let cached: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&cache).unwrap()).unwrap();
+    let answer = cached.as_object().unwrap().values().next().unwrap();
+    let (bytes, fails_at, peak) = (answer["bytes"].as_u64().unwrap(), answer["fails_at"].as_u64().unwrap(), answer["unlimited_peak_bytes"].as_u64().unwrap());
+    assert!(bytes > peak, "this case needs more than its peak without -M: {said}");
+    assert!(said.contains(&format!("(-M{}k)", bytes / 1024)), "{said}");
+    let at = |limit: u64| gclab(&["run", "--collector", "copying", "gcbench", "18", "+RTS", &format!("-M{}k", limit / 1024)]).status.code();
+    assert_eq!(at(bytes), Some(0), "the answer fits: {said}");
+    assert_eq!(at(fails_at), Some(251), "the size below it overflows: {said}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
 fn crashing_overflowing_and_hanging_runs_fail_while_the_rest_finish() {
     let dir = scratch("failures");
     let f = write(&dir, "f.toml", r#"

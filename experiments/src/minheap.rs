@@ -7,18 +7,32 @@
 //! Note [Searching for the minimum heap]
 //! ----------------------------------------
 //! A first probe runs without `-M`: it must succeed (else the workload
-//! fails for another reason, which is reported as such), and its peak
-//! memory in use is a size known to fit. Its maximum residency, or `-A`
-//! if larger (`-M` below `-A` is refused), is a size assumed not to: no
-//! heap smaller than the live data can hold it. Then each probe halves
-//! the interval: exit 251 (GHC's "heap overflow") means too small, success
-//! means it fits, anything else stops the search with the probe's error.
-//! The search ends when the interval is at most `precision` of the size
-//! that fits (and never below one 4 KiB block, `-M`'s granularity), and
-//! the answer is that size. It assumes that fitting is monotonic in `-M`,
-//! which the policy makes close to true but not exactly (a larger limit
-//! can shift when major GCs happen); the answer is a size that was seen
-//! to fit, never one that was not.
+//! fails for another reason, which is reported as such). Its peak memory
+//! in use is the first guess at a size that fits, and its maximum
+//! residency, or `-A` if larger (`-M` below `-A` is refused), a size
+//! assumed not to: no heap smaller than the live data can hold it. Then
+//! each probe halves the interval: exit 251 (GHC's "heap overflow") means
+//! too small, success means it fits, anything else stops the search with
+//! the probe's error. The search ends when the interval is at most
+//! `precision` of the size that fits (and never below one 4 KiB block,
+//! `-M`'s granularity).
+//!
+//! The peak without `-M` is only a guess: under `-M` the policy keeps
+//! room for a copy of the live data and for the allocation area before
+//! they are needed (GHC's `resize_generations`), so a run can overflow a
+//! limit as large as its own unlimited peak. gcbench 18 under `copying`
+//! peaks at 32.0 MiB without `-M` and overflows at `-M36m` (its 20.9 MB
+//! stretch tree is all live when the old generation fills, and its copy
+//! must fit too); it fits at `-M40m`. Until 2026-11-30 the search took the
+//! guess for a fit, and when every probe below it failed it answered the
+//! guess: 32.00 MiB, a heap the workload cannot run in. So the answer is
+//! always a size some probe saw fit: when no probe below the guess has
+//! fitted, the guess itself is probed, and if it overflows the search
+//! goes up by half again each time (to at most `GROWTH_LIMIT` times the
+//! guess, past which it stops with an error) and halves the new interval
+//! as before. It still assumes that fitting is monotonic in `-M`, which
+//! the policy makes close to true but not exactly (a larger limit can
+//! shift when major GCs happen).
 //!
 //! Answers are cached in a JSON file keyed by workload, arguments,
 //! collector, the other RTS flags and gclab's git commit, so a sweep that
@@ -149,37 +163,97 @@ fn probe(how: &Probing, q: &Question, limit: Option<u64>) -> Result<Probe, Strin
     }
 }
 
+/// How far above the peak without `-M` the search looks for a size that
+/// fits before it gives up (See Note [Searching for the minimum heap]):
+/// a copying collector needs about twice its live data, which is below
+/// its peak.
+const GROWTH_LIMIT: u64 = 4;
+
+/// The interval the search narrows: the largest size seen (or assumed)
+/// too small, and the smallest size that fits, with whether a probe has
+/// seen it fit or it is still the guess.
+struct Interval {
+    fails: u64,
+    fits: u64,
+    seen: bool,
+}
+
 /// Search for the minimum heap of `q` as `how` says. See Note
 /// [Searching for the minimum heap].
 pub fn search(how: &Probing, q: &Question, mut progress: impl FnMut(&str)) -> Result<MinHeap, String> {
-    let (start, precision) = (Instant::now(), how.precision);
-    progress("probe 1: no -M (its peak memory is a heap that fits)");
+    let start = Instant::now();
+    progress("probe 1: no -M (its peak memory is the first guess at a heap that fits)");
     let Probe::Fits(record) = probe(how, q, None)? else {
         return Err(format!("{} overflowed its heap with no -M", q.workload_and_args()));
     };
     let stat = |k: &str| record["stats"][k].as_u64().unwrap_or(0);
     let block = BLOCK_SIZE as u64;
-    let round_up = |b: u64| b.div_ceil(block) * block;
-    let mut fits = round_up(stat("max_mem_in_use_bytes").max(block));
+    let peak = round_up_to_block(stat("max_mem_in_use_bytes").max(block));
     let alloc_area = gclab_core::RtsFlags::from_env_and_args(None, &q.rts).map(|f| (f.alloc_area_blocks * BLOCK_SIZE) as u64).unwrap_or(0);
-    let mut fails = round_up(stat("max_live_bytes").max(alloc_area)).saturating_sub(block).min(fits.saturating_sub(block));
+    let fails = round_up_to_block(stat("max_live_bytes").max(alloc_area)).saturating_sub(block).min(peak.saturating_sub(block));
     progress(&format!(
-        "the answer lies above -M{}k (the live data, or -A: no smaller heap holds it) and at most -M{}k (the peak without -M)",
+        "the answer lies above -M{}k (the live data, or -A: no smaller heap holds it), and probably at most -M{}k (the peak without -M)",
         fails / 1024,
-        fits / 1024
+        peak / 1024
     ));
+    let mut at = Interval { fails, fits: peak, seen: false };
     let mut probes = 1;
-    while fits - fails > block && (fits - fails) as f64 > precision * fits as f64 {
-        let mid = round_up(fails + (fits - fails) / 2);
-        let mid = if mid >= fits { fits - block } else { mid };
-        progress(&format!("probe {}: -M{}k (between {}k, too small, and {}k, fits)", probes + 1, mid / 1024, fails / 1024, fits / 1024));
-        probes += 1;
+    loop {
+        narrow(how, q, &mut at, &mut probes, &mut progress)?;
+        if at.seen {
+            break;
+        }
+        confirm(how, q, &mut at, peak, &mut probes, &mut progress)?;
+    }
+    Ok(MinHeap { bytes: at.fits, fails_at: at.fails, unlimited_peak_bytes: stat("max_mem_in_use_bytes"), probes, seconds: start.elapsed().as_secs_f64(), precision: how.precision })
+}
+
+/// `bytes` rounded up to whole blocks, `-M`'s granularity.
+fn round_up_to_block(bytes: u64) -> u64 {
+    let block = BLOCK_SIZE as u64;
+    bytes.div_ceil(block) * block
+}
+
+/// Halve the interval until it is at most `precision` of the size that
+/// fits, or one block.
+fn narrow(how: &Probing, q: &Question, at: &mut Interval, probes: &mut usize, progress: &mut impl FnMut(&str)) -> Result<(), String> {
+    let block = BLOCK_SIZE as u64;
+    while at.fits - at.fails > block && (at.fits - at.fails) as f64 > how.precision * at.fits as f64 {
+        let mid = round_up_to_block(at.fails + (at.fits - at.fails) / 2);
+        let mid = if mid >= at.fits { at.fits - block } else { mid };
+        *probes += 1;
+        let fits_word = if at.seen { "fits" } else { "the guess" };
+        progress(&format!("probe {probes}: -M{}k (between {}k, too small, and {}k, {fits_word})", mid / 1024, at.fails / 1024, at.fits / 1024));
         match probe(how, q, Some(mid))? {
-            Probe::Fits(_) => fits = mid,
-            Probe::TooSmall => fails = mid,
+            Probe::Fits(_) => *at = Interval { fails: at.fails, fits: mid, seen: true },
+            Probe::TooSmall => at.fails = mid,
         }
     }
-    Ok(MinHeap { bytes: fits, fails_at: fails, unlimited_peak_bytes: stat("max_mem_in_use_bytes"), probes, seconds: start.elapsed().as_secs_f64(), precision })
+    Ok(())
+}
+
+/// Probe the guess that no probe below it has confirmed; if it
+/// overflows, guess half as large again (See Note [Searching for the
+/// minimum heap]).
+fn confirm(how: &Probing, q: &Question, at: &mut Interval, peak: u64, probes: &mut usize, progress: &mut impl FnMut(&str)) -> Result<(), String> {
+    *probes += 1;
+    progress(&format!("probe {probes}: -M{}k (the guess: every smaller probe overflowed)", at.fits / 1024));
+    match probe(how, q, Some(at.fits))? {
+        Probe::Fits(_) => at.seen = true,
+        Probe::TooSmall => {
+            let next = round_up_to_block(at.fits + at.fits / 2);
+            if next > GROWTH_LIMIT * peak {
+                return Err(format!(
+                    "{} under {} overflows every -M up to -M{}k, {GROWTH_LIMIT}x its peak without -M",
+                    q.workload_and_args(),
+                    q.collector,
+                    at.fits / 1024
+                ));
+            }
+            *at = Interval { fails: at.fits, fits: next, seen: false };
+        }
+    }
+    Ok(())
 }
 
 /// A JSON file of answers (See the module doc).
