@@ -223,6 +223,11 @@ M = ["1.5x", "3x"]
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let md = std::fs::read_to_string(out.join("summary.md")).unwrap();
     assert!(md.contains("## Minimum heaps") && md.contains("the smallest of these over the experiment's collectors") && md.contains("| crash  | copying |"), "{md}");
+    // Each minimum heap found comes with the peak memory a run used there.
+    let used: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(out.join("minheaps.json")).unwrap()).unwrap();
+    let trees_used: Vec<&serde_json::Value> = used.as_array().unwrap().iter().filter(|u| u["workload"] == "binary-trees 12").collect();
+    assert!(trees_used.len() == 2 && trees_used.iter().all(|u| u["peak_bytes"].as_u64().is_some_and(|p| p > 0)), "{used}");
+    assert!(md.contains("| peak in use there (MiB) |"), "{md}");
     // A collector's own flag that the run gives already is not added
     // twice: the cache names two-space's minimum heap by `-G1` alone.
     let o = gclab(&["minheap", "--cache", cache.to_str().unwrap(), "--collector", "two-space", "binary-trees", "8", "+RTS", "-G1"]);
@@ -255,6 +260,17 @@ fn a_minimum_heap_is_a_size_seen_to_fit_even_above_the_peak_without_a_limit() {
     let at = |limit: u64| gclab(&["run", "--collector", "copying", "gcbench", "18", "+RTS", &format!("-M{}k", limit / 1024)]).status.code();
     assert_eq!(at(bytes), Some(0), "the answer fits: {said}");
     assert_eq!(at(fails_at), Some(251), "the size below it overflows: {said}");
+    // Beside the limit, the memory the run used there (See Note [A limit
+    // is not the memory used]): the record of a run at the answer says
+    // the same, and copying used less than its limit.
+    let record = dir.join("at-answer.json");
+    let o = gclab(&["run", "--json", record.to_str().unwrap(), "--collector", "copying", "gcbench", "18", "+RTS", &format!("-M{}k", bytes / 1024)]);
+    assert!(o.status.success());
+    let stats: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&record).unwrap()).unwrap();
+    let used = answer["peak_at_answer_bytes"].as_u64().unwrap();
+    assert_eq!(used, stats["stats"]["max_mem_in_use_bytes"].as_u64().unwrap(), "{said}");
+    assert!(used > 0 && used < bytes, "{said}");
+    assert!(said.contains(&format!("{} MiB in use at its peak there", used >> 20)), "{said}");
     std::fs::remove_dir_all(&dir).unwrap();
 }
 

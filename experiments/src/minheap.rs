@@ -34,6 +34,27 @@
 //! the policy makes close to true but not exactly (a larger limit can
 //! shift when major GCs happen).
 //!
+//! Note [A limit is not the memory used]
+//! ----------------------------------------
+//! `-M` is GHC's limit: judged after each GC, on the blocks the
+//! generations hold, with room kept for what the policy expects the next
+//! GC to need (a copy of each copied generation, the allocation area). It
+//! is not the memory a run needs, and it errs in opposite directions for
+//! the two families. A copying collector's limit reserves a copy of its
+//! old generation that the run may never make: gcbench 18 under
+//! `copying` fits `-M37m` and peaks at 30 MiB in use there (its 20.9 MB
+//! stretch tree dies before a major GC would copy it whole). A collector
+//! that keeps its old generation in place reserves no copy, but its GCs
+//! hold blocks beyond the limit while they run (survivors promoted and
+//! blocks evacuated before the dead are freed), and whole megablocks hold
+//! the blocks: `immix` fits `-M20776k` (20.29 MiB) on gcbench 18 and
+//! peaks at 24 MiB in use. Compared by limit, immix needs 0.55x copying's
+//! heap there; compared by the memory each used at its own minimum heap,
+//! 0.80x. Both are answers to a fair question (the smallest limit a user
+//! can give; the least memory a run was seen to use), so the search keeps
+//! the second beside the first: the peak memory in use, as `-s` reports
+//! it, of the probe that fitted at the answer.
+//!
 //! Answers are cached in a JSON file keyed by workload, arguments,
 //! collector, the other RTS flags and gclab's git commit, so a sweep that
 //! needs them again (or `gclab minheap` asked twice) runs no probe.
@@ -66,6 +87,12 @@ pub struct MinHeap {
     pub fails_at: u64,
     /// Peak memory in use without `-M`.
     pub unlimited_peak_bytes: u64,
+    /// Peak memory in use at the answer's `-M`, as `-s` reports it (whole
+    /// megablocks): what the run needed, beside the limit it fitted (See
+    /// Note [A limit is not the memory used]). 0 in caches written
+    /// before it was recorded.
+    #[serde(default)]
+    pub peak_at_answer_bytes: u64,
     /// Probes run (the first, unlimited one included).
     pub probes: usize,
     /// Seconds the search took.
@@ -170,12 +197,17 @@ fn probe(how: &Probing, q: &Question, limit: Option<u64>) -> Result<Probe, Strin
 const GROWTH_LIMIT: u64 = 4;
 
 /// The interval the search narrows: the largest size seen (or assumed)
-/// too small, and the smallest size that fits, with whether a probe has
-/// seen it fit or it is still the guess.
+/// too small, and the smallest size that fits, with the peak memory in
+/// use of the probe that saw it fit (None while it is still the guess).
 struct Interval {
     fails: u64,
     fits: u64,
-    seen: bool,
+    peak_there: Option<u64>,
+}
+
+/// The peak memory in use of a probe's record.
+fn peak_in_use(record: &serde_json::Value) -> u64 {
+    record["stats"]["max_mem_in_use_bytes"].as_u64().unwrap_or(0)
 }
 
 /// Search for the minimum heap of `q` as `how` says. See Note
@@ -196,16 +228,24 @@ pub fn search(how: &Probing, q: &Question, mut progress: impl FnMut(&str)) -> Re
         fails / 1024,
         peak / 1024
     ));
-    let mut at = Interval { fails, fits: peak, seen: false };
+    let mut at = Interval { fails, fits: peak, peak_there: None };
     let mut probes = 1;
-    loop {
+    let peak_at_answer_bytes = loop {
         narrow(how, q, &mut at, &mut probes, &mut progress)?;
-        if at.seen {
-            break;
+        if let Some(seen) = at.peak_there {
+            break seen;
         }
         confirm(how, q, &mut at, peak, &mut probes, &mut progress)?;
-    }
-    Ok(MinHeap { bytes: at.fits, fails_at: at.fails, unlimited_peak_bytes: stat("max_mem_in_use_bytes"), probes, seconds: start.elapsed().as_secs_f64(), precision: how.precision })
+    };
+    Ok(MinHeap {
+        bytes: at.fits,
+        fails_at: at.fails,
+        unlimited_peak_bytes: stat("max_mem_in_use_bytes"),
+        peak_at_answer_bytes,
+        probes,
+        seconds: start.elapsed().as_secs_f64(),
+        precision: how.precision,
+    })
 }
 
 /// `bytes` rounded up to whole blocks, `-M`'s granularity.
@@ -222,10 +262,10 @@ fn narrow(how: &Probing, q: &Question, at: &mut Interval, probes: &mut usize, pr
         let mid = round_up_to_block(at.fails + (at.fits - at.fails) / 2);
         let mid = if mid >= at.fits { at.fits - block } else { mid };
         *probes += 1;
-        let fits_word = if at.seen { "fits" } else { "the guess" };
+        let fits_word = if at.peak_there.is_some() { "fits" } else { "the guess" };
         progress(&format!("probe {probes}: -M{}k (between {}k, too small, and {}k, {fits_word})", mid / 1024, at.fails / 1024, at.fits / 1024));
         match probe(how, q, Some(mid))? {
-            Probe::Fits(_) => *at = Interval { fails: at.fails, fits: mid, seen: true },
+            Probe::Fits(record) => *at = Interval { fails: at.fails, fits: mid, peak_there: Some(peak_in_use(&record)) },
             Probe::TooSmall => at.fails = mid,
         }
     }
@@ -239,7 +279,7 @@ fn confirm(how: &Probing, q: &Question, at: &mut Interval, peak: u64, probes: &m
     *probes += 1;
     progress(&format!("probe {probes}: -M{}k (the guess: every smaller probe overflowed)", at.fits / 1024));
     match probe(how, q, Some(at.fits))? {
-        Probe::Fits(_) => at.seen = true,
+        Probe::Fits(record) => at.peak_there = Some(peak_in_use(&record)),
         Probe::TooSmall => {
             let next = round_up_to_block(at.fits + at.fits / 2);
             if next > GROWTH_LIMIT * peak {
@@ -250,7 +290,7 @@ fn confirm(how: &Probing, q: &Question, at: &mut Interval, peak: u64, probes: &m
                     at.fits / 1024
                 ));
             }
-            *at = Interval { fails: at.fits, fits: next, seen: false };
+            *at = Interval { fails: at.fits, fits: next, peak_there: None };
         }
     }
     Ok(())

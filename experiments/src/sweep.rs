@@ -270,6 +270,10 @@ pub struct UsedMinHeap {
     pub flags: String,
     /// The minimum heap in bytes; None if it could not be found.
     pub bytes: Option<u64>,
+    /// The peak memory in use of a run at it (See Note [A limit is not
+    /// the memory used] in `minheap`); absent in older sweeps' files.
+    #[serde(default)]
+    pub peak_bytes: Option<u64>,
     /// Why not, if not.
     pub error: Option<String>,
 }
@@ -328,6 +332,7 @@ impl HeapMultiples {
             collector: q.collector.clone(),
             flags: q.rts.join(" "),
             bytes: found.as_ref().ok().map(|a| a.bytes),
+            peak_bytes: found.as_ref().ok().map(|a| a.peak_at_answer_bytes).filter(|&b| b > 0),
             error: found.as_ref().err().cloned(),
         };
         used.retain(|u| (&u.workload, &u.collector, &u.flags) != (&entry.workload, &entry.collector, &entry.flags));

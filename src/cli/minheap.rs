@@ -47,13 +47,14 @@ pub(super) fn minheap(registry: &Registry, collector: Option<&str>, precision: f
     })?;
     let mib = |b: u64| b as f64 / (1024.0 * 1024.0);
     out(format!(
-        "{} under {}{}: minimum heap {:.2} MiB (-M{}k): it overflows at -M{}k; {:.2} MiB in use without -M. {} probes, {:.1} s{}\n",
+        "{} under {}{}: minimum heap {:.2} MiB (-M{}k): it overflows at -M{}k; {} MiB in use at its peak there, {:.2} MiB without -M. {} probes, {:.1} s{}\n",
         q.workload_and_args(),
         q.collector,
         if q.rts.is_empty() { String::new() } else { format!(" +RTS {}", q.rts.join(" ")) },
         mib(answer.bytes),
         answer.bytes / 1024,
         answer.fails_at / 1024,
+        if answer.peak_at_answer_bytes == 0 { "?".to_string() } else { format!("{:.0}", mib(answer.peak_at_answer_bytes)) },
         mib(answer.unlimited_peak_bytes),
         answer.probes,
         answer.seconds,
