@@ -155,7 +155,7 @@ fn min_heap_table(exp: &Experiment, dir: &Path) -> String {
         MultipleOf::Smallest => "the smallest of these over the experiment's collectors, for the same workload and flags",
         MultipleOf::Each => "each collector's own",
     };
-    let mut out = format!("\n## Minimum heaps\n\nA heap multiple (`-M1.5x`) is that multiple of {of}: the smallest `-M` under which the run completes, found by binary search to 2% (`gclab minheap`); beside it the peak memory in use of a run at it, which a limit judged after each GC does not bound (a copying collector's limit keeps room for a copy it may not make; a collector that keeps data in place holds blocks past the limit during its GCs).\n\n| workload | collector | flags | minimum heap (MiB) | peak in use there (MiB) |\n| --- | --- | --- | --- | --- |\n");
+    let mut out = format!("\n## Minimum heaps\n\nA heap multiple (`-M1.5x`) is that multiple of {of}: the smallest `-M` under which the run completes, found by binary search to 2% (`gclab minheap`); beside it the peak memory in use of a run at it, which a limit judged after each GC does not bound (a copying collector's limit keeps room for a copy it may not make; a collector that keeps data in place may stand past the limit after a minor GC, which only makes the next GC a major one).\n\n| workload | collector | flags | minimum heap (MiB) | peak in use there (MiB) |\n| --- | --- | --- | --- | --- |\n");
     for u in used {
         let size = match (u.bytes, &u.error) {
             (Some(b), _) => format!("{:.2}", b as f64 / (1024.0 * 1024.0)),
