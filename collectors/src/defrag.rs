@@ -238,8 +238,39 @@ pub fn choose(blocks: &[BlockHoles], headroom_lines: usize) -> Vec<BlockPtr> {
         }
         (needed, room, threshold) = (more, less, h);
     }
-    blocks.iter().filter(|b| b.holes >= threshold).map(|b| b.bd).collect()
+    let mut chosen: Vec<BlockPtr> = blocks.iter().filter(|b| b.holes >= threshold).map(|b| b.bd).collect();
+    // See Note [The bucket that does not fit whole].
+    let partial = threshold - 1;
+    if partial >= MIN_HOLES {
+        let mut rest: Vec<&BlockHoles> = blocks.iter().filter(|b| b.holes == partial).collect();
+        rest.sort_by_key(|b| b.used_lines);
+        for b in rest {
+            let (more, less) = (needed + b.used_lines, room - b.free_lines);
+            if more > less {
+                break;
+            }
+            (needed, room) = (more, less);
+            chosen.push(b.bd);
+        }
+    }
+    chosen
 }
+
+// Note [The bucket that does not fit whole]
+// ----------------------------------------
+// The paper's histogram takes whole buckets: every block with h holes or
+// none of them. A bucket is often large (on lru 50000 1000000 128 most of
+// the old generation's blocks have a few holes each, scattered by random
+// evictions), so the first bucket that does not fit whole can leave most
+// of the room unused: at `-M14180k` the fifth major GC evacuated 223
+// blocks where the free lines and the headroom had room for about 480,
+// and the heap stood 64 blocks past its limit after it. So the bucket
+// that stops the loop gives what still fits, its blocks with the fewest
+// used lines first. Each block taken costs the room exactly one block of
+// lines (its used lines must go somewhere, its free lines stop being
+// somewhere), so the count that fits is the same in any order; the
+// emptiest blocks free the most for the lines they copy. MMTk's
+// `defrag_spill_threshold` takes whole buckets too.
 
 #[cfg(test)]
 mod tests {
@@ -263,8 +294,16 @@ mod tests {
         // one with 3 holes (20 used), one with 1 hole (30 used).
         let blocks = [block(1, 6, 24), block(2, 6, 24), block(3, 3, 12), block(4, 1, 2)];
         // No headroom: the 6-hole blocks need 16 lines, and the others
-        // have 14 free: nothing fits.
-        assert!(choose(&blocks, 0).is_empty());
+        // have 14 free: the bucket does not fit whole, but one of its
+        // blocks does (8 lines into the other three blocks' 38). See
+        // Note [The bucket that does not fit whole].
+        assert_eq!(choose(&blocks, 0), vec![blocks[0].bd]);
+        // Nor any of it when the other blocks are full.
+        let full = [block(1, 6, 24), block(3, 1, 0)];
+        assert!(choose(&full, 0).is_empty());
+        // Of a bucket taken in part, the emptiest blocks go first.
+        let mixed = [block(1, 4, 20), block(2, 4, 26), block(3, 1, 10)];
+        assert_eq!(choose(&mixed, 0), vec![mixed[1].bd], "6 lines used before 12");
         // 2 lines of headroom make it fit; the 3-hole block would then need
         // 20 more with only 2 left.
         let chosen = choose(&blocks, 2);

@@ -194,8 +194,8 @@ fn probe(how: &Probing, q: &Question, limit: Option<u64>) -> Result<Probe, Strin
 
 /// How far above the peak without `-M` the search looks for a size that
 /// fits before it gives up (See Note [Searching for the minimum heap]):
-/// a copying collector needs about twice its live data, which is below
-/// its peak.
+/// a copying collector's limit must hold about twice its live data, and
+/// the peak without `-M` holds the live data at least once.
 const GROWTH_LIMIT: u64 = 4;
 
 /// The interval the search narrows: the largest size seen (or assumed)

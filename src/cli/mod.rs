@@ -158,7 +158,7 @@ enum Command {
         #[arg(long, value_name = "PREFIX")]
         out: Option<PathBuf>,
     },
-    /// Find the smallest -M under which a workload completes: gclab minheap [--collector NAME] WORKLOAD [args] +RTS <flags> -RTS
+    /// Find the smallest -M under which a workload completes, and the peak memory in use there: gclab minheap [--collector NAME] WORKLOAD [args] +RTS <flags> -RTS
     Minheap {
         /// The collector, by registry name (with parameters)
         #[arg(long)]
