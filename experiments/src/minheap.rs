@@ -357,6 +357,59 @@ pub fn parse_multiple(text: &str) -> Option<Result<f64, String>> {
 mod tests {
     use super::*;
 
+    const MIB: u64 = 1 << 20;
+
+    /// A stand-in for `gclab run` that fits any `-M` of at least
+    /// `fits_from` KiB (never, if None) and overflows below it: without
+    /// `-M` it peaks at 8 MiB with 2 MiB live, and at a limit it reports
+    /// 3 MiB in use. Its directory holds its scratch files.
+    fn fake_gclab(name: &str, fits_from: Option<u64>) -> (Probing, PathBuf) {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = std::env::temp_dir().join(format!("gclab-minheap-{name}-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let threshold = fits_from.map_or("-1".to_string(), |k| k.to_string());
+        let script = format!(
+            "#!/bin/sh\njson=''; limit=''\nwhile [ $# -gt 0 ]; do case \"$1\" in --json) json=\"$2\"; shift;; -M*) limit=${{1#-M}}; limit=${{limit%k}};; esac; shift; done\n\
+             if [ -z \"$limit\" ]; then printf '{{\"stats\":{{\"max_mem_in_use_bytes\":{},\"max_live_bytes\":{}}}}}' > \"$json\"; exit 0; fi\n\
+             if [ {threshold} -lt 0 ] || [ \"$limit\" -lt {threshold} ]; then exit 251; fi\n\
+             printf '{{\"stats\":{{\"max_mem_in_use_bytes\":{}}}}}' > \"$json\"\n",
+            8 * MIB,
+            2 * MIB,
+            3 * MIB
+        );
+        let exe = dir.join("gclab");
+        std::fs::write(&exe, script).unwrap();
+        std::fs::set_permissions(&exe, std::fs::Permissions::from_mode(0o755)).unwrap();
+        (Probing { exe, scratch: dir.clone(), timeout_secs: 30.0, precision: 0.02 }, dir)
+    }
+
+    fn question() -> Question {
+        Question { workload: "w".into(), args: vec![], collector: "c".into(), rts: vec![] }
+    }
+
+    #[test]
+    fn the_answer_is_a_size_a_probe_saw_fit_below_or_above_the_guess() {
+        // See Note [Searching for the minimum heap]: 5 MiB lies below the
+        // unlimited peak (8 MiB), 10 MiB above it, where the peak itself
+        // overflows.
+        for (name, fits_from) in [("below", 5 * 1024), ("above", 10 * 1024)] {
+            let (how, dir) = fake_gclab(name, Some(fits_from));
+            let found = search(&how, &question(), |_| {}).unwrap();
+            assert!(found.bytes >= fits_from * 1024 && found.fails_at < fits_from * 1024, "{name}: {found:?}");
+            assert!((found.bytes - found.fails_at) as f64 <= 0.02 * found.bytes as f64, "{name}: narrowed to 2%: {found:?}");
+            assert_eq!((found.unlimited_peak_bytes, found.peak_at_answer_bytes), (8 * MIB, 3 * MIB), "{name}: the peak at the answer is the fitting probe's");
+            std::fs::remove_dir_all(dir).unwrap();
+        }
+    }
+
+    #[test]
+    fn a_run_that_fits_no_limit_up_to_four_times_its_peak_is_an_error() {
+        let (how, dir) = fake_gclab("never", None);
+        let e = search(&how, &question(), |_| {}).unwrap_err();
+        assert!(e.contains("overflows every -M up to") && e.contains("4x its peak without -M"), "{e}");
+        std::fs::remove_dir_all(dir).unwrap();
+    }
+
     #[test]
     fn multiples_parse_and_sizes_are_not_multiples() {
         assert_eq!(parse_multiple("1.5x"), Some(Ok(1.5)));
