@@ -409,7 +409,7 @@ pub(crate) unsafe fn major(space: &LineSpace, ctx: &mut GcContext<'_>, workers: 
 
 /// Two major GCs run in one pause, as one: their work added up, and the
 /// second's sweep (the state the space is left in), with both sweeps'
-/// freed blocks.
+/// freed blocks and both passes' defragmentation.
 fn one_pause(first: GcOutcome, second: GcOutcome) -> GcOutcome {
     let threads = first.threads.iter().zip(&second.threads).map(|(a, b)| ThreadWork {
         copied_words: a.copied_words + b.copied_words,
@@ -424,7 +424,12 @@ fn one_pause(first: GcOutcome, second: GcOutcome) -> GcOutcome {
         },
     });
     let region = match (first.region, second.region) {
-        (Some(a), Some(b)) => Some(RegionSweep { blocks_freed: a.blocks_freed + b.blocks_freed, ..b }),
+        (Some(a), Some(b)) => Some(RegionSweep {
+            blocks_freed: a.blocks_freed + b.blocks_freed,
+            defrag_blocks: a.defrag_blocks + b.defrag_blocks,
+            defrag_copied_bytes: a.defrag_copied_bytes + b.defrag_copied_bytes,
+            ..b
+        }),
         (a, b) => b.or(a),
     };
     GcOutcome {
@@ -469,3 +474,19 @@ unsafe fn choose_candidates(space: &LineSpace, mode: DefragMode, headroom: usize
 // is one generation only: then generation 0's blocks outside the nursery
 // are the space's, and what is copied out of them is defragmentation
 // (`immix -G1`, See Note [One generation] in the crate's root).
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn passes_in_one_pause_add_their_work_and_defragmentation_and_keep_the_last_sweep() {
+        let sweep = |freed, lines_free, defrag_blocks, defrag_copied_bytes| RegionSweep { line_bytes: 64, blocks_swept: 10, blocks_freed: freed, blocks_recyclable: 5, lines_free, defrag_blocks, defrag_copied_bytes };
+        let pass = |words, region| GcOutcome { copied_words: words, marked_words: words, swept_words: words, region: Some(region), ..GcOutcome::default() };
+        let three = one_pause(one_pause(pass(1, sweep(1, 100, 3, 300)), pass(2, sweep(2, 50, 4, 400))), pass(4, sweep(4, 20, 5, 500)));
+        assert_eq!((three.copied_words, three.marked_words, three.swept_words), (7, 7, 7));
+        let r = three.region.unwrap();
+        assert_eq!((r.blocks_freed, r.defrag_blocks, r.defrag_copied_bytes), (7, 12, 1200), "every pass's");
+        assert_eq!(r.lines_free, 20, "the state the last pass left");
+    }
+}
