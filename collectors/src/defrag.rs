@@ -218,6 +218,26 @@ pub fn wanted(mode: DefragMode, blocks: &[BlockHoles]) -> bool {
     }
 }
 
+/// An evacuation plan being made, in lines: what the candidates taken so
+/// far need, and the room their copies may go to.
+struct Plan {
+    needed: usize,
+    room: usize,
+}
+
+impl Plan {
+    /// Take candidates whose used lines are `required` and whose free
+    /// lines (room no longer) are `available`, if their copies still fit.
+    fn take(&mut self, required: usize, available: usize) -> bool {
+        let (needed, room) = (self.needed + required, self.room - available);
+        if needed > room {
+            return false;
+        }
+        (self.needed, self.room) = (needed, room);
+        true
+    }
+}
+
 /// The blocks to evacuate, given the recyclable blocks and the headroom
 /// in lines (See Note [Choosing what to evacuate]).
 pub fn choose(blocks: &[BlockHoles], headroom_lines: usize) -> Vec<BlockPtr> {
@@ -228,15 +248,13 @@ pub fn choose(blocks: &[BlockHoles], headroom_lines: usize) -> Vec<BlockPtr> {
         required[b.holes] += b.used_lines;
         available[b.holes] += b.free_lines;
     }
-    let mut room: usize = headroom_lines + available.iter().sum::<usize>();
-    let mut needed = 0;
+    let mut plan = Plan { needed: 0, room: headroom_lines + available.iter().sum::<usize>() };
     let mut threshold = most + 1;
     for h in (MIN_HOLES..=most).rev() {
-        let (more, less) = (needed + required[h], room - available[h]);
-        if more > less {
+        if !plan.take(required[h], available[h]) {
             break;
         }
-        (needed, room, threshold) = (more, less, h);
+        threshold = h;
     }
     let mut chosen: Vec<BlockPtr> = blocks.iter().filter(|b| b.holes >= threshold).map(|b| b.bd).collect();
     // See Note [The bucket that does not fit whole].
@@ -245,11 +263,9 @@ pub fn choose(blocks: &[BlockHoles], headroom_lines: usize) -> Vec<BlockPtr> {
         let mut rest: Vec<&BlockHoles> = blocks.iter().filter(|b| b.holes == partial).collect();
         rest.sort_by_key(|b| b.used_lines);
         for b in rest {
-            let (more, less) = (needed + b.used_lines, room - b.free_lines);
-            if more > less {
+            if !plan.take(b.used_lines, b.free_lines) {
                 break;
             }
-            (needed, room) = (more, less);
             chosen.push(b.bd);
         }
     }

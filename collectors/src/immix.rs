@@ -285,7 +285,7 @@ const LAST_RESORT_PASSES: usize = 2;
 /// Does the heap stand past `-M`, so that the overflow check after this
 /// major GC would end the run?
 fn past_limit(heap: &Heap, flags: &RtsFlags) -> bool {
-    flags.max_heap_blocks > 0 && heap.generation_blocks() + heap.nursery_blocks() > flags.max_heap_blocks
+    flags.max_heap_blocks > 0 && heap.blocks_in_use() > flags.max_heap_blocks
 }
 
 /// When a major GC defragments, and its headroom in blocks: as the
@@ -296,7 +296,7 @@ fn past_limit(heap: &Heap, flags: &RtsFlags) -> bool {
 fn defrag_for(mode: DefragMode, percent: usize, req: &GcRequest, heap: &Heap, flags: &RtsFlags) -> (DefragMode, usize) {
     let headroom = (heap.gens[heap.oldest()].n_blocks * percent).div_ceil(100);
     if req.compact_oldest && mode != DefragMode::Never {
-        let room = flags.max_heap_blocks.saturating_sub(heap.generation_blocks() + heap.nursery_blocks());
+        let room = flags.max_heap_blocks.saturating_sub(heap.blocks_in_use());
         return (DefragMode::Always, room.max(headroom));
     }
     (mode, headroom)

@@ -146,6 +146,12 @@ impl Heap {
         self.gens.iter().map(Generation::occupied_blocks).sum()
     }
 
+    /// Blocks in use: the generations' and the nurseries'. What the
+    /// policy judges `-M` by after a GC.
+    pub fn blocks_in_use(&self) -> usize {
+        self.generation_blocks() + self.nursery_blocks()
+    }
+
     /// Words of large objects in all generations.
     pub fn large_object_words(&self) -> usize {
         self.gens.iter().map(|g| g.n_large_words).sum()

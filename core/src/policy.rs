@@ -231,7 +231,7 @@ pub fn after_gc(heap: &mut Heap, flags: &RtsFlags, state: &mut PolicyState, req:
     if let Some(limit) = limit {
         return_memory(heap, flags, state, limit);
     }
-    state.last_heap_blocks = heap.generation_blocks() + heap.nursery_blocks();
+    state.last_heap_blocks = heap.blocks_in_use();
     Ok(())
 }
 
@@ -385,7 +385,7 @@ fn check_max_heap(heap: &Heap, flags: &RtsFlags, state: &mut PolicyState, major:
     if max == 0 {
         return Ok(());
     }
-    let in_use = heap.generation_blocks() + heap.nursery_blocks();
+    let in_use = heap.blocks_in_use();
     let min_alloc = min_alloc_blocks(flags, max, caps);
     if in_use > max || heap.generation_blocks() + min_alloc > max {
         if major {

@@ -222,7 +222,8 @@ pub fn search(how: &Probing, q: &Question, mut progress: impl FnMut(&str)) -> Re
     };
     let stat = |k: &str| record["stats"][k].as_u64().unwrap_or(0);
     let block = BLOCK_SIZE as u64;
-    let peak = round_up_to_block(stat("max_mem_in_use_bytes").max(block));
+    let unlimited_peak_bytes = peak_in_use(&record);
+    let peak = round_up_to_block(unlimited_peak_bytes.max(block));
     let alloc_area = gclab_core::RtsFlags::from_env_and_args(None, &q.rts).map(|f| (f.alloc_area_blocks * BLOCK_SIZE) as u64).unwrap_or(0);
     let fails = round_up_to_block(stat("max_live_bytes").max(alloc_area)).saturating_sub(block).min(peak.saturating_sub(block));
     progress(&format!(
@@ -242,7 +243,7 @@ pub fn search(how: &Probing, q: &Question, mut progress: impl FnMut(&str)) -> Re
     Ok(MinHeap {
         bytes: at.fits,
         fails_at: at.fails,
-        unlimited_peak_bytes: stat("max_mem_in_use_bytes"),
+        unlimited_peak_bytes,
         peak_at_answer_bytes,
         probes,
         seconds: start.elapsed().as_secs_f64(),
