@@ -357,10 +357,14 @@ struct Filling {
 // Note [Runs in a snapshot block]
 // ----------------------------------------
 // An object placed in a block marked in place must be marked live, or the
-// sweep takes it back ("allocated black"). In the pause of a major GC it
-// must be marked as it is placed: that GC asks whether objects there are
-// marked (`is_alive` of a weak pointer's key) before its threads give
-// their runs back, so such a block lends no runs. A young GC during a
+// sweep takes it back ("allocated black"). In the pause of a major GC
+// that GC asks whether objects there are marked (`is_alive` of a weak
+// pointer's key) before its threads give their runs back, so a run there
+// must be marked whole when it is lent; a cell space's runs in older
+// blocks are a couple of cells, for which that costs more than marking
+// each object as it is placed, so such a block lends no runs (a line
+// space's holes are longer: See Note [Runs in a kept block] in
+// `line_alloc`, which has the figures). A young GC during a
 // concurrent marking (`nonmoving`) promotes into the holes of the
 // snapshot's blocks, which it leaves alone (`BF_EVACUATED`, tested before
 // the mark): nothing in that GC reads their marks. But the marker runs

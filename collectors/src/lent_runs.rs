@@ -71,13 +71,15 @@
 //! for a free, zero word.
 //!
 //! A space places the object alone (`Placement::Object`, scanned from the
-//! scan stack as before) where a run would change what is
-//! placed: blocks marked in place in this GC's pause, whose new objects
-//! must be marked one by one as they are placed ("allocated black"; a
-//! young GC during a concurrent marking marks a run whole when it lends
-//! it: See Note [Runs in a snapshot block] in `cell_space`), objects too
-//! big for the hole at hand (a line space's overflow block), and a space
-//! that records every placement (`lxr`).
+//! scan stack as before) where a run would change what is placed or cost
+//! more: a cell space's blocks marked in place in this GC's pause, whose
+//! new objects are marked one by one as they are placed ("allocated
+//! black"; a line space marks a kept block's run whole when it lends it,
+//! See Note [Runs in a kept block] in `line_alloc`, and a young GC during
+//! a concurrent marking does so in a cell space, See Note [Runs in a
+//! snapshot block] in `cell_space`), objects too big for the hole at hand
+//! (a line space's overflow block), and a space that records every
+//! placement (`lxr`).
 
 // Note [An object placed among a lent run's cells]
 // ----------------------------------------

@@ -491,6 +491,12 @@ impl MarkBitmap {
         gclab_core::side_metadata::set_bits_between(map, w..end, set);
     }
 
+    /// Does this bitmap count the bits it sets (a snapshot's)? Such a one
+    /// marks object by object (`mark_words` is not for it).
+    pub fn counts_as_it_marks(&self) -> bool {
+        self.counted.is_some()
+    }
+
     /// A counted bitmap's count (a snapshot's).
     fn count(&self) -> &Count {
         self.counted.as_ref().expect("a snapshot's bitmap counts the bits it sets")
