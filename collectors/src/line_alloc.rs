@@ -260,16 +260,23 @@ impl LineAllocator<'_> {
     /// A medium object that did not fit the current hole: into the
     /// overflow block.
     fn alloc_overflow(&mut self, words: usize) -> *mut Word {
-        if let Some(p) = self.overflow.as_mut().and_then(|h| h.bump(words)) {
-            return self.placed(p, words, Kind::Fresh);
-        }
-        if let Some(full) = self.overflow.take() {
+        let p = self.overflow_with_room(words).bump(words).expect("the overflow block has room");
+        self.placed(p, words, Kind::Fresh)
+    }
+
+    /// The overflow block, with room for `words` words: the one at hand,
+    /// or (when that is full or there is none) a fresh one.
+    fn overflow_with_room(&mut self, words: usize) -> &mut Held {
+        if self.overflow.as_ref().is_some_and(|h| h.left() < words) {
+            let full = self.overflow.take().expect("tested just above");
             self.retire(full);
         }
-        let mut block = self.cut_block();
-        let p = block.bump(words).expect("an object smaller than a large one fits a fresh block");
-        self.overflow = Some(block);
-        self.placed(p, words, Kind::Fresh)
+        if self.overflow.is_none() {
+            self.overflow = Some(self.cut_block());
+        }
+        let held = self.overflow.as_mut().expect("an overflow block was just made sure of");
+        debug_assert!(held.left() >= words, "an object smaller than a large one fits a fresh block");
+        held
     }
 
     /// Place an object of `words` words in the hole at hand, which has
@@ -360,7 +367,13 @@ impl SpaceAllocator for LineAllocator<'_> {
     /// the object alone, as `alloc` places it.
     fn place(&mut self, words: usize) -> Placement {
         if !self.hole_with_room(words) {
-            return Placement::Object(self.alloc_overflow(words));
+            if self.placements.is_some() {
+                return Placement::Object(self.alloc_overflow(words));
+            }
+            // See Note [The overflow block lent] in `lent_runs`.
+            let held = self.overflow_with_room(words);
+            let run = Run { start: held.hp, end: held.lim, cell: 0 };
+            return Placement::Overflow { run, above: self.space.geometry.line_words() };
         }
         let held = self.hole.as_ref().expect("a hole with room");
         let marks = self.marks.filter(|_| held.kind == Kind::Kept);
@@ -380,6 +393,14 @@ impl SpaceAllocator for LineAllocator<'_> {
     }
 
     fn give_back(&mut self, run: Run, end: *mut Word) {
+        if let Some(held) = self.overflow.as_mut().filter(|h| h.hp == run.start) {
+            debug_assert!(end <= held.lim, "the run given back is the overflow block's rest");
+            let words = (end as usize - run.start as usize) / WORD_SIZE;
+            held.hp = end;
+            self.counts.object_words += words;
+            self.counts.fresh_taken_words += words;
+            return;
+        }
         let held = self.hole.as_mut().expect("a run is lent from the hole at hand");
         debug_assert!(held.hp == run.start && end <= held.lim, "the run given back is the hole's rest");
         let words = (end as usize - run.start as usize) / WORD_SIZE;

@@ -84,6 +84,17 @@ pub enum Placement {
     Object(*mut Word),
     /// A run lent for the object, at its start, and the objects after it.
     Run(Run),
+    /// A run of the space's overflow block lent for the object, at its
+    /// start, and for every later object of more than `above` words that
+    /// misses the hole lent beside it (See Note [The overflow block lent]
+    /// in `lent_runs`).
+    Overflow {
+        /// The run, for objects of any size.
+        run: Run,
+        /// The size, in words, above which an object that misses the hole
+        /// goes here.
+        above: usize,
+    },
 }
 
 /// One GC thread's allocation into a `Space` during one GC.
