@@ -360,11 +360,12 @@ struct Filling {
 // sweep takes it back ("allocated black"). In the pause of a major GC
 // that GC asks whether objects there are marked (`is_alive` of a weak
 // pointer's key) before its threads give their runs back, so a run there
-// must be marked whole when it is lent; a cell space's runs in older
-// blocks are a couple of cells, for which that costs more than marking
-// each object as it is placed, so such a block lends no runs (a line
-// space's holes are longer: See Note [Runs in a kept block] in
-// `line_alloc`, which has the figures). A young GC during a
+// must be marked whole when it is lent. A line space does so (See Note
+// [Runs in a kept block] in `line_alloc`); for a cell space it was
+// measured slower under mark-sweep's breadth-first copying, whose runs
+// are scanned by walking them rather than through the marking's prefetch
+// ring (that Note has the figures), so such a block lends no runs. A
+// young GC during a
 // concurrent marking (`nonmoving`) promotes into the holes of the
 // snapshot's blocks, which it leaves alone (`BF_EVACUATED`, tested before
 // the mark): nothing in that GC reads their marks. But the marker runs

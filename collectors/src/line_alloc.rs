@@ -349,10 +349,17 @@ impl LineAllocator<'_> {
 // and the memory in use unchanged. The same for a cell space's marked
 // blocks (mark-sweep) cut its GC instructions on whole-heap lru to 0.837x
 // but made its GCs on fibheaps 400000 at `-G1 -M80m` 1.37x slower
-// (1.13-1.55, 7 rounds): there a run is a couple of cells, so each run
-// pays two locked updates of the bitmap and a return through the slow
-// path where one plain mark sufficed. So a cell space still places
-// objects alone in its marked blocks.
+// (1.13-1.55, 7 rounds), with 1.106x the first-level misses on fibheaps
+// 100000 at `-G1 -M20m`. mark-sweep copies breadth first: a run's objects
+// are then scanned by walking the run in the order they were placed,
+// where an object placed alone went on the scan stack and through the
+// marking's prefetch ring. Copying depth first (`mark-sweep:order=depth`,
+// whose copies go on the scan stack either way) the same change gave
+// 0.957x the GC instructions, 1.016x the misses and 0.949x the GC time
+// (0.81-1.21, 5 rounds). So a cell space still places objects alone in
+// its marked blocks. (immix copies depth first by default; with
+// `order=breadth` its line runs gave 0.822x the GC time on that
+// fibheaps, 0.82-1.14, 5 rounds.)
 
 impl SpaceAllocator for LineAllocator<'_> {
     fn alloc(&mut self, words: usize) -> *mut Word {
