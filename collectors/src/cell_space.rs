@@ -365,8 +365,8 @@ struct Filling {
 // measured slower under mark-sweep's breadth-first copying, whose runs
 // are scanned by walking them rather than through the marking's prefetch
 // ring (that Note has the figures), so such a block lends no runs. A
-// young GC during a
-// concurrent marking (`nonmoving`) promotes into the holes of the
+// young GC during a concurrent marking (`nonmoving`) promotes into the
+// holes of the
 // snapshot's blocks, which it leaves alone (`BF_EVACUATED`, tested before
 // the mark): nothing in that GC reads their marks. But the marker runs
 // beside it and must find every object placed there marked before the
