@@ -366,9 +366,8 @@ struct Filling {
 // are scanned by walking them rather than through the marking's prefetch
 // ring (that Note has the figures), so such a block lends no runs. A
 // young GC during a concurrent marking (`nonmoving`) promotes into the
-// holes of the
-// snapshot's blocks, which it leaves alone (`BF_EVACUATED`, tested before
-// the mark): nothing in that GC reads their marks. But the marker runs
+// holes of the snapshot's blocks, which it leaves alone (`BF_EVACUATED`,
+// tested before the mark): nothing in that GC reads their marks. But the marker runs
 // beside it and must find every object placed there marked before the
 // object is written (See Note [The marker runs through young GCs] in
 // `concurrent_mark`). So there a run is lent as in any older block, its
