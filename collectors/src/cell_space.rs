@@ -357,34 +357,32 @@ struct Filling {
 // Note [Runs in a snapshot block]
 // ----------------------------------------
 // An object placed in a block marked in place must be marked live, or the
-// sweep takes it back ("allocated black"). In the pause of a major GC
-// that GC asks whether objects there are marked (`is_alive` of a weak
-// pointer's key) before its threads give their runs back, so a run there
-// must be marked whole when it is lent. A line space does so (See Note
-// [Runs in a kept block] in `line_alloc`); for a cell space it was
-// measured slower under mark-sweep's breadth-first copying, whose runs
-// are scanned by walking them rather than through the marking's prefetch
-// ring (that Note has the figures), so such a block lends no runs. A
-// young GC during a concurrent marking (`nonmoving`) promotes into the
-// holes of the snapshot's blocks, which it leaves alone (`BF_EVACUATED`,
-// tested before the mark): nothing in that GC reads their marks. But the marker runs
-// beside it and must find every object placed there marked before the
-// object is written (See Note [The marker runs through young GCs] in
-// `concurrent_mark`). So there a run is lent as in any older block, its
-// cells all marked when it is lent (a `fetch_or` per 64 words), and the
-// cells it left unused unmarked when it is given back; nothing can reach
-// those meanwhile, and the sanity check at the end of a marking finds
-// any left marked (`empty_marked_cells`). Lending runs there rather than
-// placing each object alone (`alloc`) was measured when the marker was
-// still parked through young GCs and a run's objects were marked when it
-// was given back, under `nonmoving`, whose young GCs mostly run during a
-// marking: gcbench 16 under cachegrind, GC instructions 0.986x; gcbench
-// 18 on the clock, minor GCs 0.965x (7 alternated rounds, inside the
-// noise). Small, since
-// what nonmoving's minor GCs pay beyond copying's is mostly the fresh
-// memory a marking's larger heap makes them touch (docs/performance.md,
-// "Promotion into a space"). Marking each object as it is placed, as the
-// pause of a major GC must, stays the alternative.
+// sweep takes it back ("allocated black"). The pause of a major GC asks
+// whether objects there are marked (`is_alive` of a weak pointer's key)
+// before its threads give their runs back, so a run there must be marked
+// whole when it is lent. A line space does so (See Note [Runs in a kept
+// block] in `line_alloc`); in a cell space it was slower under
+// mark-sweep's breadth-first copying, whose runs are scanned by walking
+// them, not through the marking's prefetch ring (that Note has the
+// figures), so such a block lends no runs. A young GC during a concurrent
+// marking (`nonmoving`) promotes into the holes of the snapshot's blocks,
+// which it leaves alone (`BF_EVACUATED`, tested before the mark): nothing
+// in that GC reads their marks. But the marker runs beside it and must
+// find every object placed there marked before the object is written
+// (See Note [The marker runs through young GCs] in `concurrent_mark`). So
+// there a run is lent as in any older block, its cells all marked when
+// it is lent (a `fetch_or` per 64 words), and the cells it left unused
+// unmarked when it is given back; nothing can reach those meanwhile, and
+// the sanity check at the end of a marking finds any left marked
+// (`empty_marked_cells`). Lending runs there rather than placing each
+// object alone (`alloc`) was measured when the marker was still parked
+// through young GCs and a run's objects were marked when it was given
+// back, under `nonmoving`, whose young GCs mostly run during a marking:
+// gcbench 16 under cachegrind, GC instructions 0.986x; gcbench 18 on the
+// clock, minor GCs 0.965x (7 alternated rounds, inside the noise). Small,
+// since what nonmoving's minor GCs pay beyond copying's is mostly the
+// fresh memory a marking's larger heap makes them touch
+// (docs/performance.md, "Promotion into a space").
 
 // Note [Placing in cells]
 // ----------------------------------------
