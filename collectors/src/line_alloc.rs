@@ -153,9 +153,18 @@ impl LineAllocator<'_> {
         if let Some(list) = self.placements.as_mut() {
             list.push(p);
         }
+        if kind == Kind::Kept {
+            self.marks.expect("a block is kept in place only in a major GC").mark(p, words);
+        }
+        self.count_placed(kind, words);
+        p
+    }
+
+    /// Count `words` of objects placed, one after another, in a block of
+    /// `kind`.
+    fn count_placed(&mut self, kind: Kind, words: usize) {
         match kind {
             Kind::Kept => {
-                self.marks.expect("a block is kept in place only in a major GC").mark(p, words);
                 self.counts.kept_words += words;
                 self.counts.kept_taken_words += words;
             }
@@ -168,7 +177,6 @@ impl LineAllocator<'_> {
                 self.counts.old_taken_words += words;
             }
         }
-        p
     }
 
     /// The rest of `held`'s hole, `words` at `from`, is given up: count it,
@@ -402,34 +410,22 @@ impl SpaceAllocator for LineAllocator<'_> {
     }
 
     fn give_back(&mut self, run: Run, end: *mut Word) {
+        let words = (end as usize - run.start as usize) / WORD_SIZE;
         if let Some(held) = self.overflow.as_mut().filter(|h| h.hp == run.start) {
             debug_assert!(end <= held.lim, "the run given back is the overflow block's rest");
-            let words = (end as usize - run.start as usize) / WORD_SIZE;
             held.hp = end;
-            self.counts.object_words += words;
-            self.counts.fresh_taken_words += words;
+            self.count_placed(Kind::Fresh, words);
             return;
         }
         let held = self.hole.as_mut().expect("a run is lent from the hole at hand");
         debug_assert!(held.hp == run.start && end <= held.lim, "the run given back is the hole's rest");
-        let words = (end as usize - run.start as usize) / WORD_SIZE;
         held.hp = end;
-        match held.kind {
-            Kind::Fresh => {
-                self.counts.object_words += words;
-                self.counts.fresh_taken_words += words;
-            }
-            Kind::Old => {
-                self.counts.object_words += words;
-                self.counts.old_taken_words += words;
-            }
-            Kind::Kept => {
-                // See Note [Runs in a kept block].
-                self.marks.expect("a kept block's run was marked when lent").unmark_words(end, run.end);
-                self.counts.kept_words += words;
-                self.counts.kept_taken_words += words;
-            }
+        let kind = held.kind;
+        if kind == Kind::Kept {
+            // See Note [Runs in a kept block].
+            self.marks.expect("a kept block's run was marked when lent").unmark_words(end, run.end);
         }
+        self.count_placed(kind, words);
     }
 
     // SAFETY: hands the allocator's blocks back to the space and the generation, which the GC holds.
