@@ -270,16 +270,21 @@ impl ToSpace<'_> {
     /// placed, unscanned part.
     fn give_back_overflow(&mut self) -> Option<Unscanned> {
         let o = self.lent.overflow.take()?;
-        self.space.as_mut().expect("runs are lent by a space").give_back(o.run, o.hp);
-        Some((o.scan, o.hp))
+        Some(self.give_back_bumped(o))
     }
 
     /// Give back the run of cells for `words`-word objects, if one is
     /// lent; returns its placed, unscanned part.
     fn give_back_cells(&mut self, words: usize) -> Option<Unscanned> {
         let c = self.lent.cells.get_mut(words).and_then(Option::take)?;
-        self.space.as_mut().expect("runs are lent by a space").give_back(c.run, c.hp);
-        Some((c.scan, c.hp))
+        Some(self.give_back_bumped(c))
+    }
+
+    /// Give back `r`, a run filled by its own bump pointer, taken off the
+    /// lent runs; returns its placed, unscanned part.
+    fn give_back_bumped(&mut self, r: BumpRun) -> Unscanned {
+        self.space.as_mut().expect("runs are lent by a space").give_back(r.run, r.hp);
+        (r.scan, r.hp)
     }
 
     /// Give back the hole, if one is lent; returns its placed, unscanned part.
