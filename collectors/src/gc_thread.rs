@@ -127,6 +127,7 @@
 
 use gclab_core::bdescr::{BlockDesc, BlockPtr, BF_EVACUATED};
 use gclab_core::block_alloc::BlockAllocator;
+use gclab_core::mblock::address_space::HeapRange;
 use gclab_core::constants::Word;
 use gclab_core::generation::{Generation, ObjPtr};
 use gclab_core::object::Layout;
@@ -295,6 +296,9 @@ pub struct GcThread<'h> {
     /// is idle, part-filled blocks are shared too (See Note [Sharing
     /// part-filled blocks]).
     pub roster: Option<Arc<Roster>>,
+    /// The heap's address range: a pointer outside it is a static object
+    /// (See Note [The block before the object] in `evacuate`).
+    pub heap: HeapRange,
     /// Where fresh blocks come from.
     blocks: &'h Lock<BlockAllocator>,
     /// Blocks taken from the allocator in a batch and not used yet; given
@@ -349,6 +353,7 @@ impl<'h> GcThread<'h> {
             parallel: false,
             company: None,
             roster: None,
+            heap: blocks.lock().heap_range().unwrap_or_else(|e| gclab_core::runtime::out_of_memory(e)),
             blocks,
             fresh: Vec::new(),
             work: ThreadWork::default(),

@@ -15,6 +15,7 @@
 
 use crate::bdescr::{BlockDesc, BlockPtr, BF_FREE, BF_MEGA};
 use crate::constants::*;
+use crate::mblock::address_space::HeapRange;
 use crate::mblock::{MBlockPool, MemoryPolicy, OutOfMemory};
 
 // Note [Freeing blocks by the run]
@@ -261,6 +262,12 @@ impl BlockAllocator {
     /// The megablock pool underneath.
     pub fn mblocks(&self) -> &MBlockPool {
         &self.mblocks
+    }
+
+    /// The range of addresses every block of this allocator lies in, now
+    /// and later (See `mblock::address_space`).
+    pub fn heap_range(&mut self) -> Result<HeapRange, OutOfMemory> {
+        self.mblocks.heap_range()
     }
 
     /// Is `addr` inside memory this allocator owns?

@@ -1,11 +1,10 @@
 //! Megablocks: the heap's unit of memory from the operating system.
 //!
 //! A megablock is 1 MiB aligned to 1 MiB, so that any heap address finds its
-//! megablock (and from there its block descriptor) by masking. The OS gives
-//! no alignment guarantee beyond a page, so we over-map by one megablock and
-//! trim the unaligned ends (See Note [Over-map and trim]), unless the
-//! address right below the last mapping is free (See Note [Megablocks side
-//! by side]).
+//! megablock (and from there its block descriptor) by masking. Every
+//! megablock is committed inside one range of address space reserved for
+//! the heap (`address_space`), one beside the last, so that the GC tells a
+//! heap address from any other by a compare.
 //!
 //! This module owns the set of megablocks the heap holds, the pool of
 //! free ones kept for reuse and those whose memory went back to the OS
@@ -78,40 +77,14 @@
 //! ask for huge pages (on this machine, set to `madvise`, it gets none), so
 //! with it gclab's figures would no longer read beside GHC's for the same
 //! reasons, and the peak-memory comparison would not be like for like.
-//!
-//! Note [Over-map and trim]
-//! ----------------------------------------
-//! To get `n` aligned megablocks we ask mmap for `n + 1` megablocks of
-//! address space. Somewhere inside lies an aligned run of `n`; we unmap the
-//! slack before and after it. This costs three system calls per request but
-//! no wasted memory, and it is what GHC's `osGetMBlocks` does when the first
-//! attempt is unaligned.
-//!
-//! Note [Megablocks side by side]
-//! ----------------------------------------
-//! Over-mapping alone leaves a hole beside every megablock: Linux places
-//! each new mapping right below the last one, so the `n + 1` megablocks of
-//! address space start aligned, and the megablock trimmed off the top is
-//! the one that would have touched the previous mapping. The heap then
-//! lies in one mapping per megablock, each alone in its 2 MiB page-table
-//! region, and a run of megablocks is never contiguous. So each mapping
-//! first asks for the address right below the last one, as GHC's
-//! `osGetMBlocks` asks for the address after its last; when the kernel
-//! grants it (it is aligned, since the last base and every size are
-//! megablock multiples), one system call maps a megablock beside the
-//! previous one and the kernel merges the two mappings. Only when the
-//! hint is refused (the space below is taken) do we over-map and trim.
-//! binary-trees 20's heap now lies in one mapping where it lay in 286, and
-//! each megablock costs one system call instead of three; the runs are no
-//! faster for it (binary-trees 18, 7 alternated rounds: GC time 0.998x,
-//! rounds 0.974-1.020x). What it makes possible: huge pages, which need a
-//! whole aligned 2 MiB range mapped when it is first touched (See Note
-//! [Huge pages for the heap]).
 
 use crate::constants::{MBLOCK_MASK, MBLOCK_SIZE};
 use crate::mblock_threads::pretouch::Pretoucher;
+use address_space::{AddressSpace, HeapRange};
 use crate::mblock_threads::returner::Returner;
 use std::collections::BTreeMap;
+
+pub mod address_space;
 
 /// The size of an x86-64 huge page: two megablocks (See Note [Huge
 /// pages for the heap]).
@@ -122,6 +95,9 @@ pub const HUGE_PAGE: usize = 2 * MBLOCK_SIZE;
 pub struct MBlockPool {
     /// Base address -> number of megablocks in the mapping that starts there.
     owned: BTreeMap<usize, usize>,
+    /// The address space they all lie in, reserved at the first mapping
+    /// (See `address_space`).
+    space: Option<AddressSpace>,
     /// Single free megablocks kept mapped for reuse.
     free: Vec<usize>,
     /// Megablocks returned to the OS whose address space we kept (See Note
@@ -140,9 +116,6 @@ pub struct MBlockPool {
     peak: usize,
     /// Megablocks handed back to the OS so far.
     returned: usize,
-    /// The base of the latest mapping, below which the next one is asked
-    /// for (See Note [Megablocks side by side]); 0 before the first.
-    last: usize,
     /// The thread that touches the reserve's megablocks, once started.
     pretoucher: Option<Pretoucher>,
     /// How many megablocks the reserve keeps ahead of the heap (See Note
@@ -381,6 +354,21 @@ impl MBlockPool {
         self.returned
     }
 
+    /// The range of addresses every megablock of the heap lies in, now
+    /// and later, for the GC threads to test pointers against (See
+    /// `address_space`); reserved now if it was not yet.
+    pub fn heap_range(&mut self) -> Result<HeapRange, OutOfMemory> {
+        Ok(self.address_space()?.range())
+    }
+
+    /// The heap's address space, reserved at the first call.
+    fn address_space(&mut self) -> Result<&mut AddressSpace, OutOfMemory> {
+        if self.space.is_none() {
+            self.space = Some(AddressSpace::reserve().ok_or(OutOfMemory { bytes: MBLOCK_SIZE })?);
+        }
+        Ok(self.space.as_mut().expect("reserved just above"))
+    }
+
     /// Is `addr` inside a megablock this pool owns and holds memory in
     /// (free ones and the reserve's included, decommitted ones not)? A range query over the
     /// owned mappings: for checkers, not hot paths.
@@ -446,32 +434,15 @@ impl MBlockPool {
         Ok(base)
     }
 
-    /// Fresh address space of `bytes`, aligned to `align`: right below the
-    /// latest mapping if that is free and aligned (See Note [Megablocks
-    /// side by side]), else over-mapped and trimmed (See Note [Over-map
-    /// and trim]). It becomes the latest mapping.
+    /// Fresh memory of `bytes`, aligned to `align`, from the heap's
+    /// address space (See `address_space`).
     fn map_fresh(&mut self, bytes: usize, align: usize) -> Result<usize, OutOfMemory> {
-        let below = if self.last.is_multiple_of(align) { self.map_below_last(bytes, align) } else { None };
-        let base = below.or_else(|| os::map_aligned(bytes, align)).ok_or(OutOfMemory { bytes })?;
-        self.last = base;
-        Ok(base)
+        self.address_space()?.take(bytes, align).ok_or(OutOfMemory { bytes })
     }
 
     fn note_mapped(&mut self, n: usize) {
         self.mapped += n;
         self.peak = self.peak.max(self.mapped);
-    }
-
-    /// Map `bytes` right below the latest mapping, if that space is free
-    /// and `align`ed (See Note [Megablocks side by side]).
-    fn map_below_last(&self, bytes: usize, align: usize) -> Option<usize> {
-        let hint = self.last.checked_sub(bytes).filter(|&h| h > 0)?;
-        let got = os::map_at(hint, bytes)?;
-        if got.is_multiple_of(align) {
-            return Some(got);
-        }
-        os::unmap(got, bytes);
-        None
     }
 
     /// Give the memory of `runs` (address, bytes) back to the OS: lazily,
@@ -494,7 +465,7 @@ impl MBlockPool {
 
     fn unmap(&mut self, base: usize, n: usize) {
         self.owned.remove(&base);
-        os::unmap(base, n * MBLOCK_SIZE);
+        self.space.as_mut().expect("an owned megablock lies in the reservation").release(base, n * MBLOCK_SIZE);
         self.mapped -= n;
         self.returned += n;
     }
@@ -506,9 +477,7 @@ impl Drop for MBlockPool {
         // of the reserve touched, before the unmapping.
         drop(self.returner.take());
         drop(self.pretoucher.take());
-        for (&base, &n) in &self.owned {
-            os::unmap(base, n * MBLOCK_SIZE);
-        }
+        // The address space goes with its megablocks: See `address_space`.
     }
 }
 
@@ -516,41 +485,34 @@ impl Drop for MBlockPool {
 mod os {
     use super::MemoryReturn;
 
-    /// Map `bytes` of zeroed memory, at `hint` if that space is free, else
-    /// wherever the kernel likes (any page boundary).
-    pub fn map_at(hint: usize, bytes: usize) -> Option<usize> {
-        // SAFETY: an anonymous private mapping without MAP_FIXED touches no
-        // existing memory (the address is only a hint); failure is reported
-        // as MAP_FAILED and checked.
-        let raw = unsafe {
-            libc::mmap(
-                hint as *mut libc::c_void,
-                bytes,
-                libc::PROT_READ | libc::PROT_WRITE,
-                libc::MAP_PRIVATE | libc::MAP_ANONYMOUS | libc::MAP_NORESERVE,
-                -1,
-                0,
-            )
-        };
+    /// `mmap` with these arguments: the address it mapped, or None.
+    fn mmap(addr: usize, bytes: usize, prot: libc::c_int, fixed: libc::c_int) -> Option<usize> {
+        let flags = libc::MAP_PRIVATE | libc::MAP_ANONYMOUS | libc::MAP_NORESERVE | fixed;
+        // SAFETY: an anonymous private mapping; without MAP_FIXED it
+        // touches no existing memory, and callers pass MAP_FIXED only over
+        // the heap's own reservation, of which nothing else is mapped
+        // (See `address_space`). Failure is MAP_FAILED, checked.
+        let raw = unsafe { libc::mmap(addr as *mut libc::c_void, bytes, prot, flags, -1, 0) };
         (raw != libc::MAP_FAILED).then_some(raw as usize)
     }
 
-    /// Map `bytes` (a multiple of the megablock size) of zeroed memory at
-    /// an address aligned to `align` (a power of two, at least a
-    /// megablock). See Note [Over-map and trim].
-    pub fn map_aligned(bytes: usize, align: usize) -> Option<usize> {
-        let span = bytes + align;
-        let start = map_at(0, span)?;
-        let aligned = (start + align - 1) & !(align - 1);
-        let head = aligned - start;
-        let tail = span - head - bytes;
-        if head > 0 {
-            unmap(start, head);
-        }
-        if tail > 0 {
-            unmap(aligned + bytes, tail);
-        }
-        Some(aligned)
+    /// Reserve `bytes` of address space, no access and no memory,
+    /// wherever the kernel likes (any page boundary).
+    pub fn reserve(bytes: usize) -> Option<usize> {
+        mmap(0, bytes, libc::PROT_NONE, 0)
+    }
+
+    /// Give the reserved `bytes` at `addr` zeroed memory: true if the
+    /// kernel did.
+    pub fn commit(addr: usize, bytes: usize) -> bool {
+        mmap(addr, bytes, libc::PROT_READ | libc::PROT_WRITE, libc::MAP_FIXED) == Some(addr)
+    }
+
+    /// Drop the memory of `bytes` at `addr`, keeping the addresses
+    /// reserved.
+    pub fn uncommit(addr: usize, bytes: usize) {
+        let done = mmap(addr, bytes, libc::PROT_NONE, libc::MAP_FIXED);
+        debug_assert_eq!(done, Some(addr), "mmap(MAP_FIXED, PROT_NONE) failed");
     }
 
     /// Ask for `bytes` at `addr` to be backed by transparent huge pages
@@ -591,10 +553,11 @@ mod os {
         }
     }
 
-    /// Unmap a range this module mapped.
+    /// Unmap a range this module reserved.
     pub fn unmap(addr: usize, bytes: usize) {
-        // SAFETY: callers pass only ranges carved out of our own mappings,
-        // and nothing refers to them any more (the pool forgot them first).
+        // SAFETY: callers pass only ranges of the heap's own reservation,
+        // and nothing refers to them any more (the pool is being dropped,
+        // or the range was never handed out).
         let rc = unsafe { libc::munmap(addr as *mut libc::c_void, bytes) };
         debug_assert_eq!(rc, 0, "munmap failed");
     }

@@ -33,13 +33,21 @@ fn groups_are_contiguous_and_unmapped_on_free() {
 }
 
 #[test]
-fn megablocks_mapped_one_after_another_lie_side_by_side() {
+fn megablocks_mapped_one_after_another_lie_side_by_side_in_the_heaps_range() {
     let mut pool = MBlockPool::new();
     let bases: Vec<usize> = (0..8).map(|_| pool.alloc_one().unwrap()).collect();
-    // Another thread's mapping may take the space below now and then,
-    // so most pairs, not all, must touch; over-mapping alone made none.
-    let touching = bases.windows(2).filter(|w| w[1] + MBLOCK_SIZE == w[0]).count();
-    assert!(touching >= 5, "only {touching} of 7 consecutive megablocks touch: {bases:x?}");
+    // Each is committed just past the last, inside the reservation (See
+    // `address_space`), whatever other threads map meanwhile.
+    assert!(bases.windows(2).all(|w| w[0] + MBLOCK_SIZE == w[1]), "{bases:x?}");
+    let range = pool.heap_range().unwrap();
+    assert!(bases.iter().all(|&b| range.holds(b) && range.holds(b + MBLOCK_SIZE - 1)));
+    static STATIC_OBJECT: u64 = 0;
+    assert!(!range.holds(&STATIC_OBJECT as *const u64 as usize));
+    // A group freed goes back to the reservation, and a later group is
+    // fitted into its addresses.
+    let g = pool.alloc_group(3).unwrap();
+    pool.free_group(g, 3);
+    assert_eq!(pool.alloc_group(2).unwrap(), g);
 }
 
 #[test]
