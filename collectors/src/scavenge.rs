@@ -22,10 +22,11 @@
 //! halves of the copying loop test for that case before the others (GHC's
 //! `scavenge_block` and `evacuate` switch on the closure type, with the
 //! constructors' cases first):
-//! `evacuate` follows a forwarding pointer, leaves a static object or one
-//! in a block that stays (an older generation, to-space), and copies an
-//! object of fixed layout straight away when its block is plain from-space
-//! (neither marked in place nor large); `scavenge_object` evacuates its
+//! `evacuate` leaves a static object or one in a block that stays (an
+//! older generation, to-space) without reading it (See Note [The block
+//! before the object] in `evacuate`), follows a forwarding pointer, and
+//! copies an object of fixed layout straight away when its block is plain
+//! from-space (neither marked in place nor large); `scavenge_object` evacuates its
 //! `ptrs` fields and returns its size without a second look at the
 //! closure type. Every other case takes the general path, unchanged.
 //! `scavenge_object` is inlined into its callers, the block scan above
