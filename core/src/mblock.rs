@@ -10,7 +10,7 @@
 //! free ones kept for reuse and those whose memory went back to the OS
 //! while their address space stays ours (See Note [Returning memory
 //! lazily]); it keeps the invariant that every address in `owned` is the
-//! base of a live, aligned mapping, and that a decommitted megablock is
+//! base of aligned megablocks committed in the heap's reservation, and that a decommitted megablock is
 //! handed out again only once its memory has gone back. It also keeps a
 //! reserve of megablocks touched ahead of the heap's growth (See Note
 //! [Touching fresh memory off the pause] in `mblock_threads::pretouch`).

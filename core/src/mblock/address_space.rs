@@ -37,7 +37,7 @@
 //! heap's megablocks instead (a 64 GiB chunk's bitmap per table entry):
 //! 17 instructions a pointer, GC instructions 1.09-1.26x on binary-trees
 //! 16, fibheaps and lru (`scripts/ab --instructions`), where the range
-//! test costs three.
+//! test costs four.
 
 use super::{os, HUGE_PAGE};
 use std::collections::BTreeMap;
@@ -63,7 +63,7 @@ pub struct AddressSpace {
 
 /// The range of addresses a heap's megablocks lie in: a copy the GC
 /// threads keep, asked of every pointer (See `AddressSpace`).
-#[derive(Debug, Clone, Copy, Default)]
+#[derive(Debug, Clone, Copy)]
 pub struct HeapRange {
     base: usize,
     size: usize,
@@ -117,7 +117,7 @@ impl AddressSpace {
         if os::commit(start, bytes) {
             return Some(start);
         }
-        self.give_back(start, bytes);
+        self.put_back(start, bytes);
         None
     }
 
@@ -125,7 +125,7 @@ impl AddressSpace {
     /// the OS, their addresses stay reserved for a later `take`.
     pub fn release(&mut self, start: usize, bytes: usize) {
         os::uncommit(start, bytes);
-        self.give_back(start, bytes);
+        self.put_back(start, bytes);
     }
 
     /// An aligned start inside a released range that holds `bytes`, cut
@@ -155,14 +155,14 @@ impl AddressSpace {
         }
         self.next = start + bytes - self.base;
         if start > from {
-            self.give_back(from, start - from);
+            self.put_back(from, start - from);
         }
         Some(start)
     }
 
     /// Put `bytes` at `start` on the released list, merged with the
     /// released ranges it touches.
-    fn give_back(&mut self, mut start: usize, mut bytes: usize) {
+    fn put_back(&mut self, mut start: usize, mut bytes: usize) {
         if let Some((&before, &len)) = self.released.range(..start).next_back() {
             if before + len == start {
                 self.released.remove(&before);
