@@ -62,34 +62,90 @@ fn depth_first_order(children: &[Option<[usize; 2]>]) -> Vec<usize> {
     order
 }
 
-/// Build a tree of `depth` levels in the allocation area, promote it
-/// into the oldest generation with minor GCs under `entry:params`, and
-/// count the pairs of nodes that
-/// depth-first copying puts one after the other which do not lie side by
-/// side (the second not right after the first, and not at a block's
-/// start). Also returns the number of nodes.
-fn gaps_after_a_minor_gc(entry: &str, params: &str, rts: &str, depth: u32) -> (usize, usize) {
+/// The two kinds of tree node a mutator builds: constructors built
+/// bottom-up (`tree`), or mutable arrays of two elements filled top-down
+/// (`array_tree`), as gcbench's top-down trees are.
+#[derive(Clone, Copy, Debug)]
+enum Shape {
+    Constructors,
+    Arrays,
+}
+
+/// Fill `node` (a mutable array of two elements) with a complete tree of
+/// `depth` more levels, top-down: children stored into their parent
+/// before their own children are made.
+fn array_tree(m: &mut Mutator<'_>, node: Handle, depth: u32, leaf: Handle) {
+    if depth == 0 {
+        return;
+    }
+    let base = m.depth();
+    let left = m.new_array(2, leaf);
+    m.array_set(node, 0, left);
+    let right = m.new_array(2, leaf);
+    m.array_set(node, 1, right);
+    array_tree(m, left, depth - 1, leaf);
+    array_tree(m, right, depth - 1, leaf);
+    m.truncate(base);
+}
+
+/// Every node of the array tree at `root`, numbered in preorder (left
+/// first) as `nodes` numbers a constructor tree by its words.
+fn array_nodes(root: ObjRef<'_>, out: &mut Vec<(usize, usize, Option<[usize; 2]>)>) -> Option<usize> {
+    if root.is_static() {
+        return None;
+    }
+    let at = out.len();
+    out.push((at, root.addr(), None));
+    let left = array_nodes(root.array_get(0), out);
+    let right = array_nodes(root.array_get(1), out);
+    out[at].2 = left.zip(right).map(|(l, r)| [l, r]);
+    Some(at)
+}
+
+/// Build a tree of `shape` and `depth` levels in the allocation area,
+/// promote it into the oldest generation with minor GCs under
+/// `entry:params`, and count the pairs of nodes that depth-first copying
+/// puts one after the other which do not lie side by side (the second not
+/// one node's size after the first, and not at a block's start). Also
+/// returns the number of nodes.
+fn gaps_after_a_minor_gc(entry: &str, params: &str, rts: &str, shape: Shape, depth: u32) -> (usize, usize) {
     let f = gclab::flags(rts).unwrap();
     let collector = (gclab_collectors::by_name(entry).unwrap().make)(Params::parse(params).unwrap(), &f).unwrap();
     let r = Rts::new(f, collector).unwrap();
     let mut found = (0, 0);
     r.run(|m| {
         let leaf = m.static_obj(&LEAF);
-        let root = tree(m, depth, 0, leaf);
+        let root = match shape {
+            Shape::Constructors => tree(m, depth, 0, leaf),
+            Shape::Arrays => {
+                let root = m.new_array(2, leaf);
+                array_tree(m, root, depth - 1, leaf);
+                root
+            }
+        };
         // The first minor GC ages the tree in generation 0, the second
         // promotes it into the oldest: each copies it in its order.
         m.perform_gc(false);
         m.perform_gc(false);
         let mut all = Vec::new();
-        nodes(m.view().get(root), &mut all);
+        match shape {
+            Shape::Constructors => nodes(m.view().get(root), &mut all),
+            Shape::Arrays => array_nodes(m.view().get(root), &mut all),
+        };
         all.sort_by_key(|n| n.0);
         assert!(all.iter().enumerate().all(|(i, n)| n.0 == i), "the tree's numbers survive the GC");
         let children: Vec<Option<[usize; 2]>> = all.iter().map(|n| n.2).collect();
         let order = depth_first_order(&children);
         assert_eq!(order.len(), all.len());
+        let node_bytes = match shape {
+            Shape::Constructors => NODE_BYTES,
+            // An array's size is the layout's (its cards follow its
+            // elements): the step that most pairs in order take.
+            Shape::Arrays => most_common_step(order.iter().map(|&n| all[n].1)),
+        };
         let gaps = order.windows(2).filter(|w| {
             let (a, b) = (all[w[0]].1, all[w[1]].1);
-            b != a + NODE_BYTES && b % BLOCK_BYTES != 0
+            b != a + node_bytes && b % BLOCK_BYTES != 0
         });
         found = (gaps.count(), all.len());
     })
@@ -98,23 +154,56 @@ fn gaps_after_a_minor_gc(entry: &str, params: &str, rts: &str, depth: u32) -> (u
     found
 }
 
+/// The forward step between consecutive addresses of `addrs` that occurs
+/// most often (0 if none goes forward).
+fn most_common_step(addrs: impl Iterator<Item = usize>) -> usize {
+    let addrs: Vec<usize> = addrs.collect();
+    let mut steps: Vec<usize> = addrs.windows(2).filter(|w| w[1] > w[0]).map(|w| w[1] - w[0]).collect();
+    steps.sort_unstable();
+    let mut best = (0, 0);
+    for run in steps.chunk_by(|a, b| a == b) {
+        if run.len() > best.1 {
+            best = (run[0], run.len());
+        }
+    }
+    best.0
+}
+
 #[test]
 fn depth_first_copying_lays_a_tree_out_in_depth_first_order() {
     // 2047 nodes of 32 bytes: 16 blocks of to-space.
     for (entry, params) in [("compacting", ""), ("copying", "order=depth"), ("mark-sweep", "order=depth"), ("immix", "")] {
-        let (gaps, n) = gaps_after_a_minor_gc(entry, params, "-A1m -DS", 11);
+        let (gaps, n) = gaps_after_a_minor_gc(entry, params, "-A1m -DS", Shape::Constructors, 11);
         assert_eq!(n, 2047);
         assert_eq!(gaps, 0, "{entry}:{params}: {gaps} of {n} nodes not where depth-first order puts them");
     }
     // Cheney's order puts most of them elsewhere: the check can fail.
     for (entry, params) in [("copying", ""), ("compacting", "order=breadth"), ("mark-sweep", ""), ("immix", "order=breadth")] {
-        let (gaps, n) = gaps_after_a_minor_gc(entry, params, "-A1m -DS", 11);
+        let (gaps, n) = gaps_after_a_minor_gc(entry, params, "-A1m -DS", Shape::Constructors, 11);
         assert!(gaps > n / 2, "{entry}:{params}: only {gaps} of {n} nodes out of depth-first order");
     }
     // Several GC threads copy breadth first (each thread's copies
     // interleave in to-space): the tree still survives, checked.
-    let (_, n) = gaps_after_a_minor_gc("compacting", "", "-A1m -N2 -qn2 -DS", 11);
+    let (_, n) = gaps_after_a_minor_gc("compacting", "", "-A1m -N2 -qn2 -DS", Shape::Constructors, 11);
     assert_eq!(n, 2047);
+}
+
+/// A tree of small mutable arrays (gcbench's top-down trees) comes out
+/// left subtree first too: an array's elements go last to first, as a
+/// constructor's fields do (the collectors' Note [An array's elements
+/// last to first] in `scavenge`). They went first to last, which laid
+/// the right subtree first, every node's left child after it.
+#[test]
+fn depth_first_copying_lays_an_array_tree_out_left_subtree_first() {
+    for (entry, params) in [("compacting", ""), ("copying", "order=depth"), ("mark-sweep", "order=depth"), ("immix", "")] {
+        let (gaps, n) = gaps_after_a_minor_gc(entry, params, "-A1m -DS", Shape::Arrays, 11);
+        assert_eq!(n, 2047);
+        assert_eq!(gaps, 0, "{entry}:{params}: {gaps} of {n} array nodes not where depth-first order puts them");
+    }
+    for (entry, params) in [("copying", ""), ("immix", "order=breadth")] {
+        let (gaps, n) = gaps_after_a_minor_gc(entry, params, "-A1m -DS", Shape::Arrays, 11);
+        assert!(gaps > n / 2, "{entry}:{params}: only {gaps} of {n} array nodes out of depth-first order");
+    }
 }
 
 #[test]
@@ -174,7 +263,11 @@ fn both_orders_conform_under_the_stress_settings() {
 /// scattered, went through its markings without the ring. Judged by
 /// where the marking goes back up, its markings prefetch again, with
 /// every GC sanity-checked and copying's checksum; a tree that compacting
-/// laid out depth first still seldom turns the ring on.
+/// laid out depth first still seldom turns the ring on. (Since an
+/// array's elements go last to first when copying depth first, the
+/// fibheaps run below puts 4.8% of its objects through the ring, where
+/// it put 12.6%: its rank array's trees now lie in the order the marking
+/// walks them. The bound keeps a factor of two from both figures.)
 #[test]
 fn a_scattered_marking_prefetches_though_its_copies_lie_depth_first() {
     let fibheaps = gclab_workloads::by_name("fibheaps").unwrap();
@@ -182,7 +275,7 @@ fn a_scattered_marking_prefetches_though_its_copies_lie_depth_first() {
     let immix = gclab_collectors::by_name("immix").unwrap();
     let r = run_with(immix, fibheaps, &[100000], "-G1 -M20m -DS").unwrap();
     assert_eq!(r.checksum, copying.checksum);
-    assert!(r.stats.prefetched_objects * 10 > r.stats.scanned_objects, "{} of {} objects went through the ring", r.stats.prefetched_objects, r.stats.scanned_objects);
+    assert!(r.stats.prefetched_objects * 40 > r.stats.scanned_objects, "{} of {} objects went through the ring", r.stats.prefetched_objects, r.stats.scanned_objects);
     let trees = gclab_workloads::by_name("binary-trees").unwrap();
     let r = run_with(gclab_collectors::by_name("compacting").unwrap(), trees, &[19], "").unwrap();
     assert!(r.stats.major_gcs > 0, "no marking happened");
