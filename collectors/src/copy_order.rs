@@ -27,9 +27,10 @@
 //! option of `copying` and `mark-sweep`) each object is pushed on the scan
 //! stack as it is copied,
 //! and the stack, not the blocks' scan pointers, drives the scan: the
-//! object popped has its fields evacuated last to first, so that the
-//! copies of its first field's object and that object's own first field
-//! are popped and copied next, right behind it. That is the order the
+//! object popped has its fields (an array, its elements: See Note [An
+//! array's elements last to first] in `scavenge`) evacuated last to
+//! first, so that the copies of its first field's object and that
+//! object's own first field are popped and copied next, right behind it. That is the order the
 //! mutator of a functional program walks a structure in (a list's head
 //! before its tail, a tree's left subtree first), and it is the order a
 //! compaction's marking then follows, since it pops the same stack the
