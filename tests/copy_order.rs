@@ -64,28 +64,11 @@ fn depth_first_order(children: &[Option<[usize; 2]>]) -> Vec<usize> {
 
 /// The two kinds of tree node a mutator builds: constructors built
 /// bottom-up (`tree`), or mutable arrays of two elements filled top-down
-/// (`array_tree`), as gcbench's top-down trees are.
+/// by gcbench's own `populate`.
 #[derive(Clone, Copy, Debug)]
 enum Shape {
     Constructors,
     Arrays,
-}
-
-/// Fill `node` (a mutable array of two elements) with a complete tree of
-/// `depth` more levels, top-down: children stored into their parent
-/// before their own children are made.
-fn array_tree(m: &mut Mutator<'_>, node: Handle, depth: u32, leaf: Handle) {
-    if depth == 0 {
-        return;
-    }
-    let base = m.depth();
-    let left = m.new_array(2, leaf);
-    m.array_set(node, 0, left);
-    let right = m.new_array(2, leaf);
-    m.array_set(node, 1, right);
-    array_tree(m, left, depth - 1, leaf);
-    array_tree(m, right, depth - 1, leaf);
-    m.truncate(base);
 }
 
 /// Every node of the array tree at `root`, numbered in preorder (left
@@ -119,7 +102,7 @@ fn gaps_after_a_minor_gc(entry: &str, params: &str, rts: &str, shape: Shape, dep
             Shape::Constructors => tree(m, depth, 0, leaf),
             Shape::Arrays => {
                 let root = m.new_array(2, leaf);
-                array_tree(m, root, depth - 1, leaf);
+                gclab_workloads::gcbench::populate(m, leaf, depth as usize - 1, root);
                 root
             }
         };

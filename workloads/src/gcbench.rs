@@ -59,8 +59,10 @@ fn make_tree(m: &mut Mutator<'_>, empty: Handle, d: usize) -> Handle {
     m.alloc_ret(base, &NODE, &[l, r], &[d, 0])
 }
 
-/// Top-down: `node` (a mutable two-element array) gets new children.
-fn populate(m: &mut Mutator<'_>, empty: Handle, d: usize, node: Handle) {
+/// Top-down: `node` (a mutable two-element array) gets new children,
+/// `d` levels of them. (Public for the tests of the layout copying gives
+/// such a tree: `tests/copy_order.rs`.)
+pub fn populate(m: &mut Mutator<'_>, empty: Handle, d: usize, node: Handle) {
     if d == 0 {
         return;
     }
