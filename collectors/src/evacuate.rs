@@ -239,7 +239,7 @@ unsafe fn evacuate_uncommon(gct: &mut GcThread<'_>, slot: *mut Word, p: *mut Wor
     // An old object of an increment moves as it is: See Note [An
     // increment's objects move as they are].
     let collected = (*bd).gen_no as usize <= gct.collect_gen;
-    if collected && info.closure_type == ClosureType::Selector && select(gct, slot, p) {
+    if collected && info.closure_type == ClosureType::Selector && crate::selector::select(gct, slot, p) {
         return;
     }
     if collected && info.closure_type == ClosureType::BoxedWord && flags & BF_MARK_IN_PLACE == 0 {
@@ -435,71 +435,6 @@ unsafe fn evacuate_uncommon(gct: &mut GcThread<'_>, slot: *mut Word, p: *mut Wor
 // and copying major GCs. The test
 // `programs::boxes_of_small_values_are_shared_by_the_gc` keeps a string
 // alive across GCs and counts its `C#` boxes in a census.
-
-// Note [Selector thunks]
-// ----------------------------------------
-// A selector thunk (`fst p`, a field selector, each variable of a lazy
-// pattern `let (a, b) = e`) keeps its whole selectee alive until it is
-// evaluated, though it needs one field: the classic space leak of lazy
-// programs (Wadler, "Fixing some space leaks with a garbage collector",
-// 1987). As GHC's `eval_thunk_selector` does, evacuating a selector thunk
-// whose selectee is already a constructor (through indirections and
-// forwarding pointers) does the selection: the slot is pointed at the
-// field, which is evacuated instead, and the selector is not copied or
-// marked at all (every slot that points to it gets the same field, since
-// the heap does not change during the GC). A chain of selectors whose
-// selectees are all evaluated is followed to its end in a loop, not by
-// recursion. Only the stop-the-world tracing of the shared `evacuate` does
-// this, so every collector's young generations and every in-place marking
-// that goes through `evacuate` do; a concurrent marker traces a selector
-// as the thunk it is. A selector whose selectee is unevaluated is an
-// ordinary thunk. Cost: one closure-type test on the uncommon path.
-
-/// Do the selection of the selector thunk at `p` if its selectee is a
-/// constructor (See Note [Selector thunks]): point `slot` at the field
-/// and evacuate that; false if the selectee is not evaluated.
-// SAFETY: as for `evacuate`; `p` is a selector thunk in a collected block.
-unsafe fn select(gct: &mut GcThread<'_>, slot: *mut Word, p: *mut Word) -> bool {
-    let layout = gct.layout;
-    let mut sel = p;
-    let mut selected = None;
-    loop {
-        let field = info_of_header(load_header(sel)).selector_field();
-        let Some(value) = constructor_field(layout, *layout.payload(sel) as *mut Word, field) else { break };
-        selected = Some(value);
-        // A selector selecting a selector: go on while each is ready.
-        let next = value as *mut Word;
-        let h = load_header(next);
-        if is_forwarded(h) || info_of_header(h).closure_type != ClosureType::Selector {
-            break;
-        }
-        sel = next;
-    }
-    let Some(value) = selected else { return false };
-    store_field(slot, value);
-    evacuate(gct, slot);
-    true
-}
-
-/// Field `field` of the constructor that `q` is, through indirections and
-/// forwarding pointers; None if `q` is not (yet) a constructor with that
-/// field.
-// SAFETY: `q` is a valid object address during a GC.
-unsafe fn constructor_field(layout: gclab_core::object::Layout, mut q: *mut Word, field: usize) -> Option<Word> {
-    loop {
-        let h = load_header(q);
-        if is_forwarded(h) {
-            q = forward_target(h);
-            continue;
-        }
-        let info = info_of_header(h);
-        match info.closure_type {
-            ClosureType::Ind => q = *layout.payload(q) as *mut Word,
-            ClosureType::Constr if field < info.ptrs as usize => return Some(*layout.payload(q).add(field)),
-            _ => return None,
-        }
-    }
-}
 
 /// Is a copy of the object with header `header`, in block `bd`, claimed
 /// by compare-and-swap when GC threads share from-space? Not an immutable

@@ -16,7 +16,8 @@
 //!   generation's survivors go, when not bump blocks), `gc_thread` (a GC
 //!   thread's to-space and evacuation state);
 //! - moving one object and scanning: `evacuate` (copy, relink or mark one
-//!   object), `scavenge` (Cheney scan and the scan stack),
+//!   object), `selector` (selector thunks the GC evaluates), `scavenge`
+//!   (Cheney scan and the scan stack),
 //!   `parallel_scavenge` (scanning and stealing until every thread is
 //!   done);
 //! - a collection's parts: `roots` (root slots and mutable lists),
@@ -93,6 +94,7 @@ pub mod reach;
 pub mod ref_count;
 pub mod roots;
 pub mod scavenge;
+pub mod selector;
 pub mod slide;
 pub mod snapshot_check;
 pub mod space;

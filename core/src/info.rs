@@ -70,7 +70,7 @@ pub enum ClosureType {
     /// A thunk that selects field `InfoTable::selector` of the constructor
     /// its one pointer field evaluates to; the GC does the selection when
     /// that is already a constructor (GHC's THUNK_SELECTOR; See Note
-    /// [Selector thunks] in the collectors' `evacuate`).
+    /// [Selector thunks] in the collectors' `selector`).
     Selector,
     /// A thunk under evaluation: its payload is dead (not traced), and a
     /// program that enters it again loops (GHC's BLACKHOLE).

@@ -9,7 +9,7 @@
 //! each variable to a thunk that matches when forced; where the pattern
 //! is one constructor over variables, the thunk is a selector thunk,
 //! which the GC may evaluate (See Note [Selector thunks] in the
-//! collectors' `evacuate`).
+//! collectors' `selector`).
 
 use super::builtin;
 use super::{Desugarer, Env, R};
