@@ -91,7 +91,7 @@
 //! that object is younger than `evac_gen`, `failed_to_evac` is set.
 
 use crate::gc_thread::GcThread;
-use gclab_core::bdescr::{BlockDesc, BF_CLAIM, BF_EVACUATED, BF_LARGE, BF_MARK_IN_PLACE, BF_NURSERY, SUMMARY_STAYS};
+use gclab_core::bdescr::{BlockDesc, BF_CLAIM, BF_EVACUATED, BF_LARGE, BF_MARK_IN_PLACE, BF_NURSERY};
 use gclab_core::constants::Word;
 use gclab_core::info::{ClosureType, InfoTable};
 use gclab_core::object::{claim_header, forward_target, forwarding_header, info_of_header, is_forwarded, load_header, store_field, store_header};
@@ -151,19 +151,16 @@ pub unsafe fn evacuate(gct: &mut GcThread<'_>, slot: *mut Word) {
     if !gct.heap.holds(p as usize) {
         return;
     }
-    // A block that stays, by its summary byte: See Note [Block summaries]
-    // in core's `bdescr`.
-    let summary = BlockDesc::summary_of(p as usize);
-    if summary & SUMMARY_STAYS != 0 {
-        stays(gct, p, (summary & !SUMMARY_STAYS) as usize);
-        return;
-    }
     let bd = BlockDesc::of(p);
     let flags = BlockDesc::load_flags(bd);
     if flags & BF_EVACUATED != 0 {
-        // A large object another GC thread has just claimed, its summary
-        // not written yet.
-        stays(gct, p, (*bd).gen_no as usize);
+        note_generation(gct, bd);
+        if let Some(reached) = gct.old_reached.as_mut() {
+            // See Note [Listing the old objects a GC reaches].
+            if (*bd).gen_no as usize > gct.collect_gen {
+                reached.push(p);
+            }
+        }
         return;
     }
     let header = load_header(p);
@@ -475,28 +472,16 @@ unsafe fn lost_claim(gct: &mut GcThread<'_>, slot: *mut Word, p: *mut Word) {
 unsafe fn follow_forwarding(gct: &mut GcThread<'_>, slot: *mut Word, header: Word) {
     let to = forward_target(header);
     store_field(slot, to as Word);
-    note_generation(gct, (*BlockDesc::of(to)).gen_no as usize);
+    note_generation(gct, BlockDesc::of(to));
 }
 
-/// The object at `p` stays where it is, in a block of generation `gen`
-/// (to-space, or a generation not being collected).
+/// An object stays in block `bd` (to-space, or a generation not being
+/// collected): if that is younger than `evac_gen`, the object being
+/// scanned will point younger (See Note [Eager promotion] in `gc_thread`).
 #[inline(always)]
-fn stays(gct: &mut GcThread<'_>, p: *mut Word, gen: usize) {
-    note_generation(gct, gen);
-    if let Some(reached) = gct.old_reached.as_mut() {
-        // See Note [Listing the old objects a GC reaches].
-        if gen > gct.collect_gen {
-            reached.push(p);
-        }
-    }
-}
-
-/// An object stays in a block of generation `gen`: if that is younger
-/// than `evac_gen`, the object being scanned will point younger (See Note
-/// [Eager promotion] in `gc_thread`).
-#[inline(always)]
-fn note_generation(gct: &mut GcThread<'_>, gen: usize) {
-    if gen < gct.evac_gen {
+// SAFETY: `bd` is a live block descriptor.
+unsafe fn note_generation(gct: &mut GcThread<'_>, bd: *const BlockDesc) {
+    if ((*bd).gen_no as usize) < gct.evac_gen {
         gct.failed_to_evac = true;
     }
 }
@@ -597,7 +582,7 @@ unsafe fn evacuate_large(gct: &mut GcThread<'_>, bd: *mut BlockDesc) {
     if dest > 0 && (*bd).gen_no == 0 {
         gct.work.promoted_words += (*bd).used_words();
     }
-    (*bd).set_gen_no(dest as u16);
+    (*bd).gen_no = dest as u16;
     (*bd).dest_no = (dest + 1).min(gct.oldest) as u16;
     BlockDesc::store_flags(bd, flags | BF_EVACUATED);
     let group = gclab_core::bdescr::BlockPtr(bd);

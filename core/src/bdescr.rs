@@ -18,31 +18,7 @@
 //! (for groups inside one megablock) point at the head; for a free group
 //! the last tail is the one that matters.
 
-//!
-//! Note [Block summaries]
-//! ----------------------------------------
-//! The first four descriptors of a megablock describe the four blocks
-//! that hold the descriptors, so they are never used: their 256 bytes
-//! hold instead one summary byte per block of the megablock, kept by
-//! every write of a descriptor's `flags` or `gen_no` (`set_flags`,
-//! `insert_flags`, `remove_flags`, `set_gen_no`, `store_flags`, `reset`):
-//! `SUMMARY_STAYS` if the block has `BF_EVACUATED`, with its generation
-//! in the low seven bits, else zero. `evacuate` asks the summary first, so
-//! a pointer into a block that stays (an older generation, to-space) is
-//! left without a read of the descriptor: the summaries of a whole heap
-//! are 256 bytes a megablock, where its descriptors are 16 KiB, and on
-//! fibheaps under mark-sweep (75 MiB) those spanned more than a core's
-//! second-level cache (`perf` put 31% of the scan of its minor GCs' lent
-//! runs on the load of the descriptor's flags). The sanity checker checks
-//! every live block's summary against its descriptor.
-
 use crate::constants::{Word, BDESCR_SIZE, BLOCK_SHIFT, BLOCK_SIZE, MBLOCK_MASK};
-use std::sync::atomic::{AtomicU8, Ordering};
-
-/// A summary byte's mark of a block that stays (`BF_EVACUATED`); its low
-/// seven bits are then the block's generation (See Note [Block
-/// summaries]).
-pub const SUMMARY_STAYS: u8 = 0x80;
 
 /// The block is on a free list.
 pub const BF_FREE: u32 = 1 << 0;
@@ -260,70 +236,7 @@ impl BlockDesc {
     // SAFETY: the caller's contract above.
     pub unsafe fn store_flags(bd: *mut BlockDesc, flags: u32) {
         // SAFETY: as for `load_flags`.
-        unsafe { std::sync::atomic::AtomicU32::from_ptr(std::ptr::addr_of_mut!((*bd).flags)).store(flags, std::sync::atomic::Ordering::Release) };
-        // SAFETY: as above; the summary follows the flags.
-        unsafe { (*bd).summarise() };
-    }
-
-    /// The summary byte of the block that holds the object at `addr` (See
-    /// Note [Block summaries]).
-    ///
-    /// # Safety
-    /// `addr` lies in a megablock the heap owns, in a group's head block.
-    #[inline(always)]
-    // SAFETY: the caller's contract above.
-    pub unsafe fn summary_of(addr: usize) -> u8 {
-        let slot = (addr & !MBLOCK_MASK) + ((addr & MBLOCK_MASK) >> BLOCK_SHIFT);
-        // SAFETY: the slot lies in the megablock's unused first descriptor.
-        unsafe { AtomicU8::from_ptr(slot as *mut u8).load(Ordering::Acquire) }
-    }
-
-    /// What this descriptor's summary byte should hold.
-    #[inline(always)]
-    pub fn summary(&self) -> u8 {
-        debug_assert!(self.gen_no < 128, "a generation number fits seven bits");
-        if self.flags & BF_EVACUATED != 0 {
-            SUMMARY_STAYS | self.gen_no as u8
-        } else {
-            0
-        }
-    }
-
-    /// Write this descriptor's summary byte from its flags and generation.
-    #[inline(always)]
-    fn summarise(&self) {
-        let addr = self as *const BlockDesc as usize;
-        let slot = (addr & !MBLOCK_MASK) + (addr & MBLOCK_MASK) / BDESCR_SIZE;
-        // SAFETY: a descriptor lies in its megablock's descriptor array
-        // (the type is neither `Clone` nor built outside it), so the slot
-        // lies in the megablock's unused first descriptor.
-        unsafe { AtomicU8::from_ptr(slot as *mut u8).store(self.summary(), Ordering::Release) }
-    }
-
-    /// Set the flags, keeping the summary byte.
-    #[inline]
-    pub fn set_flags(&mut self, flags: u32) {
-        self.flags = flags;
-        self.summarise();
-    }
-
-    /// Set `flags` in the flags, keeping the summary byte.
-    #[inline]
-    pub fn insert_flags(&mut self, flags: u32) {
-        self.set_flags(self.flags | flags);
-    }
-
-    /// Clear `flags` from the flags, keeping the summary byte.
-    #[inline]
-    pub fn remove_flags(&mut self, flags: u32) {
-        self.set_flags(self.flags & !flags);
-    }
-
-    /// Set the generation, keeping the summary byte.
-    #[inline]
-    pub fn set_gen_no(&mut self, gen: u16) {
-        self.gen_no = gen;
-        self.summarise();
+        unsafe { std::sync::atomic::AtomicU32::from_ptr(std::ptr::addr_of_mut!((*bd).flags)).store(flags, std::sync::atomic::Ordering::Release) }
     }
 
     /// Reset every field: used when a group is carved out or handed out.
@@ -340,7 +253,6 @@ impl BlockDesc {
         self.bucket = 0;
         self.space_info = 0;
         self.aux = 0;
-        self.summarise();
     }
 }
 
@@ -404,45 +316,6 @@ mod tests {
         assert_eq!(next_set_bit(|i| map[i], 255), Some(255));
         assert_eq!(next_set_bit(|i| map[i], 256), None);
         assert_eq!(next_set_bit(|i| map[i], 512), None);
-    }
-
-    /// Every write of a descriptor's flags or generation keeps its block's
-    /// summary byte (See Note [Block summaries]).
-    #[test]
-    fn a_descriptors_writes_keep_its_summary_byte() {
-        let layout = std::alloc::Layout::from_size_align(MBLOCK_SIZE, MBLOCK_SIZE).unwrap();
-        // SAFETY: a zeroed, megablock-aligned allocation of a megablock's
-        // size, freed below; it stands in for a megablock of the heap.
-        let mblock = unsafe { std::alloc::alloc_zeroed(layout) } as usize;
-        assert_ne!(mblock, 0);
-        for index in [FIRST_BLOCK, 100, 255] {
-            let start = (mblock + index * BLOCK_SIZE) as *mut Word;
-            // SAFETY: the descriptor lies in the allocation's descriptor array.
-            let d = unsafe { &mut *BlockDesc::of_raw(start as usize) };
-            d.reset(start, 1);
-            // SAFETY: `start` lies in the allocation, a head block.
-            let summary = || unsafe { BlockDesc::summary_of(start as usize + 40) };
-            assert_eq!(summary(), 0, "a reset block does not stay");
-            d.set_gen_no(3);
-            assert_eq!(summary(), 0, "a generation alone does not make a block stay");
-            d.insert_flags(BF_EVACUATED | BF_LARGE);
-            assert_eq!(summary(), SUMMARY_STAYS | 3);
-            d.set_gen_no(1);
-            assert_eq!(summary(), SUMMARY_STAYS | 1);
-            d.remove_flags(BF_LARGE);
-            assert_eq!(summary(), SUMMARY_STAYS | 1);
-            // SAFETY: the descriptor is this test's alone.
-            unsafe { BlockDesc::store_flags(d, BF_MARK_IN_PLACE) };
-            assert_eq!(summary(), 0, "store_flags keeps it too");
-            d.set_flags(BF_EVACUATED);
-            // SAFETY: the byte lies in the allocation's first descriptor.
-            let byte = unsafe { *((mblock + index) as *const u8) };
-            assert_eq!(byte, SUMMARY_STAYS | 1, "block {index}'s summary is byte {index} of the megablock");
-            d.reset(start, 1);
-            assert_eq!(summary(), 0);
-        }
-        // SAFETY: allocated above with this layout.
-        unsafe { std::alloc::dealloc(mblock as *mut u8, layout) };
     }
 
     #[test]

@@ -336,7 +336,7 @@ impl BlockAllocator {
         // array is ours to write.
         unsafe {
             (*bd).reset(BlockDesc::block_start(bd), blocks as u32);
-            (*bd).set_flags(BF_MEGA);
+            (*bd).flags = BF_MEGA;
             // The first megablock's other descriptors are tails: no side
             // table hangs from them (See `init_group`).
             for i in FIRST_BLOCK + 1..crate::constants::BLOCKS_PER_MBLOCK_TOTAL {
@@ -383,12 +383,12 @@ impl BlockAllocator {
     unsafe fn insert_free(&mut self, bd: *mut BlockDesc, n: usize) {
         let k = bucket_of(n);
         (*bd).reset(BlockDesc::block_start(bd), n as u32);
-        (*bd).set_flags(BF_FREE);
+        (*bd).flags = BF_FREE;
         (*bd).bucket = k as u16;
         if n > 1 {
             let last = desc_at(mblock_of(bd), index_of(bd) + n - 1);
             (*last).blocks = 0;
-            (*last).set_flags(0);
+            (*last).flags = 0;
             (*last).link = bd;
         }
         (*bd).link = self.buckets[k];
@@ -411,7 +411,7 @@ impl BlockAllocator {
         if !next.is_null() {
             (*next).back = prev;
         }
-        (*bd).remove_flags(BF_FREE);
+        (*bd).flags &= !BF_FREE;
         self.free_blocks -= (*bd).blocks as usize;
     }
 
@@ -422,7 +422,7 @@ impl BlockAllocator {
         for i in 1..n {
             let tail = desc_at(mblock_of(bd), index_of(bd) + i);
             (*tail).blocks = 0;
-            (*tail).set_flags(0);
+            (*tail).flags = 0;
             (*tail).link = bd;
             // A tail may have been a free group's head, whose `back` was a
             // free-list link: side metadata reads `back` of the block of

@@ -181,11 +181,6 @@ impl Walk<'_> {
         if d.gen_no as usize != gen {
             self.errors.push(format!("block at {at:p}: in generation {gen}'s list but says generation {}", d.gen_no));
         }
-        // SAFETY: `d.start` lies in the live head block checked above.
-        let summary = unsafe { BlockDesc::summary_of(d.start as usize) };
-        if summary != d.summary() {
-            self.errors.push(format!("block at {at:p}: summary byte {summary:#x}, its descriptor says {:#x} (See Note [Block summaries])", d.summary()));
-        }
         if let Some(flag) = want_flag {
             // A block being copied out concurrently may be from-space for
             // the GCs of its copying's second half (See `BF_COPYING_OUT`).
