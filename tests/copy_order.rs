@@ -32,18 +32,19 @@ fn tree(m: &mut Mutator<'_>, depth: u32, first: usize, leaf: Handle) -> Handle {
     m.alloc_ret(base, &NODE, &[left, right], &[first])
 }
 
-/// Every node of the tree at `root`: its number, its address, and its
-/// children's numbers (None for a leaf).
-fn nodes(root: ObjRef<'_>, out: &mut Vec<(usize, usize, Option<[usize; 2]>)>) -> Option<usize> {
+/// Every node of the tree of `shape` at `root`: its number in preorder,
+/// its address, and its children's numbers (None for a leaf).
+fn nodes(shape: Shape, root: ObjRef<'_>, out: &mut Vec<(usize, usize, Option<[usize; 2]>)>) -> Option<usize> {
     if root.is_static() {
         return None;
     }
     let at = out.len();
-    out.push((root.word(0), root.addr(), None));
-    let left = nodes(root.field(0), out);
-    let right = nodes(root.field(1), out);
+    let number = shape.number(root, at);
+    out.push((number, root.addr(), None));
+    let left = nodes(shape, shape.child(root, 0), out);
+    let right = nodes(shape, shape.child(root, 1), out);
     out[at].2 = left.zip(right).map(|(l, r)| [l, r]);
-    Some(root.word(0))
+    Some(number)
 }
 
 /// The order depth-first copying copies a tree in: the root first; then,
@@ -71,18 +72,45 @@ enum Shape {
     Arrays,
 }
 
-/// Every node of the array tree at `root`, numbered in preorder (left
-/// first) as `nodes` numbers a constructor tree by its words.
-fn array_nodes(root: ObjRef<'_>, out: &mut Vec<(usize, usize, Option<[usize; 2]>)>) -> Option<usize> {
-    if root.is_static() {
-        return None;
+impl Shape {
+    /// A complete tree of `depth` levels of this shape; its root.
+    fn build(self, m: &mut Mutator<'_>, depth: u32, leaf: Handle) -> Handle {
+        match self {
+            Shape::Constructors => tree(m, depth, 0, leaf),
+            Shape::Arrays => {
+                let root = m.new_array(2, leaf);
+                gclab_workloads::gcbench::populate(m, leaf, depth as usize - 1, root);
+                root
+            }
+        }
     }
-    let at = out.len();
-    out.push((at, root.addr(), None));
-    let left = array_nodes(root.array_get(0), out);
-    let right = array_nodes(root.array_get(1), out);
-    out[at].2 = left.zip(right).map(|(l, r)| [l, r]);
-    Some(at)
+
+    /// The preorder number of `node`, the `at`th node walked: a
+    /// constructor carries its own (so the walk checks that it survived
+    /// the GC), an array node is numbered as it is walked.
+    fn number(self, node: ObjRef<'_>, at: usize) -> usize {
+        match self {
+            Shape::Constructors => node.word(0),
+            Shape::Arrays => at,
+        }
+    }
+
+    /// Child `i` (0: left, 1: right) of `node`.
+    fn child(self, node: ObjRef<'_>, i: usize) -> ObjRef<'_> {
+        match self {
+            Shape::Constructors => node.field(i),
+            Shape::Arrays => node.array_get(i),
+        }
+    }
+
+    /// A node's size in bytes (an array's, with its card table, by the
+    /// heap's layout).
+    fn node_bytes(self, m: &Mutator<'_>) -> usize {
+        match self {
+            Shape::Constructors => NODE_BYTES,
+            Shape::Arrays => m.layout().array_size(2) * std::mem::size_of::<usize>(),
+        }
+    }
 }
 
 /// Build a tree of `shape` and `depth` levels in the allocation area,
@@ -98,34 +126,19 @@ fn gaps_after_a_minor_gc(entry: &str, params: &str, rts: &str, shape: Shape, dep
     let mut found = (0, 0);
     r.run(|m| {
         let leaf = m.static_obj(&LEAF);
-        let root = match shape {
-            Shape::Constructors => tree(m, depth, 0, leaf),
-            Shape::Arrays => {
-                let root = m.new_array(2, leaf);
-                gclab_workloads::gcbench::populate(m, leaf, depth as usize - 1, root);
-                root
-            }
-        };
+        let root = shape.build(m, depth, leaf);
         // The first minor GC ages the tree in generation 0, the second
         // promotes it into the oldest: each copies it in its order.
         m.perform_gc(false);
         m.perform_gc(false);
         let mut all = Vec::new();
-        match shape {
-            Shape::Constructors => nodes(m.view().get(root), &mut all),
-            Shape::Arrays => array_nodes(m.view().get(root), &mut all),
-        };
+        nodes(shape, m.view().get(root), &mut all);
         all.sort_by_key(|n| n.0);
         assert!(all.iter().enumerate().all(|(i, n)| n.0 == i), "the tree's numbers survive the GC");
         let children: Vec<Option<[usize; 2]>> = all.iter().map(|n| n.2).collect();
         let order = depth_first_order(&children);
         assert_eq!(order.len(), all.len());
-        let node_bytes = match shape {
-            Shape::Constructors => NODE_BYTES,
-            // An array's size is the layout's (its cards follow its
-            // elements): the step that most pairs in order take.
-            Shape::Arrays => most_common_step(order.iter().map(|&n| all[n].1)),
-        };
+        let node_bytes = shape.node_bytes(m);
         let gaps = order.windows(2).filter(|w| {
             let (a, b) = (all[w[0]].1, all[w[1]].1);
             b != a + node_bytes && b % BLOCK_BYTES != 0
@@ -135,21 +148,6 @@ fn gaps_after_a_minor_gc(entry: &str, params: &str, rts: &str, shape: Shape, dep
     .unwrap();
     r.finish().unwrap();
     found
-}
-
-/// The forward step between consecutive addresses of `addrs` that occurs
-/// most often (0 if none goes forward).
-fn most_common_step(addrs: impl Iterator<Item = usize>) -> usize {
-    let addrs: Vec<usize> = addrs.collect();
-    let mut steps: Vec<usize> = addrs.windows(2).filter(|w| w[1] > w[0]).map(|w| w[1] - w[0]).collect();
-    steps.sort_unstable();
-    let mut best = (0, 0);
-    for run in steps.chunk_by(|a, b| a == b) {
-        if run.len() > best.1 {
-            best = (run[0], run.len());
-        }
-    }
-    best.0
 }
 
 #[test]
