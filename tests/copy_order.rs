@@ -1,7 +1,7 @@
 //! The order a copying GC lays out what it copies (the collectors' Note
 //! [Copying depth first] in `copy_order`): with `order=depth` (the
-//! default of `compacting` and `immix`, an option of `copying` and
-//! `mark-sweep`) a tree comes out in
+//! default of `compacting`, `immix` and `mark-sweep`, an option of
+//! `copying`) a tree comes out in
 //! the order of a depth-first walk, left subtree first; with Cheney's
 //! order (`copying`'s default) it does not. Both orders give the same
 //! results under the stress settings with the sanity checker after every
@@ -153,13 +153,13 @@ fn gaps_after_a_minor_gc(entry: &str, params: &str, rts: &str, shape: Shape, dep
 #[test]
 fn depth_first_copying_lays_a_tree_out_in_depth_first_order() {
     // 2047 nodes of 32 bytes: 16 blocks of to-space.
-    for (entry, params) in [("compacting", ""), ("copying", "order=depth"), ("mark-sweep", "order=depth"), ("immix", "")] {
+    for (entry, params) in [("compacting", ""), ("copying", "order=depth"), ("mark-sweep", ""), ("immix", "")] {
         let (gaps, n) = gaps_after_a_minor_gc(entry, params, "-A1m -DS", Shape::Constructors, 11);
         assert_eq!(n, 2047);
         assert_eq!(gaps, 0, "{entry}:{params}: {gaps} of {n} nodes not where depth-first order puts them");
     }
     // Cheney's order puts most of them elsewhere: the check can fail.
-    for (entry, params) in [("copying", ""), ("compacting", "order=breadth"), ("mark-sweep", ""), ("immix", "order=breadth")] {
+    for (entry, params) in [("copying", ""), ("compacting", "order=breadth"), ("mark-sweep", "order=breadth"), ("immix", "order=breadth")] {
         let (gaps, n) = gaps_after_a_minor_gc(entry, params, "-A1m -DS", Shape::Constructors, 11);
         assert!(gaps > n / 2, "{entry}:{params}: only {gaps} of {n} nodes out of depth-first order");
     }
@@ -176,7 +176,7 @@ fn depth_first_copying_lays_a_tree_out_in_depth_first_order() {
 /// the right subtree first, every node's left child after it.
 #[test]
 fn depth_first_copying_lays_an_array_tree_out_left_subtree_first() {
-    for (entry, params) in [("compacting", ""), ("copying", "order=depth"), ("mark-sweep", "order=depth"), ("immix", "")] {
+    for (entry, params) in [("compacting", ""), ("copying", "order=depth"), ("mark-sweep", ""), ("immix", "")] {
         let (gaps, n) = gaps_after_a_minor_gc(entry, params, "-A1m -DS", Shape::Arrays, 11);
         assert_eq!(n, 2047);
         assert_eq!(gaps, 0, "{entry}:{params}: {gaps} of {n} array nodes not where depth-first order puts them");
@@ -204,10 +204,10 @@ const COPYING_DEPTH_FIRST: CollectorEntry = CollectorEntry {
     ..gclab_collectors::copying::ENTRY
 };
 
-/// `mark-sweep:order=depth`, likewise.
-const MARK_SWEEP_DEPTH_FIRST: CollectorEntry = CollectorEntry {
-    name: "mark-sweep:order=depth",
-    make: |_, flags| (gclab_collectors::mark_sweep::ENTRY.make)(Params::parse("order=depth").unwrap(), flags),
+/// `mark-sweep:order=breadth`, likewise.
+const MARK_SWEEP_BREADTH_FIRST: CollectorEntry = CollectorEntry {
+    name: "mark-sweep:order=breadth",
+    make: |_, flags| (gclab_collectors::mark_sweep::ENTRY.make)(Params::parse("order=breadth").unwrap(), flags),
     ..gclab_collectors::mark_sweep::ENTRY
 };
 
@@ -231,10 +231,10 @@ fn both_orders_conform_under_the_stress_settings() {
     // same checks with every collector in tests/workloads.rs.
     assert_conforms(&COPYING_DEPTH_FIRST, STRESS_SETTINGS, "");
     assert_conforms(&COMPACTING_BREADTH_FIRST, STRESS_SETTINGS, "");
-    assert_conforms(&MARK_SWEEP_DEPTH_FIRST, STRESS_SETTINGS, "");
+    assert_conforms(&MARK_SWEEP_BREADTH_FIRST, STRESS_SETTINGS, "");
     assert_conforms(&IMMIX_BREADTH_FIRST, STRESS_SETTINGS, "");
     assert_conforms(&IMMIX_BREADTH_FIRST, ONE_GENERATION_SETTINGS, "");
-    assert_conforms(&MARK_SWEEP_DEPTH_FIRST, ONE_GENERATION_SETTINGS, "");
+    assert_conforms(&MARK_SWEEP_BREADTH_FIRST, ONE_GENERATION_SETTINGS, "");
 }
 
 /// Depth-first copying puts a scanned object's first child right behind

@@ -23,8 +23,8 @@
 //! TLB miss that the processor's prefetcher does not cover, and 30% of
 //! the marking's samples waited on those headers.
 //!
-//! So with `order=depth` (the default of `compacting` and `immix`, an
-//! option of `copying` and `mark-sweep`) each object is pushed on the scan
+//! So with `order=depth` (the default of `compacting`, `immix` and
+//! `mark-sweep`, an option of `copying`) each object is pushed on the scan
 //! stack as it is copied,
 //! and the stack, not the blocks' scan pointers, drives the scan: the
 //! object popped has its fields (an array, its elements: See Note [An
@@ -82,9 +82,22 @@
 //!   and against `copying` 0.947x (7 rounds, 0.71-1.06) where breadth
 //!   first gave 1.204x; gcbench 18, lru 50000 1000000 128 and
 //!   binary-trees 20 at their `-M`: 1.046x, 0.946x and 1.008x, inside the
-//!   noise. So `immix` copies depth first by default. `mark-sweep` does
-//!   not: on fibheaps its GCs took 1.208x (7 rounds, 1.00-1.34) for a
-//!   mutator at 0.985x, and on binary-trees 20 its total was 1.052x.
+//!   noise. So `immix` copies depth first by default. `mark-sweep` did
+//!   not then: on fibheaps its GCs took 1.208x (7 rounds, 1.00-1.34) for
+//!   a mutator at 0.985x, and on binary-trees 20 its total was 1.052x.
+//! - `mark-sweep` again, once an array's elements went last to first
+//!   (See Note [An array's elements last to first] in `scavenge`;
+//!   fibheaps keeps its trees in a rank array): totals at the targets'
+//!   `-M`, two runs of 7 alternated rounds each, binary-trees 20 0.947x
+//!   and 0.936x, gcbench 18 1.015x and 0.866x, lru 50000 1000000 128
+//!   0.889x and 0.943x, fibheaps 400000 0.924x and 0.856x (the mutator
+//!   0.895x and 0.838x), the peak memory unchanged; GC instructions
+//!   1.088x, 1.042x, 1.029x and 1.014x (binary-trees 17, gcbench 16, lru,
+//!   fibheaps 100000) with 0.642x, 0.740x, 0.955x and 0.683x the
+//!   first-level misses. So `mark-sweep` now copies depth first by
+//!   default too. (`nonmoving` keeps Cheney's order, GHC's: its target is
+//!   its minor GCs' time, and depth first made them 1.117x on
+//!   binary-trees 20 and 1.067x on gcbench 18, 0.946x on lru.)
 //!
 //! Tried and left out: depth first only for copies into the oldest
 //! generation (an aging copy's layout lasts one GC): 1.056x the

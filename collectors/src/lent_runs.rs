@@ -54,7 +54,7 @@
 //! mark-sweep on binary-trees 17 at `-F100`, with copying at 1.000x. A
 //! run of cells is lent only for
 //! objects that fill their cells: every size up to 26 words, then 28, 30
-//! and 32 (the cell sizes of Note [Size classes] in `cell_space`), since
+//! and 32 (the cell sizes of Note [Size classes] in `size_classes`), since
 //! the bump advances by the object's size: a 27-word object in a 28-word
 //! cell would put the next object off its cell. Lending up to 16 words only left lru's values (18
 //! words with 128 bytes of data) placed one by one: lending them cut

@@ -26,7 +26,8 @@
 //!   several), `space_trace` (tracing into a space), `partial` (the young
 //!   generations with an increment of an older one);
 //! - spaces and what collectors do beside tracing: `slide` (sliding
-//!   compaction), `cell_space` (size-class cells), `sweep` (when and by
+//!   compaction), `cell_space` (size-class cells), `size_classes` (a cell
+//!   space's cell sizes), `sweep` (when and by
 //!   whom a cell space is swept), `line_space` (line-marked blocks whose
 //!   holes are bump-allocated), `offered_holes` (a line space's holes
 //!   handed to the mutators, with their sticky marks), `defrag` (which
@@ -95,6 +96,7 @@ pub mod ref_count;
 pub mod roots;
 pub mod scavenge;
 pub mod selector;
+pub mod size_classes;
 pub mod slide;
 pub mod snapshot_check;
 pub mod space;

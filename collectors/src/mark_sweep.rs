@@ -6,7 +6,11 @@
 //!
 //! - Minor GC: the copying sequence, with the oldest generation's
 //!   to-space an allocator of the cell space, so promoted objects fill
-//!   free cells left by earlier sweeps before fresh blocks are cut.
+//!   free cells left by earlier sweeps before fresh blocks are cut. The
+//!   young survivors are copied depth first (`order=depth`, the default;
+//!   `order=breadth` for Cheney's order), so that a structure's objects
+//!   of one size lie in its cells in the order the mutator and the next
+//!   marking walk them (See Note [Copying depth first] in `copy_order`).
 //! - Major GC: the oldest generation's blocks are flagged
 //!   `BF_MARK_IN_PLACE` and attached to a mark bitmap; tracing marks
 //!   their live objects where they lie (`evacuate` does that for any such
@@ -41,19 +45,19 @@ use gclab_core::{Collector, GcContext, GcOutcome, GcRequest};
 /// The registry entry.
 pub const ENTRY: CollectorEntry = CollectorEntry {
     name: "mark-sweep",
-    description: "copying for young generations; the oldest in size-class cells, marked in place and swept (non-moving; sweep=eager|lazy|concurrent; order=breadth|depth; with -G1 the whole heap)",
+    description: "copying for young generations; the oldest in size-class cells, marked in place and swept (non-moving; sweep=eager|lazy|concurrent; order=depth|breadth; with -G1 the whole heap)",
     flags: "",
     make: |mut params, _| {
         let sweep = params.take("sweep").map(|v| SweepMode::parse(&v)).transpose()?.unwrap_or_default();
-        let order = CopyOrder::take(&mut params, CopyOrder::BreadthFirst)?;
+        let order = CopyOrder::take(&mut params, CopyOrder::DepthFirst)?;
         params.finish("mark-sweep", &["sweep", "order"])?;
         Ok(Box::new(MarkSweep { sweep, order, ..MarkSweep::default() }))
     },
 };
 
 /// The mark-sweep collector: how it sweeps (`mark-sweep:sweep=lazy`), the
-/// order its young survivors are copied and promoted in
-/// (`mark-sweep:order=depth`: See Note [Copying depth first] in
+/// order its young survivors are copied and promoted in (depth first
+/// unless `mark-sweep:order=breadth`: See Note [Copying depth first] in
 /// `copy_order`), its old generation's space, made at the first GC, and
 /// its GC threads.
 #[derive(Default)]

@@ -94,7 +94,7 @@
 //! 4 KiB block is a segment of one class, the block descriptor its
 //! header, and the classes are every size up to 16 words and then the
 //! largest cell for each count per block (44 classes; See Note [Size
-//! classes] in `cell_space`), which wastes less than powers of two (on
+//! classes] in `size_classes`), which wastes less than powers of two (on
 //! average a quarter of each cell above 16 bytes). The mark bitmap is a
 //! side table made fresh for each cycle (64 bytes a block), so no epoch
 //! is needed: clearing it is allocating it. A GC thread allocates from its
