@@ -190,7 +190,7 @@ fn depth_first_copying_lays_an_array_tree_out_left_subtree_first() {
 #[test]
 fn a_bad_order_is_refused_by_name() {
     let f = gclab::flags("").unwrap();
-    for entry in ["copying", "compacting", "mark-sweep", "immix"] {
+    for entry in ["copying", "compacting", "mark-sweep", "immix", "sticky-immix"] {
         let made = (gclab_collectors::by_name(entry).unwrap().make)(Params::parse("order=sideways").unwrap(), &f);
         let err = made.err().expect("order=sideways is refused");
         assert!(err.contains("`sideways'") && err.contains("breadth or depth"), "{entry}: {err}");
@@ -218,6 +218,13 @@ const IMMIX_BREADTH_FIRST: CollectorEntry = CollectorEntry {
     ..gclab_collectors::immix::ENTRY
 };
 
+/// `sticky-immix:order=depth`, likewise.
+const STICKY_IMMIX_DEPTH_FIRST: CollectorEntry = CollectorEntry {
+    name: "sticky-immix:order=depth",
+    make: |_, flags| (gclab_collectors::sticky_immix::ENTRY.make)(Params::parse("order=depth").unwrap(), flags),
+    ..gclab_collectors::sticky_immix::ENTRY
+};
+
 /// `compacting:order=breadth`, likewise.
 const COMPACTING_BREADTH_FIRST: CollectorEntry = CollectorEntry {
     name: "compacting:order=breadth",
@@ -233,6 +240,7 @@ fn both_orders_conform_under_the_stress_settings() {
     assert_conforms(&COMPACTING_BREADTH_FIRST, STRESS_SETTINGS, "");
     assert_conforms(&MARK_SWEEP_BREADTH_FIRST, STRESS_SETTINGS, "");
     assert_conforms(&IMMIX_BREADTH_FIRST, STRESS_SETTINGS, "");
+    assert_conforms(&STICKY_IMMIX_DEPTH_FIRST, STRESS_SETTINGS, "");
     assert_conforms(&IMMIX_BREADTH_FIRST, ONE_GENERATION_SETTINGS, "");
     assert_conforms(&MARK_SWEEP_BREADTH_FIRST, ONE_GENERATION_SETTINGS, "");
 }

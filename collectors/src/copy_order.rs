@@ -98,6 +98,14 @@
 //!   default too. (`nonmoving` keeps Cheney's order, GHC's: its target is
 //!   its minor GCs' time, and depth first made them 1.117x on
 //!   binary-trees 20 and 1.067x on gcbench 18, 0.946x on lru.)
+//! - `sticky-immix:order=depth` (its minor GCs' copies of what missed
+//!   the holes, and `immix`'s major GCs) against its breadth-first
+//!   default, at the targets' `-M`: totals 0.946x on fibheaps 400000,
+//!   0.914x on gcbench 18, 1.015x on binary-trees 20 (minor GCs 1.21x)
+//!   and 1.040x on lru 50000 1000000 128 (5-7 rounds; 1.012x on lru
+//!   500000 4000000 128); GC instructions 1.21x and 1.10x on fibheaps
+//!   100000 and gcbench 16, with 0.70x and 0.58x the first-level misses.
+//!   Two ahead and two behind, so it stays an option.
 //!
 //! Tried and left out: depth first only for copies into the oldest
 //! generation (an aging copy's layout lasts one GC): 1.056x the

@@ -95,8 +95,9 @@ pub struct Immix {
     holes: OfferedHoles,
     /// The order survivors are copied and placed in (`immix:order=depth`,
     /// its default: See Note [Copying depth first] in `copy_order`);
-    /// breadth first in the collectors built on this one.
-    order: CopyOrder,
+    /// breadth first in the collectors built on this one, unless they
+    /// say otherwise (`sticky-immix:order=depth`).
+    pub(crate) order: CopyOrder,
 }
 
 impl Immix {

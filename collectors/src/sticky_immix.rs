@@ -49,7 +49,7 @@ use gclab_core::{Collector, GcContext, GcOutcome, GcRequest};
 /// The registry entry.
 pub const ENTRY: CollectorEntry = CollectorEntry {
     name: "sticky-immix",
-    description: "Immix with sticky mark bits: mutators allocate into the old blocks' holes, where minor GCs mark the young in place (offer=PERCENT of -A as holes, default 25; young=mark|copy, what a minor GC does with the young in holes, default mark; line, defrag, headroom as immix)",
+    description: "Immix with sticky mark bits: mutators allocate into the old blocks' holes, where minor GCs mark the young in place (offer=PERCENT of -A as holes, default 25; young=mark|copy, what a minor GC does with the young in holes, default mark; order=breadth|depth, the order survivors are copied in; line, defrag, headroom as immix)",
     flags: "-G2",
     make: |mut params, flags| {
         if flags.generations != 2 {
@@ -57,7 +57,11 @@ pub const ENTRY: CollectorEntry = CollectorEntry {
         }
         let offer = params.take("offer").map(|v| parse_percent("offer", " of -A", 1, &v)).transpose()?.unwrap_or(25);
         let copy_young = params.take("young").map(|v| parse_young(&v)).transpose()?.unwrap_or(false);
-        let immix = Immix::from_params(params, "sticky-immix", &["offer", "young"])?;
+        // Cheney's order by default: See Note [Copying depth first] in
+        // `copy_order` for what depth first gave it.
+        let order = CopyOrder::take(&mut params, CopyOrder::BreadthFirst)?;
+        let mut immix = Immix::from_params(params, "sticky-immix", &["offer", "young", "order"])?;
+        immix.order = order;
         Ok(Box::new(StickyImmix { immix, copy_young, holes: OfferedHoles::walked(offer) }))
     },
 };
@@ -174,6 +178,7 @@ impl StickyImmix {
     // SAFETY: the caller's contract; every root and heap slot holds a valid object address.
     unsafe fn minor(&mut self, ctx: &mut GcContext<'_>) -> GcOutcome {
         let oldest = ctx.heap.oldest();
+        let order = self.immix.order;
         let (space, pool) = self.immix.parts(oldest);
         let workers = pool.for_collection(ctx.flags, 0, ctx.help);
         let mut marks = MarkBitmap::new().copying_the_unmarked(self.copy_young);
@@ -187,7 +192,7 @@ impl StickyImmix {
         }
         let offered: Vec<BlockPtr> = taken.iter().map(|o| o.bd).collect();
         promote_nursery_at_once(ctx.heap);
-        let how = Tracing { n: 0, marks: Some(&marks), black: Some(&marks), defer: false, record_old: false, sticky: true, evacuate: None, order: CopyOrder::BreadthFirst };
+        let how = Tracing { n: 0, marks: Some(&marks), black: Some(&marks), defer: false, record_old: false, sticky: true, evacuate: None, order };
         // SAFETY: as above; the blocks marked in place are attached.
         let (mut done, _) = unsafe { trace_into(space, how, ctx, workers) };
         let old = &mut ctx.heap.gens[oldest];
