@@ -190,7 +190,7 @@ fn depth_first_copying_lays_an_array_tree_out_left_subtree_first() {
 #[test]
 fn a_bad_order_is_refused_by_name() {
     let f = gclab::flags("").unwrap();
-    for entry in ["copying", "compacting", "mark-sweep", "immix", "sticky-immix"] {
+    for entry in ["copying", "compacting", "mark-sweep", "immix", "sticky-immix", "nonmoving"] {
         let made = (gclab_collectors::by_name(entry).unwrap().make)(Params::parse("order=sideways").unwrap(), &f);
         let err = made.err().expect("order=sideways is refused");
         assert!(err.contains("`sideways'") && err.contains("breadth or depth"), "{entry}: {err}");
@@ -225,6 +225,13 @@ const STICKY_IMMIX_DEPTH_FIRST: CollectorEntry = CollectorEntry {
     ..gclab_collectors::sticky_immix::ENTRY
 };
 
+/// `nonmoving:order=depth`, likewise.
+const NONMOVING_DEPTH_FIRST: CollectorEntry = CollectorEntry {
+    name: "nonmoving:order=depth",
+    make: |_, flags| (gclab_collectors::nonmoving::ENTRY.make)(Params::parse("order=depth").unwrap(), flags),
+    ..gclab_collectors::nonmoving::ENTRY
+};
+
 /// `compacting:order=breadth`, likewise.
 const COMPACTING_BREADTH_FIRST: CollectorEntry = CollectorEntry {
     name: "compacting:order=breadth",
@@ -241,6 +248,7 @@ fn both_orders_conform_under_the_stress_settings() {
     assert_conforms(&MARK_SWEEP_BREADTH_FIRST, STRESS_SETTINGS, "");
     assert_conforms(&IMMIX_BREADTH_FIRST, STRESS_SETTINGS, "");
     assert_conforms(&STICKY_IMMIX_DEPTH_FIRST, STRESS_SETTINGS, "");
+    assert_conforms(&NONMOVING_DEPTH_FIRST, STRESS_SETTINGS, "");
     assert_conforms(&IMMIX_BREADTH_FIRST, ONE_GENERATION_SETTINGS, "");
     assert_conforms(&MARK_SWEEP_BREADTH_FIRST, ONE_GENERATION_SETTINGS, "");
 }

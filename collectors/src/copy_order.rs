@@ -95,9 +95,10 @@
 //!   1.088x, 1.042x, 1.029x and 1.014x (binary-trees 17, gcbench 16, lru,
 //!   fibheaps 100000) with 0.642x, 0.740x, 0.955x and 0.683x the
 //!   first-level misses. So `mark-sweep` now copies depth first by
-//!   default too. (`nonmoving` keeps Cheney's order, GHC's: its target is
-//!   its minor GCs' time, and depth first made them 1.117x on
-//!   binary-trees 20 and 1.067x on gcbench 18, 0.946x on lru.)
+//!   default too. (`nonmoving` keeps Cheney's order, GHC's, with
+//!   `nonmoving:order=depth` to choose: its target is its minor GCs'
+//!   time, and depth first made them 1.117x on binary-trees 20 and
+//!   1.067x on gcbench 18, 0.946x on lru 500000 4000000 128.)
 //! - `sticky-immix:order=depth` (its minor GCs' copies of what missed
 //!   the holes, and `immix`'s major GCs) against its breadth-first
 //!   default, at the targets' `-M`: totals 0.946x on fibheaps 400000,

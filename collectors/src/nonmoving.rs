@@ -126,19 +126,22 @@ use std::time::Instant;
 /// The registry entry.
 pub const ENTRY: CollectorEntry = CollectorEntry {
     name: "nonmoving",
-    description: "GHC's -xn: young generations copied; the oldest in size-class cells, marked by its own thread beside the mutators (snapshot barrier), then swept (mark=concurrent|sync, sweep=concurrent|lazy|eager)",
+    description: "GHC's -xn: young generations copied; the oldest in size-class cells, marked by its own thread beside the mutators (snapshot barrier), then swept (mark=concurrent|sync, sweep=concurrent|lazy|eager, order=breadth|depth)",
     flags: "-xn",
     make: |mut params, flags| {
         let mark = params.take("mark").map(|v| MarkMode::parse(&v)).transpose()?.unwrap_or_default();
         let sweep = params.take("sweep").map(|v| SweepMode::parse(&v)).transpose()?.unwrap_or(SweepMode::Concurrent);
-        params.finish("nonmoving", &["mark", "sweep"])?;
+        // Cheney's order by default, GHC's: See Note [Copying depth
+        // first] in `copy_order` for what depth first gave it.
+        let order = CopyOrder::take(&mut params, CopyOrder::BreadthFirst)?;
+        params.finish("nonmoving", &["mark", "sweep", "order"])?;
         if flags.generations < 2 {
             return Err(format!("the nonmoving collector needs at least two generations (its oldest is marked and swept, the others copied), not -G{}", flags.generations));
         }
         // A broken collector on purpose, for the test that shows the
         // snapshot check catching a marking that misses live objects.
         let lose_grey = std::env::var("GCLAB_NONMOVING_FAULT").is_ok_and(|f| f == "lose-grey");
-        Ok(Box::new(Nonmoving { mark, sweep, lose_grey, old: None, pool: GcThreadPool::default(), cycle: None, events: Vec::new(), snapshot_counts: (0, 0, 0), promoted_at_snapshot: 0 }))
+        Ok(Box::new(Nonmoving { mark, sweep, order, lose_grey, old: None, pool: GcThreadPool::default(), cycle: None, events: Vec::new(), snapshot_counts: (0, 0, 0), promoted_at_snapshot: 0 }))
     },
 };
 
@@ -184,6 +187,9 @@ struct Cycle {
 pub struct Nonmoving {
     mark: MarkMode,
     sweep: SweepMode,
+    /// The order the young generations' survivors are copied and
+    /// promoted in (`nonmoving:order=depth`; breadth first by default).
+    order: CopyOrder,
     /// The test-only fault `GCLAB_NONMOVING_FAULT=lose-grey`: the
     /// snapshot's grey objects are dropped, so the marking misses what
     /// only they lead to.
@@ -266,7 +272,7 @@ impl Nonmoving {
         // the snapshot (See Note [The marker runs through young GCs] in
         // `concurrent_mark`).
         unsafe { space.begin_gc(false) };
-        let how = Tracing { n, marks: None, black, defer: false, record_old: false, sticky: false, evacuate: None, order: CopyOrder::BreadthFirst };
+        let how = Tracing { n, marks: None, black, defer: false, record_old: false, sticky: false, evacuate: None, order: self.order };
         // SAFETY: as above.
         let (done, _) = unsafe { trace_into(space, how, ctx, workers) };
         GcOutcome { in_place: true, ..done }
@@ -288,7 +294,7 @@ impl Nonmoving {
         self.snapshot_counts = (old.n_blocks, old.n_words, old.n_free_words);
         space.take_kept_placements();
         // SAFETY: as above.
-        let (done, grey, mut snapshot) = unsafe { snapshot_and_grey(space, ctx, workers) };
+        let (done, grey, mut snapshot) = unsafe { snapshot_and_grey(space, ctx, workers, self.order) };
         self.promoted_at_snapshot = space.kept_placements().0;
         // Its sweep counts the cells itself.
         snapshot.marks.forget_count();
@@ -411,22 +417,22 @@ fn no_violations(collector: &str, violations: Vec<String>) {
 
 /// Take the snapshot of the oldest generation, whose storage is `space`,
 /// in a major GC's pause (See Note [The snapshot]): flag and attach its
-/// blocks, turn the snapshot barrier on, copy the young generations with
-/// the old weak pointers kept out, and leave the snapshot `BF_EVACUATED`
+/// blocks, turn the snapshot barrier on, copy the young generations (in
+/// `order`) with the old weak pointers kept out, and leave the snapshot `BF_EVACUATED`
 /// so that minor GCs leave it alone. Returns what the GC did, the old
 /// objects it greyed and the marks.
 ///
 /// # Safety
 /// The GC holds the heap and no marking runs.
 // SAFETY: the caller's contract: tracing needs the heap held, and the snapshot is attached to the marks it traces with.
-pub(crate) unsafe fn snapshot_and_grey(space: &dyn Space, ctx: &mut GcContext<'_>, workers: Option<(&GcWorkers, bool)>) -> (GcOutcome, Vec<*mut Word>, Snapshot) {
+pub(crate) unsafe fn snapshot_and_grey(space: &dyn Space, ctx: &mut GcContext<'_>, workers: Option<(&GcWorkers, bool)>, order: CopyOrder) -> (GcOutcome, Vec<*mut Word>, Snapshot) {
     let oldest = ctx.heap.oldest();
     let old = &mut ctx.heap.gens[oldest];
     let (marks, snapshot) = take_snapshot(old);
     let megablocks = MegablockSet::of(&snapshot);
     let old_weaks = std::mem::take(&mut old.weak_ptrs);
     set_extension(ctx.caps, BarrierExtension::SnapshotAtTheBeginning);
-    let how = Tracing { n: oldest - 1, marks: Some(&marks), black: Some(&marks), defer: true, record_old: false, sticky: false, evacuate: None, order: CopyOrder::BreadthFirst };
+    let how = Tracing { n: oldest - 1, marks: Some(&marks), black: Some(&marks), defer: true, record_old: false, sticky: false, evacuate: None, order };
     let (done, grey) = trace_into(space, how, ctx, workers);
     ctx.heap.gens[oldest].weak_ptrs.extend(old_weaks);
     for bd in snapshot {
