@@ -418,9 +418,9 @@ fn no_violations(collector: &str, violations: Vec<String>) {
 /// Take the snapshot of the oldest generation, whose storage is `space`,
 /// in a major GC's pause (See Note [The snapshot]): flag and attach its
 /// blocks, turn the snapshot barrier on, copy the young generations (in
-/// `order`) with the old weak pointers kept out, and leave the snapshot `BF_EVACUATED`
-/// so that minor GCs leave it alone. Returns what the GC did, the old
-/// objects it greyed and the marks.
+/// `order`) with the old weak pointers kept out, and leave the snapshot
+/// `BF_EVACUATED` so that minor GCs leave it alone. Returns what the GC
+/// did, the old objects it greyed and the marks.
 ///
 /// # Safety
 /// The GC holds the heap and no marking runs.
