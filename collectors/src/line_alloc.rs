@@ -324,6 +324,25 @@ impl LineAllocator<'_> {
     }
 }
 
+// Note [Which run comes back]
+// ----------------------------------------
+// A thread may hold two runs of one line space at once, the hole's rest
+// and the overflow block's (See Note [The overflow block lent] in
+// `lent_runs`), and gives each back as a `Run` and where it stopped. The
+// allocator told them apart by the start alone: the overflow block's if
+// its bump pointer stood there. But a full overflow block's bump pointer
+// stands at its end, and a fresh block cut just after it (the block
+// allocator hands out neighbours) starts there: the hole lent from that
+// block came back as the overflow block's. Its objects were then lent
+// again from the hole's start and overwritten, and the overflow block's
+// bump pointer left its block, so that retiring it zeroed from there to
+// the end of the mapping. The property test of `tests/graph_model.rs`
+// found it (immix and concurrent-copying; about one program in ten
+// thousand, so CI's 2,000 under concurrent-copying met it in one run in
+// about nine). A run is now the overflow block's only if its start and
+// its end are that block's bump pointer and limit: a hole is never empty,
+// so it cannot end where the overflow block does and start there too.
+
 // Note [Runs in a kept block]
 // ----------------------------------------
 // A major GC promotes into the holes of blocks it is marking in place
@@ -409,9 +428,12 @@ impl SpaceAllocator for LineAllocator<'_> {
         }
     }
 
+    /// The run given back is the overflow block's if it is that block's
+    /// rest as it was lent, start and end: its start alone is not enough
+    /// (See Note [Which run comes back]).
     fn give_back(&mut self, run: Run, end: *mut Word) {
         let words = (end as usize - run.start as usize) / WORD_SIZE;
-        if let Some(held) = self.overflow.as_mut().filter(|h| h.hp == run.start) {
+        if let Some(held) = self.overflow.as_mut().filter(|h| (h.hp, h.lim) == (run.start, run.end)) {
             debug_assert!(end <= held.lim, "the run given back is the overflow block's rest");
             held.hp = end;
             self.count_placed(Kind::Fresh, words);
@@ -533,5 +555,33 @@ mod tests {
         let mut gen = Generation::new(1, usize::MAX);
         // SAFETY: the allocator's blocks are this test's alone.
         unsafe { a.finish(&mut gen) };
+    }
+
+    #[test]
+    fn a_hole_that_starts_where_a_full_overflow_block_ends_comes_back_as_the_hole() {
+        // See Note [Which run comes back].
+        let blocks = Lock::new(BlockAllocator::new());
+        let space = LineSpace::new(1, Geometry::new(64).unwrap());
+        let mut a = space.allocator(&blocks, None);
+        // A fresh block's hole, given back with 80 words left, more than
+        // an eighth of a block: a 100-word object goes to the overflow
+        // block, which the thread fills to its end.
+        let Placement::Run(first) = a.place(4) else { panic!("a fresh block's hole is lent") };
+        a.give_back(first, first.end.wrapping_sub(80));
+        let Placement::Overflow { run: overflow, .. } = a.place(100) else { panic!("a medium object that misses the hole overflows") };
+        a.give_back(overflow, overflow.end);
+        // The first block's rest, filled; then a hole in the next fresh
+        // block, which starts where the overflow block ends.
+        let Placement::Run(rest) = a.place(4) else { panic!("the first block's rest is lent") };
+        a.give_back(rest, rest.end);
+        let Placement::Run(hole) = a.place(4) else { panic!("a fresh block's hole is lent") };
+        assert_eq!(hole.start, overflow.end, "the blocks are neighbours, the case this test is for");
+        a.give_back(hole, hole.start.wrapping_add(10));
+        let Placement::Run(next) = a.place(4) else { panic!("the hole's rest is lent") };
+        assert_eq!(next.start, hole.start.wrapping_add(10), "the hole's bump pointer moved past what the thread placed");
+        let mut gen = Generation::new(1, usize::MAX);
+        // SAFETY: the allocator's blocks are this test's alone.
+        unsafe { a.finish(&mut gen) };
+        assert_eq!(gen.n_words, 2 * BLOCK_WORDS + 10, "every word placed counted once: two blocks and the hole's 10");
     }
 }
