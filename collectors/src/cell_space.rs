@@ -212,7 +212,7 @@ impl CellSpace {
             let map_address = marks.live_map_address(bd);
             let b = Unswept { bd, start: d.start, cell_words: CLASSES[class], cells: cells_per_block(class), class, map: &bits };
             let free_cells = b.cells - live_cells(&bits, b.cell_words);
-            d.flags = (d.flags & !BF_MARK_IN_PLACE) | BF_EVACUATED;
+            d.set_flags((d.flags & !BF_MARK_IN_PLACE) | BF_EVACUATED);
             d.scan = d.start;
             d.aux = 0;
             gen.blocks.push(bd);
@@ -228,7 +228,7 @@ impl CellSpace {
                 partial[class].push(bd);
             } else {
                 // See Note [Unswept blocks] in core's `block_walk`.
-                d.flags |= BF_UNSWEPT;
+                d.insert_flags(BF_UNSWEPT);
                 d.aux = map_address;
                 unswept.push(Unswept { map: d.aux as *const _, ..b });
             }
@@ -513,8 +513,8 @@ impl CellAllocator<'_> {
         // Its words are not zeroed here: See Note [A fresh block is zeroed
         // when it is left].
         let size = CLASSES[class];
-        d.flags = BF_EVACUATED;
-        d.gen_no = self.space.gen as u16;
+        d.set_flags(BF_EVACUATED);
+        d.set_gen_no(self.space.gen as u16);
         d.dest_no = self.space.gen as u16;
         d.space_info = class as u16 + 1;
         d.scan = d.start;

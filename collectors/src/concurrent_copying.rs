@@ -415,7 +415,7 @@ impl ConcurrentCopying {
             // is stopped; the copier is gone.
             unsafe {
                 each_object(bd, layout, |p, _| indirect_to_copy(p, layout));
-                bd.get().flags &= !(BF_COPYING_OUT | BF_EVACUATED);
+                bd.get().remove_flags(BF_COPYING_OUT | BF_EVACUATED);
             }
         }
         self.barrier.set_active(false);
@@ -465,7 +465,7 @@ impl ConcurrentCopying {
             old.n_free_words -= c.free_words;
             // SAFETY: a block of the old generation, which the stopped
             // world leaves to the collector.
-            unsafe { c.bd.get() }.flags |= BF_COPYING_OUT;
+            unsafe { c.bd.get() }.insert_flags(BF_COPYING_OUT);
         }
         let blocks: Vec<BlockPtr> = from.iter().map(|c| c.bd).collect();
         // SAFETY: the heap's block allocator outlives the collector (the
@@ -492,7 +492,7 @@ impl ConcurrentCopying {
         if !cycle.updating {
             for &bd in &cycle.from {
                 // SAFETY: a from-space block, every object of it copied.
-                unsafe { bd.get() }.flags &= !BF_EVACUATED;
+                unsafe { bd.get() }.remove_flags(BF_EVACUATED);
             }
             let old = &ctx.heap.gens[ctx.heap.oldest()];
             // The update pass tests a field's block by its start address.
@@ -546,7 +546,7 @@ impl ConcurrentCopying {
         for bd in cycle.from {
             // SAFETY: nothing points into the block (See Note [A
             // copying-out cycle]).
-            unsafe { bd.get() }.flags &= !BF_COPYING_OUT;
+            unsafe { bd.get() }.remove_flags(BF_COPYING_OUT);
             ba.free_group(bd);
         }
     }

@@ -147,7 +147,7 @@ mod tests {
         let blocks: Vec<BlockPtr> = (0..6).map(|_| ba.alloc_block().unwrap()).collect();
         for &i in from {
             // SAFETY: a fresh block is ours.
-            unsafe { blocks[i].get() }.flags |= BF_COPYING_OUT;
+            unsafe { blocks[i].get() }.insert_flags(BF_COPYING_OUT);
         }
         blocks
     }

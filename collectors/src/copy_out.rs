@@ -131,8 +131,8 @@ impl ToSpace {
         let bd = unsafe { &*self.blocks }.lock().alloc_block().unwrap_or_else(|e| gclab_core::runtime::out_of_memory(e));
         // SAFETY: a block fresh from the allocator is ours alone.
         let d = unsafe { bd.get() };
-        d.flags = BF_EVACUATED;
-        d.gen_no = self.gen;
+        d.set_flags(BF_EVACUATED);
+        d.set_gen_no(self.gen);
         d.dest_no = self.gen;
         d.scan = d.start;
         d.free = d.start.wrapping_add(words);

@@ -91,7 +91,7 @@
 //! that object is younger than `evac_gen`, `failed_to_evac` is set.
 
 use crate::gc_thread::GcThread;
-use gclab_core::bdescr::{BlockDesc, BF_CLAIM, BF_EVACUATED, BF_LARGE, BF_MARK_IN_PLACE, BF_NURSERY};
+use gclab_core::bdescr::{BlockDesc, BF_CLAIM, BF_EVACUATED, BF_LARGE, BF_MARK_IN_PLACE, BF_NURSERY, SUMMARY_STAYS};
 use gclab_core::constants::Word;
 use gclab_core::info::{ClosureType, InfoTable};
 use gclab_core::object::{claim_header, forward_target, forwarding_header, info_of_header, is_forwarded, load_header, store_field, store_header};
@@ -102,9 +102,10 @@ use gclab_core::object::{claim_header, forward_target, forwarding_header, info_o
 // does: is it the heap's (`HeapRange::holds`: a subtraction and a compare
 // against the heap's reserved address space, See Note [Reserving the
 // heap's address space] in core's `mblock::address_space`), then does its
-// block stay (`BF_EVACUATED` in the descriptor: an older generation, or
-// to-space), and only then what the object's header says. A static
-// object, or one that stays, is left without a look at it.
+// block stay (`BF_EVACUATED`: an older generation, or to-space; asked of
+// the block's summary byte since 2026-12, See Note [Block summaries] in
+// core's `bdescr`), and only then what the object's header says. A
+// static object, or one that stays, is left without a look at it.
 //
 // It read the header first, to tell a static object by its info table
 // (half the fields of a binary tree are a static `Nil`, whose header is
@@ -151,15 +152,15 @@ pub unsafe fn evacuate(gct: &mut GcThread<'_>, slot: *mut Word) {
     if !gct.heap.holds(p as usize) {
         return;
     }
-    let bd = BlockDesc::of(p);
-    let flags = BlockDesc::load_flags(bd);
-    if flags & BF_EVACUATED != 0 {
-        note_generation(gct, bd);
-        if let Some(reached) = gct.old_reached.as_mut() {
-            // See Note [Listing the old objects a GC reaches].
-            if (*bd).gen_no as usize > gct.collect_gen {
-                reached.push(p);
-            }
+    // The block's summary byte, not its descriptor, says whether it stays
+    // or is out of the common path, in one test: See Note [Block
+    // summaries] in core's `bdescr`.
+    let summary = gct.heap.summary(p as usize);
+    if summary != 0 {
+        if summary & SUMMARY_STAYS != 0 {
+            stays(gct, p, (summary & !SUMMARY_STAYS) as usize);
+        } else {
+            evacuate_in_place_or_large(gct, slot, p);
         }
         return;
     }
@@ -171,11 +172,34 @@ pub unsafe fn evacuate(gct: &mut GcThread<'_>, slot: *mut Word) {
     // See Note [The common object first] in `scavenge`: an object of
     // fixed layout in a block being evacuated is simply copied.
     let info = info_of_header(header);
-    if info.closure_type.is_copied_as_is() && flags & (BF_MARK_IN_PLACE | BF_LARGE) == 0 {
+    let bd = BlockDesc::of(p);
+    if info.closure_type.is_copied_as_is() {
         copy_or_follow(gct, slot, p, header, bd, gct.layout.fixed_size(info));
         return;
     }
-    evacuate_uncommon(gct, slot, p, header, info, bd, flags);
+    evacuate_uncommon(gct, slot, p, header, info, bd, BlockDesc::load_flags(bd));
+}
+
+/// `evacuate` for an object in a block marked in place or a large
+/// object's (`SUMMARY_UNCOMMON`), which may have been copied out of its
+/// block (See Note [Young objects copied out of holes] in `sticky_immix`).
+#[inline(always)]
+// SAFETY: as for `evacuate`; `p` is a heap object.
+unsafe fn evacuate_in_place_or_large(gct: &mut GcThread<'_>, slot: *mut Word, p: *mut Word) {
+    let bd = BlockDesc::of(p);
+    let flags = BlockDesc::load_flags(bd);
+    if flags & BF_EVACUATED != 0 {
+        // A large object another GC thread claimed after this one read its
+        // summary.
+        stays(gct, p, (*bd).gen_no as usize);
+        return;
+    }
+    let header = load_header(p);
+    if is_forwarded(header) {
+        follow_forwarding(gct, slot, header);
+        return;
+    }
+    evacuate_uncommon(gct, slot, p, header, info_of_header(header), bd, flags);
 }
 
 /// `evacuate` for a field of an object popped off the scan stack, where
@@ -472,16 +496,28 @@ unsafe fn lost_claim(gct: &mut GcThread<'_>, slot: *mut Word, p: *mut Word) {
 unsafe fn follow_forwarding(gct: &mut GcThread<'_>, slot: *mut Word, header: Word) {
     let to = forward_target(header);
     store_field(slot, to as Word);
-    note_generation(gct, BlockDesc::of(to));
+    note_generation(gct, (*BlockDesc::of(to)).gen_no as usize);
 }
 
-/// An object stays in block `bd` (to-space, or a generation not being
-/// collected): if that is younger than `evac_gen`, the object being
-/// scanned will point younger (See Note [Eager promotion] in `gc_thread`).
+/// The object at `p` stays where it is, in a block of generation `gen`
+/// (to-space, or a generation not being collected).
 #[inline(always)]
-// SAFETY: `bd` is a live block descriptor.
-unsafe fn note_generation(gct: &mut GcThread<'_>, bd: *const BlockDesc) {
-    if ((*bd).gen_no as usize) < gct.evac_gen {
+fn stays(gct: &mut GcThread<'_>, p: *mut Word, gen: usize) {
+    note_generation(gct, gen);
+    if let Some(reached) = gct.old_reached.as_mut() {
+        // See Note [Listing the old objects a GC reaches].
+        if gen > gct.collect_gen {
+            reached.push(p);
+        }
+    }
+}
+
+/// An object stays in a block of generation `gen`: if that is younger
+/// than `evac_gen`, the object being scanned will point younger (See Note
+/// [Eager promotion] in `gc_thread`).
+#[inline(always)]
+fn note_generation(gct: &mut GcThread<'_>, gen: usize) {
+    if gen < gct.evac_gen {
         gct.failed_to_evac = true;
     }
 }
@@ -582,7 +618,7 @@ unsafe fn evacuate_large(gct: &mut GcThread<'_>, bd: *mut BlockDesc) {
     if dest > 0 && (*bd).gen_no == 0 {
         gct.work.promoted_words += (*bd).used_words();
     }
-    (*bd).gen_no = dest as u16;
+    (*bd).set_gen_no(dest as u16);
     (*bd).dest_no = (dest + 1).min(gct.oldest) as u16;
     BlockDesc::store_flags(bd, flags | BF_EVACUATED);
     let group = gclab_core::bdescr::BlockPtr(bd);

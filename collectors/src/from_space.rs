@@ -109,7 +109,7 @@ pub unsafe fn prepare_partial(gens: &mut [Generation], caps: &mut [Capability], 
         gen.old_weak_ptrs = std::mem::take(&mut gen.weak_ptrs);
         for bd in gen.old_blocks.iter().chain(gen.old_large_objects.iter()) {
             // SAFETY: the caller's contract.
-            unsafe { bd.get() }.flags &= !BF_EVACUATED;
+            unsafe { bd.get() }.remove_flags(BF_EVACUATED);
         }
         gen.n_blocks = 0;
         gen.n_words = 0;
@@ -135,7 +135,7 @@ unsafe fn take_increment(gen: &mut Generation, caps: &mut [Capability], g: usize
     for &bd in &taken {
         // SAFETY: the caller's contract.
         let d = unsafe { bd.get() };
-        d.flags &= !BF_EVACUATED;
+        d.remove_flags(BF_EVACUATED);
         gen.n_blocks -= d.blocks as usize;
         gen.n_words -= d.used_words();
     }
@@ -164,7 +164,7 @@ unsafe fn take_increment(gen: &mut Generation, caps: &mut [Capability], g: usize
 pub unsafe fn install(from: FromSpace, gens: &mut [Generation], caps: &mut [Capability], blocks: &Lock<BlockAllocator>, threads: &mut [GcThread<'_>], collect_gen: usize) {
     for bd in from.key_blocks {
         // SAFETY: flagged by `prepare` in this GC, still the GC's.
-        unsafe { bd.get() }.flags &= !BF_CLAIM;
+        unsafe { bd.get() }.remove_flags(BF_CLAIM);
     }
     let mut ba = blocks.lock();
     if let Some(g) = from.increment_gen {

@@ -481,8 +481,8 @@ impl<'h> GcThread<'h> {
         let bd = self.fresh_block();
         // SAFETY: a block fresh from the allocator is ours alone.
         let d = unsafe { bd.get() };
-        d.flags = BF_EVACUATED;
-        d.gen_no = gen as u16;
+        d.set_flags(BF_EVACUATED);
+        d.set_gen_no(gen as u16);
         d.dest_no = (gen + 1).min(self.oldest) as u16;
         d.scan = d.start;
         let ts = &mut self.to[gen];

@@ -236,8 +236,8 @@ impl LineAllocator<'_> {
         let bd = self.blocks.lock().alloc_block().unwrap_or_else(|e| gclab_core::runtime::out_of_memory(e));
         // SAFETY: a block fresh from the allocator is ours alone.
         let d = unsafe { bd.get() };
-        d.flags = BF_EVACUATED;
-        d.gen_no = self.space.gen as u16;
+        d.set_flags(BF_EVACUATED);
+        d.set_gen_no(self.space.gen as u16);
         d.dest_no = self.space.gen as u16;
         d.scan = d.start;
         d.free = d.end();

@@ -385,7 +385,7 @@ impl LineSpace {
         let d = unsafe { bd.get() };
         // SAFETY: the caller's contract: the GC holds the block.
         let used = unsafe { clear_dead_words(g, d, &bits) };
-        d.flags = (d.flags & !BF_MARK_IN_PLACE) | BF_EVACUATED;
+        d.set_flags((d.flags & !BF_MARK_IN_PLACE) | BF_EVACUATED);
         d.aux = 0;
         d.scan = d.start;
         gen.n_words += live;

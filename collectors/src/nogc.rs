@@ -58,14 +58,14 @@ impl Collector for NoGc {
                 if d.free == d.start {
                     continue;
                 }
-                d.flags = BF_EVACUATED;
-                d.gen_no = oldest as u16;
+                d.set_flags(BF_EVACUATED);
+                d.set_gen_no(oldest as u16);
                 d.dest_no = oldest as u16;
                 // SAFETY: as above; the block now belongs to the generation.
                 unsafe { heap.gens[oldest].add_block(*slot) };
                 let bd = fresh.alloc_block().unwrap_or_else(|e| gclab_core::runtime::out_of_memory(e));
                 // SAFETY: a block fresh from the allocator is ours alone.
-                unsafe { bd.get() }.flags = BF_NURSERY;
+                unsafe { bd.get() }.set_flags(BF_NURSERY);
                 *slot = bd;
             }
         }
@@ -76,7 +76,7 @@ impl Collector for NoGc {
             for bd in young.large_objects.drain(..) {
                 // SAFETY: as above.
                 let d = unsafe { bd.get() };
-                d.gen_no = oldest as u16;
+                d.set_gen_no(oldest as u16);
                 d.dest_no = oldest as u16;
                 // SAFETY: as above.
                 unsafe { old[0].add_large_object(bd) };

@@ -436,7 +436,7 @@ pub(crate) unsafe fn snapshot_and_grey(space: &dyn Space, ctx: &mut GcContext<'_
     let (done, grey) = trace_into(space, how, ctx, workers);
     ctx.heap.gens[oldest].weak_ptrs.extend(old_weaks);
     for bd in snapshot {
-        bd.get().flags |= BF_EVACUATED;
+        bd.get().insert_flags(BF_EVACUATED);
     }
     (done, grey, Snapshot { marks, megablocks })
 }
@@ -543,7 +543,7 @@ pub(crate) unsafe fn sweep_large_objects(old: &mut Generation, marks: &MarkBitma
                 continue;
             }
             marked_words += marks.live_words(bd);
-            d.flags = (d.flags & !BF_MARK_IN_PLACE) | BF_EVACUATED | BF_LARGE;
+            d.set_flags((d.flags & !BF_MARK_IN_PLACE) | BF_EVACUATED | BF_LARGE);
             d.aux = 0;
         }
         // SAFETY: a live large object of the old generation.

@@ -180,7 +180,7 @@ impl OfferedHoles {
         for o in &taken {
             // SAFETY: the caller's contract: the block is the space's.
             let d = unsafe { o.bd.get() };
-            d.flags = (d.flags & !BF_EVACUATED) | BF_MARK_IN_PLACE;
+            d.set_flags((d.flags & !BF_EVACUATED) | BF_MARK_IN_PLACE);
             // SAFETY: as above.
             let sticky = if self.walk { unsafe { drop_slop(o.bd, o.marks, layout) } } else { o.outside_holes() };
             // SAFETY: as above.

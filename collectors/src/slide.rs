@@ -630,7 +630,7 @@ impl Compaction {
         let mut kept = Vec::new();
         for (i, bd) in self.blocks.into_iter().enumerate() {
             let d = bd.get();
-            d.flags = (d.flags & !BF_MARK_IN_PLACE) | BF_EVACUATED;
+            d.set_flags((d.flags & !BF_MARK_IN_PLACE) | BF_EVACUATED);
             if self.ends[i].is_null() || self.ends[i] == d.start {
                 blocks.free_group(bd);
             } else {

@@ -307,7 +307,7 @@ pub unsafe fn clear_dead_cells(b: &Unswept) {
 unsafe fn mark_swept(b: &Unswept) {
     // SAFETY: the caller's contract.
     let d = unsafe { b.bd.get() };
-    d.flags &= !BF_UNSWEPT;
+    d.remove_flags(BF_UNSWEPT);
     d.aux = 0;
     d.scan = d.start;
 }

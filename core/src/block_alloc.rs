@@ -330,13 +330,14 @@ impl BlockAllocator {
     fn alloc_mega_group(&mut self, n: usize) -> Result<BlockPtr, OutOfMemory> {
         let mblocks = mblocks_for_blocks(n);
         let base = self.mblocks.alloc_group(mblocks)?;
+        self.attach_summaries(base)?;
         let bd = desc_at(base, FIRST_BLOCK);
         let blocks = mblock_group_blocks(mblocks);
         // SAFETY: the first megablock of a fresh mapping; its descriptor
         // array is ours to write.
         unsafe {
             (*bd).reset(BlockDesc::block_start(bd), blocks as u32);
-            (*bd).flags = BF_MEGA;
+            (*bd).set_flags(BF_MEGA);
             // The first megablock's other descriptors are tails: no side
             // table hangs from them (See `init_group`).
             for i in FIRST_BLOCK + 1..crate::constants::BLOCKS_PER_MBLOCK_TOTAL {
@@ -347,9 +348,21 @@ impl BlockAllocator {
         Ok(BlockPtr(bd))
     }
 
+    /// Point the descriptors of the megablock at `base`, just taken from
+    /// the pool, at its block summaries (See Note [Block summaries] in
+    /// `bdescr`): a reused megablock may hold zeros there.
+    fn attach_summaries(&mut self, base: usize) -> Result<(), OutOfMemory> {
+        let slots = self.mblocks.heap_range()?.summary_slot(base);
+        // SAFETY: a megablock the pool just handed us, in the heap's range,
+        // whose summaries `AddressSpace::take` committed.
+        unsafe { BlockDesc::attach_summaries(base, slots) };
+        Ok(())
+    }
+
     /// A fresh megablock as one free group of 252 blocks, not on any list.
     fn fresh_mblock(&mut self) -> Result<*mut BlockDesc, OutOfMemory> {
         let base = self.mblocks.alloc_one()?;
+        self.attach_summaries(base)?;
         let bd = desc_at(base, FIRST_BLOCK);
         // SAFETY: a megablock we own and nobody uses; we write its head
         // descriptor only (the group is about to be split or handed out).
@@ -383,12 +396,12 @@ impl BlockAllocator {
     unsafe fn insert_free(&mut self, bd: *mut BlockDesc, n: usize) {
         let k = bucket_of(n);
         (*bd).reset(BlockDesc::block_start(bd), n as u32);
-        (*bd).flags = BF_FREE;
+        (*bd).set_flags(BF_FREE);
         (*bd).bucket = k as u16;
         if n > 1 {
             let last = desc_at(mblock_of(bd), index_of(bd) + n - 1);
             (*last).blocks = 0;
-            (*last).flags = 0;
+            (*last).set_flags(0);
             (*last).link = bd;
         }
         (*bd).link = self.buckets[k];
@@ -411,7 +424,7 @@ impl BlockAllocator {
         if !next.is_null() {
             (*next).back = prev;
         }
-        (*bd).flags &= !BF_FREE;
+        (*bd).remove_flags(BF_FREE);
         self.free_blocks -= (*bd).blocks as usize;
     }
 
@@ -422,7 +435,7 @@ impl BlockAllocator {
         for i in 1..n {
             let tail = desc_at(mblock_of(bd), index_of(bd) + i);
             (*tail).blocks = 0;
-            (*tail).flags = 0;
+            (*tail).set_flags(0);
             (*tail).link = bd;
             // A tail may have been a free group's head, whose `back` was a
             // free-list link: side metadata reads `back` of the block of
@@ -524,6 +537,30 @@ fn is_mega(first: BlockPtr) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The summary byte a block's setters write is the one the GC reads
+    /// through the heap's range, in a megablock of single blocks and in a
+    /// megablock group (See Note [Block summaries] in `bdescr`).
+    #[test]
+    fn a_blocks_summary_is_read_through_the_heaps_range() {
+        use crate::bdescr::{BF_EVACUATED, BF_LARGE, SUMMARY_STAYS, SUMMARY_UNCOMMON};
+        let mut ba = BlockAllocator::new();
+        let range = ba.heap_range().unwrap();
+        let one = ba.alloc_block().unwrap();
+        let mega = ba.alloc_group(2 * BLOCKS_PER_MBLOCK).unwrap();
+        for (bd, flags, want) in [(one, BF_EVACUATED, SUMMARY_STAYS | 2), (mega, BF_LARGE, SUMMARY_UNCOMMON)] {
+            // SAFETY: the groups are this test's alone.
+            let d = unsafe { bd.get() };
+            d.set_gen_no(2);
+            d.insert_flags(flags);
+            assert!(range.holds(d.start as usize));
+            // SAFETY: the block lies in a megablock the allocator took.
+            assert_eq!(unsafe { range.summary(d.start as usize) }, want);
+            d.remove_flags(flags);
+            // SAFETY: as above.
+            assert_eq!(unsafe { range.summary(d.start as usize) }, 0);
+        }
+    }
 
     #[test]
     fn alloc_free_coalesce_round_trip() {

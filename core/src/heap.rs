@@ -105,7 +105,7 @@ impl Heap {
             let bd = blocks.alloc_block()?;
             // SAFETY: a block fresh from the allocator is ours alone.
             let d = unsafe { bd.get() };
-            d.flags = BF_NURSERY;
+            d.set_flags(BF_NURSERY);
             pool.push(bd);
         }
         self.nurseries = pool.chunks(per_chunk).map(<[BlockPtr]>::to_vec).collect();
@@ -122,8 +122,8 @@ impl Heap {
                 // nursery block (the mutators are stopped or not started).
                 let d = unsafe { bd.get() };
                 d.free = d.start;
-                d.flags = BF_NURSERY;
-                d.gen_no = 0;
+                d.set_flags(BF_NURSERY);
+                d.set_gen_no(0);
                 d.dest_no = 0;
             }
         }

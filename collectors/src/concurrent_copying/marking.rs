@@ -168,7 +168,7 @@ impl ConcurrentCopying {
             // descriptors pointed at is gone.
             let d = unsafe { bd.get() };
             if d.has(BF_MARK_IN_PLACE) {
-                d.flags = (d.flags & !BF_MARK_IN_PLACE) | BF_EVACUATED;
+                d.set_flags((d.flags & !BF_MARK_IN_PLACE) | BF_EVACUATED);
                 d.aux = 0;
             }
         }

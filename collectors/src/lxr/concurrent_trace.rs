@@ -263,7 +263,7 @@ impl Lxr {
             // Minor GCs leave the space where it is (`snapshot` took the
             // flag off, as a major GC's marking wants it).
             // SAFETY: as above.
-            unsafe { bd.get() }.flags |= BF_EVACUATED;
+            unsafe { bd.get() }.insert_flags(BF_EVACUATED);
         }
         let megablocks = MegablockSet::of(&snapshot);
         let queue = MarkQueue::new(Snapshot { marks, megablocks }, ctx.heap.layout);
@@ -426,7 +426,7 @@ fn unflag(bd: BlockPtr) {
     // SAFETY: a block of the space, whose descriptor the GC holds.
     let d = unsafe { bd.get() };
     if d.has(BF_MARK_IN_PLACE) {
-        d.flags &= !BF_MARK_IN_PLACE;
+        d.remove_flags(BF_MARK_IN_PLACE);
         d.aux = 0;
     }
 }

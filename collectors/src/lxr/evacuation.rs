@@ -253,7 +253,7 @@ impl Lxr {
         gen.n_free_words -= self.immix.parts(oldest).0.forget(&blocks);
         for &bd in &blocks {
             // SAFETY: the caller's contract.
-            unsafe { bd.get() }.flags |= BF_EVACUATING;
+            unsafe { bd.get() }.insert_flags(BF_EVACUATING);
         }
         let slots = Arc::new(SlotsInto::default());
         self.evacuation = Some(Evacuation { blocks, slots: Arc::clone(&slots), ready: false });
@@ -320,7 +320,7 @@ impl Lxr {
         for bd in self.evacuation.take().map(|e| e.blocks).unwrap_or_default() {
             // SAFETY: a block of the space, still in use (a chosen block is
             // freed only by its evacuation).
-            unsafe { bd.get() }.flags &= !BF_EVACUATING;
+            unsafe { bd.get() }.remove_flags(BF_EVACUATING);
         }
     }
 
@@ -372,7 +372,7 @@ impl Lxr {
             for &bd in &taken {
                 lines.forget(bd);
                 // SAFETY: as above.
-                unsafe { bd.get() }.flags &= !BF_EVACUATING;
+                unsafe { bd.get() }.remove_flags(BF_EVACUATING);
             }
         };
         let takes = |bd: BlockPtr| e.holds(bd);

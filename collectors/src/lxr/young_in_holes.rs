@@ -143,7 +143,7 @@ impl Lxr {
             }
             // Marked: the words outside the holes, and the survivors'.
             judged.push((o.bd, if empty { [0; BLOCK_WORDS / 64] } else { marks.bits(o.bd) }));
-            d.flags = (d.flags & !BF_MARK_IN_PLACE) | BF_EVACUATED;
+            d.set_flags((d.flags & !BF_MARK_IN_PLACE) | BF_EVACUATED);
             d.aux = 0;
         }
         let Heap { gens, blocks, .. } = &mut *ctx.heap;

@@ -46,7 +46,7 @@ fn a_snapshot_counts_the_bits_it_sets_once() {
     let mut blocks: Vec<BlockPtr> = (0..3).map(|_| ba.alloc_block().unwrap()).collect();
     let large = ba.alloc_group(2).unwrap();
     // SAFETY: fresh blocks are ours.
-    unsafe { large.get() }.flags |= BF_LARGE;
+    unsafe { large.get() }.insert_flags(BF_LARGE);
     blocks.push(large);
     // SAFETY: as above.
     let marks = unsafe { MarkBitmap::snapshot(&blocks) };

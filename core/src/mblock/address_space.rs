@@ -25,7 +25,14 @@
 //! heap can never grow past its reservation: a request beyond it fails as
 //! heap exhaustion does, naming the bytes asked for.
 //!
-//! Megablocks are taken from the bottom of the reservation up, so the heap
+//! The reservation's first bytes are not the heap's: they hold one summary
+//! byte per block of the whole reservation (a 4,096th of it, rounded up to
+//! a huge page), committed as the heap grows into the blocks they describe
+//! (See Note [Block summaries] in `bdescr`). So the summary of the block at
+//! any heap address is a subtraction, a shift and a load from the range's
+//! base, which the GC threads already hold for `holds`.
+//!
+//! Megablocks are taken from above the summaries up, so the heap
 //! lies in one mapping, each megablock beside the last (which is what huge
 //! pages need: a whole aligned 2 MiB range, See Note [Huge pages for the
 //! heap] in `mblock`). A freed group's range goes back on a list that
@@ -40,7 +47,9 @@
 //! test costs four.
 
 use super::{os, HUGE_PAGE};
+use crate::constants::BLOCK_SHIFT;
 use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicU8, Ordering};
 
 /// The largest reservation asked for: 1 TiB.
 const LARGEST: usize = 1 << 40;
@@ -59,7 +68,20 @@ pub struct AddressSpace {
     next: usize,
     /// Released ranges, base -> bytes, neighbours merged.
     released: BTreeMap<usize, usize>,
+    /// Bytes of the block summaries at `base` committed so far (See Note
+    /// [Block summaries] in `bdescr`); they only grow.
+    summaries_committed: usize,
 }
+
+/// The block summaries' share of a reservation of `size` bytes: a byte
+/// per block, rounded up to a huge page so that the heap after it stays
+/// aligned to one.
+fn summary_bytes(size: usize) -> usize {
+    (size >> BLOCK_SHIFT).next_multiple_of(HUGE_PAGE)
+}
+
+/// The memory page, the unit the summaries are committed in.
+const PAGE: usize = 4096;
 
 /// The range of addresses a heap's megablocks lie in: a copy the GC
 /// threads keep, asked of every pointer (See `AddressSpace`).
@@ -75,6 +97,27 @@ impl HeapRange {
     #[inline(always)]
     pub fn holds(self, addr: usize) -> bool {
         addr.wrapping_sub(self.base) < self.size
+    }
+
+    /// Where the summary byte of the block holding `addr` lies (See Note
+    /// [Block summaries] in `bdescr`).
+    #[inline(always)]
+    pub fn summary_slot(self, addr: usize) -> *mut u8 {
+        (self.base + (addr.wrapping_sub(self.base) >> BLOCK_SHIFT)) as *mut u8
+    }
+
+    /// The summary byte of the block holding `addr`.
+    ///
+    /// # Safety
+    /// `addr` lies in a megablock the heap has taken (`holds` is not
+    /// enough: the summaries of blocks never taken are not committed).
+    #[inline(always)]
+    // SAFETY: the caller's contract above.
+    pub unsafe fn summary(self, addr: usize) -> u8 {
+        // SAFETY: the slot lies in the summaries committed for every
+        // megablock taken (`AddressSpace::take`); written by descriptor
+        // setters on other GC threads, hence atomic.
+        unsafe { AtomicU8::from_ptr(self.summary_slot(addr)).load(Ordering::Acquire) }
     }
 }
 
@@ -93,7 +136,7 @@ impl AddressSpace {
                 if tail > 0 {
                     os::unmap(base + size, tail);
                 }
-                return Some(AddressSpace { base, size, next: 0, released: BTreeMap::new() });
+                return Some(AddressSpace { base, size, next: summary_bytes(size), released: BTreeMap::new(), summaries_committed: 0 });
             }
             size /= 2;
         }
@@ -114,11 +157,29 @@ impl AddressSpace {
             Some(start) => start,
             None => self.take_fresh(bytes, align)?,
         };
-        if os::commit(start, bytes) {
-            return Some(start);
+        if !os::commit(start, bytes) {
+            self.put_back(start, bytes);
+            return None;
         }
-        self.put_back(start, bytes);
-        None
+        if !self.commit_summaries(start + bytes) {
+            self.release(start, bytes);
+            return None;
+        }
+        Some(start)
+    }
+
+    /// Commit the block summaries of every block below `end`, if they are
+    /// not yet; false if the OS refuses the memory.
+    fn commit_summaries(&mut self, end: usize) -> bool {
+        let needed = ((end - self.base) >> BLOCK_SHIFT).next_multiple_of(PAGE);
+        if needed <= self.summaries_committed {
+            return true;
+        }
+        if !os::commit(self.base + self.summaries_committed, needed - self.summaries_committed) {
+            return false;
+        }
+        self.summaries_committed = needed;
+        true
     }
 
     /// Release `bytes` at `start`, taken before: their memory goes back to
@@ -202,6 +263,22 @@ mod tests {
             assert_eq!(*((a + 3 * MBLOCK_SIZE - 8) as *const u64), 0);
             *(a as *mut u64) = 1;
         }
+    }
+
+    #[test]
+    fn the_block_summaries_lie_below_the_heap_and_are_committed_as_it_grows() {
+        let mut space = AddressSpace::reserve().expect("a reservation");
+        let range = space.range();
+        let a = space.take(MBLOCK_SIZE, MBLOCK_SIZE).unwrap();
+        let g = space.take(3 * MBLOCK_SIZE, MBLOCK_SIZE).unwrap();
+        assert!(a >= range.base + summary_bytes(range.size), "no megablock among the summaries");
+        for addr in [a, a + MBLOCK_SIZE - 1, g, g + 3 * MBLOCK_SIZE - 1] {
+            let slot = range.summary_slot(addr) as usize;
+            assert!(slot >= range.base && slot < a, "a summary lies at the base, below every megablock");
+            // SAFETY: the summaries of a taken megablock are committed.
+            unsafe { *(slot as *mut u8) = 7 };
+        }
+        assert_eq!(range.summary_slot(a + 4096) as usize, range.summary_slot(a) as usize + 1, "one byte a block");
     }
 
     #[test]

@@ -204,8 +204,8 @@ impl Mutator<'_> {
         };
         // SAFETY: a group fresh from the allocator is ours alone.
         let d = unsafe { bd.get() };
-        d.flags |= BF_LARGE;
-        d.gen_no = 0;
+        d.insert_flags(BF_LARGE);
+        d.set_gen_no(0);
         d.dest_no = 0;
         // SAFETY: the group has room for `words` words.
         d.free = unsafe { d.start.add(words) };

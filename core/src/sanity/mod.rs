@@ -103,6 +103,7 @@ pub use scope::{Checks, Scope, SeenBlocks};
 use crate::capability::Capability;
 use crate::heap::Heap;
 use crate::object::Layout;
+use crate::mblock::address_space::HeapRange;
 use crate::stable_ptr::StablePtrTable;
 use addr::{AddrMap, AddrSet, Mappings};
 use walk::Starts;
@@ -128,6 +129,9 @@ pub struct SanityReport {
 /// One check's walk: what it has seen so far, and what it found wrong.
 struct Walk<'a> {
     layout: Layout,
+    /// The heap's reserved range, through which the GC reads the block
+    /// summaries (None before the heap has a megablock).
+    range: Option<HeapRange>,
     mappings: Mappings,
     /// The generations walked whole: all, or those the GC collected.
     walked_whole: usize,
@@ -173,7 +177,8 @@ pub unsafe fn check(heap: &Heap, caps: &[Capability], stable: &StablePtrTable) -
 /// As for `check`.
 // SAFETY: reads every block and object of a heap nobody changes meanwhile (the caller's contract).
 pub unsafe fn check_scope(heap: &Heap, caps: &[Capability], stable: &StablePtrTable, scope: Scope, seen: Option<&mut SeenBlocks>) -> Result<SanityReport, Vec<String>> {
-    let blocks = heap.blocks.lock();
+    let mut blocks = heap.blocks.lock();
+    let range = blocks.heap_range().ok();
     let none_seen = SeenBlocks::default();
     let walked_whole = match scope {
         Scope::Whole => heap.gens.len(),
@@ -181,6 +186,7 @@ pub unsafe fn check_scope(heap: &Heap, caps: &[Capability], stable: &StablePtrTa
     };
     let mut w = Walk {
         layout: heap.layout,
+        range,
         mappings: Mappings::of(&blocks),
         walked_whole,
         seen: seen.as_deref().unwrap_or(&none_seen),

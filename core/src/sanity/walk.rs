@@ -181,6 +181,14 @@ impl Walk<'_> {
         if d.gen_no as usize != gen {
             self.errors.push(format!("block at {at:p}: in generation {gen}'s list but says generation {}", d.gen_no));
         }
+        // The byte as `evacuate` reads it, through the heap's range: it is
+        // where the descriptor's setters wrote it only if its megablock's
+        // summaries are attached right.
+        // SAFETY: `d.start` lies in the live head block checked above.
+        let summary = self.range.map(|r| unsafe { r.summary(d.start as usize) });
+        if let Some(summary) = summary.filter(|&s| s != d.summary()) {
+            self.errors.push(format!("block at {at:p}: summary byte {summary:#x}, its descriptor says {:#x} (See Note [Block summaries])", d.summary()));
+        }
         if let Some(flag) = want_flag {
             // A block being copied out concurrently may be from-space for
             // the GCs of its copying's second half (See `BF_COPYING_OUT`).
