@@ -9,7 +9,7 @@
 //! (`CollectorEntry::flags`) are added last, so they win.
 
 use crate::run_workload;
-use gclab_collectors::CollectorEntry;
+use gclab_collectors::{CollectorEntry, Params};
 use gclab_workloads::{Workload, WORKLOADS};
 use gclab_core::flags::SanityMode;
 use std::collections::HashMap;
@@ -32,6 +32,46 @@ pub const STRESS_SETTINGS: &[&str] = &[
 /// three GC threads.
 pub const ONE_GENERATION_SETTINGS: &[&str] = &["-G1 -A8k -DS", "--gc-every=1 -G1 -A8k -DS", "--gc-every=7 -G1 -A8k -F1 -DS", "-N3 -qn3 -G1 -A8k -qb0 -DS"];
 
+/// A collector as a run chooses it: its entry and its parameters
+/// (`mark-sweep:order=breadth`), so that a check can run a collector
+/// with parameters without an entry of its own. Every check takes an
+/// entry alone as well (its defaults).
+#[derive(Debug, Clone, Copy)]
+pub struct Chosen<'a> {
+    pub entry: &'a CollectorEntry,
+    /// `key=value,key=value`, empty for the defaults.
+    pub params: &'a str,
+}
+
+impl<'a> From<&'a CollectorEntry> for Chosen<'a> {
+    fn from(entry: &'a CollectorEntry) -> Chosen<'a> {
+        Chosen { entry, params: "" }
+    }
+}
+
+impl Chosen<'_> {
+    /// Its name as `--collector` takes it.
+    pub fn name(&self) -> String {
+        match self.params {
+            "" => self.entry.name.to_string(),
+            params => format!("{}:{params}", self.entry.name),
+        }
+    }
+
+    /// A fresh instance for a run with `flags`.
+    fn make(&self, flags: &gclab_core::RtsFlags) -> Result<Box<dyn gclab_core::Collector>, String> {
+        (self.entry.make)(Params::parse(self.params)?, flags)
+    }
+}
+
+/// The built-in collector `spec` names, `NAME[:key=value,...]`, for a
+/// check; panics if there is none of that name.
+pub fn chosen(spec: &str) -> Chosen<'_> {
+    let (name, params) = spec.split_once(':').unwrap_or((spec, ""));
+    let entry = gclab_collectors::by_name(name).unwrap_or_else(|| panic!("no built-in collector is called {name}"));
+    Chosen { entry, params }
+}
+
 /// What a clean check did.
 #[derive(Debug, Default, Clone, Copy)]
 pub struct Conformance {
@@ -44,9 +84,9 @@ pub struct Conformance {
 /// A GC or sync that went unchecked, or a minor mode (See Note [The minor
 /// sanity check] in `gclab_core::sanity`) that checked only whole heaps, is
 /// an error: the setting would not test what it says.
-fn check_sanity_counts(w: &Workload, entry: &CollectorEntry, rts: &str, r: &crate::RunOutcome) -> Result<(), String> {
+fn check_sanity_counts(w: &Workload, collector: Chosen<'_>, rts: &str, r: &crate::RunOutcome) -> Result<(), String> {
     let mode = crate::flags(rts).map_err(|e| format!("+RTS {rts}: {e}"))?.sanity;
-    let what = || format!("{} +RTS {rts} ({})", w.name, entry.name);
+    let what = || format!("{} +RTS {rts} ({})", w.name, collector.name());
     if mode.is_on() && r.sanity_checks != r.stats.gcs + r.stats.collector_syncs {
         return Err(format!("{}: {} GCs and {} syncs but {} sanity checks", what(), r.stats.gcs, r.stats.collector_syncs, r.sanity_checks));
     }
@@ -57,15 +97,19 @@ fn check_sanity_counts(w: &Workload, entry: &CollectorEntry, rts: &str, r: &crat
     Ok(())
 }
 
-/// Run `w` with `args` under `rts` (plus nothing else) with `entry`.
-pub fn run_with(entry: &CollectorEntry, w: &Workload, args: &[usize], rts: &str) -> Result<crate::RunOutcome, String> {
+/// Run `w` with `args` under `rts` (plus nothing else) with `collector`
+/// (an entry, or `chosen("NAME:PARAMS")`).
+pub fn run_with<'a>(collector: impl Into<Chosen<'a>>, w: &Workload, args: &[usize], rts: &str) -> Result<crate::RunOutcome, String> {
+    let chosen: Chosen<'a> = collector.into();
     let flags = crate::flags(rts).map_err(|e| format!("+RTS {rts}: {e}"))?;
-    let collector = entry.make(&flags).map_err(|e| format!("+RTS {rts}: {e}"))?;
-    run_workload(w, args, flags, collector, &mut std::io::sink()).map_err(|e| format!("{} {args:?} +RTS {rts} ({}): {e}", w.name, entry.name))
+    let made = chosen.make(&flags).map_err(|e| format!("+RTS {rts} ({}): {e}", chosen.name()))?;
+    run_workload(w, args, flags, made, &mut std::io::sink()).map_err(|e| format!("{} {args:?} +RTS {rts} ({}): {e}", w.name, chosen.name()))
 }
 
-/// Check `entry` on every workload under every setting. See the module doc.
-pub fn check_collector(entry: &CollectorEntry, settings: &[&str]) -> Result<Conformance, String> {
+/// Check `collector` on every workload under every setting. See the
+/// module doc.
+pub fn check_collector<'a>(collector: impl Into<Chosen<'a>>, settings: &[&str]) -> Result<Conformance, String> {
+    let chosen: Chosen<'a> = collector.into();
     let baseline_collector = gclab_collectors::by_name("copying").expect("copying is built in");
     let mut baselines: HashMap<(&str, Vec<usize>), u64> = HashMap::new();
     let mut result = Conformance::default();
@@ -76,14 +120,14 @@ pub fn check_collector(entry: &CollectorEntry, settings: &[&str]) -> Result<Conf
             if !baselines.contains_key(&key) {
                 baselines.insert(key.clone(), run_with(baseline_collector, w, args, "")?.checksum);
             }
-            let rts = format!("{setting} {}", entry.flags);
-            let r = run_with(entry, w, args, &rts)?;
+            let rts = format!("{setting} {}", chosen.entry.flags);
+            let r = run_with(chosen, w, args, &rts)?;
             if r.checksum != baselines[&key] {
-                return Err(format!("{} {args:?} +RTS {rts} ({}): checksum {:016x}, copying's is {:016x}", w.name, entry.name, r.checksum, baselines[&key]));
+                return Err(format!("{} {args:?} +RTS {rts} ({}): checksum {:016x}, copying's is {:016x}", w.name, chosen.name(), r.checksum, baselines[&key]));
             }
-            check_sanity_counts(w, entry, &rts, &r)?;
+            check_sanity_counts(w, chosen, &rts, &r)?;
             if r.stats.gcs == 0 {
-                return Err(format!("{} +RTS {rts} ({}): no GC happened; the setting does not stress anything", w.name, entry.name));
+                return Err(format!("{} +RTS {rts} ({}): no GC happened; the setting does not stress anything", w.name, chosen.name()));
             }
             result.runs += 1;
             result.gcs += r.stats.gcs;
@@ -95,8 +139,9 @@ pub fn check_collector(entry: &CollectorEntry, settings: &[&str]) -> Result<Conf
 /// `check_collector` as a test asks it: panics with what failed (after
 /// `context`, such as "round 2: "), and asserts that every workload ran
 /// under every setting. Returns what the check did.
-pub fn assert_conforms(entry: &CollectorEntry, settings: &[&str], context: &str) -> Conformance {
-    let c = check_collector(entry, settings).unwrap_or_else(|e| panic!("{context}{e}"));
-    assert_eq!(c.runs, WORKLOADS.len() * settings.len(), "{context}{}: a workload or a setting was not run", entry.name);
+pub fn assert_conforms<'a>(collector: impl Into<Chosen<'a>>, settings: &[&str], context: &str) -> Conformance {
+    let chosen: Chosen<'a> = collector.into();
+    let c = check_collector(chosen, settings).unwrap_or_else(|e| panic!("{context}{e}"));
+    assert_eq!(c.runs, WORKLOADS.len() * settings.len(), "{context}{}: a workload or a setting was not run", chosen.name());
     c
 }

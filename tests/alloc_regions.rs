@@ -8,8 +8,7 @@
 //! (`tests/workloads.rs`) runs sticky-immix under every stress setting
 //! beside the other collectors.
 
-use gclab::conformance::{assert_conforms, run_with, STRESS_SETTINGS};
-use gclab_collectors::{CollectorEntry, Params};
+use gclab::conformance::{assert_conforms, chosen, run_with, STRESS_SETTINGS};
 use gclab_core::info::{InfoTable, NULL_OBJECT};
 use gclab_core::{Mutator, Rts};
 
@@ -44,13 +43,6 @@ fn mutators_allocate_into_the_holes_sticky_immix_offers() {
     assert_eq!(copying.stats.mutator_hole_bytes, 0);
 }
 
-/// `sticky-immix:young=copy` as an entry of its own, for the checks.
-const COPY_YOUNG: CollectorEntry = CollectorEntry {
-    name: "sticky-immix:young=copy",
-    make: |_, flags| (sticky().make)(Params::parse("young=copy").unwrap(), flags),
-    ..gclab_collectors::sticky_immix::ENTRY
-};
-
 /// With `young=copy` a minor GC copies the young survivors of the holes
 /// out of them (the collectors' Note [Young objects copied out of holes]):
 /// the same results, with more copied than when it marks them in place
@@ -60,12 +52,12 @@ fn young_objects_copied_out_of_holes_give_the_same_results() {
     let lru = gclab_workloads::by_name("lru").unwrap();
     let args = [20_000, 200_000, 64];
     let marked = run_with(sticky(), lru, &args, "-A256k -G2").unwrap();
-    let copied = run_with(&COPY_YOUNG, lru, &args, "-A256k -G2").unwrap();
+    let copied = run_with(chosen("sticky-immix:young=copy"), lru, &args, "-A256k -G2").unwrap();
     assert_eq!(copied.checksum, marked.checksum);
     let (m, c) = (&marked.stats, &copied.stats);
     assert!(c.mutator_hole_bytes > c.allocated_bytes / 40, "lru should still allocate into holes: {} of {} bytes", c.mutator_hole_bytes, c.allocated_bytes);
     assert!(c.copied_bytes > m.copied_bytes + c.mutator_hole_bytes / 100, "young=copy copied {} bytes, young=mark {}: the holes' survivors were not copied", c.copied_bytes, m.copied_bytes);
-    assert_conforms(&COPY_YOUNG, STRESS_SETTINGS, "");
+    assert_conforms(chosen("sticky-immix:young=copy"), STRESS_SETTINGS, "");
 }
 
 /// Run `program` under sticky-immix with the RTS flags `rts`.

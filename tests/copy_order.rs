@@ -7,8 +7,8 @@
 //! results under the stress settings with the sanity checker after every
 //! GC.
 
-use gclab::conformance::{assert_conforms, run_with, ONE_GENERATION_SETTINGS, STRESS_SETTINGS};
-use gclab_collectors::{CollectorEntry, Params};
+use gclab::conformance::{assert_conforms, chosen, run_with, ONE_GENERATION_SETTINGS, STRESS_SETTINGS};
+use gclab_collectors::Params;
 use gclab_core::info::InfoTable;
 use gclab_core::{Handle, Mutator, ObjRef, Rts, StaticObject};
 
@@ -197,60 +197,18 @@ fn a_bad_order_is_refused_by_name() {
     }
 }
 
-/// `copying:order=depth` as an entry of its own, for the checks.
-const COPYING_DEPTH_FIRST: CollectorEntry = CollectorEntry {
-    name: "copying:order=depth",
-    make: |_, flags| (gclab_collectors::copying::ENTRY.make)(Params::parse("order=depth").unwrap(), flags),
-    ..gclab_collectors::copying::ENTRY
-};
-
-/// `mark-sweep:order=breadth`, likewise.
-const MARK_SWEEP_BREADTH_FIRST: CollectorEntry = CollectorEntry {
-    name: "mark-sweep:order=breadth",
-    make: |_, flags| (gclab_collectors::mark_sweep::ENTRY.make)(Params::parse("order=breadth").unwrap(), flags),
-    ..gclab_collectors::mark_sweep::ENTRY
-};
-
-/// `immix:order=breadth`, likewise.
-const IMMIX_BREADTH_FIRST: CollectorEntry = CollectorEntry {
-    name: "immix:order=breadth",
-    make: |_, flags| (gclab_collectors::immix::ENTRY.make)(Params::parse("order=breadth").unwrap(), flags),
-    ..gclab_collectors::immix::ENTRY
-};
-
-/// `sticky-immix:order=depth`, likewise.
-const STICKY_IMMIX_DEPTH_FIRST: CollectorEntry = CollectorEntry {
-    name: "sticky-immix:order=depth",
-    make: |_, flags| (gclab_collectors::sticky_immix::ENTRY.make)(Params::parse("order=depth").unwrap(), flags),
-    ..gclab_collectors::sticky_immix::ENTRY
-};
-
-/// `nonmoving:order=depth`, likewise.
-const NONMOVING_DEPTH_FIRST: CollectorEntry = CollectorEntry {
-    name: "nonmoving:order=depth",
-    make: |_, flags| (gclab_collectors::nonmoving::ENTRY.make)(Params::parse("order=depth").unwrap(), flags),
-    ..gclab_collectors::nonmoving::ENTRY
-};
-
-/// `compacting:order=breadth`, likewise.
-const COMPACTING_BREADTH_FIRST: CollectorEntry = CollectorEntry {
-    name: "compacting:order=breadth",
-    make: |_, flags| (gclab_collectors::compacting::ENTRY.make)(Params::parse("order=breadth").unwrap(), flags),
-    ..gclab_collectors::compacting::ENTRY
-};
-
 #[test]
 fn both_orders_conform_under_the_stress_settings() {
     // `compacting` (depth first) and `copying` (breadth first) run the
     // same checks with every collector in tests/workloads.rs.
-    assert_conforms(&COPYING_DEPTH_FIRST, STRESS_SETTINGS, "");
-    assert_conforms(&COMPACTING_BREADTH_FIRST, STRESS_SETTINGS, "");
-    assert_conforms(&MARK_SWEEP_BREADTH_FIRST, STRESS_SETTINGS, "");
-    assert_conforms(&IMMIX_BREADTH_FIRST, STRESS_SETTINGS, "");
-    assert_conforms(&STICKY_IMMIX_DEPTH_FIRST, STRESS_SETTINGS, "");
-    assert_conforms(&NONMOVING_DEPTH_FIRST, STRESS_SETTINGS, "");
-    assert_conforms(&IMMIX_BREADTH_FIRST, ONE_GENERATION_SETTINGS, "");
-    assert_conforms(&MARK_SWEEP_BREADTH_FIRST, ONE_GENERATION_SETTINGS, "");
+    assert_conforms(chosen("copying:order=depth"), STRESS_SETTINGS, "");
+    assert_conforms(chosen("compacting:order=breadth"), STRESS_SETTINGS, "");
+    assert_conforms(chosen("mark-sweep:order=breadth"), STRESS_SETTINGS, "");
+    assert_conforms(chosen("immix:order=breadth"), STRESS_SETTINGS, "");
+    assert_conforms(chosen("sticky-immix:order=depth"), STRESS_SETTINGS, "");
+    assert_conforms(chosen("nonmoving:order=depth"), STRESS_SETTINGS, "");
+    assert_conforms(chosen("immix:order=breadth"), ONE_GENERATION_SETTINGS, "");
+    assert_conforms(chosen("mark-sweep:order=breadth"), ONE_GENERATION_SETTINGS, "");
 }
 
 /// Depth-first copying puts a scanned object's first child right behind

@@ -7,7 +7,7 @@
 //! (It is also in `COLLECTORS`, so the conformance, property, eventlog and
 //! API tests run it like every other collector.)
 
-use gclab::conformance::{assert_conforms, run_with, ONE_GENERATION_SETTINGS, STRESS_SETTINGS};
+use gclab::conformance::{assert_conforms, chosen, run_with, ONE_GENERATION_SETTINGS, STRESS_SETTINGS};
 use gclab_collectors::{CollectorEntry, Params};
 use gclab_core::{RegionSweep, Rts};
 use old_data::old_ints;
@@ -113,7 +113,7 @@ fn a_tight_maximum_heap_makes_every_major_gc_defragment() {
     let sweeps = lru_sweeps("-A64k -M1m -DS");
     let defragmented = sweeps.iter().filter(|s| s.defrag_blocks > 0 && s.defrag_copied_bytes > 0).count();
     assert!(sweeps.len() >= 5 && defragmented >= sweeps.len() - 1, "{defragmented} of {} major GCs defragmented", sweeps.len());
-    let never = immix_with("defrag=never", gclab_workloads::by_name("lru").unwrap(), &LRU_ARGS, "-A64k -M1m");
+    let never = run_with(chosen("immix:defrag=never"), gclab_workloads::by_name("lru").unwrap(), &LRU_ARGS, "-A64k -M1m");
     assert!(never.is_err(), "without defragmentation lru should not fit in 1 MB");
 }
 
@@ -167,30 +167,18 @@ fn a_tight_heap_with_room_for_a_copy_evacuates_the_whole_generation_in_one_pass(
     assert!(sweeps.iter().skip(1).all(|s| s.defrag_blocks > 0), "{sweeps:?}");
 }
 
-/// A run of immix with `params`.
-fn immix_with(params: &str, w: &gclab_workloads::Workload, args: &[usize], rts: &str) -> Result<gclab::RunOutcome, String> {
-    let f = gclab::flags(rts).map_err(|e| e.to_string())?;
-    let collector = (immix().make)(Params::parse(params).unwrap(), &f)?;
-    gclab::run_workload(w, args, f, collector, &mut std::io::sink()).map_err(|e| e.to_string())
-}
-
-/// Immix with parameters, as an entry of its own for the conformance
-/// checks.
-const fn with(name: &'static str, make: gclab_collectors::MakeCollector) -> CollectorEntry {
-    CollectorEntry { name, make, ..gclab_collectors::immix::ENTRY }
-}
-
-const DEFRAG_STRESS: CollectorEntry = with("immix:defrag=always,headroom=50", |_, f| (immix().make)(Params::parse("defrag=always,headroom=50").unwrap(), f));
-const LINE_128: CollectorEntry = with("immix:line=128", |_, f| (immix().make)(Params::parse("line=128").unwrap(), f));
-const HOLES: CollectorEntry = with("immix:holes=100", |_, f| (immix().make)(Params::parse("holes=100").unwrap(), f));
-const LINE_256: CollectorEntry = with("immix:line=256,defrag=always", |_, f| (immix().make)(Params::parse("line=256,defrag=always").unwrap(), f));
+/// Immix with the parameters the checks below stress it with.
+const DEFRAG_STRESS: &str = "immix:defrag=always,headroom=50";
+const LINE_128: &str = "immix:line=128";
+const HOLES: &str = "immix:holes=100";
+const LINE_256: &str = "immix:line=256,defrag=always";
 
 #[test]
 fn every_geometry_and_the_defragmentation_stress_pass_the_stress_settings() {
     // Defragmenting at every major GC with room to evacuate half the
     // space moves old objects all the time: every slot that points at one
     // must follow it, under the sanity checker after every GC.
-    for entry in [&DEFRAG_STRESS, &LINE_128, &LINE_256] {
+    for entry in [DEFRAG_STRESS, LINE_128, LINE_256].map(chosen) {
         assert_conforms(entry, STRESS_SETTINGS, "");
     }
 }
@@ -201,17 +189,17 @@ fn with_one_generation_immix_collects_the_whole_heap_at_every_gc() {
     // generation, so every GC marks the space in place, evacuates its
     // fragmented blocks (every time, with DEFRAG_STRESS) and copies the
     // allocation area's survivors into its holes.
-    for entry in [immix(), &DEFRAG_STRESS, &HOLES] {
+    for entry in ["immix", DEFRAG_STRESS, HOLES].map(chosen) {
         assert_conforms(entry, ONE_GENERATION_SETTINGS, "");
     }
     // With holes=100 the mutators allocate into the space's holes too.
     let w = gclab_workloads::by_name("lru").unwrap();
-    let r = run_with(&HOLES, w, &[4000, 100000, 64], "-G1 -A64k -DS").unwrap();
+    let r = run_with(chosen(HOLES), w, &[4000, 100000, 64], "-G1 -A64k -DS").unwrap();
     assert!(r.stats.mutator_hole_bytes > 0, "nothing was allocated into holes");
     let r = run_with(immix(), w, &[4000, 100000, 64], "-G1 -A64k").unwrap();
     assert_eq!(r.stats.mutator_hole_bytes, 0, "holes are offered only when asked for");
     let w = gclab_workloads::by_name("fibheaps").unwrap();
-    let r = run_with(&DEFRAG_STRESS, w, &[20000], "-G1 -A64k").unwrap();
+    let r = run_with(chosen(DEFRAG_STRESS), w, &[20000], "-G1 -A64k").unwrap();
     assert_eq!(r.stats.gens.len(), 1, "one generation");
     assert_eq!(r.stats.region_sweeps, r.stats.gcs, "every GC marks and sweeps the space");
     assert!(r.stats.defrag_gcs > 0 && r.stats.defrag_copied_bytes > 0, "whole-heap GCs defragment: {} of {} GCs, {} bytes", r.stats.defrag_gcs, r.stats.gcs, r.stats.defrag_copied_bytes);
@@ -225,7 +213,7 @@ fn with_one_generation_immix_collects_the_whole_heap_at_every_gc() {
 fn several_gc_threads_mark_evacuate_and_fill_holes_together() {
     const SETTINGS: &[&str] = &["-N2 -A8k -DS", "-N3 -qn3 -A8k -qb0 -DS", "-N4 -A8k -G3 -O8k -qb0 -DS", "-N4 --gc-every=7 -A8k -qb0 -DS"];
     for round in 0..2 {
-        for entry in [immix(), &DEFRAG_STRESS] {
+        for entry in ["immix", DEFRAG_STRESS].map(chosen) {
             assert_conforms(entry, SETTINGS, &format!("round {round}: "));
         }
     }

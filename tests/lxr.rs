@@ -388,13 +388,6 @@ fn element_written_back_under_the_marker() {
     .unwrap();
 }
 
-/// `lxr:trace=pause` as an entry of its own, for the conformance checks.
-const TRACE_IN_A_PAUSE: CollectorEntry = CollectorEntry {
-    name: "lxr:trace=pause",
-    make: |_, flags| (entry("lxr").make)(Params::parse("trace=pause").unwrap(), flags),
-    ..gclab_collectors::lxr::ENTRY
-};
-
 /// The conformance suite runs the default, the backup trace beside the
 /// mutators (whose every policy-driven major GC begins a marking); the
 /// trace in a pause, with the recount after it, passes the same checks:
@@ -402,15 +395,8 @@ const TRACE_IN_A_PAUSE: CollectorEntry = CollectorEntry {
 /// after every GC.
 #[test]
 fn the_trace_in_a_pause_passes_the_conformance_checks() {
-    gclab::conformance::assert_conforms(&TRACE_IN_A_PAUSE, gclab::conformance::STRESS_SETTINGS, "");
+    gclab::conformance::assert_conforms(gclab::conformance::chosen("lxr:trace=pause"), gclab::conformance::STRESS_SETTINGS, "");
 }
-
-/// `lxr:holes=25` as an entry of its own, for the conformance checks.
-const HOLES: CollectorEntry = CollectorEntry {
-    name: "lxr:holes=25",
-    make: |_, flags| (entry("lxr").make)(Params::parse("holes=25").unwrap(), flags),
-    ..gclab_collectors::lxr::ENTRY
-};
 
 /// With `holes=25` the mutators allocate into the space's holes, and the
 /// next pause marks the young objects there where they lie (the
@@ -426,13 +412,13 @@ fn young_objects_allocated_into_holes_are_promoted_where_they_lie() {
     let args = [20_000, 200_000, 64];
     let copying = gclab::conformance::run_with(entry("copying"), lru, &args, "-A256k").unwrap();
     let without = gclab::conformance::run_with(entry("lxr"), lru, &args, "-A256k -G2").unwrap();
-    let with = gclab::conformance::run_with(&HOLES, lru, &args, "-A256k -G2").unwrap();
+    let with = gclab::conformance::run_with(gclab::conformance::chosen("lxr:holes=25"), lru, &args, "-A256k -G2").unwrap();
     assert_eq!((without.checksum, with.checksum), (copying.checksum, copying.checksum));
     let s = &with.stats;
     assert_eq!(without.stats.mutator_hole_bytes, 0, "holes are offered only when asked for");
     assert!(s.mutator_hole_bytes > s.allocated_bytes / 40, "lru's old data dies scattered, so a part of its allocation should recycle holes: {} of {} bytes", s.mutator_hole_bytes, s.allocated_bytes);
     assert!(s.copied_bytes < without.stats.copied_bytes, "the holes' survivors are not copied: {} bytes copied with holes, {} without", s.copied_bytes, without.stats.copied_bytes);
-    gclab::conformance::assert_conforms(&HOLES, gclab::conformance::STRESS_SETTINGS, "");
+    gclab::conformance::assert_conforms(gclab::conformance::chosen("lxr:holes=25"), gclab::conformance::STRESS_SETTINGS, "");
     for collector in ["lxr:holes=25", "lxr:holes=100,concurrent=0,decrements=1"] {
         for (program, args) in [("power", "30"), ("lcss", "120"), ("treejoin", "400")] {
             for _ in 0..3 {
@@ -569,13 +555,6 @@ fn a_backup_trace_beside_the_mutators_frees_cycles() {
     }
 }
 
-/// `lxr:defrag=always` as an entry of its own, for the conformance checks.
-const EVACUATING: CollectorEntry = CollectorEntry {
-    name: "lxr:defrag=always",
-    make: |_, flags| (entry("lxr").make)(Params::parse("defrag=always").unwrap(), flags),
-    ..gclab_collectors::lxr::ENTRY
-};
-
 /// Each backup trace chooses the sparsest blocks of the space, remembers
 /// the slots that point into them while it marks, and the first pause
 /// after it moves their live objects out (the collectors' Note
@@ -590,13 +569,13 @@ fn sparse_blocks_are_evacuated_in_the_pause_after_a_backup_trace() {
     let lru = gclab_workloads::by_name("lru").unwrap();
     let args = [20_000, 300_000, 128];
     let copying = gclab::conformance::run_with(entry("copying"), lru, &args, "").unwrap();
-    let never = gclab::conformance::run_with(&CollectorEntry { name: "lxr:defrag=never", make: |_, flags| (entry("lxr").make)(Params::parse("defrag=never").unwrap(), flags), ..gclab_collectors::lxr::ENTRY }, lru, &args, "-A64k -DS").unwrap();
+    let never = gclab::conformance::run_with(gclab::conformance::chosen("lxr:defrag=never"), lru, &args, "-A64k -DS").unwrap();
     let moved = gclab::conformance::run_with(entry("lxr"), lru, &args, "-A64k -DS").unwrap();
     assert_eq!((never.checksum, moved.checksum), (copying.checksum, copying.checksum));
     assert_eq!((never.stats.defrag_gcs, never.stats.defrag_copied_bytes), (0, 0), "defrag=never evacuates nothing");
     assert!(moved.stats.defrag_gcs > 0 && moved.stats.defrag_copied_bytes > 100_000, "lru's sparse blocks are evacuated: {} pauses evacuated {} bytes", moved.stats.defrag_gcs, moved.stats.defrag_copied_bytes);
     assert!(moved.stats.concurrent_phases > 0, "the traces that chose them ran beside the mutators");
-    gclab::conformance::assert_conforms(&EVACUATING, gclab::conformance::STRESS_SETTINGS, "");
+    gclab::conformance::assert_conforms(gclab::conformance::chosen("lxr:defrag=always"), gclab::conformance::STRESS_SETTINGS, "");
     for (program, args) in [("power", "30"), ("lcss", "120"), ("treejoin", "400")] {
         prints_ghcs_output("lxr:defrag=always", program, args);
     }

@@ -7,8 +7,8 @@
 //! every other collector; its lazy and concurrent modes run the
 //! conformance stress settings here.)
 
-use gclab::conformance::{assert_conforms, run_with, ONE_GENERATION_SETTINGS, STRESS_SETTINGS};
-use gclab_collectors::{CollectorEntry, Params};
+use gclab::conformance::{assert_conforms, chosen, run_with, ONE_GENERATION_SETTINGS, STRESS_SETTINGS};
+use gclab_collectors::Params;
 use gclab_core::{Mutator, Rts};
 use old_data::{old_ints, INT};
 
@@ -74,7 +74,7 @@ fn with_one_generation_mark_sweep_collects_the_whole_heap_at_every_gc() {
     // See Note [One generation] in the collectors crate: every GC marks
     // the cells in place and copies the allocation area's survivors into
     // cells, swept in the pause, lazily or beside the mutators.
-    for entry in [mark_sweep(), &LAZY, &CONCURRENT] {
+    for entry in ["mark-sweep", "mark-sweep:sweep=lazy", "mark-sweep:sweep=concurrent"].map(chosen) {
         assert_conforms(entry, ONE_GENERATION_SETTINGS, "");
     }
     // A GC every 7 allocations: each GC promotes a few objects, which must
@@ -83,10 +83,10 @@ fn with_one_generation_mark_sweep_collects_the_whole_heap_at_every_gc() {
     // sweeping's space grew to 29 MiB here, against eager's 1.
     let w = gclab_workloads::by_name("lru").unwrap();
     let eager = run_with(mark_sweep(), w, &[2000, 60000, 64], "-G1 --gc-every=7 -A8k").unwrap();
-    for entry in [&LAZY, &CONCURRENT] {
+    for entry in ["mark-sweep:sweep=lazy", "mark-sweep:sweep=concurrent"].map(chosen) {
         let r = run_with(entry, w, &[2000, 60000, 64], "-G1 --gc-every=7 -A8k").unwrap();
         let (mem, eager_mem) = (r.stats.max_mem_in_use_bytes, eager.stats.max_mem_in_use_bytes);
-        assert!(mem <= 2 * eager_mem, "{}: {mem} bytes in use at the peak, eager sweeping {eager_mem}", entry.name);
+        assert!(mem <= 2 * eager_mem, "{}: {mem} bytes in use at the peak, eager sweeping {eager_mem}", entry.name());
     }
     let w = gclab_workloads::by_name("binary-trees").unwrap();
     let r = run_with(mark_sweep(), w, &[14], "-G1 -A64k").unwrap();
@@ -110,25 +110,12 @@ fn bad_parameters_are_refused_with_the_reason() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("no parameter `swept' (known: sweep, order)"));
 }
 
-/// `mark-sweep:sweep=lazy` and `:sweep=concurrent` as entries of their
-/// own, for the conformance checks.
-const LAZY: CollectorEntry = CollectorEntry {
-    name: "mark-sweep:sweep=lazy",
-    make: |_, flags| (mark_sweep().make)(Params::parse("sweep=lazy").unwrap(), flags),
-    ..gclab_collectors::mark_sweep::ENTRY
-};
-const CONCURRENT: CollectorEntry = CollectorEntry {
-    name: "mark-sweep:sweep=concurrent",
-    make: |_, flags| (mark_sweep().make)(Params::parse("sweep=concurrent").unwrap(), flags),
-    ..gclab_collectors::mark_sweep::ENTRY
-};
-
 #[test]
 fn lazy_and_concurrent_sweeps_pass_the_stress_settings() {
     // Unswept blocks hold dead objects whose fields dangle: every walk of
     // the heap (the sanity checker after each GC, under every stress
     // setting) must skip them, and promotion must clear them before use.
-    for entry in [&LAZY, &CONCURRENT] {
+    for entry in ["mark-sweep:sweep=lazy", "mark-sweep:sweep=concurrent"].map(chosen) {
         assert_conforms(entry, STRESS_SETTINGS, "");
     }
 }

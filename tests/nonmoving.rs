@@ -7,8 +7,8 @@
 //! also in `COLLECTORS`, so the conformance, property, API and memcheck
 //! tests run it like every other collector.)
 
-use gclab::conformance::{assert_conforms, run_with, STRESS_SETTINGS};
-use gclab_collectors::{CollectorEntry, Params};
+use gclab::conformance::{assert_conforms, chosen, run_with, STRESS_SETTINGS};
+use gclab_collectors::CollectorEntry;
 
 mod common;
 use common::{gclab, gclab_with_env, run_stats, summary_count};
@@ -16,24 +16,6 @@ use common::{gclab, gclab_with_env, run_stats, summary_count};
 fn nonmoving() -> &'static CollectorEntry {
     gclab_collectors::by_name("nonmoving").expect("nonmoving is built in")
 }
-
-/// `nonmoving:mark=sync` and `:sweep=eager`, `:sweep=lazy` as entries of
-/// their own, for the conformance checks.
-const SYNC: CollectorEntry = CollectorEntry {
-    name: "nonmoving:mark=sync",
-    make: |_, flags| (nonmoving().make)(Params::parse("mark=sync").unwrap(), flags),
-    ..gclab_collectors::nonmoving::ENTRY
-};
-const EAGER: CollectorEntry = CollectorEntry {
-    name: "nonmoving:sweep=eager",
-    make: |_, flags| (nonmoving().make)(Params::parse("sweep=eager").unwrap(), flags),
-    ..gclab_collectors::nonmoving::ENTRY
-};
-const LAZY: CollectorEntry = CollectorEntry {
-    name: "nonmoving:sweep=lazy",
-    make: |_, flags| (nonmoving().make)(Params::parse("sweep=lazy").unwrap(), flags),
-    ..gclab_collectors::nonmoving::ENTRY
-};
 
 #[test]
 fn ghc_flags_select_it_and_its_refusals_say_why() {
@@ -64,7 +46,7 @@ fn marking_beside_the_mutators_and_in_the_pause_agree() {
     for (w, args) in [("binary-trees", &[15][..]), ("lru", &[20000, 300000, 64][..]), ("mutable-graph", &[20000, 400000][..])] {
         let w = gclab_workloads::by_name(w).unwrap();
         let copying = run_with(gclab_collectors::by_name("copying").unwrap(), w, args, "-A256k").unwrap();
-        let sync = run_with(&SYNC, w, args, "-A256k -xn").unwrap();
+        let sync = run_with(chosen("nonmoving:mark=sync"), w, args, "-A256k -xn").unwrap();
         let conc = run_with(nonmoving(), w, args, "-A256k -xn").unwrap();
         assert_eq!((sync.checksum, conc.checksum), (copying.checksum, copying.checksum), "{}", w.name);
         assert!(sync.stats.major_gcs >= 2 && conc.stats.major_gcs >= 2, "{}: too few cycles to compare", w.name);
@@ -89,7 +71,7 @@ fn the_marker_and_the_mutators_race_over_many_rounds() {
 
 #[test]
 fn every_mode_passes_the_stress_settings() {
-    for entry in [&SYNC, &EAGER, &LAZY] {
+    for entry in ["nonmoving:mark=sync", "nonmoving:sweep=eager", "nonmoving:sweep=lazy"].map(chosen) {
         assert_conforms(entry, STRESS_SETTINGS, "");
     }
 }
