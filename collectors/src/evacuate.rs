@@ -103,7 +103,7 @@ use gclab_core::object::{claim_header, forward_target, forwarding_header, info_o
 // against the heap's reserved address space, See Note [Reserving the
 // heap's address space] in core's `mblock::address_space`), then does its
 // block stay (`BF_EVACUATED`: an older generation, or to-space; asked of
-// the block's summary byte since 2026-12, See Note [Block summaries] in
+// the block's summary byte, See Note [Block summaries] in
 // core's `bdescr`), and only then what the object's header says. A
 // static object, or one that stays, is left without a look at it.
 //

@@ -58,7 +58,7 @@
 //! one on that path: 1.033x copying's GC instructions on binary-trees 16;
 //! the one test, 1.009x.
 //!
-//! Measured (2026-12-01, `scripts/ab`, the binary before against after,
+//! Measured (2026-11-30, later; `scripts/ab`, the binary before against after,
 //! the targets' settings): fibheaps 400000 at `-M75056k`, mark-sweep's
 //! minor GCs 0.733x (7 rounds, 0.60-0.77), its total 0.932x; copying's
 //! minor GCs 0.864x, its GC 0.941x. lru 500000 4000000 128: copying's
