@@ -12,8 +12,11 @@
 //!
 //! To hunt a rare failure: `GCLAB_MODEL_CASES=20000` runs that many
 //! programs instead of 256, `GCLAB_MODEL_COLLECTOR=sticky-immix` only that
-//! collector; a failure's shrunk program is saved in
-//! `graph_model.proptest-regressions` and replayed first from then on.
+//! collector, and `--cargo-profile checked` (the release build with debug
+//! assertions) stops at the first broken invariant, where a release build
+//! may crash later without a program to shrink; a failure's shrunk
+//! program is saved in `graph_model.proptest-regressions` and replayed
+//! first from then on.
 
 use gclab::flags;
 use gclab_core::{ClosureType, Handle, InfoTable, Mutator, ObjRef, Rts, StaticObject};

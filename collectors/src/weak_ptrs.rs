@@ -20,7 +20,7 @@ use gclab_core::capability::Capability;
 use gclab_core::constants::Word;
 use gclab_core::generation::{Generation, ObjPtr};
 use gclab_core::info::{DEAD_WEAK_INFO, NULL_OBJECT};
-use gclab_core::object::{info_of_header, load_header, store_header, weak_field, Layout};
+use gclab_core::object::{info_of_header, is_forwarded, load_header, store_header, weak_field, Layout};
 
 /// Flag `BF_CLAIM` on each from-space block that holds the key of a weak
 /// pointer of any generation, so that a parallel GC copies every key once
@@ -37,7 +37,11 @@ pub unsafe fn flag_key_blocks(gens: &[Generation], collect_gen: usize, increment
     let mut flagged = Vec::new();
     for w in gens.iter().flat_map(|g| g.old_weak_ptrs.iter().chain(&g.weak_ptrs)) {
         let key = *layout.payload(w.0).add(weak_field::KEY) as *mut Word;
-        if info_of_header(load_header(key)).is_static() {
+        // A key already copied (a from-space object `concurrent-copying`
+        // copied out while the mutators ran) is not copied from here again,
+        // and its header is no info table.
+        let header = load_header(key);
+        if is_forwarded(header) || info_of_header(header).is_static() {
             continue;
         }
         let bd = BlockDesc::of(key);
