@@ -59,7 +59,7 @@ impl Chosen<'_> {
     }
 
     /// A fresh instance for a run with `flags`.
-    fn make(&self, flags: &gclab_core::RtsFlags) -> Result<Box<dyn gclab_core::Collector>, String> {
+    pub fn make(&self, flags: &gclab_core::RtsFlags) -> Result<Box<dyn gclab_core::Collector>, String> {
         (self.entry.make)(Params::parse(self.params)?, flags)
     }
 }

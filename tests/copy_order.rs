@@ -121,7 +121,7 @@ impl Shape {
 /// returns the number of nodes.
 fn gaps_after_a_minor_gc(entry: &str, params: &str, rts: &str, shape: Shape, depth: u32) -> (usize, usize) {
     let f = gclab::flags(rts).unwrap();
-    let collector = (gclab_collectors::by_name(entry).unwrap().make)(Params::parse(params).unwrap(), &f).unwrap();
+    let collector = gclab::conformance::Chosen { entry: gclab_collectors::by_name(entry).unwrap(), params }.make(&f).unwrap();
     let r = Rts::new(f, collector).unwrap();
     let mut found = (0, 0);
     r.run(|m| {

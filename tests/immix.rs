@@ -8,7 +8,7 @@
 //! API tests run it like every other collector.)
 
 use gclab::conformance::{assert_conforms, chosen, run_with, ONE_GENERATION_SETTINGS, STRESS_SETTINGS};
-use gclab_collectors::{CollectorEntry, Params};
+use gclab_collectors::CollectorEntry;
 use gclab_core::{RegionSweep, Rts};
 use old_data::old_ints;
 
@@ -63,7 +63,7 @@ fn scattered(i: usize) -> bool {
 /// sweeps of the last three.
 fn fragment_and_collect(params: &str) -> Vec<RegionSweep> {
     let f = gclab::flags("-A64k -DS").unwrap();
-    let collector = (immix().make)(Params::parse(params).unwrap(), &f).unwrap();
+    let collector = gclab::conformance::Chosen { entry: immix(), params }.make(&f).unwrap();
     let rts = Rts::new(f, collector).unwrap();
     const N: usize = 40_000;
     rts.run(|m| {

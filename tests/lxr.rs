@@ -38,9 +38,9 @@ fn list(m: &mut Mutator<'_>, n: usize) -> Handle {
 /// parameters or not) with `-A8m -O16m -DS` (no GC but the program's
 /// own, each checked); the GCs' records.
 fn records(collector: &str, program: impl FnOnce(&mut Mutator<'_>)) -> Vec<GcSummary> {
-    let (name, params) = collector.split_once(':').unwrap_or((collector, ""));
-    let f = gclab::flags(&format!("-A8m -O16m -DS {}", entry(name).flags)).unwrap();
-    let rts = Rts::new(f, (entry(name).make)(Params::parse(params).unwrap(), &gclab::flags("-G2").unwrap()).unwrap()).unwrap();
+    let chosen = gclab::conformance::chosen(collector);
+    let f = gclab::flags(&format!("-A8m -O16m -DS {}", chosen.entry.flags)).unwrap();
+    let rts = Rts::new(f, chosen.make(&gclab::flags("-G2").unwrap()).unwrap()).unwrap();
     rts.run(program).unwrap();
     assert_eq!(rts.sanity_checks(), rts.stats().gcs, "every GC was checked");
     rts.stats().records.clone()
@@ -153,9 +153,8 @@ fn decrements_on_several_threads_keep_the_counts() {
         let w = gclab_workloads::by_name(name).unwrap();
         let want = gclab::conformance::run_with(copying, w, &args, "").unwrap().checksum;
         for params in ["dthreads=4", "dthreads=3,batch=64"] {
-            let flags = gclab::flags(&format!("-A16k -DS {}", entry("lxr").flags)).unwrap();
-            let c = (entry("lxr").make)(Params::parse(params).unwrap(), &flags).unwrap();
-            let r = gclab::run_workload(w, &args, flags, c, &mut std::io::sink()).unwrap_or_else(|e| panic!("{name} under lxr:{params}: {e}"));
+            let lxr = gclab::conformance::Chosen { entry: entry("lxr"), params };
+            let r = gclab::conformance::run_with(lxr, w, &args, &format!("-A16k -DS {}", lxr.entry.flags)).unwrap_or_else(|e| panic!("{name} under lxr:{params}: {e}"));
             assert_eq!(r.checksum, want, "{name} under lxr:{params}");
             assert!(r.stats.concurrent_cpu > 0.0, "{name} under lxr:{params}: no decrements beside the mutators");
         }
@@ -498,10 +497,8 @@ fn increments_on_two_gc_threads_keep_the_counts() {
         let want = gclab::conformance::run_with(copying, w, &args, "").unwrap().checksum;
         for collector in ["lxr", "lxr:age=0"] {
             for rts in ["-N2 -qn2 -A16k -DS", "-N2 -qn2 -qb0 -A64k -G2 -DS"] {
-                let (n, p) = collector.split_once(':').unwrap_or((collector, ""));
-                let flags = gclab::flags(&format!("{rts} {}", entry(n).flags)).unwrap();
-                let c = (entry(n).make)(Params::parse(p).unwrap(), &flags).unwrap();
-                let r = gclab::run_workload(w, &args, flags, c, &mut std::io::sink()).unwrap_or_else(|e| panic!("{name} under {collector} +RTS {rts}: {e}"));
+                let chosen = gclab::conformance::chosen(collector);
+                let r = gclab::conformance::run_with(chosen, w, &args, &format!("{rts} {}", chosen.entry.flags)).unwrap_or_else(|e| panic!("{name} under {collector} +RTS {rts}: {e}"));
                 assert_eq!(r.checksum, want, "{name} under {collector} +RTS {rts}");
                 assert!(r.stats.par_collections() > 0, "{name} under {collector} +RTS {rts}: no parallel pause");
             }
@@ -519,7 +516,8 @@ fn a_backup_trace_beside_the_mutators_frees_cycles() {
     // pause. Checked after every GC and sync, the end of the marking too.
     for collector in ["trace=concurrent", "trace=concurrent,concurrent=0", "trace=concurrent,dthreads=1,age=0"] {
         let f = gclab::flags(&format!("-A64k -O64k -DS {}", entry("lxr").flags)).unwrap();
-        let rts = Rts::new(f, (entry("lxr").make)(Params::parse(collector).unwrap(), &gclab::flags("-G2").unwrap()).unwrap()).unwrap();
+        let lxr = gclab::conformance::Chosen { entry: entry("lxr"), params: collector };
+        let rts = Rts::new(f, lxr.make(&gclab::flags("-G2").unwrap()).unwrap()).unwrap();
         rts.run(|m| {
             make_and_drop_old_cycles(m, 20_000);
             // A list that grows (old data, pushing the old generation past

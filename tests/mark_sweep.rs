@@ -8,7 +8,6 @@
 //! conformance stress settings here.)
 
 use gclab::conformance::{assert_conforms, chosen, run_with, ONE_GENERATION_SETTINGS, STRESS_SETTINGS};
-use gclab_collectors::Params;
 use gclab_core::{Mutator, Rts};
 use old_data::{old_ints, INT};
 
@@ -139,7 +138,7 @@ fn promote_ints(m: &mut Mutator<'_>, n: usize) {
 fn each_sweep_mode_clears_dead_cells_when_it_says() {
     for mode in ["eager", "lazy", "concurrent"] {
         let f = gclab::flags("-A64k -DS").unwrap();
-        let collector = (mark_sweep().make)(Params::parse(&format!("sweep={mode}")).unwrap(), &f).unwrap();
+        let collector = gclab::conformance::Chosen { entry: mark_sweep(), params: &format!("sweep={mode}") }.make(&f).unwrap();
         let rts = Rts::new(f, collector).unwrap();
         rts.run(|m| {
             let array = old_ints(m, 20_000, |i| i.is_multiple_of(2));
