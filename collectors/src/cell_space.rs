@@ -212,7 +212,7 @@ impl CellSpace {
             let map_address = marks.live_map_address(bd);
             let b = Unswept { bd, start: d.start, cell_words: CLASSES[class], cells: cells_per_block(class), class, map: &bits };
             let free_cells = b.cells - live_cells(&bits, b.cell_words);
-            d.set_flags((d.flags & !BF_MARK_IN_PLACE) | BF_EVACUATED);
+            d.end_marking_in_place(0);
             d.scan = d.start;
             d.aux = 0;
             gen.blocks.push(bd);

@@ -75,7 +75,7 @@
 //! and a line is free exactly when nothing live touches it.
 
 use crate::mark::{free_runs_of, MarkBitmap};
-use gclab_core::bdescr::{BlockDesc, BlockPtr, LiveMap, BF_EVACUATED, BF_MARK_IN_PLACE};
+use gclab_core::bdescr::{BlockDesc, BlockPtr, LiveMap, BF_MARK_IN_PLACE};
 use gclab_core::block_alloc::{BlockAllocator, BlockRuns};
 use gclab_core::constants::{Word, BLOCK_WORDS, WORD_SIZE};
 use gclab_core::generation::Generation;
@@ -385,7 +385,7 @@ impl LineSpace {
         let d = unsafe { bd.get() };
         // SAFETY: the caller's contract: the GC holds the block.
         let used = unsafe { clear_dead_words(g, d, &bits) };
-        d.set_flags((d.flags & !BF_MARK_IN_PLACE) | BF_EVACUATED);
+        d.end_marking_in_place(0);
         d.aux = 0;
         d.scan = d.start;
         gen.n_words += live;

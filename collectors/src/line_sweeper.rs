@@ -588,7 +588,7 @@ unsafe fn flag_unswept(blocks: &[BlockPtr], marks: &MarkBitmap) {
         let d = unsafe { bd.get() };
         if d.has(BF_MARK_IN_PLACE) {
             d.aux = marks.live_map_address(bd);
-            d.set_flags((d.flags & !BF_MARK_IN_PLACE) | BF_EVACUATED | BF_UNSWEPT);
+            d.end_marking_in_place(BF_UNSWEPT);
         }
     }
 }

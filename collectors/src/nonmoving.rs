@@ -543,7 +543,7 @@ pub(crate) unsafe fn sweep_large_objects(old: &mut Generation, marks: &MarkBitma
                 continue;
             }
             marked_words += marks.live_words(bd);
-            d.set_flags((d.flags & !BF_MARK_IN_PLACE) | BF_EVACUATED | BF_LARGE);
+            d.end_marking_in_place(BF_LARGE);
             d.aux = 0;
         }
         // SAFETY: a live large object of the old generation.

@@ -202,7 +202,7 @@ use crate::megablock_set::MegablockSet;
 use crate::popcount;
 use crate::prefetch_ring::prefetch;
 use crate::reach::Reach;
-use gclab_core::bdescr::{BlockDesc, BlockPtr, BF_MARK_IN_PLACE, BF_EVACUATED};
+use gclab_core::bdescr::{BlockDesc, BlockPtr, BF_MARK_IN_PLACE};
 use gclab_core::block_alloc::BlockAllocator;
 use gclab_core::capability::Capability;
 use gclab_core::constants::{Word, BLOCK_WORDS, WORD_SIZE};
@@ -630,7 +630,7 @@ impl Compaction {
         let mut kept = Vec::new();
         for (i, bd) in self.blocks.into_iter().enumerate() {
             let d = bd.get();
-            d.set_flags((d.flags & !BF_MARK_IN_PLACE) | BF_EVACUATED);
+            d.end_marking_in_place(0);
             if self.ends[i].is_null() || self.ends[i] == d.start {
                 blocks.free_group(bd);
             } else {

@@ -372,6 +372,16 @@ impl BlockDesc {
         self.set_flags(self.flags & !flags);
     }
 
+    /// The block's marking in place is over: its survivors stay where they
+    /// are, so from now on the block is treated as one already evacuated
+    /// (not copied from), with `also` set beside. Every collector that
+    /// marks a block in place ends the marking this way, when it sweeps or
+    /// keeps the block.
+    #[inline]
+    pub fn end_marking_in_place(&mut self, also: u32) {
+        self.set_flags((self.flags & !BF_MARK_IN_PLACE) | BF_EVACUATED | also);
+    }
+
     /// Set the generation, keeping the summary byte.
     #[inline]
     pub fn set_gen_no(&mut self, gen: u16) {
@@ -494,6 +504,9 @@ mod tests {
             // SAFETY: the descriptor is this test's alone.
             unsafe { BlockDesc::store_flags(d, BF_MARK_IN_PLACE) };
             assert_eq!(summary(), SUMMARY_UNCOMMON, "store_flags keeps it too");
+            d.end_marking_in_place(BF_LARGE);
+            assert_eq!(d.flags, BF_EVACUATED | BF_LARGE, "the marking's flag swapped for evacuated, the extra kept");
+            assert_eq!(summary(), SUMMARY_STAYS | 1, "a block whose marking ended stays");
             d.set_flags(BF_EVACUATED);
             assert_eq!(summary(), SUMMARY_STAYS | 1);
             d.reset(start, 1);

@@ -18,7 +18,7 @@ use crate::line_sweeper::{LineSweep, SweepStart};
 use crate::nonmoving::{end_marking, flush_barrier_records, marking_goes_on, sweep_large_objects};
 use crate::space_trace::{trace_into, Tracing};
 use gclab_core::barrier::{set_extension, BarrierExtension};
-use gclab_core::bdescr::{BlockPtr, BF_EVACUATED, BF_MARK_IN_PLACE};
+use gclab_core::bdescr::{BlockPtr, BF_MARK_IN_PLACE};
 use gclab_core::constants::Word;
 use gclab_core::{CollectorEvent, ConcurrentPhase, GcContext, GcOutcome, RtsFlags};
 use std::time::Instant;
@@ -168,7 +168,7 @@ impl ConcurrentCopying {
             // descriptors pointed at is gone.
             let d = unsafe { bd.get() };
             if d.has(BF_MARK_IN_PLACE) {
-                d.set_flags((d.flags & !BF_MARK_IN_PLACE) | BF_EVACUATED);
+                d.end_marking_in_place(0);
                 d.aux = 0;
             }
         }

@@ -11,7 +11,7 @@
 use super::Lxr;
 use crate::mark::MarkBitmap;
 use crate::offered_holes::{young_in, Offered};
-use gclab_core::bdescr::{BlockPtr, LiveMap, BF_EVACUATED, BF_MARK_IN_PLACE};
+use gclab_core::bdescr::{BlockPtr, LiveMap};
 use gclab_core::constants::{Word, BLOCK_WORDS};
 use gclab_core::heap::Heap;
 use gclab_core::side_metadata::{set_bits_between, side_bits_of, word_in_block};
@@ -143,7 +143,7 @@ impl Lxr {
             }
             // Marked: the words outside the holes, and the survivors'.
             judged.push((o.bd, if empty { [0; BLOCK_WORDS / 64] } else { marks.bits(o.bd) }));
-            d.set_flags((d.flags & !BF_MARK_IN_PLACE) | BF_EVACUATED);
+            d.end_marking_in_place(0);
             d.aux = 0;
         }
         let Heap { gens, blocks, .. } = &mut *ctx.heap;
