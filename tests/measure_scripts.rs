@@ -116,6 +116,13 @@ fn claims_measures_every_claim_and_judges_it_by_its_bound() {
     assert_eq!(plot.matches("class=\"spread\"").count(), rows.len(), "a spread per row:\n{plot}");
     let bad = claims(&["--only", "no-such-claim"]);
     assert!(!bad.status.success() && String::from_utf8_lossy(&bad.stderr).contains("`no-such-claim'"), "{bad:?}");
+    let one = claims(&["--gclab", gclab, "--quick", "--minheap-cache", cache.to_str().unwrap(), "--only", "immix-total", "--on", "lru"]);
+    let one_out = String::from_utf8_lossy(&one.stdout).into_owned();
+    assert!(one.status.success(), "{one:?}");
+    let kept: Vec<&str> = one_out.lines().skip(1).filter(|l| !l.starts_with('(')).collect();
+    assert!(kept.len() == 1 && kept[0].starts_with("immix-total") && kept[0].contains("lru"), "--on keeps one workload:\n{one_out}");
+    let bad = claims(&["--on", "no-such-workload"]);
+    assert!(!bad.status.success() && String::from_utf8_lossy(&bad.stderr).contains("`no-such-workload'"), "{bad:?}");
     let bad = claims(&["-n", "0"]);
     assert!(!bad.status.success() && String::from_utf8_lossy(&bad.stderr).contains("at least one round"), "{bad:?}");
     std::fs::remove_dir_all(&dir).ok();
