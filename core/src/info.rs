@@ -133,6 +133,13 @@ impl ClosureType {
         matches!(self, ClosureType::MutArrClean | ClosureType::MutArrDirty | ClosureType::Arr)
     }
 
+    /// Arrays of either kind: pointer arrays and byte arrays, sized by
+    /// their length word (`Layout::array_object_size`).
+    #[inline(always)]
+    pub fn is_array(self) -> bool {
+        matches!(self, ClosureType::MutArrClean | ClosureType::MutArrDirty | ClosureType::Arr | ClosureType::ArrWords)
+    }
+
     /// Kinds laid out by their info table alone: `ptrs` pointers, then
     /// `nptrs` words (a thunk at least one). The collectors' fast paths
     /// test this first (See Note [The common object first] in the collectors' `scavenge`).

@@ -268,6 +268,22 @@ impl Layout {
         (bytes / WORD_SIZE <= MAX_OBJECT_WORDS).then(|| self.byte_array_size(bytes)).filter(|&w| w <= MAX_OBJECT_WORDS)
     }
 
+    /// Size in words of the array (`ClosureType::is_array`) of kind
+    /// `kind` at `p`.
+    ///
+    /// # Safety
+    /// `p` must point at a live array of that kind.
+    #[inline(always)]
+    // SAFETY: `p` is a live array, whose length is its first payload word.
+    pub unsafe fn array_object_size(self, p: *const Word, kind: ClosureType) -> usize {
+        let length = *p.add(self.hdr);
+        if kind == ClosureType::ArrWords {
+            self.byte_array_size(length)
+        } else {
+            self.array_size(length)
+        }
+    }
+
     /// Size in words of the object at `p`, whose header is `info`.
     ///
     /// # Safety
