@@ -123,6 +123,9 @@ fn claims_measures_every_claim_and_judges_it_by_its_bound() {
     assert!(kept.len() == 1 && kept[0].starts_with("immix-total") && kept[0].contains("lru"), "--on keeps one workload:\n{one_out}");
     let bad = claims(&["--on", "no-such-workload"]);
     assert!(!bad.status.success() && String::from_utf8_lossy(&bad.stderr).contains("`no-such-workload'"), "{bad:?}");
+    // A text only the full inputs contain keeps nothing under --quick: refused, not an empty table.
+    let bad = claims(&["--quick", "--on", "lru 500000"]);
+    assert!(!bad.status.success() && String::from_utf8_lossy(&bad.stderr).contains("`lru 500000' (with --quick"), "{bad:?}");
     let bad = claims(&["-n", "0"]);
     assert!(!bad.status.success() && String::from_utf8_lossy(&bad.stderr).contains("at least one round"), "{bad:?}");
     std::fs::remove_dir_all(&dir).ok();
