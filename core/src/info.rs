@@ -129,6 +129,7 @@ impl ClosureType {
     }
 
     /// Pointer arrays: length word, elements, card table.
+    #[inline(always)]
     pub fn is_pointer_array(self) -> bool {
         matches!(self, ClosureType::MutArrClean | ClosureType::MutArrDirty | ClosureType::Arr)
     }
@@ -137,7 +138,7 @@ impl ClosureType {
     /// their length word (`Layout::array_object_size`).
     #[inline(always)]
     pub fn is_array(self) -> bool {
-        matches!(self, ClosureType::MutArrClean | ClosureType::MutArrDirty | ClosureType::Arr | ClosureType::ArrWords)
+        self.is_pointer_array() || self == ClosureType::ArrWords
     }
 
     /// Kinds laid out by their info table alone: `ptrs` pointers, then
