@@ -492,7 +492,7 @@ unsafe fn evacuate_uncommon(gct: &mut GcThread<'_>, slot: *mut Word, p: *mut Wor
 #[inline(always)]
 // SAFETY: `bd` is a live block descriptor; `header` is an info pointer.
 unsafe fn claimed_when_shared(header: Word, bd: *const BlockDesc) -> bool {
-    !info_of_header(header).closure_type.is_immutable() || BlockDesc::load_flags(bd) & BF_CLAIM != 0
+    !info_of_header(header).is_immutable() || BlockDesc::load_flags(bd) & BF_CLAIM != 0
 }
 
 /// Copy the object at `p` (See `copy`); if another GC thread claimed it
