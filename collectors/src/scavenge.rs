@@ -461,10 +461,13 @@ unsafe fn scavenge_run_offering<const OFFERING: bool>(gct: &mut GcThread<'_>, st
 // 0.7-1.4% fewer GC instructions (copying: binary-trees 16, gcbench 16,
 // fibheaps, lru), the plain loop being compiled apart from the offering
 // one; written with one loop and a never-reached offer point for a thread
-// alone, gcbench 16 executed 0.8% more. On a 16-core machine (`scripts/ab
-// -n 7` and `-n 11`, binary-trees 20, `-N2 -qn2 -qb0`, before against
-// after, the change in its first form: one loop, 66.1 instructions per
-// field) the major GCs took 0.923x and 0.924x (rounds 0.79-1.08).
+// alone, gcbench 16 executed 0.8% more. The clock of a 16-core machine
+// does not resolve the gain: binary-trees 20's major GCs at `-N2 -qn2
+// -qb0` took 0.923x and 0.924x of before with the change's first form
+// (one loop; `scripts/ab -n 7`, `-n 11`, rounds 0.79-1.08), and 1.049x
+// with this form on another such machine (6 rounds running both binaries
+// at `-qn1` and `-qn2` in random order; rounds 0.87-1.12). Kept for the
+// instructions, which a thread alone saves too.
 
 /// Words a thread of a balanced team scans between two offers of work
 /// (See Note [Offering work by the words scanned]).
