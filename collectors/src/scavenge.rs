@@ -217,6 +217,17 @@ unsafe fn scan_array_cards(gct: &mut GcThread<'_>, p: *mut Word, n: usize, cards
 unsafe fn scan_cards<const MARKING: bool, const LAST_FIRST: bool>(gct: &mut GcThread<'_>, p: *mut Word, n: usize, cards: std::ops::Range<usize>) -> bool {
     let elems = gct.layout.payload(p).add(1);
     let table = gct.layout.card_table(p, n);
+    if n <= CARD_SIZE {
+        // See Note [An array of one card].
+        debug_assert!(cards.is_empty() || cards == (0..1), "an array of one card has card 0");
+        if cards.is_empty() {
+            return false;
+        }
+        gct.failed_to_evac = false;
+        scan_card::<MARKING, LAST_FIRST>(gct, elems..elems.add(n));
+        *table = gct.failed_to_evac as u8;
+        return gct.failed_to_evac;
+    }
     let mut any = false;
     let mut scan = |gct: &mut GcThread<'_>, c: usize| {
         gct.failed_to_evac = false;
@@ -259,6 +270,21 @@ unsafe fn scan_card<const MARKING: bool, const LAST_FIRST: bool>(gct: &mut GcThr
         }
     }
 }
+
+// Note [An array of one card]
+// ----------------------------------------
+// Most arrays a GC scans are small (gcbench's tree nodes are arrays of
+// two elements): one card, the whole array. `scan_cards` scans such an
+// array as one range and writes its one card mark, without the loop over
+// cards and each card's bounds. A two-element array took 176 instructions
+// in `scan_array_cards`, its elements' copies included, and now takes 160
+// (gcbench 16 under copying, `scripts/hot-lines`). GC instructions
+// (`scripts/ab --instructions`, gcbench 16): copying 0.956x, mark-sweep
+// 0.943x, immix 0.942x, nonmoving 0.966x. Workloads without small arrays
+// moved by the compiler's placement of `scavenge_block`, whose code this
+// does not touch (it went to another codegen unit and its registers were
+// allocated differently): binary-trees 16 and lru 1.008x, fibheaps 1.005x
+// under copying, lru 0.997x under mark-sweep.
 
 // Note [An array's elements last to first]
 // ----------------------------------------
