@@ -14,7 +14,8 @@
 //!   `work_stealing` (the load-balancing and termination protocol),
 //!   `gc_workers` (the GC thread pool and its watchdog), `space` (where a
 //!   generation's survivors go, when not bump blocks), `gc_thread` (a GC
-//!   thread's to-space and evacuation state);
+//!   thread's to-space and evacuation state), `offer_point` (when a
+//!   scanning thread offers work to idle ones);
 //! - moving one object and scanning: `evacuate` (copy, relink or mark one
 //!   object), `selector` (selector thunks the GC evaluates), `scavenge`
 //!   (Cheney scan and the scan stack),
@@ -82,6 +83,7 @@ pub mod mark_sweep;
 pub mod megablock_set;
 pub mod nogc;
 pub mod nonmoving;
+pub mod offer_point;
 pub mod offered_holes;
 pub mod parallel;
 pub mod parallel_increments;
