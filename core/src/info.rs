@@ -239,9 +239,12 @@ impl InfoTable {
     /// kind's own test is a range check and a bit test on a mask: a
     /// parallel GC of binary-trees executes about 4 instructions fewer an
     /// object copied for it (callgrind; See Note [Offering work by the
-    /// words scanned] in the collectors' `scavenge`).
+    /// words scanned] in the collectors' `offer_point`). `closure_type` is
+    /// a public field: a table whose kind was changed after `new` would
+    /// answer for its old kind, which the debug build checks.
     #[inline(always)]
     pub fn is_immutable(&self) -> bool {
+        debug_assert_eq!(self.immutable, self.closure_type.is_immutable(), "{}'s kind changed after its table was made", self.name);
         self.immutable
     }
 
@@ -459,5 +462,18 @@ mod tests {
         assert_eq!(BOX.closure_type, ClosureType::BoxedWord);
         assert!(BOX.closure_type.has_fixed_layout() && !BOX.closure_type.is_copied_as_is());
         assert_eq!(BOX.payload_words(), 1);
+    }
+
+    #[test]
+    fn a_table_answers_is_immutable_as_its_kind_does() {
+        let mut immutable = 0;
+        for kind in ClosureType::ALL {
+            let table = InfoTable::new(kind, 1, 0, "x", "X", "T");
+            assert_eq!(table.is_immutable(), kind.is_immutable(), "{kind:?}");
+            immutable += usize::from(table.is_immutable());
+        }
+        assert_eq!(immutable, 4, "constructors, functions, frozen arrays and boxed words");
+        assert!(BOX.is_immutable(), "a boxed word made by its own constructor");
+        assert!(!InfoTable::blackhole(2).is_immutable(), "a black hole is updated");
     }
 }
