@@ -1,11 +1,13 @@
-//! The measuring scripts (`scripts/ab`, `scripts/claims`, `scripts/gc-phases`
-//! and `scripts/hot-lines`, which `docs/performance.md` describes, and
+//! The measuring scripts (`scripts/ab`, `scripts/claims`, `scripts/gc-phases`,
+//! `scripts/gc-scaling` and `scripts/hot-lines`, which `docs/performance.md`
+//! describes, and
 //! `scripts/programs-vs-ghc`, which `docs/programs.md` does) work end to
 //! end on a build of gclab: a build compared with itself does the same
 //! work, copies the same bytes and executes the same number of collector
 //! instructions, every claim is measured and judged by its bound, a
 //! parallel run's
-//! eventlog is cut into every one of its GCs, a function's instructions
+//! eventlog is cut into every one of its GCs, two builds' scaling is
+//! measured in the same rounds, a function's instructions
 //! land on its source lines, and a program runs beside its GHC builds.
 
 use std::process::Command;
@@ -270,4 +272,35 @@ fn hot_lines_puts_a_scan_loop_on_its_source_lines() {
 
     let o = Command::new(script).args(["--binary", gclab, "--function", "gclab_collectors::no_such_function", "--", "run", "binary-trees", "8"]).output().unwrap();
     assert!(!o.status.success() && String::from_utf8_lossy(&o.stderr).contains("no_such_function never ran"), "{}", String::from_utf8_lossy(&o.stderr));
+}
+
+/// `scripts/gc-scaling --against` runs two builds in the same rounds and
+/// prints each one's speedups over `-qn1`, then the second's major GCs
+/// over the first's at each thread count.
+#[test]
+fn gc_scaling_measures_two_builds_in_the_same_rounds() {
+    let gclab = env!("CARGO_BIN_EXE_gclab");
+    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/scripts/gc-scaling");
+    let args = ["--gclab", gclab, "--against", gclab, "--threads", "1,2", "--rounds", "2", "binary-trees", "12"];
+    let o = Command::new(script).args(args).env_remove("GCLABRTS").output().expect("scripts/gc-scaling runs");
+    let out = String::from_utf8_lossy(&o.stdout).into_owned();
+    assert!(o.status.success(), "scripts/gc-scaling failed: {}{out}", String::from_utf8_lossy(&o.stderr));
+    let tables = out.matches(&format!("binary-trees 12  [{gclab}]  (--collector parallel, -N2 -qb0, 2 rounds;")).count();
+    assert_eq!(tables, 2, "a table for each build:\n{out}");
+    let rows = |qn: &str| -> Vec<Vec<String>> {
+        out.lines().map(|l| l.split_whitespace().map(str::to_owned).collect::<Vec<_>>()).filter(|f| f.first().map(String::as_str) == Some(qn)).collect()
+    };
+    let ones = rows("1");
+    assert_eq!(ones.len(), 3, "-qn1 in both tables and in the comparison:\n{out}");
+    for table_row in &ones[..2] {
+        assert_eq!((table_row[2].as_str(), table_row[4].as_str()), ("1.00", "1.00"), "-qn1 is its own baseline:\n{out}");
+    }
+    let twos = rows("2");
+    assert_eq!(twos.len(), 3, "-qn2 in both tables and in the comparison:\n{out}");
+    let ratio: f64 = twos[2][1].parse().unwrap_or_else(|_| panic!("a ratio at -qn2:\n{out}"));
+    assert!(ratio > 0.0, "{out}");
+    assert!(out.contains("same rounds"), "{out}");
+    let bad = Command::new(script).args(["--gclab", gclab, "--threads", "2,4", "binary-trees", "10"]).output().expect("scripts/gc-scaling runs");
+    assert!(!bad.status.success(), "thread counts that do not start at 1 are refused");
+    assert!(String::from_utf8_lossy(&bad.stderr).contains("must start at 1"), "{}", String::from_utf8_lossy(&bad.stderr));
 }
