@@ -219,7 +219,9 @@ unsafe fn scan_cards<const MARKING: bool, const LAST_FIRST: bool>(gct: &mut GcTh
     let elems = gct.layout.payload(p).add(1);
     let table = gct.layout.card_table(p, n);
     if n <= CARD_SIZE {
-        // See Note [An array of one card].
+        // See Note [An array of one card]. Written out, not as `scan(gct,
+        // 0)` below: through the closure, gcbench 16's GCs executed 1.14x
+        // the instructions (its elements' copies were no longer inlined).
         debug_assert!(cards.is_empty() || cards == (0..1), "an array of one card has card 0");
         if cards.is_empty() {
             return false;
