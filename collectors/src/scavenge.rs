@@ -59,7 +59,7 @@
 use crate::evacuate::{evacuate, evacuate_marking};
 use crate::gc_thread::{GcThread, Work};
 use crate::offer_point::OfferPoint;
-use crate::prefetch_ring::{first_child, PrefetchRing};
+use crate::prefetch_ring::{first_child, prefetch_element, PrefetchRing, ELEMENTS_AHEAD};
 use gclab_core::bdescr::{BlockDesc, BlockPtr, BF_MARK_IN_PLACE};
 use gclab_core::constants::Word;
 use gclab_core::generation::ObjPtr;
@@ -227,7 +227,7 @@ unsafe fn scan_cards<const MARKING: bool, const LAST_FIRST: bool>(gct: &mut GcTh
             return false;
         }
         gct.failed_to_evac = false;
-        scan_card::<MARKING, LAST_FIRST>(gct, elems..elems.add(n));
+        scan_card::<MARKING, LAST_FIRST, false>(gct, elems..elems.add(n));
         *table = gct.failed_to_evac as u8;
         return gct.failed_to_evac;
     }
@@ -235,7 +235,7 @@ unsafe fn scan_cards<const MARKING: bool, const LAST_FIRST: bool>(gct: &mut GcTh
     let mut scan = |gct: &mut GcThread<'_>, c: usize| {
         gct.failed_to_evac = false;
         let card = elems.add(c * CARD_SIZE)..elems.add(((c + 1) * CARD_SIZE).min(n));
-        scan_card::<MARKING, LAST_FIRST>(gct, card);
+        scan_card::<MARKING, LAST_FIRST, true>(gct, card);
         *table.add(c) = gct.failed_to_evac as u8;
         any |= gct.failed_to_evac;
     };
@@ -248,10 +248,12 @@ unsafe fn scan_cards<const MARKING: bool, const LAST_FIRST: bool>(gct: &mut GcTh
 }
 
 /// Evacuate the elements `card` of an array, through `evacuate_marking`
-/// if `MARKING`, the last first if `LAST_FIRST`.
+/// if `MARKING`, the last first if `LAST_FIRST`, asking for the objects
+/// of the elements ahead if `PREFETCH` (See Note [A card's elements
+/// prefetched] in `prefetch_ring`).
 #[inline(always)]
 // SAFETY: `card` holds elements of a live array, each a valid object address.
-unsafe fn scan_card<const MARKING: bool, const LAST_FIRST: bool>(gct: &mut GcThread<'_>, card: std::ops::Range<*mut Word>) {
+unsafe fn scan_card<const MARKING: bool, const LAST_FIRST: bool, const PREFETCH: bool>(gct: &mut GcThread<'_>, card: std::ops::Range<*mut Word>) {
     let evacuate_slot = |gct: &mut GcThread<'_>, slot: *mut Word| {
         if MARKING {
             evacuate_marking(gct, slot);
@@ -263,11 +265,17 @@ unsafe fn scan_card<const MARKING: bool, const LAST_FIRST: bool>(gct: &mut GcThr
         let mut slot = card.end;
         while slot > card.start {
             slot = slot.sub(1);
+            if PREFETCH && slot >= card.start.wrapping_add(ELEMENTS_AHEAD) {
+                prefetch_element(slot.sub(ELEMENTS_AHEAD));
+            }
             evacuate_slot(gct, slot);
         }
     } else {
         let mut slot = card.start;
         while slot < card.end {
+            if PREFETCH && slot.wrapping_add(ELEMENTS_AHEAD) < card.end {
+                prefetch_element(slot.add(ELEMENTS_AHEAD));
+            }
             evacuate_slot(gct, slot);
             slot = slot.add(1);
         }
