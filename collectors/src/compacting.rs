@@ -60,6 +60,7 @@
 //! threads (0.642x, 0.62-0.64, `scripts/ab -n 3` at `-N2`, `-qn1`
 //! against `-qn2`), where compacting's are 1.21x (0.825x, 0.80-0.85).
 
+use crate::compaction_plan::dead_words_allowed;
 use crate::copy_order::CopyOrder;
 use crate::copying::copy_collect_in;
 use crate::gc_thread::GcThread;
@@ -77,21 +78,39 @@ use gclab_core::{Collector, GcContext, GcOutcome, GcRequest};
 /// The registry entry.
 pub const ENTRY: CollectorEntry = CollectorEntry {
     name: "compacting",
-    description: "copying for young generations (depth first; order=breadth|depth); the oldest marked and compacted in place (GHC's -c); with -G1, whole-heap mark-compact",
+    description: "copying for young generations (depth first; order=breadth|depth); the oldest marked and compacted in place (GHC's -c), a block at most dead=N% dead (5) left where it is; with -G1, whole-heap mark-compact",
     flags: "-c",
     make: |mut params, _| {
         let order = CopyOrder::take(&mut params, CopyOrder::DepthFirst)?;
-        params.finish(ENTRY.name, &["order"])?;
+        let dead = params.take("dead").map(|v| parse_dead(&v)).transpose()?.unwrap_or(DEFAULT_DEAD_PERCENT);
+        params.finish(ENTRY.name, &["order", "dead"])?;
         let slow_leader = std::env::var("GCLAB_COMPACTING_FAULT").is_ok_and(|f| f == "slow-leader");
-        Ok(Box::new(Compacting { pool: GcThreadPool::default(), order, slow_leader }))
+        Ok(Box::new(Compacting { pool: GcThreadPool::default(), order, dead_words: dead_words_allowed(dead), slow_leader }))
     },
 };
 
+/// The percentage of a block that may be dead for a compaction to leave
+/// it in place, by default: G1's `MarkSweepDeadRatio` (See Note [Blocks
+/// left in place] in `compaction_plan`).
+pub const DEFAULT_DEAD_PERCENT: usize = 5;
+
+/// `dead=N`: a percentage of a block, below half of it (a block more dead
+/// than live is always worth sliding).
+fn parse_dead(v: &str) -> Result<usize, String> {
+    match v.parse::<usize>() {
+        Ok(p) if p < 50 => Ok(p),
+        _ => Err(format!("dead must be the percentage of a block that may be dead for it to stay in place, from 0 to 49, not `{v}'")),
+    }
+}
+
 /// The compacting collector: its GC thread pool (`-qn`), the order it
-/// copies in, and a fault.
+/// copies in, the dead words a block may hold and stay in place, and a
+/// fault.
 pub struct Compacting {
     pool: GcThreadPool,
     order: CopyOrder,
+    /// See Note [Blocks left in place] in `compaction_plan`.
+    dead_words: usize,
     /// The test-only fault `GCLAB_COMPACTING_FAULT=slow-leader`: the leader
     /// pauses before each block it slides, so that the other GC threads
     /// overtake it and must wait for its blocks (See Note [Sliding on
@@ -111,7 +130,9 @@ impl Collector for Compacting {
     fn collect(&mut self, req: &GcRequest, ctx: &mut GcContext<'_>) -> GcOutcome {
         let workers = self.pool.for_collection(ctx.flags, req.collect_gen, ctx.help);
         if req.compact_oldest && req.is_major(ctx.heap) {
-            compact_collect(req, ctx, workers, self.order, self.slow_leader)
+            // A heap past its limit compacts every block it can.
+            let dead_words = if req.heap_full { 0 } else { self.dead_words };
+            compact_collect(req, ctx, workers, self.order, dead_words, self.slow_leader)
         } else {
             copy_collect_in(req, ctx, workers, self.order)
         }
@@ -120,8 +141,10 @@ impl Collector for Compacting {
 
 /// A major collection that compacts the oldest generation in place: it
 /// is marked, updated and slid by the GC threads `workers` gives, and
-/// planned by the leader (See Note [Marking a compaction in parallel]).
-fn compact_collect(req: &GcRequest, ctx: &mut GcContext<'_>, workers: Option<(&GcWorkers, bool)>, order: CopyOrder, slow_leader: bool) -> GcOutcome {
+/// planned by the leader (See Note [Marking a compaction in parallel]),
+/// leaving where it is each block with at most `dead_words` words not
+/// live.
+fn compact_collect(req: &GcRequest, ctx: &mut GcContext<'_>, workers: Option<(&GcWorkers, bool)>, order: CopyOrder, dead_words: usize, slow_leader: bool) -> GcOutcome {
     let Heap { layout, blocks, gens, .. } = &mut *ctx.heap;
     let n = req.collect_gen;
     // The oldest generation's blocks stay where they are: take them out of
@@ -151,7 +174,7 @@ fn compact_collect(req: &GcRequest, ctx: &mut GcContext<'_>, workers: Option<(&G
     let (mut threads, kept) = unsafe {
         let mut threads = trace_with(&make, gens, ctx.caps, ctx.stable_ptrs, ctx.leader, workers);
         let reach = Reach::merged(threads.iter_mut().filter_map(|t| t.reach.take()));
-        let compaction = Compaction::plan(&marks, in_place);
+        let compaction = Compaction::plan(&marks, in_place, dead_words);
         compaction.update_pointers(&mut threads, ctx.caps, ctx.stable_ptrs, &reach, workers.map(|(w, _)| w));
         let kept = compaction.slide(&marks, layout, &mut blocks.lock(), workers.map(|(w, _)| w), slow_leader);
         (threads, kept)

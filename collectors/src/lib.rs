@@ -26,7 +26,8 @@
 //!   freeing from-space), `trace` (the tracing driver, on one GC thread or
 //!   several), `space_trace` (tracing into a space), `partial` (the young
 //!   generations with an increment of an older one);
-//! - spaces and what collectors do beside tracing: `slide` (sliding
+//! - spaces and what collectors do beside tracing: `compaction_plan`
+//!   (where a compaction's blocks go, and which stay), `slide` (sliding
 //!   compaction), `cell_space` (size-class cells), `size_classes` (a cell
 //!   space's cell sizes), `sweep` (when and by
 //!   whom a cell space is swept), `line_space` (line-marked blocks whose
@@ -55,6 +56,7 @@
 pub mod cell_space;
 pub mod claim;
 pub mod compacting;
+pub mod compaction_plan;
 pub mod concurrent_copying;
 pub mod concurrent_mark;
 pub mod copier;

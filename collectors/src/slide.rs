@@ -4,12 +4,14 @@
 //! Three phases after marking (the objects were marked by `evacuate` and
 //! scanned by `scavenge_loop` like any other live object):
 //!
-//! 1. **Plan.** Walk the blocks in list order with a destination cursor
-//!    that starts at the first block; give each block a plan saying where
-//!    its live words go (See Note [Compaction by counting]). Only the
-//!    mark bits are read: a block's live words are a popcount, and where
-//!    they straddle a destination block the cut is found from the
-//!    recorded object starts (Note [Object starts] in `mark`).
+//! 1. **Plan** (`compaction_plan`). Walk the blocks in list order with a
+//!    destination cursor; give each block a plan saying where its live
+//!    words go (See Note [Compaction by counting]), or that it stays
+//!    where it is, nearly all live (See Note [Blocks left in place] in
+//!    `compaction_plan`). Only the mark bits are read: a block's live
+//!    words are a popcount, and where they straddle a destination block
+//!    the cut is found from the recorded object starts (Note [Object
+//!    starts] in `mark`).
 //! 2. **Update.** Visit every pointer slot that may point into the blocks
 //!    being compacted, outside the blocks that will move, and replace
 //!    each such pointer by the object's new address: the roots, the
@@ -22,10 +24,11 @@
 //!    where they lie, then move each run of marked words to its new
 //!    address (a run is cut in two only where the block's split falls in
 //!    it). The destination never overtakes the source (See Note [Sliding
-//!    is safe]), so a `memmove` per run suffices. Fixing a block just
-//!    before it moves reads its objects once for both (See Note [Fixing a
-//!    block as it slides]). Blocks left empty are freed. The GC threads
-//!    share the blocks (See Note [Sliding on several threads]).
+//!    is safe] in `compaction_plan`), so a `memmove` per run suffices.
+//!    Fixing a block just before it moves reads its objects once for both
+//!    (See Note [Fixing a block as it slides]). A block that stays has its
+//!    dead words zeroed instead. Blocks left empty are freed. The GC
+//!    threads share the blocks (See Note [Sliding on several threads]).
 //!
 //! Note [Compaction by counting]
 //! ----------------------------------------
@@ -88,7 +91,7 @@
 //! Note [Sliding on several threads]
 //! ----------------------------------------
 //! A block's live words go to one or two destination blocks at or before
-//! it in the list (`BlockPlan::into`; Note [Sliding is safe]), whose
+//! it in the list (`BlockPlan::into`; Note [Sliding is safe] in `compaction_plan`), whose
 //! address ranges the plan gives to no other block. Writing there is safe
 //! once the objects that lived in those ranges have moved out, that is,
 //! once those destination blocks have themselves been slid; nothing else
@@ -186,15 +189,8 @@
 //! binary-trees 19 measured 1.045x, slower. Tried and dropped: a table
 //! from address to block number, which skips the descriptor too (no
 //! change, 1.01x: the descriptors are in the cache).
-//!
-//! Note [Sliding is safe]
-//! ----------------------------------------
-//! The destination cursor starts where the source does and only moves past
-//! an object's source position if that object fits below it, so after
-//! placing any object the cursor is at or before that object's source end.
-//! Sliding objects in the same order therefore only ever writes over words
-//! whose objects have already moved.
 
+use crate::compaction_plan::{self, BlockPlan};
 use crate::gc_thread::GcThread;
 use crate::gc_workers::{claim_chunk, claim_range, run_shared, Company, GcWorkers};
 use crate::mark::{MarkBitmap, MAP_WORDS};
@@ -205,40 +201,11 @@ use crate::reach::Reach;
 use gclab_core::bdescr::{BlockDesc, BlockPtr, BF_MARK_IN_PLACE};
 use gclab_core::block_alloc::BlockAllocator;
 use gclab_core::capability::Capability;
-use gclab_core::constants::{Word, BLOCK_WORDS, WORD_SIZE};
+use gclab_core::constants::Word;
 use gclab_core::info::{ClosureType, InfoTable};
 use gclab_core::object::{info_of_header, weak_field, Layout};
 use gclab_core::stable_ptr::StablePtrTable;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-
-/// Where one block's live words go.
-#[derive(Debug, Clone, Copy)]
-struct BlockPlan {
-    first: *mut Word,
-    split: usize,
-    second: *mut Word,
-    /// The block's live words before each of its 64-word chunks (See Note
-    /// [Compaction by counting]).
-    chunk_offsets: [u16; MAP_WORDS],
-    /// The numbers of the blocks `first` and `second` lie in (both the
-    /// first's when the block is not split): the blocks whose own slide
-    /// must be over before this one's begins (See Note [Sliding on several
-    /// threads]).
-    into: [usize; 2],
-}
-
-impl BlockPlan {
-    /// Where the live word that has `before` live words before it in its
-    /// block goes.
-    #[inline]
-    fn destination(&self, before: usize) -> *mut Word {
-        if before < self.split {
-            self.first.wrapping_add(before)
-        } else {
-            self.second.wrapping_add(before - self.split)
-        }
-    }
-}
 
 /// What one GC thread takes at a time in the update pass: the objects it
 /// fixes (See Note [Updating on several threads]).
@@ -266,7 +233,8 @@ const PARTS_AT_ONCE: usize = 16;
 const BLOCKS_AT_ONCE: usize = 8;
 
 /// Wait until block `d` has been slid, unless it is block `i` itself (a
-/// block may slide into its own start: Note [Sliding is safe]). Gives up
+/// block may slide into its own start: Note [Sliding is safe] in
+/// `compaction_plan`). Gives up
 /// if another GC thread failed, since it may never slide `d`.
 fn wait_until_slid(slid: &[AtomicBool], d: usize, i: usize, failed: &AtomicBool) {
     assert!(d <= i, "block {i} slides into block {d}, past itself");
@@ -283,7 +251,7 @@ fn wait_until_slid(slid: &[AtomicBool], d: usize, i: usize, failed: &AtomicBool)
 }
 
 /// Move `n` words from `from` down to `to` (at or below it: See Note
-/// [Sliding is safe]).
+/// [Sliding is safe] in `compaction_plan`).
 ///
 /// # Safety
 /// Both ranges lie in blocks the GC holds.
@@ -304,9 +272,13 @@ pub struct Compaction {
     /// its target]).
     megablocks: MegablockSet,
     /// The identity prefix: the first `prefix` blocks' objects keep
-    /// their addresses (See Note [Blocks whose pointers stay put] in
-    /// `reach`).
+    /// their addresses and hold no holes (See Note [Blocks whose pointers
+    /// stay put] in `reach`).
     prefix: usize,
+    /// The blocks left in place, and the dead words below their last live
+    /// words (See Note [Blocks left in place] in `compaction_plan`).
+    staying: usize,
+    hole_words: usize,
 }
 
 // SAFETY: the GC threads share a compaction only in the update pass and
@@ -318,61 +290,52 @@ unsafe impl Sync for Compaction {}
 
 impl Compaction {
     /// Plan the compaction of `blocks` (single blocks, attached to
-    /// `marks`, in this order).
+    /// `marks`, in this order), leaving in place each block with at most
+    /// `dead_words` words not live (See Note [Blocks left in place] in
+    /// `compaction_plan`).
     ///
     /// # Safety
     /// The GC holds the heap, and marking is complete.
-    // SAFETY: reads the marks and recorded starts of blocks the GC holds, before anything moves.
-    pub unsafe fn plan(marks: &MarkBitmap, blocks: Vec<BlockPtr>) -> Compaction {
-        let mut plans = Vec::with_capacity(blocks.len());
-        let mut ends = vec![std::ptr::null_mut(); blocks.len()];
-        let mut dest = 0;
-        // SAFETY: the blocks are attached to the bitmap, held by this GC.
-        let start = |b: BlockPtr| unsafe { b.read() }.start;
-        let mut cursor = blocks.first().map(|&b| start(b)).unwrap_or(std::ptr::null_mut());
-        let mut prefix = 0;
-        for (i, &bd) in blocks.iter().enumerate() {
-            let (chunk_offsets, live) = marks.chunk_offsets(bd);
-            let mut plan = BlockPlan { first: cursor, split: usize::MAX, second: std::ptr::null_mut(), chunk_offsets, into: [dest, dest] };
-            let room = (start(blocks[dest]).wrapping_add(BLOCK_WORDS) as usize - cursor as usize) / WORD_SIZE;
-            if live <= room {
-                cursor = cursor.wrapping_add(live);
-            } else {
-                // The block's live words do not all fit: the object that
-                // holds its live word number `room` is the first that does
-                // not, and starts the next destination block.
-                let last = marks.marked_word_with_rank(bd, &chunk_offsets, room).expect("live > room");
-                let cut = marks.object_holding(bd, last);
-                let split = chunk_offsets[cut / 64] as usize + marks.live_words_before_in_chunk(start(bd).wrapping_add(cut)).1;
-                ends[dest] = cursor.wrapping_add(split);
-                dest += 1;
-                cursor = start(blocks[dest]);
-                if split == 0 {
-                    plan.first = cursor;
-                    plan.into = [dest, dest];
-                } else {
-                    plan.split = split;
-                    plan.second = cursor;
-                    plan.into[1] = dest;
-                }
-                cursor = cursor.wrapping_add(live - split);
+    // SAFETY: reads the marks and recorded starts of blocks the GC holds, before anything moves; writes the flags of blocks it holds.
+    pub unsafe fn plan(marks: &MarkBitmap, blocks: Vec<BlockPtr>, dead_words: usize) -> Compaction {
+        // SAFETY: the caller's contract.
+        let plan = unsafe { compaction_plan::plan(marks, &blocks, dead_words) };
+        for (&bd, block_plan) in blocks.iter().zip(&plan.blocks) {
+            if block_plan.stays {
+                // Its objects keep their addresses: `fix` passes over a
+                // pointer into it at the flags test.
+                // SAFETY: the caller's contract.
+                unsafe { bd.get() }.end_marking_in_place(0);
             }
-            // A block stays put when its live words are one run from its
-            // first word and go to its own start.
-            if prefix == i && plan.first == start(bd) && plan.split == usize::MAX && marks.next_unmarked(bd, 0).unwrap_or(BLOCK_WORDS) >= live {
-                prefix += 1;
-            }
-            plans.push(plan);
-        }
-        if !blocks.is_empty() {
-            ends[dest] = cursor;
         }
         let megablocks = MegablockSet::of(&blocks);
-        Compaction { blocks, plans, ends, megablocks, prefix }
+        Compaction { blocks, plans: plan.blocks, ends: plan.ends, megablocks, prefix: plan.prefix, staying: plan.staying, hole_words: plan.hole_words }
+    }
+
+    /// The blocks this compaction leaves in place, and the dead words
+    /// below their last live words (See Note [Blocks left in place] in
+    /// `compaction_plan`).
+    pub fn left_in_place(&self) -> (usize, usize) {
+        (self.staying, self.hole_words)
+    }
+
+    /// Zero the dead words of block `i`, which stays, below its last live
+    /// word (See Note [Blocks left in place] in `compaction_plan`).
+    ///
+    /// # Safety
+    /// As for `slide`; block `i` is this thread's.
+    // SAFETY: writes only the unmarked words of a block the GC holds, which no live object covers.
+    unsafe fn zero_holes(&self, marks: &MarkBitmap, i: usize) {
+        let start = self.blocks[i].read().start;
+        let mut live_to = 0;
+        for run in marks.marked_runs(self.blocks[i]) {
+            std::ptr::write_bytes(start.add(live_to), 0, run.start - live_to);
+            live_to = run.end;
+        }
     }
 
     /// Move block `i`'s marked words to their destinations (See Note
-    /// [Sliding is safe]).
+    /// [Sliding is safe] in `compaction_plan`).
     ///
     /// # Safety
     /// As for `slide`; the blocks block `i`'s words go to have been slid.
@@ -596,7 +559,7 @@ impl Compaction {
     ///
     /// # Safety
     /// Called once, after `update_pointers`.
-    // SAFETY: memmove into addresses the plan proved are at or below the source (Note [Sliding is safe]), after every pointer was fixed; a block's destinations are written only once their own objects have moved (Note [Sliding on several threads]).
+    // SAFETY: memmove into addresses the plan proved are at or below the source (Note [Sliding is safe] in `compaction_plan`), after every pointer was fixed; a block's destinations are written only once their own objects have moved (Note [Sliding on several threads]).
     pub unsafe fn slide(self, marks: &MarkBitmap, layout: Layout, blocks: &mut BlockAllocator, workers: Option<&GcWorkers>, slow_leader: bool) -> Vec<BlockPtr> {
         // The identity prefix keeps its objects where they are.
         let slid: Vec<AtomicBool> = (0..self.blocks.len()).map(|i| AtomicBool::new(i < self.prefix)).collect();
@@ -616,12 +579,18 @@ impl Compaction {
                     // is marked slid (See Note [Fixing a block as it
                     // slides]).
                     unsafe { self.fix_parts(marks, layout, &[Part::Compacted(i)]) };
-                    for d in self.plans[i].into {
-                        wait_until_slid(&slid, d, i, &failed);
+                    if self.plans[i].stays {
+                        // SAFETY: the caller's contract; block `i` is this
+                        // thread's, and no block slides into it.
+                        unsafe { self.zero_holes(marks, i) };
+                    } else {
+                        for d in self.plans[i].into {
+                            wait_until_slid(&slid, d, i, &failed);
+                        }
+                        // SAFETY: the caller's contract; block `i`'s
+                        // destinations hold nothing still to be moved.
+                        unsafe { self.slide_block(marks, i) };
                     }
-                    // SAFETY: the caller's contract; block `i`'s
-                    // destinations hold nothing still to be moved.
-                    unsafe { self.slide_block(marks, i) };
                     slid[i].store(true, Ordering::Release);
                 }
             }
