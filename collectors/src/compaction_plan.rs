@@ -59,7 +59,12 @@
 //! gclab's identity prefix (See Note [Blocks whose pointers stay put] in
 //! `reach`) is the leading run of blocks that stay and hold no holes.
 //!
-//! Measured: see docs/performance.md, "Blocks left in place".
+//! Measured (2-core machine, the phases' sum as `-s`'s Gen 1 line): lru
+//! 500000 4000000 128's major GCs 0.78x of `dead=0`'s (0.74-0.92, 7
+//! alternated rounds), 0.90x of the code before; compacting's GC
+//! instructions on lru 0.93x; binary-trees 20's major GCs 0.96x. 15%
+//! against 5% was within the noise (0.95x, 0.86-1.11). The minimum heaps
+//! did not move. More in docs/performance.md, "Blocks left in place".
 
 use crate::mark::{MarkBitmap, MAP_WORDS};
 use gclab_core::bdescr::BlockPtr;
