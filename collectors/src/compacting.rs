@@ -176,7 +176,7 @@ fn compact_collect(req: &GcRequest, ctx: &mut GcContext<'_>, workers: Option<(&G
         let reach = Reach::merged(threads.iter_mut().filter_map(|t| t.reach.take()));
         let compaction = Compaction::plan(&marks, in_place, dead_words);
         compaction.update_pointers(&mut threads, ctx.caps, ctx.stable_ptrs, &reach, workers.map(|(w, _)| w));
-        let kept = compaction.slide(&marks, layout, &mut blocks.lock(), workers.map(|(w, _)| w), slow_leader);
+        let kept = compaction.slide(&marks, layout, &mut blocks.lock(), &reach, workers.map(|(w, _)| w), slow_leader);
         (threads, kept)
     };
     for bd in kept {

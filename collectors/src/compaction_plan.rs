@@ -116,6 +116,12 @@ pub struct Plan {
     /// addresses and hold no holes (See Note [Blocks whose pointers stay
     /// put] in `reach`).
     pub prefix: usize,
+    /// The unmoved run: the first `unmoved` blocks' objects keep their
+    /// addresses (blocks that stay, blocks that slide onto themselves, and
+    /// blocks with no live object), so no pointer into them changes (See
+    /// Note [Blocks whose pointers stay put] in `reach`). At least
+    /// `prefix`.
+    pub unmoved: usize,
     /// The blocks that stay.
     pub staying: usize,
     /// Dead words below the last live word of the blocks that stay: what
@@ -145,7 +151,7 @@ struct Cursor {
 pub unsafe fn plan(marks: &MarkBitmap, blocks: &[BlockPtr], dead_words: usize) -> Plan {
     // SAFETY: the caller's contract.
     let start = |b: BlockPtr| unsafe { b.read() }.start;
-    let mut plan = Plan { blocks: Vec::with_capacity(blocks.len()), ends: vec![std::ptr::null_mut(); blocks.len()], prefix: 0, staying: 0, hole_words: 0 };
+    let mut plan = Plan { blocks: Vec::with_capacity(blocks.len()), ends: vec![std::ptr::null_mut(); blocks.len()], prefix: 0, unmoved: 0, staying: 0, hole_words: 0 };
     let mut cursor: Option<Cursor> = None;
     for (i, &bd) in blocks.iter().enumerate() {
         let (chunk_offsets, live) = marks.chunk_offsets(bd);
@@ -157,6 +163,9 @@ pub unsafe fn plan(marks: &MarkBitmap, blocks: &[BlockPtr], dead_words: usize) -
             plan.staying += 1;
             if plan.prefix == i && end == live {
                 plan.prefix += 1;
+            }
+            if plan.unmoved == i {
+                plan.unmoved += 1;
             }
             plan.blocks.push(BlockPlan { first: start(bd), split: usize::MAX, second: std::ptr::null_mut(), chunk_offsets, into: [i, i], stays: true });
             continue;
@@ -187,10 +196,14 @@ pub unsafe fn plan(marks: &MarkBitmap, blocks: &[BlockPtr], dead_words: usize) -
             }
             c.next = c.next.wrapping_add(live - split);
         }
-        // A block stays put when its live words are one run from its
-        // first word and go to its own start.
-        if plan.prefix == i && block_plan.first == start(bd) && block_plan.split == usize::MAX && marks.next_unmarked(bd, 0).unwrap_or(BLOCK_WORDS) >= live {
+        // A block's objects keep their addresses when its live words are
+        // one run from its first word and go to its own start.
+        let in_place = block_plan.first == start(bd) && block_plan.split == usize::MAX && marks.next_unmarked(bd, 0).unwrap_or(BLOCK_WORDS) >= live;
+        if plan.prefix == i && in_place {
             plan.prefix += 1;
+        }
+        if plan.unmoved == i && (in_place || live == 0) {
+            plan.unmoved += 1;
         }
         plan.blocks.push(block_plan);
     }

@@ -23,12 +23,27 @@
 //! each pointer into a compacted block that `evacuate` marks through), and
 //! gives up on a block holding any object whose pointers the marking does
 //! not see as plain fields (an array, a stack, a weak pointer, a mutable
-//! variable: `Reach::holds_other`, as `evacuate` marks it). The update
-//! pass skips a block of the identity prefix whose reach stays inside the
-//! prefix: its objects do not move, and neither does anything they point
-//! to. It still fixes the
-//! roots, the to-space, the large objects and the GC's lists, and every
-//! other block.
+//! variable: `Reach::holds_other`, as `evacuate` marks it). The plan
+//! finds the *unmoved run*: the leading blocks whose objects keep their
+//! addresses, the identity prefix and after it every block left in place
+//! (See Note [Blocks left in place] in `compaction_plan`), every block
+//! that slides onto itself and every block with no live object (no
+//! pointer leads into it). A block whose objects do not move and whose
+//! reach stays inside the unmoved run is not fixed: neither it nor
+//! anything it points to moves. The update pass skips such blocks of the
+//! prefix, the slide such blocks left in place. The roots, the to-space,
+//! the large objects, the GC's lists and every other block are fixed.
+//! binary-trees 20's compactions leave in place 250-4,300 full blocks
+//! after the prefix, with empty blocks among them, and in most of them the
+//! unmoved run covers all but a block or two: all of those full blocks
+//! but one go unfixed. lru's last compaction leaves 9,021 blocks in place
+//! past the prefix and skips 7,692 of them, which hold only its values,
+//! byte arrays with no pointers (their reach is none). Measured against
+//! fixing every block left in place past the prefix: GC instructions
+//! 0.992x on lru 200000 1000000 128 and 0.994x on binary-trees 18, their
+//! first-level misses 0.961x and 0.989x (cachegrind); major GCs 0.99x on
+//! the clock on lru 500000 4000000 128 and binary-trees 20, inside this
+//! machine's noise (9 and 5 alternated rounds).
 //!
 //! Cost: a compare and a store per pointer marked through, and a
 //! descriptor read per object scanned (the descriptor is in the cache:

@@ -275,6 +275,9 @@ pub struct Compaction {
     /// their addresses and hold no holes (See Note [Blocks whose pointers
     /// stay put] in `reach`).
     prefix: usize,
+    /// The unmoved run: the first `unmoved` blocks' objects keep their
+    /// addresses (See Note [Blocks whose pointers stay put] in `reach`).
+    unmoved: usize,
     /// The blocks left in place, and the dead words below their last live
     /// words (See Note [Blocks left in place] in `compaction_plan`).
     staying: usize,
@@ -309,7 +312,7 @@ impl Compaction {
             }
         }
         let megablocks = MegablockSet::of(&blocks);
-        Compaction { blocks, plans: plan.blocks, ends: plan.ends, megablocks, prefix: plan.prefix, staying: plan.staying, hole_words: plan.hole_words }
+        Compaction { blocks, plans: plan.blocks, ends: plan.ends, megablocks, prefix: plan.prefix, unmoved: plan.unmoved, staying: plan.staying, hole_words: plan.hole_words }
     }
 
     /// The blocks this compaction leaves in place, and the dead words
@@ -473,10 +476,10 @@ impl Compaction {
                 self.fix(marks, &mut obj.0 as *mut *mut Word as *mut Word);
             }
         }
-        // A block of the identity prefix whose objects point only into it
-        // has nothing to fix; the blocks after the prefix are fixed as
-        // they slide (See Note [Fixing a block as it slides]).
-        parts.extend((0..self.prefix).filter(|&i| !reach.stays_below(i, self.prefix)).map(Part::Compacted));
+        // A block of the identity prefix whose objects point only into the
+        // unmoved run has nothing to fix; the blocks after the prefix are
+        // fixed as they slide (See Note [Fixing a block as it slides]).
+        parts.extend((0..self.prefix).filter(|&i| !reach.stays_below(i, self.unmoved)).map(Part::Compacted));
         let next = AtomicUsize::new(0);
         let job = |_thread: usize, _: Option<&Company>| {
             while let Some(chunk) = claim_chunk(&next, &parts, PARTS_AT_ONCE) {
@@ -553,14 +556,15 @@ impl Compaction {
     /// Phase 3: move every marked object to its new address, then return
     /// the blocks that are left, with their new fill levels. Empty blocks
     /// are freed. The blocks are shared out among the GC threads `workers`
-    /// gives (See Note [Sliding on several threads]). `slow_leader` is a
-    /// test's fault: GC thread 0 pauses before each block (See
-    /// `Compacting::slow_leader`).
+    /// gives (See Note [Sliding on several threads]). `reach` is how far
+    /// each block's objects point, by which a block left in place may need
+    /// no fixing. `slow_leader` is a test's fault: GC thread 0 pauses
+    /// before each block (See `Compacting::slow_leader`).
     ///
     /// # Safety
     /// Called once, after `update_pointers`.
     // SAFETY: memmove into addresses the plan proved are at or below the source (Note [Sliding is safe] in `compaction_plan`), after every pointer was fixed; a block's destinations are written only once their own objects have moved (Note [Sliding on several threads]).
-    pub unsafe fn slide(self, marks: &MarkBitmap, layout: Layout, blocks: &mut BlockAllocator, workers: Option<&GcWorkers>, slow_leader: bool) -> Vec<BlockPtr> {
+    pub unsafe fn slide(self, marks: &MarkBitmap, layout: Layout, blocks: &mut BlockAllocator, reach: &Reach, workers: Option<&GcWorkers>, slow_leader: bool) -> Vec<BlockPtr> {
         // The identity prefix keeps its objects where they are.
         let slid: Vec<AtomicBool> = (0..self.blocks.len()).map(|i| AtomicBool::new(i < self.prefix)).collect();
         let (next, failed) = (AtomicUsize::new(self.prefix), AtomicBool::new(false));
@@ -574,11 +578,16 @@ impl Compaction {
                     if i + 1 < self.blocks.len() {
                         self.prefetch_objects(marks, i + 1);
                     }
-                    // SAFETY: the caller's contract; block `i` has not
-                    // moved, and no other block writes into it before it
-                    // is marked slid (See Note [Fixing a block as it
-                    // slides]).
-                    unsafe { self.fix_parts(marks, layout, &[Part::Compacted(i)]) };
+                    // A block left in place whose objects point only into
+                    // the unmoved run has nothing to fix (See Note [Blocks
+                    // whose pointers stay put] in `reach`).
+                    if !(self.plans[i].stays && reach.stays_below(i, self.unmoved)) {
+                        // SAFETY: the caller's contract; block `i` has not
+                        // moved, and no other block writes into it before
+                        // it is marked slid (See Note [Fixing a block as it
+                        // slides]).
+                        unsafe { self.fix_parts(marks, layout, &[Part::Compacted(i)]) };
+                    }
                     if self.plans[i].stays {
                         // SAFETY: the caller's contract; block `i` is this
                         // thread's, and no block slides into it.

@@ -2,6 +2,7 @@
 //! what the slide then makes of a hand-built generation.
 
 use super::*;
+use crate::reach::Reach;
 use crate::slide::Compaction;
 use gclab_core::block_alloc::BlockAllocator;
 use gclab_core::info::InfoTable;
@@ -135,7 +136,7 @@ fn the_slide_keeps_the_blocks_that_stay_and_zeroes_their_holes() {
     let kept = unsafe {
         let compaction = Compaction::plan(&g.marks, blocks, dead_words_allowed(5));
         assert_eq!(compaction.left_in_place(), (1, 12));
-        compaction.slide(&g.marks, Layout::new(false), &mut g.ba, None, false)
+        compaction.slide(&g.marks, Layout::new(false), &mut g.ba, &Reach::new(4), None, false)
     };
     assert_eq!(kept, [g.blocks[0], g.blocks[1], g.blocks[2]], "block 3 is freed");
     let tags = |b: usize, n: usize| (0..n).map(|k| g.tag_at(b, k * CELL_WORDS)).collect::<Vec<_>>();
@@ -151,4 +152,22 @@ fn the_slide_keeps_the_blocks_that_stay_and_zeroes_their_holes() {
     // SAFETY: the kept blocks are the test's.
     let free: Vec<usize> = kept.iter().map(|&bd| unsafe { bd.read() }.used_words()).collect();
     assert_eq!(free, [500, 512, 100]);
+}
+
+#[test]
+fn the_unmoved_run_takes_in_blocks_left_in_place_and_empty_ones() {
+    // A block kept without holes, one kept with a hole, one that slides
+    // onto itself (the first block that moves), one with no live cell,
+    // one that slides down, and one kept again.
+    let holed: Vec<(usize, bool)> = run(0, 4).into_iter().chain(run(212, 6)).collect();
+    let dead = [(0, false), (50, false)];
+    let g = Generation::new(&[&run(0, 10), &holed, &run(0, 3), &dead, &run(100, 2), &run(0, 10)]);
+    // SAFETY: as above.
+    let plan = unsafe { plan(&g.marks, &g.blocks, dead_words_allowed(5)) };
+    let stays: Vec<bool> = plan.blocks.iter().map(|p| p.stays).collect();
+    assert_eq!(stays, [true, true, false, false, false, true]);
+    assert_eq!(plan.prefix, 1, "the prefix ends at the block with a hole");
+    assert_eq!(plan.blocks[2].destination(0), g.start(2), "the first block that moves slides onto itself");
+    assert_eq!(plan.unmoved, 4, "the unmoved run ends at the first block whose objects move");
+    assert_eq!(plan.blocks[4].destination(0), g.start(2).wrapping_add(150), "the block after the empty one slides down after block 2's cells");
 }
