@@ -364,6 +364,15 @@ impl Compaction {
         }
     }
 
+    /// Does the slide read block `i`'s objects, to fix or move them? Not
+    /// when the block is left in place and its objects point only into
+    /// the unmoved run, so that nothing in them changes (See Note [Blocks
+    /// whose pointers stay put] in `reach`).
+    #[inline]
+    fn reads_objects(&self, reach: &Reach, i: usize) -> bool {
+        !(self.plans[i].stays && reach.stays_below(i, self.unmoved))
+    }
+
     /// Ask for the cache lines where block `i` has objects starting, a
     /// block before the slide fixes them (See Note [Asking for the next
     /// block's objects]).
@@ -575,13 +584,10 @@ impl Compaction {
                         std::thread::sleep(std::time::Duration::from_micros(200));
                     }
                     // See Note [Asking for the next block's objects].
-                    if i + 1 < self.blocks.len() {
+                    if i + 1 < self.blocks.len() && self.reads_objects(reach, i + 1) {
                         self.prefetch_objects(marks, i + 1);
                     }
-                    // A block left in place whose objects point only into
-                    // the unmoved run has nothing to fix (See Note [Blocks
-                    // whose pointers stay put] in `reach`).
-                    if !(self.plans[i].stays && reach.stays_below(i, self.unmoved)) {
+                    if self.reads_objects(reach, i) {
                         // SAFETY: the caller's contract; block `i` has not
                         // moved, and no other block writes into it before
                         // it is marked slid (See Note [Fixing a block as it
