@@ -122,11 +122,6 @@ pub struct Plan {
     /// Note [Blocks whose pointers stay put] in `reach`). At least
     /// `prefix`.
     pub unmoved: usize,
-    /// The blocks that stay.
-    pub staying: usize,
-    /// Dead words below the last live word of the blocks that stay: what
-    /// the slide zeroes (See Note [Blocks left in place]).
-    pub hole_words: usize,
 }
 
 /// How many of a block's words may be dead for it to stay in place, with
@@ -151,7 +146,7 @@ struct Cursor {
 pub unsafe fn plan(marks: &MarkBitmap, blocks: &[BlockPtr], dead_words: usize) -> Plan {
     // SAFETY: the caller's contract.
     let start = |b: BlockPtr| unsafe { b.read() }.start;
-    let mut plan = Plan { blocks: Vec::with_capacity(blocks.len()), ends: vec![std::ptr::null_mut(); blocks.len()], prefix: 0, unmoved: 0, staying: 0, hole_words: 0 };
+    let mut plan = Plan { blocks: Vec::with_capacity(blocks.len()), ends: vec![std::ptr::null_mut(); blocks.len()], prefix: 0, unmoved: 0 };
     let mut cursor: Option<Cursor> = None;
     for (i, &bd) in blocks.iter().enumerate() {
         let (chunk_offsets, live) = marks.chunk_offsets(bd);
@@ -159,8 +154,6 @@ pub unsafe fn plan(marks: &MarkBitmap, blocks: &[BlockPtr], dead_words: usize) -
             // See Note [Blocks left in place].
             let end = 1 + marks.marked_word_with_rank(bd, &chunk_offsets, live - 1).expect("a block has `live` marked words");
             plan.ends[i] = start(bd).wrapping_add(end);
-            plan.hole_words += end - live;
-            plan.staying += 1;
             if plan.prefix == i && end == live {
                 plan.prefix += 1;
             }

@@ -278,10 +278,6 @@ pub struct Compaction {
     /// The unmoved run: the first `unmoved` blocks' objects keep their
     /// addresses (See Note [Blocks whose pointers stay put] in `reach`).
     unmoved: usize,
-    /// The blocks left in place, and the dead words below their last live
-    /// words (See Note [Blocks left in place] in `compaction_plan`).
-    staying: usize,
-    hole_words: usize,
 }
 
 // SAFETY: the GC threads share a compaction only in the update pass and
@@ -312,14 +308,7 @@ impl Compaction {
             }
         }
         let megablocks = MegablockSet::of(&blocks);
-        Compaction { blocks, plans: plan.blocks, ends: plan.ends, megablocks, prefix: plan.prefix, unmoved: plan.unmoved, staying: plan.staying, hole_words: plan.hole_words }
-    }
-
-    /// The blocks this compaction leaves in place, and the dead words
-    /// below their last live words (See Note [Blocks left in place] in
-    /// `compaction_plan`).
-    pub fn left_in_place(&self) -> (usize, usize) {
-        (self.staying, self.hole_words)
+        Compaction { blocks, plans: plan.blocks, ends: plan.ends, megablocks, prefix: plan.prefix, unmoved: plan.unmoved }
     }
 
     /// Zero the dead words of block `i`, which stays, below its last live
