@@ -318,11 +318,9 @@ impl Compaction {
     /// As for `slide`; block `i` is this thread's.
     // SAFETY: writes only the unmarked words of a block the GC holds, which no live object covers.
     unsafe fn zero_holes(&self, marks: &MarkBitmap, i: usize) {
-        let start = self.blocks[i].read().start;
-        let mut live_to = 0;
-        for run in marks.marked_runs(self.blocks[i]) {
-            std::ptr::write_bytes(start.add(live_to), 0, run.start - live_to);
-            live_to = run.end;
+        let d = self.blocks[i].read();
+        for run in marks.free_runs(self.blocks[i], d.word_index(self.ends[i])) {
+            std::ptr::write_bytes(d.start.add(run.start), 0, run.len());
         }
     }
 
