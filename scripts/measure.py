@@ -31,7 +31,7 @@ def run(cmd, env=None):
     """Run one program; its stdout, stderr, elapsed seconds and own peak RSS
     in bytes (wait4). A child started from here inherits this process's
     peak as the floor of its own (See Note [A process's own peak RSS] in
-    core/src/stats.rs), so a peak at or below that floor reads NaN: it is
+    core/src/process_usage.rs), so a peak at or below that floor reads NaN: it is
     not the program's."""
     with tempfile.TemporaryFile("w+") as out, tempfile.TemporaryFile("w+") as err:
         t0 = time.perf_counter()

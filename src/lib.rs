@@ -138,7 +138,7 @@ fn run_mutator(flags: RtsFlags, collector: Box<dyn Collector>, body: impl FnOnce
 /// all. The error comes with its exit code, 1.
 pub fn check_fits(workload: &Workload, args: &[usize], flags: &RtsFlags) -> Result<(), (u8, String)> {
     use gclab_core::constants::BLOCK_SIZE;
-    let Some(memory) = gclab_core::stats::machine_memory_bytes() else { return Ok(()) };
+    let Some(memory) = gclab_core::process_usage::machine_memory_bytes() else { return Ok(()) };
     let nurseries = flags.capabilities as u128 * (flags.alloc_area_blocks * BLOCK_SIZE) as u128;
     if nurseries > memory as u128 {
         return Err((1, format!(

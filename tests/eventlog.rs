@@ -74,8 +74,13 @@ fn ghc_events_parses_the_eventlog_of_every_collector() {
         if entry.name == "lxr" {
             assert!(decrements_ended > 0, "lxr: no DECREMENTS_END (251): {counts:?}");
         }
+        // A sliding compactor's compaction event, one per major GC (each
+        // compacts the oldest generation).
+        let compactions = counts.get("UnknownEvent252").copied().unwrap_or(0);
+        let expected_compactions = if entry.name == "compacting" { counts["HeapLive"] } else { 0 };
+        assert_eq!(compactions, expected_compactions, "{}: a COMPACTION (252) per compaction: {counts:?}", entry.name);
         let unknown: usize = counts.iter().filter(|(k, _)| k.starts_with("UnknownEvent")).map(|(_, n)| n).sum();
-        assert_eq!(unknown, own.unwrap_or(0) + decrements_ended, "{}: events ghc-events does not know: {counts:?}", entry.name);
+        assert_eq!(unknown, own.unwrap_or(0) + decrements_ended + compactions, "{}: events ghc-events does not know: {counts:?}", entry.name);
         assert_eq!(counts["StartGC"], counts["EndGC"]);
         assert_eq!(counts["StartGC"], counts["GCStatsGHC"]);
     }
@@ -157,6 +162,34 @@ fn gclab_eventlog_totals_a_mark_region_collectors_sweeps() {
         commas(stat("reclaimed_block_bytes")),
         stat("defrag_gcs"),
         commas(stat("defrag_copied_bytes"))
+    );
+    assert!(text.lines().any(|l| l == line), "expected `{line}' in:\n{text}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn gclab_eventlog_totals_a_compactors_compactions() {
+    // compacting's COMPACTION events, read back, give the totals and the
+    // count its run recorded.
+    let dir = scratch("compaction");
+    let (file, json) = (dir.join("compacting.eventlog"), dir.join("compacting.json"));
+    let o = gclab(&["run", "--collector", "compacting", "--json", json.to_str().unwrap(), "binary-trees", "14", "+RTS", "-A64k", "-l", &format!("-ol{}", file.display())]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let record: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let stat = |k: &str| record["stats"][k].as_u64().unwrap();
+    let compactions = record["stats"]["gens"][1]["compactions"].as_u64().unwrap();
+    assert!(compactions > 2 && stat("blocks_left_in_place") > 0 && stat("compaction_freed_bytes") > 0, "{}", record["stats"]);
+    let o = gclab(&["eventlog", "--no-plot", file.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let text = String::from_utf8_lossy(&o.stdout);
+    let commas = |n: u64| gclab_core::report::with_commas(n);
+    let line = format!(
+        "  Compaction: {compactions} compactions left {} of {} blocks in place ({} bytes of holes), slid {} bytes and freed {} bytes of blocks",
+        commas(stat("blocks_left_in_place")),
+        commas(stat("compacted_blocks")),
+        commas(stat("compaction_hole_bytes")),
+        commas(stat("compaction_slid_bytes")),
+        commas(stat("compaction_freed_bytes"))
     );
     assert!(text.lines().any(|l| l == line), "expected `{line}' in:\n{text}");
     std::fs::remove_dir_all(&dir).unwrap();

@@ -26,7 +26,7 @@ fn rts_of(rts_flags: &str, collector: &str) -> Rts {
 fn a_runs_peak_rss_is_its_own_not_its_parents() {
     // This process is 256 MiB resident when it starts the run, which a
     // child started by posix_spawn reads as the floor of its `ru_maxrss`
-    // (See Note [A process's own peak RSS] in core's `stats`).
+    // (See Note [A process's own peak RSS] in core's `process_usage`).
     let ballast = vec![1u8; 256 << 20];
     std::hint::black_box(&ballast);
     let json = std::env::temp_dir().join(format!("gclab-own-rss-{}.json", std::process::id()));

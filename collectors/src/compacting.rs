@@ -171,13 +171,13 @@ fn compact_collect(req: &GcRequest, ctx: &mut GcContext<'_>, workers: Option<(&G
     // SAFETY: as in `copy_collect`: the collector holds the heap, and every
     // root and slot holds a valid object address; the compaction phases run
     // once each, in order, after tracing.
-    let (mut threads, kept) = unsafe {
+    let (mut threads, (kept, record)) = unsafe {
         let mut threads = trace_with(&make, gens, ctx.caps, ctx.stable_ptrs, ctx.leader, workers);
         let reach = Reach::merged(threads.iter_mut().filter_map(|t| t.reach.take()));
         let compaction = Compaction::plan(&marks, in_place, dead_words);
         compaction.update_pointers(&mut threads, ctx.caps, ctx.stable_ptrs, &reach, workers.map(|(w, _)| w));
-        let kept = compaction.slide(&marks, layout, &mut blocks.lock(), &reach, workers.map(|(w, _)| w), slow_leader);
-        (threads, kept)
+        let slid = compaction.slide(&marks, layout, &mut blocks.lock(), &reach, workers.map(|(w, _)| w), slow_leader);
+        (threads, slid)
     };
     for bd in kept {
         // SAFETY: the compacted blocks are the GC's, now reinstalled.
@@ -185,5 +185,5 @@ fn compact_collect(req: &GcRequest, ctx: &mut GcContext<'_>, workers: Option<(&G
     }
     // SAFETY: tracing and compaction are over.
     unsafe { from_space::install(from, gens, ctx.caps, blocks, &mut threads, n) };
-    GcOutcome { in_place: true, compacted: true, ..outcome(n, &threads, team_size(workers)) }
+    GcOutcome { in_place: true, compacted: true, compaction: Some(record), ..outcome(n, &threads, team_size(workers)) }
 }

@@ -122,6 +122,13 @@ pub struct Plan {
     /// Note [Blocks whose pointers stay put] in `reach`). At least
     /// `prefix`.
     pub unmoved: usize,
+    /// Blocks left in place.
+    pub left_in_place: usize,
+    /// Dead words below the last live word of the blocks left in place:
+    /// their holes.
+    pub hole_words: usize,
+    /// Live words of the blocks whose objects do not keep their addresses.
+    pub slid_words: usize,
 }
 
 /// How many of a block's words may be dead for it to stay in place, with
@@ -146,7 +153,7 @@ struct Cursor {
 pub unsafe fn plan(marks: &MarkBitmap, blocks: &[BlockPtr], dead_words: usize) -> Plan {
     // SAFETY: the caller's contract.
     let start = |b: BlockPtr| unsafe { b.read() }.start;
-    let mut plan = Plan { blocks: Vec::with_capacity(blocks.len()), ends: vec![std::ptr::null_mut(); blocks.len()], prefix: 0, unmoved: 0 };
+    let mut plan = Plan { blocks: Vec::with_capacity(blocks.len()), ends: vec![std::ptr::null_mut(); blocks.len()], prefix: 0, unmoved: 0, left_in_place: 0, hole_words: 0, slid_words: 0 };
     let mut cursor: Option<Cursor> = None;
     for (i, &bd) in blocks.iter().enumerate() {
         let (chunk_offsets, live) = marks.chunk_offsets(bd);
@@ -154,6 +161,8 @@ pub unsafe fn plan(marks: &MarkBitmap, blocks: &[BlockPtr], dead_words: usize) -
             // See Note [Blocks left in place].
             let end = 1 + marks.marked_word_with_rank(bd, &chunk_offsets, live - 1).expect("a block has `live` marked words");
             plan.ends[i] = start(bd).wrapping_add(end);
+            plan.left_in_place += 1;
+            plan.hole_words += end - live;
             if plan.prefix == i && end == live {
                 plan.prefix += 1;
             }
@@ -197,6 +206,9 @@ pub unsafe fn plan(marks: &MarkBitmap, blocks: &[BlockPtr], dead_words: usize) -
         }
         if plan.unmoved == i && (in_place || live == 0) {
             plan.unmoved += 1;
+        }
+        if !in_place {
+            plan.slid_words += live;
         }
         plan.blocks.push(block_plan);
     }

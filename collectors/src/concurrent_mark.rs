@@ -104,7 +104,7 @@ use gclab_core::constants::Word;
 use gclab_core::object::{info_of_header, load_field, load_header, Layout};
 use gclab_core::flags::machine_cores;
 use gclab_core::{RtsFlags, SyncRequest};
-use gclab_core::stats::thread_cpu_seconds;
+use gclab_core::process_usage::thread_cpu_seconds;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use crate::parking::Parking;
 use std::sync::{Arc, Mutex, OnceLock};

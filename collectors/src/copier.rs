@@ -15,7 +15,7 @@ use gclab_core::bdescr::{next_set_bit, BlockPtr, LiveMap, BF_COPYING_OUT};
 use gclab_core::constants::{Word, BLOCK_SIZE, BLOCK_WORDS, WORD_SIZE};
 use gclab_core::info::ClosureType;
 use gclab_core::object::{copied_out_size, forward_target, info_of_header, is_forwarded, load_field, load_header, weak_field, Layout};
-use gclab_core::stats::thread_cpu_seconds;
+use gclab_core::process_usage::thread_cpu_seconds;
 use gclab_core::SyncRequest;
 use std::collections::HashSet;
 use std::ops::Range;

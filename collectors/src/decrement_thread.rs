@@ -19,7 +19,7 @@ use crate::lend_core::{wait_lending, Borrower, Loan};
 use gclab_core::bdescr::BlockPtr;
 use gclab_core::constants::Word;
 use gclab_core::object::{info_of_header, load_header, Layout};
-use gclab_core::stats::thread_cpu_seconds;
+use gclab_core::process_usage::thread_cpu_seconds;
 use gclab_core::ConcurrentPhase;
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};

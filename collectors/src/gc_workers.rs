@@ -114,7 +114,7 @@
 use crate::work_stealing::Heartbeats;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicU8, AtomicUsize, Ordering};
 use gclab_core::gc_help::HelpBoard;
-use gclab_core::stats::thread_cpu_seconds;
+use gclab_core::process_usage::thread_cpu_seconds;
 use gclab_core::lock::Lock;
 use gclab_core::RtsFlags;
 use std::sync::Arc;

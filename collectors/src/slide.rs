@@ -201,7 +201,8 @@ use crate::reach::Reach;
 use gclab_core::bdescr::{BlockDesc, BlockPtr, BF_MARK_IN_PLACE};
 use gclab_core::block_alloc::BlockAllocator;
 use gclab_core::capability::Capability;
-use gclab_core::constants::Word;
+use gclab_core::constants::{Word, WORD_SIZE};
+use gclab_core::CompactionRecord;
 use gclab_core::info::{ClosureType, InfoTable};
 use gclab_core::object::{info_of_header, weak_field, Layout};
 use gclab_core::stable_ptr::StablePtrTable;
@@ -278,6 +279,9 @@ pub struct Compaction {
     /// The unmoved run: the first `unmoved` blocks' objects keep their
     /// addresses (See Note [Blocks whose pointers stay put] in `reach`).
     unmoved: usize,
+    /// What the plan moves and leaves, for the GC's record; the slide
+    /// adds the blocks it frees.
+    record: CompactionRecord,
 }
 
 // SAFETY: the GC threads share a compaction only in the update pass and
@@ -308,7 +312,15 @@ impl Compaction {
             }
         }
         let megablocks = MegablockSet::of(&blocks);
-        Compaction { blocks, plans: plan.blocks, ends: plan.ends, megablocks, prefix: plan.prefix, unmoved: plan.unmoved }
+        let record = CompactionRecord {
+            blocks: blocks.len() as u32,
+            blocks_left_in_place: plan.left_in_place as u32,
+            blocks_unmoved: plan.unmoved as u32,
+            blocks_freed: 0,
+            hole_bytes: (plan.hole_words * WORD_SIZE) as u64,
+            slid_bytes: (plan.slid_words * WORD_SIZE) as u64,
+        };
+        Compaction { blocks, plans: plan.blocks, ends: plan.ends, megablocks, prefix: plan.prefix, unmoved: plan.unmoved, record }
     }
 
     /// Zero the dead words of block `i`, which stays, below its last live
@@ -550,8 +562,8 @@ impl Compaction {
     }
 
     /// Phase 3: move every marked object to its new address, then return
-    /// the blocks that are left, with their new fill levels. Empty blocks
-    /// are freed. The blocks are shared out among the GC threads `workers`
+    /// the blocks that are left, with their new fill levels, and the
+    /// compaction's record. Empty blocks are freed. The blocks are shared out among the GC threads `workers`
     /// gives (See Note [Sliding on several threads]). `reach` is how far
     /// each block's objects point, by which a block left in place may need
     /// no fixing. `slow_leader` is a test's fault: GC thread 0 pauses
@@ -560,7 +572,7 @@ impl Compaction {
     /// # Safety
     /// Called once, after `update_pointers`.
     // SAFETY: memmove into addresses the plan proved are at or below the source (Note [Sliding is safe] in `compaction_plan`), after every pointer was fixed; a block's destinations are written only once their own objects have moved (Note [Sliding on several threads]).
-    pub unsafe fn slide(self, marks: &MarkBitmap, layout: Layout, blocks: &mut BlockAllocator, reach: &Reach, workers: Option<&GcWorkers>, slow_leader: bool) -> Vec<BlockPtr> {
+    pub unsafe fn slide(self, marks: &MarkBitmap, layout: Layout, blocks: &mut BlockAllocator, reach: &Reach, workers: Option<&GcWorkers>, slow_leader: bool) -> (Vec<BlockPtr>, CompactionRecord) {
         // The identity prefix keeps its objects where they are.
         let slid: Vec<AtomicBool> = (0..self.blocks.len()).map(|i| AtomicBool::new(i < self.prefix)).collect();
         let (next, failed) = (AtomicUsize::new(self.prefix), AtomicBool::new(false));
@@ -609,6 +621,7 @@ impl Compaction {
                 kept.push(bd);
             }
         }
-        kept
+        let record = CompactionRecord { blocks_freed: (self.ends.len() - kept.len()) as u32, ..self.record };
+        (kept, record)
     }
 }

@@ -278,6 +278,9 @@ pub struct GcOutcome {
     /// What the sweep of a line-marked (mark-region) space found, for a
     /// collector that has one (`immix`'s major GCs).
     pub region: Option<RegionSweep>,
+    /// What a sliding compaction of the oldest generation moved and left
+    /// where it was (`compacting`'s major GCs).
+    pub compaction: Option<CompactionRecord>,
     /// A partial collection also collected part of this older generation
     /// (an increment: See Note [Increments] in the collectors'
     /// `from_space`). The GC still counts as one of `0..=collected_gen`;
@@ -311,6 +314,29 @@ pub struct RegionSweep {
     pub defrag_blocks: u32,
     /// Bytes of live objects copied out of those blocks.
     pub defrag_copied_bytes: u64,
+}
+
+/// One sliding compaction of a generation, by blocks (See Note [Blocks
+/// left in place] in the collectors' `compaction_plan`): in `-S`, the JSON
+/// record, `gclab report` and the eventlog's `COMPACTION` event.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize)]
+pub struct CompactionRecord {
+    /// Blocks of the generation the compaction planned.
+    pub blocks: u32,
+    /// Of those, blocks nearly all live, left where they were with their
+    /// dead words zeroed (`compacting:dead=N`).
+    pub blocks_left_in_place: u32,
+    /// The leading run of blocks whose objects kept their addresses (left
+    /// in place, slid onto themselves, or empty): pointers into them were
+    /// not changed.
+    pub blocks_unmoved: u32,
+    /// Blocks left empty after the slide, given back to the block
+    /// allocator.
+    pub blocks_freed: u32,
+    /// Dead bytes left as holes (slop) in the blocks left in place.
+    pub hole_bytes: u64,
+    /// Bytes of the live objects of the blocks that slid.
+    pub slid_bytes: u64,
 }
 
 impl GcOutcome {

@@ -17,7 +17,8 @@
 //!   `barrier` (the write barrier), `heap_walk` (every object);
 //! - the GC seam: `collector` (the trait every collector implements),
 //!   `policy` (when to collect what, how big things grow), `sync` and
-//!   `gc_help` (stopping the world), `stats` (what a run measures),
+//!   `gc_help` (stopping the world), `stats` (what a run measures, with
+//!   `process_usage`, what the OS measures of the process),
 //!   `profiling` (the heap profiler's seam), `observe` (what observers
 //!   are shown);
 //! - the observers, beside the runtime: `report` and `stats_output` (the
@@ -60,6 +61,7 @@ pub mod option_value;
 pub mod params;
 pub mod object;
 pub mod policy;
+pub mod process_usage;
 pub mod profiling;
 pub mod report;
 pub mod rts;
@@ -72,7 +74,7 @@ pub mod stats;
 pub mod stats_output;
 pub mod sync;
 
-pub use collector::{Collector, CollectorEvent, ConcurrentPhase, GcContext, GcOutcome, GcReason, GcRequest, RegionSweep, SyncRequest, ThreadWork};
+pub use collector::{Collector, CollectorEvent, ConcurrentPhase, CompactionRecord, GcContext, GcOutcome, GcReason, GcRequest, RegionSweep, SyncRequest, ThreadWork};
 pub use flags::{FlagError, RtsFlags};
 pub use info::{ClosureType, InfoTable, SharedBoxes, StaticObject};
 pub use mutator::{Alarm, Finalizer, FinalizerKind, Handle, HeapView, LastFinalizer, Mutator, ObjRef};

@@ -47,6 +47,13 @@ pub fn gc_table_line(r: &GcRecord) -> String {
             let _ = write!(line, "; defrag: {} blocks, {} bytes copied", s.defrag_blocks, s.defrag_copied_bytes);
         }
     }
+    if let Some(c) = &r.compaction {
+        let _ = write!(
+            line,
+            "  compaction: {} of {} blocks left in place ({} B of holes), the first {} unmoved, {} B slid, {} blocks freed",
+            c.blocks_left_in_place, c.blocks, c.hole_bytes, c.blocks_unmoved, c.slid_bytes, c.blocks_freed
+        );
+    }
     line.push('\n');
     line
 }
@@ -71,6 +78,24 @@ pub fn region_summary(s: &Stats) -> Option<String> {
             with_commas(s.reclaimed_block_bytes),
             s.defrag_gcs,
             with_commas(s.defrag_copied_bytes)
+        )
+    })
+}
+
+/// A sliding compactor's compactions, all together, in one line (none
+/// for other collectors): not in GHC's `-s`, so shown after it where
+/// gclab reads a run back (`gclab eventlog`).
+pub fn compaction_summary(s: &Stats) -> Option<String> {
+    let compactions: u64 = s.gens.iter().map(|g| g.compactions).sum();
+    (s.compacted_blocks > 0).then(|| {
+        format!(
+            "  Compaction: {} compactions left {} of {} blocks in place ({} bytes of holes), slid {} bytes and freed {} bytes of blocks\n",
+            compactions,
+            with_commas(s.blocks_left_in_place),
+            with_commas(s.compacted_blocks),
+            with_commas(s.compaction_hole_bytes),
+            with_commas(s.compaction_slid_bytes),
+            with_commas(s.compaction_freed_bytes)
         )
     })
 }
@@ -340,10 +365,20 @@ mod tests {
             scanned_objects: 0,
             hole_bytes: 0,
             region: None,
+            compaction: None,
             sync_wait: 0.0,
         };
         // A line of GHC 9.0's own -S output (binary-trees 16).
         assert_eq!(gc_table_line(&r), "  1062752   1028224   1052856  0.002  0.004    0.003    0.006    0    0  (Gen:  0)\n");
+    }
+
+    #[test]
+    fn a_compactions_line_ends_with_what_it_left_and_slid() {
+        let compaction = crate::collector::CompactionRecord { blocks: 36041, blocks_left_in_place: 9021, blocks_unmoved: 0, blocks_freed: 15535, hole_bytes: 96, slid_bytes: 46382712 };
+        let r = GcRecord { gen: 1, compacted: true, compaction: Some(compaction), ..GcRecord::default() };
+        let line = gc_table_line(&r);
+        assert!(line.starts_with("        0         0         0  0.000  0.000    0.000    0.000    0    0  (Gen:  1)  compaction: "), "GHC's columns stay as they are: {line}");
+        assert!(line.ends_with("compaction: 9021 of 36041 blocks left in place (96 B of holes), the first 0 unmoved, 46382712 B slid, 15535 blocks freed\n"), "{line}");
     }
 
     #[test]

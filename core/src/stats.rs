@@ -13,131 +13,17 @@
 //! What stays for the rest of the run is a `GcSummary`: the figures read
 //! per GC afterwards (the pauses of the latency report and its MMU, the
 //! time to safepoint, the residency and holes the tests follow, a region
-//! sweep). The whole records had been kept, about 250 bytes a GC with
-//! their per-thread vector: 1.7 MB for binary-trees 20's 7,000 GCs, and
-//! 90 MB for an hour at 100 GCs a second. A summary is 72 bytes (26 MB for
+//! sweep or a compaction, boxed, as most GCs have neither). The whole
+//! records had been kept, about 250 bytes a GC with their per-thread
+//! vector: 1.7 MB for binary-trees 20's 7,000 GCs, and 90 MB for an hour
+//! at 100 GCs a second. A summary is 80 bytes (29 MB for
 //! that hour); the pauses must be kept for the latency report's MMU, and
 //! the allocation and heap size for a JSON record's timeline.
-
-//! Note [A process's own peak RSS]
-//! ----------------------------------------
-//! `getrusage`'s `ru_maxrss` is not a program's own peak: exec carries the
-//! old address space's high-water mark into the new program's (the
-//! kernel's `exec_mmap` keeps it in the process's signal struct), and a
-//! program started by `posix_spawn`, as Rust's `Command` and Python's
-//! `subprocess` start one, replaces its parent's very address space (a
-//! vfork borrows it until the exec), so it reads at least its parent's
-//! peak. A `gclab run` started by a sweep read at least the sweep's 5.8
-//! MB, whatever it used; one started from Python (`scripts/ab`), 13.7 MB.
-//! A run's figure (`max_rss_bytes`) is therefore Linux's `VmHWM`, the peak
-//! of the address space made at this program's exec. A peer program's can
-//! only be read from outside, once it has ended (`wait4`), so `gclab
-//! peer` starts it by fork and exec (`spawn_measured`): a forked child
-//! gets a copy of its parent's address space, whose resident set is only
-//! the anonymous pages the fork copied (the kernel does not copy the page
-//! tables of file mappings), which the peer's exec then carries as its
-//! floor. GHC's binary-trees 4 read 4.0 MB through a sweep before, 3.9 MB
-//! after, and 3.8 MB run by GNU time (`/usr/bin/time -f %M`, a small
-//! process that forks).
 
 use crate::constants::{BLOCKS_PER_MBLOCK, BLOCK_SIZE, MBLOCK_SIZE, WORD_SIZE};
 use crate::capability::Allocated;
 use crate::heap::Heap;
 use serde::Serialize;
-use std::time::Instant;
-
-/// The machine's memory in bytes (`MemTotal` of /proc/meminfo), if known.
-pub fn machine_memory_bytes() -> Option<u64> {
-    let meminfo = std::fs::read_to_string("/proc/meminfo").ok()?;
-    let kib: u64 = meminfo.lines().find(|l| l.starts_with("MemTotal:"))?.split_whitespace().nth(1)?.parse().ok()?;
-    Some(kib * 1024)
-}
-
-/// Process CPU time in seconds.
-pub fn process_cpu_seconds() -> f64 {
-    let mut ts = libc::timespec { tv_sec: 0, tv_nsec: 0 };
-    // SAFETY: clock_gettime writes one timespec that we own.
-    unsafe { libc::clock_gettime(libc::CLOCK_PROCESS_CPUTIME_ID, &mut ts) };
-    ts.tv_sec as f64 + ts.tv_nsec as f64 * 1e-9
-}
-
-/// CPU time of the calling thread in seconds (a collector's own thread
-/// measures its concurrent work with it).
-pub fn thread_cpu_seconds() -> f64 {
-    let mut ts = libc::timespec { tv_sec: 0, tv_nsec: 0 };
-    // SAFETY: clock_gettime writes one timespec that we own.
-    unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut ts) };
-    ts.tv_sec as f64 + ts.tv_nsec as f64 * 1e-9
-}
-
-/// The resource usage of `who` (`RUSAGE_SELF` or `RUSAGE_CHILDREN`).
-fn rusage(who: libc::c_int) -> libc::rusage {
-    // SAFETY: getrusage fills a zeroed rusage that we own.
-    unsafe {
-        let mut ru: libc::rusage = std::mem::zeroed();
-        libc::getrusage(who, &mut ru);
-        ru
-    }
-}
-
-/// Major page faults of the process so far.
-pub fn major_page_faults() -> u64 {
-    rusage(libc::RUSAGE_SELF).ru_majflt as u64
-}
-
-/// Peak resident set size of this program, in bytes: of its own address
-/// space where the system says (See Note [A process's own peak RSS]).
-pub fn max_rss_bytes() -> u64 {
-    own_peak_rss_bytes().unwrap_or_else(|| rusage(libc::RUSAGE_SELF).ru_maxrss as u64 * 1024)
-}
-
-/// Linux's `VmHWM`: the high-water mark of the resident set of this
-/// program's address space, made at its exec.
-fn own_peak_rss_bytes() -> Option<u64> {
-    let status = std::fs::read_to_string("/proc/self/status").ok()?;
-    let line = status.lines().find_map(|l| l.strip_prefix("VmHWM:"))?;
-    let kib: u64 = line.trim().strip_suffix("kB")?.trim().parse().ok()?;
-    Some(kib * 1024)
-}
-
-/// The largest peak resident set size of this process's children that
-/// have ended and been waited for, in bytes: with one child started by
-/// `spawn_measured`, its own (`gclab peer` measures a peer program so).
-pub fn children_max_rss_bytes() -> u64 {
-    rusage(libc::RUSAGE_CHILDREN).ru_maxrss as u64 * 1024
-}
-
-/// Start `cmd` by fork and exec, so that its peak RSS, read when it ends
-/// (`children_max_rss_bytes`), carries as little of this process's as
-/// can be (See Note [A process's own peak RSS]).
-pub fn spawn_measured(cmd: &mut std::process::Command) -> std::io::Result<std::process::Child> {
-    use std::os::unix::process::CommandExt;
-    // SAFETY: the hook runs in the child between fork and exec and does
-    // nothing, so it touches no lock or allocation another thread held.
-    unsafe { cmd.pre_exec(|| Ok(())) };
-    cmd.spawn()
-}
-
-/// A point in time on both clocks.
-#[derive(Debug, Clone, Copy)]
-pub struct Stamp {
-    /// Process CPU seconds.
-    pub cpu: f64,
-    /// Wall-clock instant.
-    pub wall: Instant,
-}
-
-impl Stamp {
-    /// Now.
-    pub fn now() -> Stamp {
-        Stamp { cpu: process_cpu_seconds(), wall: Instant::now() }
-    }
-
-    /// (CPU, elapsed) seconds since `earlier`.
-    pub fn since(&self, earlier: &Stamp) -> (f64, f64) {
-        (self.cpu - earlier.cpu, self.wall.duration_since(earlier.wall).as_secs_f64())
-    }
-}
 
 /// What is kept of one GC after it (See Note [What is kept of each GC]).
 #[derive(Debug, Clone)]
@@ -161,9 +47,11 @@ pub struct GcSummary {
     pub hole_bytes: u64,
     /// What the sweep of a mark-region space found, if it swept one.
     pub region: Option<Box<crate::collector::RegionSweep>>,
+    /// What a sliding compaction moved, if the GC compacted.
+    pub compaction: Option<Box<crate::collector::CompactionRecord>>,
 }
 
-const _: () = assert!(std::mem::size_of::<GcSummary>() == 72, "See Note [What is kept of each GC]");
+const _: () = assert!(std::mem::size_of::<GcSummary>() == 80, "See Note [What is kept of each GC]");
 
 impl GcSummary {
     /// What is kept of `rec`.
@@ -178,12 +66,13 @@ impl GcSummary {
             heap_bytes: rec.heap_bytes,
             hole_bytes: rec.hole_bytes,
             region: rec.region.map(Box::new),
+            compaction: rec.compaction.map(Box::new),
         }
     }
 }
 
 /// One GC, as a `-S` line and a JSON record entry.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Default, Serialize)]
 pub struct GcRecord {
     /// The oldest generation collected.
     pub gen: usize,
@@ -232,6 +121,9 @@ pub struct GcRecord {
     /// What the sweep of a mark-region space found (`immix`'s major GCs).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub region: Option<crate::collector::RegionSweep>,
+    /// What a sliding compaction moved (`compacting`'s major GCs).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub compaction: Option<crate::collector::CompactionRecord>,
     /// Seconds the mutator that led it waited for the others to stop
     /// (time to safepoint; 0 with one capability), before `gc_elapsed`.
     pub sync_wait: f64,
@@ -320,6 +212,17 @@ pub struct Stats {
     pub defrag_gcs: u64,
     /// Bytes copied out of the blocks evacuated to defragment.
     pub defrag_copied_bytes: u64,
+    /// Blocks the sliding compactions planned, all together (their count
+    /// is the oldest generation's `compactions`).
+    pub compacted_blocks: u64,
+    /// Of those, blocks left where they were, nearly all live.
+    pub blocks_left_in_place: u64,
+    /// Dead bytes those blocks kept as holes, all compactions together.
+    pub compaction_hole_bytes: u64,
+    /// Bytes of live objects the compactions slid.
+    pub compaction_slid_bytes: u64,
+    /// Bytes of the blocks the compactions emptied and freed.
+    pub compaction_freed_bytes: u64,
     /// Peak memory mapped for the heap.
     pub max_mem_in_use_bytes: u64,
     /// Space lost to fragmentation at the peak.
@@ -445,6 +348,11 @@ impl Stats {
             reclaimed_block_bytes: 0,
             defrag_gcs: 0,
             defrag_copied_bytes: 0,
+            compacted_blocks: 0,
+            blocks_left_in_place: 0,
+            compaction_hole_bytes: 0,
+            compaction_slid_bytes: 0,
+            compaction_freed_bytes: 0,
             max_mem_in_use_bytes: 0,
             fragmentation_bytes: 0,
             gc_cpu: 0.0,
@@ -551,6 +459,15 @@ impl Stats {
         self.defrag_copied_bytes = self.defrag_copied_bytes.saturating_add(r.defrag_copied_bytes);
     }
 
+    /// Account one sliding compaction (saturating, as above).
+    pub fn record_compaction(&mut self, c: &crate::collector::CompactionRecord) {
+        self.compacted_blocks = self.compacted_blocks.saturating_add(c.blocks as u64);
+        self.blocks_left_in_place = self.blocks_left_in_place.saturating_add(c.blocks_left_in_place as u64);
+        self.compaction_hole_bytes = self.compaction_hole_bytes.saturating_add(c.hole_bytes);
+        self.compaction_slid_bytes = self.compaction_slid_bytes.saturating_add(c.slid_bytes);
+        self.compaction_freed_bytes = self.compaction_freed_bytes.saturating_add(c.blocks_freed as u64 * crate::constants::BLOCK_SIZE as u64);
+    }
+
     /// Account one GC.
     pub fn record_gc(&mut self, rec: &GcRecord, major: bool, parallel: bool) {
         self.gcs += 1;
@@ -566,6 +483,9 @@ impl Stats {
         self.max_hole_bytes = self.max_hole_bytes.max(rec.hole_bytes);
         if let Some(r) = rec.region {
             self.record_region_sweep(&r);
+        }
+        if let Some(c) = rec.compaction {
+            self.record_compaction(&c);
         }
         if major {
             self.major_gcs += 1;

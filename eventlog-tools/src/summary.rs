@@ -440,6 +440,14 @@ impl Deriver {
                 }
             }
             id::REGION_SWEEP if inside(t) => self.stats.record_region_sweep(&gclab_core::eventlog::decode_region_sweep(e.payload)),
+            id::COMPACTION if inside(t) => {
+                // Compactions are of the oldest generation; `-s` counts
+                // them there.
+                self.stats.record_compaction(&gclab_core::eventlog::decode_compaction(e.payload));
+                if let Some(oldest) = self.stats.gens.last_mut() {
+                    oldest.compactions += 1;
+                }
+            }
             id::COPY_OUT_BEGIN => self.copy_out_begin = Some(t),
             id::COPY_OUT_END if inside(t) => {
                 if let Some(b) = self.copy_out_begin.take().filter(|&b| inside(b)) {
@@ -547,6 +555,7 @@ pub fn summary_text(d: &Derived, file: &Path) -> String {
     let mut out = format!("{}: {} events, {} GCs; computed from the eventlog (elapsed times only: the CPU columns repeat them)\n\n", file.display(), d.events, d.stats.gcs);
     out.push_str(&gclab_core::report::summary(&d.stats, d.caps));
     out.push_str(&gclab_core::report::region_summary(&d.stats).unwrap_or_default());
+    out.push_str(&gclab_core::report::compaction_summary(&d.stats).unwrap_or_default());
     out.push('\n');
     out.push_str(&crate::latency::latency_text(&d.latency, d.stats.gens.len()));
     out.push_str(&d.implausible.text());

@@ -429,7 +429,7 @@ fn manifest_json(exp: &Experiment, seed: u64) -> serde_json::Value {
         "peers": exp.peers.iter().map(|&l| (l.name().to_string(), crate::peers::build::compiler_version(l).unwrap_or_else(|e| e).into())).collect::<serde_json::Map<String, serde_json::Value>>(),
         "machine": {
             "cores": std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1),
-            "memory_bytes": gclab_core::stats::machine_memory_bytes().unwrap_or(0),
+            "memory_bytes": gclab_core::process_usage::machine_memory_bytes().unwrap_or(0),
             "cpu_model": cpu_field("model name"),
             "cpu_mhz": cpu_field("cpu MHz"),
             "frequency_governor": governor,

@@ -150,6 +150,11 @@ pub(super) fn write_record(path: &Path, what: serde_json::Value, under: (&str, &
         // A mark-region collector's sweeps, one per major GC.
         record["region_sweeps"] = serde_json::json!(sweeps);
     }
+    let compactions: Vec<gclab_core::CompactionRecord> = stats.records.iter().filter_map(|r| r.compaction.as_deref().copied()).collect();
+    if !compactions.is_empty() {
+        // A sliding compactor's compactions, one per major GC.
+        record["compactions"] = serde_json::json!(compactions);
+    }
     if outcome.sanity_checks > 0 {
         record["sanity"] = serde_json::json!({
             "checks": outcome.sanity_checks,

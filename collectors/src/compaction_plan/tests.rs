@@ -7,6 +7,7 @@ use crate::slide::Compaction;
 use gclab_core::block_alloc::BlockAllocator;
 use gclab_core::info::InfoTable;
 use gclab_core::object::Layout;
+use gclab_core::CompactionRecord;
 
 /// An object of 50 words: its header and 49 words of data.
 static CELL: InfoTable = InfoTable::constr("Cell", "T", "Test", 0, 49);
@@ -133,11 +134,23 @@ fn the_slide_keeps_the_blocks_that_stay_and_zeroes_their_holes() {
     let blocks = g.blocks.clone();
     // SAFETY: the generation is the test's, marked; nothing points into it,
     // so the update pass has nothing to fix.
-    let kept = unsafe {
+    let (kept, record) = unsafe {
         let compaction = Compaction::plan(&g.marks, blocks, dead_words_allowed(5));
         compaction.slide(&g.marks, Layout::new(false), &mut g.ba, &Reach::new(4), None, false)
     };
     assert_eq!(kept, [g.blocks[0], g.blocks[1], g.blocks[2]], "block 3 is freed");
+    let expected = CompactionRecord {
+        blocks: 4,
+        blocks_left_in_place: 1,
+        // Block 0's cells slide to its start: no block keeps its objects'
+        // addresses from the first on.
+        blocks_unmoved: 0,
+        blocks_freed: 1,
+        hole_bytes: (12 * WORD_SIZE) as u64,
+        // Blocks 0, 2 and 3: 2, 6 and 4 cells.
+        slid_bytes: (12 * CELL_WORDS * WORD_SIZE) as u64,
+    };
+    assert_eq!(record, expected);
     let tags = |b: usize, n: usize| (0..n).map(|k| g.tag_at(b, k * CELL_WORDS)).collect::<Vec<_>>();
     assert_eq!(tags(0, 10), [200, 250, 2000, 2050, 2100, 2150, 2200, 2250, 3100, 3150], "blocks 0, 2 and 3's first cells slid into block 0");
     assert_eq!(tags(2, 2), [3200, 3250], "block 3's last two cells went to block 2, past block 1");
@@ -169,4 +182,6 @@ fn the_unmoved_run_takes_in_blocks_left_in_place_and_empty_ones() {
     assert_eq!(plan.blocks[2].destination(0), g.start(2), "the first block that moves slides onto itself");
     assert_eq!(plan.unmoved, 4, "the unmoved run ends at the first block whose objects move");
     assert_eq!(plan.blocks[4].destination(0), g.start(2).wrapping_add(150), "the block after the empty one slides down after block 2's cells");
+    assert_eq!((plan.left_in_place, plan.hole_words), (3, 12), "three blocks stay, one with a 12-word hole");
+    assert_eq!(plan.slid_words, 2 * CELL_WORDS, "only block 4's cells move: block 2's slide onto themselves");
 }

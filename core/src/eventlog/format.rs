@@ -45,7 +45,7 @@ pub mod id {
     pub const CONC_UPD_REM_SET_FLUSH: u16 = 206;
     pub const NONMOVING_HEAP_CENSUS: u16 = 207;
     /// gclab's own: one sweep of a mark-region space (See
-    /// `region_sweep_payload`). Declared with its size, so GHC's readers
+    /// `encode_region_sweep`). Declared with its size, so GHC's readers
     /// skip it.
     pub const REGION_SWEEP: u16 = 248;
     /// gclab's own: a concurrent copier began copying a from-space out
@@ -58,6 +58,9 @@ pub mod id {
     /// ended a run (counts lowered u64, objects freed u64, CPU and
     /// elapsed nanoseconds u64).
     pub const DECREMENTS_END: u16 = 251;
+    /// gclab's own: one sliding compaction of the oldest generation (See
+    /// `encode_compaction`).
+    pub const COMPACTION: u16 = 252;
     pub const DATA_END: u16 = 0xffff;
 }
 
@@ -121,6 +124,7 @@ pub const EVENT_TYPES: &[EventType] = &[
     et(id::COPY_OUT_BEGIN, Some(12), "Concurrent copying out began (gclab)"),
     et(id::COPY_OUT_END, Some(56), "Concurrent copying out ended (gclab)"),
     et(id::DECREMENTS_END, Some(32), "Reference-count decrements ended (gclab)"),
+    et(id::COMPACTION, Some(32), "Sliding compaction (gclab)"),
 ];
 
 /// The `HEAP_PROF_BEGIN` break-down code of a `-h` letter (GHC's
@@ -291,6 +295,25 @@ pub fn decode_region_sweep(p: &[u8]) -> crate::collector::RegionSweep {
     }
 }
 
+/// `COMPACTION`'s 32 bytes: blocks planned, left in place, unmoved and
+/// freed (u32 each), then the bytes of holes left and of objects slid
+/// (u64 each).
+pub fn encode_compaction(c: &crate::collector::CompactionRecord) -> Payload {
+    Payload::new().u32(c.blocks).u32(c.blocks_left_in_place).u32(c.blocks_unmoved).u32(c.blocks_freed).u64(c.hole_bytes).u64(c.slid_bytes)
+}
+
+/// Read `COMPACTION`'s payload back (missing bytes read as zero).
+pub fn decode_compaction(p: &[u8]) -> crate::collector::CompactionRecord {
+    crate::collector::CompactionRecord {
+        blocks: be32(p, 0) as u32,
+        blocks_left_in_place: be32(p, 4) as u32,
+        blocks_unmoved: be32(p, 8) as u32,
+        blocks_freed: be32(p, 12) as u32,
+        hole_bytes: be64(p, 16),
+        slid_bytes: be64(p, 24),
+    }
+}
+
 /// `COPY_OUT_END`'s 56 bytes: the bytes the collector's thread copied,
 /// the objects and bytes the mutators copied, the read barrier's slow
 /// paths, the fields updated, the degenerate collections and the cycles
@@ -350,6 +373,13 @@ pub fn describe(id: u16, p: &[u8]) -> String {
             format!(
                 "mark-region sweep: {} free lines of {} bytes in {} recyclable of {} blocks swept, {} blocks freed; {} blocks evacuated, {} bytes copied",
                 r.lines_free, r.line_bytes, r.blocks_recyclable, r.blocks_swept, r.blocks_freed, r.defrag_blocks, r.defrag_copied_bytes
+            )
+        }
+        id::COMPACTION => {
+            let c = decode_compaction(p);
+            format!(
+                "compaction: {} of {} blocks left in place ({} bytes of holes), the first {} unmoved, {} bytes slid, {} blocks freed",
+                c.blocks_left_in_place, c.blocks, c.hole_bytes, c.blocks_unmoved, c.slid_bytes, c.blocks_freed
             )
         }
         id::COPY_OUT_BEGIN => format!("copying out began: {} blocks, {} bytes of objects", be32(p, 0), be64(p, 4)),

@@ -209,6 +209,9 @@ impl RunEventLog {
         if let Some(r) = &record.region {
             self.log.post(Some(0), end, id::REGION_SWEEP, encode_region_sweep(r));
         }
+        if let Some(c) = &record.compaction {
+            self.log.post(Some(0), end, id::COMPACTION, encode_compaction(c));
+        }
         self.log.post(Some(0), end, id::GC_END, Payload::new());
         if threads_shown {
             for c in 0..caps {

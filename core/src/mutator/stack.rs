@@ -103,7 +103,7 @@ impl Mutator<'_> {
     /// physical memory by default, as GHC's.
     pub fn max_stack_words(&self) -> usize {
         let bytes = match self.rt.flags().max_stack_bytes {
-            0 => crate::stats::machine_memory_bytes().map_or(usize::MAX / 2, |m| (m / 10 * 8) as usize),
+            0 => crate::process_usage::machine_memory_bytes().map_or(usize::MAX / 2, |m| (m / 10 * 8) as usize),
             b => b,
         };
         bytes / WORD_SIZE

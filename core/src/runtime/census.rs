@@ -11,7 +11,7 @@ use super::{RunState, Runtime};
 use crate::constants::Word;
 use crate::observe::HeapSample;
 use crate::profiling::{HeapProfiler, ProfileContext};
-use crate::stats::Stamp;
+use crate::process_usage::Stamp;
 use std::time::Instant;
 
 impl Runtime {

@@ -6,7 +6,7 @@
 
 use super::driver::GcCpu;
 use super::{unwind_failure, RunState, Runtime};
-use crate::stats::Stamp;
+use crate::process_usage::Stamp;
 use std::time::Instant;
 
 impl Runtime {

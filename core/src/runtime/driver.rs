@@ -44,7 +44,8 @@ use crate::gc_help::HelpBoard;
 use crate::heap::Heap;
 use crate::observe::{Collected, GcEnd};
 use crate::policy::{self, HeapExhausted};
-use crate::stats::{major_page_faults, thread_cpu_seconds, GcRecord, Stamp, Stats};
+use crate::process_usage::{major_page_faults, thread_cpu_seconds, Stamp};
+use crate::stats::{GcRecord, Stats};
 use crate::sync::{Failure, WorldStopped};
 
 impl Runtime {
@@ -221,6 +222,7 @@ impl Runtime {
             scanned_objects: outcome.threads.iter().map(|t| t.scanned_objects as u64).sum(),
             hole_bytes: heap.hole_bytes() as u64,
             region: outcome.region,
+            compaction: outcome.compaction,
             sync_wait: 0.0,
         }
     }

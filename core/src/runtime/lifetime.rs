@@ -5,7 +5,8 @@
 use super::{RunError, Runtime};
 use crate::constants::WORD_SIZE;
 use crate::observe::RunEnd;
-use crate::stats::{max_rss_bytes, Stamp, Stats};
+use crate::process_usage::{max_rss_bytes, Stamp};
+use crate::stats::Stats;
 
 impl Runtime {
     /// Close the run: account the last allocation, let the observers

@@ -48,7 +48,7 @@ pub fn run(peer: &PeerRun, json: Option<&Path>) -> Result<(), Failure> {
     cmd.args(peer.args.iter().map(|a| a.to_string())).args(&inv.args).envs(inv.env.iter().cloned());
     cmd.stdin(Stdio::null()).stdout(Stdio::piped()).stderr(Stdio::piped());
     let start = Instant::now();
-    let mut child = gclab_core::stats::spawn_measured(&mut cmd).map_err(|e| (1, format!("cannot start {}: {e}", peer.program.display())))?;
+    let mut child = gclab_core::process_usage::spawn_measured(&mut cmd).map_err(|e| (1, format!("cannot start {}: {e}", peer.program.display())))?;
     let (out, err) = (reader(child.stdout.take()), reader(child.stderr.take()));
     let sweep_ended = starting_sweep();
     let status = loop {
@@ -63,7 +63,7 @@ pub fn run(peer: &PeerRun, json: Option<&Path>) -> Result<(), Failure> {
         std::thread::sleep(Duration::from_millis(2));
     };
     let wall_secs = start.elapsed().as_secs_f64();
-    let max_rss = gclab_core::stats::children_max_rss_bytes();
+    let max_rss = gclab_core::process_usage::children_max_rss_bytes();
     let (stdout, stderr) = (out.join().unwrap_or_default(), err.join().unwrap_or_default());
     let ghc_text = std::fs::read_to_string(&ghc_stats).ok();
     let _ = std::fs::remove_file(&ghc_stats);

@@ -53,6 +53,8 @@ const IN_PLACE: &[Column] = &[
     col("lines freed (MiB)", "reclaimed_line_bytes", 1),
     col("blocks freed (MiB)", "reclaimed_block_bytes", 1),
     col("defrag copied (MiB)", "defrag_copied_bytes", 1),
+    col("slid (MiB)", "compaction_slid_bytes", 1),
+    col("blocks left in place", "blocks_left_in_place", 0),
 ];
 
 /// The latency table's columns.
