@@ -71,6 +71,9 @@ fn each_compaction_records_what_it_left_in_place_and_slid() {
     assert_consistent("dead=0", &none, &none_stats);
     assert_consistent("dead=5", &some, &some_stats);
     assert_consistent("dead=49", &most, &most_stats);
+    // Only a block without a dead word stays at dead=0, and lru's blocks
+    // all end short of their ends (its 18-word entries do not divide a
+    // block), so none stays.
     assert!(none.iter().all(|c| c.blocks_left_in_place == 0 && c.hole_bytes == 0), "dead=0 leaves nothing in place: {none:?}");
     assert!(none_stats.compaction_slid_bytes > 0, "dead=0 slides lru's blocks");
     assert!(some_stats.blocks_left_in_place > 0, "lru's nearly live blocks stay at dead=5: {some:?}");
