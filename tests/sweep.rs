@@ -172,7 +172,7 @@ figures = ["swept_bytes"]
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let md = std::fs::read_to_string(out.join("summary.md")).unwrap();
     // Marking and sweeping have a table of their own, in MiB.
-    let (_, marking) = md.split_once("## Marking in place and sweeping").unwrap_or_else(|| panic!("{md}"));
+    let (_, marking) = md.split_once("## Marking in place, sweeping and compacting").unwrap_or_else(|| panic!("{md}"));
     assert!(marking.contains("| marked (MiB) | swept (MiB) | most in holes (MiB) |"), "{md}");
     let row = marking.lines().find(|l| l.contains("| mark-sweep:sweep=concurrent | -A64k | 1/1 |")).unwrap_or_else(|| panic!("{md}"));
     let swept: f64 = row.trim_end_matches('|').rsplit('|').nth(1).unwrap().trim().parse().unwrap();

@@ -563,10 +563,11 @@ impl Compaction {
 
     /// Phase 3: move every marked object to its new address, then return
     /// the blocks that are left, with their new fill levels, and the
-    /// compaction's record. Empty blocks are freed. The blocks are shared out among the GC threads `workers`
-    /// gives (See Note [Sliding on several threads]). `reach` is how far
-    /// each block's objects point, by which a block left in place may need
-    /// no fixing. `slow_leader` is a test's fault: GC thread 0 pauses
+    /// compaction's record. Empty blocks are freed. The blocks are shared
+    /// out among the GC threads `workers` gives (See Note [Sliding on
+    /// several threads]). `reach` is how far each block's objects point,
+    /// by which a block left in place may need no fixing. `slow_leader`
+    /// is a test's fault: GC thread 0 pauses
     /// before each block (See `Compacting::slow_leader`).
     ///
     /// # Safety

@@ -104,7 +104,7 @@ pub fn markdown(name: &str, groups: &[Group]) -> String {
     out.push_str(&table(&all, MAIN));
     let in_place: Vec<&Group> = groups.iter().filter(|g| IN_PLACE.iter().any(|c| applies(g, c.figure).is_some())).collect();
     if !in_place.is_empty() {
-        out.push_str("\n## Marking in place and sweeping\n\nWhat the collectors that do not copy everything did: bytes marked in place and freed by sweeping, the most free space left in holes, and, for mark-region collectors, the space freed as lines and as whole blocks and the bytes copied to defragment.\n\n");
+        out.push_str("\n## Marking in place, sweeping and compacting\n\nWhat the collectors that do not copy everything did: bytes marked in place and freed by sweeping, the most free space left in holes; for mark-region collectors, the space freed as lines and as whole blocks and the bytes copied to defragment; for a sliding compactor, the bytes its compactions slid and the blocks they left in place.\n\n");
         out.push_str(&table(&in_place, IN_PLACE));
     }
     out.push_str(&latency_table(groups));
