@@ -30,7 +30,7 @@ fn a_bad_dead_share_is_refused_by_name() {
     let make = gclab_collectors::by_name("compacting").unwrap().make;
     for bad in ["50", "100", "-1", "five"] {
         let err = make(Params::parse(&format!("dead={bad}")).unwrap(), &f).err().expect("refused");
-        assert!(err.contains("dead must be the percentage of a block") && err.contains(&format!("`{bad}'")), "dead={bad}: {err}");
+        assert!(err.contains("dead must be a percentage of a block (its words that may be dead for it to stay in place) from 0 to 49") && err.contains(&format!("`{bad}'")), "dead={bad}: {err}");
     }
 }
 

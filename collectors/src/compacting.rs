@@ -82,7 +82,9 @@ pub const ENTRY: CollectorEntry = CollectorEntry {
     flags: "-c",
     make: |mut params, _| {
         let order = CopyOrder::take(&mut params, CopyOrder::DepthFirst)?;
-        let dead = params.take("dead").map(|v| parse_dead(&v)).transpose()?.unwrap_or(DEFAULT_DEAD_PERCENT);
+        // Below half a block: a block more dead than live is always
+        // worth sliding.
+        let dead = params.take_percent("dead", " of a block (its words that may be dead for it to stay in place)", 0..=49, DEFAULT_DEAD_PERCENT)?;
         params.finish(ENTRY.name, &["order", "dead"])?;
         let slow_leader = std::env::var("GCLAB_COMPACTING_FAULT").is_ok_and(|f| f == "slow-leader");
         Ok(Box::new(Compacting { pool: GcThreadPool::default(), order, dead_words: dead_words_allowed(dead), slow_leader }))
@@ -93,15 +95,6 @@ pub const ENTRY: CollectorEntry = CollectorEntry {
 /// it in place, by default: G1's `MarkSweepDeadRatio` (See Note [Blocks
 /// left in place] in `compaction_plan`).
 pub const DEFAULT_DEAD_PERCENT: usize = 5;
-
-/// `dead=N`: a percentage of a block, below half of it (a block more dead
-/// than live is always worth sliding).
-fn parse_dead(v: &str) -> Result<usize, String> {
-    match v.parse::<usize>() {
-        Ok(p) if p < 50 => Ok(p),
-        _ => Err(format!("dead must be the percentage of a block that may be dead for it to stay in place, from 0 to 49, not `{v}'")),
-    }
-}
 
 /// The compacting collector: its GC thread pool (`-qn`), the order it
 /// copies in, the dead words a block may hold and stay in place, and a

@@ -120,7 +120,7 @@ use crate::copy_order::CopyOrder;
 use crate::copier::{each_object, object_starts};
 use crate::copiers::{parse_copier_threads, take_out_places, Copiers};
 use crate::copy_out::{copy_out, indirect_to_copy, point_weaks_at_copies, CopyBarrier};
-use crate::immix::{major, parse_percent, Candidates, Immix};
+use crate::immix::{major, Candidates, Immix};
 use crate::line_space::{LineSpace, Recyclable};
 use crate::line_sweeper::{CopyOutCandidate, LineSweep};
 use crate::nonmoving::MarkMode;
@@ -149,8 +149,8 @@ pub const ENTRY: CollectorEntry = CollectorEntry {
         if !Installed::compiled_in() {
             return Err("the concurrent-copying collector needs the read barrier compiled in: build gclab with `cargo build --release --features access-hooks`".to_string());
         }
-        let live = params.take("live").map(|v| parse_percent("live", " of a block's lines", 0, &v)).transpose()?.unwrap_or(50);
-        let gain = params.take("gain").map(|v| parse_percent("gain", " of the old generation", 0, &v)).transpose()?.unwrap_or(1);
+        let live = params.take_percent("live", " of a block's lines", 0..=100, 50)?;
+        let gain = params.take_percent("gain", " of the old generation", 0..=100, 1)?;
         let mark = params.take("mark").map(|v| MarkMode::parse(&v)).transpose()?.unwrap_or_default();
         let threads = params.take("threads").map(|v| parse_copier_threads(&v)).transpose()?.unwrap_or(1);
         if flags.generations < 2 {

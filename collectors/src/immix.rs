@@ -58,7 +58,7 @@ pub const ENTRY: CollectorEntry = CollectorEntry {
     description: "GHC's -w: young generations copied; the oldest in line-marked blocks, marked in place and its holes reused, the most fragmented blocks evacuated (line=BYTES, defrag=auto|always|never, headroom=PERCENT, order=depth|breadth; with -G1 whole-heap Immix, whose mutators allocate into the space's holes with holes=PERCENT of the allocation area, default 0)",
     flags: "-w",
     make: |mut params, flags| {
-        let holes = params.take("holes").map(|v| parse_percent("holes", " of the allocation area", 0, &v)).transpose()?.unwrap_or(0);
+        let holes = params.take_percent("holes", " of the allocation area", 0..=100, 0)?;
         if holes > 0 && flags.generations > 1 {
             return Err(format!("immix:holes={holes} needs -G1 (every GC a major GC): with a young generation, young objects in old blocks need sticky marks, which is sticky-immix"));
         }
@@ -71,16 +71,6 @@ pub const ENTRY: CollectorEntry = CollectorEntry {
         Ok(Box::new(immix))
     },
 };
-
-/// Parameter `key`'s value `v`, a percentage (`of` what, for the message:
-/// empty, or " of ...") from `least` to 100: for immix's and the
-/// collectors built on it.
-pub(crate) fn parse_percent(key: &str, of: &str, least: usize, v: &str) -> Result<usize, String> {
-    match v.parse::<usize>() {
-        Ok(p) if (least..=100).contains(&p) => Ok(p),
-        _ => Err(format!("{key} must be a percentage{of} from {least} to 100, not `{v}'")),
-    }
-}
 
 /// The immix collector: its geometry and defragmentation settings, its
 /// old generation's space (made at the first GC) and its GC threads.
@@ -121,7 +111,7 @@ impl Immix {
         let line = params.take("line").map(|v| v.parse::<usize>().map_err(|_| format!("line must be a number of bytes, not `{v}'"))).transpose()?.unwrap_or(64);
         let geometry = Geometry::new(line)?;
         let defrag = params.take("defrag").map(|v| DefragMode::parse(&v)).transpose()?.unwrap_or_default();
-        let headroom = params.take("headroom").map(|v| parse_percent("headroom", "", 0, &v)).transpose()?.unwrap_or(2);
+        let headroom = params.take_percent("headroom", "", 0..=100, 2)?;
         let known: Vec<&str> = ["line", "defrag", "headroom"].iter().chain(also_known).copied().collect();
         params.finish(name, &known)?;
         Ok(Immix { geometry, defrag, headroom_percent: headroom, old: None, pool: GcThreadPool::default(), holes: OfferedHoles::of_allocation_area(0), order: CopyOrder::BreadthFirst })

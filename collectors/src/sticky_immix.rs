@@ -37,7 +37,7 @@
 //! objects when it was offered, and a minor GC keeps every old object.)
 
 use crate::copy_order::CopyOrder;
-use crate::immix::{parse_percent, Immix};
+use crate::immix::Immix;
 use crate::mark::MarkBitmap;
 use crate::offered_holes::OfferedHoles;
 use crate::space_trace::{trace_into, Tracing};
@@ -55,7 +55,7 @@ pub const ENTRY: CollectorEntry = CollectorEntry {
         if flags.generations != 2 {
             return Err(format!("the sticky-immix collector has two generations (a minor GC makes every survivor old where it lies), not -G{}", flags.generations));
         }
-        let offer = params.take("offer").map(|v| parse_percent("offer", " of -A", 1, &v)).transpose()?.unwrap_or(25);
+        let offer = params.take_percent("offer", " of -A", 1..=100, 25)?;
         let copy_young = params.take("young").map(|v| parse_young(&v)).transpose()?.unwrap_or(false);
         // Cheney's order by default: See Note [Copying depth first] in
         // `copy_order` for what depth first gave it.

@@ -65,6 +65,17 @@ impl Params {
         }
     }
 
+    /// Take `key` as a whole percentage in `range` (`of` what, for the
+    /// message that refuses anything else: empty, or " of ..."), or
+    /// `default` when not given.
+    pub fn take_percent(&mut self, key: &str, of: &str, range: std::ops::RangeInclusive<usize>, default: usize) -> Result<usize, String> {
+        let Some(text) = self.take(key) else { return Ok(default) };
+        match text.parse::<usize>() {
+            Ok(p) if range.contains(&p) => Ok(p),
+            _ => Err(format!("{key} must be a percentage{of} from {} to {}, not `{text}'", range.start(), range.end())),
+        }
+    }
+
     /// Take `key` as a switch, `0` or `1` (`meaning0` and `meaning1` say
     /// what each means, for the message that refuses anything else), or
     /// `default` when not given.
@@ -111,5 +122,17 @@ mod tests {
         assert!(p.take_switch("absent", true, "no", "yes").unwrap());
         let e = p.take_switch("bad", true, "the zero case", "the one case").unwrap_err();
         assert_eq!(e, "bad must be 0 (the zero case) or 1 (the one case), not `yes'");
+    }
+
+    #[test]
+    fn a_percentage_is_a_whole_number_in_its_range_or_its_default() {
+        let mut p = Params::parse("a=0,b=49,c=50,d=-1,e=5.5,f=x").unwrap();
+        assert_eq!(p.take_percent("a", "", 0..=49, 7), Ok(0));
+        assert_eq!(p.take_percent("b", "", 0..=49, 7), Ok(49));
+        assert_eq!(p.take_percent("absent", "", 0..=49, 7), Ok(7));
+        assert_eq!(p.take_percent("c", " of a block", 0..=49, 7), Err("c must be a percentage of a block from 0 to 49, not `50'".to_string()));
+        for bad in ["d", "e", "f"] {
+            assert!(p.take_percent(bad, "", 1..=100, 7).unwrap_err().starts_with(&format!("{bad} must be a percentage from 1 to 100, not `")), "{bad}");
+        }
     }
 }

@@ -2,7 +2,7 @@
 
 use super::{Decrements, Lxr};
 use crate::decrement_thread::DecrementThread;
-use crate::immix::{parse_percent, Immix};
+use crate::immix::Immix;
 use crate::large_counts::LargeCounts;
 use crate::lazy_lines::LazyLines;
 use crate::offered_holes::OfferedHoles;
@@ -37,7 +37,7 @@ pub const ENTRY: CollectorEntry = CollectorEntry {
             Some("pause") => false,
             Some(v) => return Err(format!("trace must be concurrent (a backup trace beside the mutators) or pause (in a stop-the-world GC), not `{v}'")),
         };
-        let holes = params.take("holes").map(|v| parse_percent("holes", " of -A", 0, &v)).transpose()?.unwrap_or(HOLES_PERCENT);
+        let holes = params.take_percent("holes", " of -A", 0..=100, HOLES_PERCENT)?;
         let immix = Immix::from_params(params, "lxr", &["bits", "decrements", "batch", "dthreads", "age", "concurrent", "help", "trace", "holes"])?;
         let faults = Faults::from_env();
         let decrements = Decrements { concurrent, per_pause: decrements, help, behind: false, waiting: Vec::new(), thread: DecrementThread::new(batch, dthreads), handed: None, unreported: None };
