@@ -4,7 +4,8 @@
 //! figure of `+RTS -s/-S/-t` has a field here with the same meaning:
 //! allocation is counted per capability and the total is their sum (seed
 //! 002); residency is sampled at major GCs; times are process CPU time and
-//! wall-clock time. `report` turns them into GHC's text.
+//! wall-clock time, as `process_usage` reads them. `report` turns them
+//! into GHC's text.
 //!
 //! Note [What is kept of each GC]
 //! ----------------------------------------
@@ -16,9 +17,9 @@
 //! sweep or a compaction, boxed, as most GCs have neither). The whole
 //! records had been kept, about 250 bytes a GC with their per-thread
 //! vector: 1.7 MB for binary-trees 20's 7,000 GCs, and 90 MB for an hour
-//! at 100 GCs a second. A summary is 80 bytes (29 MB for
-//! that hour); the pauses must be kept for the latency report's MMU, and
-//! the allocation and heap size for a JSON record's timeline.
+//! at 100 GCs a second. A summary is 80 bytes (29 MB for that hour); the
+//! pauses must be kept for the latency report's MMU, and the allocation
+//! and heap size for a JSON record's timeline.
 
 use crate::constants::{BLOCKS_PER_MBLOCK, BLOCK_SIZE, MBLOCK_SIZE, WORD_SIZE};
 use crate::capability::Allocated;
