@@ -140,20 +140,33 @@ fn gclab_eventlog_reports_what_dash_s_reported() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
+/// Run `collector` on `args` (a workload, its arguments, then `+RTS` and
+/// flags) with a JSON record and an eventlog, and read the eventlog back
+/// with `gclab eventlog`: the run's record and the summary's text.
+fn record_and_read_back(collector: &str, args: &[&str]) -> (serde_json::Value, String) {
+    let dir = scratch(collector);
+    let (file, json) = (dir.join("run.eventlog"), dir.join("run.json"));
+    let ol = format!("-ol{}", file.display());
+    let mut run = vec!["run", "--collector", collector, "--json", json.to_str().unwrap()];
+    run.extend(args);
+    run.extend(["-l", ol.as_str()]);
+    let o = gclab(&run);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let record: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let o = gclab(&["eventlog", "--no-plot", file.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let text = String::from_utf8_lossy(&o.stdout).into_owned();
+    std::fs::remove_dir_all(&dir).unwrap();
+    (record, text)
+}
+
 #[test]
 fn gclab_eventlog_totals_a_mark_region_collectors_sweeps() {
     // immix's REGION_SWEEP events, read back, give the totals its run
     // recorded; a tight -M makes it defragment.
-    let dir = scratch("region");
-    let (file, json) = (dir.join("immix.eventlog"), dir.join("immix.json"));
-    let o = gclab(&["run", "--collector", "immix", "--json", json.to_str().unwrap(), "lru", "4000", "100000", "64", "+RTS", "-A64k", "-M1m", "-l", &format!("-ol{}", file.display())]);
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    let record: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let (record, text) = record_and_read_back("immix", &["lru", "4000", "100000", "64", "+RTS", "-A64k", "-M1m"]);
     let stat = |k: &str| record["stats"][k].as_u64().unwrap();
     assert!(stat("defrag_gcs") > 0, "{}", record["stats"]);
-    let o = gclab(&["eventlog", "--no-plot", file.to_str().unwrap()]);
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    let text = String::from_utf8_lossy(&o.stdout);
     let commas = |n: u64| gclab_core::report::with_commas(n);
     let line = format!(
         "  Mark-region: {} sweeps freed {} bytes of lines and {} bytes of whole blocks; {} defragmented, copying {} bytes",
@@ -164,24 +177,16 @@ fn gclab_eventlog_totals_a_mark_region_collectors_sweeps() {
         commas(stat("defrag_copied_bytes"))
     );
     assert!(text.lines().any(|l| l == line), "expected `{line}' in:\n{text}");
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]
 fn gclab_eventlog_totals_a_compactors_compactions() {
     // compacting's COMPACTION events, read back, give the totals and the
     // count its run recorded.
-    let dir = scratch("compaction");
-    let (file, json) = (dir.join("compacting.eventlog"), dir.join("compacting.json"));
-    let o = gclab(&["run", "--collector", "compacting", "--json", json.to_str().unwrap(), "binary-trees", "14", "+RTS", "-A64k", "-l", &format!("-ol{}", file.display())]);
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    let record: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let (record, text) = record_and_read_back("compacting", &["binary-trees", "14", "+RTS", "-A64k"]);
     let stat = |k: &str| record["stats"][k].as_u64().unwrap();
     let compactions = record["stats"]["gens"][1]["compactions"].as_u64().unwrap();
     assert!(compactions > 2 && stat("blocks_left_in_place") > 0 && stat("compaction_freed_bytes") > 0, "{}", record["stats"]);
-    let o = gclab(&["eventlog", "--no-plot", file.to_str().unwrap()]);
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    let text = String::from_utf8_lossy(&o.stdout);
     let commas = |n: u64| gclab_core::report::with_commas(n);
     let line = format!(
         "  Compaction: {compactions} compactions left {} of {} blocks in place ({} bytes of holes), slid {} bytes and freed {} bytes of blocks",
@@ -192,7 +197,6 @@ fn gclab_eventlog_totals_a_compactors_compactions() {
         commas(stat("compaction_freed_bytes"))
     );
     assert!(text.lines().any(|l| l == line), "expected `{line}' in:\n{text}");
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 /// Build the Haskell binary-trees peer with GHC (`ghc_flags` besides
