@@ -567,8 +567,8 @@ impl Compaction {
     /// out among the GC threads `workers` gives (See Note [Sliding on
     /// several threads]). `reach` is how far each block's objects point,
     /// by which a block left in place may need no fixing. `slow_leader`
-    /// is a test's fault: GC thread 0 pauses
-    /// before each block (See `Compacting::slow_leader`).
+    /// is a test's fault: GC thread 0 pauses before each block (See
+    /// `Compacting::slow_leader`).
     ///
     /// # Safety
     /// Called once, after `update_pointers`.
