@@ -2,8 +2,8 @@
 `scripts/compare-peers`, `scripts/sanity-cost`, `scripts/layout-run-code`):
 run a program and read its peak RSS, run one side of an A/B comparison and
 read its `+RTS -t --machine-readable` figures, count its instructions under
-cachegrind, split into the collector's part and the program's, and read the
-names `gclab list` gives.
+cachegrind, split into the collector's part and the program's, read the
+names `gclab list` gives, and build a workload's peer program.
 
 Instruction counts are deterministic where this machine's clock is not
 (timings drift by tens of percent between runs), so they show a hot-path
@@ -58,6 +58,19 @@ def listed(gclab, heading):
         elif inside and re.match(r"  \S", line):
             names.append(line.split()[0])
     return names
+
+
+def peer_program(gclab, language, workload, args):
+    """The peer of `workload` in `language` (`gclab peer`'s names: ghc,
+    ocaml, boehm), built under target/peers by running it once on `args`
+    (a small input); the path of the program, which takes the workload's
+    arguments as gclab's `run` does (and `+RTS` flags, for GHC's)."""
+    cmd = [gclab, "peer", language, workload, *args.split()]
+    p = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True)
+    if p.returncode != 0:
+        sys.exit(f"{' '.join(cmd)} failed:\n{p.stdout}{p.stderr}")
+    stem = workload.replace("-", "_")
+    return os.path.join(ROOT, "target", "peers", language, stem, stem)
 
 
 def part_of(function):

@@ -7,7 +7,8 @@
 //! instructions, every claim is measured and judged by its bound, a
 //! parallel run's
 //! eventlog is cut into every one of its GCs, two builds' scaling is
-//! measured in the same rounds, a function's instructions
+//! measured in the same rounds, GHC's own figure stands beside a claim's
+//! where GHC can answer it, a function's instructions
 //! land on its source lines, and a program runs beside its GHC builds.
 
 use std::process::Command;
@@ -130,7 +131,34 @@ fn claims_measures_every_claim_and_judges_it_by_its_bound() {
     assert!(!bad.status.success() && String::from_utf8_lossy(&bad.stderr).contains("`lru 500000' (with --quick"), "{bad:?}");
     let bad = claims(&["-n", "0"]);
     assert!(!bad.status.success() && String::from_utf8_lossy(&bad.stderr).contains("at least one round"), "{bad:?}");
+    claims_measures_ghc_beside_gclab(gclab, &cache, &svg);
     std::fs::remove_dir_all(&dir).ok();
+}
+
+/// `scripts/claims --ghc`: the claims GHC's runtime can answer too
+/// (nonmoving's minor GCs as `-xn`, compacting's major GCs as `-c`, the
+/// parallel speedup as `-qn2`) gain GHC's ratio and spread on the
+/// Haskell peer, measured in the same rounds; the others gain empty cells.
+fn claims_measures_ghc_beside_gclab(gclab: &str, cache: &std::path::Path, svg: &std::path::Path) {
+    let o = claims(&["--gclab", gclab, "--quick", "--ghc", "--on", "binary-trees", "--minheap-cache", cache.to_str().unwrap(), "--svg", svg.to_str().unwrap()]);
+    let out = String::from_utf8_lossy(&o.stdout).into_owned();
+    assert!(o.status.success(), "scripts/claims --ghc failed: {}{out}", String::from_utf8_lossy(&o.stderr));
+    assert!(out.lines().next().unwrap().trim_end().ends_with("GHC      GHC spread"), "GHC's columns:\n{out}");
+    let rows: Vec<Vec<&str>> = out.lines().skip(1).filter(|l| !l.starts_with('(')).map(|l| l.split("  ").map(str::trim).filter(|f| !f.is_empty()).collect()).collect();
+    let with_ghc = ["nonmoving-minor", "compacting-major", "parallel-major"];
+    for name in with_ghc {
+        let row = rows.iter().find(|r| r[0] == name).unwrap_or_else(|| panic!("no row for {name}:\n{out}"));
+        let n = row.len();
+        let ratio: f64 = row[n - 2].parse().unwrap_or_else(|_| panic!("GHC's ratio in {row:?}"));
+        let (lo, hi) = row[n - 1].split_once('-').map(|(a, b)| (a.parse::<f64>().unwrap(), b.parse::<f64>().unwrap())).unwrap();
+        let verdict = row[n - 3];
+        assert!(ratio > 0.0 && lo <= hi && (verdict.starts_with("met") || verdict.starts_with("missed")), "GHC's figure after the verdict: {row:?}");
+    }
+    for row in rows.iter().filter(|r| !with_ghc.contains(&r[0])) {
+        assert!(row.last().unwrap().starts_with("met") || row.last().unwrap().starts_with("missed"), "no GHC figure for {}: {row:?}", row[0]);
+    }
+    let plot = std::fs::read_to_string(svg).unwrap();
+    assert_eq!(plot.matches("class=\"ghc\"").count(), with_ghc.len(), "a diamond per GHC figure:\n{plot}");
 }
 
 /// `scripts/gc-phases` cuts a parallel run's eventlog into GCs and times
