@@ -137,13 +137,13 @@ fn claims_measures_every_claim_and_judges_it_by_its_bound() {
 
 /// `scripts/claims --ghc`: the claims GHC's runtime can answer too
 /// (nonmoving's minor GCs as `-xn`, compacting's major GCs as `-c`, the
-/// parallel speedup as `-qn2`) gain GHC's ratio and spread on the
+/// parallel speedup as `-qn2`) gain GHC's medians, ratio and spread on the
 /// Haskell peer, measured in the same rounds; the others gain empty cells.
 fn claims_measures_ghc_beside_gclab(gclab: &str, cache: &std::path::Path, svg: &std::path::Path) {
     let o = claims(&["--gclab", gclab, "--quick", "--ghc", "--on", "binary-trees", "--minheap-cache", cache.to_str().unwrap(), "--svg", svg.to_str().unwrap()]);
     let out = String::from_utf8_lossy(&o.stdout).into_owned();
     assert!(o.status.success(), "scripts/claims --ghc failed: {}{out}", String::from_utf8_lossy(&o.stderr));
-    assert!(out.lines().next().unwrap().trim_end().ends_with("GHC      GHC spread"), "GHC's columns:\n{out}");
+    assert!(out.lines().next().unwrap().trim_end().ends_with("GHC A      GHC B      GHC      GHC spread"), "GHC's columns:\n{out}");
     let rows: Vec<Vec<&str>> = out.lines().skip(1).filter(|l| !l.starts_with('(')).map(|l| l.split("  ").map(str::trim).filter(|f| !f.is_empty()).collect()).collect();
     let with_ghc = ["nonmoving-minor", "compacting-major", "parallel-major"];
     for name in with_ghc {
@@ -151,8 +151,13 @@ fn claims_measures_ghc_beside_gclab(gclab: &str, cache: &std::path::Path, svg: &
         let n = row.len();
         let ratio: f64 = row[n - 2].parse().unwrap_or_else(|_| panic!("GHC's ratio in {row:?}"));
         let (lo, hi) = row[n - 1].split_once('-').map(|(a, b)| (a.parse::<f64>().unwrap(), b.parse::<f64>().unwrap())).unwrap();
-        let verdict = row[n - 3];
+        let (ghc_a, ghc_b): (f64, f64) = (row[n - 4].parse().unwrap(), row[n - 3].parse().unwrap());
+        let verdict = row[n - 5];
         assert!(ratio > 0.0 && lo <= hi && (verdict.starts_with("met") || verdict.starts_with("missed")), "GHC's figure after the verdict: {row:?}");
+        // The ratio is of GHC's own medians, as the claim takes it (A over
+        // B for the speedup), up to the cells' rounding.
+        let of_medians = if name == "parallel-major" { ghc_a / ghc_b } else { ghc_b / ghc_a };
+        assert!((ratio - of_medians).abs() <= 0.002 * of_medians + 0.001, "GHC's ratio {ratio} against its medians' {of_medians}: {row:?}");
     }
     for row in rows.iter().filter(|r| !with_ghc.contains(&r[0])) {
         assert!(row.last().unwrap().starts_with("met") || row.last().unwrap().starts_with("missed"), "no GHC figure for {}: {row:?}", row[0]);
